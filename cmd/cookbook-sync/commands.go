@@ -1,0 +1,12 @@
+package main
+
+import "github.com/spf13/cobra"
+
+// subcommands lists every subcommand; each lives in its own file.
+func subcommands() []*cobra.Command {
+	return []*cobra.Command{
+		newDecodeCmd(),
+		newRenderCmd(),
+		newCoverageCmd(),
+	}
+}

@@ -1,0 +1,75 @@
+// Command cookbook-sync keeps InferenceX benchmark setups and their upstream
+// documentation (the SGLang cookbook, vLLM recipes) in step, role by role.
+//
+// Exit codes (every subcommand):
+//
+//	0  success; for coverage: every compared role is covered
+//	1  a gap was found (coverage: a role differs, is missing or prohibited)
+//	2  bad usage or bad input (the message names file:line:col or the data path)
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, documented in the package comment and the README.
+const (
+	exitOK    = 0
+	exitGap   = 1
+	exitUsage = 2
+)
+
+// exitError carries an exit code through cobra's RunE.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// gapFound reports a finished run that found a gap (exit 1) with no message.
+var errGap = &exitError{code: exitGap, err: errors.New("gap found")}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the CLI with args and returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.code != exitGap || ee != errGap {
+			fmt.Fprintln(stderr, "cookbook-sync:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "cookbook-sync:", err)
+	return exitUsage
+}
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "cookbook-sync",
+		Short:         "Check that InferenceX setups are documented upstream, role by role (Check 3)",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	for _, c := range subcommands() {
+		root.AddCommand(c)
+	}
+	return root
+}

@@ -1,0 +1,236 @@
+// Package launch is the one model every source is turned into: a Deployment
+// is an ordered list of Processes (workers, routers, frontends and the
+// services they need), each with its program, its arguments and its
+// environment, every setting tagged with the Origin it came from.
+//
+// The SGLang cookbook (package cookbook), vLLM recipes (package recipes) and
+// InferenceX / srt-slurm recipes (package infx) all produce Deployments;
+// package compare only ever reads Deployments, so it never needs to know which
+// source a setting came from beyond its Origin.
+package launch
+
+import "strings"
+
+// Kind is what a Process is. The values are the block kinds of the SGLang
+// cookbook's AgentX data (sgl-project/sglang docs/src/snippets/agentx/*.jsx,
+// field blocks[].kind) plus the vLLM router and the TRT-LLM server, which
+// srt-slurm and vllm-project/recipes can start.
+type Kind string
+
+// Process kinds.
+const (
+	KindWorker         Kind = "worker"          // an inference engine worker (SGLang, vLLM, TRT-LLM)
+	KindSGLangRouter   Kind = "sglang-router"   // python3 -m sglang_router.launch_router
+	KindDynamoFrontend Kind = "dynamo-frontend" // python3 -m dynamo.frontend
+	KindVLLMRouter     Kind = "vllm-router"     // vllm-router / the recipes site's router role
+	KindEtcd           Kind = "etcd"            // etcd, the Dynamo discovery store
+	KindNATS           Kind = "nats"            // nats-server, the Dynamo event plane
+	KindNginx          Kind = "nginx"           // nginx in front of several frontends
+	KindMooncakeMaster Kind = "mooncake-master" // mooncake_master (KV tier "mooncake")
+	KindMooncakeStore  Kind = "mooncake-store"  // mooncake store service (KV tier "mooncake")
+)
+
+// IsFrontend reports whether k is a request entry point (router or frontend):
+// the processes compare pairs as the "frontend" role.
+func (k Kind) IsFrontend() bool {
+	return k == KindSGLangRouter || k == KindDynamoFrontend || k == KindVLLMRouter
+}
+
+// IsService reports whether k is an infrastructure service (etcd, NATS,
+// nginx, Mooncake): compare only checks that it is present and how many run.
+func (k Kind) IsService() bool {
+	switch k {
+	case KindEtcd, KindNATS, KindNginx, KindMooncakeMaster, KindMooncakeStore:
+		return true
+	}
+	return false
+}
+
+// Role is the serving role of a worker: agg (aggregated, prefill and decode
+// in one engine), prefill or decode (disaggregated). Non-worker processes
+// have RoleNone. Source: AgentX blocks[].role; srt-slurm resources
+// (agg_nodes / prefill_nodes / decode_nodes).
+type Role string
+
+// Worker roles.
+const (
+	RoleNone    Role = ""
+	RoleAgg     Role = "agg"
+	RolePrefill Role = "prefill"
+	RoleDecode  Role = "decode"
+)
+
+// KV tiers of the SGLang cookbook (AgentX cell.kv / point.kv).
+const (
+	KVNone     = "none"
+	KVHiCache  = "hicache"
+	KVMooncake = "mooncake"
+)
+
+// OriginKind says which kind of source a setting came from.
+type OriginKind string
+
+// Origin kinds.
+const (
+	// OriginCookbook: a value stored in a cookbook snippet; Origin.Path is the
+	// JSON path, e.g. "cells[6].routers.dynamo.blocks[4].diff.args".
+	OriginCookbook OriginKind = "cookbook"
+	// OriginPatch: set by a cookbook per-point patch (cells[i].points[j].patch).
+	OriginPatch OriginKind = "patch"
+	// OriginKVDerived: added or removed by the cookbook's KV-tier transform.
+	OriginKVDerived OriginKind = "kv-derived"
+	// OriginRecipe: written in a recipe; Origin.Path is the YAML path, e.g.
+	// "override_tp4_tp4_c8.backend.sglang_config.decode.cuda-graph-max-bs".
+	OriginRecipe OriginKind = "recipe"
+	// OriginInjected: added by the launcher itself (srt-slurm, the recipes
+	// site's command synthesis); Origin.Detail names the launcher and version.
+	OriginInjected OriginKind = "injected"
+	// OriginScript: extracted from a benchmark shell script.
+	OriginScript OriginKind = "script"
+)
+
+// Origin is where one setting came from, precise enough to quote in
+// evidence.
+type Origin struct {
+	Kind   OriginKind `json:"kind"`
+	Path   string     `json:"path,omitempty"`   // JSON/YAML path or file:line
+	Detail string     `json:"detail,omitempty"` // e.g. "srt-slurm v1.0.68"
+}
+
+// String gives "kind path (detail)" with empty parts left out.
+func (o Origin) String() string {
+	s := string(o.Kind)
+	if o.Path != "" {
+		s += " " + o.Path
+	}
+	if o.Detail != "" {
+		s += " (" + o.Detail + ")"
+	}
+	return s
+}
+
+// Arg is one command-line flag with its values, in command order. A bare flag
+// has no Values; "--prefill URL 8998" has two. Positional arguments (a vLLM
+// model after "serve") have an empty Flag and one value. Flags may repeat.
+type Arg struct {
+	Flag   string   `json:"flag"`
+	Values []string `json:"values,omitempty"`
+	Origin Origin   `json:"origin"`
+}
+
+// EnvVar is one environment variable set for a process.
+type EnvVar struct {
+	Name   string `json:"name"`
+	Value  string `json:"value"`
+	Origin Origin `json:"origin"`
+}
+
+// Process is one launched program (a cookbook "block"): a worker of a role,
+// a router/frontend, or a service.
+type Process struct {
+	Kind    Kind     `json:"kind"`
+	Role    Role     `json:"role,omitempty"`
+	Program string   `json:"program"` // e.g. "python3 -m sglang.launch_server", "vllm serve"
+	Args    []Arg    `json:"args,omitempty"`
+	Env     []EnvVar `json:"env,omitempty"`
+
+	// Workers is the number of identical worker instances (workers only; 0 = 1).
+	Workers int `json:"workers,omitempty"`
+	// NodesPerWorker is the number of nodes one worker spans (workers only; 0 = 1).
+	NodesPerWorker int `json:"nodesPerWorker,omitempty"`
+	// GPUsPerNode is the number of GPUs one worker uses on each node (0 = unknown).
+	GPUsPerNode int `json:"gpusPerNode,omitempty"`
+	// Count is the number of instances of a frontend (0 = 1).
+	Count int `json:"count,omitempty"`
+	// CountNodes is the number of nodes a service runs on (0 = 1).
+	CountNodes int `json:"countNodes,omitempty"`
+	// Ports lists one port per instance for services that run several per node.
+	Ports []string `json:"ports,omitempty"`
+	// Preamble holds shell lines run before the command (e.g. "ulimit -n 1048576").
+	Preamble []string `json:"preamble,omitempty"`
+	// Files names the files the process reads (e.g. "nats.conf").
+	Files []string `json:"files,omitempty"`
+	// Origin is where the process itself came from.
+	Origin Origin `json:"origin"`
+}
+
+// Source identifies where a Deployment came from. Cookbook fields and
+// InferenceX fields are filled only for that source.
+type Source struct {
+	File   string `json:"file"`             // path as given, or repo-relative
+	Commit string `json:"commit,omitempty"` // git commit or "sha256:<hex>" of the file
+
+	// SGLang cookbook selection.
+	CellID string `json:"cellId,omitempty"`
+	Cell   int    `json:"cell,omitempty"`
+	Point  int    `json:"point,omitempty"`
+	Router string `json:"router,omitempty"` // sglang | dynamo
+	KV     string `json:"kv,omitempty"`     // none | hicache | mooncake
+
+	// InferenceX selection.
+	ConfigKey   string `json:"configKey,omitempty"`
+	Row         int    `json:"row,omitempty"`
+	Concurrency int    `json:"concurrency,omitempty"`
+	Recipe      string `json:"recipe,omitempty"`
+	Selector    string `json:"selector,omitempty"` // "", base, override_<name>, zip_override_<name>[i]
+
+	// vLLM recipes selection.
+	Variant  string `json:"variant,omitempty"`
+	Strategy string `json:"strategy,omitempty"`
+	Section  string `json:"section,omitempty"` // Markdown heading chain
+}
+
+// Deployment is one runnable serving setup: its processes in launch order.
+type Deployment struct {
+	Source    Source    `json:"source"`
+	Engine    string    `json:"engine,omitempty"`   // sglang | vllm | trtllm
+	Model     string    `json:"model,omitempty"`    // Hugging Face model id
+	Hardware  string    `json:"hardware,omitempty"` // e.g. gb300, b200, h200
+	Processes []Process `json:"processes"`
+}
+
+// Workers returns the worker processes of role r, in launch order.
+func (d *Deployment) Workers(r Role) []Process {
+	var out []Process
+	for _, p := range d.Processes {
+		if p.Kind == KindWorker && p.Role == r {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Lookup returns the values of the first occurrence of flag in args and
+// whether it occurs. Flags are matched exactly.
+func Lookup(args []Arg, flag string) ([]string, bool) {
+	for _, a := range args {
+		if a.Flag == flag {
+			return a.Values, true
+		}
+	}
+	return nil, false
+}
+
+// LookupEnv returns the value of the environment variable name and whether it
+// is set.
+func LookupEnv(env []EnvVar, name string) (string, bool) {
+	for _, e := range env {
+		if e.Name == name {
+			return e.Value, true
+		}
+	}
+	return "", false
+}
+
+// Argv gives the process as an argv: Program split on spaces, then every flag
+// followed by its values.
+func (p *Process) Argv() []string {
+	argv := strings.Fields(p.Program)
+	for _, a := range p.Args {
+		if a.Flag != "" {
+			argv = append(argv, a.Flag)
+		}
+		argv = append(argv, a.Values...)
+	}
+	return argv
+}
