@@ -1,0 +1,431 @@
+// Package exclusions is the classified list of settings that may differ
+// between an InferenceX effective recipe and the upstream documentation that
+// covers it, as data: an embedded YAML file (rules.yaml) whose every entry
+// names the setting it matches, its class, a one-line reason and the policy
+// version (verifier prompt or checklist revision) it follows.
+//
+// The classes are those of InferenceX's Check 3 ("Upstream recipe") as
+// described in ../shared/spec/inferencex.md (d): H harness, C collection,
+// S synthetic acceptance, N placement, J judgment, P prohibited. Package
+// compare decides what a match means; this package only loads, validates and
+// matches.
+package exclusions
+
+import (
+	_ "embed"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Class is what compare does with a setting a rule matches.
+type Class string
+
+// Exclusion classes. Source: SemiAnalysisAI/InferenceX
+// .github/codeowner-signoff-verify-prompt.md (09813166…) Check 3(c) and the
+// classification table of inferencex.md (d).
+const (
+	// ClassHarness (H): harness plumbing; not compared, listed with the reason.
+	ClassHarness Class = "harness"
+	// ClassCollection (C): client/result collection; not compared, listed.
+	ClassCollection Class = "collection"
+	// ClassSyntheticAcceptance (S): synthetic benchmark control; not compared, listed.
+	ClassSyntheticAcceptance Class = "synthetic-acceptance"
+	// ClassPlacement (N): ports, hosts, model path, node rank; normalized,
+	// then compared only when the rule says MustMatch.
+	ClassPlacement Class = "placement"
+	// ClassJudgment (J): robustness timeouts and sweep-derived values;
+	// compared, a difference is informational.
+	ClassJudgment Class = "judgment"
+	// ClassProhibited (P): a failure wherever it appears, never excluded.
+	ClassProhibited Class = "prohibited"
+)
+
+// Valid reports whether c is one of the six classes.
+func (c Class) Valid() bool {
+	switch c {
+	case ClassHarness, ClassCollection, ClassSyntheticAcceptance, ClassPlacement, ClassJudgment, ClassProhibited:
+		return true
+	}
+	return false
+}
+
+// Excluded reports whether a difference in a setting of class c is left out
+// of the comparison (harness, collection, synthetic acceptance).
+func (c Class) Excluded() bool {
+	return c == ClassHarness || c == ClassCollection || c == ClassSyntheticAcceptance
+}
+
+// SettingKind says what a Setting names.
+type SettingKind string
+
+// Setting kinds.
+const (
+	KindFlag  SettingKind = "flag"  // a command-line flag, normalized ("--tensor-parallel-size")
+	KindEnv   SettingKind = "env"   // an environment variable name
+	KindField SettingKind = "field" // a process or recipe field ("count", "slurm.time_limit")
+)
+
+// Setting is one setting of one process, as compare sees it after
+// normalization.
+type Setting struct {
+	Kind   SettingKind
+	Name   string // normalized flag, env name or field path
+	Value  string // normalized value ("" for a bare flag)
+	Engine string // sglang | vllm | trtllm | dynamo (a Dynamo frontend); "" = unknown
+	Role   string // agg | prefill | decode | frontend | etcd | nats | nginx | mooncake
+}
+
+// Match selects the settings a Rule applies to. Exactly one of Flag, Env and
+// Field may be set (or none, when Value alone selects). Patterns are globs:
+// '*' any run of characters, '?' one character, '{a,b}' alternatives.
+type Match struct {
+	Flag   string `yaml:"flag,omitempty" json:"flag,omitempty"`
+	Env    string `yaml:"env,omitempty" json:"env,omitempty"`
+	Field  string `yaml:"field,omitempty" json:"field,omitempty"`
+	Engine string `yaml:"engine,omitempty" json:"engine,omitempty"`
+	Role   string `yaml:"role,omitempty" json:"role,omitempty"`
+	Value  string `yaml:"value,omitempty" json:"value,omitempty"`
+}
+
+// Policy is a revision of the rules a Rule follows: the verifier prompt
+// commit or checklist version.
+type Policy struct {
+	ID      string `yaml:"-" json:"id"`
+	Source  string `yaml:"source" json:"source"`
+	Version string `yaml:"version" json:"version"`
+	Note    string `yaml:"note,omitempty" json:"note,omitempty"`
+}
+
+// Rule is one classified exclusion.
+type Rule struct {
+	ID     string `yaml:"id" json:"id"`
+	Match  Match  `yaml:"match" json:"match"`
+	Class  Class  `yaml:"class" json:"class"`
+	Reason string `yaml:"reason" json:"reason"`
+	// MustMatch (placement only): the normalized values must still be equal.
+	MustMatch bool `yaml:"mustMatch,omitempty" json:"mustMatch,omitempty"`
+	// Policy is the key of the policy this rule follows (default: the file's).
+	Policy string `yaml:"policy,omitempty" json:"policy"`
+
+	name, value, role, engine *regexp.Regexp
+}
+
+// Set is a validated, immutable list of rules. Safe for concurrent use.
+type Set struct {
+	name     string
+	version  string
+	policy   string
+	policies map[string]Policy
+	rules    []Rule
+}
+
+//go:embed rules.yaml
+var rulesYAML []byte
+
+var defaultSet = sync.OnceValues(func() (*Set, error) { return Parse("exclusions/rules.yaml", rulesYAML) })
+
+// Default returns the embedded rule set (exclusions/rules.yaml), parsed once.
+// An error means the embedded file is invalid (a build defect).
+func Default() (*Set, error) { return defaultSet() }
+
+type fileDoc struct {
+	Version  string            `yaml:"version"`
+	Policy   string            `yaml:"policy"`
+	Policies map[string]Policy `yaml:"policies"`
+	Rules    []Rule            `yaml:"rules"`
+}
+
+// Parse reads and validates a rule file. name is used in errors, which carry
+// the YAML path and line ("rules.yaml:12: rules[3].class: unknown class
+// \"harnes\""). Errors: YAML syntax, unknown keys, missing version/policy,
+// a rule without id/reason/match, duplicate ids, unknown class, unknown
+// policy, mustMatch on a non-placement rule, a bad glob pattern.
+func Parse(name string, data []byte) (*Set, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(root.Content) == 0 {
+		return nil, fmt.Errorf("%s: empty rule file", name)
+	}
+	var doc fileDoc
+	dec := root.Content[0]
+	if err := decodeStrict(dec, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	s := &Set{name: name, version: doc.Version, policy: doc.Policy, policies: map[string]Policy{}}
+	at := func(path string) string {
+		if n := findPath(dec, path); n != nil {
+			return fmt.Sprintf("%s:%d:%d: %s", name, n.Line, n.Column, path)
+		}
+		return name + ": " + path
+	}
+	if doc.Version == "" {
+		return nil, fmt.Errorf("%s: version: missing", name)
+	}
+	for id, p := range doc.Policies {
+		if p.Source == "" || p.Version == "" {
+			return nil, fmt.Errorf("%s: source and version are required", at("policies."+id))
+		}
+		p.ID = id
+		s.policies[id] = p
+	}
+	if _, ok := s.policies[doc.Policy]; !ok {
+		return nil, fmt.Errorf("%s: unknown policy %q (known: %s)", at("policy"), doc.Policy, strings.Join(s.policyIDs(), ", "))
+	}
+	seen := map[string]int{}
+	for i := range doc.Rules {
+		r := doc.Rules[i]
+		p := fmt.Sprintf("rules[%d]", i)
+		if r.ID == "" {
+			return nil, fmt.Errorf("%s: missing", at(p+".id"))
+		}
+		if j, dup := seen[r.ID]; dup {
+			return nil, fmt.Errorf("%s: duplicate rule id %q (also rules[%d])", at(p+".id"), r.ID, j)
+		}
+		seen[r.ID] = i
+		if !r.Class.Valid() {
+			return nil, fmt.Errorf("%s: unknown class %q (want harness, collection, synthetic-acceptance, placement, judgment or prohibited)", at(p+".class"), r.Class)
+		}
+		if strings.TrimSpace(r.Reason) == "" {
+			return nil, fmt.Errorf("%s: empty reason", at(p+".reason"))
+		}
+		if strings.Contains(strings.TrimSpace(r.Reason), "\n") {
+			return nil, fmt.Errorf("%s: reason must be one line", at(p+".reason"))
+		}
+		if r.MustMatch && r.Class != ClassPlacement {
+			return nil, fmt.Errorf("%s: mustMatch is only meaningful for class placement", at(p+".mustMatch"))
+		}
+		if r.Policy == "" {
+			r.Policy = doc.Policy
+		} else if _, ok := s.policies[r.Policy]; !ok {
+			return nil, fmt.Errorf("%s: unknown policy %q", at(p+".policy"), r.Policy)
+		}
+		m := r.Match
+		n := 0
+		for _, v := range []string{m.Flag, m.Env, m.Field} {
+			if v != "" {
+				n++
+			}
+		}
+		if n > 1 {
+			return nil, fmt.Errorf("%s: set only one of flag, env, field", at(p+".match"))
+		}
+		if n == 0 && m.Value == "" {
+			return nil, fmt.Errorf("%s: needs flag, env, field or value", at(p+".match"))
+		}
+		var err error
+		field := ""
+		switch {
+		case m.Flag != "":
+			field = "flag"
+			if !strings.HasPrefix(m.Flag, "-") && !strings.HasPrefix(m.Flag, "{-") {
+				return nil, fmt.Errorf("%s: flag pattern %q must start with '-'", at(p+".match.flag"), m.Flag)
+			}
+			r.name, err = compileGlob(m.Flag)
+		case m.Env != "":
+			field = "env"
+			r.name, err = compileGlob(m.Env)
+		case m.Field != "":
+			field = "field"
+			r.name, err = compileGlob(m.Field)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", at(p+".match."+field), err)
+		}
+		for _, g := range []struct {
+			key, pat string
+			dst      **regexp.Regexp
+		}{{"value", m.Value, &r.value}, {"role", m.Role, &r.role}, {"engine", m.Engine, &r.engine}} {
+			if g.pat == "" {
+				continue
+			}
+			if *g.dst, err = compileGlob(g.pat); err != nil {
+				return nil, fmt.Errorf("%s: %w", at(p+".match."+g.key), err)
+			}
+		}
+		s.rules = append(s.rules, r)
+	}
+	return s, nil
+}
+
+func (s *Set) policyIDs() []string {
+	var ids []string
+	for id := range s.policies {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// decodeStrict decodes n into v, rejecting unknown keys.
+func decodeStrict(n *yaml.Node, v any) error {
+	b, err := yaml.Marshal(n)
+	if err != nil {
+		return err
+	}
+	d := yaml.NewDecoder(strings.NewReader(string(b)))
+	d.KnownFields(true)
+	return d.Decode(v)
+}
+
+// findPath returns the node at a dotted path with [i] indexes ("rules[3].class").
+func findPath(n *yaml.Node, path string) *yaml.Node {
+	cur := n
+	for _, part := range strings.Split(path, ".") {
+		key, idx := part, -1
+		if i := strings.IndexByte(part, '['); i >= 0 && strings.HasSuffix(part, "]") {
+			key = part[:i]
+			fmt.Sscanf(part[i+1:len(part)-1], "%d", &idx)
+		}
+		if cur == nil || cur.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(cur.Content); i += 2 {
+			if cur.Content[i].Value == key {
+				next = cur.Content[i+1]
+				break
+			}
+		}
+		if next == nil {
+			// report the parent when the key is absent (e.g. a missing reason)
+			return cur
+		}
+		cur = next
+		if idx >= 0 {
+			if cur.Kind != yaml.SequenceNode || idx >= len(cur.Content) {
+				return nil
+			}
+			cur = cur.Content[idx]
+		}
+	}
+	return cur
+}
+
+// compileGlob turns a glob ('*', '?', '{a,b}') into an anchored regexp.
+func compileGlob(g string) (*regexp.Regexp, error) {
+	var b strings.Builder
+	b.WriteString("^")
+	depth := 0
+	for _, r := range g {
+		switch r {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		case '{':
+			depth++
+			if depth > 1 {
+				return nil, fmt.Errorf("bad pattern %q: nested '{'", g)
+			}
+			b.WriteString("(?:")
+		case '}':
+			if depth == 0 {
+				return nil, fmt.Errorf("bad pattern %q: unmatched '}'", g)
+			}
+			depth--
+			b.WriteString(")")
+		case ',':
+			if depth > 0 {
+				b.WriteString("|")
+			} else {
+				b.WriteString(",")
+			}
+		case '[', ']', '\\':
+			return nil, fmt.Errorf("bad pattern %q: %q is not supported (use '*', '?' or '{a,b}')", g, r)
+		default:
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	if depth != 0 {
+		return nil, fmt.Errorf("bad pattern %q: unmatched '{'", g)
+	}
+	b.WriteString("$")
+	return regexp.Compile(b.String())
+}
+
+// Match returns the first rule (in file order) that applies to st; the
+// returned Rule is shared and must not be modified. A rule's
+// role "worker" matches agg, prefill and decode; "service" matches etcd,
+// nats, nginx and mooncake; an empty engine/role/value matches anything.
+func (s *Set) Match(st Setting) (*Rule, bool) {
+	if s == nil {
+		return nil, false
+	}
+	for i := range s.rules {
+		r := &s.rules[i]
+		if r.matches(st) {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+func (r *Rule) matches(st Setting) bool {
+	m := r.Match
+	switch {
+	case m.Flag != "":
+		if st.Kind != KindFlag || !r.name.MatchString(st.Name) {
+			return false
+		}
+	case m.Env != "":
+		if st.Kind != KindEnv || !r.name.MatchString(st.Name) {
+			return false
+		}
+	case m.Field != "":
+		if st.Kind != KindField || !r.name.MatchString(st.Name) {
+			return false
+		}
+	}
+	if r.value != nil && !r.value.MatchString(st.Value) {
+		return false
+	}
+	if r.engine != nil && !r.engine.MatchString(st.Engine) {
+		return false
+	}
+	if r.role != nil && !r.role.MatchString(st.Role) {
+		switch {
+		case r.role.MatchString("worker") && (st.Role == "agg" || st.Role == "prefill" || st.Role == "decode"):
+		case r.role.MatchString("service") && (st.Role == "etcd" || st.Role == "nats" || st.Role == "nginx" || st.Role == "mooncake"):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Rules returns a copy of the rules in file order.
+func (s *Set) Rules() []Rule {
+	out := make([]Rule, len(s.rules))
+	copy(out, s.rules)
+	return out
+}
+
+// Policy returns the policy with key id.
+func (s *Set) Policy(id string) (Policy, bool) {
+	p, ok := s.policies[id]
+	return p, ok
+}
+
+// Policies returns every policy, sorted by key.
+func (s *Set) Policies() []Policy {
+	var out []Policy
+	for _, id := range s.policyIDs() {
+		out = append(out, s.policies[id])
+	}
+	return out
+}
+
+// PolicyVersion identifies the rules a report was judged against:
+// "<list version> (<policy source>@<policy version>)", e.g.
+// "2026-11-30.1 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)".
+func (s *Set) PolicyVersion() string {
+	p := s.policies[s.policy]
+	return fmt.Sprintf("%s (%s@%s)", s.version, p.Source, p.Version)
+}
