@@ -1,0 +1,394 @@
+package infx
+
+import (
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Pos is a position in an input file (1-based line and column).
+type Pos struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+}
+
+// String gives "file:line:col".
+func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col) }
+
+func nodePos(file string, n *yaml.Node) Pos {
+	if n == nil {
+		return Pos{File: file}
+	}
+	return Pos{File: file, Line: n.Line, Col: n.Column}
+}
+
+// NameVersion is a master `router` or `kv-offload-backend` value:
+// {name, version?}.
+type NameVersion struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+}
+
+// Setting is one `additional-settings` entry "NAME=value" of a prefill or
+// decode worker block, e.g. CONFIG_FILE=recipes/<file>[:selector].
+type Setting struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	Pos   Pos    `json:"pos"`
+}
+
+// WorkerBlock is a multinode row's prefill/decode block {num-worker, tp, ep,
+// dp-attn, pp, dcp-size, pcp-size, hardware?, additional-settings?}. Labels
+// and scheduling metadata: the recipe is what runs.
+type WorkerBlock struct {
+	NumWorker          int       `json:"numWorker"`
+	TP                 int       `json:"tp,omitempty"`
+	EP                 int       `json:"ep,omitempty"`
+	PP                 int       `json:"pp,omitempty"`
+	DPAttn             bool      `json:"dpAttn,omitempty"`
+	Hardware           string    `json:"hardware,omitempty"`
+	AdditionalSettings []Setting `json:"additionalSettings,omitempty"`
+}
+
+// Row is one search-space row of a scenario (InferenceX validation.py
+// SingleNodeSearchSpaceEntry / MultiNodeSearchSpaceEntry / agentic variants).
+// Index is the row's 0-based position among all rows of the config key, in
+// file order across scenarios.
+type Row struct {
+	Index            int          `json:"index"`
+	Scenario         string       `json:"scenario"` // fixed-seq-len | agentic-coding
+	ISL              int          `json:"isl,omitempty"`
+	OSL              int          `json:"osl,omitempty"`
+	DRAMUtilization  float64      `json:"dramUtilization,omitempty"`
+	TP               int          `json:"tp,omitempty"`
+	EP               int          `json:"ep,omitempty"`
+	PP               int          `json:"pp,omitempty"`
+	DPAttn           bool         `json:"dpAttn,omitempty"`
+	SpecDecoding     string       `json:"specDecoding,omitempty"`
+	Concurrencies    []int        `json:"concurrencies"`
+	KVOffloading     string       `json:"kvOffloading,omitempty"`
+	KVOffloadBackend *NameVersion `json:"kvOffloadBackend,omitempty"`
+	Router           *NameVersion `json:"router,omitempty"`
+	Power            bool         `json:"power,omitempty"`
+	Prefill          *WorkerBlock `json:"prefill,omitempty"`
+	Decode           *WorkerBlock `json:"decode,omitempty"`
+	// Worker is the aggregated multinode block (newer masters: `num-nodes`
+	// plus `worker:`); NumNodes its node count.
+	Worker   *WorkerBlock `json:"worker,omitempty"`
+	NumNodes int          `json:"numNodes,omitempty"`
+	// SrtRecipe is the new-layout `srt-recipe` value "<file>[:selector]";
+	// SrtRecipePos its position.
+	SrtRecipe    string `json:"srtRecipe,omitempty"`
+	SrtRecipePos Pos    `json:"-"`
+	Pos          Pos    `json:"pos"`
+}
+
+// Entry is one config key of a master config.
+type Entry struct {
+	Key          string       `json:"key"`
+	Image        string       `json:"image"`
+	Model        string       `json:"model"`
+	ModelPrefix  string       `json:"modelPrefix"`
+	Runner       string       `json:"runner"`
+	Precision    string       `json:"precision"`
+	Framework    string       `json:"framework"`
+	Multinode    bool         `json:"multinode"`
+	Disagg       bool         `json:"disagg"`
+	Router       *NameVersion `json:"router,omitempty"`
+	KVP2P        string       `json:"kvP2PTransfer,omitempty"`
+	SrtRecipeDir string       `json:"srtRecipeDir,omitempty"`
+	Rows         []Row        `json:"rows"`
+	Pos          Pos          `json:"pos"`
+}
+
+// parseMaster reads a master config (a mapping of config key → entry).
+func parseMaster(file string, data []byte) ([]*Entry, error) {
+	root, err := parseYAML(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, posErr(file, root, "master config: want a mapping of config keys, got a %s", kindName(root))
+	}
+	var out []*Entry
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], resolveAlias(root.Content[i+1])
+		if prev, dup := seen[k.Value]; dup {
+			return nil, posErr(file, k, "config key %q already defined at line %d", k.Value, prev.Line)
+		}
+		seen[k.Value] = k
+		e, err := parseEntry(file, k, v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func parseEntry(file string, k, v *yaml.Node) (*Entry, error) {
+	e := &Entry{Key: k.Value, Pos: nodePos(file, k)}
+	if v == nil || v.Kind != yaml.MappingNode {
+		return nil, posErr(file, v, "config key %q: want a mapping, got a %s", k.Value, kindName(v))
+	}
+	str := func(name string, dst *string) error {
+		s, err := nodeStr(file, mapGet(v, name), e.Key+"."+name)
+		*dst = s
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{
+		{"image", &e.Image}, {"model", &e.Model}, {"model-prefix", &e.ModelPrefix},
+		{"runner", &e.Runner}, {"precision", &e.Precision}, {"framework", &e.Framework},
+		{"kv-p2p-transfer", &e.KVP2P}, {"srt-recipe-dir", &e.SrtRecipeDir},
+	} {
+		if err := str(f.name, f.dst); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	if e.Multinode, err = nodeBool(file, mapGet(v, "multinode"), e.Key+".multinode"); err != nil {
+		return nil, err
+	}
+	if e.Disagg, err = nodeBool(file, mapGet(v, "disagg"), e.Key+".disagg"); err != nil {
+		return nil, err
+	}
+	if e.Router, err = parseNameVersion(file, mapGet(v, "router"), e.Key+".router"); err != nil {
+		return nil, err
+	}
+	for _, req := range []string{"image", "model", "framework", "scenarios"} {
+		if mapGet(v, req) == nil {
+			return nil, posErr(file, k, "config key %q: missing field %q", e.Key, req)
+		}
+	}
+	sc := resolveAlias(mapGet(v, "scenarios"))
+	if sc.Kind != yaml.MappingNode {
+		return nil, posErr(file, sc, "%s.scenarios: want a mapping, got a %s", e.Key, kindName(sc))
+	}
+	for i := 0; i+1 < len(sc.Content); i += 2 {
+		name, groups := sc.Content[i].Value, resolveAlias(sc.Content[i+1])
+		if name != "fixed-seq-len" && name != "agentic-coding" {
+			return nil, posErr(file, sc.Content[i], "%s.scenarios: unknown scenario %q (want fixed-seq-len or agentic-coding)", e.Key, name)
+		}
+		if groups.Kind != yaml.SequenceNode {
+			return nil, posErr(file, groups, "%s.scenarios.%s: want a list, got a %s", e.Key, name, kindName(groups))
+		}
+		for gi, g := range groups.Content {
+			g = resolveAlias(g)
+			path := fmt.Sprintf("%s.scenarios.%s[%d]", e.Key, name, gi)
+			if g.Kind != yaml.MappingNode {
+				return nil, posErr(file, g, "%s: want a mapping, got a %s", path, kindName(g))
+			}
+			base := Row{Scenario: name}
+			if base.ISL, err = nodeInt(file, mapGet(g, "isl"), path+".isl"); err != nil {
+				return nil, err
+			}
+			if base.OSL, err = nodeInt(file, mapGet(g, "osl"), path+".osl"); err != nil {
+				return nil, err
+			}
+			if base.DRAMUtilization, err = nodeFloat(file, mapGet(g, "dram-utilization"), path+".dram-utilization"); err != nil {
+				return nil, err
+			}
+			ss := resolveAlias(mapGet(g, "search-space"))
+			if ss == nil {
+				return nil, posErr(file, g, "%s: missing search-space", path)
+			}
+			if ss.Kind != yaml.SequenceNode {
+				return nil, posErr(file, ss, "%s.search-space: want a list, got a %s", path, kindName(ss))
+			}
+			for ri, rn := range ss.Content {
+				r := base
+				r.Index = len(e.Rows)
+				if err := parseRow(file, fmt.Sprintf("%s.search-space[%d]", path, ri), resolveAlias(rn), &r); err != nil {
+					return nil, err
+				}
+				e.Rows = append(e.Rows, r)
+			}
+		}
+	}
+	return e, nil
+}
+
+func parseNameVersion(file string, n *yaml.Node, what string) (*NameVersion, error) {
+	n = resolveAlias(n)
+	if n == nil || n.Tag == "!!null" {
+		return nil, nil
+	}
+	if n.Kind == yaml.ScalarNode {
+		return &NameVersion{Name: n.Value}, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, posErr(file, n, "%s: want {name, version}, got a %s", what, kindName(n))
+	}
+	nv := &NameVersion{}
+	var err error
+	if nv.Name, err = nodeStr(file, mapGet(n, "name"), what+".name"); err != nil {
+		return nil, err
+	}
+	if nv.Version, err = nodeStr(file, mapGet(n, "version"), what+".version"); err != nil {
+		return nil, err
+	}
+	return nv, nil
+}
+
+func parseRow(file, path string, n *yaml.Node, r *Row) error {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return posErr(file, n, "%s: want a mapping, got a %s", path, kindName(n))
+	}
+	r.Pos = nodePos(file, n)
+	var err error
+	ints := []struct {
+		name string
+		dst  *int
+	}{{"tp", &r.TP}, {"ep", &r.EP}, {"pp", &r.PP}}
+	for _, f := range ints {
+		if *f.dst, err = nodeInt(file, mapGet(n, f.name), path+"."+f.name); err != nil {
+			return err
+		}
+	}
+	if r.DPAttn, err = nodeBool(file, mapGet(n, "dp-attn"), path+".dp-attn"); err != nil {
+		return err
+	}
+	if r.Power, err = nodeBool(file, mapGet(n, "power"), path+".power"); err != nil {
+		return err
+	}
+	if r.SpecDecoding, err = nodeStr(file, mapGet(n, "spec-decoding"), path+".spec-decoding"); err != nil {
+		return err
+	}
+	if r.KVOffloading, err = nodeStr(file, mapGet(n, "kv-offloading"), path+".kv-offloading"); err != nil {
+		return err
+	}
+	if r.KVOffloadBackend, err = parseNameVersion(file, mapGet(n, "kv-offload-backend"), path+".kv-offload-backend"); err != nil {
+		return err
+	}
+	if r.Router, err = parseNameVersion(file, mapGet(n, "router"), path+".router"); err != nil {
+		return err
+	}
+	if sr := mapGet(n, "srt-recipe"); sr != nil {
+		if r.SrtRecipe, err = nodeStr(file, sr, path+".srt-recipe"); err != nil {
+			return err
+		}
+		r.SrtRecipePos = nodePos(file, sr)
+	}
+	// Concurrencies: conc-list, or conc-start..conc-end doubling
+	// (utils/matrix_logic/generate_sweep_configs.py).
+	if cl := resolveAlias(mapGet(n, "conc-list")); cl != nil {
+		if cl.Kind != yaml.SequenceNode {
+			return posErr(file, cl, "%s.conc-list: want a list, got a %s", path, kindName(cl))
+		}
+		for i, c := range cl.Content {
+			v, err := nodeInt(file, c, fmt.Sprintf("%s.conc-list[%d]", path, i))
+			if err != nil {
+				return err
+			}
+			if v <= 0 {
+				return posErr(file, c, "%s.conc-list[%d]: concurrency must be positive, got %d", path, i, v)
+			}
+			r.Concurrencies = append(r.Concurrencies, v)
+		}
+	} else if cs := mapGet(n, "conc-start"); cs != nil {
+		start, err := nodeInt(file, cs, path+".conc-start")
+		if err != nil {
+			return err
+		}
+		ce := mapGet(n, "conc-end")
+		if ce == nil {
+			return posErr(file, cs, "%s: conc-start without conc-end", path)
+		}
+		end, err := nodeInt(file, ce, path+".conc-end")
+		if err != nil {
+			return err
+		}
+		if start <= 0 || end < start {
+			return posErr(file, cs, "%s: bad concurrency range %d..%d", path, start, end)
+		}
+		for c := start; c <= end; c *= 2 {
+			r.Concurrencies = append(r.Concurrencies, c)
+		}
+	}
+	if len(r.Concurrencies) == 0 {
+		return posErr(file, n, "%s: no concurrency (want conc-list or conc-start/conc-end)", path)
+	}
+	if r.NumNodes, err = nodeInt(file, mapGet(n, "num-nodes"), path+".num-nodes"); err != nil {
+		return err
+	}
+	for _, role := range []string{"prefill", "decode", "worker"} {
+		wn := resolveAlias(mapGet(n, role))
+		if wn == nil {
+			continue
+		}
+		wb, err := parseWorkerBlock(file, path+"."+role, wn)
+		if err != nil {
+			return err
+		}
+		switch role {
+		case "prefill":
+			r.Prefill = wb
+		case "decode":
+			r.Decode = wb
+		default:
+			r.Worker = wb
+		}
+	}
+	return nil
+}
+
+func parseWorkerBlock(file, path string, n *yaml.Node) (*WorkerBlock, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, posErr(file, n, "%s: want a mapping, got a %s", path, kindName(n))
+	}
+	wb := &WorkerBlock{}
+	var err error
+	for _, f := range []struct {
+		name string
+		dst  *int
+	}{{"num-worker", &wb.NumWorker}, {"tp", &wb.TP}, {"ep", &wb.EP}, {"pp", &wb.PP}} {
+		if *f.dst, err = nodeInt(file, mapGet(n, f.name), path+"."+f.name); err != nil {
+			return nil, err
+		}
+	}
+	if wb.DPAttn, err = nodeBool(file, mapGet(n, "dp-attn"), path+".dp-attn"); err != nil {
+		return nil, err
+	}
+	if wb.Hardware, err = nodeStr(file, mapGet(n, "hardware"), path+".hardware"); err != nil {
+		return nil, err
+	}
+	if as := resolveAlias(mapGet(n, "additional-settings")); as != nil && as.Tag != "!!null" {
+		if as.Kind != yaml.SequenceNode {
+			return nil, posErr(file, as, "%s.additional-settings: want a list, got a %s", path, kindName(as))
+		}
+		for i, s := range as.Content {
+			v, err := nodeStr(file, s, fmt.Sprintf("%s.additional-settings[%d]", path, i))
+			if err != nil {
+				return nil, err
+			}
+			name, val, ok := strings.Cut(v, "=")
+			if !ok {
+				return nil, posErr(file, s, "%s.additional-settings[%d]: want NAME=value, got %q", path, i, v)
+			}
+			wb.AdditionalSettings = append(wb.AdditionalSettings, Setting{Name: strings.TrimSpace(name), Value: strings.TrimSpace(val), Pos: nodePos(file, s)})
+		}
+	}
+	return wb, nil
+}
+
+// setting returns the first additional-settings entry name of the row's
+// prefill, decode, then worker block.
+func (r *Row) setting(name string) (Setting, bool) {
+	for _, wb := range []*WorkerBlock{r.Prefill, r.Decode, r.Worker} {
+		if wb == nil {
+			continue
+		}
+		for _, s := range wb.AdditionalSettings {
+			if s.Name == name {
+				return s, true
+			}
+		}
+	}
+	return Setting{}, false
+}

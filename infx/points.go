@@ -1,0 +1,318 @@
+package infx
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// Kind says what a Point runs.
+type Kind string
+
+// Point kinds.
+const (
+	KindRecipe Kind = "recipe" // an srt-slurm recipe (CONFIG_FILE or srt-recipe)
+	KindScript Kind = "script" // a single-node benchmark shell script
+	KindOther  Kind = "other"  // a format infx does not render (see Point.Note)
+)
+
+// Status says whether a Point can be rendered from the checkout.
+type Status string
+
+// Point statuses.
+const (
+	// StatusOK: the recipe or script is in the checkout.
+	StatusOK Status = "ok"
+	// StatusUpstreamOnly: a CONFIG_FILE=recipes/… reference that is not in
+	// the checkout: it lives in the NVIDIA/srt-slurm ref the launcher clones
+	// (runners/launch_*.sh), not in InferenceX.
+	StatusUpstreamOnly Status = "upstream-only"
+	// StatusMissing: an srt-recipe reference or a single-node script that
+	// should be in the checkout but is not.
+	StatusMissing Status = "missing"
+	// StatusUnsupported: a format infx does not render (AMD sglang-disagg's
+	// amd_utils/models.yaml, llm-d configs).
+	StatusUnsupported Status = "unsupported"
+)
+
+// Point is one benchmark point: one search-space row of a config key at one
+// concurrency, with everything needed to render it.
+type Point struct {
+	ConfigKey   string `json:"configKey"`
+	Row         int    `json:"row"`
+	Concurrency int    `json:"concurrency"`
+	Scenario    string `json:"scenario"` // fixed-seq-len | agentic-coding
+	ISL         int    `json:"isl,omitempty"`
+	OSL         int    `json:"osl,omitempty"`
+
+	Framework   string `json:"framework"` // master `framework`
+	Engine      string `json:"engine"`    // sglang | vllm | trtllm | atom | tilert
+	Runner      string `json:"runner"`
+	Hardware    string `json:"hardware"` // runner SKU: b200, gb300, mi355x, …
+	Precision   string `json:"precision"`
+	Image       string `json:"image"`
+	Model       string `json:"model"`
+	ModelPrefix string `json:"modelPrefix"`
+	Multinode   bool   `json:"multinode"`
+	Disagg      bool   `json:"disagg"`
+
+	Kind   Kind   `json:"kind"`
+	Status Status `json:"status"`
+	// InScope: Check 3 covers the framework (vLLM/SGLang, Dynamo, llm-d).
+	// Out-of-scope points (TRT-LLM, ATOM, TileRT) are still rendered.
+	InScope bool `json:"inScope"`
+
+	// RecipeRef is the reference as written (CONFIG_FILE value or
+	// srt-recipe-dir + srt-recipe), without the selector.
+	RecipeRef string `json:"recipeRef,omitempty"`
+	// Recipe is the resolved recipe file (filesystem path), "" when not in
+	// the checkout.
+	Recipe string `json:"recipe,omitempty"`
+	// Selector is "", base, override_<name>, zip_override_<name>[i].
+	Selector string `json:"selector,omitempty"`
+	// LaneBlocks are the new layout's shared blocks (configs/srt-recipes/…)
+	// merged under the recipe.
+	LaneBlocks []string `json:"laneBlocks,omitempty"`
+	// Script is the resolved single-node script (filesystem path); Scripts
+	// lists the names tried when it is missing.
+	Script  string   `json:"script,omitempty"`
+	Scripts []string `json:"scriptsTried,omitempty"`
+
+	// Settings are the row's additional-settings (prefill then decode).
+	Settings []Setting `json:"settings,omitempty"`
+	// Row fields the script environment needs.
+	TP           int    `json:"tp,omitempty"`
+	EP           int    `json:"ep,omitempty"`
+	DPAttn       bool   `json:"dpAttn,omitempty"`
+	SpecDecoding string `json:"specDecoding,omitempty"`
+	KVOffloading string `json:"kvOffloading,omitempty"`
+	// DRAMUtilization is the agentic scenario's dram-utilization.
+	DRAMUtilization float64 `json:"dramUtilization,omitempty"`
+
+	// Note explains a non-OK status.
+	Note string `json:"note,omitempty"`
+	// Pos is the row's position; RefPos that of the recipe reference.
+	Pos    Pos `json:"pos"`
+	RefPos Pos `json:"refPos"`
+}
+
+// Engine maps a master `framework` to its serving engine.
+func Engine(framework string) string {
+	switch framework {
+	case "sglang", "dynamo-sglang", "sglang-disagg":
+		return "sglang"
+	case "vllm", "dynamo-vllm", "llmd-vllm", "vllm-disagg":
+		return "vllm"
+	case "trt", "dynamo-trt":
+		return "trtllm"
+	case "atom", "atom-disagg":
+		return "atom"
+	case "tilert":
+		return "tilert"
+	}
+	return framework
+}
+
+// InScope reports whether Check 3 covers a framework: every vLLM/SGLang
+// production serving configuration, Dynamo and llm-d included
+// (.github/codeowner-signoff-verify-prompt.md Check 3; spec (e)).
+func InScope(framework string) bool {
+	e := Engine(framework)
+	return e == "sglang" || e == "vllm"
+}
+
+// Hardware gives the SKU of a runner label: "cluster:gb300-nv" → "gb300",
+// "b200-multinode" → "b200", "mi355x" → "mi355x".
+func Hardware(runner string) string {
+	r := strings.TrimPrefix(runner, "cluster:")
+	if i := strings.IndexByte(r, '-'); i > 0 {
+		r = r[:i]
+	}
+	return r
+}
+
+// splitSelector splits "file.yaml:selector" (the selector is after the last
+// colon, when that part has no slash).
+func splitSelector(ref string) (file, sel string) {
+	if i := strings.LastIndexByte(ref, ':'); i >= 0 && !strings.Contains(ref[i+1:], "/") {
+		return ref[:i], ref[i+1:]
+	}
+	return ref, ""
+}
+
+// Points returns every point of key: rows in file order, concurrencies in
+// row order. Errors: ErrUnknownKey.
+func (ws *Workspace) Points(key string) ([]Point, error) {
+	e, err := ws.Entry(key)
+	if err != nil {
+		return nil, err
+	}
+	var out []Point
+	for i := range e.Rows {
+		r := &e.Rows[i]
+		base := ws.rowPoint(e, r)
+		for _, c := range r.Concurrencies {
+			p := base
+			p.Concurrency = c
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// rowPoint fills everything but the concurrency.
+func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
+	p := Point{
+		ConfigKey: e.Key, Row: r.Index, Scenario: r.Scenario, ISL: r.ISL, OSL: r.OSL,
+		Framework: e.Framework, Engine: Engine(e.Framework), Runner: e.Runner, Hardware: Hardware(e.Runner),
+		Precision: e.Precision, Image: e.Image, Model: e.Model, ModelPrefix: e.ModelPrefix,
+		Multinode: e.Multinode, Disagg: e.Disagg, InScope: InScope(e.Framework),
+		TP: r.TP, EP: r.EP, DPAttn: r.DPAttn, SpecDecoding: r.SpecDecoding, KVOffloading: r.KVOffloading,
+		DRAMUtilization: r.DRAMUtilization, Pos: r.Pos,
+	}
+	for _, wb := range []*WorkerBlock{r.Prefill, r.Decode, r.Worker} {
+		if wb != nil {
+			p.Settings = append(p.Settings, wb.AdditionalSettings...)
+		}
+	}
+	if p.TP == 0 && r.Worker != nil {
+		p.TP, p.EP, p.DPAttn = r.Worker.TP, r.Worker.EP, r.Worker.DPAttn
+	}
+	if p.TP == 0 && r.Decode != nil {
+		p.TP, p.EP, p.DPAttn = r.Decode.TP, r.Decode.EP, r.Decode.DPAttn
+	}
+	node := "single_node"
+	if e.Multinode {
+		node = "multi_node"
+	}
+	switch cf, hasCF := r.setting("CONFIG_FILE"); {
+	case r.SrtRecipe != "":
+		// New layout: srt-recipe-dir on the entry, srt-recipe per row
+		// (infx/matrix/validation.py; CONFIGS.md).
+		p.Kind = KindRecipe
+		file, sel := splitSelector(r.SrtRecipe)
+		p.Selector, p.RefPos = sel, r.SrtRecipePos
+		p.RecipeRef = file
+		var cands []string
+		if e.SrtRecipeDir != "" {
+			p.RecipeRef = e.SrtRecipeDir + "/" + file
+			cands = append(cands, filepath.Join(ws.Base, "benchmarks", node, "srt-slurm-recipes", e.SrtRecipeDir, file))
+		}
+		if rest, ok := strings.CutPrefix(file, "recipes/"); ok {
+			cands = append(cands, filepath.Join(ws.Base, "benchmarks", node, "srt-slurm-recipes", rest))
+		}
+		cands = append(cands, filepath.Join(ws.Base, file), filepath.Join(ws.Base, "benchmarks", node, "srt-slurm-recipes", file))
+		p.Recipe = firstFile(cands)
+		if p.Recipe == "" {
+			p.Status, p.Note = StatusMissing, "srt-recipe "+p.RecipeRef+" is not in the checkout"
+		} else {
+			p.Status = StatusOK
+		}
+		p.LaneBlocks = ws.laneBlocks(r, e.Multinode)
+	case hasCF:
+		// Old layout (and intermediate new-layout revisions):
+		// prefill.additional-settings CONFIG_FILE=recipes/<file>[:selector];
+		// the launcher overlays benchmarks/multi_node/srt-slurm-recipes/ onto
+		// the srt-slurm clone's recipes/.
+		p.Kind = KindRecipe
+		file, sel := splitSelector(cf.Value)
+		p.RecipeRef, p.Selector, p.RefPos = file, sel, cf.Pos
+		rest, ok := strings.CutPrefix(file, "recipes/")
+		if !ok {
+			p.Kind, p.Status = KindOther, StatusUnsupported
+			p.Note = "CONFIG_FILE " + cf.Value + " is not an srt-slurm recipe (" + e.Framework + " launcher config)"
+			break
+		}
+		cands := []string{filepath.Join(ws.Base, "benchmarks", "multi_node", "srt-slurm-recipes", rest)}
+		if ws.SrtSlurmDir != "" {
+			cands = append(cands, filepath.Join(ws.SrtSlurmDir, "recipes", rest))
+		}
+		p.Recipe = firstFile(cands)
+		if p.Recipe == "" {
+			p.Status, p.Note = StatusUpstreamOnly, "recipe "+file+" is not in the checkout: it lives in the NVIDIA/srt-slurm ref the launcher clones"
+		} else {
+			p.Status = StatusOK
+		}
+	case e.Multinode:
+		p.Kind, p.Status = KindOther, StatusUnsupported
+		if e.Framework == "sglang-disagg" || e.Framework == "atom-disagg" {
+			p.Note = e.Framework + ": flags assembled by server_sglang.sh from benchmarks/multi_node/amd_utils/models.yaml, not an srt-slurm recipe"
+		} else {
+			p.Note = "multinode row without CONFIG_FILE or srt-recipe"
+		}
+	default:
+		p.Kind = KindScript
+		p.Scripts = ws.scriptCandidates(e, r)
+		p.Script = firstFile(p.Scripts)
+		for i, s := range p.Scripts {
+			p.Scripts[i] = ws.rel(s)
+		}
+		if p.Script == "" {
+			p.Status, p.Note = StatusMissing, "no single-node script in the checkout (tried "+strings.Join(p.Scripts, ", ")+")"
+		} else {
+			p.Status = StatusOK
+		}
+	}
+	return p
+}
+
+func firstFile(cands []string) string {
+	for _, c := range cands {
+		if isFile(c) {
+			return c
+		}
+	}
+	return ""
+}
+
+// laneBlocks returns the existing shared blocks for the row's lane:
+// configs/srt-recipes/{fixed-sequence,agentic}-{single,multi}.yaml, plus
+// telemetry-dcgm.yaml for `power: true` (infx/srt_slurm/workload.py).
+func (ws *Workspace) laneBlocks(r *Row, multinode bool) []string {
+	lane := "fixed-sequence"
+	if r.Scenario == "agentic-coding" {
+		lane = "agentic"
+	}
+	node := "single"
+	if multinode {
+		node = "multi"
+	}
+	names := []string{lane + "-" + node + ".yaml"}
+	if r.Power {
+		names = append(names, "telemetry-dcgm.yaml")
+	}
+	var out []string
+	for _, n := range names {
+		if p := filepath.Join(ws.Base, "configs", "srt-recipes", n); isFile(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// scriptCandidates lists where a runner looks for a single-node script
+// (runners/launch_b200-dgxc.sh): benchmarks/single_node/<fixed_seq_len|
+// agentic>/<model-prefix>_<precision>_<sku>_<framework><spec>.sh, falling
+// back to _trt and to the bare name; <spec> is _mtp when the row has
+// spec-decoding. Older scripts sit directly in benchmarks/single_node/.
+func (ws *Workspace) scriptCandidates(e *Entry, r *Row) []string {
+	sub := "fixed_seq_len"
+	if r.Scenario == "agentic-coding" {
+		sub = "agentic"
+	}
+	spec := ""
+	if r.SpecDecoding != "" && r.SpecDecoding != "none" {
+		spec = "_mtp"
+	}
+	stem := e.ModelPrefix + "_" + e.Precision + "_" + Hardware(e.Runner)
+	names := []string{stem + "_" + e.Framework + spec + ".sh", stem + "_trt" + spec + ".sh", stem + spec + ".sh"}
+	if e.Framework == "trt" {
+		names = names[1:]
+	}
+	var out []string
+	for _, dir := range []string{filepath.Join(ws.Base, "benchmarks", "single_node", sub), filepath.Join(ws.Base, "benchmarks", "single_node")} {
+		for _, n := range names {
+			out = append(out, filepath.Join(dir, n))
+		}
+	}
+	return out
+}

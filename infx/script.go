@@ -1,0 +1,353 @@
+package infx
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Default bounds for running a script (ScriptOptions zero values).
+const (
+	DefaultScriptTimeout = 2 * time.Second
+	DefaultScriptSteps   = 200000
+)
+
+// ScriptOptions bound and configure one script run.
+type ScriptOptions struct {
+	// Env is the point's environment, "NAME=value" (MODEL, TP, EP_SIZE,
+	// CONC, ISL, OSL, …). Nothing from the host environment is passed.
+	Env []string
+	// ReadRoots are directories the script may read (e.g. the checkout);
+	// every write goes to an in-memory sink, reads elsewhere see no file.
+	ReadRoots []string
+	// Timeout bounds the wall time (default DefaultScriptTimeout).
+	Timeout time.Duration
+	// Steps bounds the number of simple commands run, builtins and
+	// function calls included (default DefaultScriptSteps).
+	Steps int
+}
+
+// Command is one external command the script would have run: its argv and
+// the environment variables the script exported or set for it (the point's
+// own environment left out), at a script position.
+type Command struct {
+	Argv []string `json:"argv"`
+	Env  []string `json:"env,omitempty"` // NAME=value, sorted by name
+	Line int      `json:"line"`
+	Col  int      `json:"col"`
+}
+
+// ScriptRun is what running a script recorded.
+type ScriptRun struct {
+	File string `json:"file"`
+	// Commands are every external command in execution order (background
+	// commands in the order the interpreter reached them).
+	Commands []Command `json:"commands"`
+	// Writes maps each file the script tried to write (absolute path as the
+	// script named it) to what it wrote; nothing reaches the disk.
+	Writes map[string]string `json:"writes,omitempty"`
+}
+
+// benchmarkLibStub replaces benchmarks/benchmark_lib.sh: the helper
+// functions the scripts call become no-ops (shared/spec/inferencex.md (c),
+// extraction option 1).
+const benchmarkLibStub = `
+check_env_vars() { :; }
+wait_for_server_ready() { :; }
+run_benchmark_serving() { :; }
+start_gpu_monitor() { :; }
+stop_gpu_monitor() { :; }
+run_eval() { :; }
+append_lm_eval_summary() { :; }
+install_agentic_deps() { :; }
+run_agentic_benchmark() { :; }
+`
+
+// RunScript runs the shell script at path in mvdan.cc/sh/v3's interpreter
+// with opt.Env and records every external command instead of executing it:
+// no process is started, nothing is written to disk (writes go to
+// ScriptRun.Writes), and files outside opt.ReadRoots look absent.
+// `source …/benchmark_lib.sh` loads a stub with no-op helpers. Errors: a
+// parse error (PosError file:line:col); ErrScriptLimit wrapped in a
+// PosError at the last statement reached when the time or step bound is
+// exceeded. A non-zero exit status is not an error.
+func RunScript(path string, opt ScriptOptions) (*ScriptRun, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return runScript(path, src, opt)
+}
+
+func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(src), path)
+	if err != nil {
+		var pe syntax.ParseError
+		if errors.As(err, &pe) {
+			return nil, &PosError{File: path, Line: int(pe.Pos.Line()), Col: int(pe.Pos.Col()), Err: errors.New(pe.Text)}
+		}
+		return nil, &PosError{File: path, Err: err}
+	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultScriptTimeout
+	}
+	if opt.Steps <= 0 {
+		opt.Steps = DefaultScriptSteps
+	}
+	sb := &sandbox{file: path, base: map[string]string{}, run: &ScriptRun{File: path, Writes: map[string]string{}}, steps: opt.Steps}
+	for _, r := range opt.ReadRoots {
+		if a, err := filepath.Abs(r); err == nil {
+			sb.roots = append(sb.roots, a)
+		}
+	}
+	tmp, err := os.MkdirTemp("", "infx-script-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	sb.tmp = tmp
+	env := []string{"HOME=" + tmp, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + tmp, "PWD=" + tmp}
+	env = append(env, opt.Env...)
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			sb.base[k] = v
+		}
+	}
+	var out limitedBuffer
+	runner, err := interp.New(
+		interp.Env(expand.ListEnviron(env...)),
+		interp.Dir(tmp),
+		interp.Params(path),
+		interp.StdIO(nil, &out, &out),
+		interp.CallHandler(sb.call),
+		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return sb.exec }),
+		interp.OpenHandler(sb.open),
+		interp.StatHandler(sb.stat),
+		interp.ReadDirHandler2(sb.readDir),
+	)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opt.Timeout)
+	defer cancel()
+	err = runner.Run(ctx, file)
+	if err == nil || isExit(err) {
+		// Let background commands (`… &`) reach the exec handler.
+		if wait, perr := syntax.NewParser().Parse(strings.NewReader("wait"), path); perr == nil {
+			if werr := runner.Run(ctx, wait); werr != nil && !isExit(werr) {
+				err = werr
+			}
+		}
+	}
+	if err != nil && !isExit(err) {
+		sb.mu.Lock()
+		line, col := sb.lastLine, sb.lastCol
+		sb.mu.Unlock()
+		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			return nil, &PosError{File: path, Line: line, Col: col, Err: fmt.Errorf("%w: still running after %v (endless loop?)", ErrScriptLimit, opt.Timeout)}
+		}
+		if errors.Is(err, ErrScriptLimit) {
+			return nil, &PosError{File: path, Line: line, Col: col, Err: err}
+		}
+		return nil, &PosError{File: path, Line: line, Col: col, Err: err}
+	}
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	return sb.run, nil
+}
+
+func isExit(err error) bool {
+	_, ok := interp.IsExitStatus(err)
+	return ok
+}
+
+// sandbox holds the handlers' state; background subshells call them from
+// other goroutines, hence the mutex.
+type sandbox struct {
+	mu                sync.Mutex
+	file, tmp         string
+	roots             []string
+	base              map[string]string
+	run               *ScriptRun
+	steps             int
+	lastLine, lastCol int
+}
+
+func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
+	hc := interp.HandlerCtx(ctx)
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if hc.Pos.IsValid() {
+		sb.lastLine, sb.lastCol = int(hc.Pos.Line()), int(hc.Pos.Col())
+	}
+	sb.steps--
+	if sb.steps < 0 {
+		return nil, fmt.Errorf("%w: more than the allowed number of commands (endless loop?)", ErrScriptLimit)
+	}
+	return args, nil
+}
+
+func (sb *sandbox) exec(ctx context.Context, args []string) error {
+	hc := interp.HandlerCtx(ctx)
+	c := Command{Argv: append([]string(nil), args...)}
+	if hc.Pos.IsValid() {
+		c.Line, c.Col = int(hc.Pos.Line()), int(hc.Pos.Col())
+	}
+	hc.Env.Each(func(name string, v expand.Variable) bool {
+		if !v.Exported || v.Kind != expand.String {
+			return true
+		}
+		if old, ok := sb.base[name]; ok && old == v.Str {
+			return true
+		}
+		c.Env = append(c.Env, name+"="+v.Str)
+		return true
+	})
+	sort.Strings(c.Env)
+	sb.mu.Lock()
+	sb.run.Commands = append(sb.run.Commands, c)
+	sb.mu.Unlock()
+	return nil
+}
+
+// abs resolves p against the interpreter's directory.
+func abs(ctx context.Context, p string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(interp.HandlerCtx(ctx).Dir, p)
+	}
+	return filepath.Clean(p)
+}
+
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+func (sb *sandbox) readable(p string) bool {
+	if within(p, sb.tmp) {
+		return true
+	}
+	for _, r := range sb.roots {
+		if within(p, r) {
+			return true
+		}
+	}
+	return false
+}
+
+func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
+	if path == "/dev/null" {
+		return nopRW{}, nil
+	}
+	p := abs(ctx, path)
+	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_APPEND|os.O_TRUNC) != 0 {
+		return &sink{sb: sb, name: path, appendMode: flag&os.O_APPEND != 0}, nil
+	}
+	if filepath.Base(p) == "benchmark_lib.sh" {
+		return readOnly{strings.NewReader(benchmarkLibStub)}, nil
+	}
+	sb.mu.Lock()
+	data, written := sb.run.Writes[path]
+	sb.mu.Unlock()
+	if written {
+		return readOnly{strings.NewReader(data)}, nil
+	}
+	if !sb.readable(p) {
+		return nil, &os.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	return readOnlyFile{f}, nil
+}
+
+func (sb *sandbox) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {
+	p := abs(ctx, name)
+	if !sb.readable(p) {
+		return nil, &os.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	}
+	if follow {
+		return os.Stat(p)
+	}
+	return os.Lstat(p)
+}
+
+func (sb *sandbox) readDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
+	p := abs(ctx, name)
+	if !sb.readable(p) {
+		return nil, &os.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	return os.ReadDir(p)
+}
+
+// sink collects what the script writes to one file.
+type sink struct {
+	sb         *sandbox
+	name       string
+	appendMode bool
+	buf        bytes.Buffer
+}
+
+func (s *sink) Read([]byte) (int, error) { return 0, io.EOF }
+func (s *sink) Write(b []byte) (int, error) {
+	if s.buf.Len() < 1<<20 {
+		s.buf.Write(b)
+	}
+	return len(b), nil
+}
+func (s *sink) Close() error {
+	s.sb.mu.Lock()
+	defer s.sb.mu.Unlock()
+	if s.appendMode {
+		s.sb.run.Writes[s.name] += s.buf.String()
+	} else {
+		s.sb.run.Writes[s.name] = s.buf.String()
+	}
+	return nil
+}
+
+type nopRW struct{}
+
+func (nopRW) Read([]byte) (int, error)    { return 0, io.EOF }
+func (nopRW) Write(b []byte) (int, error) { return len(b), nil }
+func (nopRW) Close() error                { return nil }
+
+type readOnly struct{ r io.Reader }
+
+func (r readOnly) Read(b []byte) (int, error) { return r.r.Read(b) }
+func (readOnly) Write([]byte) (int, error)    { return 0, fs.ErrPermission }
+func (readOnly) Close() error                 { return nil }
+
+type readOnlyFile struct{ f *os.File }
+
+func (r readOnlyFile) Read(b []byte) (int, error) { return r.f.Read(b) }
+func (readOnlyFile) Write([]byte) (int, error)    { return 0, fs.ErrPermission }
+func (r readOnlyFile) Close() error               { return r.f.Close() }
+
+// limitedBuffer keeps the first 64 KiB of the script's output.
+type limitedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *limitedBuffer) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.buf.Len() < 64<<10 {
+		l.buf.Write(b)
+	}
+	return len(b), nil
+}
