@@ -1,0 +1,376 @@
+// Package compare pairs a cookbook Deployment with a recipe Deployment role by
+// role and judges InferenceX Check 3 coverage: for every role (agg, prefill
+// and decode workers, the router/frontend, and the services etcd, NATS,
+// nginx and Mooncake) it normalizes both processes' settings (see
+// normalize.yaml), compares them, classifies every difference with the
+// exclusion rules (package exclusions) and gives a Verdict.
+//
+// Rules implemented: SemiAnalysisAI/InferenceX
+// .github/codeowner-signoff-verify-prompt.md (09813166…) Check 3(c)
+// "Settings match" and its normalization notes, as summarized in
+// ../shared/spec/inferencex.md (d) and (e).
+package compare
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+
+	"github.com/cookbook-sync/cookbook-sync/exclusions"
+	"github.com/cookbook-sync/cookbook-sync/launch"
+)
+
+// Verdict is the coverage judgement for one role.
+type Verdict string
+
+// Verdicts, from best to worst.
+const (
+	// Covered: every compared setting is equal.
+	Covered Verdict = "covered"
+	// CoveredWithExclusions: settings differ, but every difference is
+	// excluded by a rule (harness, collection, synthetic acceptance,
+	// placement) or informational (judgment); each is listed.
+	CoveredWithExclusions Verdict = "covered-with-exclusions"
+	// Differs: a production-useful setting is missing or different.
+	Differs Verdict = "differs"
+	// Missing: the role exists on one side only.
+	Missing Verdict = "missing"
+	// Prohibited: a prohibited setting appears on either side.
+	Prohibited Verdict = "prohibited"
+)
+
+// Gap reports whether v fails Check 3 (differs, missing, prohibited).
+func (v Verdict) Gap() bool { return v == Differs || v == Missing || v == Prohibited }
+
+func (v Verdict) rank() int {
+	switch v {
+	case Covered:
+		return 0
+	case CoveredWithExclusions:
+		return 1
+	case Differs:
+		return 2
+	case Missing:
+		return 3
+	case Prohibited:
+		return 4
+	}
+	return -1
+}
+
+// Worse returns the worse of two verdicts (prohibited > missing > differs >
+// covered-with-exclusions > covered).
+func Worse(a, b Verdict) Verdict {
+	if b.rank() > a.rank() {
+		return b
+	}
+	return a
+}
+
+// Difference is a production-useful setting that is missing on one side or
+// has different values. Cookbook/Recipe are nil when the setting is absent on
+// that side; "" is a bare flag.
+type Difference struct {
+	Setting  string          `json:"setting"`
+	Cookbook *string         `json:"cookbook"`
+	Recipe   *string         `json:"recipe"`
+	Origins  []launch.Origin `json:"origins,omitempty"`
+	// Diff is a character diff of the two values ("[-old-]{+new+}"), set when
+	// both are present and long (JSON, lists).
+	Diff string `json:"diff,omitempty"`
+}
+
+// Exclusion is a setting a rule took out of the comparison (Excluded), a
+// judgment-class difference (Info) or a prohibited setting (Prohibited).
+type Exclusion struct {
+	Setting  string           `json:"setting"`
+	Cookbook *string          `json:"cookbook"`
+	Recipe   *string          `json:"recipe"`
+	Rule     string           `json:"rule"`
+	Class    exclusions.Class `json:"class"`
+	Reason   string           `json:"reason"`
+	Origins  []launch.Origin  `json:"origins,omitempty"`
+}
+
+// Result is the comparison of one role of one (cookbook deployment, recipe
+// deployment) pair.
+type Result struct {
+	Cookbook launch.Source `json:"-"`
+	Recipe   launch.Source `json:"-"`
+	// Role is agg, prefill, decode, frontend, etcd, nats, nginx,
+	// mooncake-master or mooncake-store; Index numbers several processes of
+	// one role (0-based, in launch order).
+	Role  string `json:"role"`
+	Index int    `json:"index,omitempty"`
+	// Verdict is the role's judgement.
+	Verdict Verdict `json:"verdict"`
+	// Matched counts settings equal on both sides (after normalization).
+	Matched     int          `json:"matched"`
+	Differences []Difference `json:"differences,omitempty"`
+	Excluded    []Exclusion  `json:"excluded,omitempty"`
+	Info        []Exclusion  `json:"info,omitempty"`
+	Prohibited  []Exclusion  `json:"prohibited,omitempty"`
+	// Note explains a missing role ("only in the recipe").
+	Note string `json:"note,omitempty"`
+}
+
+// Options tunes Compare.
+type Options struct {
+	// Exclusions classifies differences; nil means exclusions.Default().
+	Exclusions *exclusions.Set
+	// Rules is the normalization data; nil means DefaultRules().
+	Rules *Rules
+}
+
+// roleOrder is the order results are returned in.
+func roleOrder() []string {
+	return []string{"agg", "prefill", "decode", "frontend", "etcd", "nats", "nginx", "mooncake-master", "mooncake-store"}
+}
+
+func roleOf(p *launch.Process) string {
+	switch {
+	case p.Kind == launch.KindWorker:
+		if p.Role == launch.RoleNone {
+			return string(launch.RoleAgg)
+		}
+		return string(p.Role)
+	case p.Kind.IsFrontend():
+		return "frontend"
+	}
+	return string(p.Kind)
+}
+
+// ruleRole is the role name the exclusion rules use ("mooncake" for both
+// Mooncake kinds).
+func ruleRole(role string) string {
+	if strings.HasPrefix(role, "mooncake") {
+		return "mooncake"
+	}
+	return role
+}
+
+func engineOf(d *launch.Deployment, p *launch.Process) string {
+	switch p.Kind {
+	case launch.KindWorker:
+		if d.Engine != "" {
+			return d.Engine
+		}
+		return "sglang"
+	case launch.KindDynamoFrontend:
+		return "dynamo"
+	case launch.KindSGLangRouter:
+		return "sglang-router"
+	case launch.KindVLLMRouter:
+		return "vllm-router"
+	}
+	return string(p.Kind)
+}
+
+// Compare pairs cb (the cookbook's measured deployment) with rc (the recipe's
+// effective deployment) by role and returns one Result per role present on
+// either side, in the order agg, prefill, decode, frontend, etcd, nats,
+// nginx, mooncake-master, mooncake-store. Errors only when the embedded
+// exclusion or normalization data is invalid.
+func Compare(cb, rc *launch.Deployment, opt Options) ([]Result, error) {
+	ex := opt.Exclusions
+	if ex == nil {
+		var err error
+		if ex, err = exclusions.Default(); err != nil {
+			return nil, err
+		}
+	}
+	rules := opt.Rules
+	if rules == nil {
+		var err error
+		if rules, err = DefaultRules(); err != nil {
+			return nil, err
+		}
+	}
+	group := func(d *launch.Deployment) map[string][]*launch.Process {
+		m := map[string][]*launch.Process{}
+		for i := range d.Processes {
+			p := &d.Processes[i]
+			m[roleOf(p)] = append(m[roleOf(p)], p)
+		}
+		return m
+	}
+	cbRoles, rcRoles := group(cb), group(rc)
+	var out []Result
+	for _, role := range roleOrder() {
+		cs, rs := cbRoles[role], rcRoles[role]
+		for i := 0; i < max(len(cs), len(rs)); i++ {
+			res := Result{Cookbook: cb.Source, Recipe: rc.Source, Role: role, Index: i}
+			switch {
+			case i >= len(cs):
+				res.Verdict, res.Note = Missing, fmt.Sprintf("%s: only in the recipe (%s)", role, strings.TrimSpace(rs[i].Program))
+				// a prohibited setting on the recipe side is still reported
+				checkProhibited(&res, rules.NormalizeProcess(rs[i], engineOf(rc, rs[i]), hfOf(rc)), false, engineOf(rc, rs[i]), ex)
+			case i >= len(rs):
+				res.Verdict, res.Note = Missing, fmt.Sprintf("%s: only in the cookbook (%s)", role, strings.TrimSpace(cs[i].Program))
+				checkProhibited(&res, rules.NormalizeProcess(cs[i], engineOf(cb, cs[i]), hfOf(cb)), true, engineOf(cb, cs[i]), ex)
+			default:
+				comparePair(&res, rules, ex, cb, cs[i], rc, rs[i])
+			}
+			out = append(out, res)
+		}
+	}
+	return out, nil
+}
+
+func hfOf(d *launch.Deployment) string {
+	if looksHF(d.Model) {
+		return d.Model
+	}
+	return ""
+}
+
+func checkProhibited(res *Result, n *Normalized, cookbookSide bool, engine string, ex *exclusions.Set) {
+	for _, k := range n.Order {
+		s := n.Settings[k]
+		r, ok := ex.Match(exSetting(s, s.Value, engine, res.Role))
+		if !ok || r.Class != exclusions.ClassProhibited {
+			continue
+		}
+		e := Exclusion{Setting: k, Rule: r.ID, Class: r.Class, Reason: r.Reason, Origins: s.Origins}
+		v := s.Value
+		if cookbookSide {
+			e.Cookbook = &v
+		} else {
+			e.Recipe = &v
+		}
+		res.Prohibited = append(res.Prohibited, e)
+		res.Verdict = Prohibited
+	}
+}
+
+func exSetting(s *Setting, value, engine, role string) exclusions.Setting {
+	return exclusions.Setting{Kind: exclusions.SettingKind(s.Kind), Name: s.Name, Value: value, Engine: engine, Role: ruleRole(role)}
+}
+
+func comparePair(res *Result, rules *Rules, ex *exclusions.Set, cb *launch.Deployment, cp *launch.Process, rc *launch.Deployment, rp *launch.Process) {
+	// Resolve model paths on each side with the other side's id when a side
+	// does not know its own (a recipe's /model/ and no served name).
+	cbHF, rcHF := hfOf(cb), hfOf(rc)
+	cn := rules.NormalizeProcess(cp, engineOf(cb, cp), cbHF)
+	rn := rules.NormalizeProcess(rp, engineOf(rc, rp), rcHF)
+	engine := engineOf(cb, cp)
+
+	keys := append([]string(nil), cn.Order...)
+	for _, k := range rn.Order {
+		if _, ok := cn.Settings[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	verdict := Covered
+	for _, k := range keys {
+		c, r := cn.Settings[k], rn.Settings[k]
+		var cv, rv *string
+		var origins []launch.Origin
+		var s *Setting
+		if c != nil {
+			v := c.Value
+			cv, s = &v, c
+			origins = append(origins, c.Origins...)
+		}
+		if r != nil {
+			v := r.Value
+			rv, s = &v, r
+			origins = append(origins, r.Origins...)
+		}
+		// prohibited wherever it appears, equal or not
+		rule, ruled := matchEither(ex, s, cv, rv, engine, res.Role)
+		if ruled && rule.Class == exclusions.ClassProhibited {
+			res.Prohibited = append(res.Prohibited, Exclusion{Setting: k, Cookbook: cv, Recipe: rv, Rule: rule.ID, Class: rule.Class, Reason: rule.Reason, Origins: origins})
+			verdict = Worse(verdict, Prohibited)
+			continue
+		}
+		if cv != nil && rv != nil && Equal(*cv, *rv) {
+			res.Matched++
+			continue
+		}
+		if !ruled {
+			res.Differences = append(res.Differences, Difference{Setting: k, Cookbook: cv, Recipe: rv, Origins: origins, Diff: textDiff(cv, rv)})
+			verdict = Worse(verdict, Differs)
+			continue
+		}
+		e := Exclusion{Setting: k, Cookbook: cv, Recipe: rv, Rule: rule.ID, Class: rule.Class, Reason: rule.Reason, Origins: origins}
+		switch {
+		case rule.Class == exclusions.ClassPlacement && rule.MustMatch:
+			res.Differences = append(res.Differences, Difference{Setting: k, Cookbook: cv, Recipe: rv, Origins: origins, Diff: textDiff(cv, rv)})
+			verdict = Worse(verdict, Differs)
+		case rule.Class == exclusions.ClassJudgment:
+			res.Info = append(res.Info, e)
+			verdict = Worse(verdict, CoveredWithExclusions)
+		default:
+			res.Excluded = append(res.Excluded, e)
+			verdict = Worse(verdict, CoveredWithExclusions)
+		}
+	}
+	res.Verdict = verdict
+	sortDiffs(res)
+}
+
+// matchEither finds the rule for a setting, trying the recipe value then the
+// cookbook value (value-selected rules such as @fabric.* match either side).
+func matchEither(ex *exclusions.Set, s *Setting, cv, rv *string, engine, role string) (*exclusions.Rule, bool) {
+	for _, v := range []*string{rv, cv} {
+		if v == nil {
+			continue
+		}
+		if r, ok := ex.Match(exSetting(s, *v, engine, role)); ok {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// sortDiffs keeps flags first, then env, then fields; stable within a group
+// (command order).
+func sortDiffs(res *Result) {
+	rank := func(k string) int {
+		switch {
+		case strings.HasPrefix(k, "-"):
+			return 1
+		case strings.HasPrefix(k, "env "):
+			return 2
+		}
+		return 0
+	}
+	sort.SliceStable(res.Differences, func(i, j int) bool { return rank(res.Differences[i].Setting) < rank(res.Differences[j].Setting) })
+	for _, xs := range [][]Exclusion{res.Excluded, res.Info, res.Prohibited} {
+		sort.SliceStable(xs, func(i, j int) bool { return rank(xs[i].Setting) < rank(xs[j].Setting) })
+	}
+}
+
+// textDiff renders a character diff of two long values with sergi/go-diff:
+// deletions as [-text-], insertions as {+text+}.
+func textDiff(a, b *string) string {
+	if a == nil || b == nil || max(len(*a), len(*b)) < 40 {
+		return ""
+	}
+	dmp := diffmatchpatch.New()
+	ds := dmp.DiffCleanupSemantic(dmp.DiffMain(*a, *b, false))
+	var sb strings.Builder
+	for _, d := range ds {
+		switch d.Type {
+		case diffmatchpatch.DiffEqual:
+			sb.WriteString(d.Text)
+		case diffmatchpatch.DiffDelete:
+			sb.WriteString("[-" + d.Text + "-]")
+		case diffmatchpatch.DiffInsert:
+			sb.WriteString("{+" + d.Text + "+}")
+		}
+	}
+	return sb.String()
+}
+
+// Summary gives the worst verdict over results (Covered when empty).
+func Summary(rs []Result) Verdict {
+	v := Covered
+	for _, r := range rs {
+		v = Worse(v, r.Verdict)
+	}
+	return v
+}

@@ -1,0 +1,241 @@
+package compare
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
+)
+
+func args(kv ...string) []launch.Arg {
+	var out []launch.Arg
+	for i := 0; i < len(kv); i++ {
+		a := launch.Arg{Flag: kv[i]}
+		if i+1 < len(kv) && (len(kv[i+1]) == 0 || kv[i+1][0] != '-') {
+			a.Values = []string{kv[i+1]}
+			i++
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func env(kv ...string) []launch.EnvVar {
+	var out []launch.EnvVar
+	for i := 0; i+1 < len(kv); i += 2 {
+		out = append(out, launch.EnvVar{Name: kv[i], Value: kv[i+1]})
+	}
+	return out
+}
+
+// cookbookAgg is an AgentX agg cell as the page decodes it (dynamo router).
+func cookbookAgg() *launch.Deployment {
+	return &launch.Deployment{
+		Engine: "sglang", Model: "Qwen/Qwen3.5-397B-A17B-FP8",
+		Processes: []launch.Process{
+			{Kind: launch.KindEtcd, Program: "etcd", Args: args("--data-dir", "/tmp/etcd")},
+			{Kind: launch.KindDynamoFrontend, Program: "python3 -m dynamo.frontend", Args: args("--http-port", "8000", "--router-mode", "kv")},
+			{Kind: launch.KindWorker, Role: launch.RoleAgg, Program: "python3 -m dynamo.sglang",
+				Args: args("--model-path", "Qwen/Qwen3.5-397B-A17B-FP8", "--host", "0.0.0.0", "--port", "30000",
+					"--request-plane", "tcp", "--attention-backend", "trtllm_mha", "--tp", "4", "--trust-remote-code",
+					"--cuda-graph-max-bs", "64", "--mem-fraction-static", "0.8"),
+				Env: env("DYN_REQUEST_PLANE", "tcp", "ETCD_ENDPOINTS", "http://$ETCD_IP:2379", "SGLANG_ENABLE_SPEC_V2", "1")},
+		},
+	}
+}
+
+// recipeAgg is the same deployment as srt-slurm renders it.
+func recipeAgg() *launch.Deployment {
+	return &launch.Deployment{
+		Engine: "sglang",
+		Processes: []launch.Process{
+			{Kind: launch.KindEtcd, Program: "etcd"},
+			{Kind: launch.KindDynamoFrontend, Program: "python -m dynamo.frontend", Args: args("--http-port=8080", "--router-mode", "kv")},
+			{Kind: launch.KindWorker, Role: launch.RoleAgg, Program: "python3 -m dynamo.sglang",
+				Args: args("--model-path", "/model/", "--served-model-name", "Qwen/Qwen3.5-397B-A17B-FP8",
+					"--attention-backend", "trtllm_mha", "--tensor-parallel-size", "4", "--trust-remote-code", "true",
+					"--cuda-graph-max-bs", "64", "--mem-fraction-static", "0.80", "--enable-dp-attention", "false"),
+				Env: env("SGLANG_ENABLE_SPEC_V2", "1", "ETCD_ENDPOINTS", "http://10.1.1.1:2379")},
+		},
+	}
+}
+
+func byRole(t *testing.T, rs []Result) map[string]Result {
+	t.Helper()
+	m := map[string]Result{}
+	for _, r := range rs {
+		m[r.Role] = r
+	}
+	return m
+}
+
+func run(t *testing.T, cb, rc *launch.Deployment) map[string]Result {
+	t.Helper()
+	rs, err := Compare(cb, rc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return byRole(t, rs)
+}
+
+func TestCompareCoveredWithExclusions(t *testing.T) {
+	got := run(t, cookbookAgg(), recipeAgg())
+	w := got["agg"]
+	if w.Verdict != CoveredWithExclusions {
+		t.Fatalf("agg verdict %s, differences %+v", w.Verdict, w.Differences)
+	}
+	// program, --model-path (/model/ -> served name), --attention-backend,
+	// --tensor-parallel-size (--tp), --trust-remote-code (bare = true),
+	// --cuda-graph-max-bs-decode, --mem-fraction-static (0.8 = 0.80),
+	// env SGLANG_ENABLE_SPEC_V2, env ETCD_ENDPOINTS (placeholder), workers,
+	// nodes-per-worker.
+	if w.Matched != 11 {
+		t.Errorf("agg matched %d, want 11", w.Matched)
+	}
+	var ex []string
+	for _, e := range w.Excluded {
+		ex = append(ex, e.Setting+"="+e.Rule)
+	}
+	want := []string{"--host=harness-host", "--port=harness-port", "--request-plane=harness-request-plane",
+		"--served-model-name=placement-served-model-name", "env DYN_REQUEST_PLANE=harness-dyn-env"}
+	if !reflect.DeepEqual(ex, want) {
+		t.Errorf("agg excluded\n got %v\nwant %v", ex, want)
+	}
+	f := got["frontend"]
+	if f.Verdict != CoveredWithExclusions || f.Matched != 3 || len(f.Excluded) != 1 || f.Excluded[0].Rule != "harness-http-port" {
+		t.Errorf("frontend: %+v", f)
+	}
+	// etcd: the cookbook's --data-dir is not in the recipe -> a difference;
+	// services are compared by presence and count, and --data-dir is a
+	// production-relevant etcd flag we do not exclude.
+	e := got["etcd"]
+	if e.Verdict != Differs || e.Matched != 2 || len(e.Differences) != 1 || e.Differences[0].Setting != "--data-dir" {
+		t.Errorf("etcd: %+v", e)
+	}
+}
+
+func TestCompareCovered(t *testing.T) {
+	cb := cookbookAgg()
+	got := run(t, cb, cookbookAgg())
+	for role, r := range got {
+		if r.Verdict != Covered || len(r.Differences)+len(r.Excluded)+len(r.Info) != 0 {
+			t.Errorf("%s: %+v", role, r)
+		}
+	}
+	// program, 9 flags, 3 env, workers, nodes-per-worker
+	if got["agg"].Matched != 15 {
+		t.Errorf("agg matched %d, want 15", got["agg"].Matched)
+	}
+}
+
+func TestCompareDiffersAndInfo(t *testing.T) {
+	rc := recipeAgg()
+	w := &rc.Processes[2]
+	w.Args = append(w.Args, args("--moe-runner-backend", "flashinfer_trtllm", "--enable-metrics", "--watchdog-timeout", "1000000")...)
+	w.Args[2].Values = []string{"fa3"} // --attention-backend
+	w.Args[5].Values = []string{"128"} // --cuda-graph-max-bs: judgment
+	w.Env = append(w.Env, env("SGLANG_SIMULATE_ACC_LEN", "3.39")...)
+	w.Workers = 2
+	got := run(t, cookbookAgg(), rc)["agg"]
+	if got.Verdict != Differs {
+		t.Fatalf("verdict %s", got.Verdict)
+	}
+	type d struct{ setting, cb, rc string }
+	var diffs []d
+	for _, x := range got.Differences {
+		diffs = append(diffs, d{x.Setting, deref(x.Cookbook), deref(x.Recipe)})
+	}
+	want := []d{
+		{"--attention-backend", "trtllm_mha", "fa3"},
+		{"--moe-runner-backend", "<absent>", "flashinfer_trtllm"},
+		{"workers", "1", "2"},
+	}
+	// fields sort first
+	want = []d{want[2], want[0], want[1]}
+	if !reflect.DeepEqual(diffs, want) {
+		t.Errorf("differences\n got %v\nwant %v", diffs, want)
+	}
+	var info []string
+	for _, x := range got.Info {
+		info = append(info, x.Setting+" "+deref(x.Cookbook)+"->"+deref(x.Recipe))
+	}
+	wantInfo := []string{"--cuda-graph-max-bs-decode 64->128", "--watchdog-timeout <absent>->1000000"}
+	if !reflect.DeepEqual(info, wantInfo) {
+		t.Errorf("info\n got %v\nwant %v", info, wantInfo)
+	}
+	var ex []string
+	for _, x := range got.Excluded {
+		ex = append(ex, x.Setting+":"+string(x.Class))
+	}
+	wantEx := []string{"--host:harness", "--port:harness", "--request-plane:harness", "--served-model-name:placement",
+		"--enable-metrics:collection", "env DYN_REQUEST_PLANE:harness", "env SGLANG_SIMULATE_ACC_LEN:synthetic-acceptance"}
+	if !reflect.DeepEqual(ex, wantEx) {
+		t.Errorf("excluded\n got %v\nwant %v", ex, wantEx)
+	}
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return "<absent>"
+	}
+	return *p
+}
+
+func TestCompareModelMustMatch(t *testing.T) {
+	rc := recipeAgg()
+	rc.Processes[2].Args[1].Values = []string{"nvidia/Qwen3.5-397B-A17B-NVFP4"} // served name = HF id
+	got := run(t, cookbookAgg(), rc)["agg"]
+	if got.Verdict != Differs {
+		t.Fatalf("verdict %s", got.Verdict)
+	}
+	if len(got.Differences) != 1 || got.Differences[0].Setting != "--model-path" ||
+		*got.Differences[0].Cookbook != "Qwen/Qwen3.5-397B-A17B-FP8" || *got.Differences[0].Recipe != "nvidia/Qwen3.5-397B-A17B-NVFP4" {
+		t.Errorf("differences %+v", got.Differences)
+	}
+}
+
+func TestCompareMissingAndProhibited(t *testing.T) {
+	cb := cookbookAgg()
+	cb.Processes = cb.Processes[2:] // no etcd, no frontend
+	rc := recipeAgg()
+	rc.Processes[2].Env = append(rc.Processes[2].Env, env("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE", "1")...)
+	rs, err := Compare(cb, rc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byRole(t, rs)
+	if got["frontend"].Verdict != Missing || got["frontend"].Note != "frontend: only in the recipe (python -m dynamo.frontend)" {
+		t.Errorf("frontend %+v", got["frontend"])
+	}
+	if got["etcd"].Verdict != Missing {
+		t.Errorf("etcd %+v", got["etcd"])
+	}
+	a := got["agg"]
+	if a.Verdict != Prohibited || len(a.Prohibited) != 1 || a.Prohibited[0].Setting != "env SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE" ||
+		a.Prohibited[0].Cookbook != nil || *a.Prohibited[0].Recipe != "1" {
+		t.Errorf("agg %+v", a)
+	}
+	if Summary(rs) != Prohibited {
+		t.Errorf("summary %s", Summary(rs))
+	}
+	// results come in role order
+	var roles []string
+	for _, r := range rs {
+		roles = append(roles, r.Role)
+	}
+	if !reflect.DeepEqual(roles, []string{"agg", "frontend", "etcd"}) {
+		t.Errorf("roles %v", roles)
+	}
+}
+
+func TestTextDiff(t *testing.T) {
+	a := `{"method":"mtp","num_speculative_tokens":3,"draft":"x"}`
+	b := `{"method":"mtp","num_speculative_tokens":4,"draft":"x"}`
+	if got, want := textDiff(&a, &b), `{"method":"mtp","num_speculative_tokens":[-3-]{+4+},"draft":"x"}`; got != want {
+		t.Errorf("textDiff = %q, want %q", got, want)
+	}
+	s := "short"
+	if textDiff(&s, &s) != "" {
+		t.Error("short values get no diff")
+	}
+}

@@ -1,0 +1,345 @@
+package compare
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
+)
+
+//go:embed normalize.yaml
+var normalizeYAML []byte
+
+// Rules is the normalization data (compare/normalize.yaml): flag aliases per
+// engine, JSON-valued flags, model-path flags, boolean and unset spellings,
+// program spellings. Immutable after load.
+type Rules struct {
+	Aliases     map[string]map[string][]string `yaml:"aliases"`
+	JSONFlags   []string                       `yaml:"jsonFlags"`
+	ModelFlags  []string                       `yaml:"modelFlags"`
+	TrueValues  []string                       `yaml:"trueValues"`
+	FalseValues []string                       `yaml:"falseValues"`
+	UnsetValues []string                       `yaml:"unsetValues"`
+	Programs    map[string]string              `yaml:"programs"`
+
+	canon map[string]map[string]string // engine -> spelling -> canonical
+	json  map[string]bool
+	model map[string]bool
+	truth map[string]string // spelling -> "true" | "false" | "unset"
+}
+
+var defaultRules = sync.OnceValues(func() (*Rules, error) {
+	return ParseRules("compare/normalize.yaml", normalizeYAML)
+})
+
+// DefaultRules returns the embedded normalization data, parsed once.
+func DefaultRules() (*Rules, error) { return defaultRules() }
+
+// ParseRules reads normalization data. Errors: YAML syntax or unknown keys,
+// an alias that is not a flag, a spelling claimed by two canonical flags.
+func ParseRules(name string, data []byte) (*Rules, error) {
+	var r Rules
+	d := yaml.NewDecoder(bytes.NewReader(data))
+	d.KnownFields(true)
+	if err := d.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	r.canon = map[string]map[string]string{}
+	for eng, m := range r.Aliases {
+		c := map[string]string{}
+		for canon, alts := range m {
+			if !strings.HasPrefix(canon, "-") {
+				return nil, fmt.Errorf("%s: aliases.%s: %q is not a flag", name, eng, canon)
+			}
+			for _, a := range alts {
+				if !strings.HasPrefix(a, "-") {
+					return nil, fmt.Errorf("%s: aliases.%s.%s: %q is not a flag", name, eng, canon, a)
+				}
+				if prev, dup := c[a]; dup && prev != canon {
+					return nil, fmt.Errorf("%s: aliases.%s: %q is an alias of both %s and %s", name, eng, a, prev, canon)
+				}
+				c[a] = canon
+			}
+		}
+		r.canon[eng] = c
+	}
+	r.json = set(r.JSONFlags)
+	r.model = set(r.ModelFlags)
+	r.truth = map[string]string{}
+	for _, v := range r.TrueValues {
+		r.truth[v] = "true"
+	}
+	for _, v := range r.FalseValues {
+		r.truth[v] = "false"
+	}
+	for _, v := range r.UnsetValues {
+		r.truth[v] = "unset"
+	}
+	return &r, nil
+}
+
+func set(xs []string) map[string]bool {
+	m := map[string]bool{}
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
+}
+
+// Flag returns the canonical spelling of a flag for engine: "_" becomes "-"
+// (after the leading dashes) and a known alias becomes its canonical flag
+// ("--tp" -> "--tensor-parallel-size" for sglang).
+func (r *Rules) Flag(engine, flag string) string {
+	lead := len(flag) - len(strings.TrimLeft(flag, "-"))
+	f := flag[:lead] + strings.ReplaceAll(flag[lead:], "_", "-")
+	if lead == 0 && f != "" {
+		// a recipe key ("tensor_parallel_size") without dashes
+		f = "--" + f
+	}
+	if c, ok := r.canon[engine][f]; ok {
+		return c
+	}
+	return f
+}
+
+// Program normalizes a launcher command ("python -m x" -> "python3 -m x",
+// runs of spaces collapsed).
+func (r *Rules) Program(p string) string {
+	p = strings.Join(strings.Fields(p), " ")
+	froms := make([]string, 0, len(r.Programs))
+	for from := range r.Programs {
+		froms = append(froms, from)
+	}
+	sort.Strings(froms)
+	for _, from := range froms {
+		if strings.HasPrefix(p+" ", from) {
+			return strings.TrimSpace(r.Programs[from] + strings.TrimPrefix(p+" ", from))
+		}
+	}
+	return p
+}
+
+// Value normalizes one flag or env value: a number in canonical form
+// ("0.80" -> "0.8"), a boolean spelling to "true"/"false", a JSON object or
+// array (for JSON-valued flags, or any value starting with '{' / '[' that
+// parses) re-encoded with sorted keys and no spaces.
+func (r *Rules) Value(flag, v string) string {
+	v = strings.TrimSpace(v)
+	if t, ok := r.truth[v]; ok && t != "unset" {
+		return t
+	}
+	if (r.json[flag] || strings.HasPrefix(v, "{") || strings.HasPrefix(v, "[")) && v != "" {
+		if c, ok := canonicalJSON(v); ok {
+			return c
+		}
+	}
+	if numRe.MatchString(v) {
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			return strconv.FormatFloat(f, 'f', -1, 64)
+		}
+	}
+	return v
+}
+
+var numRe = regexp.MustCompile(`^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$`)
+
+func canonicalJSON(s string) (string, bool) {
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil || d.More() {
+		return "", false
+	}
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(v); err != nil {
+		return "", false
+	}
+	return strings.TrimSpace(b.String()), true
+}
+
+// Model resolves a model path to a Hugging Face model id: "hf:<id>" -> id;
+// "/model", "/model/", "$MODEL", "$MODEL_PATH" and any local path whose last
+// element equals the last element of hfID -> hfID. Other values are returned
+// unchanged. hfID may be empty (unknown).
+func Model(v, hfID string) string {
+	v = strings.TrimSpace(v)
+	if s, ok := strings.CutPrefix(v, "hf:"); ok {
+		return s
+	}
+	if hfID == "" {
+		return v
+	}
+	switch strings.Trim(v, "\"'{}") {
+	case "/model", "/model/", "$MODEL", "$MODEL_PATH", "MODEL", "MODEL_PATH":
+		return hfID
+	}
+	if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "$") {
+		if path.Base(strings.TrimRight(v, "/")) == path.Base(hfID) {
+			return hfID
+		}
+	}
+	return v
+}
+
+// looksHF reports whether s has the shape of a Hugging Face model id (org/name).
+func looksHF(s string) bool {
+	return s != "" && !strings.HasPrefix(s, "/") && !strings.HasPrefix(s, ".") && !strings.HasPrefix(s, "$") &&
+		strings.Count(s, "/") == 1 && !strings.Contains(s, " ")
+}
+
+// Setting is one normalized setting of one process: a flag, an env var or a
+// process field ("workers", "nodes-per-worker", "count", "program").
+type Setting struct {
+	Key     string // "--attention-backend", "env SGLANG_ENABLE_SPEC_V2", "workers"
+	Kind    string // flag | env | field
+	Name    string // the flag, env name or field name
+	Value   string // normalized; "" for a bare flag
+	Raw     string // as written (first occurrence)
+	Origins []launch.Origin
+}
+
+// Normalized is the settings of one process by key, plus the key order.
+type Normalized struct {
+	Settings map[string]*Setting
+	Order    []string
+}
+
+func (n *Normalized) add(s *Setting) {
+	if prev, ok := n.Settings[s.Key]; ok {
+		// a repeated flag: keep every occurrence, in order
+		prev.Value += " ; " + s.Value
+		prev.Raw += " ; " + s.Raw
+		prev.Origins = append(prev.Origins, s.Origins...)
+		return
+	}
+	n.Settings[s.Key] = s
+	n.Order = append(n.Order, s.Key)
+}
+
+// NormalizeProcess turns one process into normalized settings. engine keys
+// the alias table ("sglang", "vllm"; frontends use "dynamo"/"sglang-router"
+// which have no aliases); hfID is the deployment's Hugging Face model id
+// used to resolve model paths (may be empty).
+func (r *Rules) NormalizeProcess(p *launch.Process, engine, hfID string) *Normalized {
+	n := &Normalized{Settings: map[string]*Setting{}}
+	if hfID == "" {
+		// the served name is the HF id in every srt-slurm recipe seen
+		if v, ok := launch.Lookup(p.Args, "--served-model-name"); ok && len(v) == 1 && looksHF(v[0]) {
+			hfID = v[0]
+		}
+	}
+	n.add(&Setting{Key: "program", Kind: "field", Name: "program", Value: r.Program(p.Program), Raw: p.Program, Origins: []launch.Origin{p.Origin}})
+	for _, a := range p.Args {
+		flag, vals := a.Flag, a.Values
+		if flag == "" {
+			// positional (vllm serve <model>)
+			n.add(&Setting{Key: "positional", Kind: "field", Name: "positional", Value: Model(strings.Join(vals, " "), hfID), Raw: strings.Join(vals, " "), Origins: []launch.Origin{a.Origin}})
+			continue
+		}
+		if i := strings.IndexByte(flag, '='); i > 0 && strings.HasPrefix(flag, "-") {
+			vals = append([]string{flag[i+1:]}, vals...)
+			flag = flag[:i]
+		}
+		raw := strings.TrimSpace(flag + " " + strings.Join(vals, " "))
+		flag = r.Flag(engine, flag)
+		var val string
+		switch {
+		case len(vals) == 0:
+			val = ""
+		case len(vals) == 1:
+			t := r.truth[strings.TrimSpace(vals[0])]
+			if t == "false" || t == "unset" {
+				continue // false and None mean "not set"
+			}
+			if t == "true" {
+				val = ""
+				break
+			}
+			val = r.Value(flag, vals[0])
+			if r.model[flag] {
+				val = Model(vals[0], hfID)
+			}
+		default:
+			vs := make([]string, len(vals))
+			for i, v := range vals {
+				vs[i] = r.Value(flag, v)
+			}
+			val = strings.Join(vs, " ")
+		}
+		n.add(&Setting{Key: flag, Kind: "flag", Name: flag, Value: val, Raw: raw, Origins: []launch.Origin{a.Origin}})
+	}
+	for _, e := range p.Env {
+		n.add(&Setting{Key: "env " + e.Name, Kind: "env", Name: e.Name, Value: r.Value("", e.Value), Raw: e.Value, Origins: []launch.Origin{e.Origin}})
+	}
+	field := func(name string, v int) {
+		if v <= 0 {
+			v = 1
+		}
+		n.add(&Setting{Key: name, Kind: "field", Name: name, Value: strconv.Itoa(v), Raw: strconv.Itoa(v), Origins: []launch.Origin{p.Origin}})
+	}
+	switch {
+	case p.Kind == launch.KindWorker:
+		field("workers", p.Workers)
+		field("nodes-per-worker", p.NodesPerWorker)
+	case p.Kind.IsFrontend():
+		field("count", p.Count)
+	case p.Kind.IsService():
+		c := p.CountNodes
+		if len(p.Ports) > 1 {
+			c = max(c, 1) * len(p.Ports)
+		}
+		field("count", c)
+	}
+	return n
+}
+
+// placeholderRe finds placeholders: $NAME, ${NAME}, {name} (srt-slurm
+// templates) and <name>.
+var placeholderRe = regexp.MustCompile(`\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{[a-z_][a-z0-9_.]*\}|<[a-z][a-z0-9 _-]*>`)
+
+// Equal reports whether two normalized values are the same setting value.
+// Values are equal when identical; when one side holds placeholders
+// ($ETCD_IP, {head_ip}), each placeholder stands for any non-empty text
+// ("http://$ETCD_IP:2379" equals "http://10.0.0.1:2379"); when both do,
+// placeholder names are ignored.
+func Equal(a, b string) bool {
+	if a == b {
+		return true
+	}
+	pa, pb := placeholderRe.MatchString(a), placeholderRe.MatchString(b)
+	switch {
+	case pa && pb:
+		return placeholderRe.ReplaceAllString(a, "\x00") == placeholderRe.ReplaceAllString(b, "\x00")
+	case pa:
+		return templateRe(a).MatchString(b)
+	case pb:
+		return templateRe(b).MatchString(a)
+	}
+	return false
+}
+
+func templateRe(t string) *regexp.Regexp {
+	var sb strings.Builder
+	sb.WriteString("^")
+	last := 0
+	for _, m := range placeholderRe.FindAllStringIndex(t, -1) {
+		sb.WriteString(regexp.QuoteMeta(t[last:m[0]]))
+		sb.WriteString(`\S+?`)
+		last = m[1]
+	}
+	sb.WriteString(regexp.QuoteMeta(t[last:]))
+	sb.WriteString("$")
+	return regexp.MustCompile(sb.String())
+}

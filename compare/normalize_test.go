@@ -1,0 +1,163 @@
+package compare
+
+import (
+	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
+)
+
+func rules(t testing.TB) *Rules {
+	t.Helper()
+	r, err := DefaultRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestFlagNormalization(t *testing.T) {
+	r := rules(t)
+	for _, c := range []struct{ engine, in, want string }{
+		{"sglang", "--tensor_parallel_size", "--tensor-parallel-size"}, // _ -> -
+		{"sglang", "tensor_parallel_size", "--tensor-parallel-size"},   // recipe key
+		{"sglang", "--tp", "--tensor-parallel-size"},
+		{"sglang", "--tp-size", "--tensor-parallel-size"},
+		{"sglang", "--dp", "--data-parallel-size"},
+		{"sglang", "--dp-size", "--data-parallel-size"},
+		{"sglang", "--ep", "--expert-parallel-size"},
+		{"sglang", "--ep-size", "--expert-parallel-size"},
+		{"sglang", "--pp-size", "--pipeline-parallel-size"},
+		{"sglang", "--model", "--model-path"},
+		{"sglang", "--speculative-algo", "--speculative-algorithm"},
+		{"sglang", "--mamba-scheduler-strategy", "--mamba-radix-cache-strategy"},
+		{"sglang", "--cuda-graph-max-bs", "--cuda-graph-max-bs-decode"},
+		{"sglang", "--nccl-init-addr", "--dist-init-addr"},
+		{"vllm", "-tp", "--tensor-parallel-size"},
+		{"vllm", "--tp", "--tp"}, // sglang aliases do not apply to vLLM
+		{"dynamo", "--router_mode", "--router-mode"},
+	} {
+		if got := r.Flag(c.engine, c.in); got != c.want {
+			t.Errorf("Flag(%s, %q) = %q, want %q", c.engine, c.in, got, c.want)
+		}
+	}
+}
+
+func TestValueNormalization(t *testing.T) {
+	r := rules(t)
+	for _, c := range []struct{ flag, in, want string }{
+		{"--mem-fraction-static", "0.80", "0.8"},
+		{"--chunked-prefill-size", "65536", "65536"},
+		{"--x", "True", "true"},
+		{"--x", "FALSE", "false"},
+		{"--speculative-config", `{"method": "mtp", "num_speculative_tokens": 3}`, `{"method":"mtp","num_speculative_tokens":3}`},
+		{"--speculative-config", `{"num_speculative_tokens":3,"method":"mtp"}`, `{"method":"mtp","num_speculative_tokens":3}`},
+		{"--hicache-storage-backend-extra-config", `{"enable_group_semantics": true}`, `{"enable_group_semantics":true}`},
+		{"--x", "16,16,16,12", "16,16,16,12"},
+		{"--x", "{not json", "{not json"},
+		{"--x", "trtllm_mha", "trtllm_mha"},
+	} {
+		if got := r.Value(c.flag, c.in); got != c.want {
+			t.Errorf("Value(%s, %q) = %q, want %q", c.flag, c.in, got, c.want)
+		}
+	}
+}
+
+func TestModel(t *testing.T) {
+	const id = "Qwen/Qwen3.5-397B-A17B-FP8"
+	for _, c := range []struct{ in, hf, want string }{
+		{"/model", id, id},
+		{"/model/", id, id},
+		{"$MODEL", id, id},
+		{"$MODEL_PATH", id, id},
+		{"hf:" + id, "", id},
+		{"/scratch/models/Qwen3.5-397B-A17B-FP8", id, id},
+		{"/scratch/models/Other", id, "/scratch/models/Other"},
+		{id, id, id},
+		{"/model/", "", "/model/"}, // unknown id: unchanged, so a MustMatch rule reports it
+	} {
+		if got := Model(c.in, c.hf); got != c.want {
+			t.Errorf("Model(%q, %q) = %q, want %q", c.in, c.hf, got, c.want)
+		}
+	}
+}
+
+func TestEqualPlaceholders(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"http://$ETCD_IP:2379", "http://10.0.0.1:2379", true},
+		{"http://10.0.0.1:2379", "http://$ETCD_IP:2379", true},
+		{"$AGG_HEAD_IP:20000", "node-17:20000", true},
+		{"$AGG_HEAD_IP:20000", "node-17:20001", false},
+		{"$PREFILL_HEAD_IP:5757", "{head_ip}:5757", true},
+		{"${NODE_IP}", "$NODE_IP", true},
+		{"kv", "round-robin", false},
+		{"", "", true},
+	} {
+		if got := Equal(c.a, c.b); got != c.want {
+			t.Errorf("Equal(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+func TestNormalizeProcess(t *testing.T) {
+	r := rules(t)
+	p := &launch.Process{
+		Kind: launch.KindWorker, Role: launch.RoleDecode, Program: "python -m  sglang.launch_server",
+		Args: []launch.Arg{
+			{Flag: "--model-path", Values: []string{"/model/"}},
+			{Flag: "--served-model-name", Values: []string{"nvidia/Qwen3.5-397B-A17B-NVFP4"}},
+			{Flag: "--tp=4"},
+			{Flag: "--trust-remote-code", Values: []string{"true"}},
+			{Flag: "--enable-dp-attention", Values: []string{"false"}},
+			{Flag: "--active-decode-blocks-threshold", Values: []string{"None"}},
+			{Flag: "--cuda_graph_bs", Values: []string{"1", "2", "4"}},
+		},
+		Env:     []launch.EnvVar{{Name: "SGLANG_MOONCAKE_CUSTOM_MEM_POOL", Value: "True"}},
+		Workers: 3,
+	}
+	n := r.NormalizeProcess(p, "sglang", "")
+	want := map[string]string{
+		"program":                             "python3 -m sglang.launch_server",
+		"--model-path":                        "nvidia/Qwen3.5-397B-A17B-NVFP4", // via --served-model-name
+		"--served-model-name":                 "nvidia/Qwen3.5-397B-A17B-NVFP4",
+		"--tensor-parallel-size":              "4",
+		"--trust-remote-code":                 "",
+		"--cuda-graph-bs":                     "1 2 4",
+		"env SGLANG_MOONCAKE_CUSTOM_MEM_POOL": "true",
+		"workers":                             "3",
+		"nodes-per-worker":                    "1",
+	}
+	if len(n.Settings) != len(want) {
+		t.Errorf("got %d settings %v, want %d", len(n.Settings), n.Order, len(want))
+	}
+	for k, v := range want {
+		s, ok := n.Settings[k]
+		if !ok {
+			t.Errorf("%s: missing", k)
+			continue
+		}
+		if s.Value != v {
+			t.Errorf("%s = %q, want %q", k, s.Value, v)
+		}
+	}
+	for _, k := range []string{"--enable-dp-attention", "--active-decode-blocks-threshold"} {
+		if _, ok := n.Settings[k]; ok {
+			t.Errorf("%s: false/None should mean absent", k)
+		}
+	}
+}
+
+func TestParseRulesErrors(t *testing.T) {
+	for _, c := range []struct{ name, y string }{
+		{"not a flag", "aliases: {sglang: {tp: [--tp]}}"},
+		{"alias not a flag", "aliases: {sglang: {--tp-size: [tp]}}"},
+		{"double alias", "aliases: {sglang: {--a: [--x], --b: [--x]}}"},
+		{"unknown key", "alias: {}"},
+	} {
+		if _, err := ParseRules("n.yaml", []byte(c.y)); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
+}
