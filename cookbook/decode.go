@@ -1,0 +1,515 @@
+package cookbook
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
+)
+
+// Selection is one choice on the AgentX page: cell index, point index,
+// router ("sglang" | "dynamo") and KV tier ("none" | "hicache" | "mooncake").
+type Selection struct {
+	Cell, Point int
+	Router, KV  string
+}
+
+// Selections returns every selection the page offers, in the oracle's line
+// order (../shared/golden/agentx README): cells in file order, points in
+// order, routers in Object.keys(cell.routers).sort() order, then KV tiers in
+// the page's button order none, hicache, mooncake — the tiers of
+// cell.kv.available plus the point's measured tier.
+func (f *File) Selections() []Selection {
+	var out []Selection
+	for ci := range f.Cells {
+		c := &f.Cells[ci]
+		routers := sortedRouters(c)
+		for pi := range c.Points {
+			for _, r := range routers {
+				for _, t := range kvTiers {
+					if t == c.Points[pi].KV || slices.Contains(c.KV.Available, t) {
+						out = append(out, Selection{Cell: ci, Point: pi, Router: r, KV: t})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Measured returns the selection the point was measured with: router =
+// cell.submitted, KV tier = point.kv. Indexes are not checked (Decode does).
+func (f *File) Measured(cell, point int) Selection {
+	s := Selection{Cell: cell, Point: point}
+	if cell >= 0 && cell < len(f.Cells) {
+		c := &f.Cells[cell]
+		s.Router = c.Submitted
+		if point >= 0 && point < len(c.Points) {
+			s.KV = c.Points[point].KV
+		}
+	}
+	return s
+}
+
+// CellIndex finds a cell by id, or by decimal index.
+func (f *File) CellIndex(idOrIndex string) (int, error) {
+	for i := range f.Cells {
+		if f.Cells[i].ID == idOrIndex {
+			return i, nil
+		}
+	}
+	if n, err := strconv.Atoi(idOrIndex); err == nil {
+		if n < 0 || n >= len(f.Cells) {
+			return 0, fmt.Errorf("%s: cell index %d out of range (%d cells)", f.Name, n, len(f.Cells))
+		}
+		return n, nil
+	}
+	return 0, fmt.Errorf("%s: no cell with id %q", f.Name, idOrIndex)
+}
+
+// Block is one decoded process as the page shows it: its title (what the
+// page writes after "# "), kind, worker role ("" for non-workers: null in
+// the oracle) and shell text (lines joined by "\n", no trailing newline).
+type Block struct {
+	Title string
+	Kind  string
+	Role  string
+	Text  string
+}
+
+// Decoded is one decoded selection. The first fields are exactly the
+// oracle's (../shared/golden/agentx/<org>/<model>.jsx.golden.jsonl: file,
+// cell, cellId, point, router, kv, measured, blocks, copyAll); Deployment is
+// the same processes in the launch model, each arg and env var tagged with
+// its Origin (cookbook / patch / kv-derived, with the JSON path).
+type Decoded struct {
+	File     string // path relative to docs/src/snippets/agentx/
+	Cell     int
+	CellID   string
+	Point    int
+	Router   string
+	KV       string
+	Measured bool // router == cell.submitted && kv == point.kv
+	Blocks   []Block
+	CopyAll  string // the "⧉ Copy all" clipboard text, no trailing newline
+
+	Deployment launch.Deployment
+}
+
+// Decode decodes one selection exactly as the page does (spec (b) steps
+// 1–6): the materialized base (step 1), the point's patch (2, 3), the KV
+// tier transform (4), shell text (5), titles and the copy-all text (6).
+// Errors (*Error) name the bad selection: index out of range, unknown
+// router, unknown or unavailable KV tier.
+func (f *File) Decode(sel Selection) (*Decoded, error) {
+	if sel.Cell < 0 || sel.Cell >= len(f.Cells) {
+		return nil, &Error{File: f.Name, Msg: fmt.Sprintf("cell index %d out of range (%d cells)", sel.Cell, len(f.Cells))}
+	}
+	c := &f.Cells[sel.Cell]
+	cp := jpath{"cells", sel.Cell}
+	if sel.Point < 0 || sel.Point >= len(c.Points) {
+		return nil, &Error{File: f.Name, Path: cp.with("points").String(), Msg: fmt.Sprintf("point index %d out of range (%d points)", sel.Point, len(c.Points))}
+	}
+	pt := &c.Points[sel.Point]
+	base, ok := f.base[sel.Cell][sel.Router]
+	if !ok {
+		return nil, &Error{File: f.Name, Path: cp.with("routers").String(), Msg: fmt.Sprintf("unknown router %q (have %s)", sel.Router, strings.Join(sortedRouters(c), ", "))}
+	}
+	if !knownTier(sel.KV) {
+		return nil, &Error{File: f.Name, Msg: fmt.Sprintf("unknown KV tier %q (want none, hicache or mooncake)", sel.KV)}
+	}
+	if sel.KV != pt.KV && !slices.Contains(c.KV.Available, sel.KV) {
+		why := c.KV.Unavailable[sel.KV]
+		if why == "" {
+			why = "not in kv.available"
+		}
+		return nil, &Error{File: f.Name, Path: cp.with("kv").String(), Msg: fmt.Sprintf("KV tier %q is unavailable for cell %s: %s", sel.KV, c.ID, why)}
+	}
+
+	blocks := f.patched(sel, base)
+	blocks = f.kvTransform(sel, blocks)
+
+	d := &Decoded{
+		File: f.Rel, Cell: sel.Cell, CellID: c.ID, Point: sel.Point, Router: sel.Router, KV: sel.KV,
+		Measured: sel.Router == c.Submitted && sel.KV == pt.KV,
+		Blocks:   make([]Block, len(blocks)),
+	}
+	d.Deployment = launch.Deployment{
+		Source: launch.Source{
+			File: f.RepoPath, Commit: "sha256:" + f.SHA256,
+			CellID: c.ID, Cell: sel.Cell, Point: sel.Point, Router: sel.Router, KV: sel.KV,
+			ConfigKey: c.ConfigKey, Recipe: f.Provenance(sel.Cell, sel.Point).Recipe, Selector: pt.Override,
+		},
+		Engine: "sglang", Model: c.Ckpt, Hardware: c.HW,
+		Processes: make([]launch.Process, len(blocks)),
+	}
+	rt := c.Routers[sel.Router]
+	var body []byte
+	for i := range blocks {
+		p := blocks[i].p
+		text := launch.Format(&p)
+		for _, k := range rt.Files {
+			if fe, ok := f.Files.Lookup(k); ok && fe.Name != "" && strings.Contains(text, fe.Name) && !slices.Contains(p.Files, fe.Name) {
+				p.Files = append(slices.Clip(p.Files), fe.Name)
+			}
+		}
+		d.Deployment.Processes[i] = p
+		title := Title(p.Kind, p.Role)
+		d.Blocks[i] = Block{Title: title, Kind: string(p.Kind), Role: string(p.Role), Text: text}
+		if i > 0 {
+			body = append(body, "\n\n"...)
+		}
+		body = append(body, "# "...)
+		body = append(body, title...)
+		body = append(body, '\n')
+		body = append(body, text...)
+	}
+	// Placeholders: the body first, then the router's files (name, content).
+	var names []string
+	names = scanPlaceholders(names, string(body))
+	for _, k := range rt.Files {
+		if fe, ok := f.Files.Lookup(k); ok {
+			names = scanPlaceholders(names, fe.Name)
+			names = scanPlaceholders(names, fe.Content)
+		}
+	}
+	if len(names) == 0 {
+		d.CopyAll = string(body)
+		return d, nil
+	}
+	var b strings.Builder
+	b.Grow(len(body) + 64*len(names))
+	b.WriteString("# Set per node before running the commands below\n")
+	for _, n := range names {
+		b.WriteString("export ")
+		b.WriteString(n)
+		b.WriteString("=<")
+		b.WriteString(PlaceholderDescription(n))
+		b.WriteString(">\n")
+	}
+	b.WriteByte('\n')
+	b.Write(body)
+	d.CopyAll = b.String()
+	return d, nil
+}
+
+// patched applies the point's patch for the router to the base blocks
+// (spec (b) step 2). Point 0 is the base itself.
+func (f *File) patched(sel Selection, base []mblock) []mblock {
+	if sel.Point == 0 {
+		return base
+	}
+	rp := f.Cells[sel.Cell].Points[sel.Point].Patch.For(sel.Router)
+	if rp == nil || rp.Null {
+		return base
+	}
+	pp := jpath{"cells", sel.Cell, "points", sel.Point, "patch", sel.Router}.String()
+	if rp.Replace != nil {
+		out := make([]mblock, len(rp.Replace))
+		for i := range rp.Replace {
+			out[i] = fromEntry(&rp.Replace[i], launch.OriginPatch, pp+".replace["+itoa(i)+"]")
+		}
+		return out
+	}
+	out := make([]mblock, len(base))
+	for i := range base {
+		var d *Diff
+		if i < len(rp.Blocks) {
+			d = rp.Blocks[i]
+		}
+		out[i] = applyDiff(base[i], d, launch.OriginPatch, pp+"["+itoa(i)+"]")
+	}
+	return out
+}
+
+// isKVFlag reports the worker flags the KV transform removes.
+func isKVFlag(flag string) bool {
+	return flag == "--enable-hierarchical-cache" || strings.HasPrefix(flag, "--hicache-") ||
+		flag == "--enable-unified-cache-external-linker" || flag == "--unified-cache-external-linker-backend"
+}
+
+// storeOnlyEnv are the env vars removed from workers when leaving a measured
+// mooncake tier.
+var storeOnlyEnv = [...]string{"MOONCAKE_MASTER", "MOONCAKE_TE_META_DATA_SERVER", "MOONCAKE_GLOBAL_SEGMENT_SIZE", "MOONCAKE_STANDALONE_STORAGE"}
+
+// kvTransform switches the blocks from the point's measured KV tier to the
+// selected one (spec (b) step 4). No-op when they are equal.
+func (f *File) kvTransform(sel Selection, blocks []mblock) []mblock {
+	c := &f.Cells[sel.Cell]
+	source, target := c.Points[sel.Point].KV, sel.KV
+	if source == target {
+		return blocks
+	}
+	out := make([]mblock, 0, len(blocks)+1)
+	for _, m := range blocks {
+		if source == launch.KVMooncake && (m.p.Kind == launch.KindMooncakeMaster || m.p.Kind == launch.KindMooncakeStore) {
+			continue
+		}
+		if m.p.Kind != launch.KindWorker {
+			out = append(out, m)
+			continue
+		}
+		na := make([]launch.Arg, 0, len(m.p.Args)+8)
+		for _, a := range m.p.Args {
+			if !isKVFlag(a.Flag) {
+				na = append(na, a)
+			}
+		}
+		ne := make([]launch.EnvVar, 0, len(m.p.Env)+10)
+		for _, e := range m.p.Env {
+			if source == launch.KVMooncake && slices.Contains(storeOnlyEnv[:], e.Name) {
+				continue
+			}
+			ne = append(ne, e)
+		}
+		addArgs := func(a Args, path string) {
+			for i, e := range a {
+				if !hasFlag(na, e[0]) {
+					na = append(na, launch.Arg{Flag: e[0], Values: e[1:], Origin: launch.Origin{Kind: launch.OriginKVDerived, Path: path + "[" + itoa(i) + "]"}})
+				}
+			}
+		}
+		addEnv := func(env Env, path string) {
+			for _, e := range env {
+				if !hasEnv(ne, e.Name) {
+					ne = append(ne, launch.EnvVar{Name: e.Name, Value: e.Value, Origin: launch.Origin{Kind: launch.OriginKVDerived, Path: path + keyPath(e.Name)}})
+				}
+			}
+		}
+		if m.p.Role == launch.RoleAgg || m.p.Role == launch.RolePrefill {
+			switch target {
+			case launch.KVHiCache:
+				if c.KV.HiCache != nil {
+					addArgs(c.KV.HiCache.Args, jpath{"cells", sel.Cell, "kv", "hicache", "args"}.String())
+				}
+			case launch.KVMooncake:
+				addArgs(f.KVMooncake.Args, "kvMooncake.args")
+				addEnv(f.KVMooncake.Env, "kvMooncake.env")
+			}
+		} else if target == launch.KVMooncake {
+			addEnv(f.KVMooncake.DecodeEnv, "kvMooncake.decode_env")
+		}
+		sortWorkerArgs(na)
+		sortEnv(ne)
+		m.p.Args, m.p.Env = na, ne
+		out = append(out, m)
+	}
+	if target == launch.KVMooncake {
+		mb := f.KVMooncake.Master[sel.Router]
+		master := fromEntry(&mb, launch.OriginKVDerived, "kvMooncake.master."+sel.Router)
+		at := slices.IndexFunc(out, func(m mblock) bool { return m.p.Kind == launch.KindWorker })
+		if at < 0 {
+			at = max(len(out)-1, 0) // the page's splice(-1, 0, master)
+		}
+		out = slices.Insert(out, at, master)
+	}
+	return out
+}
+
+// Title is the block title the page prints after "# " (spec (b) step 6):
+// workers by role (Worker, Prefill worker, Decode worker), other kinds from a
+// fixed table, an unknown kind titled with the kind itself.
+func Title(k launch.Kind, r launch.Role) string {
+	switch k {
+	case launch.KindWorker:
+		switch r {
+		case launch.RolePrefill:
+			return "Prefill worker"
+		case launch.RoleDecode:
+			return "Decode worker"
+		}
+		return "Worker"
+	case launch.KindEtcd:
+		return "etcd — Dynamo control plane"
+	case launch.KindNATS:
+		return "NATS — Dynamo KV-event plane"
+	case launch.KindMooncakeMaster:
+		return "Mooncake master"
+	case launch.KindMooncakeStore:
+		return "Mooncake store"
+	case launch.KindDynamoFrontend:
+		return "Dynamo frontend (OpenAI API)"
+	case launch.KindSGLangRouter:
+		return "SGLang router (OpenAI API)"
+	case launch.KindNginx:
+		return "nginx — optional frontend load balancer"
+	}
+	return string(k)
+}
+
+// placeholderDescriptions are the page's descriptions of the fixed
+// placeholders (spec (b) step 6).
+var placeholderDescriptions = map[string]string{
+	"NODE_RANK":          "rank of this node within its worker (0 on the worker's first node)",
+	"NODE_IP":            "IP of the node the command runs on",
+	"ETCD_IP":            "node running etcd",
+	"NATS_IP":            "node running NATS",
+	"MOONCAKE_MASTER_IP": "node running mooncake_master",
+	"AGG_HEAD_IP":        "first node of this worker",
+	"PREFILL_HEAD_IP":    "first node of this prefill worker",
+	"DECODE_HEAD_IP":     "first node of this decode worker",
+	"IB_DEVICES":         "the node's RDMA NICs",
+	"EFA_DEVICES":        "EFA device filter (AWS EFA fabrics only)",
+}
+
+// PlaceholderDescription returns the description the copy-all header gives
+// placeholder name (without "$"), or "" when the page does not describe it
+// (and so leaves it out of the header). AGG_<n>_HEAD_IP /
+// PREFILL_<n>_HEAD_IP / DECODE_<n>_HEAD_IP → "first node of <role> worker
+// <n>"; FRONTEND_<n>_IP → "node of frontend <n>".
+func PlaceholderDescription(name string) string {
+	if d, ok := placeholderDescriptions[name]; ok {
+		return d
+	}
+	for _, role := range [...]string{"AGG", "PREFILL", "DECODE"} {
+		if n, ok := strings.CutPrefix(name, role+"_"); ok {
+			if n, ok = strings.CutSuffix(n, "_HEAD_IP"); ok && isDigits(n) {
+				return "first node of " + strings.ToLower(role) + " worker " + n
+			}
+		}
+	}
+	if n, ok := strings.CutPrefix(name, "FRONTEND_"); ok {
+		if n, ok = strings.CutSuffix(n, "_IP"); ok && isDigits(n) {
+			return "node of frontend " + n
+		}
+	}
+	return ""
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// scanPlaceholders appends to names every described `$[A-Z][A-Z0-9_]*`
+// placeholder of s not yet in names, in order of first occurrence.
+func scanPlaceholders(names []string, s string) []string {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' || i+1 >= len(s) || s[i+1] < 'A' || s[i+1] > 'Z' {
+			continue
+		}
+		j := i + 2
+		for j < len(s) && (s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9' || s[j] == '_') {
+			j++
+		}
+		n := s[i+1 : j]
+		i = j - 1
+		if !slices.Contains(names, n) && PlaceholderDescription(n) != "" {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// OracleJSON returns the selection as one line of the oracle format, without
+// the newline: keys file, cell, cellId, point, router, kv, measured,
+// blocks[{title, kind, role, text}], copyAll; strings escaped as
+// JSON.stringify does (raw UTF-8, no HTML escaping), role null when empty.
+func (d *Decoded) OracleJSON() []byte {
+	return d.AppendOracleJSON(nil)
+}
+
+// AppendOracleJSON appends OracleJSON() to dst.
+func (d *Decoded) AppendOracleJSON(dst []byte) []byte {
+	dst = append(dst, `{"file":`...)
+	dst = appendJSString(dst, d.File)
+	dst = append(dst, `,"cell":`...)
+	dst = strconv.AppendInt(dst, int64(d.Cell), 10)
+	dst = append(dst, `,"cellId":`...)
+	dst = appendJSString(dst, d.CellID)
+	dst = append(dst, `,"point":`...)
+	dst = strconv.AppendInt(dst, int64(d.Point), 10)
+	dst = append(dst, `,"router":`...)
+	dst = appendJSString(dst, d.Router)
+	dst = append(dst, `,"kv":`...)
+	dst = appendJSString(dst, d.KV)
+	dst = append(dst, `,"measured":`...)
+	dst = strconv.AppendBool(dst, d.Measured)
+	dst = append(dst, `,"blocks":[`...)
+	for i, b := range d.Blocks {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"title":`...)
+		dst = appendJSString(dst, b.Title)
+		dst = append(dst, `,"kind":`...)
+		dst = appendJSString(dst, b.Kind)
+		dst = append(dst, `,"role":`...)
+		if b.Role == "" {
+			dst = append(dst, "null"...)
+		} else {
+			dst = appendJSString(dst, b.Role)
+		}
+		dst = append(dst, `,"text":`...)
+		dst = appendJSString(dst, b.Text)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `],"copyAll":`...)
+	dst = appendJSString(dst, d.CopyAll)
+	return append(dst, '}')
+}
+
+// MarshalJSON gives OracleJSON (use an Encoder with SetEscapeHTML(false) to
+// keep '<' and '>' raw, as the oracle has them).
+func (d *Decoded) MarshalJSON() ([]byte, error) { return d.OracleJSON(), nil }
+
+// appendJSString appends s quoted as JavaScript's JSON.stringify does:
+// `"` and `\` escaped, \b \f \n \r \t, other control characters as \u00xx,
+// everything else raw (invalid UTF-8 becomes U+FFFD).
+func appendJSString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, "\ufffd"...)
+				i++
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"':
+			dst = append(dst, '\\', '"')
+		case '\\':
+			dst = append(dst, '\\', '\\')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

@@ -1,0 +1,97 @@
+package cookbook
+
+import "strings"
+
+// Provenance is the merged provenance of one point, in one shape for both
+// data generations (spec (c)): newer files merge cell.prov with the point's
+// keys and expand URLs like the page's pointInfo; older files carry the URLs
+// on the point, and the bare ids (Recipe path, Run id, Job) are derived from
+// them by stripping the repository prefixes.
+type Provenance struct {
+	SHA      string // InferenceX commit the recipe is read at
+	Recipe   string // repo-relative recipe path (srt-slurm YAML or shell script)
+	Override string // recipe selector: "", "base", "override_<name>", "zip_override_<name>[i]"
+	Item     int    // index in the InferenceX search space
+	PR       string
+	Status   string // verified | verified-pr | in-progress
+	Run      string // "<run_id>" or "<run_id>/attempts/<n>"
+	Job      string // "<run>/job/<id>"
+	Comment  string // issue-comment id
+	Date     string
+
+	RecipeURL, RunURL, JobURL, PRURL, CommentURL string
+}
+
+// Provenance returns the merged provenance of cells[cell].points[point]
+// (zero value for out-of-range indexes).
+func (f *File) Provenance(cell, point int) Provenance {
+	if cell < 0 || cell >= len(f.Cells) || point < 0 || point >= len(f.Cells[cell].Points) {
+		return Provenance{}
+	}
+	c := &f.Cells[cell]
+	pt := &c.Points[point]
+	var p Provenance
+	if c.Prov != nil {
+		p = Provenance{SHA: c.Prov.SHA, Recipe: c.Prov.Recipe, Run: c.Prov.Run, PR: c.Prov.PR,
+			Comment: c.Prov.Comment, Status: c.Prov.Status, Date: c.Prov.Date}
+	}
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&p.SHA, pt.SHA)
+	set(&p.Recipe, pt.Recipe)
+	set(&p.Run, pt.Run)
+	set(&p.PR, pt.PR)
+	set(&p.Comment, pt.Comment)
+	set(&p.Status, pt.Status)
+	set(&p.Date, pt.Date)
+	set(&p.Job, pt.Job)
+	p.Override = pt.Override
+	p.Item = pt.Item
+	repo := strings.TrimSuffix(f.Source.Repo, "/")
+	// Older format: URLs given, derive ids.
+	p.RecipeURL, p.RunURL, p.JobURL, p.PRURL, p.CommentURL = pt.RecipeURL, pt.RunURL, pt.JobURL, pt.PRURL, pt.UseComment
+	if p.Recipe == "" && p.RecipeURL != "" {
+		rest := strings.TrimPrefix(p.RecipeURL, repo+"/blob/")
+		if rest != p.RecipeURL {
+			if i := strings.IndexByte(rest, '/'); i >= 0 {
+				if p.SHA == "" {
+					p.SHA = rest[:i]
+				}
+				p.Recipe = rest[i+1:]
+			}
+		}
+	}
+	if p.Run == "" && p.RunURL != "" {
+		p.Run = strings.TrimPrefix(p.RunURL, repo+"/actions/runs/")
+	}
+	if p.Job == "" && p.JobURL != "" {
+		p.Job = strings.TrimPrefix(p.JobURL, repo+"/actions/runs/")
+	}
+	if p.Comment == "" && p.CommentURL != "" {
+		if i := strings.Index(p.CommentURL, "#issuecomment-"); i >= 0 {
+			p.Comment = p.CommentURL[i+len("#issuecomment-"):]
+		}
+	}
+	// Newer format: expand ids to URLs (pointInfo).
+	if repo != "" {
+		if p.RecipeURL == "" && p.Recipe != "" && p.SHA != "" {
+			p.RecipeURL = repo + "/blob/" + p.SHA + "/" + p.Recipe
+		}
+		if p.RunURL == "" && p.Run != "" {
+			p.RunURL = repo + "/actions/runs/" + p.Run
+		}
+		if p.JobURL == "" && p.Job != "" {
+			p.JobURL = repo + "/actions/runs/" + p.Job
+		}
+		if p.PRURL == "" && p.PR != "" {
+			p.PRURL = repo + "/pull/" + p.PR
+		}
+		if p.CommentURL == "" && p.Comment != "" && p.PR != "" {
+			p.CommentURL = repo + "/pull/" + p.PR + "#issuecomment-" + p.Comment
+		}
+	}
+	return p
+}

@@ -1,0 +1,205 @@
+package cookbook
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
+)
+
+// kvTiers are the KV tiers the page knows, in its button order
+// (_agentx.jsx: none, hicache, mooncake).
+var kvTiers = [...]string{launch.KVNone, launch.KVHiCache, launch.KVMooncake}
+
+func knownTier(t string) bool { return slices.Contains(kvTiers[:], t) }
+
+// validate checks the structure the decoder relies on, naming the JSON path
+// of the first problem.
+func (f *File) validate() error {
+	for i := range f.Envs {
+		if err := f.checkEnv(jpath{"envs", i}, f.Envs[i]); err != nil {
+			return err
+		}
+	}
+	if m := f.KVMooncake; m != nil {
+		p := jpath{"kvMooncake"}
+		if err := f.checkArgs(p.with("args"), m.Args); err != nil {
+			return err
+		}
+		if err := f.checkEnv(p.with("env"), m.Env); err != nil {
+			return err
+		}
+		if err := f.checkEnv(p.with("decode_env"), m.DecodeEnv); err != nil {
+			return err
+		}
+		for r, b := range m.Master {
+			if err := f.checkBlock(p.with("master", r), &b, false); err != nil {
+				return err
+			}
+		}
+	}
+	if len(f.Cells) == 0 {
+		return f.errPath(jpath{"cells"}, "no cells")
+	}
+	for ci := range f.Cells {
+		c := &f.Cells[ci]
+		cp := jpath{"cells", ci}
+		if len(c.Routers) == 0 {
+			return f.errPath(cp.with("routers"), "no routers")
+		}
+		if _, ok := c.Routers[c.Submitted]; !ok {
+			return f.errPath(cp.with("submitted"), "submitted router %q is not a key of routers", c.Submitted)
+		}
+		for i, t := range c.KV.Available {
+			if !knownTier(t) {
+				return f.errPath(cp.with("kv", "available", i), "unknown KV tier %q (want none, hicache or mooncake)", t)
+			}
+		}
+		if c.KV.HiCache != nil {
+			if err := f.checkArgs(cp.with("kv", "hicache", "args"), c.KV.HiCache.Args); err != nil {
+				return err
+			}
+		}
+		if len(c.Points) == 0 {
+			return f.errPath(cp.with("points"), "no points")
+		}
+		for _, r := range sortedRouters(c) {
+			rt := c.Routers[r]
+			for bi := range rt.Blocks {
+				if err := f.checkBlock(cp.with("routers", r, "blocks", bi), &rt.Blocks[bi], true); err != nil {
+					return err
+				}
+			}
+		}
+		for pi := range c.Points {
+			pt := &c.Points[pi]
+			pp := cp.with("points", pi)
+			if !knownTier(pt.KV) {
+				return f.errPath(pp.with("kv"), "unknown KV tier %q (want none, hicache or mooncake)", pt.KV)
+			}
+			tiers := append(slices.Clone(c.KV.Available), pt.KV)
+			if slices.Contains(tiers, launch.KVHiCache) && c.KV.HiCache == nil {
+				return f.errPath(cp.with("kv"), "KV tier hicache is offered but kv.hicache is missing")
+			}
+			if slices.Contains(tiers, launch.KVMooncake) {
+				for r := range c.Routers {
+					if pt.KV == launch.KVMooncake {
+						continue
+					}
+					if f.KVMooncake == nil {
+						return f.errPath(jpath{"kvMooncake"}, "KV tier mooncake is offered (%s) but kvMooncake is missing", cp.with("kv"))
+					}
+					if _, ok := f.KVMooncake.Master[r]; !ok {
+						return f.errPath(jpath{"kvMooncake", "master"}, "no mooncake master for router %q (needed by %s)", r, cp)
+					}
+				}
+			}
+			for i, rp := range pt.Patch {
+				rpp := pp.with("patch", rp.Router)
+				if rp.bad != "" {
+					if rp.Router == "" {
+						rpp = pp.with("patch")
+					}
+					return f.errPath(rpp, "%s", rp.bad)
+				}
+				if _, ok := c.Routers[rp.Router]; !ok {
+					return f.errPath(rpp, "patch for router %q, which the cell does not have", rp.Router)
+				}
+				_ = i
+				for k, d := range rp.Blocks {
+					if d == nil {
+						continue
+					}
+					if err := f.checkDiff(rpp.with(k), d); err != nil {
+						return err
+					}
+				}
+				for k := range rp.Replace {
+					if err := f.checkBlock(rpp.with("replace", k), &rp.Replace[k], false); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkBlock validates one block entry; deltas are allowed only in a
+// router's block list.
+func (f *File) checkBlock(p jpath, b *BlockEntry, deltaOK bool) error {
+	if b.isDelta() && !deltaOK {
+		return f.errPath(p, "from/ref are not allowed here (want a full block)")
+	}
+	if b.From != nil && b.Ref != nil {
+		return f.errPath(p, "block has both from and ref")
+	}
+	if b.Ref != nil && b.Ref.bad != "" {
+		return f.errPath(p.with("ref"), "%s", b.Ref.bad)
+	}
+	if !b.isDelta() {
+		if b.Kind == "" {
+			return f.errPath(p, "block has no kind")
+		}
+		if b.Cmd == "" {
+			return f.errPath(p, "block has no cmd")
+		}
+	}
+	if err := f.checkArgs(p.with("args"), b.Args); err != nil {
+		return err
+	}
+	if err := f.checkEnv(p.with("env"), b.Env); err != nil {
+		return err
+	}
+	if b.EnvRef != nil && (*b.EnvRef < 0 || *b.EnvRef >= len(f.Envs)) {
+		return f.errPath(p.with("envRef"), "index %d out of range (%d envs)", *b.EnvRef, len(f.Envs))
+	}
+	if b.Diff != nil {
+		if err := f.checkDiff(p.with("diff"), b.Diff); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *File) checkDiff(p jpath, d *Diff) error {
+	if d.bad != "" {
+		return f.errPath(p, "%s", d.bad)
+	}
+	if d.Block != nil {
+		return f.checkBlock(p.with("block"), d.Block, false)
+	}
+	return nil
+}
+
+func (f *File) checkArgs(p jpath, a Args) error {
+	for i, e := range a {
+		if len(e) == 0 || e[0] == "" {
+			return f.errPath(p.with(i), "empty arg entry (want [flag, value…])")
+		}
+	}
+	return nil
+}
+
+func (f *File) checkEnv(p jpath, e Env) error {
+	for _, v := range e {
+		if strings.HasPrefix(v.Value, badValue) {
+			if v.Name == "" {
+				return f.errPath(p, "want an object of strings, got %s", strings.TrimPrefix(v.Value, badValue))
+			}
+			return f.errPath(p.with(v.Name), "env value must be a string, got %s", strings.TrimPrefix(v.Value, badValue))
+		}
+	}
+	return nil
+}
+
+// sortedRouters returns the cell's router names in the page's order
+// (Object.keys(cell.routers).sort(): code-unit order, dynamo before sglang).
+func sortedRouters(c *Cell) []string {
+	rs := make([]string, 0, len(c.Routers))
+	for r := range c.Routers {
+		rs = append(rs, r)
+	}
+	slices.Sort(rs)
+	return rs
+}
