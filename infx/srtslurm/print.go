@@ -1,0 +1,315 @@
+package srtslurm
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+)
+
+var reShellSafe = regexp.MustCompile(`^[a-zA-Z0-9_@%+=:,./-]+$`)
+
+// shellQuote is Python's shlex.quote.
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	if reShellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
+}
+
+// shellJoin is Python's shlex.join.
+func shellJoin(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+// Text prints the rendering in the form of srt-slurm's golden renderings
+// (../shared/golden/srt-slurm/README.md): a header, one "## srun on" block
+// per step (exports, preamble label, shlex-joined command), the distinct
+// bash preambles, then the files srt-slurm writes.
+func (r *Rendering) Text() string {
+	var blocks []string
+	var h strings.Builder
+	fmt.Fprintf(&h, "# recipe: %s\n", r.Label)
+	nodes := make([]string, len(r.Nodes))
+	for i, n := range r.Nodes {
+		nodes[i] = "'" + n + "'"
+	}
+	fmt.Fprintf(&h, "# name: %s | backend: %s | frontend: %s | nodes: [%s] | infra: %s | head: %s\n",
+		r.Name, r.Backend, r.Frontend, strings.Join(nodes, ", "), r.Infra, r.Head)
+	h.WriteString("# endpoints:\n")
+	for _, e := range r.Endpoints {
+		fmt.Fprintf(&h, "#   %s nodes=%s gpus=%s\n", e.Name, strings.Join(e.Nodes, ","), joinInts(e.GPUs))
+	}
+	blocks = append(blocks, h.String())
+	var preambles []string
+	label := map[string]string{}
+	for _, s := range r.Steps {
+		var b strings.Builder
+		b.WriteString("## srun on " + strings.Join(s.Nodes, ","))
+		extra := ""
+		if s.MPI != "" {
+			extra = "ntasks=" + s.NTasks + " mpi=" + s.MPI
+		}
+		b.WriteString(" " + extra + " image=" + s.Image + "\n")
+		for _, e := range s.Env {
+			b.WriteString("   env " + e.Name + "=" + e.Value + "\n")
+		}
+		if s.Preamble != "" {
+			l, ok := label[s.Preamble]
+			if !ok {
+				l = fmt.Sprintf("P%d", len(preambles)+1)
+				label[s.Preamble] = l
+				preambles = append(preambles, s.Preamble)
+			}
+			b.WriteString("   bash-preamble: " + l + "\n")
+		}
+		b.WriteString("   " + shellJoin(s.Argv()) + "\n")
+		blocks = append(blocks, b.String())
+	}
+	for i, p := range preambles {
+		blocks = append(blocks, fmt.Sprintf("## bash-preamble P%d (runs inside the container, joined with && before the command)\n%s\n", i+1, p))
+	}
+	for _, f := range r.Files {
+		blocks = append(blocks, "## file "+f.Name+"\n"+f.Content+"\n")
+	}
+	return strings.Join(blocks, "\n")
+}
+
+// nginxConf renders srt-slurm's nginx.conf template
+// (src/srtctl/templates/nginx.conf.j2 at main) for frontends at ips:8180.
+func nginxConf(ips []string, affinity bool, header, keepalive string) string {
+	if keepalive == "" {
+		keepalive = "600s"
+	}
+	var b strings.Builder
+	b.WriteString(`# SPDX-FileCopyrightText: Copyright (c) 2025 NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+# SPDX-License-Identifier: Apache-2.0
+# Defines the group of servers to which NGINX will proxy requests.
+# NGINX will cycle through these servers in a round-robin fashion by default.
+worker_processes auto;
+
+
+http {
+    # Raise the request-body cap (nginx default is 1 MiB) so the load balancer
+    # does not reject large client requests with 413 before they reach the
+    # frontend. Agentic replay traces (e.g. multi-turn cc-traces warmup bodies)
+    # exceed 1 MiB; this mirrors the dynamo frontend's own body limit so nginx
+    # is never the bottleneck and is never more permissive than the backend.
+    client_max_body_size 45m;
+    access_log off;
+
+`)
+	if affinity {
+		v := "$http_" + strings.ReplaceAll(strings.ToLower(header), "-", "_")
+		b.WriteString(`    # Keep a Dynamo session on one frontend. Anonymous requests use NGINX's
+    # generated request ID so an empty session header cannot pin all traffic.
+
+    map ` + v + ` $frontend_hash_key {
+        default ` + v + `;
+        "" $request_id;
+    }
+`)
+	}
+	b.WriteString(`
+
+    # Agentic replay reproduces recorded think-time, so a session's connection can
+    # sit idle for minutes between turns. nginx's default keepalive_timeout of 75s
+    # closes it underneath a pooled client connection, and the client's next write
+    # on that socket surfaces as "broken pipe" / "server disconnected" with nothing
+    # logged server-side.
+    keepalive_timeout ` + keepalive + `;
+
+    upstream backend_servers {
+
+`)
+	if affinity {
+		b.WriteString("        hash $frontend_hash_key consistent;\n")
+	}
+	b.WriteString("\n        ")
+	for _, ip := range ips {
+		b.WriteString("\n        server " + ip + ":8180;\n        ")
+	}
+	b.WriteString(`
+        # Reuse upstream connections instead of a fresh TCP handshake per request.
+        keepalive 512;
+        keepalive_timeout ` + keepalive + `;
+    }
+
+    # The main server block that listens for incoming traffic.
+    server {
+        listen 8000; # Public-facing port for incoming HTTP requests.
+
+        location / {
+            # Pass the request to the upstream group defined above.
+            proxy_pass http://backend_servers;
+
+            proxy_buffering off;
+            proxy_read_timeout 24h;
+            proxy_send_timeout 24h;
+
+            # Required for the upstream keepalive pool above: without these nginx
+            # talks HTTP/1.0 to the backend and opens a new connection per request.
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+        }
+    }
+}
+
+events {
+
+    #
+    # Determines how many clients will be served by each worker process.
+    # (Max clients = worker_connections * worker_processes)
+    # Should be equal to ` + "`ulimit -n / worker_processes`" + `
+    #
+    worker_connections 65535;
+
+    #
+    # Let each process accept multiple connections.
+    # Accept as many connections as possible, after nginx gets notification
+    # about a new connection.
+    # May flood worker_connections, if that option is set too low.
+    #
+    multi_accept on;
+
+    #
+    # Preferred connection method for newer linux versions.
+    # Essential for linux, optmized to serve many clients with each thread.
+    #
+    use epoll;
+}`)
+	return b.String()
+}
+
+// safeDump is PyYAML safe_dump(data, default_flow_style=False) of a
+// mapping: block style, keys sorted, sequences not indented under their key,
+// scalars in PyYAML's plain or single-quoted form.
+func safeDump(m *omap) string {
+	var b strings.Builder
+	if m == nil || m.len() == 0 {
+		return "{}\n"
+	}
+	dumpMap(&b, m, 0)
+	return b.String()
+}
+
+func sortedEntries(m *omap) []*entry {
+	es := append([]*entry(nil), m.entries...)
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && es[j].Key < es[j-1].Key; j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+	return es
+}
+
+func dumpMap(b *strings.Builder, m *omap, indent int) {
+	pad := strings.Repeat(" ", indent)
+	for _, e := range sortedEntries(m) {
+		b.WriteString(pad + yamlScalar(e.Key) + ":")
+		dumpValue(b, e.Val, indent, true)
+	}
+}
+
+func dumpValue(b *strings.Builder, v any, indent int, inMap bool) {
+	switch x := v.(type) {
+	case *omap:
+		if x.len() == 0 {
+			b.WriteString(" {}\n")
+			return
+		}
+		b.WriteString("\n")
+		dumpMap(b, x, indent+2)
+	case []any:
+		if len(x) == 0 {
+			b.WriteString(" []\n")
+			return
+		}
+		b.WriteString("\n")
+		pad := strings.Repeat(" ", indent)
+		for _, it := range x {
+			b.WriteString(pad + "-")
+			switch y := it.(type) {
+			case *omap:
+				if y.len() == 0 {
+					b.WriteString(" {}\n")
+					continue
+				}
+				// first key on the dash line
+				es := sortedEntries(y)
+				b.WriteString(" " + yamlScalar(es[0].Key) + ":")
+				dumpValue(b, es[0].Val, indent+2, true)
+				for _, e := range es[1:] {
+					b.WriteString(strings.Repeat(" ", indent+2) + yamlScalar(e.Key) + ":")
+					dumpValue(b, e.Val, indent+2, true)
+				}
+			case []any:
+				dumpValue(b, y, indent+2, false)
+			default:
+				b.WriteString(" " + yamlScalarValue(it) + "\n")
+			}
+		}
+	default:
+		b.WriteString(" " + yamlScalarValue(v) + "\n")
+	}
+}
+
+func yamlScalarValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		if x {
+			return "true"
+		}
+		return "false"
+	case float64:
+		switch {
+		case math.IsNaN(x):
+			return ".nan"
+		case math.IsInf(x, 1):
+			return ".inf"
+		case math.IsInf(x, -1):
+			return "-.inf"
+		}
+		s := pyFloat(x)
+		if !strings.Contains(s, ".") && strings.Contains(s, "e") {
+			s = strings.Replace(s, "e", ".0e", 1)
+		}
+		return s
+	case string:
+		return yamlScalar(x)
+	}
+	return pyStr(v)
+}
+
+// yamlScalar writes a string plainly when PyYAML would, else single-quoted.
+func yamlScalar(s string) string {
+	plain := s != "" && s == strings.TrimSpace(s) && !strings.ContainsAny(s, "\n\r\t")
+	if plain {
+		if _, isStr := resolvePlain(s).(string); !isStr {
+			plain = false
+		}
+	}
+	if plain && strings.ContainsAny(s[:1], "-?:,[]{}#&*!|>'\"%@`") {
+		plain = len(s) > 1 && strings.ContainsAny(s[:1], "-?:") && s[1] != ' '
+	}
+	if plain && (strings.Contains(s, ": ") || strings.Contains(s, " #") || strings.HasSuffix(s, ":")) {
+		plain = false
+	}
+	if plain && strings.ContainsAny(s, ",[]{}") {
+		// flow indicators are allowed in block plain scalars by PyYAML
+		// except at the start (checked above).
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}

@@ -1,0 +1,304 @@
+// Package srtslurm reads NVIDIA/srt-slurm recipes (schema 1 and schema 2,
+// as used by SemiAnalysisAI/InferenceX under
+// benchmarks/multi_node/srt-slurm-recipes/) and renders the processes
+// srt-slurm starts for them: every srun step with its node list, container
+// image, exported environment, bash preamble and command, plus the files it
+// writes (TRT-LLM engine YAML, nginx.conf), and a launch.Deployment with one
+// Process per role block.
+//
+// Loading follows PyYAML safe_load (YAML 1.1 scalars); variants follow
+// srtctl's base / override_* / zip_override_* expansion; rendering follows
+// srt-slurm's backend builders, with the injected flags and environment of a
+// chosen srt-slurm version (Options.Version, default v1.0.68). The rules are
+// those of ../shared/spec/srt-slurm.md (NVIDIA/srt-slurm c88ef731 and older
+// refs); the section numbers in comments refer to that spec.
+package srtslurm
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Recipe is one loaded srt-slurm recipe file: a plain recipe, or an override
+// file (top-level base plus override_<name> / zip_override_<name> sections).
+type Recipe struct {
+	// File is the name the recipe was loaded under (used in errors).
+	File string
+
+	top      *omap
+	override bool
+	// zipLen holds the number of variants of each zip_override_<g> group.
+	zipLen map[string]int
+	// selectors in srt-slurm's order.
+	selectors []string
+}
+
+// Load reads and parses the recipe at path. Errors are *Error values naming
+// the file and line:col (or YAML path) of the problem.
+func Load(p string) (*Recipe, error) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(p, data)
+}
+
+// Parse parses a recipe from src; name is used in errors. It checks the YAML
+// syntax, that the document is a mapping, and the shape of the variant
+// sections (zip dimensions of equal length, srtctl
+// src/srtctl/core/config.py). The recipe body itself is validated by Render.
+func Parse(name string, src []byte) (*Recipe, error) {
+	v, err := parseYAML(name, src)
+	if err != nil {
+		return nil, err
+	}
+	top, ok := v.(*omap)
+	if !ok {
+		return nil, &Error{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("a recipe must be a YAML mapping, got %s", typeName(v))}
+	}
+	r := &Recipe{File: name, top: top, zipLen: map[string]int{}}
+	base, hasBase := top.get("base")
+	if !hasBase {
+		r.selectors = []string{""}
+		return r, nil
+	}
+	r.override = true
+	if _, ok := base.Val.(*omap); !ok {
+		return nil, errAt(name, base.Src, "base must be a mapping, got %s", typeName(base.Val))
+	}
+	var overrides, zips []string
+	for _, e := range top.entries {
+		switch {
+		case strings.HasPrefix(e.Key, "zip_override_"):
+			m, ok := e.Val.(*omap)
+			if !ok {
+				return nil, errAt(name, e.Src, "%s must be a mapping, got %s", e.Key, typeName(e.Val))
+			}
+			n, err := zipLength(name, m)
+			if err != nil {
+				return nil, err
+			}
+			r.zipLen[e.Key] = n
+			zips = append(zips, e.Key)
+		case strings.HasPrefix(e.Key, "override_"):
+			if _, ok := e.Val.(*omap); !ok && e.Val != nil {
+				return nil, errAt(name, e.Src, "%s must be a mapping, got %s", e.Key, typeName(e.Val))
+			}
+			overrides = append(overrides, e.Key)
+		}
+	}
+	sort.Strings(overrides)
+	sort.Strings(zips)
+	r.selectors = append(r.selectors, overrides...)
+	for _, z := range zips {
+		for i := 0; i < r.zipLen[z]; i++ {
+			r.selectors = append(r.selectors, fmt.Sprintf("%s[%d]", z, i))
+		}
+	}
+	return r, nil
+}
+
+// Selectors lists the variants srtctl apply -f FILE runs, in its order
+// (override_* sorted, then every zip_override_<g>[i], sorted by group);
+// "base" is not listed but Render accepts it. A recipe without variants
+// gives [""] (one plain variant).
+func (r *Recipe) Selectors() []string {
+	return append([]string(nil), r.selectors...)
+}
+
+// HasVariants reports whether the recipe is an override file (has base).
+func (r *Recipe) HasVariants() bool { return r.override }
+
+func errAt(file string, s src, format string, args ...any) error {
+	return &Error{File: file, Line: s.Line, Col: s.Col, Path: s.Path, Msg: fmt.Sprintf(format, args...)}
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case int64, bigInt:
+		return "an integer"
+	case float64:
+		return "a float"
+	case string:
+		return "a string"
+	case []any:
+		return "a list"
+	case *omap:
+		return "a mapping"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// zipLength checks the zip dimensions of a zip_override section: every list
+// leaf of length != 1 must have the same length N; the group has N variants
+// (1 when there is no such list).
+func zipLength(file string, m *omap) (int, error) {
+	n := 0
+	var first src
+	var walk func(m *omap) error
+	walk = func(m *omap) error {
+		for _, e := range m.entries {
+			switch x := e.Val.(type) {
+			case *omap:
+				if err := walk(x); err != nil {
+					return err
+				}
+			case []any:
+				if len(x) == 1 {
+					continue
+				}
+				if len(x) == 0 {
+					return errAt(file, e.Src, "empty zip list")
+				}
+				if n == 0 {
+					n, first = len(x), e.Src
+				} else if len(x) != n {
+					return errAt(file, e.Src, "zip list has %d values but %s has %d; every zip list must have the same length (or length 1)", len(x), first.Path, n)
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(m); err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		n = 1
+	}
+	return n, nil
+}
+
+// zipSlice returns variant i of a zip section: lists replaced by their i-th
+// element (length-1 lists broadcast), scalars broadcast.
+func zipSlice(m *omap, i int) *omap {
+	out := newMap()
+	for _, e := range m.entries {
+		switch x := e.Val.(type) {
+		case *omap:
+			out.set(e.Key, zipSlice(x, i), e.Src)
+		case []any:
+			j := i
+			if len(x) == 1 {
+				j = 0
+			}
+			s := e.Src
+			s.Path = fmt.Sprintf("%s[%d]", s.Path, j)
+			out.set(e.Key, deepCopy(x[j]), s)
+		default:
+			out.set(e.Key, e.Val, e.Src)
+		}
+	}
+	return out
+}
+
+var reZipSel = regexp.MustCompile(`^(zip_override_.+)\[(\d+)\]$`)
+
+// variant resolves selector to the effective recipe mapping and its job
+// name (spec §8): "" for a plain recipe, "base", "override_<x>",
+// "zip_override_<g>[i]", "zip_override_<g>" when the group has one variant,
+// or a glob matching exactly one variant.
+func (r *Recipe) variant(sel string) (*omap, error) {
+	if !r.override {
+		if sel != "" && sel != "base" {
+			return nil, &Error{File: r.File, Msg: fmt.Sprintf("unknown selector %q: the recipe has no variants (no top-level base)", sel)}
+		}
+		return deepCopy(r.top).(*omap), nil
+	}
+	be, _ := r.top.get("base")
+	base := be.Val.(*omap)
+	baseName := ""
+	if n, ok := base.get("name"); ok {
+		baseName = pyStr(n.Val)
+	}
+	out := deepCopy(base).(*omap)
+	schema, hasSchema := r.top.get("schema")
+	finish := func(m *omap) *omap {
+		if hasSchema {
+			if _, ok := m.get("schema"); !ok {
+				m.set("schema", schema.Val, schema.Src)
+			}
+		}
+		return m
+	}
+	if sel == "base" {
+		return finish(out), nil
+	}
+	if sel == "" {
+		return nil, &Error{File: r.File, Msg: fmt.Sprintf("the recipe has variants; choose a selector (base or one of: %s)", strings.Join(r.selectors, ", "))}
+	}
+	if strings.ContainsAny(sel, "*?[") && !reZipSel.MatchString(sel) {
+		var hits []string
+		for _, s := range r.selectors {
+			g := s
+			if m := reZipSel.FindStringSubmatch(s); m != nil {
+				g = m[1]
+			}
+			if ok, _ := path.Match(sel, g); ok {
+				hits = append(hits, s)
+			}
+		}
+		if len(hits) != 1 {
+			return nil, &Error{File: r.File, Msg: fmt.Sprintf("selector %q matches %d variants (%s); render needs exactly one; available selectors: %s", sel, len(hits), strings.Join(hits, ", "), strings.Join(r.selectors, ", "))}
+		}
+		sel = hits[0]
+	}
+	if strings.HasPrefix(sel, "zip_override_") {
+		group, idx := sel, -1
+		if m := reZipSel.FindStringSubmatch(sel); m != nil {
+			group = m[1]
+			idx, _ = strconv.Atoi(m[2])
+		}
+		n, ok := r.zipLen[group]
+		if ok && idx < 0 && n == 1 {
+			idx = 0
+		}
+		if !ok || idx < 0 || idx >= n {
+			return nil, r.unknownSel(sel)
+		}
+		ze, _ := r.top.get(group)
+		slice := zipSlice(ze.Val.(*omap), idx)
+		deepMerge(out, slice)
+		if !isList(ze.Val.(*omap), "name") {
+			out.set("name", fmt.Sprintf("%s_%s_%d", baseName, strings.TrimPrefix(group, "zip_override_"), idx), src{Path: sel})
+		}
+		return finish(out), nil
+	}
+	if strings.HasPrefix(sel, "override_") {
+		oe, ok := r.top.get(sel)
+		if !ok {
+			return nil, r.unknownSel(sel)
+		}
+		om, _ := oe.Val.(*omap)
+		if om == nil {
+			om = newMap()
+		}
+		deepMerge(out, om)
+		if _, ok := om.get("name"); !ok {
+			out.set("name", baseName+"_"+strings.TrimPrefix(sel, "override_"), src{Path: sel})
+		}
+		return finish(out), nil
+	}
+	return nil, r.unknownSel(sel)
+}
+
+func isList(m *omap, k string) bool {
+	e, ok := m.get(k)
+	if !ok {
+		return false
+	}
+	_, l := e.Val.([]any)
+	return l
+}
+
+func (r *Recipe) unknownSel(sel string) error {
+	return &Error{File: r.File, Msg: fmt.Sprintf("unknown selector %q; available selectors: base, %s", sel, strings.Join(r.selectors, ", "))}
+}

@@ -1,0 +1,124 @@
+package srtslurm
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+)
+
+// DefaultVersion is the srt-slurm ref rendered when Options.Version is
+// empty: NVIDIA/srt-slurm main at c88ef731, tag v1.0.68.
+const DefaultVersion = "v1.0.68"
+
+// profile is the injection profile of one srt-slurm ref: the flags and env
+// it adds around the recipe's own settings (spec §0 per-version table).
+type profile struct {
+	name string
+
+	httpBase, httpStep int // SGLang worker HTTP port base and step between leaders on a node
+	bootBase           int // --disaggregation-bootstrap-port base
+	distPort           int // SGLang --dist-init-addr port
+	bootAlways         bool
+	ncclPort           bool // --nccl-port (>= v1.0.58)
+	rpFlag             bool // --request-plane on dynamo workers
+	defaultRP          string
+	envRPNats          bool // worker env DYN_REQUEST_PLANE always nats
+	sysPortBase        int
+	kvBase, nixlBase   int
+	dpRPCBase          int
+	dpRPCFromRecipe    bool // aflowers: recipe data-parallel-rpc-port, else 13345
+	skipLogFmt         bool // DYN_SKIP_SGLANG_LOG_FORMATTING=1 injected
+	dynLog             bool // default DYN_LOG injected
+	runtimeEnvFront    bool // OTEL + top-level environment in dynamo frontend env
+	popModelPath       bool // SGLang removes model-path / served-model-name
+	fingerprint        bool
+	vllmPort           bool // VLLM_PORT export
+	vllmPortUnset      bool // unset -- VLLM_PORT on multi-node endpoints
+	dpPerNodeDefault   bool
+	dpLaunchSelector   bool // backend.dp_launch_mode honoured
+	deviceIDs          bool // vLLM --device-ids
+	directVLLM         bool // frontend.type: vllm
+	flock              bool // install wrapped in flock + sentinel
+	wheelField         bool // dynamo.wheel accepted
+	aflowersDotted     bool // vLLM: only the part before the first '.' gets _ → -
+	nixlBlock          bool // vLLM DP endpoints reserve a NIXL block
+}
+
+func mainProfile() profile {
+	return profile{name: "v1.0.68", httpBase: 6100, httpStep: 32, bootBase: 7200, distPort: 8300,
+		bootAlways: true, ncclPort: true, rpFlag: true, defaultRP: "tcp", sysPortBase: 7500,
+		kvBase: 5200, nixlBase: 5400, dpRPCBase: 8400, skipLogFmt: true, dynLog: true,
+		runtimeEnvFront: true, popModelPath: true, fingerprint: true, vllmPort: true, vllmPortUnset: true,
+		dpPerNodeDefault: true, dpLaunchSelector: true, deviceIDs: true, directVLLM: true, flock: true,
+		wheelField: true, nixlBlock: true}
+}
+
+var reTag = regexp.MustCompile(`^v1\.0\.(\d+)$`)
+
+// Versions lists the srt-slurm refs Options.Version accepts besides
+// v1.0.25 … v1.0.68 (spec §0): main, sa-submission-q2-2026,
+// aflowers/vllm-gb200-v0.20.0, a98738de and c1fb6989.
+var Versions = []string{"main", "sa-submission-q2-2026", "aflowers/vllm-gb200-v0.20.0", "a98738de", "c1fb6989"}
+
+// lookupProfile returns the injection profile of ref v (spec §0 table).
+// Unknown refs, and refs the spec does not cover (forks, other commits),
+// are an error.
+func lookupProfile(v string) (profile, error) {
+	p := mainProfile()
+	switch v {
+	case "", "main", "v1.0.68", "c88ef731":
+		return p, nil
+	case "sa-submission-q2-2026", "sa-submission", "aflowers/vllm-gb200-v0.20.0", "aflowers":
+		sa := v == "sa-submission-q2-2026" || v == "sa-submission"
+		p.name = v
+		p.httpBase, p.bootBase, p.distPort, p.sysPortBase = 30000, 31000, 29500, 8081
+		p.bootAlways, p.ncclPort = false, false
+		p.kvBase, p.nixlBase = 20000, 21000
+		p.dpRPCBase = 13345
+		p.skipLogFmt, p.dynLog = false, false
+		p.vllmPort, p.vllmPortUnset = false, false
+		p.dpPerNodeDefault, p.dpLaunchSelector, p.deviceIDs, p.directVLLM = false, false, false, false
+		if sa {
+			p.name = "sa-submission-q2-2026"
+			p.httpStep = 1
+			p.rpFlag, p.defaultRP = true, "nats"
+			p.runtimeEnvFront = false
+			p.popModelPath = false
+			p.fingerprint = false
+			p.flock = false
+			p.wheelField = false
+		} else {
+			p.name = "aflowers/vllm-gb200-v0.20.0"
+			p.httpStep = 1000
+			p.rpFlag = false
+			p.envRPNats = true
+			p.dpRPCFromRecipe = true
+			p.aflowersDotted = true
+			p.nixlBlock = false
+		}
+		return p, nil
+	case "a98738de", "c1fb6989":
+		p.name = v
+		p.rpFlag = false
+		p.envRPNats = true
+		p.ncclPort = false
+		p.vllmPort, p.vllmPortUnset = false, false
+		p.dpPerNodeDefault, p.dpLaunchSelector, p.deviceIDs, p.directVLLM = false, false, false, false
+		return p, nil
+	}
+	m := reTag.FindStringSubmatch(v)
+	if m == nil {
+		return p, fmt.Errorf("unknown srt-slurm version %q (known: v1.0.25 … v1.0.68, %v)", v, Versions)
+	}
+	n, _ := strconv.Atoi(m[1])
+	if n < 25 || n > 68 {
+		return p, fmt.Errorf("srt-slurm version %q is not covered (known: v1.0.25 … v1.0.68, %v)", v, Versions)
+	}
+	p.name = v
+	p.ncclPort = n >= 58
+	p.vllmPortUnset = n >= 31
+	p.dpLaunchSelector = n >= 31
+	p.directVLLM = n >= 38
+	p.dpPerNodeDefault = n >= 68
+	return p, nil
+}
