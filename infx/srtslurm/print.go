@@ -24,7 +24,8 @@ func shellQuote(s string) string {
 func shellJoin(argv []string) string {
 	q := make([]string, len(argv))
 	for i, a := range argv {
-		q[i] = shellQuote(a)
+		// <log_dir> stands for a real path: quote as a path would be.
+		q[i] = strings.ReplaceAll(shellQuote(strings.ReplaceAll(a, "<log_dir>", "/LOG_DIR")), "/LOG_DIR", "<log_dir>")
 	}
 	return strings.Join(q, " ")
 }

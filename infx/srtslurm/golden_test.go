@@ -1,0 +1,166 @@
+package srtslurm
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// sharedDir returns dir from env var key, or def relative to the module
+// root (this package is infx/srtslurm). ok is false when it does not exist.
+func sharedDir(t testing.TB, key, def string) (string, bool) {
+	dir := os.Getenv(key)
+	if dir == "" {
+		dir = filepath.Join("..", "..", def)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return dir, false
+	}
+	return dir, true
+}
+
+var reGoldenRef = regexp.MustCompile(`\.(main|v\d+\.\d+\.\d+|[A-Za-z0-9][A-Za-z0-9_-]*)$`)
+
+// goldenStep is one "## srun on" block of a golden file.
+type goldenStep struct {
+	header string
+	env    []string
+	pre    string // preamble label
+	cmd    string
+}
+
+// parseGolden splits a golden rendering into header lines, steps,
+// preambles (label → text) and files (name → content).
+func parseGolden(text string) (header []string, steps []goldenStep, pre map[string]string, files map[string]string) {
+	pre, files = map[string]string{}, map[string]string{}
+	blocks := strings.Split(text, "\n## ")
+	for i, b := range blocks {
+		if i == 0 {
+			header = strings.Split(strings.TrimRight(b, "\n"), "\n")
+			continue
+		}
+		switch {
+		case strings.HasPrefix(b, "srun on "):
+			lines := strings.Split(strings.TrimRight(b, "\n"), "\n")
+			s := goldenStep{header: lines[0]}
+			for _, l := range lines[1:] {
+				l = strings.TrimPrefix(l, "   ")
+				switch {
+				case strings.HasPrefix(l, "env "):
+					s.env = append(s.env, strings.TrimPrefix(l, "env "))
+				case strings.HasPrefix(l, "bash-preamble: "):
+					s.pre = strings.TrimPrefix(l, "bash-preamble: ")
+				default:
+					s.cmd = l
+				}
+			}
+			steps = append(steps, s)
+		case strings.HasPrefix(b, "bash-preamble "):
+			name, rest, _ := strings.Cut(b, "\n")
+			label := strings.Fields(name)[1]
+			pre[label] = strings.TrimRight(rest, "\n")
+		case strings.HasPrefix(b, "file "):
+			name, rest, _ := strings.Cut(b, "\n")
+			files[strings.TrimPrefix(name, "file ")] = rest
+		}
+	}
+	return
+}
+
+// TestGoldenSrtSlurm renders every recipe of ../shared/golden/srt-slurm
+// with the srt-slurm ref named in the golden file name and compares step by
+// step: node list, image, task count, every exported env var (in order) and
+// the command line (shlex-joined argv), then the bash preambles, the files
+// srt-slurm writes, and finally the whole text byte for byte.
+func TestGoldenSrtSlurm(t *testing.T) {
+	gdir, ok := sharedDir(t, "SRT_SLURM_GOLDEN_DIR", "../shared/golden/srt-slurm")
+	if !ok {
+		t.Skipf("golden dir %s absent", gdir)
+	}
+	rdir, ok := sharedDir(t, "SRT_SLURM_RECIPE_DIR", "../shared/corpus/srt-slurm")
+	if !ok {
+		t.Skipf("recipe dir %s absent", rdir)
+	}
+	files, err := filepath.Glob(filepath.Join(gdir, "*.txt"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files in %s (%v)", gdir, err)
+	}
+	pass := 0
+	for _, gf := range files {
+		name := filepath.Base(gf)
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(gf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := string(data)
+			first, _, _ := strings.Cut(want, "\n")
+			ref := strings.TrimPrefix(first, "# recipe: ")
+			recipePath, sel, _ := strings.Cut(ref, ":")
+			m := reGoldenRef.FindStringSubmatch(strings.TrimSuffix(name, ".txt"))
+			if m == nil {
+				t.Fatalf("cannot tell the srt-slurm ref from %s", name)
+			}
+			version := m[1]
+			rec, err := Load(filepath.Join(rdir, recipePath))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := rec.Render(sel, Options{Version: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out.Label = ref
+			got := out.Text()
+			if got == want {
+				pass++
+				return
+			}
+			gh, gs, gp, gfiles := parseGolden(got)
+			wh, ws, wp, wfiles := parseGolden(want)
+			for i := range wh {
+				if i >= len(gh) || gh[i] != wh[i] {
+					g := ""
+					if i < len(gh) {
+						g = gh[i]
+					}
+					t.Errorf("header line %d:\n got %s\nwant %s", i+1, g, wh[i])
+				}
+			}
+			if len(gs) != len(ws) {
+				t.Errorf("%d srun steps, want %d", len(gs), len(ws))
+			}
+			for i := 0; i < len(gs) && i < len(ws); i++ {
+				g, w := gs[i], ws[i]
+				if g.header != w.header {
+					t.Errorf("step %d header:\n got %s\nwant %s", i, g.header, w.header)
+				}
+				if strings.Join(g.env, "\n") != strings.Join(w.env, "\n") {
+					t.Errorf("step %d (%s) env:\n got %q\nwant %q", i, w.header, g.env, w.env)
+				}
+				if g.cmd != w.cmd {
+					t.Errorf("step %d (%s) command:\n got %s\nwant %s", i, w.header, g.cmd, w.cmd)
+				}
+				if gp[g.pre] != wp[w.pre] {
+					t.Errorf("step %d (%s) preamble %s/%s:\n got %s\nwant %s", i, w.header, g.pre, w.pre, gp[g.pre], wp[w.pre])
+				}
+			}
+			for n, w := range wfiles {
+				if gfiles[n] != w {
+					t.Errorf("file %s:\n got %q\nwant %q", n, gfiles[n], w)
+				}
+			}
+			for n := range gfiles {
+				if _, ok := wfiles[n]; !ok {
+					t.Errorf("extra file %s", n)
+				}
+			}
+			if !t.Failed() {
+				t.Errorf("text differs from the golden file (layout)")
+			}
+		})
+	}
+	t.Logf("%d/%d golden renderings byte-identical", pass, len(files))
+}
