@@ -197,7 +197,58 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 	if sb.steps < 0 {
 		return nil, fmt.Errorf("%w: more than the allowed number of commands (endless loop?)", ErrScriptLimit)
 	}
+	if args[0] == "printf" && len(args) > 1 && strings.Contains(args[1], "%q") {
+		return printfQ(args), nil
+	}
 	return args, nil
+}
+
+// printfQ rewrites `printf FMT ARGS…` with %q verbs (which the interpreter
+// lacks) into %s with the matching arguments quoted the way bash's
+// printf %q does (backslash before shell-special characters); scripts use
+// it to save the server command (printf '%q ' "${CMD[@]}" > …_command.txt).
+func printfQ(args []string) []string {
+	format := args[1]
+	var verbs []byte
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' || i+1 >= len(format) {
+			continue
+		}
+		j := i + 1
+		for j < len(format) && strings.IndexByte("-+ #0123456789.", format[j]) >= 0 {
+			j++
+		}
+		if j < len(format) && format[j] != '%' {
+			verbs = append(verbs, format[j])
+		}
+		i = j
+	}
+	out := []string{"printf", strings.ReplaceAll(format, "%q", "%s")}
+	for i, a := range args[2:] {
+		if len(verbs) > 0 && verbs[i%len(verbs)] == 'q' {
+			a = bashQuote(a)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// bashQuote quotes s like bash's printf %q (sh_backslash_quote).
+func bashQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case strings.ContainsRune(" \t\n'\"\\|&;()<>!{}*[]?^$`,", r):
+			b.WriteByte('\\')
+		case i == 0 && (r == '#' || r == '~'):
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func (sb *sandbox) exec(ctx context.Context, args []string) error {
@@ -220,6 +271,23 @@ func (sb *sandbox) exec(ctx context.Context, args []string) error {
 	sb.mu.Lock()
 	sb.run.Commands = append(sb.run.Commands, c)
 	sb.mu.Unlock()
+	// A few pure text utilities answer, so that paths built with them
+	// (source "$(dirname "$0")/…") come out right; everything else prints
+	// nothing and succeeds.
+	switch args[0] {
+	case "dirname":
+		if len(args) > 1 {
+			fmt.Fprintln(hc.Stdout, filepath.Dir(args[len(args)-1]))
+		}
+	case "basename":
+		if len(args) > 1 {
+			b := filepath.Base(args[1])
+			if len(args) > 2 {
+				b = strings.TrimSuffix(b, args[2])
+			}
+			fmt.Fprintln(hc.Stdout, b)
+		}
+	}
 	return nil
 }
 

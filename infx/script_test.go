@@ -1,0 +1,247 @@
+package infx
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
+)
+
+func openOld(t testing.TB) *Workspace {
+	t.Helper()
+	ws, err := Open("testdata/old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+func pointAt(t testing.TB, ws *Workspace, key string, row, conc int) Point {
+	t.Helper()
+	pts, err := ws.Points(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pts {
+		if p.Row == row && p.Concurrency == conc {
+			return p
+		}
+	}
+	t.Fatalf("%s: no point row %d conc %d", key, row, conc)
+	return Point{}
+}
+
+// argsText gives "flag v1 v2" per Arg for easy comparison.
+func argsText(args []launch.Arg) []string {
+	var out []string
+	for _, a := range args {
+		out = append(out, strings.TrimSpace(a.Flag+" "+strings.Join(a.Values, " ")))
+	}
+	return out
+}
+
+func renderOne(t *testing.T, ws *Workspace, p Point, opt Options) launch.Deployment {
+	t.Helper()
+	d, err := ws.Render(p, opt)
+	if err != nil {
+		t.Fatalf("render %s row %d conc %d: %v", p.ConfigKey, p.Row, p.Concurrency, err)
+	}
+	return d
+}
+
+func eqStrings(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s:\n got %q\nwant %q", what, got, want)
+	}
+}
+
+func TestScriptInlineLaunch(t *testing.T) {
+	ws := openOld(t)
+	// conc 4: the $( [[ $CONC -gt 4 ]] … ) gives 10; no DP attention.
+	d := renderOne(t, ws, pointAt(t, ws, "dsr1-fp8-h200-sglang", 0, 4), Options{})
+	if len(d.Processes) != 1 {
+		t.Fatalf("processes = %d, want 1", len(d.Processes))
+	}
+	p := d.Processes[0]
+	if p.Program != "python3 -m sglang.launch_server" || p.Kind != launch.KindWorker || p.Role != launch.RoleAgg {
+		t.Errorf("process = %q %s %s", p.Program, p.Kind, p.Role)
+	}
+	eqStrings(t, "args", argsText(p.Args), []string{
+		"--model-path deepseek-ai/DeepSeek-R1-0528", "--host 0.0.0.0", "--port 8888",
+		"--tensor-parallel-size 8", "--trust-remote-code", "--scheduler-recv-interval 10",
+		"--cuda-graph-max-bs 4", "--context-length 9236", "--mem-fraction-static 0.82",
+	})
+	eqStrings(t, "env", envText(p.Env), []string{"SGLANG_ENABLE_JIT_DEEPGEMM=false"})
+	if p.Args[0].Origin.Kind != launch.OriginScript || p.Args[0].Origin.Path != "benchmarks/single_node/fixed_seq_len/dsr1_fp8_h200_sglang.sh:20" {
+		t.Errorf("origin = %v", p.Args[0].Origin)
+	}
+	if d.Source.File != "benchmarks/single_node/fixed_seq_len/dsr1_fp8_h200_sglang.sh" || d.Source.ConfigKey != "dsr1-fp8-h200-sglang" || d.Source.Concurrency != 4 {
+		t.Errorf("source = %+v", d.Source)
+	}
+	// conc 16: the other branch of the $( … ).
+	d = renderOne(t, ws, pointAt(t, ws, "dsr1-fp8-h200-sglang", 0, 16), Options{})
+	if v, _ := launch.Lookup(d.Processes[0].Args, "--scheduler-recv-interval"); len(v) != 1 || v[0] != "30" {
+		t.Errorf("conc 16 scheduler-recv-interval = %v, want 30", v)
+	}
+	// DP-attention row: the branch adds DP/EP/EPLB flags.
+	d = renderOne(t, ws, pointAt(t, ws, "dsr1-fp8-h200-sglang", 1, 64), Options{})
+	got := argsText(d.Processes[0].Args)
+	eqStrings(t, "dp args", got[3:8], []string{"--tensor-parallel-size 8", "--dp-size 8", "--enable-dp-attention", "--ep-size 8", "--enable-eplb"})
+}
+
+func envText(env []launch.EnvVar) []string {
+	var out []string
+	for _, e := range env {
+		out = append(out, e.Name+"="+e.Value)
+	}
+	return out
+}
+
+func TestScriptArrayPrintfQ(t *testing.T) {
+	ws := openOld(t)
+	p := pointAt(t, ws, "qwen3.5-fp8-h200-vllm", 1, 256)
+	if filepath.Base(p.Script) != "qwen3.5_fp8_h200.sh" {
+		t.Fatalf("script = %q (bare-name fallback expected)", p.Script)
+	}
+	d := renderOne(t, ws, p, Options{})
+	pr := d.Processes[0]
+	if pr.Program != "vllm serve" {
+		t.Fatalf("program = %q", pr.Program)
+	}
+	eqStrings(t, "args", argsText(pr.Args), []string{
+		"Qwen/Qwen3.5-397B-A17B-FP8", "--host 0.0.0.0", "--port 8888",
+		"--tensor-parallel-size 1", "--data-parallel-size 8", "--enable-expert-parallel",
+		"--max-model-len 2048", "--max-num-seqs 256",
+		`--compilation-config {"cudagraph_mode": "FULL_AND_PIECEWISE", "max_cudagraph_capture_size": 512}`,
+		"--no-enable-prefix-caching",
+	})
+	eqStrings(t, "env", envText(pr.Env), []string{"VLLM_USE_FLASHINFER_MOE_FP8=1"})
+
+	// The printf '%q ' copy went to the in-memory sink, not to disk.
+	run, err := RunScript(p.Script, ScriptOptions{Env: ScriptEnv(p, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := run.Writes["/workspace/results/vllm_command.txt"]
+	want := `vllm serve Qwen/Qwen3.5-397B-A17B-FP8 --host 0.0.0.0 --port 8888 --tensor-parallel-size 1 --data-parallel-size 8 --enable-expert-parallel --max-model-len 2048 --max-num-seqs 256 --compilation-config \{\"cudagraph_mode\":\ \"FULL_AND_PIECEWISE\"\,\ \"max_cudagraph_capture_size\":\ 512\} --no-enable-prefix-caching `
+	if got != want {
+		t.Errorf("vllm_command.txt:\n got %q\nwant %q", got, want)
+	}
+	if _, err := os.Stat("/workspace/results/vllm_command.txt"); err == nil {
+		t.Errorf("script wrote to disk")
+	}
+}
+
+func TestScriptEvalEnvWrapper(t *testing.T) {
+	ws := openOld(t)
+	p := pointAt(t, ws, "qwen3.5-fp8-h200-sglang-agentic-mtp", 0, 4)
+	if !strings.HasSuffix(p.Script, "agentic/qwen3.5_fp8_h200_sglang_mtp.sh") {
+		t.Fatalf("script = %q", p.Script)
+	}
+	d := renderOne(t, ws, p, Options{})
+	pr := d.Processes[0]
+	eqStrings(t, "args", argsText(pr.Args), []string{
+		"--model-path Qwen/Qwen3.5-397B-A17B-FP8", "--tp 8", "--speculative-algorithm EAGLE",
+		"--speculative-num-steps 3", "--speculative-eagle-topk 1", "--speculative-num-draft-tokens 4",
+		"--max-running-requests 8", "--port 8888",
+	})
+	eqStrings(t, "env", envText(pr.Env), []string{"SGLANG_SIMULATE_ACC_LEN=3.39", "SGLANG_SIMULATE_ACC_METHOD=match-expected", "SGLANG_ENABLE_SPEC_V2=1"})
+	// EVAL_ONLY=true drops the synthetic-acceptance exports.
+	d = renderOne(t, ws, p, Options{ScriptEnv: []string{"EVAL_ONLY=true"}})
+	eqStrings(t, "eval env", envText(d.Processes[0].Env), []string{"SGLANG_ENABLE_SPEC_V2=1"})
+}
+
+func TestScriptArrayViaFunction(t *testing.T) {
+	ws := openOld(t)
+	d := renderOne(t, ws, pointAt(t, ws, "glm5.2-fp8-h200-sglang", 0, 2), Options{})
+	eqStrings(t, "args", argsText(d.Processes[0].Args), []string{
+		"--model-path zai-org/GLM-5.2-FP8", "--tp-size 8", "--reasoning-parser glm45", "--tool-call-parser glm47",
+	})
+}
+
+func TestScriptEndlessLoop(t *testing.T) {
+	ws := openOld(t)
+	p := pointAt(t, ws, "loop-fp8-h200-sglang", 0, 1)
+	start := time.Now()
+	_, err := ws.Render(p, Options{ScriptTimeout: 200 * time.Millisecond})
+	if !errors.Is(err, ErrScriptLimit) {
+		t.Fatalf("err = %v, want ErrScriptLimit", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Errorf("took %v", time.Since(start))
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, filepath.Join("testdata", "old", "benchmarks/single_node/fixed_seq_len/loop_fp8_h200_sglang.sh")+":") || !strings.Contains(msg, ":3:") && !strings.Contains(msg, ":4:") {
+		t.Errorf("error does not name file:line:col: %v", err)
+	}
+	// The step bound ends it too.
+	_, err = ws.Render(p, Options{ScriptTimeout: time.Minute, ScriptSteps: 1000})
+	if !errors.Is(err, ErrScriptLimit) {
+		t.Fatalf("steps: err = %v, want ErrScriptLimit", err)
+	}
+}
+
+func TestScriptWritesNothing(t *testing.T) {
+	ws := openOld(t)
+	dir := t.TempDir()
+	target := filepath.Join(dir, "owned.txt")
+	p := pointAt(t, ws, "kimik3-fp4-h200-sglang", 0, 1)
+	run, err := RunScript(p.Script, ScriptOptions{Env: ScriptEnv(p, []string{"TARGET=" + target})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 0 {
+		t.Errorf("script wrote %d files into %s", len(ents), dir)
+	}
+	if got := run.Writes[target]; got != "owned\nmore\n" {
+		t.Errorf("recorded write = %q", got)
+	}
+	var names []string
+	for _, c := range run.Commands {
+		names = append(names, c.Argv[0])
+	}
+	eqStrings(t, "commands", names, []string{"touch", "cp", "python3"})
+}
+
+func TestScriptParseError(t *testing.T) {
+	_, err := runScript("bad.sh", []byte("echo ok\nif [ x ]; then\n  echo\n"), ScriptOptions{})
+	var pe *PosError
+	if !errors.As(err, &pe) || pe.File != "bad.sh" || pe.Line == 0 || pe.Col == 0 {
+		t.Fatalf("err = %v, want bad.sh:line:col", err)
+	}
+}
+
+func TestScriptNoLaunch(t *testing.T) {
+	run, err := runScript("x.sh", []byte("echo hi; ls /\n"), ScriptOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ScriptProcesses(run, "x.sh"); err == nil || !strings.Contains(err.Error(), "x.sh: no server launch command") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func FuzzRunScript(f *testing.F) {
+	for _, s := range []string{
+		"python3 -m sglang.launch_server --tp $TP &",
+		"A=(vllm serve m --x 1); \"${A[@]}\"",
+		"while :; do :; done",
+		"eval \"$(echo trtllm-serve m)\"",
+		"f() { f; }; f",
+		"echo > /tmp/x; cat < /etc/passwd",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		run, err := runScript("fuzz.sh", []byte(src), ScriptOptions{Timeout: 50 * time.Millisecond, Steps: 2000, Env: []string{"TP=8"}})
+		if err == nil {
+			_, _ = ScriptProcesses(run, "fuzz.sh")
+		}
+	})
+}
