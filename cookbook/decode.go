@@ -141,59 +141,113 @@ func (f *File) Decode(sel Selection) (*Decoded, error) {
 		Source: launch.Source{
 			File: f.RepoPath, Commit: "sha256:" + f.SHA256,
 			CellID: c.ID, Cell: sel.Cell, Point: sel.Point, Router: sel.Router, KV: sel.KV,
-			ConfigKey: c.ConfigKey, Recipe: f.Provenance(sel.Cell, sel.Point).Recipe, Selector: pt.Override,
+			ConfigKey: c.ConfigKey, Recipe: f.recipeOf(c, pt), Selector: pt.Override,
 		},
 		Engine: "sglang", Model: c.Ckpt, Hardware: c.HW,
-		Processes: make([]launch.Process, len(blocks)),
+		Processes: cloneProcesses(blocks),
 	}
 	rt := c.Routers[sel.Router]
-	var body []byte
+	// Build the copy-all body in one buffer; block texts are substrings.
+	body := make([]byte, 0, 1024*len(blocks))
+	type span struct{ lo, hi int }
+	spans := make([]span, len(blocks))
 	for i := range blocks {
-		p := blocks[i].p
-		text := launch.Format(&p)
-		for _, k := range rt.Files {
-			if fe, ok := f.Files.Lookup(k); ok && fe.Name != "" && strings.Contains(text, fe.Name) && !slices.Contains(p.Files, fe.Name) {
-				p.Files = append(slices.Clip(p.Files), fe.Name)
-			}
-		}
-		d.Deployment.Processes[i] = p
+		p := &blocks[i].p
 		title := Title(p.Kind, p.Role)
-		d.Blocks[i] = Block{Title: title, Kind: string(p.Kind), Role: string(p.Role), Text: text}
 		if i > 0 {
 			body = append(body, "\n\n"...)
 		}
 		body = append(body, "# "...)
 		body = append(body, title...)
 		body = append(body, '\n')
-		body = append(body, text...)
+		lo := len(body)
+		body = launch.AppendFormat(body, p)
+		spans[i] = span{lo, len(body)}
+		d.Blocks[i] = Block{Title: title, Kind: string(p.Kind), Role: string(p.Role)}
 	}
 	// Placeholders: the body first, then the router's files (name, content).
 	var names []string
-	names = scanPlaceholders(names, string(body))
+	names = scanPlaceholders(names, body)
 	for _, k := range rt.Files {
 		if fe, ok := f.Files.Lookup(k); ok {
 			names = scanPlaceholders(names, fe.Name)
 			names = scanPlaceholders(names, fe.Content)
 		}
 	}
-	if len(names) == 0 {
-		d.CopyAll = string(body)
-		return d, nil
-	}
 	var b strings.Builder
-	b.Grow(len(body) + 64*len(names))
-	b.WriteString("# Set per node before running the commands below\n")
-	for _, n := range names {
-		b.WriteString("export ")
-		b.WriteString(n)
-		b.WriteString("=<")
-		b.WriteString(PlaceholderDescription(n))
-		b.WriteString(">\n")
+	if len(names) > 0 {
+		b.Grow(len(body) + 80*len(names))
+		b.WriteString("# Set per node before running the commands below\n")
+		for _, n := range names {
+			b.WriteString("export ")
+			b.WriteString(n)
+			b.WriteString("=<")
+			b.WriteString(PlaceholderDescription(n))
+			b.WriteString(">\n")
+		}
+		b.WriteByte('\n')
+	} else {
+		b.Grow(len(body))
 	}
-	b.WriteByte('\n')
+	head := b.Len()
 	b.Write(body)
 	d.CopyAll = b.String()
+	for i := range blocks {
+		p := &d.Deployment.Processes[i]
+		text := d.CopyAll[head+spans[i].lo : head+spans[i].hi]
+		d.Blocks[i].Text = text
+		for _, k := range rt.Files {
+			if fe, ok := f.Files.Lookup(k); ok && fe.Name != "" && strings.Contains(text, fe.Name) && !slices.Contains(p.Files, fe.Name) {
+				p.Files = append(p.Files, fe.Name)
+			}
+		}
+	}
 	return d, nil
+}
+
+// cloneProcesses deep-copies the blocks' processes (in three allocations)
+// so callers may modify a Decoded's Deployment without touching the File's
+// shared blocks.
+func cloneProcesses(blocks []mblock) []launch.Process {
+	na, ne, nv := 0, 0, 0
+	for i := range blocks {
+		p := &blocks[i].p
+		na += len(p.Args)
+		ne += len(p.Env)
+		for _, a := range p.Args {
+			nv += len(a.Values)
+		}
+	}
+	out := make([]launch.Process, len(blocks))
+	args := make([]launch.Arg, 0, na)
+	env := make([]launch.EnvVar, 0, ne)
+	vals := make([]string, 0, nv)
+	for i := range blocks {
+		p := &blocks[i].p
+		q := *p
+		if p.Args != nil {
+			lo := len(args)
+			for _, a := range p.Args {
+				vlo := len(vals)
+				vals = append(vals, a.Values...)
+				if a.Values != nil {
+					a.Values = vals[vlo:len(vals):len(vals)]
+				}
+				args = append(args, a)
+			}
+			q.Args = args[lo:len(args):len(args)]
+		}
+		if p.Env != nil {
+			lo := len(env)
+			env = append(env, p.Env...)
+			q.Env = env[lo:len(env):len(env)]
+		}
+		q.Ports = slices.Clone(p.Ports)
+		q.Preamble = slices.Clone(p.Preamble)
+		q.Files = nil
+		out[i] = q
+	}
+	return out
 }
 
 // patched applies the point's patch for the router to the base blocks
@@ -225,6 +279,34 @@ func (f *File) patched(sel Selection, base []mblock) []mblock {
 	return out
 }
 
+// kvSettings are the settings the KV transform adds, with their origins,
+// computed once per file.
+type kvSettings struct {
+	hicacheArgs       [][]launch.Arg // per cell
+	mooncakeArgs      []launch.Arg
+	mooncakeEnv       []launch.EnvVar
+	mooncakeDecodeEnv []launch.EnvVar
+	master            map[string]mblock // per router
+}
+
+func (f *File) prepareKV() {
+	f.kv.hicacheArgs = make([][]launch.Arg, len(f.Cells))
+	for ci := range f.Cells {
+		if h := f.Cells[ci].KV.HiCache; h != nil {
+			f.kv.hicacheArgs[ci] = args(h.Args, launch.OriginKVDerived, jpath{"cells", ci, "kv", "hicache", "args"}.String())
+		}
+	}
+	if m := f.KVMooncake; m != nil {
+		f.kv.mooncakeArgs = args(m.Args, launch.OriginKVDerived, "kvMooncake.args")
+		f.kv.mooncakeEnv = envVars(m.Env, launch.OriginKVDerived, "kvMooncake.env")
+		f.kv.mooncakeDecodeEnv = envVars(m.DecodeEnv, launch.OriginKVDerived, "kvMooncake.decode_env")
+		f.kv.master = map[string]mblock{}
+		for r, b := range m.Master {
+			f.kv.master[r] = fromEntry(&b, launch.OriginKVDerived, "kvMooncake.master"+keyPath(r))
+		}
+	}
+}
+
 // isKVFlag reports the worker flags the KV transform removes.
 func isKVFlag(flag string) bool {
 	return flag == "--enable-hierarchical-cache" || strings.HasPrefix(flag, "--hicache-") ||
@@ -252,45 +334,43 @@ func (f *File) kvTransform(sel Selection, blocks []mblock) []mblock {
 			out = append(out, m)
 			continue
 		}
-		na := make([]launch.Arg, 0, len(m.p.Args)+8)
+		na := make([]launch.Arg, 0, len(m.p.Args)+len(f.kv.mooncakeArgs)+len(f.kv.hicacheArgs[sel.Cell]))
 		for _, a := range m.p.Args {
 			if !isKVFlag(a.Flag) {
 				na = append(na, a)
 			}
 		}
-		ne := make([]launch.EnvVar, 0, len(m.p.Env)+10)
+		ne := make([]launch.EnvVar, 0, len(m.p.Env)+len(f.kv.mooncakeEnv))
 		for _, e := range m.p.Env {
 			if source == launch.KVMooncake && slices.Contains(storeOnlyEnv[:], e.Name) {
 				continue
 			}
 			ne = append(ne, e)
 		}
-		addArgs := func(a Args, path string) {
-			for i, e := range a {
-				if !hasFlag(na, e[0]) {
-					na = append(na, launch.Arg{Flag: e[0], Values: e[1:], Origin: launch.Origin{Kind: launch.OriginKVDerived, Path: path + "[" + itoa(i) + "]"}})
+		addArgs := func(add []launch.Arg) {
+			for _, x := range add {
+				if !hasFlag(na, x.Flag) {
+					na = append(na, x)
 				}
 			}
 		}
-		addEnv := func(env Env, path string) {
-			for _, e := range env {
-				if !hasEnv(ne, e.Name) {
-					ne = append(ne, launch.EnvVar{Name: e.Name, Value: e.Value, Origin: launch.Origin{Kind: launch.OriginKVDerived, Path: path + keyPath(e.Name)}})
+		addEnv := func(add []launch.EnvVar) {
+			for _, x := range add {
+				if !hasEnv(ne, x.Name) {
+					ne = append(ne, x)
 				}
 			}
 		}
 		if m.p.Role == launch.RoleAgg || m.p.Role == launch.RolePrefill {
 			switch target {
 			case launch.KVHiCache:
-				if c.KV.HiCache != nil {
-					addArgs(c.KV.HiCache.Args, jpath{"cells", sel.Cell, "kv", "hicache", "args"}.String())
-				}
+				addArgs(f.kv.hicacheArgs[sel.Cell])
 			case launch.KVMooncake:
-				addArgs(f.KVMooncake.Args, "kvMooncake.args")
-				addEnv(f.KVMooncake.Env, "kvMooncake.env")
+				addArgs(f.kv.mooncakeArgs)
+				addEnv(f.kv.mooncakeEnv)
 			}
 		} else if target == launch.KVMooncake {
-			addEnv(f.KVMooncake.DecodeEnv, "kvMooncake.decode_env")
+			addEnv(f.kv.mooncakeDecodeEnv)
 		}
 		sortWorkerArgs(na)
 		sortEnv(ne)
@@ -298,8 +378,7 @@ func (f *File) kvTransform(sel Selection, blocks []mblock) []mblock {
 		out = append(out, m)
 	}
 	if target == launch.KVMooncake {
-		mb := f.KVMooncake.Master[sel.Router]
-		master := fromEntry(&mb, launch.OriginKVDerived, "kvMooncake.master."+sel.Router)
+		master := f.kv.master[sel.Router]
 		at := slices.IndexFunc(out, func(m mblock) bool { return m.p.Kind == launch.KindWorker })
 		if at < 0 {
 			at = max(len(out)-1, 0) // the page's splice(-1, 0, master)
@@ -379,6 +458,15 @@ func PlaceholderDescription(name string) string {
 	return ""
 }
 
+func containsName[S string | []byte](names []string, n S) bool {
+	for _, x := range names {
+		if x == string(n) {
+			return true
+		}
+	}
+	return false
+}
+
 func isDigits(s string) bool {
 	if s == "" {
 		return false
@@ -393,7 +481,7 @@ func isDigits(s string) bool {
 
 // scanPlaceholders appends to names every described `$[A-Z][A-Z0-9_]*`
 // placeholder of s not yet in names, in order of first occurrence.
-func scanPlaceholders(names []string, s string) []string {
+func scanPlaceholders[S string | []byte](names []string, s S) []string {
 	for i := 0; i < len(s); i++ {
 		if s[i] != '$' || i+1 >= len(s) || s[i+1] < 'A' || s[i+1] > 'Z' {
 			continue
@@ -404,8 +492,8 @@ func scanPlaceholders(names []string, s string) []string {
 		}
 		n := s[i+1 : j]
 		i = j - 1
-		if !slices.Contains(names, n) && PlaceholderDescription(n) != "" {
-			names = append(names, n)
+		if !containsName(names, n) && PlaceholderDescription(string(n)) != "" {
+			names = append(names, string(n))
 		}
 	}
 	return names

@@ -137,28 +137,54 @@ var leadFlags = [...]string{
 }
 
 func leadRank(flag string) int {
-	for i, f := range leadFlags {
-		if f == flag {
-			return i
-		}
+	switch flag {
+	case "--model-path":
+		return 0
+	case "--served-model-name":
+		return 1
+	case "--host":
+		return 2
+	case "--port":
+		return 3
+	case "--disaggregation-mode":
+		return 4
+	case "--disaggregation-bootstrap-port":
+		return 5
+	case "--dist-init-addr":
+		return 6
+	case "--nnodes":
+		return 7
+	case "--node-rank":
+		return 8
+	case "--request-plane":
+		return 9
+	case "--kv-events-config":
+		return 10
 	}
 	return len(leadFlags)
 }
 
+func cmpWorkerArgs(x, y launch.Arg) int {
+	rx, ry := leadRank(x.Flag), leadRank(y.Flag)
+	if rx != ry || rx < len(leadFlags) {
+		return rx - ry
+	}
+	return strings.Compare(x.Flag, y.Flag)
+}
+
 // sortWorkerArgs sorts args in place, stably, with the LEAD_FLAGS comparator.
 func sortWorkerArgs(a []launch.Arg) {
-	slices.SortStableFunc(a, func(x, y launch.Arg) int {
-		rx, ry := leadRank(x.Flag), leadRank(y.Flag)
-		if rx != ry || rx < len(leadFlags) {
-			return rx - ry
-		}
-		return strings.Compare(x.Flag, y.Flag)
-	})
+	if !slices.IsSortedFunc(a, cmpWorkerArgs) {
+		slices.SortStableFunc(a, cmpWorkerArgs)
+	}
 }
 
 // sortEnv sorts env in place by name (code-unit order).
 func sortEnv(e []launch.EnvVar) {
-	slices.SortStableFunc(e, func(x, y launch.EnvVar) int { return strings.Compare(x.Name, y.Name) })
+	cmp := func(x, y launch.EnvVar) int { return strings.Compare(x.Name, y.Name) }
+	if !slices.IsSortedFunc(e, cmp) {
+		slices.SortStableFunc(e, cmp)
+	}
 }
 
 // applyDiff applies d to m (spec (b) step 3) and returns the result; m is

@@ -54,15 +54,11 @@ func (f *File) Provenance(cell, point int) Provenance {
 	// Older format: URLs given, derive ids.
 	p.RecipeURL, p.RunURL, p.JobURL, p.PRURL, p.CommentURL = pt.RecipeURL, pt.RunURL, pt.JobURL, pt.PRURL, pt.UseComment
 	if p.Recipe == "" && p.RecipeURL != "" {
-		rest := strings.TrimPrefix(p.RecipeURL, repo+"/blob/")
-		if rest != p.RecipeURL {
-			if i := strings.IndexByte(rest, '/'); i >= 0 {
-				if p.SHA == "" {
-					p.SHA = rest[:i]
-				}
-				p.Recipe = rest[i+1:]
-			}
+		sha, recipe := splitBlobURL(repo, p.RecipeURL)
+		if p.SHA == "" {
+			p.SHA = sha
 		}
+		p.Recipe = recipe
 	}
 	if p.Run == "" && p.RunURL != "" {
 		p.Run = strings.TrimPrefix(p.RunURL, repo+"/actions/runs/")
@@ -94,4 +90,30 @@ func (f *File) Provenance(cell, point int) Provenance {
 		}
 	}
 	return p
+}
+
+// recipeOf is Provenance(...).Recipe without building the URLs.
+func (f *File) recipeOf(c *Cell, pt *Point) string {
+	if pt.Recipe != "" {
+		return pt.Recipe
+	}
+	if c.Prov != nil && c.Prov.Recipe != "" {
+		return c.Prov.Recipe
+	}
+	if pt.RecipeURL != "" {
+		_, r := splitBlobURL(strings.TrimSuffix(f.Source.Repo, "/"), pt.RecipeURL)
+		return r
+	}
+	return ""
+}
+
+// splitBlobURL splits "<repo>/blob/<sha>/<path>" into sha and path ("" when
+// url has another shape).
+func splitBlobURL(repo, url string) (sha, path string) {
+	rest, ok := strings.CutPrefix(url, repo+"/blob/")
+	if !ok {
+		return "", ""
+	}
+	sha, path, _ = strings.Cut(rest, "/")
+	return sha, path
 }

@@ -54,6 +54,7 @@ type File struct {
 
 	// base[ci][router] = materialized point-0 blocks.
 	base []map[string][]mblock
+	kv   kvSettings
 }
 
 // Error is a decoding error with its position: File, 1-based Line and Col
@@ -127,6 +128,7 @@ func Parse(name string, src []byte) (*File, error) {
 	if err := f.materializeAll(); err != nil {
 		return nil, err
 	}
+	f.prepareKV()
 	return f, nil
 }
 

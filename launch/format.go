@@ -14,31 +14,63 @@ import "strings"
 //   - anything else: single quotes, each ' written as '\” ;
 //   - the empty string: ”.
 func Quote(s string) string {
-	if s == "" {
-		return "''"
+	switch quoteClass(s) {
+	case quoteBare:
+		return s
+	case quoteDouble:
+		return `"` + s + `"`
 	}
-	bare, dollar := true, true
+	return string(AppendQuote(nil, s))
+}
+
+// AppendQuote appends Quote(s) to dst.
+func AppendQuote(dst []byte, s string) []byte {
+	switch quoteClass(s) {
+	case quoteBare:
+		return append(dst, s...)
+	case quoteDouble:
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
+	if s == "" {
+		return append(dst, "''"...)
+	}
+	dst = append(dst, '\'')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\'' {
+			dst = append(dst, `'\''`...)
+		} else {
+			dst = append(dst, s[i])
+		}
+	}
+	return append(dst, '\'')
+}
+
+const (
+	quoteBare = iota
+	quoteDouble
+	quoteSingle
+)
+
+// quoteClass says how Quote writes s.
+func quoteClass(s string) int {
+	if s == "" {
+		return quoteSingle
+	}
+	class := quoteBare
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9':
 		case strings.IndexByte("_@%+=:,./-", c) >= 0:
 		case c == '$' || c == '{' || c == '}':
-			bare = false
+			class = quoteDouble
 		default:
-			bare, dollar = false, false
-		}
-		if !dollar {
-			break
+			return quoteSingle
 		}
 	}
-	switch {
-	case bare:
-		return s
-	case dollar:
-		return `"` + s + `"`
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return class
 }
 
 // nginxNoArgs is what the cookbook prints for an nginx block without args,
@@ -75,7 +107,7 @@ func AppendFormat(dst []byte, p *Process) []byte {
 		line()
 		dst = append(dst, e.Name...)
 		dst = append(dst, '=')
-		dst = append(dst, Quote(e.Value)...)
+		dst = AppendQuote(dst, e.Value)
 		dst = append(dst, " \\"...)
 	}
 	line()
@@ -98,7 +130,7 @@ func AppendFormat(dst []byte, p *Process) []byte {
 			if sep {
 				dst = append(dst, ' ')
 			}
-			dst = append(dst, Quote(v)...)
+			dst = AppendQuote(dst, v)
 			sep = true
 		}
 		if i < len(p.Args)-1 {
