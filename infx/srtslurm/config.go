@@ -191,15 +191,14 @@ func buildConfig(file string, m *omap) (*config, error) {
 	if e, ok := m.get("name"); ok && e.Val != nil {
 		c.name = pyStr(e.Val)
 	}
-	model, me, err := g.mapAt(m, "model")
+	model, _, err := g.mapAt(m, "model")
 	if err != nil {
 		return nil, err
 	}
 	if model == nil {
-		if me != nil {
-			return nil, g.errf(me, "model is required (path, container, precision)")
-		}
-		return nil, &Error{File: file, Path: "model", Msg: "missing required field model (path, container, precision)"}
+		// The newer InferenceX layout leaves model to its binder (the
+		// master config's model and image); Render fills it from Options.
+		model = newMap()
 	}
 	if c.modelPath, err = g.str(model, "path", ""); err != nil {
 		return nil, err
@@ -209,9 +208,6 @@ func buildConfig(file string, m *omap) (*config, error) {
 	}
 	if c.stageDir, err = g.str(model, "stage_dir", ""); err != nil {
 		return nil, err
-	}
-	if c.modelPath == "" {
-		return nil, &Error{File: file, Path: "model.path", Msg: "missing required field model.path"}
 	}
 
 	res, _, err := g.mapAt(m, "resources")

@@ -45,6 +45,9 @@ type Rendering struct {
 	Backend  string // sglang | vllm | trtllm
 	Frontend string // dynamo | sglang | vllm | trtllm_serve | sglang-direct (schema-2 "sglang")
 	Schema   int
+	// Warnings lists settings the recipe leaves to the caller (e.g. an
+	// unbound model or image in the newer InferenceX layout).
+	Warnings []string
 
 	// Model and Image are the effective model.path and model.container.
 	Model string
@@ -124,6 +127,15 @@ func (r *Recipe) Render(selector string, opt Options) (*Rendering, error) {
 	if opt.Image != "" {
 		c.container = opt.Image
 	}
+	var warnings []string
+	if c.modelPath == "" {
+		c.modelPath = "<model>"
+		warnings = append(warnings, "model.path is not set (the InferenceX binder sets it from the master config); rendered as <model>: pass Options.Model")
+	}
+	if c.container == "" {
+		c.container = "<image>"
+		warnings = append(warnings, "model.container is not set (the InferenceX binder sets it from the master config); rendered as <image>: pass Options.Image")
+	}
 	if c.dynWheel != "" && !prof.wheelField {
 		return nil, &Error{File: r.File, Path: "dynamo.wheel", Msg: fmt.Sprintf("srt-slurm %s has no dynamo.wheel field (the recipe fails validation there)", prof.name)}
 	}
@@ -134,6 +146,7 @@ func (r *Recipe) Render(selector string, opt Options) (*Rendering, error) {
 		return nil, err
 	}
 	out.Selector = selector
+	out.Warnings = warnings
 	out.Label = r.File
 	if selector != "" {
 		out.Label += ":" + selector
