@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
 // pairsRecipe is one (recipe, selector) cited by ../shared/corpus/pairs/PAIRS.tsv.
@@ -74,7 +77,7 @@ func TestCorpusPairs(t *testing.T) {
 			t.Errorf("%s:%s: %v", p.path, p.selector, err)
 			continue
 		}
-		if len(out.Deployment.Workers(launchRoleAgg))+len(out.Deployment.Workers(launchRolePrefill)) == 0 {
+		if len(out.Deployment.Workers(launch.RoleAgg))+len(out.Deployment.Workers(launch.RolePrefill)) == 0 {
 			t.Errorf("%s:%s: no workers rendered", p.path, p.selector)
 		}
 		ok2++
@@ -82,7 +85,80 @@ func TestCorpusPairs(t *testing.T) {
 	t.Logf("pairs: %d (recipe, selector) rendered of %d present; %d cited YAML recipes absent from the pairs tree", ok2, len(present), len(absent))
 }
 
-const (
-	launchRoleAgg     = "agg"
-	launchRolePrefill = "prefill"
-)
+// TestCorpusNewLayoutBundle: the newer-layout bundle (schema 2, base +
+// override_*) with override_tp4_tp4_c8 and override_tp2_tp2_c72 gives the
+// same per-role commands as the old layout's flat schema-1 files for the
+// same benchmark points (../shared/spec/inferencex.md (b), real example
+// pair 2). Env may differ only in SGLANG_SIMULATE_ACC_*, which the new
+// launcher injects instead of the recipe.
+func TestCorpusNewLayoutBundle(t *testing.T) {
+	root, ok := sharedDir(t, "", "../shared/corpus/inferencex")
+	if !ok {
+		t.Skipf("%s absent", root)
+	}
+	bundle := filepath.Join(root, "_newer-layout/inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/qwen3.5/sglang/gb300-fp4/agentx/disagg-variants.yaml")
+	flatDir := filepath.Join(root, "benchmarks/multi_node/srt-slurm-recipes/sglang/qwen3.5/gb300-fp4/agentic")
+	br, err := Load(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sel, glob := range map[string]string{
+		"override_tp4_tp4_c8":  "disagg-gb300-1p1d-tp4-tp4-c8-*.yaml",
+		"override_tp2_tp2_c72": "disagg-gb300-1p1d-tp2-tp2-c72-*.yaml",
+	} {
+		t.Run(sel, func(t *testing.T) {
+			m, _ := filepath.Glob(filepath.Join(flatDir, glob))
+			if len(m) != 1 {
+				t.Fatalf("flat file %s: %d matches", glob, len(m))
+			}
+			fr, err := Load(m[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := fr.Render("", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := br.Render(sel, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Schema != 2 || want.Schema != 1 {
+				t.Errorf("schemas %d/%d, want 2/1", got.Schema, want.Schema)
+			}
+			for _, role := range []launch.Role{launch.RolePrefill, launch.RoleDecode} {
+				g, w := got.Deployment.Workers(role), want.Deployment.Workers(role)
+				if len(g) != 1 || len(w) != 1 {
+					t.Fatalf("%s: %d/%d worker blocks", role, len(g), len(w))
+				}
+				ga, wa := strings.Join(g[0].Argv(), " "), strings.Join(w[0].Argv(), " ")
+				if ga != wa {
+					t.Errorf("%s argv:\n got %s\nwant %s", role, ga, wa)
+				}
+				if g[0].Workers != w[0].Workers || g[0].NodesPerWorker != w[0].NodesPerWorker || g[0].GPUsPerNode != w[0].GPUsPerNode {
+					t.Errorf("%s topology: got %d×%d nodes×%d GPUs, want %d×%d×%d", role,
+						g[0].Workers, g[0].NodesPerWorker, g[0].GPUsPerNode, w[0].Workers, w[0].NodesPerWorker, w[0].GPUsPerNode)
+				}
+				envOf := func(p launch.Process) string {
+					var s []string
+					for _, e := range p.Env {
+						if !strings.HasPrefix(e.Name, "SGLANG_SIMULATE_ACC_") {
+							s = append(s, e.Name+"="+e.Value)
+						}
+					}
+					sort.Strings(s)
+					return strings.Join(s, "\n")
+				}
+				if envOf(g[0]) != envOf(w[0]) {
+					t.Logf("%s env differs beyond SGLANG_SIMULATE_ACC_* (bundle revision 0f3de2c3):\n got %s\nwant %s", role, envOf(g[0]), envOf(w[0]))
+				}
+				// every recipe flag of the bundle names its override or base path
+				for _, a := range g[0].Args {
+					if a.Origin.Kind == launch.OriginRecipe && !strings.HasPrefix(a.Origin.Path, "base.") && !strings.HasPrefix(a.Origin.Path, sel+".") {
+						t.Errorf("%s %s: origin %q", role, a.Flag, a.Origin.Path)
+					}
+				}
+			}
+		})
+	}
+}
