@@ -1,0 +1,359 @@
+package recipes
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/text"
+)
+
+// Block is one fenced code block of a recipe's Markdown (legacy
+// <Vendor>/<Model>.md or a YAML `guide:`) with its context.
+type Block struct {
+	File      string // path as given
+	Line, Col int    // fence opening in File (1-based)
+	Lang      string // first word of the info string, lower case ("" = untagged)
+	Text      string // the block content
+	// Context: heading chain H1…H6 (empty levels dropped), pymdown tab label
+	// (=== "…"), <details><summary> text, the nearest preceding paragraph and
+	// an inline-code label line (`launch_server.sh`).
+	Headings []string
+	Tab      string
+	Summary  string
+	Prose    string
+	Label    string
+	// Candidate: the block mentions a launch (vllm serve, the api_server
+	// module, dynamo.vllm or docker run) in a shell-like fence.
+	Candidate bool
+	Shell     *ShellResult // parse result (nil when not parsed or unparsable)
+	Err       error        // unparsable: file:line:col: reason
+	// Hardware lists taxonomy ids named by the headings, tab and summary;
+	// HardwareWords all GPU words there (A100 has no taxonomy id);
+	// ProseHardware the ids named only by the preceding paragraph.
+	Hardware      []string
+	HardwareWords []string
+	ProseHardware []string
+}
+
+// IsLaunch reports a block with at least one parsed launch command.
+func (b *Block) IsLaunch() bool { return b.Shell != nil && len(b.Shell.Commands) > 0 }
+
+// Section is the context as one string: "H1 > H2 > … [tab] (summary)".
+func (b *Block) Section() string {
+	s := strings.Join(b.Headings, " > ")
+	if b.Tab != "" {
+		s += " [" + b.Tab + "]"
+	}
+	if b.Summary != "" {
+		s += " (" + b.Summary + ")"
+	}
+	return s
+}
+
+var (
+	launchRe  = regexp.MustCompile(`vllm\s+serve|vllm\.entrypoints\.openai\.api_server|dynamo\.vllm|docker\s+run`)
+	tabRe     = regexp.MustCompile(`^\s*===[+!]?\s+"([^"]*)"\s*$`)
+	admonRe   = regexp.MustCompile(`^\s*(?:!!!|\?\?\?\+?)\s+\S`)
+	summaryRe = regexp.MustCompile(`(?is)<summary[^>]*>(.*?)</summary>`)
+	tagRe     = regexp.MustCompile(`<[^>]+>`)
+	labelRe   = regexp.MustCompile("^`([^`]+)`:?$")
+)
+
+// shellLangs are fence languages read as shell (untagged fences included).
+var shellLangs = map[string]bool{"": true, "bash": true, "sh": true, "shell": true, "console": true, "zsh": true}
+
+// mdSource maps a Markdown buffer onto the file it came from.
+type mdSource struct {
+	file    string
+	src     []byte
+	starts  []int // byte offset of each buffer line
+	lineMap []int // buffer line (0-based) → file line (1-based); nil = identity + base
+	base    int   // file line of buffer line 0 minus 1 (when lineMap is nil)
+	colOff  []int // extra columns per buffer line (indent removed by the caller)
+}
+
+func newMDSource(file string, src []byte, base int, lineMap, colOff []int) *mdSource {
+	m := &mdSource{file: file, src: src, base: base, lineMap: lineMap, colOff: colOff}
+	m.starts = append(m.starts, 0)
+	for i, c := range src {
+		if c == '\n' {
+			m.starts = append(m.starts, i+1)
+		}
+	}
+	return m
+}
+
+// bufLine returns the 0-based buffer line of offset.
+func (m *mdSource) bufLine(off int) int {
+	return sort.Search(len(m.starts), func(i int) bool { return m.starts[i] > off }) - 1
+}
+
+// filePos maps a buffer line (0-based) and column (1-based) to the file.
+func (m *mdSource) filePos(line, col int) (int, int) {
+	fl := m.base + line + 1
+	if m.lineMap != nil && line >= 0 && line < len(m.lineMap) {
+		fl = m.lineMap[line]
+	}
+	if m.colOff != nil && line >= 0 && line < len(m.colOff) {
+		col += m.colOff[line]
+	}
+	return fl, col
+}
+
+// mdContext is the running context of the walk.
+type mdContext struct {
+	headings [6]string
+	tab      string
+	summary  string
+	prose    string
+	label    string
+}
+
+// ParseMarkdown walks Markdown (CommonMark + GFM via goldmark; pymdown
+// `=== "tab"` bodies and `!!!` admonition bodies are re-parsed) and returns
+// every fenced block with its context; shell-like blocks that mention a
+// launch are parsed with ParseShell. firstLine/colOff place src inside file
+// (1 and 0 for a whole .md file). It never panics on input.
+func ParseMarkdown(file string, src []byte, firstLine, colOff int) (blocks []*Block, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			blocks, err = nil, fmt.Errorf("%s:%d:1: markdown parser failure: %v", file, firstLine, r)
+		}
+	}()
+	var cols []int
+	if colOff != 0 {
+		n := strings.Count(string(src), "\n") + 1
+		cols = make([]int, n)
+		for i := range cols {
+			cols[i] = colOff
+		}
+	}
+	m := newMDSource(file, src, firstLine-1, nil, cols)
+	var ctx mdContext
+	walkMarkdown(m, &ctx, &blocks, 0)
+	return blocks, nil
+}
+
+var md = goldmark.New(goldmark.WithExtensions(extension.GFM))
+
+func segText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	var rec func(ast.Node)
+	rec = func(n ast.Node) {
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			switch t := c.(type) {
+			case *ast.Text:
+				b.Write(t.Segment.Value(src))
+				if t.SoftLineBreak() || t.HardLineBreak() {
+					b.WriteByte(' ')
+				}
+			case *ast.String:
+				b.Write(t.Value)
+			case *ast.RawHTML:
+				for i := 0; i < t.Segments.Len(); i++ {
+					s := t.Segments.At(i)
+					b.Write(s.Value(src))
+				}
+			default:
+				rec(c)
+			}
+		}
+	}
+	rec(n)
+	return strings.TrimSpace(b.String())
+}
+
+func linesText(l *text.Segments, src []byte) string {
+	var b strings.Builder
+	for i := 0; i < l.Len(); i++ {
+		s := l.At(i)
+		b.WriteString(strings.Repeat(" ", s.Padding))
+		b.Write(s.Value(src))
+	}
+	return b.String()
+}
+
+func walkMarkdown(m *mdSource, ctx *mdContext, out *[]*Block, depth int) {
+	doc := md.Parser().Parse(text.NewReader(m.src))
+	pendingTab, pendingAdmon := "", false
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Heading:
+			lvl := n.Level
+			if lvl < 1 {
+				lvl = 1
+			}
+			if lvl > 6 {
+				lvl = 6
+			}
+			ctx.headings[lvl-1] = segText(n, m.src)
+			for i := lvl; i < 6; i++ {
+				ctx.headings[i] = ""
+			}
+			if depth == 0 {
+				ctx.tab = ""
+			}
+			ctx.prose, ctx.label = "", ""
+			pendingTab, pendingAdmon = "", false
+			return ast.WalkSkipChildren, nil
+		case *ast.Paragraph:
+			raw := strings.TrimRight(linesText(n.Lines(), m.src), "\n")
+			lines := strings.Split(raw, "\n")
+			last := lines[len(lines)-1]
+			pendingTab, pendingAdmon = "", false
+			if t := tabRe.FindStringSubmatch(last); t != nil {
+				pendingTab = t[1]
+				return ast.WalkSkipChildren, nil
+			}
+			if admonRe.MatchString(lines[0]) {
+				pendingAdmon = true
+			}
+			if l := labelRe.FindStringSubmatch(strings.TrimSpace(raw)); l != nil {
+				ctx.label = l[1]
+				return ast.WalkSkipChildren, nil
+			}
+			ctx.prose = segText(n, m.src)
+			ctx.label = ""
+			return ast.WalkSkipChildren, nil
+		case *ast.HTMLBlock:
+			raw := linesText(n.Lines(), m.src)
+			if n.HasClosure() {
+				raw += string(n.ClosureLine.Value(m.src))
+			}
+			handleHTML(ctx, raw)
+			return ast.WalkSkipChildren, nil
+		case *ast.FencedCodeBlock:
+			*out = append(*out, m.fenced(n, ctx))
+			ctx.label = ""
+			return ast.WalkSkipChildren, nil
+		case *ast.CodeBlock:
+			body := linesText(n.Lines(), m.src)
+			if depth < 4 && (pendingTab != "" || pendingAdmon || strings.Contains(body, "```") || strings.Contains(body, "~~~")) {
+				m.reparse(n, ctx, pendingTab, out, depth)
+			}
+			pendingTab, pendingAdmon = "", false
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+}
+
+// handleHTML tracks <summary> and </details> in raw HTML.
+func handleHTML(ctx *mdContext, raw string) {
+	low := strings.ToLower(raw)
+	closeAt := strings.LastIndex(low, "</details>")
+	sums := summaryRe.FindAllStringSubmatchIndex(raw, -1)
+	if len(sums) > 0 {
+		last := sums[len(sums)-1]
+		if closeAt < 0 || last[0] > closeAt {
+			ctx.summary = strings.TrimSpace(tagRe.ReplaceAllString(raw[last[2]:last[3]], ""))
+			return
+		}
+	}
+	if closeAt >= 0 {
+		ctx.summary = ""
+	}
+}
+
+// reparse walks an indented body (pymdown tab, admonition, indented
+// details) as Markdown of its own, keeping line mapping to the file.
+func (m *mdSource) reparse(n *ast.CodeBlock, ctx *mdContext, tab string, out *[]*Block, depth int) {
+	var buf strings.Builder
+	var lineMap, cols []int
+	lines := n.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		s := lines.At(i)
+		bl := m.bufLine(s.Start)
+		fl, fc := m.filePos(bl, s.Start-m.starts[bl]+1)
+		lineMap = append(lineMap, fl)
+		cols = append(cols, fc-1-s.Padding)
+		buf.WriteString(strings.Repeat(" ", s.Padding))
+		buf.Write(s.Value(m.src))
+	}
+	sub := newMDSource(m.file, []byte(buf.String()), 0, lineMap, cols)
+	saved := ctx.tab
+	if tab != "" {
+		ctx.tab = tab
+	}
+	walkMarkdown(sub, ctx, out, depth+1)
+	ctx.tab = saved
+	if tab != "" {
+		ctx.tab = ""
+	}
+}
+
+func (m *mdSource) fenced(n *ast.FencedCodeBlock, ctx *mdContext) *Block {
+	b := &Block{File: m.file, Tab: ctx.tab, Summary: ctx.summary, Prose: ctx.prose, Label: ctx.label}
+	for _, h := range ctx.headings {
+		if h != "" {
+			b.Headings = append(b.Headings, h)
+		}
+	}
+	if n.Info != nil {
+		info := strings.TrimSpace(string(n.Info.Segment.Value(m.src)))
+		if f := strings.Fields(info); len(f) > 0 {
+			b.Lang = strings.ToLower(strings.Trim(f[0], "{}."))
+		}
+	}
+	lines := n.Lines()
+	// Fence line: the line before the first content line, or the info line.
+	fenceLine := -1
+	if n.Info != nil {
+		fenceLine = m.bufLine(n.Info.Segment.Start)
+	} else if lines.Len() > 0 {
+		fenceLine = m.bufLine(lines.At(0).Start) - 1
+	} else if n.Pos() >= 0 {
+		fenceLine = m.bufLine(n.Pos())
+	}
+	if fenceLine < 0 {
+		fenceLine = 0
+	}
+	indent := 0
+	if fenceLine < len(m.starts) {
+		for p := m.starts[fenceLine]; p < len(m.src) && m.src[p] == ' '; p++ {
+			indent++
+		}
+	}
+	b.Line, b.Col = m.filePos(fenceLine, indent+1)
+	b.Text = linesText(lines, m.src)
+	ctxText := strings.Join(append(append([]string{}, b.Headings...), b.Tab, b.Summary), "\n")
+	b.Hardware = HardwareIDs(ctxText)
+	b.HardwareWords = HardwareWords(ctxText)
+	if len(b.HardwareWords) == 0 {
+		b.ProseHardware = HardwareIDs(b.Prose)
+	}
+	if !shellLangs[b.Lang] || !launchRe.MatchString(b.Text) {
+		return b
+	}
+	b.Candidate = true
+	res, err := ParseShell(b.Text)
+	if err != nil {
+		se, _ := err.(*ShellError)
+		line, col := 1, 1
+		if se != nil {
+			line, col = se.Line, se.Col
+		}
+		// Map the block line to the file: content line k is fence line + k.
+		fl, fc := m.filePos(fenceLine+line, col)
+		if bl := fenceLine + line; bl < len(m.starts) && lines.Len() >= line && line >= 1 {
+			s := lines.At(line - 1)
+			fc += s.Start - m.starts[bl]
+		}
+		msg := err.Error()
+		if se != nil {
+			msg = se.Msg
+		}
+		b.Err = fmt.Errorf("%s:%d:%d: shell: %s", m.file, fl, fc, msg)
+		return b
+	}
+	b.Shell = res
+	return b
+}
