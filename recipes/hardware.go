@@ -25,7 +25,7 @@ var hwAlias = map[string][]string{
 	"XEON6": {"xeon6"}, "XEON5": {"xeon5"},
 	"ARCPROB60": {"arc_pro_b60"}, "ARCPROB70": {"arc_pro_b70"},
 	"ASCEND950PR": {"ascend_950pr"},
-	"DGXSPARK": {"dgx_spark_gb10"}, "DGXSTATION": {"dgx_station_gb300"},
+	"DGXSPARK":    {"dgx_spark_gb10"}, "DGXSTATION": {"dgx_station_gb300"},
 	"RTXPRO6000": {"rtx_pro_6000"}, "RTXPRO5000": {"rtx_pro_5000"},
 	"RTX5090": {"rtx_5090"}, "RTX4090": {"rtx_4090_2x"},
 }

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/recipes"
+)
+
+// recipesDecodeOptions are the flags of `recipes decode`.
+type recipesDecodeOptions struct {
+	format string // text | json
+}
+
+// newRecipesCmd is `cookbook-sync recipes`: decode one vLLM recipe file
+// (legacy Markdown guide, model YAML recipe, vLLM --config YAML) or scan a
+// vllm-project/recipes tree.
+func newRecipesCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "recipes",
+		Short: "Read vLLM recipes (vllm-project/recipes): decode a file, scan a tree",
+	}
+	var o recipesDecodeOptions
+	dec := &cobra.Command{
+		Use:   "decode FILE",
+		Short: "Print the launch commands of one vLLM recipe (.md or .yaml)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.format != "text" && o.format != "json" {
+				return &exitError{code: exitUsage, err: fmt.Errorf("--format must be text or json, not %q", o.format)}
+			}
+			return runRecipesDecode(cmd.OutOrStdout(), args[0], o)
+		},
+	}
+	dec.Flags().StringVar(&o.format, "format", "text", "output format: text or json")
+	scan := &cobra.Command{
+		Use:   "scan DIR",
+		Short: "Decode every .md/.yaml recipe under DIR and print counts",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRecipesScan(cmd.OutOrStdout(), args[0])
+		},
+	}
+	root.AddCommand(dec, scan)
+	return root
+}
+
+func runRecipesDecode(w io.Writer, path string, o recipesDecodeOptions) error {
+	if _, err := os.Stat(path); err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	fs, err := recipes.ScanFile(path)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	var errs []error
+	for _, b := range fs.Unparsable() {
+		errs = append(errs, b.Err)
+	}
+	if o.format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		deps := fs.Deployments
+		if deps == nil {
+			deps = []launch.Deployment{}
+		}
+		if err := enc.Encode(deps); err != nil {
+			return err
+		}
+	} else {
+		writeDeployments(w, fs)
+	}
+	if len(errs) > 0 {
+		return &exitError{code: exitUsage, err: errors.Join(errs...)}
+	}
+	return nil
+}
+
+// writeDeployments prints deployments as shell-like text.
+func writeDeployments(w io.Writer, fs *recipes.FileScan) {
+	fmt.Fprintf(w, "# %s (%s): %d deployments\n", fs.File, fs.Kind, len(fs.Deployments))
+	for i, d := range fs.Deployments {
+		fmt.Fprintf(w, "\n## %d. model=%s", i+1, d.Model)
+		if d.Hardware != "" {
+			fmt.Fprintf(w, " hardware=%s", d.Hardware)
+		}
+		if d.Source.Variant != "" {
+			fmt.Fprintf(w, " variant=%s", d.Source.Variant)
+		}
+		if d.Source.Strategy != "" {
+			fmt.Fprintf(w, " strategy=%s", d.Source.Strategy)
+		}
+		fmt.Fprintln(w)
+		if d.Source.Section != "" {
+			fmt.Fprintf(w, "   section: %s\n", d.Source.Section)
+		}
+		for _, p := range d.Processes {
+			label := string(p.Kind)
+			if p.Role != "" {
+				label += " " + string(p.Role)
+			}
+			extra := ""
+			if p.NodesPerWorker > 1 {
+				extra += fmt.Sprintf(" nodes=%d", p.NodesPerWorker)
+			}
+			if p.Workers > 1 {
+				extra += fmt.Sprintf(" instances=%d", p.Workers)
+			}
+			fmt.Fprintf(w, "[%s]%s  (%s)\n", label, extra, p.Origin)
+			for _, e := range p.Env {
+				fmt.Fprintf(w, "  %s=%s\n", e.Name, e.Value)
+			}
+			fmt.Fprintf(w, "  %s\n", formatArgv(p.Argv()))
+		}
+	}
+}
+
+// formatArgv joins argv with shell quoting for values that need it.
+func formatArgv(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = shellQuote(a)
+	}
+	return strings.Join(out, " ")
+}
+
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_./=:@,+%-$", c)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func runRecipesScan(w io.Writer, dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	if !st.IsDir() {
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s: not a directory", dir)}
+	}
+	scans, errs := recipes.ScanDir(dir)
+	kinds := map[string]int{}
+	var launchBlocks, cmds, withHW, proseHW, renderings, deps int
+	var bad []string
+	for _, f := range scans {
+		kinds[f.Kind]++
+		renderings += len(f.Renderings)
+		deps += len(f.Deployments)
+		for _, b := range f.Blocks {
+			switch {
+			case b.Err != nil:
+				bad = append(bad, b.Err.Error())
+			case b.IsLaunch():
+				launchBlocks++
+				cmds += len(b.Shell.Commands)
+				if len(b.HardwareWords) > 0 {
+					withHW++
+				} else if len(b.ProseHardware) > 0 {
+					proseHW++
+				}
+			}
+		}
+	}
+	sort.Strings(bad)
+	fmt.Fprintf(w, "files: %d (legacy markdown %d, model YAML %d, --config YAML %d), failed: %d\n",
+		len(scans)+len(errs), kinds["markdown"], kinds["recipe"], kinds["config"], len(errs))
+	fmt.Fprintf(w, "site renderings: %d; deployments: %d\n", renderings, deps)
+	fmt.Fprintf(w, "launch blocks: %d (%d commands); with hardware context: %d; hardware only in prose: %d; unparsable: %d\n",
+		launchBlocks, cmds, withHW, proseHW, len(bad))
+	for _, b := range bad {
+		fmt.Fprintf(w, "unparsable: %s\n", b)
+	}
+	for _, e := range errs {
+		fmt.Fprintf(w, "failed: %v\n", e)
+	}
+	if len(errs) > 0 {
+		return &exitError{code: exitUsage, err: fmt.Errorf("%d files could not be decoded", len(errs))}
+	}
+	return nil
+}
