@@ -8,5 +8,6 @@ func subcommands() []*cobra.Command {
 		newDecodeCmd(),
 		newRenderCmd(),
 		newCoverageCmd(),
+		newRecipesCmd(),
 	}
 }
