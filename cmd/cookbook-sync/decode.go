@@ -1,8 +1,170 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
 
-// newDecodeCmd: placeholder until its owner implements it.
+	"github.com/spf13/cobra"
+
+	"github.com/cookbook-sync/cookbook-sync/cookbook"
+)
+
+// decodeOptions are the flags of `cookbook-sync decode`.
+type decodeOptions struct {
+	cell   string // cell id or index; "" = 0
+	point  int
+	router string // "" = cell.submitted
+	kv     string // "" = point.kv
+	format string // text | json | jsonl
+	all    bool
+}
+
+// newDecodeCmd: `cookbook-sync decode FILE [--cell ID|INDEX] [--point N]
+// [--router sglang|dynamo] [--kv none|hicache|mooncake]
+// [--format text|json|jsonl] [--all]`.
 func newDecodeCmd() *cobra.Command {
-	return &cobra.Command{Use: "decode", Short: "(not yet implemented)", Hidden: true}
+	var o decodeOptions
+	c := &cobra.Command{
+		Use:   "decode FILE",
+		Short: "Decode an SGLang cookbook AgentX snippet into the commands the page shows",
+		Long: `Decode an AgentX data file (docs/src/snippets/agentx/<org>/<model>.jsx) exactly as
+the cookbook page does. The default selection is cell 0, point 0, measured
+router (cell.submitted) and measured KV tier (point.kv).
+
+Formats: text (each block as "# Title" then its shell text, a blank line
+between), json (one object with the oracle keys), jsonl (one object per line).
+--all decodes every selection (cell x point x router x KV tier) in the
+oracle's order; with --format jsonl the output equals the golden file.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runDecode(cmd.OutOrStdout(), args[0], o, cmd.Flags().Changed)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&o.cell, "cell", "", "cell id or index (default 0)")
+	fl.IntVar(&o.point, "point", 0, "point index within the cell")
+	fl.StringVar(&o.router, "router", "", "router: sglang or dynamo (default: the cell's submitted router)")
+	fl.StringVar(&o.kv, "kv", "", "KV tier: none, hicache or mooncake (default: the point's measured tier)")
+	fl.StringVar(&o.format, "format", "text", "output format: text, json or jsonl")
+	fl.BoolVar(&o.all, "all", false, "decode every selection (cell x point x router x KV tier)")
+	return c
+}
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+func runDecode(stdout io.Writer, path string, o decodeOptions, changed func(string) bool) error {
+	if !slices.Contains([]string{"text", "json", "jsonl"}, o.format) {
+		return usageErr("--format %q: want text, json or jsonl", o.format)
+	}
+	if o.router != "" && o.router != "sglang" && o.router != "dynamo" {
+		return usageErr("--router %q: want sglang or dynamo", o.router)
+	}
+	if o.kv != "" && !slices.Contains([]string{"none", "hicache", "mooncake"}, o.kv) {
+		return usageErr("--kv %q: want none, hicache or mooncake", o.kv)
+	}
+	f, err := cookbook.ReadFile(path)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	var sels []cookbook.Selection
+	if o.all {
+		for _, name := range []string{"cell", "point", "router", "kv"} {
+			if changed(name) {
+				return usageErr("--all decodes every selection; it cannot be combined with --%s", name)
+			}
+		}
+		sels = f.Selections()
+	} else {
+		ci := 0
+		if o.cell != "" {
+			if ci, err = f.CellIndex(o.cell); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+		}
+		if o.point < 0 || o.point >= len(f.Cells[ci].Points) {
+			return usageErr("%s: --point %d out of range (cell %s has %d points)", path, o.point, f.Cells[ci].ID, len(f.Cells[ci].Points))
+		}
+		sel := f.Measured(ci, o.point)
+		if o.router != "" {
+			sel.Router = o.router
+		}
+		if o.kv != "" {
+			sel.KV = o.kv
+		}
+		sels = []cookbook.Selection{sel}
+	}
+	// Decode everything first: nothing is written when a selection fails.
+	decoded := make([]*cookbook.Decoded, len(sels))
+	for i, s := range sels {
+		d, err := f.Decode(s)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		decoded[i] = d
+	}
+	w := bufio.NewWriter(stdout)
+	var buf []byte
+	switch o.format {
+	case "text":
+		for i, d := range decoded {
+			if i > 0 {
+				w.WriteString("\n")
+			}
+			if o.all {
+				fmt.Fprintf(w, "## cell %d (%s) · point %d · %s · %s%s\n\n", d.Cell, d.CellID, d.Point, d.Router, d.KV, measuredNote(d))
+			}
+			for j, b := range d.Blocks {
+				if j > 0 {
+					w.WriteString("\n")
+				}
+				fmt.Fprintf(w, "# %s\n%s\n", b.Title, b.Text)
+			}
+		}
+	case "json":
+		if len(decoded) == 1 {
+			buf = decoded[0].AppendOracleJSON(buf[:0])
+			w.Write(indentJSON(buf))
+			w.WriteString("\n")
+			break
+		}
+		w.WriteString("[\n")
+		for i, d := range decoded {
+			buf = d.AppendOracleJSON(buf[:0])
+			w.Write(buf)
+			if i < len(decoded)-1 {
+				w.WriteString(",")
+			}
+			w.WriteString("\n")
+		}
+		w.WriteString("]\n")
+	case "jsonl":
+		for _, d := range decoded {
+			buf = d.AppendOracleJSON(buf[:0])
+			buf = append(buf, '\n')
+			w.Write(buf)
+		}
+	}
+	return w.Flush()
+}
+
+func measuredNote(d *cookbook.Decoded) string {
+	if d.Measured {
+		return " (as measured)"
+	}
+	return " (derived)"
+}
+
+// indentJSON indents compact JSON (json.Indent keeps '<', '>' and '&' raw).
+func indentJSON(b []byte) []byte {
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return b
+	}
+	return out.Bytes()
 }
