@@ -197,6 +197,12 @@ func Compare(cb, rc *launch.Deployment, opt Options) ([]Result, error) {
 		return m
 	}
 	cbRoles, rcRoles := group(cb), group(rc)
+	// The request entry point decides which services a deployment uses
+	// (etcd/NATS only behind Dynamo); the recipe's is what ran.
+	fe := frontendEngine(rc)
+	if fe == "" {
+		fe = frontendEngine(cb)
+	}
 	var out []Result
 	for _, role := range roleOrder() {
 		cs, rs := cbRoles[role], rcRoles[role]
@@ -204,11 +210,13 @@ func Compare(cb, rc *launch.Deployment, opt Options) ([]Result, error) {
 			res := Result{Cookbook: cb.Source, Recipe: rc.Source, Role: role, Index: i}
 			switch {
 			case i >= len(cs):
-				res.Verdict, res.Note = Missing, fmt.Sprintf("%s: only in the recipe (%s)", role, strings.TrimSpace(rs[i].Program))
+				res.Note = fmt.Sprintf("%s: only in the recipe (%s)", role, strings.TrimSpace(rs[i].Program))
+				missing(&res, ex, fe, false)
 				// a prohibited setting on the recipe side is still reported
 				checkProhibited(&res, rules.NormalizeProcess(rs[i], engineOf(rc, rs[i]), hfOf(rc)), false, engineOf(rc, rs[i]), ex)
 			case i >= len(rs):
-				res.Verdict, res.Note = Missing, fmt.Sprintf("%s: only in the cookbook (%s)", role, strings.TrimSpace(cs[i].Program))
+				res.Note = fmt.Sprintf("%s: only in the cookbook (%s)", role, strings.TrimSpace(cs[i].Program))
+				missing(&res, ex, fe, true)
 				checkProhibited(&res, rules.NormalizeProcess(cs[i], engineOf(cb, cs[i]), hfOf(cb)), true, engineOf(cb, cs[i]), ex)
 			default:
 				comparePair(&res, rules, ex, cb, cs[i], rc, rs[i])
@@ -217,6 +225,43 @@ func Compare(cb, rc *launch.Deployment, opt Options) ([]Result, error) {
 		}
 	}
 	return out, nil
+}
+
+// frontendEngine names the first frontend of d ("dynamo", "sglang-router",
+// …), "" when d has none.
+func frontendEngine(d *launch.Deployment) string {
+	for i := range d.Processes {
+		if p := &d.Processes[i]; p.Kind.IsFrontend() {
+			return engineOf(d, p)
+		}
+	}
+	return ""
+}
+
+// missing judges a role present on one side only: Missing, unless a rule
+// classifies the role's presence (field "present", engine = the frontend
+// that ran), e.g. etcd/NATS that srtctl starts but the SGLang router never
+// uses.
+func missing(res *Result, ex *exclusions.Set, frontend string, cookbookSide bool) {
+	res.Verdict = Missing
+	yes := "yes"
+	st := exclusions.Setting{Kind: exclusions.KindField, Name: "present", Value: yes, Engine: frontend, Role: ruleRole(res.Role)}
+	r, ok := ex.Match(st)
+	if !ok || r.Class == exclusions.ClassProhibited || r.Class == exclusions.ClassPlacement && r.MustMatch {
+		return
+	}
+	e := Exclusion{Setting: "present", Rule: r.ID, Class: r.Class, Reason: r.Reason}
+	if cookbookSide {
+		e.Cookbook = &yes
+	} else {
+		e.Recipe = &yes
+	}
+	if r.Class == exclusions.ClassJudgment {
+		res.Info = append(res.Info, e)
+	} else {
+		res.Excluded = append(res.Excluded, e)
+	}
+	res.Verdict = CoveredWithExclusions
 }
 
 func hfOf(d *launch.Deployment) string {
@@ -262,6 +307,11 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, cb *launch.Deplo
 		if _, ok := cn.Settings[k]; !ok {
 			keys = append(keys, k)
 		}
+	}
+	if cp.Kind.IsService() {
+		// services: present (paired) and how many; their command lines
+		// are launcher plumbing (/configs/etcd, setup_head.py, nginx.conf)
+		keys = []string{"count"}
 	}
 	verdict := Covered
 	for _, k := range keys {

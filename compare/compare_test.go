@@ -105,11 +105,11 @@ func TestCompareCoveredWithExclusions(t *testing.T) {
 	if f.Verdict != CoveredWithExclusions || f.Matched != 3 || len(f.Excluded) != 1 || f.Excluded[0].Rule != "harness-http-port" {
 		t.Errorf("frontend: %+v", f)
 	}
-	// etcd: the cookbook's --data-dir is not in the recipe -> a difference;
-	// services are compared by presence and count, and --data-dir is a
-	// production-relevant etcd flag we do not exclude.
+	// etcd: services are compared by presence and count only (the
+	// cookbook's --data-dir vs srt-slurm's /configs/etcd command line is
+	// launcher plumbing).
 	e := got["etcd"]
-	if e.Verdict != Differs || e.Matched != 2 || len(e.Differences) != 1 || e.Differences[0].Setting != "--data-dir" {
+	if e.Verdict != Covered || e.Matched != 1 || len(e.Differences) != 0 {
 		t.Errorf("etcd: %+v", e)
 	}
 }
@@ -237,5 +237,33 @@ func TestTextDiff(t *testing.T) {
 	s := "short"
 	if textDiff(&s, &s) != "" {
 		t.Error("short values get no diff")
+	}
+}
+
+// srtctl starts etcd and NATS for every job; behind the SGLang router they
+// are unused, so their absence from the cookbook is a harness exclusion.
+// Behind Dynamo the same absence is a gap.
+func TestCompareServicePresence(t *testing.T) {
+	cb := cookbookAgg()
+	cb.Processes = cb.Processes[2:]
+	cb.Processes = append(cb.Processes, launch.Process{Kind: launch.KindSGLangRouter, Program: "python3 -m sglang_router.launch_router"})
+	rc := recipeAgg()
+	rc.Processes[1] = launch.Process{Kind: launch.KindSGLangRouter, Program: "python -m sglang_router.launch_router"}
+	rc.Processes = append(rc.Processes, launch.Process{Kind: launch.KindNATS, Program: "/configs/nats-server"})
+	got := run(t, cb, rc)
+	for _, role := range []string{"etcd", "nats"} {
+		r := got[role]
+		if r.Verdict != CoveredWithExclusions || len(r.Excluded) != 1 || r.Excluded[0].Rule != "harness-etcd-nats-unused" || deref(r.Excluded[0].Recipe) != "yes" {
+			t.Errorf("%s: %+v", role, r)
+		}
+	}
+	if got["frontend"].Verdict != Covered {
+		t.Errorf("frontend: %+v", got["frontend"])
+	}
+	// behind Dynamo, etcd is needed
+	cb2 := cookbookAgg()
+	cb2.Processes = cb2.Processes[1:]
+	if r := run(t, cb2, recipeAgg())["etcd"]; r.Verdict != Missing {
+		t.Errorf("etcd behind dynamo: %+v", r)
 	}
 }

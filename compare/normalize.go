@@ -216,9 +216,15 @@ type Normalized struct {
 	Order    []string
 }
 
-func (n *Normalized) add(s *Setting) {
+func (n *Normalized) add(s *Setting, lastWins bool) {
 	if prev, ok := n.Settings[s.Key]; ok {
-		// a repeated flag: keep every occurrence, in order
+		if lastWins {
+			// argparse: a repeated option keeps its last value
+			prev.Value, prev.Raw = s.Value, prev.Raw+" ; "+s.Raw
+			prev.Origins = append(prev.Origins, s.Origins...)
+			return
+		}
+		// a repeated flag of an append option: keep every occurrence, in order
 		prev.Value += " ; " + s.Value
 		prev.Raw += " ; " + s.Raw
 		prev.Origins = append(prev.Origins, s.Origins...)
@@ -234,18 +240,21 @@ func (n *Normalized) add(s *Setting) {
 // used to resolve model paths (may be empty).
 func (r *Rules) NormalizeProcess(p *launch.Process, engine, hfID string) *Normalized {
 	n := &Normalized{Settings: map[string]*Setting{}}
+	// Engine workers parse flags with argparse (store: the last value
+	// wins); routers take repeated --prefill/--decode/--worker-urls.
+	last := p.Kind == launch.KindWorker
 	if hfID == "" {
 		// the served name is the HF id in every srt-slurm recipe seen
 		if v, ok := launch.Lookup(p.Args, "--served-model-name"); ok && len(v) == 1 && looksHF(v[0]) {
 			hfID = v[0]
 		}
 	}
-	n.add(&Setting{Key: "program", Kind: "field", Name: "program", Value: r.Program(p.Program), Raw: p.Program, Origins: []launch.Origin{p.Origin}})
+	n.add(&Setting{Key: "program", Kind: "field", Name: "program", Value: r.Program(p.Program), Raw: p.Program, Origins: []launch.Origin{p.Origin}}, false)
 	for _, a := range p.Args {
 		flag, vals := a.Flag, a.Values
 		if flag == "" {
 			// positional (vllm serve <model>)
-			n.add(&Setting{Key: "positional", Kind: "field", Name: "positional", Value: Model(strings.Join(vals, " "), hfID), Raw: strings.Join(vals, " "), Origins: []launch.Origin{a.Origin}})
+			n.add(&Setting{Key: "positional", Kind: "field", Name: "positional", Value: Model(strings.Join(vals, " "), hfID), Raw: strings.Join(vals, " "), Origins: []launch.Origin{a.Origin}}, false)
 			continue
 		}
 		if i := strings.IndexByte(flag, '='); i > 0 && strings.HasPrefix(flag, "-") {
@@ -278,16 +287,16 @@ func (r *Rules) NormalizeProcess(p *launch.Process, engine, hfID string) *Normal
 			}
 			val = strings.Join(vs, " ")
 		}
-		n.add(&Setting{Key: flag, Kind: "flag", Name: flag, Value: val, Raw: raw, Origins: []launch.Origin{a.Origin}})
+		n.add(&Setting{Key: flag, Kind: "flag", Name: flag, Value: val, Raw: raw, Origins: []launch.Origin{a.Origin}}, last)
 	}
 	for _, e := range p.Env {
-		n.add(&Setting{Key: "env " + e.Name, Kind: "env", Name: e.Name, Value: r.Value("", e.Value), Raw: e.Value, Origins: []launch.Origin{e.Origin}})
+		n.add(&Setting{Key: "env " + e.Name, Kind: "env", Name: e.Name, Value: r.Value("", e.Value), Raw: e.Value, Origins: []launch.Origin{e.Origin}}, true)
 	}
 	field := func(name string, v int) {
 		if v <= 0 {
 			v = 1
 		}
-		n.add(&Setting{Key: name, Kind: "field", Name: name, Value: strconv.Itoa(v), Raw: strconv.Itoa(v), Origins: []launch.Origin{p.Origin}})
+		n.add(&Setting{Key: name, Kind: "field", Name: name, Value: strconv.Itoa(v), Raw: strconv.Itoa(v), Origins: []launch.Origin{p.Origin}}, true)
 	}
 	switch {
 	case p.Kind == launch.KindWorker:

@@ -1,0 +1,134 @@
+package compare
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// corpusDirs returns ../shared/corpus/pairs/inferencex and
+// ../shared/corpus/sglang, skipping only when ../shared is absent.
+func corpusDirs(t testing.TB) (infx, sglang, pairs string) {
+	t.Helper()
+	shared := filepath.Join("..", "..", "shared")
+	if _, err := os.Stat(shared); os.IsNotExist(err) {
+		t.Skip("../shared is absent")
+	}
+	c := filepath.Join(shared, "corpus")
+	return filepath.Join(c, "pairs", "inferencex"), filepath.Join(c, "sglang"), filepath.Join(c, "pairs", "PAIRS.tsv")
+}
+
+type pairRow struct {
+	file, cellID, recipe, selector string
+	cell, point                   int
+	saved                         bool
+}
+
+// readPairs reads PAIRS.tsv (test data: which cells cite which recipe and
+// whether the corpus saved it).
+func readPairs(t testing.TB, p string) []pairRow {
+	t.Helper()
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var hdr map[string]int
+	var out []pairRow
+	for sc.Scan() {
+		cols := strings.Split(sc.Text(), "\t")
+		if hdr == nil {
+			hdr = map[string]int{}
+			for i, c := range cols {
+				hdr[c] = i
+			}
+			continue
+		}
+		get := func(k string) string { return cols[hdr[k]] }
+		ci, _ := strconv.Atoi(get("cell_index"))
+		pi, _ := strconv.Atoi(get("point_index"))
+		out = append(out, pairRow{file: get("data_file"), cellID: get("cell_id"), recipe: get("recipe_path"),
+			selector: get("override_selector"), cell: ci, point: pi, saved: get("saved") == "yes"})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestCorpusCoverage runs coverage on the pairs corpus: every point whose
+// cited YAML recipe is in the tree gets role verdicts, absent recipes are
+// "recipe not found", shell scripts "script", and no point is an error.
+func TestCorpusCoverage(t *testing.T) {
+	infx, sglang, pairs := corpusDirs(t)
+	rep, err := Coverage(CoverageOptions{InfxDir: infx, CookbookDir: sglang})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := readPairs(t, pairs)
+	byKey := map[string]*PointResult{}
+	for i := range rep.Points {
+		p := &rep.Points[i]
+		byKey[strings.TrimPrefix(p.File, "docs/src/snippets/agentx/")+"|"+strconv.Itoa(p.Cell)+"|"+strconv.Itoa(p.Point)] = p
+	}
+	if len(rep.Points) != len(rows) {
+		t.Errorf("%d cited points, PAIRS.tsv has %d", len(rep.Points), len(rows))
+	}
+	for _, r := range rows {
+		p := byKey[r.file+"|"+strconv.Itoa(r.cell)+"|"+strconv.Itoa(r.point)]
+		if p == nil {
+			t.Errorf("%s cell %d point %d: not in the report", r.file, r.cell, r.point)
+			continue
+		}
+		if p.CellID != r.cellID || p.Recipe != r.recipe || p.Selector != r.selector {
+			t.Errorf("%s point %d: cites %s:%s, PAIRS.tsv %s:%s", p.CellID, p.Point, p.Recipe, p.Selector, r.recipe, r.selector)
+		}
+		switch {
+		case strings.HasSuffix(r.recipe, ".sh"):
+			if p.Status != StatusScript {
+				t.Errorf("%s point %d: status %q, want script", p.CellID, p.Point, p.Status)
+			}
+		case !r.saved:
+			if p.Status != StatusRecipeNotFound {
+				t.Errorf("%s point %d: status %q, want recipe not found", p.CellID, p.Point, p.Status)
+			}
+		default:
+			if p.Status != StatusCompared {
+				t.Errorf("%s point %d: status %q (%s), want compared", p.CellID, p.Point, p.Status, p.Message)
+				continue
+			}
+			if len(p.Roles) == 0 || p.Verdict == "" {
+				t.Errorf("%s point %d: no role verdicts", p.CellID, p.Point)
+			}
+			for _, res := range p.Roles {
+				if res.Verdict.rank() < 0 {
+					t.Errorf("%s point %d %s: verdict %q", p.CellID, p.Point, res.Role, res.Verdict)
+				}
+			}
+		}
+		// The corpus is not a git checkout: drift is unknown, never guessed.
+		if p.Drift.State != DriftUnknown && p.Status == StatusCompared {
+			t.Errorf("%s point %d: drift %q, want unknown", p.CellID, p.Point, p.Drift.State)
+		}
+	}
+	if os.Getenv("COVERAGE_DUMP") != "" {
+		os.WriteFile(os.Getenv("COVERAGE_DUMP"), []byte(rep.Text()), 0o644)
+		md := rep.Markdown()
+		os.WriteFile(os.Getenv("COVERAGE_DUMP")+".md", []byte(md), 0o644)
+	}
+}
+
+// BenchmarkCoveragePairs measures a whole coverage run on the pairs corpus.
+func BenchmarkCoveragePairs(b *testing.B) {
+	infx, sglang, _ := corpusDirs(b)
+	for b.Loop() {
+		if _, err := Coverage(CoverageOptions{InfxDir: infx, CookbookDir: sglang}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,263 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cookbook-sync/cookbook-sync/cookbook"
+	"github.com/cookbook-sync/cookbook-sync/exclusions"
+	"github.com/cookbook-sync/cookbook-sync/infx"
+	"github.com/cookbook-sync/cookbook-sync/launch"
+)
+
+// SchemaVersion is the version of the coverage Report's JSON schema
+// (compare/SCHEMA.md). It changes only when a field is renamed or removed.
+const SchemaVersion = 1
+
+// PointStatus says what coverage could do with one cited point.
+type PointStatus string
+
+// Point statuses.
+const (
+	// StatusCompared: the recipe was rendered and compared role by role.
+	StatusCompared PointStatus = "compared"
+	// StatusRecipeNotFound: the cited recipe is not in --infx (not an error).
+	StatusRecipeNotFound PointStatus = "recipe not found"
+	// StatusScript: the citation is a single-node shell script, which this
+	// run does not render (not an error).
+	StatusScript PointStatus = "script (rendered by the render issue)"
+	// StatusError: the recipe is present but could not be loaded or
+	// rendered (bad input: YAML error, unknown selector); Message says why.
+	StatusError PointStatus = "error"
+)
+
+// CoverageOptions says what to compare.
+type CoverageOptions struct {
+	// InfxDir is an InferenceX checkout (either layout); CookbookDir an
+	// sgl-project/sglang repository root.
+	InfxDir, CookbookDir string
+	// ConfigKey, when set, keeps only cells whose configKey matches this
+	// glob (path.Match syntax).
+	ConfigKey string
+	// Exclusions classifies differences; nil = exclusions.Default().
+	Exclusions *exclusions.Set
+	// Render renders one recipe variant; nil = RenderSrtSlurm (package
+	// infx/srtslurm, srt-slurm's default version).
+	Render RenderFunc
+}
+
+// RenderFunc renders the variant selector ("" = the recipe as written,
+// "base", "override_<name>", "zip_override_<name>[i]") of the recipe file at
+// path into a Deployment; model is the master entry's Hugging Face model id
+// ("" when unknown). Errors are bad input (exit 2 for the CLI).
+type RenderFunc func(path, selector, model string) (*launch.Deployment, error)
+
+// ErrUsage marks errors in the options (bad --config-key glob, missing
+// directory): the caller's fault, not the data's.
+var ErrUsage = errors.New("usage")
+
+// Coverage runs Check 3 coverage: for every point of every AgentX snippet
+// under CookbookDir/docs/src/snippets/agentx/**/*.jsx whose provenance cites
+// an InferenceX recipe (cell.prov.recipe / point.recipe, or the older
+// recipeUrl, plus point.override as the selector), it decodes the measured
+// selection (router = cell.submitted, KV = point.kv), renders the cited
+// recipe variant from InfxDir and compares them role by role.
+//
+// Points whose recipe is absent get StatusRecipeNotFound, shell scripts
+// StatusScript, recipes that fail to load or render StatusError; none of
+// these stop the run. Errors: bad options (wrapping ErrUsage), no snippet
+// found, a snippet that does not parse (*cookbook.Error with file:line:col).
+func Coverage(opt CoverageOptions) (*Report, error) {
+	if opt.ConfigKey != "" {
+		if _, err := path.Match(opt.ConfigKey, ""); err != nil {
+			return nil, fmt.Errorf("%w: --config-key %q: %v", ErrUsage, opt.ConfigKey, err)
+		}
+	}
+	for _, d := range []struct{ flag, dir string }{{"--infx", opt.InfxDir}, {"--cookbook", opt.CookbookDir}} {
+		st, err := os.Stat(d.dir)
+		if err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("%w: %s %q is not a directory", ErrUsage, d.flag, d.dir)
+		}
+	}
+	ex := opt.Exclusions
+	if ex == nil {
+		var err error
+		if ex, err = exclusions.Default(); err != nil {
+			return nil, err
+		}
+	}
+	rules, err := DefaultRules()
+	if err != nil {
+		return nil, err
+	}
+	render := opt.Render
+	if render == nil {
+		render = RenderSrtSlurm
+	}
+	snips, err := snippetFiles(opt.CookbookDir)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{
+		SchemaVersion: SchemaVersion,
+		Policy:        PolicyInfo{Version: ex.PolicyVersion(), Policies: ex.Policies()},
+		InferenceX:    RepoInfo{Dir: opt.InfxDir},
+		CookbookDir:   opt.CookbookDir,
+	}
+	cbRepo := openRepo(opt.CookbookDir)
+	ixRepo := openRepo(opt.InfxDir)
+	if ixRepo != nil {
+		rep.InferenceX.Commit = ixRepo.head
+	}
+	renders := map[string]renderResult{}
+	// The master configs give each config key's model (optional: a tree
+	// without master configs still renders, with the recipe's own model).
+	var ws *infx.Workspace
+	if w, err := infx.Open(opt.InfxDir); err == nil {
+		ws = w
+	}
+	for _, sp := range snips {
+		f, err := cookbook.ReadFile(sp)
+		if err != nil {
+			return nil, err
+		}
+		fi := FileInfo{Path: f.RepoPath, SHA256: f.SHA256}
+		if cbRepo != nil {
+			fi.Commit = cbRepo.head
+			fi.Dirty = cbRepo.dirty(sp)
+		}
+		rep.Cookbook = append(rep.Cookbook, fi)
+		for ci := range f.Cells {
+			c := &f.Cells[ci]
+			if opt.ConfigKey != "" {
+				if ok, _ := path.Match(opt.ConfigKey, c.ConfigKey); !ok {
+					continue
+				}
+			}
+			for pi := range c.Points {
+				prov := f.Provenance(ci, pi)
+				if prov.Recipe == "" {
+					continue // not a citation of an InferenceX recipe
+				}
+				pr := PointResult{
+					File: f.RepoPath, Cell: ci, CellID: c.ID, ConfigKey: c.ConfigKey, Point: pi,
+					Concs: c.Points[pi].Concs, Recipe: prov.Recipe, Selector: prov.Override,
+					ProvSHA: prov.SHA, ProvStatus: prov.Status,
+				}
+				sel := f.Measured(ci, pi)
+				pr.Router, pr.KV = sel.Router, sel.KV
+				model := ""
+				if ws != nil {
+					if e, err := ws.Entry(c.ConfigKey); err == nil {
+						model = e.Model
+					}
+				}
+				comparePoint(&pr, f, sel, model, opt.InfxDir, ixRepo, render, renders, ex, rules)
+				rep.Points = append(rep.Points, pr)
+			}
+		}
+	}
+	rep.count()
+	return rep, nil
+}
+
+type renderResult struct {
+	d   *launch.Deployment
+	err error
+}
+
+func comparePoint(pr *PointResult, f *cookbook.File, sel cookbook.Selection, model, infxDir string, repo *gitRepo,
+	render RenderFunc, cache map[string]renderResult, ex *exclusions.Set, rules *Rules) {
+	if strings.HasSuffix(pr.Recipe, ".sh") {
+		pr.Status = StatusScript
+		return
+	}
+	file, rel := resolveRecipe(infxDir, pr.Recipe)
+	if file == "" {
+		pr.Status = StatusRecipeNotFound
+		pr.Message = fmt.Sprintf("%s is not in %s", pr.Recipe, infxDir)
+		return
+	}
+	pr.RecipeFile = rel
+	pr.Drift = repo.drift(rel, pr.ProvSHA)
+	key := file + "\x00" + pr.Selector + "\x00" + model
+	rr, ok := cache[key]
+	if !ok {
+		rr.d, rr.err = render(file, pr.Selector, model)
+		cache[key] = rr
+	}
+	if rr.err != nil {
+		pr.Status, pr.Message = StatusError, rr.err.Error()
+		return
+	}
+	dec, err := f.Decode(sel)
+	if err != nil {
+		pr.Status, pr.Message = StatusError, err.Error()
+		return
+	}
+	rc := *rr.d
+	rc.Source.Recipe, rc.Source.Selector = rel, pr.Selector
+	res, err := Compare(&dec.Deployment, &rc, Options{Exclusions: ex, Rules: rules})
+	if err != nil {
+		pr.Status, pr.Message = StatusError, err.Error()
+		return
+	}
+	pr.Status = StatusCompared
+	pr.Roles = res
+	pr.Verdict = Summary(res)
+}
+
+// resolveRecipe finds a cited recipe path in the InferenceX checkout dir,
+// for both layouts: as cited ("inferencex-e2e/benchmarks/…" or
+// "benchmarks/…" at the repository root), without the "inferencex-e2e/"
+// prefix (dir is itself the inferencex-e2e tree), and under
+// "inferencex-e2e/" (a new-layout path cited relative to inferencex-e2e).
+// It returns the file path and the path relative to dir ("" when absent).
+func resolveRecipe(dir, recipe string) (file, rel string) {
+	recipe = strings.TrimPrefix(path.Clean("/"+recipe), "/")
+	cands := []string{recipe}
+	if r, ok := strings.CutPrefix(recipe, "inferencex-e2e/"); ok {
+		cands = append(cands, r)
+	} else {
+		cands = append(cands, "inferencex-e2e/"+recipe)
+	}
+	for _, c := range cands {
+		p := filepath.Join(dir, filepath.FromSlash(c))
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p, c
+		}
+	}
+	return "", ""
+}
+
+// snippetFiles lists dir/docs/src/snippets/agentx/**/*.jsx, sorted.
+func snippetFiles(dir string) ([]string, error) {
+	root := filepath.Join(dir, "docs", "src", "snippets", "agentx")
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".jsx") && !strings.HasPrefix(d.Name(), "_") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: --cookbook %s: no docs/src/snippets/agentx directory (want an sgl-project/sglang checkout)", ErrUsage, dir)
+		}
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: --cookbook %s: no AgentX snippets under docs/src/snippets/agentx", ErrUsage, dir)
+	}
+	sort.Strings(out)
+	return out, nil
+}

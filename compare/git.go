@@ -1,0 +1,156 @@
+package compare
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Drift says whether the recipe compared is the one the cookbook cell was
+// generated from (the file at the cell's prov.sha).
+type Drift struct {
+	// State: "none" (the rendered file equals the file at prov.sha),
+	// "changed" (it differs, or did not exist at prov.sha: differences may
+	// be commit drift rather than a gap), "unknown" (not knowable: --infx is
+	// not a git checkout, or prov.sha is not in it).
+	State string `json:"state"`
+	// Commit is the HEAD commit of the --infx checkout (when a git checkout).
+	Commit string `json:"commit,omitempty"`
+	// Detail explains the state.
+	Detail string `json:"detail,omitempty"`
+}
+
+// Drift states.
+const (
+	DriftNone    = "none"
+	DriftChanged = "changed"
+	DriftUnknown = "unknown"
+)
+
+// gitRepo is a read-only view of the git checkout containing a directory,
+// read with go-git (no git binary, no network).
+type gitRepo struct {
+	repo *git.Repository
+	root string // worktree root
+	dir  string // the directory given (absolute)
+	head string // HEAD commit hash
+	tree map[string]*object.Tree
+}
+
+// openRepo returns the checkout containing dir, or nil when dir is not in a
+// git work tree (or HEAD cannot be read).
+func openRepo(dir string) *gitRepo {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	r, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true})
+	if err != nil {
+		return nil
+	}
+	wt, err := r.Worktree()
+	if err != nil {
+		return nil
+	}
+	h, err := r.Head()
+	if err != nil {
+		return nil
+	}
+	return &gitRepo{repo: r, root: wt.Filesystem.Root(), dir: abs, head: h.Hash().String(), tree: map[string]*object.Tree{}}
+}
+
+// repoPath turns a path relative to g.dir into a path relative to the
+// worktree root, with forward slashes.
+func (g *gitRepo) repoPath(rel string) (string, bool) {
+	p, err := filepath.Rel(g.root, filepath.Join(g.dir, filepath.FromSlash(rel)))
+	if err != nil || p == ".." || len(p) > 2 && p[:3] == ".."+string(filepath.Separator) {
+		return "", false
+	}
+	return filepath.ToSlash(p), true
+}
+
+func (g *gitRepo) treeAt(sha string) (*object.Tree, error) {
+	if t, ok := g.tree[sha]; ok {
+		return t, nil
+	}
+	c, err := g.repo.CommitObject(plumbing.NewHash(sha))
+	if err != nil {
+		return nil, err
+	}
+	t, err := c.Tree()
+	if err != nil {
+		return nil, err
+	}
+	g.tree[sha] = t
+	return t, nil
+}
+
+// drift compares the working-tree file rel (relative to the --infx dir)
+// with the same path at commit provSHA.
+func (g *gitRepo) drift(rel, provSHA string) Drift {
+	if g == nil {
+		return Drift{State: DriftUnknown, Detail: "--infx is not a git checkout"}
+	}
+	d := Drift{State: DriftUnknown, Commit: g.head}
+	if len(provSHA) != 40 {
+		d.Detail = fmt.Sprintf("prov.sha %q is not a full commit id", provSHA)
+		return d
+	}
+	rp, ok := g.repoPath(rel)
+	if !ok {
+		d.Detail = "recipe is outside the git work tree"
+		return d
+	}
+	t, err := g.treeAt(provSHA)
+	if err != nil {
+		d.Detail = fmt.Sprintf("prov.sha %s is not in the checkout", provSHA[:12])
+		return d
+	}
+	data, err := os.ReadFile(filepath.Join(g.root, filepath.FromSlash(rp)))
+	if err != nil {
+		d.Detail = err.Error()
+		return d
+	}
+	now := plumbing.ComputeHash(plumbing.BlobObject, data)
+	f, err := t.File(rp)
+	if err != nil {
+		d.State, d.Detail = DriftChanged, fmt.Sprintf("recipe did not exist at prov.sha %s", provSHA[:12])
+		return d
+	}
+	if f.Hash == now {
+		d.State, d.Detail = DriftNone, fmt.Sprintf("recipe identical to prov.sha %s", provSHA[:12])
+		return d
+	}
+	d.State, d.Detail = DriftChanged, fmt.Sprintf("recipe changed since prov.sha %s (blob %s -> %s)", provSHA[:12], f.Hash.String()[:12], now.String()[:12])
+	return d
+}
+
+// dirty reports whether the working-tree file p differs from HEAD (or is
+// not committed).
+func (g *gitRepo) dirty(p string) bool {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return true
+	}
+	rel, err := filepath.Rel(g.root, abs)
+	if err != nil {
+		return true
+	}
+	t, err := g.treeAt(g.head)
+	if err != nil {
+		return true
+	}
+	f, err := t.File(filepath.ToSlash(rel))
+	if err != nil {
+		return true
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return true
+	}
+	return plumbing.ComputeHash(plumbing.BlobObject, data) != f.Hash
+}

@@ -1,0 +1,363 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/cookbook-sync/cookbook-sync/exclusions"
+)
+
+// Report is the result of a coverage run. Its JSON form (Report.JSON) is the
+// stable schema documented in compare/SCHEMA.md; SchemaVersion identifies it.
+type Report struct {
+	SchemaVersion int        `json:"schemaVersion"`
+	Policy        PolicyInfo `json:"policy"`
+	// CookbookDir is the --cookbook directory; Cookbook lists every snippet
+	// read, with its git commit (when a git checkout) and sha256.
+	CookbookDir string     `json:"cookbookDir"`
+	Cookbook    []FileInfo `json:"cookbook"`
+	InferenceX  RepoInfo   `json:"inferencex"`
+	// Points holds one entry per cited point, in file, cell, point order.
+	Points []PointResult `json:"points"`
+	Counts Counts        `json:"counts"`
+	// Gap is true when any role is differs, missing or prohibited.
+	Gap bool `json:"gap"`
+	// Errors is true when any point has StatusError (bad input).
+	Errors bool `json:"errors"`
+}
+
+// PolicyInfo names the exclusion rules the report was judged against.
+type PolicyInfo struct {
+	Version  string              `json:"version"`
+	Policies []exclusions.Policy `json:"policies"`
+}
+
+// FileInfo identifies one upstream snippet file.
+type FileInfo struct {
+	Path   string `json:"path"`             // repository-relative path
+	Commit string `json:"commit,omitempty"` // HEAD of the --cookbook git checkout
+	Dirty  bool   `json:"dirty,omitempty"`  // the file differs from that commit
+	SHA256 string `json:"sha256"`
+}
+
+// RepoInfo identifies the InferenceX checkout.
+type RepoInfo struct {
+	Dir    string `json:"dir"`
+	Commit string `json:"commit,omitempty"` // HEAD when a git checkout
+}
+
+// PointResult is the coverage of one cookbook point that cites a recipe.
+type PointResult struct {
+	File      string `json:"file"` // snippet path, repository-relative
+	Cell      int    `json:"cell"`
+	CellID    string `json:"cellId"`
+	ConfigKey string `json:"configKey"`
+	Point     int    `json:"point"`
+	Concs     []int  `json:"concs"`
+	// Router and KV are the measured selection compared (cell.submitted,
+	// point.kv).
+	Router string `json:"router"`
+	KV     string `json:"kv"`
+	// Recipe is the cited path, Selector the cited variant; RecipeFile the
+	// path found under --infx (relative to it).
+	Recipe     string `json:"recipe"`
+	Selector   string `json:"selector,omitempty"`
+	RecipeFile string `json:"recipeFile,omitempty"`
+	ProvSHA    string `json:"provSha,omitempty"`
+	ProvStatus string `json:"provStatus,omitempty"`
+
+	Status  PointStatus `json:"status"`
+	Message string      `json:"message,omitempty"`
+	Drift   Drift       `json:"drift"`
+	// Verdict is the worst role verdict (compared points only).
+	Verdict Verdict  `json:"verdict,omitempty"`
+	Roles   []Result `json:"roles,omitempty"`
+}
+
+// Counts tallies a report.
+type Counts struct {
+	// Roles counts role results by verdict; Points counts points by their
+	// worst verdict (compared) or their status (the others).
+	Roles  map[string]int `json:"roles"`
+	Points map[string]int `json:"points"`
+}
+
+func (r *Report) count() {
+	r.Counts = Counts{Roles: map[string]int{}, Points: map[string]int{}}
+	for _, p := range r.Points {
+		if p.Status != StatusCompared {
+			r.Counts.Points[string(p.Status)]++
+			if p.Status == StatusError {
+				r.Errors = true
+			}
+			continue
+		}
+		r.Counts.Points[string(p.Verdict)]++
+		for _, res := range p.Roles {
+			r.Counts.Roles[string(res.Verdict)]++
+			if res.Verdict.Gap() {
+				r.Gap = true
+			}
+		}
+	}
+}
+
+// JSON returns the report as indented JSON (schema: compare/SCHEMA.md).
+func (r *Report) JSON() ([]byte, error) {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	e.SetIndent("", "  ")
+	if err := e.Encode(r); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+func val(p *string) string {
+	switch {
+	case p == nil:
+		return "(absent)"
+	case *p == "":
+		return "(set)"
+	}
+	return *p
+}
+
+func concs(cs []int) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = fmt.Sprint(c)
+	}
+	return strings.Join(s, ",")
+}
+
+func verdictOrder() []string {
+	return []string{string(Covered), string(CoveredWithExclusions), string(Differs), string(Missing), string(Prohibited),
+		string(StatusRecipeNotFound), string(StatusScript), string(StatusError)}
+}
+
+func sortedCounts(m map[string]int) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, k := range verdictOrder() {
+		if n, ok := m[k]; ok {
+			out = append(out, fmt.Sprintf("%s %d", k, n))
+			seen[k] = true
+		}
+	}
+	var rest []string
+	for k := range m {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	for _, k := range rest {
+		out = append(out, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return out
+}
+
+// Text renders the report for a terminal: one table row per role of every
+// compared point (one row for the other points), then every difference,
+// then the totals.
+func (r *Report) Text() string {
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CONFIG KEY\tCELL\tPT\tROUTER\tKV\tROLE\tVERDICT\tMATCHED\tDIFF\tEXCL\tINFO\tDRIFT")
+	for _, p := range r.Points {
+		id := cellTag(p.CellID)
+		if p.Status != StatusCompared {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t-\t%s\t\t\t\t\t%s\n", p.ConfigKey, id, p.Point, p.Router, p.KV, p.Status, p.Drift.State)
+			continue
+		}
+		for _, res := range p.Roles {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", p.ConfigKey, id, p.Point, p.Router, p.KV,
+				roleName(res), res.Verdict, res.Matched, len(res.Differences), len(res.Excluded), len(res.Info), p.Drift.State)
+		}
+	}
+	tw.Flush()
+	first := true
+	for _, p := range r.Points {
+		for _, res := range p.Roles {
+			if !res.Verdict.Gap() {
+				continue
+			}
+			if first {
+				b.WriteString("\nGaps:\n")
+				first = false
+			}
+			fmt.Fprintf(&b, "  %s point %d %s: %s\n", p.CellID, p.Point, roleName(res), res.Verdict)
+			if res.Note != "" {
+				fmt.Fprintf(&b, "    %s\n", res.Note)
+			}
+			for _, d := range res.Differences {
+				fmt.Fprintf(&b, "    %s: cookbook %s, recipe %s\n", d.Setting, val(d.Cookbook), val(d.Recipe))
+			}
+			for _, x := range res.Prohibited {
+				fmt.Fprintf(&b, "    %s: PROHIBITED (%s): %s\n", x.Setting, x.Rule, x.Reason)
+			}
+		}
+	}
+	for _, p := range r.Points {
+		if p.Status == StatusError {
+			if first {
+				b.WriteString("\nGaps:\n")
+				first = false
+			}
+			fmt.Fprintf(&b, "  %s point %d: error: %s\n", p.CellID, p.Point, p.Message)
+		}
+	}
+	fmt.Fprintf(&b, "\nRoles: %s\n", strings.Join(sortedCounts(r.Counts.Roles), ", "))
+	fmt.Fprintf(&b, "Points: %s\n", strings.Join(sortedCounts(r.Counts.Points), ", "))
+	fmt.Fprintf(&b, "Exclusion policy: %s\n", r.Policy.Version)
+	return b.String()
+}
+
+// cellTag is the "#n" suffix of a cell id (the config key is its own column).
+func cellTag(id string) string {
+	if i := strings.LastIndexByte(id, '#'); i >= 0 {
+		return id[i:]
+	}
+	return id
+}
+
+func roleName(res Result) string {
+	if res.Index > 0 {
+		return fmt.Sprintf("%s[%d]", res.Role, res.Index)
+	}
+	return res.Role
+}
+
+// mdCell escapes a value for a Markdown table cell.
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(s, "\n", " ")
+	if s == "" {
+		return ""
+	}
+	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
+}
+
+func mdVal(p *string) string {
+	switch {
+	case p == nil:
+		return "(absent)"
+	case *p == "":
+		return "(set)"
+	}
+	return mdCell(*p)
+}
+
+// Markdown renders the report as evidence for a Check 3 sign-off: the
+// upstream files with their commit (or sha256), the exclusion policy
+// version, then per config key × variant × role the verdict, the matched
+// settings count, every difference and every exclusion with its reason.
+func (r *Report) Markdown() string {
+	var b strings.Builder
+	b.WriteString("# Check 3 coverage evidence (cookbook-sync)\n\n")
+	fmt.Fprintf(&b, "- Exclusion policy: %s\n", r.Policy.Version)
+	for _, p := range r.Policy.Policies {
+		fmt.Fprintf(&b, "  - `%s`: %s @ `%s`", p.ID, p.Source, p.Version)
+		if p.Note != "" {
+			fmt.Fprintf(&b, " — %s", p.Note)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("- Upstream files (sgl-project/sglang):\n")
+	for _, f := range r.Cookbook {
+		if f.Commit != "" {
+			dirty := ""
+			if f.Dirty {
+				dirty = " (working tree differs from this commit)"
+			}
+			fmt.Fprintf(&b, "  - `%s` at commit `%s`%s, sha256 `%s`\n", f.Path, f.Commit, dirty, f.SHA256)
+		} else {
+			fmt.Fprintf(&b, "  - `%s` sha256 `%s` (not a git checkout)\n", f.Path, f.SHA256)
+		}
+	}
+	if r.InferenceX.Commit != "" {
+		fmt.Fprintf(&b, "- InferenceX checkout at commit `%s`\n", r.InferenceX.Commit)
+	} else {
+		b.WriteString("- InferenceX: not a git checkout (commit drift since each cell's prov.sha is unknown)\n")
+	}
+	fmt.Fprintf(&b, "- Roles: %s\n", strings.Join(sortedCounts(r.Counts.Roles), ", "))
+	fmt.Fprintf(&b, "- Points: %s\n", strings.Join(sortedCounts(r.Counts.Points), ", "))
+
+	key := ""
+	for _, p := range r.Points {
+		if p.ConfigKey != key {
+			key = p.ConfigKey
+			fmt.Fprintf(&b, "\n## `%s`\n", key)
+		}
+		variant := p.Recipe
+		if p.Selector != "" {
+			variant += ":" + p.Selector
+		}
+		fmt.Fprintf(&b, "\n### `%s` point %d (conc %s) — router %s, KV %s\n\n", p.CellID, p.Point, concs(p.Concs), p.Router, p.KV)
+		fmt.Fprintf(&b, "- Variant: `%s`\n", variant)
+		fmt.Fprintf(&b, "- Provenance: prov.sha `%s`, status %s\n", short(p.ProvSHA), p.ProvStatus)
+		fmt.Fprintf(&b, "- Commit drift: %s", p.Drift.State)
+		if p.Drift.Detail != "" {
+			fmt.Fprintf(&b, " (%s)", p.Drift.Detail)
+		}
+		b.WriteString("\n")
+		if p.Status != StatusCompared {
+			fmt.Fprintf(&b, "- Result: **%s**", p.Status)
+			if p.Message != "" {
+				fmt.Fprintf(&b, " — %s", p.Message)
+			}
+			b.WriteString("\n")
+			continue
+		}
+		fmt.Fprintf(&b, "- Result: **%s**\n\n", p.Verdict)
+		b.WriteString("| role | verdict | matched settings | differences | exclusions | informational |\n|---|---|---|---|---|---|\n")
+		for _, res := range p.Roles {
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d |\n", roleName(res), res.Verdict, res.Matched, len(res.Differences), len(res.Excluded), len(res.Info))
+		}
+		for _, res := range p.Roles {
+			if len(res.Differences)+len(res.Excluded)+len(res.Info)+len(res.Prohibited) == 0 && res.Note == "" {
+				continue
+			}
+			fmt.Fprintf(&b, "\n**%s** (%s)\n\n", roleName(res), res.Verdict)
+			if res.Note != "" {
+				fmt.Fprintf(&b, "%s\n\n", res.Note)
+			}
+			if len(res.Differences) > 0 || len(res.Prohibited) > 0 {
+				b.WriteString("| difference | cookbook | recipe |\n|---|---|---|\n")
+				for _, d := range res.Differences {
+					rv := mdVal(d.Recipe)
+					if d.Diff != "" {
+						rv += "<br>diff: " + mdCell(d.Diff)
+					}
+					fmt.Fprintf(&b, "| %s | %s | %s |\n", mdCell(d.Setting), mdVal(d.Cookbook), rv)
+				}
+				for _, x := range res.Prohibited {
+					fmt.Fprintf(&b, "| %s — **prohibited** (%s: %s) | %s | %s |\n", mdCell(x.Setting), x.Rule, x.Reason, mdVal(x.Cookbook), mdVal(x.Recipe))
+				}
+				b.WriteString("\n")
+			}
+			if len(res.Excluded)+len(res.Info) > 0 {
+				b.WriteString("| excluded setting | cookbook | recipe | class | rule | reason |\n|---|---|---|---|---|---|\n")
+				for _, xs := range [][]Exclusion{res.Excluded, res.Info} {
+					for _, x := range xs {
+						fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", mdCell(x.Setting), mdVal(x.Cookbook), mdVal(x.Recipe), x.Class, x.Rule, strings.ReplaceAll(x.Reason, "|", `\|`))
+					}
+				}
+			}
+		}
+	}
+	return b.String()
+}
