@@ -36,12 +36,12 @@ func (ws *Workspace) compose(p Point, name string, fragment []byte) ([]byte, err
 		if err != nil {
 			return nil, err
 		}
-		block, err := parseYAML(ws.rel(lb), data)
+		block, err := parseYAML(lb, data)
 		if err != nil {
 			return nil, err
 		}
 		if block.Kind != yaml.MappingNode {
-			return nil, posErr(ws.rel(lb), block, "lane block: want a mapping, got a %s", kindName(block))
+			return nil, posErr(lb, block, "lane block: want a mapping, got a %s", kindName(block))
 		}
 		bind(block, vars)
 		mergeUnder(target, block)

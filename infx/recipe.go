@@ -1,9 +1,7 @@
-//go:build infx_srtslurm
-
 package infx
 
 import (
-	"fmt"
+	"errors"
 	"os"
 
 	"github.com/cookbook-sync/cookbook-sync/infx/srtslurm"
@@ -13,18 +11,20 @@ import (
 // renderRecipe loads the point's recipe (composed with its lane blocks in
 // the new layout), picks the variant and renders it with the master entry's
 // model and image.
-func (ws *Workspace) renderRecipe(p Point, opt Options) ([]launch.Process, error) {
+func (ws *Workspace) renderRecipe(p Point, opt Options) ([]launch.Process, string, error) {
 	rec, err := ws.loadRecipe(p)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	sel := p.Selector
 	if sel == "" && rec.HasVariants() {
 		sels := rec.Selectors()
-		if len(sels) != 1 {
-			return nil, &PosError{File: p.RefPos.File, Line: p.RefPos.Line, Col: p.RefPos.Col, Err: fmt.Errorf("%s has %d variants %v: the row must name one (file.yaml:<selector>)", ws.rel(p.Recipe), len(sels), sels)}
-		}
 		sel = sels[0]
+		if len(sels) != 1 {
+			if sel, err = ws.matchVariant(p, sels); err != nil {
+				return nil, "", err
+			}
+		}
 	}
 	version := opt.SrtSlurmVersion
 	if version == "" {
@@ -32,9 +32,15 @@ func (ws *Workspace) renderRecipe(p Point, opt Options) ([]launch.Process, error
 	}
 	r, err := rec.Render(sel, srtslurm.Options{Version: version, Model: p.Model, Image: p.Image})
 	if err != nil {
-		return nil, err
+		// Errors without a recipe position (unknown selector, unknown
+		// version) are placed at the master's reference to the recipe.
+		var se *srtslurm.Error
+		if errors.As(err, &se) && se.Line == 0 && p.RefPos.Line > 0 {
+			return nil, "", &PosError{File: p.RefPos.File, Line: p.RefPos.Line, Col: p.RefPos.Col, Err: err}
+		}
+		return nil, "", err
 	}
-	return r.Deployment.Processes, nil
+	return r.Deployment.Processes, sel, nil
 }
 
 // loadRecipe reads the recipe; with lane blocks it is composed first
@@ -44,7 +50,7 @@ func (ws *Workspace) loadRecipe(p Point) (*srtslurm.Recipe, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := ws.rel(p.Recipe)
+	name := p.Recipe
 	rec, err := srtslurm.Parse(name, data)
 	if err != nil || len(p.LaneBlocks) == 0 {
 		return rec, err

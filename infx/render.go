@@ -44,11 +44,11 @@ func (ws *Workspace) Render(p Point, opt Options) (launch.Deployment, error) {
 	}
 	switch p.Kind {
 	case KindRecipe:
-		procs, err := ws.renderRecipe(p, opt)
+		procs, sel, err := ws.renderRecipe(p, opt)
 		if err != nil {
 			return launch.Deployment{}, err
 		}
-		d.Source.File, d.Source.Recipe = ws.rel(p.Recipe), p.RecipeRef
+		d.Source.File, d.Source.Recipe, d.Source.Selector = ws.rel(p.Recipe), p.RecipeRef, sel
 		d.Processes = procs
 	case KindScript:
 		run, err := RunScript(p.Script, ScriptOptions{

@@ -67,7 +67,7 @@ func Open(root string) (*Workspace, error) {
 		if err != nil {
 			return nil, err
 		}
-		es, err := parseMaster(ws.rel(m), data)
+		es, err := parseMaster(m, data)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,129 @@
+package infx
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
+)
+
+const corpusInfx = "../../shared/corpus/inferencex"
+
+func corpusDir(t testing.TB, parts ...string) string {
+	t.Helper()
+	d := filepath.Join(append([]string{corpusInfx}, parts...)...)
+	if _, err := os.Stat(corpusInfx); err != nil {
+		t.Skip("../shared absent")
+	}
+	return d
+}
+
+// TestCorpusRenderAll renders every point of every config key of both master
+// configs at InferenceX 843c6254 (spec (g): 152 NVIDIA + 56 AMD keys, 162 in
+// Check 3 scope; 465 CONFIG_FILE references).
+func TestCorpusRenderAll(t *testing.T) {
+	ws, err := Open(corpusDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.SrtSlurmDir = filepath.Join(corpusInfx, "_external", "NVIDIA+srt-slurm")
+	if ws.Layout != LayoutOld {
+		t.Errorf("layout = %s, want old", ws.Layout)
+	}
+	keys := ws.ConfigKeys()
+	if len(keys) != 208 {
+		t.Errorf("keys = %d, want 208 (152 NVIDIA + 56 AMD)", len(keys))
+	}
+	inScope, refs := 0, 0
+	for _, k := range keys {
+		e, _ := ws.Entry(k)
+		if InScope(e.Framework) {
+			inScope++
+		}
+		for _, r := range e.Rows {
+			if _, ok := r.setting("CONFIG_FILE"); ok {
+				refs++
+			}
+		}
+	}
+	if inScope != 162 {
+		t.Errorf("keys in Check 3 scope = %d, want 162", inScope)
+	}
+	if refs != 465 {
+		t.Errorf("CONFIG_FILE references = %d, want 465", refs)
+	}
+	s, err := ws.RenderAll(nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("keys %d, points %d, rendered %d, upstream-only %d, missing %d, unsupported %d, out of scope %d, errors %d",
+		s.Keys, s.Points, s.Rendered, s.UpstreamOnly, s.Missing, s.Unsupported, s.OutOfScope, s.Errors)
+	for _, f := range s.Failures {
+		t.Errorf("render failure: %s", f)
+	}
+	if s.Rendered == 0 || s.UpstreamOnly == 0 {
+		t.Errorf("nothing rendered or reported upstream-only: %+v", s)
+	}
+	if s.Rendered+s.UpstreamOnly+s.Missing+s.Unsupported+s.Errors != s.Points {
+		t.Errorf("counts do not add up: %+v", s)
+	}
+}
+
+// TestCorpusPair1 renders the upstream-only recipe of dsr1-fp4-b200-dynamo-sglang
+// from the NVIDIA/srt-slurm copy: override_stp_tp4 removes the DP-attention flags
+// of base and keeps the other prefill flags (spec (b), real example pair 1).
+func TestCorpusPair1(t *testing.T) {
+	ws, err := Open(corpusDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := ws.Points("dsr1-fp4-b200-dynamo-sglang")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p *Point
+	for i := range pts {
+		if pts[i].Selector == "override_stp_tp4" {
+			p = &pts[i]
+			break
+		}
+	}
+	if p == nil {
+		t.Fatal("no override_stp_tp4 row")
+	}
+	if p.Status != StatusUpstreamOnly || p.RecipeRef != "recipes/b200-fp4/8k1k.yaml" {
+		t.Errorf("without the srt-slurm checkout: status %s ref %s, want upstream-only", p.Status, p.RecipeRef)
+	}
+	ws.SrtSlurmDir = filepath.Join(corpusInfx, "_external", "NVIDIA+srt-slurm")
+	pts, _ = ws.Points("dsr1-fp4-b200-dynamo-sglang")
+	for _, q := range pts {
+		if q.Row == p.Row && q.Concurrency == p.Concurrency {
+			p = &q
+			break
+		}
+	}
+	d, err := ws.Render(*p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre := d.Workers(launch.RolePrefill)
+	if len(pre) == 0 {
+		t.Fatal("no prefill worker")
+	}
+	args := pre[0].Args
+	for _, f := range []string{"--enable-dp-attention", "--enable-dp-lm-head"} {
+		if _, ok := launch.Lookup(args, f); ok {
+			t.Errorf("prefill has %s, deleted by the override's null", f)
+		}
+	}
+	for f, want := range map[string]string{"--quantization": "modelopt_fp4", "--attention-backend": "trtllm_mla", "--moe-runner-backend": "flashinfer_trtllm", "--data-parallel-size": "1"} {
+		if v, ok := launch.Lookup(args, f); !ok || strings.Join(v, " ") != want {
+			t.Errorf("prefill %s = %v, want %s", f, v, want)
+		}
+	}
+	if d.Model != "deepseek-r1-fp4" && d.Model != "nvidia/DeepSeek-R1-0528-FP4" {
+		t.Logf("model = %s", d.Model)
+	}
+}
