@@ -124,9 +124,6 @@ func (c *Client) Apply(ctx context.Context, p *Plan) (*ApplyResult, error) {
 		}
 	case ActionCreate, ActionRecreate:
 		body := live.Body
-		if live.Existing != nil && live.Existing.State == StateClosedUnmerged {
-			body += fmt.Sprintf("\nSupersedes #%d (closed without merging).\n", live.Existing.Number)
-		}
 		pr, _, err := c.gh.PullRequests.Create(ctx, owner, name, &github.NewPullRequest{
 			Title: github.String(live.Title), Head: github.String(live.Branch), Base: github.String(live.Base),
 			Body: github.String(body), MaintainerCanModify: github.Bool(true)})

@@ -495,6 +495,16 @@ func prBody(p *Plan, marker string) string {
 		}
 		fmt.Fprintf(&b, "%stext\n%s\n%s\n", fence, strings.ReplaceAll(strings.TrimRight(e.Coverage, "\n"), "<!--", "<!\u200b--"), fence)
 	}
+	var sup []string
+	for i := len(p.Related) - 1; i >= 0; i-- {
+		r := p.Related[i]
+		if r.State == StateClosedUnmerged && (p.Action == ActionRecreate || p.Existing == nil || p.Existing.Number != r.Number) {
+			sup = append(sup, "#"+strconv.Itoa(r.Number))
+		}
+	}
+	if len(sup) > 0 {
+		fmt.Fprintf(&b, "\nSupersedes %s (closed without merging).\n", strings.Join(sup, ", "))
+	}
 	b.WriteString("\n## Files\n\n")
 	for _, f := range p.Files {
 		fmt.Fprintf(&b, "- `%s` (blob %s)\n", escapeMD(f.Path), short(f.NewSHA))
