@@ -2,7 +2,10 @@ package infx
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/cookbook-sync/cookbook-sync/infx/srtslurm"
 	"github.com/cookbook-sync/cookbook-sync/launch"
@@ -60,4 +63,56 @@ func (ws *Workspace) loadRecipe(p Point) (*srtslurm.Recipe, error) {
 		return nil, err
 	}
 	return srtslurm.Parse(name, composed)
+}
+
+// RenderRecipe renders a recipe named directly as "FILE[:selector]", with
+// no master entry (model and image stay the recipe's aliases). FILE is
+// tried as given, then, when ws is not nil, relative to the workspace base,
+// as a CONFIG_FILE path (recipes/… under benchmarks/multi_node/
+// srt-slurm-recipes/ and under SrtSlurmDir), and under the single- and
+// multi-node srt-slurm-recipes/ trees. A bundle needs a selector unless it
+// has a single variant. Errors: file not found; recipe errors with
+// file:line:col.
+func RenderRecipe(ws *Workspace, ref string, opt Options) (launch.Deployment, error) {
+	file, sel := splitSelector(ref)
+	cands := []string{file}
+	if ws != nil {
+		rest := strings.TrimPrefix(file, "recipes/")
+		cands = append(cands,
+			filepath.Join(ws.Base, file),
+			filepath.Join(ws.Base, "benchmarks", "multi_node", "srt-slurm-recipes", rest),
+			filepath.Join(ws.Base, "benchmarks", "single_node", "srt-slurm-recipes", rest))
+		if ws.SrtSlurmDir != "" {
+			cands = append(cands, filepath.Join(ws.SrtSlurmDir, "recipes", rest))
+		}
+	}
+	path := firstFile(cands)
+	if path == "" {
+		return launch.Deployment{}, fmt.Errorf("%s: recipe not found (tried %s)", file, strings.Join(cands, ", "))
+	}
+	rec, err := srtslurm.Load(path)
+	if err != nil {
+		return launch.Deployment{}, err
+	}
+	if sel == "" && rec.HasVariants() {
+		sels := rec.Selectors()
+		if len(sels) != 1 {
+			return launch.Deployment{}, fmt.Errorf("%s: the recipe has %d variants, name one as FILE:<selector> (%s)", path, len(sels), strings.Join(sels, ", "))
+		}
+		sel = sels[0]
+	}
+	version := opt.SrtSlurmVersion
+	if version == "" {
+		version = DefaultSrtSlurmVersion
+	}
+	r, err := rec.Render(sel, srtslurm.Options{Version: version})
+	if err != nil {
+		return launch.Deployment{}, err
+	}
+	d := r.Deployment
+	d.Source.File, d.Source.Recipe, d.Source.Selector = path, file, sel
+	if ws != nil {
+		d.Source.File = ws.rel(path)
+	}
+	return d, nil
 }
