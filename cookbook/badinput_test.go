@@ -1,0 +1,173 @@
+package cookbook
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// minimal is a small valid snippet; each line below is numbered in the
+// comments of the tests that mutate it (line 1 = first comment line).
+const minimal = `// GENERATED fixture for cookbook-sync bad-input tests.
+// Second header line.
+// Third header line.
+export const agentx = {
+ "model": "M",
+ "unknownTopLevel": {"anything": [1, 2, {"x": null}]},
+ "envs": [{"E": "1"}],
+ "cells": [
+  {"id": "c0", "hw": "b200", "ckpt": "o/M", "submitted": "sglang", "futureKey": true,
+   "kv": {"available": ["none"], "unavailable": {}},
+   "points": [{"concs": [1], "item": 0, "kv": "none"},
+              {"concs": [2], "item": 1, "kv": "none", "patch": {"sglang": [{"args": {"--port": ["30001"]}}]}}],
+   "routers": {"sglang": {"install": [], "files": [], "blocks": [
+     {"kind": "worker", "role": "agg", "cmd": "python3 -m sglang.launch_server", "envRef": 0, "args": [["--port", "30000"]]}
+   ]}}},
+  {"id": "c1", "hw": "b200", "ckpt": "o/M", "submitted": "sglang",
+   "kv": {"available": ["none"], "unavailable": {}},
+   "points": [{"concs": [1], "item": 0, "kv": "none"}],
+   "routers": {"sglang": {"install": [], "files": [], "blocks": [
+     {"ref": [0, "sglang", 0]}
+   ]}}}
+ ]
+};
+`
+
+func TestMinimalSnippet(t *testing.T) {
+	f, err := Parse("min.jsx", []byte(minimal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Header) != 3 || f.Header[1] != "Second header line." {
+		t.Errorf("header = %q", f.Header)
+	}
+	d, err := f.Decode(Selection{0, 1, "sglang", "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "E=1 \\\npython3 -m sglang.launch_server \\\n  --port 30001"
+	if len(d.Blocks) != 1 || d.Blocks[0].Text != want {
+		t.Errorf("blocks = %+v, want text %q", d.Blocks, want)
+	}
+	if d.CopyAll != "# Worker\n"+want {
+		t.Errorf("copyAll = %q", d.CopyAll)
+	}
+	d, err = f.Decode(Selection{1, 0, "sglang", "none"})
+	if err != nil || d.Blocks[0].Text != "E=1 \\\npython3 -m sglang.launch_server \\\n  --port 30000" {
+		t.Errorf("ref'd cell: %v %+v", err, d)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	cases := []struct {
+		name string
+		src  string
+		want []string // substrings of the error
+	}{
+		{"truncated", minimal[:len(minimal)/2], []string{"bad.jsx:", "JavaScript syntax"}},
+		{"truncated at end", strings.TrimSuffix(minimal, "};\n"), []string{"bad.jsx:"}},
+		{"wrong top-level name", strings.Replace(minimal, "const agentx", "const agentz", 1),
+			[]string{"bad.jsx:4:14:", "want `agentx`", `"agentz"`}},
+		{"let instead of const", strings.Replace(minimal, "const agentx", "let agentx", 1), []string{"bad.jsx:4:8:", "want `const`"}},
+		{"missing semicolon then code", strings.Replace(minimal, "};\n", "}\nconsole.log(1);\n", 1), []string{"bad.jsx:", "want `;`"}},
+		{"trailing statement", minimal + "export const other = 1;\n", []string{"bad.jsx:24:1:", "after `export const agentx"}},
+		{"not JSON (trailing comma)", strings.Replace(minimal, `"model": "M",`, `"model": "M",,`, 1), []string{"bad.jsx:5:"}},
+		{"not JSON (unquoted key)", strings.Replace(minimal, `"model": "M"`, `model: "M"`, 1), []string{"bad.jsx:5:", "not strict JSON"}},
+		{"bad ref index", strings.Replace(minimal, `{"ref": [0, "sglang", 0]}`, `{"ref": [0, "sglang", 9]}`, 1),
+			[]string{"bad.jsx:20:7:", "cells[1].routers.sglang.blocks[0].ref", "block index 9 out of range"}},
+		{"bad ref cell", strings.Replace(minimal, `{"ref": [0, "sglang", 0]}`, `{"ref": [7, "sglang", 0]}`, 1),
+			[]string{"bad.jsx:20:", "cells[1].routers.sglang.blocks[0].ref", "cell index 7 out of range"}},
+		{"bad ref shape", strings.Replace(minimal, `{"ref": [0, "sglang", 0]}`, `{"ref": [0, 0]}`, 1),
+			[]string{"bad.jsx:20:", "cells[1].routers.sglang.blocks[0].ref", "want [cellIndex, routerName, blockIndex]"}},
+		{"ref cycle", strings.Replace(strings.Replace(minimal, `{"ref": [0, "sglang", 0]}`, `{"ref": [1, "sglang", 0]}`, 1), "", "", 0),
+			[]string{"bad.jsx:", "cycle"}},
+		{"bad envRef", strings.Replace(minimal, `"envRef": 0`, `"envRef": 3`, 1),
+			[]string{"bad.jsx:14:", "cells[0].routers.sglang.blocks[0].envRef", "index 3 out of range"}},
+		{"patch longer than blocks", strings.Replace(minimal, `"patch": {"sglang": [{`, `"patch": {"sglang": [null, {`, 1),
+			[]string{"bad.jsx:12:", "cells[0].points[1].patch.sglang[1]", "patch has 2 entries but router \"sglang\" has 1 blocks"}},
+		{"unknown point KV tier", strings.Replace(minimal, `"item": 1, "kv": "none"`, `"item": 1, "kv": "disk"`, 1),
+			[]string{"bad.jsx:12:", "cells[0].points[1].kv", `unknown KV tier "disk"`}},
+		{"unknown available KV tier", strings.Replace(minimal, `"available": ["none"]`, `"available": ["none", "ssd"]`, 1),
+			[]string{"bad.jsx:10:", "cells[0].kv.available[1]", `unknown KV tier "ssd"`}},
+		{"wrong type", strings.Replace(minimal, `"concs": [2]`, `"concs": "2"`, 1), []string{"bad.jsx:12:", "cells.points.concs"}},
+		{"env not a string", strings.Replace(minimal, `"envs": [{"E": "1"}]`, `"envs": [{"E": 1}]`, 1),
+			[]string{"bad.jsx:7:", "envs[0].E", "must be a string"}},
+		{"patch for unknown router", strings.Replace(minimal, `"patch": {"sglang"`, `"patch": {"vllm"`, 1),
+			[]string{"bad.jsx:12:", "cells[0].points[1].patch.vllm"}},
+		{"patch bad shape", strings.Replace(minimal, `"patch": {"sglang": [{"args": {"--port": ["30001"]}}]}`, `"patch": {"sglang": 3}`, 1),
+			[]string{"bad.jsx:12:", "cells[0].points[1].patch.sglang"}},
+		{"diff args not strings", strings.Replace(minimal, `{"--port": ["30001"]}`, `{"--port": [30001]}`, 1),
+			[]string{"bad.jsx:12:", `cells[0].points[1].patch.sglang[0]`, `args["--port"]`}},
+		{"submitted router missing", strings.Replace(minimal, `"submitted": "sglang", "futureKey"`, `"submitted": "dynamo", "futureKey"`, 1),
+			[]string{"bad.jsx:9:", "cells[0].submitted"}},
+		{"empty file", "", []string{"bad.jsx:1:1:", "empty"}},
+		{"not an object", "export const agentx = [1];\n", []string{"bad.jsx:1:23:", "object literal"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("bad.jsx", []byte(c.src))
+			if err == nil {
+				t.Fatalf("no error")
+			}
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Errorf("error %T is not *Error: %v", err, err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestBadSelection(t *testing.T) {
+	f, err := Parse("min.jsx", []byte(minimal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sel  Selection
+		want string
+	}{
+		{Selection{5, 0, "sglang", "none"}, "cell index 5 out of range"},
+		{Selection{0, 9, "sglang", "none"}, "point index 9 out of range"},
+		{Selection{0, 0, "dynamo", "none"}, `unknown router "dynamo"`},
+		{Selection{0, 0, "sglang", "disk"}, `unknown KV tier "disk"`},
+		{Selection{0, 0, "sglang", "hicache"}, `KV tier "hicache" is unavailable`},
+	} {
+		if _, err := f.Decode(c.sel); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want %q", c.sel, err, c.want)
+		}
+	}
+	if _, err := f.CellIndex("c1"); err != nil {
+		t.Error(err)
+	}
+	if i, err := f.CellIndex("1"); err != nil || i != 1 {
+		t.Error(i, err)
+	}
+	if _, err := f.CellIndex("nope"); err == nil {
+		t.Error("no error for unknown cell id")
+	}
+}
+
+// FuzzParse: Parse and decoding every selection must never panic.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(minimal))
+	f.Add([]byte(strings.Replace(minimal, `{"ref": [0, "sglang", 0]}`, `{"from": 0, "cmd": "x", "diff": {"block": {"kind": "nginx", "cmd": "n"}}}`, 1)))
+	f.Add([]byte("export const agentx = {};\n"))
+	f.Add([]byte("// c\nexport const agentx = {\"cells\": []};"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		file, err := Parse("fuzz.jsx", src)
+		if err != nil {
+			return
+		}
+		for _, s := range file.Selections() {
+			d, err := file.Decode(s)
+			if err == nil {
+				_ = d.OracleJSON()
+			}
+		}
+	})
+}
