@@ -23,8 +23,8 @@ func corpusDirs(t testing.TB) (infx, sglang, pairs string) {
 
 type pairRow struct {
 	file, cellID, recipe, selector string
-	cell, point                   int
-	saved                         bool
+	cell, point                    int
+	saved                          bool
 }
 
 // readPairs reads PAIRS.tsv (test data: which cells cite which recipe and

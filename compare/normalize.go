@@ -31,11 +31,17 @@ type Rules struct {
 	FalseValues []string                       `yaml:"falseValues"`
 	UnsetValues []string                       `yaml:"unsetValues"`
 	Programs    map[string]string              `yaml:"programs"`
+	FileFlags   []string                       `yaml:"fileFlags"`
+	EnvInverted map[string]string              `yaml:"envInverted"`
+	EnvPrefix   map[string]string              `yaml:"envPrefixAliases"`
 
 	canon map[string]map[string]string // engine -> spelling -> canonical
 	json  map[string]bool
 	model map[string]bool
-	truth map[string]string // spelling -> "true" | "false" | "unset"
+	file  map[string]bool
+	// envBool: canonical env names compared as booleans
+	envBool map[string]bool
+	truth   map[string]string // spelling -> "true" | "false" | "unset"
 }
 
 var defaultRules = sync.OnceValues(func() (*Rules, error) {
@@ -75,6 +81,11 @@ func ParseRules(name string, data []byte) (*Rules, error) {
 	}
 	r.json = set(r.JSONFlags)
 	r.model = set(r.ModelFlags)
+	r.file = set(r.FileFlags)
+	r.envBool = map[string]bool{}
+	for _, to := range r.EnvInverted {
+		r.envBool[to] = true
+	}
 	r.truth = map[string]string{}
 	for _, v := range r.TrueValues {
 		r.truth[v] = "true"
@@ -112,6 +123,44 @@ func (r *Rules) Flag(engine, flag string) string {
 	return f
 }
 
+// Env returns the canonical name and normalized value of an environment
+// variable: a deprecated prefix is rewritten (SGL_ -> SGLANG_), an inverted
+// name becomes its ENABLE_ twin with the boolean value flipped, and the
+// value is normalized like a flag value.
+func (r *Rules) Env(name, value string) (string, string) {
+	for from, to := range r.EnvPrefix {
+		if rest, ok := strings.CutPrefix(name, from); ok {
+			name = to + rest
+			break
+		}
+	}
+	v := r.Value("", value)
+	if to, ok := r.EnvInverted[name]; ok {
+		if b, ok := envBool(v); ok {
+			return to, strconv.FormatBool(!b)
+		}
+		return to, "not(" + v + ")"
+	}
+	if r.envBool[name] {
+		if b, ok := envBool(v); ok {
+			return name, strconv.FormatBool(b)
+		}
+	}
+	return name, v
+}
+
+// envBool reads an SGLang boolean env value (get_bool_env_var: "true"/"1"
+// are true, "false"/"0" false).
+func envBool(v string) (bool, bool) {
+	switch strings.ToLower(v) {
+	case "1", "true", "yes":
+		return true, true
+	case "0", "false", "no", "":
+		return false, true
+	}
+	return false, false
+}
+
 // Program normalizes a launcher command ("python -m x" -> "python3 -m x",
 // runs of spaces collapsed).
 func (r *Rules) Program(p string) string {
@@ -142,6 +191,9 @@ func (r *Rules) Value(flag, v string) string {
 		if c, ok := canonicalJSON(v); ok {
 			return c
 		}
+	}
+	if (r.file[flag] || r.json[flag]) && strings.Contains(v, "/") && !strings.HasPrefix(v, "{") && !strings.HasPrefix(v, "[") {
+		return path.Base(v)
 	}
 	if numRe.MatchString(v) {
 		if f, err := strconv.ParseFloat(v, 64); err == nil {
@@ -290,7 +342,8 @@ func (r *Rules) NormalizeProcess(p *launch.Process, engine, hfID string) *Normal
 		n.add(&Setting{Key: flag, Kind: "flag", Name: flag, Value: val, Raw: raw, Origins: []launch.Origin{a.Origin}}, last)
 	}
 	for _, e := range p.Env {
-		n.add(&Setting{Key: "env " + e.Name, Kind: "env", Name: e.Name, Value: r.Value("", e.Value), Raw: e.Value, Origins: []launch.Origin{e.Origin}}, true)
+		name, v := r.Env(e.Name, e.Value)
+		n.add(&Setting{Key: "env " + name, Kind: "env", Name: name, Value: v, Raw: e.Name + "=" + e.Value, Origins: []launch.Origin{e.Origin}}, true)
 	}
 	field := func(name string, v int) {
 		if v <= 0 {

@@ -55,6 +55,10 @@ func TestValueNormalization(t *testing.T) {
 		{"--x", "16,16,16,12", "16,16,16,12"},
 		{"--x", "{not json", "{not json"},
 		{"--x", "trtllm_mha", "trtllm_mha"},
+		{"--deepep-config", "/configs/deepep_config.json", "deepep_config.json"},
+		{"--deepep-config", "deepep_config.json", "deepep_config.json"},
+		{"--chat-template", "/workspace/templates/deepseek_v4_thinking.jinja", "deepseek_v4_thinking.jinja"},
+		{"--x", "/configs/x.json", "/configs/x.json"}, // not a file flag
 	} {
 		if got := r.Value(c.flag, c.in); got != c.want {
 			t.Errorf("Value(%s, %q) = %q, want %q", c.flag, c.in, got, c.want)
@@ -158,6 +162,24 @@ func TestParseRulesErrors(t *testing.T) {
 	} {
 		if _, err := ParseRules("n.yaml", []byte(c.y)); err == nil {
 			t.Errorf("%s: no error", c.name)
+		}
+	}
+}
+
+func TestEnvNormalization(t *testing.T) {
+	r := rules(t)
+	for _, c := range []struct{ name, value, wantName, wantValue string }{
+		{"SGLANG_DISABLE_TP_MEMORY_INBALANCE_CHECK", "1", "SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK", "false"},
+		{"SGLANG_DISABLE_TP_MEMORY_INBALANCE_CHECK", "true", "SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK", "false"},
+		{"SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK", "0", "SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK", "false"},
+		{"SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK", "1", "SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK", "true"},
+		{"SGL_ENABLE_JIT_DEEPGEMM", "false", "SGLANG_ENABLE_JIT_DEEPGEMM", "false"},
+		{"SGLANG_MOONCAKE_CUSTOM_MEM_POOL", "True", "SGLANG_MOONCAKE_CUSTOM_MEM_POOL", "true"},
+		{"NCCL_NVLS_ENABLE", "1", "NCCL_NVLS_ENABLE", "1"},
+	} {
+		n, v := r.Env(c.name, c.value)
+		if n != c.wantName || v != c.wantValue {
+			t.Errorf("Env(%s=%s) = %s=%s, want %s=%s", c.name, c.value, n, v, c.wantName, c.wantValue)
 		}
 	}
 }

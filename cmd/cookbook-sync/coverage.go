@@ -1,8 +1,128 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 
-// newCoverageCmd: placeholder until its owner implements it.
+	"github.com/spf13/cobra"
+
+	"github.com/cookbook-sync/cookbook-sync/compare"
+)
+
+// demoFS is the embedded demo workspace used when coverage runs without
+// --infx/--cookbook: demo/sglang (an sglang repository root with one AgentX
+// snippet) and demo/inferencex (an InferenceX checkout with the recipes it
+// cites). Both are small files written for this tool in the real formats.
+//
+//go:embed all:demo
+var demoFS embed.FS
+
+// coverageOptions are the coverage subcommand's flags.
+type coverageOptions struct {
+	infx, cookbook, configKey, format string
+}
+
 func newCoverageCmd() *cobra.Command {
-	return &cobra.Command{Use: "coverage", Short: "(not yet implemented)", Hidden: true}
+	var o coverageOptions
+	c := &cobra.Command{
+		Use:   "coverage [--infx DIR --cookbook DIR] [--config-key GLOB] [--format text|markdown|json]",
+		Short: "Check 3 coverage: compare every cited InferenceX recipe with its cookbook point, role by role",
+		Long: `coverage decodes every AgentX cookbook point that cites an InferenceX recipe
+(as measured: router = cell.submitted, KV tier = point.kv), renders the cited
+recipe variant and compares them role by role (agg, prefill, decode,
+router/frontend, etcd/NATS/nginx/Mooncake).
+
+--cookbook is an sgl-project/sglang checkout (docs/src/snippets/agentx/**.jsx),
+--infx an InferenceX checkout (old or inferencex-e2e layout). Without both, it
+runs on a small embedded demo workspace.
+
+Exit status: 0 every compared role is covered (with or without exclusions);
+1 a role differs, is missing or carries a prohibited setting; 2 bad usage or
+bad input (a snippet or recipe that does not parse).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCoverage(cmd, o) },
+	}
+	f := c.Flags()
+	f.StringVar(&o.infx, "infx", "", "InferenceX checkout `DIR`")
+	f.StringVar(&o.cookbook, "cookbook", "", "sgl-project/sglang checkout `DIR` (holds docs/src/snippets/agentx)")
+	f.StringVar(&o.configKey, "config-key", "", "only cells whose InferenceX config key matches `GLOB`")
+	f.StringVar(&o.format, "format", "text", "output format: text, markdown or json")
+	return c
+}
+
+func runCoverage(cmd *cobra.Command, o coverageOptions) error {
+	switch o.format {
+	case "text", "markdown", "json":
+	default:
+		return &exitError{code: exitUsage, err: fmt.Errorf("--format %q: want text, markdown or json", o.format)}
+	}
+	if (o.infx == "") != (o.cookbook == "") {
+		return &exitError{code: exitUsage, err: errors.New("--infx and --cookbook go together (give both, or neither for the demo workspace)")}
+	}
+	if o.infx == "" {
+		dir, err := extractDemo()
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		o.infx, o.cookbook = filepath.Join(dir, "inferencex"), filepath.Join(dir, "sglang")
+	}
+	rep, err := compare.Coverage(compare.CoverageOptions{InfxDir: o.infx, CookbookDir: o.cookbook, ConfigKey: o.configKey})
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	var out []byte
+	switch o.format {
+	case "json":
+		if out, err = rep.JSON(); err != nil {
+			return err
+		}
+	case "markdown":
+		out = []byte(rep.Markdown())
+	default:
+		out = []byte(rep.Text())
+	}
+	if _, err := cmd.OutOrStdout().Write(out); err != nil {
+		return err
+	}
+	switch {
+	case rep.Errors:
+		return &exitError{code: exitUsage, err: errors.New("some cited recipes could not be rendered (status \"error\" above)")}
+	case rep.Gap:
+		return errGap
+	}
+	return nil
+}
+
+// extractDemo writes the embedded demo workspace to a new temporary
+// directory (the readers take file paths) and returns it.
+func extractDemo() (string, error) {
+	dir, err := os.MkdirTemp("", "cookbook-sync-demo-")
+	if err != nil {
+		return "", err
+	}
+	err = fs.WalkDir(demoFS, "demo", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel("demo", filepath.FromSlash(p))
+		dst := filepath.Join(dir, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		data, err := demoFS.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	return dir, nil
 }
