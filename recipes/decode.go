@@ -470,12 +470,18 @@ var skipMarkdown = map[string]bool{"README.md": true, "CONTRIBUTING.md": true, "
 // repository documents (README, CONTRIBUTING, CLAUDE, AGENTS). Files come
 // back in path order; a file that fails is returned with its error in errs.
 func ScanDir(dir string) (scans []*FileScan, errs []error) {
-	var site *Site
+	_, scans, errs = scanDir(dir)
+	return scans, errs
+}
+
+// scanDir is ScanDir that also returns the loaded site (nil without a
+// taxonomy.yaml at dir).
+func scanDir(dir string) (site *Site, scans []*FileScan, errs []error) {
 	rends := map[string][]*Rendering{}
 	if _, err := os.Stat(filepath.Join(dir, "taxonomy.yaml")); err == nil {
 		s, err := LoadSite(dir)
 		if err != nil {
-			return nil, []error{err}
+			return nil, nil, []error{err}
 		}
 		site = s
 		for _, r := range s.Renderings() {
@@ -530,5 +536,5 @@ func ScanDir(dir string) (scans []*FileScan, errs []error) {
 		}
 		scans = append(scans, fs)
 	}
-	return scans, errs
+	return site, scans, errs
 }

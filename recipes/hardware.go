@@ -67,6 +67,7 @@ func HardwareIDs(text string) []string {
 // "B200-NVL", "gb200-nvl72", "mi355x", "h200-dgx") to a taxonomy id, or "".
 func NormalizeHardware(name string) string {
 	n := strings.ToLower(strings.TrimSpace(name))
+	n = strings.TrimPrefix(n, "cluster:")
 	for _, sep := range []string{"-", "_", " "} {
 		if i := strings.Index(n, sep); i > 0 {
 			head := n[:i]

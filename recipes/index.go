@@ -1,0 +1,390 @@
+package recipes
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
+)
+
+// ErrNotVLLM is returned by Match for a framework outside the vLLM family.
+var ErrNotVLLM = errors.New("not a vLLM-family framework")
+
+// VLLMFamily reports whether an InferenceX framework is served by vLLM:
+// vllm, dynamo-vllm and llmd-vllm (Dynamo and llm-d are deployment layers
+// around vLLM workers; their workers are checked against vLLM recipes).
+func VLLMFamily(framework string) bool {
+	switch strings.ToLower(framework) {
+	case "vllm", "dynamo-vllm", "llmd-vllm", "vllm-disagg":
+		return true
+	}
+	return false
+}
+
+// Query is one InferenceX role to find in the recipes: fields of an
+// InferenceX master config entry (configs/*-master.yaml: model, precision,
+// framework, runner) and one search-space point (tp, ep, dp-attn; prefill /
+// decode for disagg).
+type Query struct {
+	ConfigKey string // for messages only
+	Framework string // vllm | dynamo-vllm | llmd-vllm ("" = vllm)
+	Model     string // Hugging Face id (required)
+	Hardware  string // taxonomy id or InferenceX name (b200, gb200-nvl72, mi355x …)
+	Precision string // fp4, fp8, bf16, nvfp4, mxfp4 … ("" = any)
+	Role      launch.Role
+	TP, EP    int
+	DP        int  // explicit DP replicas (rare; 0 = 1)
+	DPAttn    bool // dp-attn: data-parallel attention (vLLM DEP)
+	Nodes     int  // nodes one worker spans (informational)
+	// Nearest is how many nearest candidates to return when nothing matches
+	// (0 = 1).
+	Nearest int
+}
+
+// Candidate is one recipe role a query was matched with.
+type Candidate struct {
+	Exact  bool     // model, precision, hardware, role and topology all match
+	Misses []string // what differs when not Exact, e.g. "hardware: recipe h200, want b200"
+	Score  int
+
+	Kind        string // "yaml" (model recipe, site rendering) or "markdown" (legacy guide or YAML guide)
+	File        string // recipe file, relative to the recipes root
+	Section     string // Markdown heading chain (markdown only)
+	Line        int    // Markdown fence line (markdown only)
+	Variant     string // YAML variant key
+	Strategy    string // YAML strategy id
+	Recommended bool   // the site's recommended strategy for this hardware
+	Model       string
+	Hardware    string
+	Precision   string
+	Role        launch.Role
+	Topology    Topology
+	// Deployment is the full recipe deployment; Process indexes the matched
+	// role's worker in it.
+	Deployment launch.Deployment
+	Process    int
+}
+
+// Where names the recipe place: "models/…yaml variant=… strategy=… hw=…" or
+// "<file>:<line> § <section>".
+func (c *Candidate) Where() string {
+	if c.Kind == "yaml" {
+		return fmt.Sprintf("%s variant=%s strategy=%s hw=%s role=%s", c.File, c.Variant, c.Strategy, c.Hardware, c.Role)
+	}
+	return fmt.Sprintf("%s:%d § %s", c.File, c.Line, c.Section)
+}
+
+// entry is one indexed recipe role.
+type entry struct {
+	kind        string
+	file        string
+	section     string
+	line        int
+	variant     string
+	strategy    string
+	recommended bool
+	model       string // tree id / command model
+	family      string // parent recipe id (variant checkpoints map to it)
+	hardware    []string
+	precision   string
+	role        launch.Role
+	topo        Topology
+	rendering   *Rendering
+	roleIdx     int // rendering role index
+	block       *Block
+	dep         *launch.Deployment // markdown only
+	proc        int
+}
+
+// Index is a searchable set of every vLLM recipe role under a recipes root:
+// the site's renderings of every model YAML (variant × hw × strategy × role)
+// and every launch command of the legacy Markdown and YAML guides.
+type Index struct {
+	Root    string
+	site    *Site
+	entries []entry
+	family  map[string]string // lower-case checkpoint id → parent recipe id
+}
+
+// Open indexes the vllm-project/recipes tree at root. Files that fail to
+// decode are reported in the error (joined, file:line:col), together with
+// the index of everything else.
+func Open(root string) (*Index, error) {
+	site, scans, errs := scanDir(root)
+	if site == nil {
+		if len(errs) > 0 {
+			return nil, errors.Join(errs...)
+		}
+		return nil, fmt.Errorf("%s: not a vllm-project/recipes tree (no taxonomy.yaml)", root)
+	}
+	ix := &Index{Root: root, site: site, family: map[string]string{}}
+	for _, r := range site.Recipes {
+		ix.family[strings.ToLower(r.HFID)] = r.HFID
+		if mid, ok := str(getPath(r.root, "model", "model_id")); ok {
+			ix.family[strings.ToLower(mid)] = r.HFID
+		}
+		for _, p := range pairs(get(r.root, "variants")) {
+			if mid, ok := str(get(p.val, "model_id")); ok && mid != "" {
+				if _, dup := ix.family[strings.ToLower(mid)]; !dup {
+					ix.family[strings.ToLower(mid)] = r.HFID
+				}
+			}
+		}
+	}
+	for _, f := range scans {
+		rel := f.File
+		if r, err := filepath.Rel(root, f.File); err == nil {
+			rel = filepath.ToSlash(r)
+		}
+		for _, r := range f.Renderings {
+			prec := strOr(getPath(r.Recipe.root, "variants", r.Variant, "precision"), "")
+			for i := range r.Roles {
+				rc := &r.Roles[i]
+				role := launch.RoleAgg
+				switch rc.Name {
+				case "prefill":
+					role = launch.RolePrefill
+				case "decode":
+					role = launch.RoleDecode
+				case "worker":
+					continue // follower ranks: the head represents the engine
+				}
+				ix.entries = append(ix.entries, entry{kind: "yaml", file: rel, variant: r.Variant, strategy: r.Strategy,
+					recommended: r.Recommended, model: r.Tree, family: r.Recipe.HFID, hardware: []string{r.Hardware},
+					precision: prec, role: role, topo: TopologyOf(argsFromTokens(rc.Argv[2:])), rendering: r, roleIdx: i})
+			}
+		}
+		for _, b := range f.LaunchBlocks() {
+			deps := BlockDeployments(b)
+			for di := range deps {
+				d := &deps[di]
+				hws := b.Hardware
+				if len(hws) == 0 {
+					hws = b.ProseHardware
+				}
+				for pi := range d.Processes {
+					p := &d.Processes[pi]
+					if pi > 0 && p.Role == d.Processes[0].Role {
+						continue // follower rank
+					}
+					model := d.Model
+					if _, ok := launch.Lookup(p.Args, "--model"); ok && model == "" {
+						v, _ := launch.Lookup(p.Args, "--model")
+						model = v[0]
+					}
+					ix.entries = append(ix.entries, entry{kind: "markdown", file: rel, section: b.Section(), line: b.Line,
+						model: model, family: ix.familyOf(model), hardware: hws, role: p.Role,
+						precision: precisionOf(model, b.Section()), topo: TopologyOf(p.Args), block: b, dep: d, proc: pi})
+				}
+			}
+		}
+	}
+	return ix, errors.Join(errs...)
+}
+
+func (ix *Index) familyOf(model string) string {
+	if f, ok := ix.family[strings.ToLower(model)]; ok {
+		return f
+	}
+	return model
+}
+
+// Len is the number of indexed recipe roles.
+func (ix *Index) Len() int { return len(ix.entries) }
+
+// Match finds the recipe roles covering q. Exact candidates (same model or
+// variant checkpoint of it, precision, hardware, role and topology) come
+// first, model YAML before Markdown, recommended before alternatives,
+// kv-store renderings last. When nothing matches exactly, the q.Nearest
+// (default 1) best-scoring candidates are returned with Exact false and
+// Misses set. It returns an error for a query without a model or a
+// framework outside the vLLM family.
+func (ix *Index) Match(q Query) ([]Candidate, error) {
+	if strings.TrimSpace(q.Model) == "" {
+		return nil, fmt.Errorf("query %s: no model", q.ConfigKey)
+	}
+	if q.Framework != "" && !VLLMFamily(q.Framework) {
+		return nil, fmt.Errorf("query %s: framework %q: %w", q.ConfigKey, q.Framework, ErrNotVLLM)
+	}
+	role := q.Role
+	if role == "" {
+		role = launch.RoleAgg
+	}
+	hw := NormalizeHardware(q.Hardware)
+	if hw == "" {
+		hw = strings.ToLower(q.Hardware)
+	}
+	qt := QueryTopology(q.TP, q.EP, q.DP, q.DPAttn)
+	qfam := ix.familyOf(q.Model)
+	type scored struct {
+		e     *entry
+		score int
+		miss  uint8 // bit set of missed keys
+		rank  int
+	}
+	const (
+		missModel = 1 << iota
+		missPrecision
+		missHardware
+		missRole
+		missTopology
+	)
+	checkTopo := q.TP > 0 || q.EP > 0 || q.DP > 0
+	all := make([]scored, 0, len(ix.entries))
+	for i := range ix.entries {
+		e := &ix.entries[i]
+		var miss uint8
+		score := 0
+		if strings.EqualFold(e.model, q.Model) || strings.EqualFold(e.family, qfam) {
+			score += 32
+		} else {
+			miss |= missModel
+		}
+		if q.Precision == "" || e.precision == "" || PrecisionMatches(q.Precision, e.precision) {
+			score += 8
+		} else {
+			miss |= missPrecision
+		}
+		hwOK := q.Hardware == ""
+		for _, h := range e.hardware {
+			if h == hw {
+				hwOK = true
+			}
+		}
+		if hwOK {
+			score += 16
+		} else {
+			miss |= missHardware
+		}
+		if e.role == role {
+			score += 8
+		} else {
+			miss |= missRole
+		}
+		if checkTopo {
+			if e.topo.Mode == qt.Mode {
+				score += 2
+			}
+			if e.topo.GPUs == qt.GPUs {
+				score += 2
+			}
+			if e.topo.Mode != qt.Mode || e.topo.GPUs != qt.GPUs {
+				miss |= missTopology
+			}
+		}
+		rank := 0
+		if e.kind == "markdown" {
+			rank += 4
+		}
+		if !e.recommended {
+			rank++
+		}
+		if strings.HasPrefix(e.strategy, "kv_store") {
+			rank += 2
+		}
+		all = append(all, scored{e: e, score: score, miss: miss, rank: rank})
+	}
+	less := func(a, b scored) bool {
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		return a.rank < b.rank
+	}
+	var exact []scored
+	for _, s := range all {
+		if s.miss == 0 {
+			exact = append(exact, s)
+		}
+	}
+	if len(exact) == 0 {
+		// Partial selection of the best q.Nearest (stable: earlier wins ties).
+		n := max(q.Nearest, 1)
+		var best []scored
+		for _, s := range all {
+			pos := len(best)
+			for pos > 0 && less(s, best[pos-1]) {
+				pos--
+			}
+			if pos >= n {
+				continue
+			}
+			best = append(best, scored{})
+			copy(best[pos+1:], best[pos:])
+			best[pos] = s
+			if len(best) > n {
+				best = best[:n]
+			}
+		}
+		all = best
+	} else {
+		sort.SliceStable(exact, func(i, j int) bool { return less(exact[i], exact[j]) })
+		all = exact
+	}
+	misses := func(s scored) []string {
+		e := s.e
+		var out []string
+		if s.miss&missModel != 0 {
+			out = append(out, fmt.Sprintf("model: recipe %s, want %s", e.model, q.Model))
+		}
+		if s.miss&missPrecision != 0 {
+			out = append(out, fmt.Sprintf("precision: recipe %s, want %s", e.precision, q.Precision))
+		}
+		if s.miss&missHardware != 0 {
+			h := strings.Join(e.hardware, "/")
+			if h == "" {
+				h = "unstated"
+			}
+			out = append(out, fmt.Sprintf("hardware: recipe %s, want %s", h, hw))
+		}
+		if s.miss&missRole != 0 {
+			out = append(out, fmt.Sprintf("role: recipe %s, want %s", e.role, role))
+		}
+		if s.miss&missTopology != 0 {
+			out = append(out, fmt.Sprintf("topology: recipe %s, want %s", e.topo, qt))
+		}
+		return out
+	}
+	var out []Candidate
+	for _, s := range all {
+		if s.miss != 0 {
+			break
+		}
+		out = append(out, ix.candidate(s.e, true, s.score, nil))
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	n := q.Nearest
+	if n <= 0 {
+		n = 1
+	}
+	for i := 0; i < len(all) && i < n; i++ {
+		out = append(out, ix.candidate(all[i].e, false, all[i].score, misses(all[i])))
+	}
+	return out, nil
+}
+
+func (ix *Index) candidate(e *entry, exact bool, score int, misses []string) Candidate {
+	c := Candidate{Exact: exact, Misses: misses, Score: score, Kind: e.kind, File: e.file, Section: e.section, Line: e.line,
+		Variant: e.variant, Strategy: e.strategy, Recommended: e.recommended, Model: e.model,
+		Precision: e.precision, Role: e.role, Topology: e.topo}
+	if len(e.hardware) > 0 {
+		c.Hardware = e.hardware[0]
+	}
+	if e.rendering != nil {
+		c.Deployment = e.rendering.Deployment()
+		for i, p := range c.Deployment.Processes {
+			if p.Kind == launch.KindWorker && p.Role == e.role {
+				c.Process = i
+				break
+			}
+		}
+	} else if e.dep != nil {
+		c.Deployment = *e.dep
+		c.Process = e.proc
+	}
+	return c
+}

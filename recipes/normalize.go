@@ -1,0 +1,380 @@
+package recipes
+
+import (
+	_ "embed"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
+)
+
+//go:embed vllm_flags.txt
+var vllmFlagsTxt string
+
+// vllmFlags is the embedded long-option list (immutable after init).
+var vllmFlags = func() map[string]bool {
+	m := map[string]bool{}
+	for _, l := range strings.Split(vllmFlagsTxt, "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !strings.HasPrefix(l, "#") {
+			m[l] = true
+		}
+	}
+	return m
+}()
+
+// shortAliases are vLLM's short option aliases (vllm/engine/arg_utils.py).
+var shortAliases = map[string]string{
+	"-tp": "--tensor-parallel-size", "-pp": "--pipeline-parallel-size",
+	"-dp": "--data-parallel-size", "-dpl": "--data-parallel-size-local",
+	"-dpa": "--data-parallel-address", "-dpp": "--data-parallel-rpc-port",
+	"-dpr": "--data-parallel-rank", "-dpb": "--data-parallel-backend",
+	"-dcp": "--decode-context-parallel-size", "-pcp": "--prefill-context-parallel-size",
+	"-ep": "--enable-expert-parallel", "-q": "--quantization", "-cc": "--compilation-config",
+	"-ac": "--attention-config", "-O": "--optimization-level", "-asc": "--api-server-count",
+}
+
+// JSONFlags are the vLLM options whose value is a JSON object and is
+// compared as JSON (key order and spacing ignored).
+var JSONFlags = map[string]bool{
+	"--speculative-config": true, "--kv-transfer-config": true, "--compilation-config": true,
+	"--hf-overrides": true, "--limit-mm-per-prompt": true, "--attention-config": true,
+	"--kv-events-config": true, "--eplb-config": true, "--mm-processor-kwargs": true,
+	"--override-generation-config": true, "--structured-outputs-config": true,
+	"--model-loader-extra-config": true, "--kernel-config": true, "--profiler-config": true,
+}
+
+// SyntheticAcceptanceKeys are speculative-config keys that make vLLM
+// simulate draft acceptance for benchmarks (InferenceX harness, class
+// synthetic-acceptance; spec inferencex.md "vLLM speculative-config keys
+// rejection_sample_method: synthetic, synthetic_acceptance_length").
+var SyntheticAcceptanceKeys = []string{"rejection_sample_method", "synthetic_acceptance_length", "synthetic_acceptance_rate"}
+
+// NormalizeFlag returns the canonical long form of a vLLM option and the
+// dotted sub-key path, if any:
+//
+//	--tensor_parallel_size → --tensor-parallel-size
+//	-tp → --tensor-parallel-size; -O3 → --optimization-level (value "3")
+//	--tensor-parallel → --tensor-parallel-size (argparse prefix abbreviation,
+//	  resolved against vLLM's option list when unique)
+//	--compilation_config.pass_config.fuse_allreduce_rms →
+//	  --compilation-config, "pass_config.fuse_allreduce_rms"
+//
+// inline is a value carried in the flag itself (-O3 → "3"), else "".
+func NormalizeFlag(flag string) (canon, subPath, inline string) {
+	if !strings.HasPrefix(flag, "-") {
+		return flag, "", ""
+	}
+	base := flag
+	if i := strings.Index(flag, "."); i > 0 {
+		base, subPath = flag[:i], flag[i+1:]
+	}
+	if !strings.HasPrefix(base, "--") {
+		if a, ok := shortAliases[base]; ok {
+			return a, subPath, ""
+		}
+		if strings.HasPrefix(base, "-O") && len(base) > 2 {
+			return "--optimization-level", subPath, base[2:]
+		}
+		return base, subPath, ""
+	}
+	base = "--" + strings.ReplaceAll(base[2:], "_", "-")
+	if vllmFlags[base] || strings.HasPrefix(base, "--no-") && vllmFlags["--"+strings.TrimPrefix(base, "--no-")] {
+		return base, subPath, ""
+	}
+	var hit string
+	for f := range vllmFlags {
+		if strings.HasPrefix(f, base) {
+			if hit != "" {
+				return base, subPath, "" // ambiguous
+			}
+			hit = f
+		}
+	}
+	if hit != "" {
+		return hit, subPath, ""
+	}
+	return base, subPath, ""
+}
+
+// CanonicalJSON returns v re-encoded with sorted keys and no spacing, and
+// whether v was valid JSON. Invalid JSON (a `<placeholder>` inside) comes
+// back unchanged.
+func CanonicalJSON(v string) (string, bool) {
+	var x any
+	if err := json.Unmarshal([]byte(v), &x); err != nil {
+		return v, false
+	}
+	b, err := json.Marshal(x) // encoding/json sorts map keys
+	if err != nil {
+		return v, false
+	}
+	return string(b), true
+}
+
+// StripSyntheticAcceptance removes SyntheticAcceptanceKeys from a
+// speculative-config JSON value; it returns the canonical rest and the keys
+// removed. Non-JSON values come back unchanged.
+func StripSyntheticAcceptance(v string) (string, []string) {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(v), &m); err != nil {
+		return v, nil
+	}
+	var removed []string
+	for _, k := range SyntheticAcceptanceKeys {
+		if _, ok := m[k]; ok {
+			delete(m, k)
+			removed = append(removed, k)
+		}
+	}
+	b, _ := json.Marshal(m)
+	return string(b), removed
+}
+
+// setPath sets dotted path p in m to v.
+func setPath(m map[string]any, p string, v any) {
+	parts := strings.Split(p, ".")
+	for _, k := range parts[:len(parts)-1] {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[k] = next
+		}
+		m = next
+	}
+	m[parts[len(parts)-1]] = v
+}
+
+// dottedValue types a dotted-flag value the way vLLM does: JSON when it
+// parses, True/False as booleans, else the string.
+func dottedValue(s string) any {
+	switch s {
+	case "True", "true":
+		return true
+	case "False", "false":
+		return false
+	}
+	var x any
+	if json.Unmarshal([]byte(s), &x) == nil {
+		return x
+	}
+	return s
+}
+
+// NormalizeArgs returns vLLM args in a canonical form for comparison:
+//   - `--flag=value` is split into flag and value;
+//   - flag names go through NormalizeFlag (aliases, underscores,
+//     abbreviations);
+//   - the model positional argument becomes `--model <id>`;
+//   - dotted sub-keys (`--speculative-config.method mtp`) are merged into
+//     the JSON value of their option;
+//   - JSONFlags values are canonical JSON, and SyntheticAcceptanceKeys are
+//     removed from --speculative-config (they are returned as
+//     "--speculative-config.<key>", class synthetic-acceptance);
+//   - a repeated option keeps its last value at its last position
+//     (argparse "last wins").
+//
+// Origins are kept.
+func NormalizeArgs(args []launch.Arg) (out []launch.Arg, synthetic []string) {
+	type dotted struct {
+		path string
+		val  string
+		o    launch.Origin
+	}
+	dots := map[string][]dotted{}
+	var tmp []launch.Arg
+	modelSeen := false
+	for _, a := range args {
+		if a.Flag == "" {
+			if !modelSeen && len(a.Values) == 1 {
+				modelSeen = true
+				tmp = append(tmp, launch.Arg{Flag: "--model", Values: a.Values, Origin: a.Origin})
+				continue
+			}
+			tmp = append(tmp, a)
+			continue
+		}
+		flag, vals := a.Flag, append([]string(nil), a.Values...)
+		if i := strings.Index(flag, "="); i > 0 && len(vals) == 0 {
+			flag, vals = flag[:i], []string{flag[i+1:]}
+		}
+		canon, sub, inline := NormalizeFlag(flag)
+		if inline != "" && len(vals) == 0 {
+			vals = []string{inline}
+		}
+		if sub != "" {
+			v := "true"
+			if len(vals) > 0 {
+				v = vals[0]
+			}
+			dots[canon] = append(dots[canon], dotted{sub, v, a.Origin})
+			if _, ok := findArg(tmp, canon); !ok {
+				tmp = append(tmp, launch.Arg{Flag: canon, Values: []string{"{}"}, Origin: a.Origin})
+			}
+			continue
+		}
+		tmp = append(tmp, launch.Arg{Flag: canon, Values: vals, Origin: a.Origin})
+	}
+	// Last wins.
+	last := map[string]int{}
+	for i, a := range tmp {
+		if a.Flag != "" {
+			last[a.Flag] = i
+		}
+	}
+	for i, a := range tmp {
+		if a.Flag != "" && last[a.Flag] != i {
+			continue
+		}
+		if ds := dots[a.Flag]; len(ds) > 0 {
+			m := map[string]any{}
+			if len(a.Values) > 0 {
+				_ = json.Unmarshal([]byte(a.Values[0]), &m)
+				if m == nil {
+					m = map[string]any{}
+				}
+			}
+			for _, d := range ds {
+				setPath(m, d.path, dottedValue(d.val))
+			}
+			b, _ := json.Marshal(m)
+			a.Values = []string{string(b)}
+		}
+		if JSONFlags[a.Flag] && len(a.Values) == 1 {
+			if a.Flag == "--speculative-config" {
+				v, removed := StripSyntheticAcceptance(a.Values[0])
+				for _, k := range removed {
+					synthetic = append(synthetic, "--speculative-config."+k)
+				}
+				a.Values = []string{v}
+			}
+			if c, ok := CanonicalJSON(a.Values[0]); ok {
+				a.Values = []string{c}
+			}
+		}
+		out = append(out, a)
+	}
+	return out, synthetic
+}
+
+func findArg(args []launch.Arg, flag string) (int, bool) {
+	for i, a := range args {
+		if a.Flag == flag {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// Topology is the parallel layout of one vLLM engine, read from its args.
+type Topology struct {
+	TP, DP, PP int    // sizes (1 when absent; 0 when a placeholder)
+	EP         bool   // --enable-expert-parallel
+	GPUs       int    // TP × DP × PP: GPUs of one engine (0 = unknown)
+	Mode       string // tp | tep | dep | dp (DP replicas without EP)
+}
+
+func (t Topology) String() string {
+	if t.GPUs == 0 {
+		return t.Mode + "?"
+	}
+	s := strings.ToUpper(t.Mode) + strconv.Itoa(t.GPUs)
+	if t.PP > 1 {
+		s += "(pp" + strconv.Itoa(t.PP) + ")"
+	}
+	return s
+}
+
+// TopologyOf reads TP/DP/PP/EP from (normalized or raw) vLLM args.
+func TopologyOf(args []launch.Arg) Topology {
+	n, _ := NormalizeArgs(args)
+	t := Topology{TP: 1, DP: 1, PP: 1}
+	num := func(f string) int {
+		if v, ok := launch.Lookup(n, f); ok && len(v) > 0 {
+			x, err := strconv.Atoi(v[0])
+			if err != nil {
+				return 0
+			}
+			return x
+		}
+		return 1
+	}
+	t.TP, t.DP, t.PP = num("--tensor-parallel-size"), num("--data-parallel-size"), num("--pipeline-parallel-size")
+	_, t.EP = launch.Lookup(n, "--enable-expert-parallel")
+	t.GPUs = t.TP * t.DP * t.PP
+	switch {
+	case t.DP > 1 && t.EP:
+		t.Mode = "dep"
+	case t.EP:
+		t.Mode = "tep"
+	case t.DP > 1:
+		t.Mode = "dp"
+	default:
+		t.Mode = "tp"
+	}
+	return t
+}
+
+// QueryTopology maps an InferenceX search-space point (tp, ep, dp-attn,
+// optional dp) to a Topology: dp-attn → dep over max(tp, ep, dp) GPUs; ep > 1
+// → tep over max(tp, ep); else tp (× dp replicas).
+func QueryTopology(tp, ep, dp int, dpAttn bool) Topology {
+	tp, ep, dp = max(tp, 1), max(ep, 1), max(dp, 1)
+	switch {
+	case dpAttn:
+		w := max(tp, ep, dp)
+		return Topology{TP: 1, DP: w, PP: 1, EP: true, GPUs: w, Mode: "dep"}
+	case ep > 1:
+		w := max(tp, ep) * dp
+		return Topology{TP: w / dp, DP: dp, PP: 1, EP: true, GPUs: w, Mode: map[bool]string{true: "dep", false: "tep"}[dp > 1]}
+	case dp > 1:
+		return Topology{TP: tp, DP: dp, PP: 1, GPUs: tp * dp, Mode: "dp"}
+	}
+	return Topology{TP: tp, DP: 1, PP: 1, GPUs: tp, Mode: "tp"}
+}
+
+var precisionFamily = map[string]string{
+	"fp4": "fp4", "nvfp4": "fp4", "mxfp4": "fp4", "w4a16": "int4",
+	"fp8": "fp8", "mxfp8": "fp8", "w8a8": "fp8",
+	"bf16": "bf16", "fp16": "bf16", "bfloat16": "bf16", "float16": "bf16",
+	"int4": "int4", "awq": "int4", "gptq": "int4", "int8": "int8", "int2/4/8": "int4",
+}
+
+// PrecisionMatches reports whether an InferenceX precision (fp4, fp8, bf16,
+// …) covers a recipe variant precision (nvfp4, mxfp4, fp8, bf16, int4, …).
+// fp4 covers nvfp4 and mxfp4; fp8 covers mxfp8.
+func PrecisionMatches(query, recipe string) bool {
+	q, r := strings.ToLower(query), strings.ToLower(recipe)
+	if q == r {
+		return true
+	}
+	fq, ok1 := precisionFamily[q]
+	fr, ok2 := precisionFamily[r]
+	return ok1 && ok2 && fq == fr
+}
+
+// precisionOf guesses a checkpoint's precision from its name or context
+// words (-FP8, -NVFP4, -MXFP4, -FP4, -AWQ, -GPTQ, -Int4, -BF16), or "".
+func precisionOf(texts ...string) string {
+	for _, t := range texts {
+		u := strings.ToUpper(t)
+		for _, p := range []struct{ w, p string }{{"NVFP4", "nvfp4"}, {"MXFP4", "mxfp4"}, {"MXFP8", "mxfp8"}, {"FP4", "fp4"}, {"FP8", "fp8"}, {"AWQ", "int4"}, {"GPTQ", "int4"}, {"INT4", "int4"}, {"INT8", "int8"}, {"BF16", "bf16"}} {
+			if strings.Contains(u, p.w) {
+				return p.p
+			}
+		}
+	}
+	return ""
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
