@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+func runCoverageCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(append([]string{"coverage"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// demoDirs extracts the embedded demo workspace for tests that pass flags.
+func demoDirs(t *testing.T) (infx, cookbook string) {
+	t.Helper()
+	dir, err := extractDemo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return filepath.Join(dir, "inferencex"), filepath.Join(dir, "sglang")
+}
+
+const demoSnippet = "docs/src/snippets/agentx/Qwen/qwen3.5-demo.jsx"
+
+// The demo workspace: the agg cell is covered with exclusions (srtctl's
+// injected --nccl-port, --enable-metrics, …), the disagg cell's decode
+// worker differs on --mem-fraction-static (cookbook 0.8, recipe 0.75: the
+// values written in demo/), etcd/NATS/nginx are covered, one cell cites a
+// shell script and one a recipe that is not in the tree.
+func TestCoverageDemoText(t *testing.T) {
+	code, out, errs := runCoverageCLI(t)
+	if code != exitGap {
+		t.Fatalf("exit %d, want 1 (a gap): %s\n%s", code, errs, out)
+	}
+	if errs != "" {
+		t.Errorf("stderr %q, want nothing for a gap", errs)
+	}
+	for _, want := range []string{
+		"qwen3.5-fp8-gb300-dynamo-sglang-agentic-disagg  #0    0   dynamo  none  decode    differs",
+		"qwen3.5-fp8-gb300-dynamo-sglang-agentic-disagg  #0    0   dynamo  none  etcd      covered ",
+		"qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg     #0    0   sglang  none  agg       covered-with-exclusions",
+		"qwen3.5-fp8-b200-sglang-agentic-mtp             #0    0   sglang  none  -         script (rendered by the render issue)",
+		"qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg     #1    0   sglang  none  -         recipe not found",
+		"    --mem-fraction-static: cookbook 0.8, recipe 0.75\n",
+		"Roles: covered 3, covered-with-exclusions 10, differs 1\n",
+		"Points: covered-with-exclusions 2, differs 1, recipe not found 1, script (rendered by the render issue) 1\n",
+		"Exclusion policy: 2026-11-30.1 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCoverageDemoJSON(t *testing.T) {
+	code, out, errs := runCoverageCLI(t, "--format", "json")
+	if code != exitGap {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		SchemaVersion int `json:"schemaVersion"`
+		Cookbook      []struct {
+			Path, SHA256, Commit string
+		} `json:"cookbook"`
+		Points []struct {
+			CellID   string `json:"cellId"`
+			Point    int    `json:"point"`
+			Router   string `json:"router"`
+			KV       string `json:"kv"`
+			Selector string `json:"selector"`
+			Status   string `json:"status"`
+			Verdict  string `json:"verdict"`
+			Drift    struct{ State string }
+			Roles    []struct {
+				Role        string `json:"role"`
+				Verdict     string `json:"verdict"`
+				Matched     int    `json:"matched"`
+				Differences []struct {
+					Setting  string  `json:"setting"`
+					Cookbook *string `json:"cookbook"`
+					Recipe   *string `json:"recipe"`
+				} `json:"differences"`
+				Excluded []struct {
+					Setting, Rule, Class, Reason string
+				} `json:"excluded"`
+			} `json:"roles"`
+		} `json:"points"`
+		Gap bool `json:"gap"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if rep.SchemaVersion != 1 || !rep.Gap || len(rep.Points) != 5 || len(rep.Cookbook) != 1 || rep.Cookbook[0].Path != demoSnippet || len(rep.Cookbook[0].SHA256) != 64 {
+		t.Fatalf("report header: %+v", rep)
+	}
+	p := rep.Points[0]
+	if p.CellID != "qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg#0" || p.Selector != "override_c4" || p.Router != "sglang" || p.KV != "none" ||
+		p.Status != "compared" || p.Verdict != "covered-with-exclusions" || p.Drift.State != "unknown" {
+		t.Errorf("point 0: %+v", p)
+	}
+	// The agg worker's exclusions name the rule and reason of each setting.
+	rules := map[string]string{}
+	for _, x := range p.Roles[0].Excluded {
+		rules[x.Setting] = x.Rule + "/" + x.Class
+	}
+	for k, v := range map[string]string{
+		"--enable-metrics": "collection-enable-metrics/collection",
+		"--nccl-port":      "harness-nccl-port/harness",
+		"--port":           "harness-port/harness",
+		"env HEAD_NODE_IP": "harness-head-node-ip/harness",
+	} {
+		if rules[k] != v {
+			t.Errorf("agg exclusion %s = %q, want %q", k, rules[k], v)
+		}
+	}
+	d := rep.Points[2]
+	if d.Verdict != "differs" || d.Roles[1].Role != "decode" || len(d.Roles[1].Differences) != 1 {
+		t.Fatalf("disagg point: %+v", d)
+	}
+	diff := d.Roles[1].Differences[0]
+	if diff.Setting != "--mem-fraction-static" || *diff.Cookbook != "0.8" || *diff.Recipe != "0.75" {
+		t.Errorf("decode difference %+v", diff)
+	}
+	if rep.Points[3].Status != "script (rendered by the render issue)" || rep.Points[4].Status != "recipe not found" {
+		t.Errorf("statuses %q %q", rep.Points[3].Status, rep.Points[4].Status)
+	}
+}
+
+func TestCoverageDemoMarkdown(t *testing.T) {
+	code, out, _ := runCoverageCLI(t, "--format", "markdown")
+	if code != exitGap {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{
+		"# Check 3 coverage evidence (cookbook-sync)\n",
+		"- Exclusion policy: 2026-11-30.1 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)\n",
+		"  - `" + demoSnippet + "` sha256 `",
+		"## `qwen3.5-fp8-gb300-dynamo-sglang-agentic-disagg`\n",
+		"- Variant: `benchmarks/multi_node/srt-slurm-recipes/sglang/qwen3.5/gb300-fp8/agentic/disagg-gb300-1p1d-tp4-tp4-c8.yaml`\n",
+		"| decode | differs | 25 | 1 | 9 | 0 |\n",
+		"| `--mem-fraction-static` | `0.8` | `0.75` |\n",
+		"| `--enable-metrics` | (absent) | (set) | collection | collection-enable-metrics | Prometheus metrics for result collection (AIPERF_REQUIRED_SERVER_METRIC_PREFIX); no effect on serving |\n",
+		"- Result: **recipe not found**",
+		"- Commit drift: unknown (--infx is not a git checkout)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+}
+
+func TestCoverageExitCodes(t *testing.T) {
+	infx, cb := demoDirs(t)
+	// Only the agg config key: every role covered (with exclusions) -> 0.
+	code, out, errs := runCoverageCLI(t, "--infx", infx, "--cookbook", cb, "--config-key", "*-agentic-agg")
+	if code != exitOK {
+		t.Errorf("agg only: exit %d, want 0: %s\n%s", code, errs, out)
+	}
+	if !strings.Contains(out, "Points: covered-with-exclusions 2, recipe not found 1\n") {
+		t.Errorf("agg only output:\n%s", out)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad format", []string{"--format", "yaml"}, `--format "yaml": want text, markdown or json`},
+		{"infx alone", []string{"--infx", infx}, "--infx and --cookbook go together"},
+		{"cookbook alone", []string{"--cookbook", cb}, "--infx and --cookbook go together"},
+		{"missing dir", []string{"--infx", filepath.Join(infx, "nope"), "--cookbook", cb}, "is not a directory"},
+		{"not an sglang checkout", []string{"--infx", infx, "--cookbook", infx}, "no docs/src/snippets/agentx directory"},
+		{"bad glob", []string{"--infx", infx, "--cookbook", cb, "--config-key", "["}, `--config-key "["`},
+		{"extra arg", []string{"x"}, "unknown command"},
+	} {
+		code, _, errs := runCoverageCLI(t, c.args...)
+		if code != exitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", c.name, code, errs, c.want)
+		}
+	}
+}
+
+func TestCoverageBadInput(t *testing.T) {
+	infx, cb := demoDirs(t)
+	snip := filepath.Join(cb, filepath.FromSlash(demoSnippet))
+	data, err := os.ReadFile(snip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A truncated snippet: exit 2 with file:line:col, no report.
+	if err := os.WriteFile(snip, data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCoverageCLI(t, "--infx", infx, "--cookbook", cb)
+	if code != exitUsage || out != "" || !strings.Contains(errs, "qwen3.5-demo.jsx:") {
+		t.Errorf("truncated snippet: exit %d, stdout %d bytes, stderr %q", code, len(out), errs)
+	}
+	if err := os.WriteFile(snip, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A recipe with a YAML error: the point reports it, the run exits 2.
+	rec := filepath.Join(infx, "benchmarks/multi_node/srt-slurm-recipes/sglang/qwen3.5/gb300-fp8/agentic/disagg-gb300-1p1d-tp4-tp4-c8.yaml")
+	if err := os.WriteFile(rec, []byte("name: x\nresources: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCoverageCLI(t, "--infx", infx, "--cookbook", cb)
+	if code != exitUsage || !strings.Contains(errs, "could not be rendered") || !strings.Contains(out, "disagg-gb300-1p1d-tp4-tp4-c8.yaml:") {
+		t.Errorf("bad recipe: exit %d, stderr %q\n%s", code, errs, out)
+	}
+}
+
+// With --cookbook a git checkout, the evidence names the commit (go-git).
+func TestCoverageCookbookGitCommit(t *testing.T) {
+	infx, cb := demoDirs(t)
+	r, err := git.PlainInit(cb, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := r.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wt.Add(demoSnippet); err != nil {
+		t.Fatal(err)
+	}
+	h, err := wt.Commit("demo", &git.CommitOptions{Author: &object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(0, 0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ := runCoverageCLI(t, "--infx", infx, "--cookbook", cb, "--format", "markdown")
+	if want := "  - `" + demoSnippet + "` at commit `" + h.String() + "`, sha256 `"; !strings.Contains(out, want) {
+		t.Errorf("markdown lacks %q:\n%s", want, out[:min(len(out), 800)])
+	}
+}
