@@ -128,6 +128,13 @@ type Plan struct {
 	Related  []ExistingPR  `json:"related,omitempty"` // every PR found for the branch/marker
 }
 
+// InputError is returned by Plan for bad input (repository, model slug,
+// file paths or contents), as opposed to API failures.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
 var slugSegment = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 
 // Identity returns the update's identity for repo + model: the ID, the
@@ -207,23 +214,23 @@ func (c *Client) storeFor(p *Plan) (store, error) {
 func (c *Client) Plan(ctx context.Context, in PlanInput) (*Plan, error) {
 	id, branch, marker, err := Identity(in.Repo, in.Model)
 	if err != nil {
-		return nil, err
+		return nil, &InputError{err}
 	}
 	if len(in.Files) == 0 {
-		return nil, errors.New("plan: no files")
+		return nil, &InputError{errors.New("plan: no files")}
 	}
 	seen := map[string]bool{}
 	files := make([]PlannedFile, 0, len(in.Files))
 	for _, f := range in.Files {
 		if err := validPath(f.Path); err != nil {
-			return nil, err
+			return nil, &InputError{err}
 		}
 		if seen[f.Path] {
-			return nil, fmt.Errorf("file path %q given twice", f.Path)
+			return nil, &InputError{fmt.Errorf("file path %q given twice", f.Path)}
 		}
 		seen[f.Path] = true
 		if !utf8.Valid(f.Content) {
-			return nil, fmt.Errorf("file %s: content is not UTF-8 text", f.Path)
+			return nil, &InputError{fmt.Errorf("file %s: content is not UTF-8 text", f.Path)}
 		}
 		files = append(files, PlannedFile{Path: f.Path, New: string(f.Content), NewSHA: BlobSHA(f.Content)})
 	}

@@ -27,6 +27,10 @@ const (
 
 var provRank = map[string]int{ProvInProgress: 0, ProvVerifiedPR: 1, ProvVerified: 2}
 
+// ErrBadSnippet is wrapped by Refresh errors about the input text (not the
+// API): the message carries "snippet:LINE:COL" or the missing JSON path.
+var ErrBadSnippet = errors.New("bad AgentX snippet")
+
 // Change is one provenance record Refresh looked at and changed (Applied) or
 // could not move and wants a human to look at (Applied false, Reason says
 // why, From == To).
@@ -60,15 +64,15 @@ type Change struct {
 func (c *Client) Refresh(ctx context.Context, src []byte) ([]byte, []Change, error) {
 	root, err := parseSnippet(src)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%w: %v", ErrBadSnippet, err)
 	}
 	repoURL := root.get("source").get("repo")
 	if repoURL == nil || repoURL.kind != 's' {
-		return nil, nil, errors.New("snippet: source.repo missing (want the InferenceX repository URL)")
+		return nil, nil, fmt.Errorf("%w: source.repo missing (want the InferenceX repository URL)", ErrBadSnippet)
 	}
 	ixRepo, err := repoFromURL(repoURL.str)
 	if err != nil {
-		return nil, nil, fmt.Errorf("snippet: source.repo: %w", err)
+		return nil, nil, fmt.Errorf("%w: source.repo: %v", ErrBadSnippet, err)
 	}
 	var recs []provRecord
 	collectProv(root, "", provCtx{}, &recs)
@@ -106,7 +110,7 @@ func (c *Client) Refresh(ctx context.Context, src []byte) ([]byte, []Change, err
 				if !ok {
 					n, err := strconv.Atoi(r.pr)
 					if err != nil || n <= 0 {
-						return nil, nil, fmt.Errorf("%s (line %d): bad pr %q", r.path, ch.Line, r.pr)
+						return nil, nil, fmt.Errorf("%w: %s (line %d): bad pr %q", ErrBadSnippet, r.path, ch.Line, r.pr)
 					}
 					if ps, err = c.prStatus(ctx, LinkState{Repo: ixRepo, Number: n}); err != nil {
 						return nil, nil, fmt.Errorf("%s (line %d): %w", r.path, ch.Line, err)

@@ -9,5 +9,7 @@ func subcommands() []*cobra.Command {
 		newRenderCmd(),
 		newCoverageCmd(),
 		newRecipesCmd(),
+		newUpstreamCmd(),
+		newPRCmd(),
 	}
 }

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cookbook-sync/cookbook-sync/upstream"
+)
+
+// prOptions are the flags of `cookbook-sync pr plan|apply`.
+type prOptions struct {
+	upAPIOptions
+	repo, model, base, title string
+	files                    []string // PATH=LOCALFILE
+	format                   string   // plan: diff | json; apply: text | json
+	checkout, remote         string
+	ixRepo, ixSHA            string
+	configKeys, runs         []string
+	coverageFile             string
+}
+
+// newPRCmd: `cookbook-sync pr plan|apply --repo OWNER/NAME --model SLUG
+// --file PATH=LOCALFILE… [--base B] [--title T] [--checkout DIR]
+// [--inferencex-sha SHA] [--config-key K…] [--run R…] [--coverage FILE]
+// [--api-url URL] [--format …]`.
+func newPRCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "pr",
+		Short: "Open or update the upstream PR for a generated update (plan / apply)",
+		Long: `The PR lifecycle for one update, split like plan/apply.
+
+The update's identity is OWNER/NAME + model slug: the branch is
+cookbook-sync/<model-slug> and the PR body carries the hidden marker
+<!-- cookbook-sync:<owner>/<name>:<model-slug> -->. Before opening a PR every PR
+for that branch or marker is looked up in every state: an open one is updated,
+a closed-unmerged one is reopened (or re-created when its branch is gone), and
+a duplicate is never opened. When the branch's head commit lacks our
+"Cookbook-Sync-Id" trailer someone else pushed to it: nothing is changed.
+
+  pr plan   read-only: what would change (--format diff, the default, or json)
+  pr apply  does it; needs GH_TOKEN or GITHUB_TOKEN
+
+Commits are made without a clone, through the Git Data API, or with go-git in
+a local checkout given with --checkout DIR (pushed to its --remote).`,
+	}
+	c.AddCommand(newPRSubCmd("plan"), newPRSubCmd("apply"))
+	return c
+}
+
+func newPRSubCmd(verb string) *cobra.Command {
+	var o prOptions
+	short := "Show what pr apply would change (read-only)"
+	defFormat := "diff"
+	if verb == "apply" {
+		short, defFormat = "Open, update or reopen the upstream PR (needs GH_TOKEN / GITHUB_TOKEN)", "text"
+	}
+	c := &cobra.Command{
+		Use:   verb,
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return runPR(ctx, cmd.OutOrStdout(), verb, o)
+		},
+	}
+	o.register(c)
+	fl := c.Flags()
+	fl.StringVar(&o.repo, "repo", "", "upstream repository OWNER/NAME (e.g. sgl-project/sglang)")
+	fl.StringVar(&o.model, "model", "", "model slug, the update's identity (e.g. Qwen/qwen3.5)")
+	fl.StringArrayVar(&o.files, "file", nil, "PATH=LOCALFILE: write LOCALFILE's content to PATH in the repository (repeatable)")
+	fl.StringVar(&o.base, "base", "", "base branch (default: the repository's default branch)")
+	fl.StringVar(&o.title, "title", "", "PR title (default: \"[cookbook-sync] <model>: launch commands from InferenceX\")")
+	fl.StringVar(&o.checkout, "checkout", "", "local checkout of the repository: commit with go-git there and push to --remote")
+	fl.StringVar(&o.remote, "remote", "origin", "remote of --checkout to push to")
+	fl.StringVar(&o.ixRepo, "inferencex-repo", "SemiAnalysisAI/InferenceX", "InferenceX repository OWNER/NAME (PR body evidence)")
+	fl.StringVar(&o.ixSHA, "inferencex-sha", "", "InferenceX commit the update was generated from (PR body evidence)")
+	fl.StringArrayVar(&o.configKeys, "config-key", nil, "InferenceX config key covered (repeatable; PR body evidence)")
+	fl.StringArrayVar(&o.runs, "run", nil, "InferenceX Actions run id or URL (repeatable; PR body evidence)")
+	fl.StringVar(&o.coverageFile, "coverage", "", "file with the coverage summary to quote in the PR body")
+	if verb == "plan" {
+		fl.StringVar(&o.format, "format", defFormat, "output format: diff or json")
+	} else {
+		fl.StringVar(&o.format, "format", defFormat, "output format: text or json")
+	}
+	return c
+}
+
+func runPR(ctx context.Context, w io.Writer, verb string, o prOptions) error {
+	usage := func(format string, args ...any) error {
+		return &exitError{code: exitUsage, err: fmt.Errorf("pr %s: "+format, append([]any{verb}, args...)...)}
+	}
+	switch {
+	case verb == "plan" && o.format != "diff" && o.format != "json":
+		return usage("--format %q: want diff or json", o.format)
+	case verb == "apply" && o.format != "text" && o.format != "json":
+		return usage("--format %q: want text or json", o.format)
+	case o.repo == "":
+		return usage("--repo OWNER/NAME is required")
+	case o.model == "":
+		return usage("--model SLUG is required")
+	case len(o.files) == 0:
+		return usage("at least one --file PATH=LOCALFILE is required")
+	}
+	if _, _, _, err := upstream.Identity(o.repo, o.model); err != nil {
+		return usage("%v", err)
+	}
+	in := upstream.PlanInput{Repo: o.repo, Model: o.model, Base: o.base, Title: o.title, Checkout: o.checkout, Remote: o.remote,
+		Evidence: upstream.Evidence{InferenceXRepo: o.ixRepo, InferenceXSHA: o.ixSHA, ConfigKeys: o.configKeys, Runs: o.runs}}
+	for _, f := range o.files {
+		repoPath, local, ok := strings.Cut(f, "=")
+		if !ok || repoPath == "" || local == "" {
+			return usage("--file %q: want PATH=LOCALFILE", f)
+		}
+		b, err := upReadFile(local)
+		if err != nil {
+			return usage("--file %s: %v", repoPath, err)
+		}
+		in.Files = append(in.Files, upstream.File{Path: repoPath, Content: b})
+	}
+	if o.coverageFile != "" {
+		b, err := upReadFile(o.coverageFile)
+		if err != nil {
+			return usage("--coverage: %v", err)
+		}
+		in.Evidence.Coverage = string(b)
+	}
+	cl, err := o.client()
+	if err != nil {
+		return err
+	}
+	if verb == "apply" && !cl.HasToken() {
+		return usage("%v", upstream.ErrNoToken)
+	}
+	plan, err := cl.Plan(ctx, in)
+	if err != nil {
+		var ie *upstream.InputError
+		if errors.As(err, &ie) {
+			return usage("%v", err)
+		}
+		return upFailure(fmt.Errorf("pr %s: %w", verb, err))
+	}
+	if verb == "plan" {
+		if o.format == "json" {
+			b, err := json.MarshalIndent(plan, "", "  ")
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "%s\n", b)
+		} else {
+			io.WriteString(w, plan.Diff())
+		}
+		if plan.Action == upstream.ActionBlocked {
+			return upFailure(errors.New(plan.Reason))
+		}
+		return nil
+	}
+	res, err := cl.Apply(ctx, plan)
+	if err != nil {
+		return upFailure(fmt.Errorf("pr apply: %w", err))
+	}
+	if o.format == "json" {
+		b, _ := json.MarshalIndent(res, "", "  ")
+		fmt.Fprintf(w, "%s\n", b)
+		return nil
+	}
+	fmt.Fprintf(w, "%s: %s (%s)\n", res.Action, plan.Branch, plan.Reason)
+	if res.Commit != "" {
+		fmt.Fprintf(w, "commit %s\n", res.Commit)
+	} else {
+		fmt.Fprintln(w, "no commit (content unchanged)")
+	}
+	if res.PR != 0 {
+		what := "PR"
+		switch {
+		case res.Created:
+			what = "opened PR"
+		case res.Reopened:
+			what = "reopened PR"
+		case res.Edited:
+			what = "updated PR"
+		}
+		fmt.Fprintf(w, "%s #%d %s\n", what, res.PR, res.URL)
+	}
+	return nil
+}
