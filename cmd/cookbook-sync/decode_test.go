@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const featuresJSX = "../../cookbook/testdata/features.jsx"
+
+func TestDecodeCLIText(t *testing.T) {
+	var out, errb bytes.Buffer
+	// Default selection: cell 0, point 0, measured router and tier
+	// (sglang, mooncake) of the fixture.
+	if code := run([]string{"decode", featuresJSX}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	want := "# Mooncake master\nmooncake_master \\\n  --port 8700\n\n" +
+		"# Mooncake store\nulimit -n 1048576\nulimit -l unlimited\nMC_X=1 \\\nMOONCAKE_MASTER=\"$MOONCAKE_MASTER_IP:8700\" \\\npython -m mooncake.mooncake_store_service \\\n  --port 8800\n\n" +
+		"# Worker\nA_VAR=1 \\\nB_VAR=2 \\\npython3 -m sglang.launch_server \\\n  --model-path org/Tiny-FP8 \\\n  --host 0.0.0.0 \\\n  --port 30000 \\\n  --enable-unified-cache-external-linker \\\n  --mem-fraction-static 0.9 \\\n  --trust-remote-code\n"
+	if out.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
+	}
+
+	out.Reset()
+	if code := run([]string{"decode", featuresJSX, "--cell", "tiny-disagg#0", "--router", "sglang", "--kv", "none"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.HasPrefix(out.String(), "# Prefill worker\npython3 -m sglang.launch_server \\\n") ||
+		!strings.Contains(out.String(), "\n\n# SGLang router (OpenAI API)\n") {
+		t.Errorf("cell by id:\n%s", out.String())
+	}
+}
+
+func TestDecodeCLIJSON(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"decode", featuresJSX, "--cell", "1", "--format", "json"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	s := out.String()
+	for _, w := range []string{`"cellId": "tiny-disagg#0"`, `"router": "dynamo"`, `"kv": "none"`, `"measured": true`,
+		`"role": null`, `"copyAll": "# Set per node before running the commands below\nexport ETCD_IP=<node running etcd>`} {
+		if !strings.Contains(s, w) {
+			t.Errorf("json output lacks %s:\n%s", w, s)
+		}
+	}
+	out.Reset()
+	if code := run([]string{"decode", featuresJSX, "--all", "--format", "jsonl"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if n := strings.Count(out.String(), "\n"); n != 18 {
+		t.Errorf("--all jsonl: %d lines, want 18", n)
+	}
+}
+
+func TestDecodeCLIBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsx")
+	if err := os.WriteFile(bad, []byte("// x\nexport const agentz = {};\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"decode", bad},
+		{"decode", filepath.Join(dir, "missing.jsx")},
+		{"decode", featuresJSX, "--format", "yaml"},
+		{"decode", featuresJSX, "--router", "vllm"},
+		{"decode", featuresJSX, "--kv", "disk"},
+		{"decode", featuresJSX, "--cell", "99"},
+		{"decode", featuresJSX, "--cell", "no-such-cell"},
+		{"decode", featuresJSX, "--point", "7"},
+		{"decode", featuresJSX, "--kv", "hicache"}, // unavailable for cell 0
+		{"decode", featuresJSX, "--all", "--cell", "1"},
+		{"decode"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != exitUsage {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, errb.String())
+		}
+		if out.Len() != 0 {
+			t.Errorf("%v: wrote output on error: %q", args, out.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	run([]string{"decode", bad}, &out, &errb)
+	if !strings.Contains(errb.String(), "bad.jsx:2:14:") {
+		t.Errorf("error lacks file:line:col: %q", errb.String())
+	}
+}
+
+// TestGoldenDecodeCLI: `decode --all --format jsonl FILE` equals the golden
+// file byte for byte, for every golden under ../shared/golden/agentx.
+func TestGoldenDecodeCLI(t *testing.T) {
+	golden := "../../../shared/golden/agentx"
+	snip := "../../../shared/corpus/sglang/docs/src/snippets/agentx"
+	if _, err := os.Stat("../../../shared"); os.IsNotExist(err) {
+		t.Skip("../shared is absent")
+	}
+	files, err := filepath.Glob(filepath.Join(golden, "*", "*.jsx.golden.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no goldens: %v", err)
+	}
+	for _, g := range files {
+		rel, _ := filepath.Rel(golden, strings.TrimSuffix(g, ".golden.jsonl"))
+		want, err := os.ReadFile(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		if code := run([]string{"decode", "--all", "--format", "jsonl", filepath.Join(snip, rel)}, &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d: %s", rel, code, errb.String())
+		}
+		if !bytes.Equal(out.Bytes(), want) {
+			t.Errorf("%s: output differs from the golden file", rel)
+		}
+	}
+}
