@@ -127,3 +127,63 @@ func TestCorpusPair1(t *testing.T) {
 		t.Logf("model = %s", d.Model)
 	}
 }
+
+// BenchmarkRenderAllKeys: open the corpus checkout and render every point of
+// every config key of both master configs (the `render --all` run).
+func BenchmarkRenderAllKeys(b *testing.B) {
+	dir := corpusDir(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		ws, err := Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ws.SrtSlurmDir = filepath.Join(corpusInfx, "_external", "NVIDIA+srt-slurm")
+		s, err := ws.RenderAll(nil, Options{})
+		if err != nil || s.Errors != 0 {
+			b.Fatal(err, s.Failures)
+		}
+	}
+}
+
+// TestCorpusPair2 is the new-layout oracle: the schema-2 bundle
+// disagg-variants.yaml with override_tp4_tp4_c8 / override_tp2_tp2_c72 gives
+// the same per-role args as the old layout's flat files (spec (b), pair 2).
+func TestCorpusPair2(t *testing.T) {
+	corpusDir(t)
+	bundle := filepath.Join(corpusInfx, "_newer-layout", "inferencex-e2e", "benchmarks", "multi_node", "srt-slurm-recipes", "qwen3.5", "sglang", "gb300-fp4", "agentx", "disagg-variants.yaml")
+	flat := filepath.Join("benchmarks", "multi_node", "srt-slurm-recipes", "sglang", "qwen3.5", "gb300-fp4", "agentic")
+	for sel, file := range map[string]string{
+		"override_tp4_tp4_c8":  "disagg-gb300-1p1d-tp4-tp4-c8-mtp-hicache-session-jid2530030.yaml",
+		"override_tp2_tp2_c72": "disagg-gb300-1p1d-tp2-tp2-c72-mtp-hicache-session-jid2527415.yaml",
+	} {
+		nd, err := RenderRecipe(nil, bundle+":"+sel, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		od, err := RenderRecipe(nil, filepath.Join(corpusInfx, flat, file), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, role := range []launch.Role{launch.RolePrefill, launch.RoleDecode} {
+			nw, ow := nd.Workers(role), od.Workers(role)
+			if len(nw) != len(ow) || len(nw) == 0 {
+				t.Fatalf("%s %s: %d vs %d workers", sel, role, len(nw), len(ow))
+			}
+			na, oa := recipeArgs(nw[0].Args), recipeArgs(ow[0].Args)
+			if strings.Join(na, "\n") != strings.Join(oa, "\n") {
+				t.Errorf("%s %s args differ:\nnew %q\nold %q", sel, role, na, oa)
+			}
+		}
+	}
+}
+
+func recipeArgs(args []launch.Arg) []string {
+	var out []string
+	for _, a := range args {
+		if a.Origin.Kind == launch.OriginRecipe {
+			out = append(out, strings.TrimSpace(a.Flag+" "+strings.Join(a.Values, " ")))
+		}
+	}
+	return out
+}
