@@ -126,9 +126,9 @@ func (g getter) integer(m *omap, key string, def int) (int, bool, error) {
 	}
 	x, ok := e.Val.(int64)
 	if !ok {
-		return 0, false, g.errf(e, "expected an integer, got %s", typeName(e.Val))
+		return 0, false, g.errf(e, "expected an integer, got %s %s", typeName(e.Val), pyRepr(e.Val))
 	}
-	if x < 0 || x > 1<<20 {
+	if x < 0 || x > 100000 {
 		return 0, false, g.errf(e, "integer %d out of range", x)
 	}
 	return int(x), true, nil
@@ -141,7 +141,7 @@ func (g getter) boolean(m *omap, key string, def bool) (bool, error) {
 	}
 	x, ok := e.Val.(bool)
 	if !ok {
-		return false, g.errf(e, "expected a boolean, got %s", typeName(e.Val))
+		return false, g.errf(e, "expected a boolean, got %s %s", typeName(e.Val), pyRepr(e.Val))
 	}
 	return x, nil
 }
@@ -223,9 +223,9 @@ func buildConfig(file string, m *omap) (*config, error) {
 	if c.gpusPerNode, _, err = g.integer(res, "gpus_per_node", 4); err != nil {
 		return nil, err
 	}
-	if c.gpusPerNode == 0 {
+	if c.gpusPerNode == 0 || c.gpusPerNode > 64 {
 		e, _ := res.get("gpus_per_node")
-		return nil, g.errf(e, "gpus_per_node must be positive")
+		return nil, g.errf(e, "gpus_per_node must be between 1 and 64")
 	}
 	for _, md := range []mode{modePrefill, modeDecode, modeAgg} {
 		k := md.resKey()

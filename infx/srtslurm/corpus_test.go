@@ -162,3 +162,26 @@ func TestCorpusNewLayoutBundle(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkRenderPairs loads and renders every YAML recipe cited in
+// ../shared/corpus/pairs/PAIRS.tsv (one op = the whole set).
+func BenchmarkRenderPairs(b *testing.B) {
+	dir, ok := sharedDir(b, "", "../shared/corpus/pairs")
+	if !ok {
+		b.Skipf("%s absent", dir)
+	}
+	present, _ := readPairs(b, dir)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, p := range present {
+			r, err := Load(filepath.Join(dir, "inferencex", p.path))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := r.Render(p.selector, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -302,3 +302,20 @@ func isList(m *omap, k string) bool {
 func (r *Recipe) unknownSel(sel string) error {
 	return &Error{File: r.File, Msg: fmt.Sprintf("unknown selector %q; available selectors: base, %s", sel, strings.Join(r.selectors, ", "))}
 }
+
+// Aliases returns the variant's model.path and model.container as written
+// in the recipe: srtslurm.yaml aliases in the old InferenceX layout (e.g.
+// "glm-5.2-fp4", "dynamo-sglang"), empty in the newer layout, where the
+// master config's model and image are bound instead (pass them as
+// Options.Model / Options.Image). Errors as for Render.
+func (r *Recipe) Aliases(selector string) (modelPath, container string, err error) {
+	eff, err := r.variant(selector)
+	if err != nil {
+		return "", "", err
+	}
+	c, err := buildConfig(r.File, eff)
+	if err != nil {
+		return "", "", err
+	}
+	return c.modelPath, c.container, nil
+}

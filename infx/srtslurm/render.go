@@ -260,6 +260,14 @@ func (rd *renderer) run() (*Rendering, error) {
 	if wn <= 0 {
 		return nil, rd.errPath("resources", "the recipe allocates no nodes")
 	}
+	if wn > 1024 {
+		return nil, rd.errPath("resources", "the recipe allocates %d nodes; more than 1024 is not rendered", wn)
+	}
+	for _, m := range rd.modes() {
+		if c.workers[m] > 1024 || rd.gpusPerWorker(m) > 1024*c.gpusPerNode {
+			return nil, rd.errPath("resources", "%s: too many workers or GPUs per worker", m.resKey())
+		}
+	}
 	extra := 0
 	if c.infraDedicated || c.frontDedicated || c.clientDedic {
 		extra = 1

@@ -109,8 +109,6 @@ type bigInt string
 // sexagesimal / int / float patterns of PyYAML's YAML 1.1 resolver
 // (pyyaml lib/yaml/resolver.py, Resolver.add_implicit_resolver).
 var (
-	reBool  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
-	reNull  = regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)
 	reInt   = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
 	reFloat = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
 )
@@ -119,15 +117,19 @@ var (
 // SafeLoader does (YAML 1.1): null, bool, int (octal, hex, binary,
 // sexagesimal, underscores), float (dot required, signed exponent), else str.
 func resolvePlain(s string) any {
-	switch {
-	case reNull.MatchString(s):
+	switch s {
+	case "", "~", "null", "Null", "NULL":
 		return nil
-	case reBool.MatchString(s):
-		switch strings.ToLower(s) {
-		case "yes", "true", "on":
-			return true
-		}
+	case "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON":
+		return true
+	case "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF":
 		return false
+	}
+	// like PyYAML, only try the numeric resolvers for their first characters
+	if !strings.ContainsRune("0123456789+-.", rune(s[0])) {
+		return s
+	}
+	switch {
 	case reInt.MatchString(s):
 		return constructInt(s)
 	case reFloat.MatchString(s):
@@ -217,7 +219,12 @@ func constructFloat(s string) any {
 type decoder struct {
 	file  string
 	depth int
+	nodes int // values built so far (bounds alias expansion)
 }
+
+// maxValues bounds the values one document may expand to (aliases can
+// make a small file expand exponentially).
+const maxValues = 1_000_000
 
 func (d *decoder) errf(n *yaml.Node, path, format string, args ...any) error {
 	return &Error{File: d.file, Line: n.Line, Col: n.Column, Path: path, Msg: fmt.Sprintf(format, args...)}
@@ -236,6 +243,10 @@ func (d *decoder) value(n *yaml.Node, p string) (any, error) {
 	defer func() { d.depth-- }()
 	if d.depth > 200 {
 		return nil, d.errf(n, p, "YAML nested too deeply")
+	}
+	d.nodes++
+	if d.nodes > maxValues {
+		return nil, d.errf(n, p, "YAML document expands to more than %d values (alias expansion?)", maxValues)
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:

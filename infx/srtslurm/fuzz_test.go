@@ -1,0 +1,43 @@
+package srtslurm
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzParseRender feeds arbitrary YAML to Parse and renders every selector
+// with a few versions: errors are fine, panics and hangs are not.
+func FuzzParseRender(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/*.yaml")
+	if dir, ok := sharedDir(f, "SRT_SLURM_RECIPE_DIR", "../shared/corpus/srt-slurm"); ok {
+		more, _ := filepath.Glob(filepath.Join(dir, "benchmarks/multi_node/srt-slurm-recipes/*/*/*/*.yaml"))
+		more2, _ := filepath.Glob(filepath.Join(dir, "benchmarks/multi_node/srt-slurm-recipes/*/*/*/*/*.yaml"))
+		seeds = append(append(seeds, more...), more2...)
+	}
+	for _, s := range seeds {
+		if data, err := os.ReadFile(s); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte("a: &x [*x]\n"))
+	f.Add([]byte("base: {name: n}\nzip_override_z: {resources: {agg_nodes: [1, 2]}}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := Parse("fuzz.yaml", data)
+		if err != nil {
+			return
+		}
+		sels := append(r.Selectors(), "base")
+		if len(sels) > 8 {
+			sels = sels[:8]
+		}
+		for _, sel := range sels {
+			for _, v := range []string{"", "sa-submission-q2-2026", "v1.0.31", "aflowers/vllm-gb200-v0.20.0"} {
+				out, err := r.Render(sel, Options{Version: v})
+				if err == nil {
+					_ = out.Text()
+				}
+			}
+		}
+	})
+}
