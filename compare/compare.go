@@ -274,8 +274,8 @@ func hfOf(d *launch.Deployment) string {
 func checkProhibited(res *Result, n *Normalized, cookbookSide bool, engine string, ex *exclusions.Set) {
 	for _, k := range n.Order {
 		s := n.Settings[k]
-		r, ok := ex.Match(exSetting(s, s.Value, engine, res.Role))
-		if !ok || r.Class != exclusions.ClassProhibited {
+		r, ok := ex.MatchProhibited(exSetting(s, s.Value, engine, res.Role))
+		if !ok {
 			continue
 		}
 		e := Exclusion{Setting: k, Rule: r.ID, Class: r.Class, Reason: r.Reason, Origins: s.Origins}
@@ -330,8 +330,7 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, cb *launch.Deplo
 			origins = append(origins, r.Origins...)
 		}
 		// prohibited wherever it appears, equal or not
-		rule, ruled := matchEither(ex, s, cv, rv, engine, res.Role)
-		if ruled && rule.Class == exclusions.ClassProhibited {
+		if rule, ok := matchProhibited(ex, s, cv, rv, engine, res.Role); ok {
 			res.Prohibited = append(res.Prohibited, Exclusion{Setting: k, Cookbook: cv, Recipe: rv, Rule: rule.ID, Class: rule.Class, Reason: rule.Reason, Origins: origins})
 			verdict = Worse(verdict, Prohibited)
 			continue
@@ -340,6 +339,7 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, cb *launch.Deplo
 			res.Matched++
 			continue
 		}
+		rule, ruled := matchEither(ex, s, cv, rv, engine, res.Role)
 		if !ruled {
 			res.Differences = append(res.Differences, Difference{Setting: k, Cookbook: cv, Recipe: rv, Origins: origins, Diff: textDiff(cv, rv)})
 			verdict = Worse(verdict, Differs)
@@ -360,6 +360,18 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, cb *launch.Deplo
 	}
 	res.Verdict = verdict
 	sortDiffs(res)
+}
+
+func matchProhibited(ex *exclusions.Set, s *Setting, cv, rv *string, engine, role string) (*exclusions.Rule, bool) {
+	for _, v := range []*string{rv, cv} {
+		if v == nil {
+			continue
+		}
+		if r, ok := ex.MatchProhibited(exSetting(s, *v, engine, role)); ok {
+			return r, true
+		}
+	}
+	return nil, false
 }
 
 // matchEither finds the rule for a setting, trying the recipe value then the

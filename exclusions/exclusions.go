@@ -112,7 +112,21 @@ type Rule struct {
 	// Policy is the key of the policy this rule follows (default: the file's).
 	Policy string `yaml:"policy,omitempty" json:"policy"`
 
-	name, value, role, engine *regexp.Regexp
+	name, value, role, engine *matcher
+}
+
+// matcher matches a glob: a set of literal alternatives ("--a", "{A,B}")
+// without a regexp, anything else with one.
+type matcher struct {
+	lit map[string]bool
+	re  *regexp.Regexp
+}
+
+func (m *matcher) MatchString(s string) bool {
+	if m.lit != nil {
+		return m.lit[s]
+	}
+	return m.re.MatchString(s)
 }
 
 // Set is a validated, immutable list of rules. Safe for concurrent use.
@@ -122,6 +136,8 @@ type Set struct {
 	policy   string
 	policies map[string]Policy
 	rules    []Rule
+	// prohibited indexes the prohibited rules (checked for every setting).
+	prohibited []int
 }
 
 //go:embed rules.yaml
@@ -240,7 +256,7 @@ func Parse(name string, data []byte) (*Set, error) {
 		}
 		for _, g := range []struct {
 			key, pat string
-			dst      **regexp.Regexp
+			dst      **matcher
 		}{{"value", m.Value, &r.value}, {"role", m.Role, &r.role}, {"engine", m.Engine, &r.engine}} {
 			if g.pat == "" {
 				continue
@@ -248,6 +264,9 @@ func Parse(name string, data []byte) (*Set, error) {
 			if *g.dst, err = compileGlob(g.pat); err != nil {
 				return nil, fmt.Errorf("%s: %w", at(p+".match."+g.key), err)
 			}
+		}
+		if r.Class == ClassProhibited {
+			s.prohibited = append(s.prohibited, len(s.rules))
 		}
 		s.rules = append(s.rules, r)
 	}
@@ -308,8 +327,32 @@ func findPath(n *yaml.Node, path string) *yaml.Node {
 	return cur
 }
 
-// compileGlob turns a glob ('*', '?', '{a,b}') into an anchored regexp.
-func compileGlob(g string) (*regexp.Regexp, error) {
+// compileGlob turns a glob ('*', '?', '{a,b}') into a matcher.
+func compileGlob(g string) (*matcher, error) {
+	re, err := globRegexp(g)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.ContainsAny(g, "*?") && strings.Count(g, "{") <= 1 {
+		alts := []string{g}
+		if i := strings.IndexByte(g, '{'); i >= 0 {
+			j := strings.IndexByte(g, '}')
+			alts = nil
+			for _, a := range strings.Split(g[i+1:j], ",") {
+				alts = append(alts, g[:i]+a+g[j+1:])
+			}
+		}
+		m := &matcher{lit: map[string]bool{}}
+		for _, a := range alts {
+			m.lit[a] = true
+		}
+		return m, nil
+	}
+	return &matcher{re: re}, nil
+}
+
+// globRegexp turns a glob ('*', '?', '{a,b}') into an anchored regexp.
+func globRegexp(g string) (*regexp.Regexp, error) {
 	var b strings.Builder
 	b.WriteString("^")
 	depth := 0
@@ -361,6 +404,20 @@ func (s *Set) Match(st Setting) (*Rule, bool) {
 	for i := range s.rules {
 		r := &s.rules[i]
 		if r.matches(st) {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// MatchProhibited returns the first prohibited rule that applies to st: the
+// check every setting needs, equal on both sides or not.
+func (s *Set) MatchProhibited(st Setting) (*Rule, bool) {
+	if s == nil {
+		return nil, false
+	}
+	for _, i := range s.prohibited {
+		if r := &s.rules[i]; r.matches(st) {
 			return r, true
 		}
 	}
