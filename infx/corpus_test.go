@@ -1,6 +1,7 @@
 package infx
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,4 +187,35 @@ func recipeArgs(args []launch.Arg) []string {
 		}
 	}
 	return out
+}
+
+// TestCorpusRenderCache: rendering through RenderAll's recipe cache gives
+// the same deployments as rendering each point afresh.
+func TestCorpusRenderCache(t *testing.T) {
+	ws, err := Open(corpusDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.SrtSlurmDir = filepath.Join(corpusInfx, "_external", "NVIDIA+srt-slurm")
+	cache := recipeCache{}
+	n := 0
+	for _, k := range ws.ConfigKeys() {
+		pts, _ := ws.Points(k)
+		for _, p := range pts {
+			if p.Status != StatusOK {
+				continue
+			}
+			a, errA := ws.render(p, Options{}, cache)
+			b, errB := ws.Render(p, Options{})
+			ja, _ := json.Marshal(a)
+			jb, _ := json.Marshal(b)
+			if (errA == nil) != (errB == nil) || string(ja) != string(jb) {
+				t.Errorf("%s row %d conc %d: cached rendering differs", k, p.Row, p.Concurrency)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Error("no point rendered")
+	}
 }

@@ -14,8 +14,8 @@ import (
 // renderRecipe loads the point's recipe (composed with its lane blocks in
 // the new layout), picks the variant and renders it with the master entry's
 // model and image.
-func (ws *Workspace) renderRecipe(p Point, opt Options) ([]launch.Process, string, error) {
-	rec, err := ws.loadRecipe(p)
+func (ws *Workspace) renderRecipe(p Point, opt Options, cache recipeCache) ([]launch.Process, string, error) {
+	rec, err := cache.load(ws, p)
 	if err != nil {
 		return nil, "", err
 	}
@@ -44,6 +44,31 @@ func (ws *Workspace) renderRecipe(p Point, opt Options) ([]launch.Process, strin
 		return nil, "", err
 	}
 	return r.Deployment.Processes, sel, nil
+}
+
+// recipeCache holds loaded recipes by file (and, for composed recipes, by
+// the values bound into them); nil disables caching.
+type recipeCache map[string]cachedRecipe
+
+type cachedRecipe struct {
+	rec *srtslurm.Recipe
+	err error
+}
+
+func (c recipeCache) load(ws *Workspace, p Point) (*srtslurm.Recipe, error) {
+	if c == nil {
+		return ws.loadRecipe(p)
+	}
+	key := p.Recipe
+	if len(p.LaneBlocks) > 0 {
+		key = fmt.Sprint(p.Recipe, p.LaneBlocks, p.Model, p.Image, p.Precision, p.ISL, p.OSL, p.Concurrency)
+	}
+	if e, ok := c[key]; ok {
+		return e.rec, e.err
+	}
+	rec, err := ws.loadRecipe(p)
+	c[key] = cachedRecipe{rec, err}
+	return rec, err
 }
 
 // loadRecipe reads the recipe; with lane blocks it is composed first

@@ -35,6 +35,11 @@ type Options struct {
 // Errors: ErrNotRenderable (wrapped, with the point's note) for a status
 // other than StatusOK; recipe and script errors carry file:line:col.
 func (ws *Workspace) Render(p Point, opt Options) (launch.Deployment, error) {
+	return ws.render(p, opt, nil)
+}
+
+// render is Render with an optional cache of loaded recipes (RenderAll).
+func (ws *Workspace) render(p Point, opt Options, cache recipeCache) (launch.Deployment, error) {
 	if p.Status != StatusOK {
 		return launch.Deployment{}, &PosError{File: p.RefPos.File, Line: p.RefPos.Line, Col: p.RefPos.Col, Err: fmt.Errorf("%w: %s: %s", ErrNotRenderable, p.Status, p.Note)}
 	}
@@ -44,7 +49,7 @@ func (ws *Workspace) Render(p Point, opt Options) (launch.Deployment, error) {
 	}
 	switch p.Kind {
 	case KindRecipe:
-		procs, sel, err := ws.renderRecipe(p, opt)
+		procs, sel, err := ws.renderRecipe(p, opt, cache)
 		if err != nil {
 			return launch.Deployment{}, err
 		}
@@ -143,6 +148,7 @@ func (ws *Workspace) RenderAll(keys []string, opt Options) (Summary, error) {
 		keys = ws.ConfigKeys()
 	}
 	var s Summary
+	cache := recipeCache{}
 	for _, k := range keys {
 		pts, err := ws.Points(k)
 		if err != nil {
@@ -165,7 +171,7 @@ func (ws *Workspace) RenderAll(keys []string, opt Options) (Summary, error) {
 				s.Unsupported++
 				continue
 			}
-			if _, err := ws.Render(p, opt); err != nil {
+			if _, err := ws.render(p, opt, cache); err != nil {
 				s.Errors++
 				s.Failures = append(s.Failures, fmt.Sprintf("%s row %d conc %d: %v", p.ConfigKey, p.Row, p.Concurrency, err))
 				continue

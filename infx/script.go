@@ -101,6 +101,19 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 		}
 		return nil, &PosError{File: path, Err: err}
 	}
+	// Simple commands sent to the background (`server … &`, `nohup
+	// "${CMD[@]}" &`, `eval "$CMD" &`) run in place, so the recorded
+	// order is the script's order rather than goroutine scheduling; no
+	// command really runs, so nothing waits on them. Compound background
+	// statements (monitor loops) stay in the background.
+	syntax.Walk(file, func(n syntax.Node) bool {
+		if st, ok := n.(*syntax.Stmt); ok && st.Background {
+			if _, simple := st.Cmd.(*syntax.CallExpr); simple {
+				st.Background = false
+			}
+		}
+		return true
+	})
 	if opt.Timeout <= 0 {
 		opt.Timeout = DefaultScriptTimeout
 	}
@@ -275,6 +288,12 @@ func (sb *sandbox) exec(ctx context.Context, args []string) error {
 	// (source "$(dirname "$0")/…") come out right; everything else prints
 	// nothing and succeeds.
 	switch args[0] {
+	case "bash", "sh":
+		// bash -c STRING: run STRING in this interpreter, so that the
+		// commands inside are recorded too.
+		if len(args) > 2 && args[1] == "-c" {
+			return hc.Builtin(ctx, []string{"eval", args[2]})
+		}
 	case "dirname":
 		if len(args) > 1 {
 			fmt.Fprintln(hc.Stdout, filepath.Dir(args[len(args)-1]))

@@ -159,9 +159,17 @@ func TestScriptEvalEnvWrapper(t *testing.T) {
 func TestScriptArrayViaFunction(t *testing.T) {
 	ws := openOld(t)
 	d := renderOne(t, ws, pointAt(t, ws, "glm5.2-fp8-h200-sglang", 0, 2), Options{})
+	if len(d.Processes) != 2 {
+		t.Fatalf("processes = %d, want worker + router", len(d.Processes))
+	}
 	eqStrings(t, "args", argsText(d.Processes[0].Args), []string{
 		"--model-path zai-org/GLM-5.2-FP8", "--tp-size 8", "--reasoning-parser glm45", "--tool-call-parser glm47",
 	})
+	r := d.Processes[1]
+	if r.Kind != launch.KindSGLangRouter || r.Role != launch.RoleNone || r.Program != "python3 -m sglang_router.launch_router" {
+		t.Errorf("router = %s %s %q", r.Kind, r.Role, r.Program)
+	}
+	eqStrings(t, "router args", argsText(r.Args), []string{"--worker-urls http://127.0.0.1:30000", "--port 8888"})
 }
 
 func TestScriptEndlessLoop(t *testing.T) {

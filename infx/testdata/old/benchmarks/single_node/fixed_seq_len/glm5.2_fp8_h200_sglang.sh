@@ -13,3 +13,5 @@ SGLANG_CMD=(python3 -m sglang.launch_server
     --tool-call-parser "glm47")
 printf '%q ' "${SGLANG_CMD[@]}" > "$RESULT_DIR/sglang_command.txt"
 launch "${SGLANG_CMD[@]}"
+# A router in front, started through bash -c.
+bash -c "python3 -m sglang_router.launch_router --worker-urls http://127.0.0.1:30000 --port $PORT" &
