@@ -17,8 +17,12 @@ type Options struct {
 	// "sa-submission-q2-2026", "aflowers/vllm-gb200-v0.20.0", "a98738de",
 	// "c1fb6989" (spec §0). Anything else is an error.
 	Version string
-	// Model replaces the recipe's model.path (an alias, or "hf:<org>/<name>"
-	// as InferenceX's binder writes it from the master config's model).
+	// Model replaces the recipe's model.path, verbatim: "hf:<org>/<name>"
+	// (as InferenceX's new-layout binder writes it from the master
+	// config's model) is passed on the command line as the HF id; any other
+	// value is an srtslurm.yaml alias / host path, mounted at /model (the
+	// old layout). Deployment.Model is the HF id: the hf: id, else Model
+	// itself when set, else the served model name.
 	Model string
 	// Image replaces the recipe's model.container (the master config's
 	// image; the recipe's value is only an alias).
@@ -139,7 +143,7 @@ func (r *Recipe) Render(selector string, opt Options) (*Rendering, error) {
 	if c.dynWheel != "" && !prof.wheelField {
 		return nil, &Error{File: r.File, Path: "dynamo.wheel", Msg: fmt.Sprintf("srt-slurm %s has no dynamo.wheel field (the recipe fails validation there)", prof.name)}
 	}
-	rd := &renderer{c: c, p: prof, file: r.File,
+	rd := &renderer{c: c, p: prof, file: r.File, optModel: opt.Model,
 		inj: launch.Origin{Kind: launch.OriginInjected, Detail: "srt-slurm " + prof.name}}
 	out, err := rd.run()
 	if err != nil {
@@ -185,10 +189,11 @@ type proc struct {
 }
 
 type renderer struct {
-	c    *config
-	p    profile
-	file string
-	inj  launch.Origin
+	optModel string
+	c        *config
+	p        profile
+	file     string
+	inj      launch.Origin
 
 	nNodes      int
 	workerNodes []int
@@ -1056,6 +1061,8 @@ func (rd *renderer) build() (*Rendering, error) {
 	dep.Model = rd.served
 	if strings.HasPrefix(c.modelPath, "hf:") {
 		dep.Model = strings.TrimPrefix(c.modelPath, "hf:")
+	} else if rd.optModel != "" {
+		dep.Model = rd.optModel
 	}
 	dep.Hardware = c.gpuType
 
