@@ -129,7 +129,10 @@ func (f *File) Decode(sel Selection) (*Decoded, error) {
 		return nil, &Error{File: f.Name, Path: cp.with("kv").String(), Msg: fmt.Sprintf("KV tier %q is unavailable for cell %s: %s", sel.KV, c.ID, why)}
 	}
 
-	blocks := f.patched(sel, base)
+	blocks := base
+	if pb, ok := f.pointBlocks[routerPoint{sel.Cell, sel.Point, sel.Router}]; ok {
+		blocks = pb
+	}
 	blocks = f.kvTransform(sel, blocks)
 
 	d := &Decoded{
@@ -248,6 +251,29 @@ func cloneProcesses(blocks []mblock) []launch.Process {
 		out[i] = q
 	}
 	return out
+}
+
+// routerPoint keys the patched blocks of one point and router.
+type routerPoint struct {
+	cell, point int
+	router      string
+}
+
+// preparePoints applies every point's patches (points >= 1) once.
+func (f *File) preparePoints() {
+	f.pointBlocks = map[routerPoint][]mblock{}
+	for ci := range f.Cells {
+		c := &f.Cells[ci]
+		for pi := 1; pi < len(c.Points); pi++ {
+			for _, rp := range c.Points[pi].Patch {
+				base, ok := f.base[ci][rp.Router]
+				if !ok || rp.Null {
+					continue
+				}
+				f.pointBlocks[routerPoint{ci, pi, rp.Router}] = f.patched(Selection{Cell: ci, Point: pi, Router: rp.Router}, base)
+			}
+		}
+	}
 }
 
 // patched applies the point's patch for the router to the base blocks
@@ -555,25 +581,15 @@ func (d *Decoded) MarshalJSON() ([]byte, error) { return d.OracleJSON(), nil }
 // `"` and `\` escaped, \b \f \n \r \t, other control characters as \u00xx,
 // everything else raw (invalid UTF-8 becomes U+FFFD).
 func appendJSString(dst []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\ufffd")
+	}
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
-	for i := 0; i < len(s); {
+	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, "\ufffd"...)
-				i++
-				start = i
-				continue
-			}
-			i += size
+		if jsSafe[c] {
 			continue
 		}
 		dst = append(dst, s[start:i]...)
@@ -595,9 +611,17 @@ func appendJSString(dst []byte, s string) []byte {
 		default:
 			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 		}
-		i++
-		start = i
+		start = i + 1
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// jsSafe[c] reports whether byte c is written as is inside a JSON string
+// (multi-byte UTF-8 sequences are already known to be valid).
+var jsSafe = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()

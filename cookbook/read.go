@@ -55,6 +55,8 @@ type File struct {
 	// base[ci][router] = materialized point-0 blocks.
 	base []map[string][]mblock
 	kv   kvSettings
+	// pointBlocks holds the patched blocks of points >= 1 (spec (b) step 2).
+	pointBlocks map[routerPoint][]mblock
 }
 
 // Error is a decoding error with its position: File, 1-based Line and Col
@@ -129,6 +131,7 @@ func Parse(name string, src []byte) (*File, error) {
 		return nil, err
 	}
 	f.prepareKV()
+	f.preparePoints()
 	return f, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 )
 
 // This file holds the typed form of an AgentX data file
@@ -245,23 +246,85 @@ type envBad struct{ key, msg string }
 // UnmarshalJSON reads a JSON object of strings, keeping key order. A non-string
 // value is kept as its JSON text and reported by validation.
 func (e *Env) UnmarshalJSON(data []byte) error {
-	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
-		*e = nil
+	dec := newDecoder(data)
+	*e = decodeEnv(dec, data)
+	return nil
+}
+
+// decodeEnv reads the next value of dec as an Env (nil for null). Shape
+// problems become entries whose Value starts with badValue.
+func decodeEnv(dec *json.Decoder, whole []byte) Env {
+	t, err := dec.Token()
+	if err != nil {
+		return Env{{Value: badValue + abbrev(whole)}}
+	}
+	if t == nil {
 		return nil
 	}
-	out := Env{}
-	err := walkObject(data, func(key string, val json.RawMessage) {
-		var s string
-		if json.Unmarshal(val, &s) != nil {
-			s = badValue + string(val)
-		}
-		out = append(out, EnvVar{Name: key, Value: s})
-	})
-	if err != nil {
-		out = Env{{Value: badValue + abbrev(data)}}
+	if d, ok := t.(json.Delim); !ok || d != '{' {
+		skipRest(dec, t)
+		return Env{{Value: badValue + "a non-object"}}
 	}
-	*e = out
-	return nil
+	out := Env{}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return append(out, EnvVar{Value: badValue + abbrev(whole)})
+		}
+		key, _ := kt.(string)
+		vt, err := dec.Token()
+		if err != nil {
+			return append(out, EnvVar{Name: key, Value: badValue + abbrev(whole)})
+		}
+		v, ok := vt.(string)
+		if !ok {
+			v = badValue + tokenText(vt)
+			skipRest(dec, vt)
+		}
+		out = append(out, EnvVar{Name: key, Value: v})
+	}
+	dec.Token() // '}'
+	return out
+}
+
+// newDecoder returns a json.Decoder over data.
+func newDecoder(data []byte) *json.Decoder { return json.NewDecoder(bytes.NewReader(data)) }
+
+// skipRest skips the rest of a value whose first token t was just read.
+func skipRest(dec *json.Decoder, t json.Token) {
+	d, ok := t.(json.Delim)
+	if !ok || d == '}' || d == ']' {
+		return
+	}
+	for depth := 1; depth > 0; {
+		t, err := dec.Token()
+		if err != nil {
+			return
+		}
+		if d, ok := t.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				depth++
+			} else {
+				depth--
+			}
+		}
+	}
+}
+
+// tokenText describes a token for error messages.
+func tokenText(t json.Token) string {
+	switch v := t.(type) {
+	case nil:
+		return "null"
+	case json.Delim:
+		if v == '{' {
+			return "an object"
+		}
+		return "an array"
+	case string:
+		return strconv.Quote(v)
+	}
+	return fmt.Sprint(t)
 }
 
 // badValue prefixes values that were not JSON strings (never a valid env
@@ -313,62 +376,118 @@ type EnvChange struct {
 // UnmarshalJSON reads {"args": {...}, "env": {...}} or {"block": {...}};
 // other keys are ignored.
 func (d *Diff) UnmarshalJSON(data []byte) error {
-	err := walkObject(data, func(key string, val json.RawMessage) {
+	dec := newDecoder(data)
+	t, err := dec.Token()
+	if err != nil {
+		d.bad = "want an object, got " + abbrev(data)
+		return nil
+	}
+	decodeDiff(dec, t, d)
+	return nil
+}
+
+// decodeDiff reads a diff object whose first token t was just read.
+func decodeDiff(dec *json.Decoder, t json.Token, d *Diff) {
+	if dl, ok := t.(json.Delim); !ok || dl != '{' {
+		d.bad = "want an object, got " + tokenText(t)
+		skipRest(dec, t)
+		return
+	}
+	setBad := func(format string, args ...any) {
+		if d.bad == "" {
+			d.bad = fmt.Sprintf(format, args...)
+		}
+	}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			setBad("%v", err)
+			return
+		}
+		key, _ := kt.(string)
 		switch key {
-		case "args":
-			if isNull(val) {
-				return
-			}
-			err := walkObject(val, func(flag string, v json.RawMessage) {
-				if isNull(v) {
-					d.Args = append(d.Args, ArgChange{Flag: flag, Remove: true})
-					return
-				}
-				var vals []string
-				if json.Unmarshal(v, &vals) != nil && d.bad == "" {
-					d.bad = fmt.Sprintf("args[%q]: want null or an array of strings, got %s", flag, abbrev(v))
-				}
-				if vals == nil {
-					vals = []string{}
-				}
-				d.Args = append(d.Args, ArgChange{Flag: flag, Values: vals})
-			})
-			if err != nil && d.bad == "" {
-				d.bad = "args: want an object, got " + abbrev(val)
-			}
-		case "env":
-			if isNull(val) {
-				return
-			}
-			err := walkObject(val, func(name string, v json.RawMessage) {
-				if isNull(v) {
-					d.Env = append(d.Env, EnvChange{Name: name, Remove: true})
-					return
-				}
-				var s string
-				if json.Unmarshal(v, &s) != nil && d.bad == "" {
-					d.bad = fmt.Sprintf("env[%q]: want null or a string, got %s", name, abbrev(v))
-				}
-				d.Env = append(d.Env, EnvChange{Name: name, Value: s})
-			})
-			if err != nil && d.bad == "" {
-				d.bad = "env: want an object, got " + abbrev(val)
-			}
 		case "block":
 			var b BlockEntry
-			if err := json.Unmarshal(val, &b); err != nil {
-				if d.bad == "" {
-					d.bad = "block: " + err.Error()
-				}
+			if err := dec.Decode(&b); err != nil {
+				setBad("block: %v", err)
 				return
 			}
 			d.Block = &b
+		case "args", "env":
+			vt, err := dec.Token()
+			if err != nil {
+				setBad("%v", err)
+				return
+			}
+			if vt == nil {
+				continue
+			}
+			if dl, ok := vt.(json.Delim); !ok || dl != '{' {
+				setBad("%s: want an object, got %s", key, tokenText(vt))
+				skipRest(dec, vt)
+				continue
+			}
+			for dec.More() {
+				nt, err := dec.Token()
+				if err != nil {
+					setBad("%v", err)
+					return
+				}
+				name, _ := nt.(string)
+				vt, err := dec.Token()
+				if err != nil {
+					setBad("%v", err)
+					return
+				}
+				if key == "env" {
+					switch v := vt.(type) {
+					case nil:
+						d.Env = append(d.Env, EnvChange{Name: name, Remove: true})
+					case string:
+						d.Env = append(d.Env, EnvChange{Name: name, Value: v})
+					default:
+						setBad("env[%q]: want null or a string, got %s", name, tokenText(vt))
+						skipRest(dec, vt)
+					}
+					continue
+				}
+				if vt == nil {
+					d.Args = append(d.Args, ArgChange{Flag: name, Remove: true})
+					continue
+				}
+				if dl, ok := vt.(json.Delim); !ok || dl != '[' {
+					setBad("args[%q]: want null or an array of strings, got %s", name, tokenText(vt))
+					skipRest(dec, vt)
+					continue
+				}
+				vals := []string{}
+				for dec.More() {
+					et, err := dec.Token()
+					if err != nil {
+						setBad("%v", err)
+						return
+					}
+					v, ok := et.(string)
+					if !ok {
+						setBad("args[%q]: want null or an array of strings, got an element %s", name, tokenText(et))
+						skipRest(dec, et)
+						continue
+					}
+					vals = append(vals, v)
+				}
+				dec.Token() // ']'
+				d.Args = append(d.Args, ArgChange{Flag: name, Values: vals})
+			}
+			dec.Token() // '}'
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				setBad("%v", err)
+				return
+			}
 		}
-	})
-	if err != nil && d.bad == "" {
-		d.bad = "want an object, got " + abbrev(data)
 	}
-	return nil
+	dec.Token() // '}'
 }
 
 // MarshalJSON writes the diff back in its data shape.
@@ -447,55 +566,89 @@ type RouterPatch struct {
 
 // UnmarshalJSON reads {router: null | [diff|null…] | {"replace": [...]}}.
 func (p *Patch) UnmarshalJSON(data []byte) error {
-	if isNull(data) {
+	dec := newDecoder(data)
+	t, err := dec.Token()
+	if err != nil {
+		*p = Patch{{bad: "want an object keyed by router, got " + abbrev(data)}}
+		return nil
+	}
+	if t == nil {
 		*p = nil
 		return nil
 	}
+	if dl, ok := t.(json.Delim); !ok || dl != '{' {
+		*p = Patch{{bad: "want an object keyed by router, got " + abbrev(data)}}
+		return nil
+	}
 	out := Patch{}
-	err := walkObject(data, func(router string, val json.RawMessage) {
-		rp := RouterPatch{Router: router}
-		v := bytes.TrimSpace(val)
-		switch {
-		case isNull(v):
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			break
+		}
+		rp := RouterPatch{Router: kt.(string)}
+		vt, err := dec.Token()
+		if err != nil {
+			rp.bad = err.Error()
+			out = append(out, rp)
+			break
+		}
+		switch v := vt.(type) {
+		case nil:
 			rp.Null = true
-		case len(v) > 0 && v[0] == '[':
-			var raws []json.RawMessage
-			if err := json.Unmarshal(v, &raws); err != nil {
-				rp.bad = err.Error()
+		case json.Delim:
+			if v == '[' {
+				rp.Blocks = []*Diff{}
+				for dec.More() {
+					et, err := dec.Token()
+					if err != nil {
+						rp.bad = err.Error()
+						break
+					}
+					if et == nil {
+						rp.Blocks = append(rp.Blocks, nil)
+						continue
+					}
+					d := &Diff{}
+					decodeDiff(dec, et, d)
+					rp.Blocks = append(rp.Blocks, d)
+				}
+				dec.Token() // ']'
 				break
 			}
-			rp.Blocks = make([]*Diff, len(raws))
-			for i, r := range raws {
-				if isNull(r) {
+			// {"replace": [...]}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					rp.bad = err.Error()
+					break
+				}
+				if kt == "replace" {
+					var blocks []BlockEntry
+					if err := dec.Decode(&blocks); err != nil {
+						rp.bad = "replace: " + err.Error()
+						break
+					}
+					rp.Replace = blocks
+					if rp.Replace == nil {
+						rp.Replace = []BlockEntry{}
+					}
 					continue
 				}
-				d := &Diff{}
-				_ = d.UnmarshalJSON(r) // problems are kept in d.bad
-				rp.Blocks[i] = d
+				var skip json.RawMessage
+				if err := dec.Decode(&skip); err != nil {
+					rp.bad = err.Error()
+					break
+				}
 			}
-		case len(v) > 0 && v[0] == '{':
-			var obj struct {
-				Replace *[]BlockEntry `json:"replace"`
-			}
-			if err := json.Unmarshal(v, &obj); err != nil {
-				rp.bad = err.Error()
-				break
-			}
-			if obj.Replace == nil {
-				rp.bad = `want null, an array or {"replace": [...]}, got ` + abbrev(v)
-				break
-			}
-			rp.Replace = *obj.Replace
-			if rp.Replace == nil {
-				rp.Replace = []BlockEntry{}
+			dec.Token() // '}'
+			if rp.Replace == nil && rp.bad == "" {
+				rp.bad = `want null, an array or {"replace": [...]}, got an object without "replace"`
 			}
 		default:
-			rp.bad = `want null, an array or {"replace": [...]}, got ` + abbrev(v)
+			rp.bad = `want null, an array or {"replace": [...]}, got ` + tokenText(vt)
 		}
 		out = append(out, rp)
-	})
-	if err != nil {
-		out = Patch{{bad: "want an object keyed by router, got " + abbrev(data)}}
 	}
 	*p = out
 	return nil
