@@ -442,9 +442,12 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set(k, v)
 	}
 	w.Header().Set("X-GitHub-Media-Type", "github.v3; format=json")
-	w.Header().Set("X-RateLimit-Limit", "5000")
-	w.Header().Set("X-RateLimit-Remaining", "4999")
-	w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(s.Now().Add(time.Hour).Unix(), 10))
+	for k, v := range map[string]string{"X-RateLimit-Limit": "5000", "X-RateLimit-Remaining": "4999",
+		"X-RateLimit-Reset": strconv.FormatInt(s.Now().Add(time.Hour).Unix(), 10)} {
+		if w.Header().Get(k) == "" {
+			w.Header().Set(k, v)
+		}
+	}
 	if w.Header().Get("Content-Type") == "" {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	}
