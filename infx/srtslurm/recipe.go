@@ -36,6 +36,8 @@ type Recipe struct {
 	zipLen map[string]int
 	// selectors in srt-slurm's order.
 	selectors []string
+	// sweep parameters (top-level sweep:), in YAML order.
+	sweep []*entry
 }
 
 // Load reads and parses the recipe at path. Errors are *Error values naming
@@ -63,6 +65,9 @@ func Parse(name string, src []byte) (*Recipe, error) {
 	}
 	r := &Recipe{File: name, top: top, zipLen: map[string]int{}}
 	base, hasBase := top.get("base")
+	if sw, ok := top.get("sweep"); ok && !hasBase {
+		return r, r.parseSweep(sw)
+	}
 	if !hasBase {
 		r.selectors = []string{""}
 		return r, nil
@@ -207,6 +212,9 @@ var reZipSel = regexp.MustCompile(`^(zip_override_.+)\[(\d+)\]$`)
 // "zip_override_<g>[i]", "zip_override_<g>" when the group has one variant,
 // or a glob matching exactly one variant.
 func (r *Recipe) variant(sel string) (*omap, error) {
+	if r.sweep != nil {
+		return r.sweepVariant(sel)
+	}
 	if !r.override {
 		if sel != "" && sel != "base" {
 			return nil, &Error{File: r.File, Msg: fmt.Sprintf("unknown selector %q: the recipe has no variants (no top-level base)", sel)}
@@ -318,4 +326,91 @@ func (r *Recipe) Aliases(selector string) (modelPath, container string, err erro
 		return "", "", err
 	}
 	return c.modelPath, c.container, nil
+}
+
+var reSweepSel = regexp.MustCompile(`^sweep\[(\d+)\]$`)
+
+// parseSweep checks a sweep file (spec §8.4): sweep is a mapping of
+// parameter → non-empty list; the variants are the Cartesian product, in
+// parameter order with the last parameter varying fastest (itertools.product).
+// Their selectors are "sweep[i]" (cookbook-sync's naming: srtctl runs every
+// combination and has no selector for one).
+func (r *Recipe) parseSweep(sw *entry) error {
+	m, ok := sw.Val.(*omap)
+	if !ok || m.len() == 0 {
+		return errAt(r.File, sw.Src, "sweep must be a mapping of parameter to a list of values")
+	}
+	n := 1
+	for _, e := range m.entries {
+		l, ok := e.Val.([]any)
+		if !ok || len(l) == 0 {
+			return errAt(r.File, e.Src, "sweep parameter %s must be a non-empty list, got %s", e.Key, typeName(e.Val))
+		}
+		n *= len(l)
+		if n > 10000 {
+			return errAt(r.File, sw.Src, "sweep expands to more than 10000 combinations")
+		}
+		r.sweep = append(r.sweep, e)
+	}
+	for i := 0; i < n; i++ {
+		r.selectors = append(r.selectors, fmt.Sprintf("sweep[%d]", i))
+	}
+	return nil
+}
+
+func (r *Recipe) sweepVariant(sel string) (*omap, error) {
+	i := -1
+	if m := reSweepSel.FindStringSubmatch(sel); m != nil {
+		i, _ = strconv.Atoi(m[1])
+	} else if sel == "" && len(r.selectors) == 1 {
+		i = 0
+	}
+	if i < 0 || i >= len(r.selectors) {
+		return nil, &Error{File: r.File, Msg: fmt.Sprintf("unknown selector %q; a sweep recipe needs one of: %s", sel, strings.Join(r.selectors, ", "))}
+	}
+	vals := make([]any, len(r.sweep))
+	rest := i
+	for k := len(r.sweep) - 1; k >= 0; k-- {
+		l := r.sweep[k].Val.([]any)
+		vals[k] = l[rest%len(l)]
+		rest /= len(l)
+	}
+	out := deepCopy(r.top).(*omap)
+	out.del("sweep")
+	var sub func(v any) any
+	sub = func(v any) any {
+		switch x := v.(type) {
+		case string:
+			for k, e := range r.sweep {
+				if _, isList := vals[k].([]any); isList && x == "{"+e.Key+"}" {
+					return deepCopy(vals[k])
+				}
+			}
+			for k, e := range r.sweep {
+				x = strings.ReplaceAll(x, "{"+e.Key+"}", pyStr(vals[k]))
+			}
+			return x
+		case *omap:
+			for _, e := range x.entries {
+				e.Val = sub(e.Val)
+			}
+			return x
+		case []any:
+			for j := range x {
+				x[j] = sub(x[j])
+			}
+			return x
+		}
+		return v
+	}
+	sub(out)
+	name := ""
+	if n, ok := out.get("name"); ok {
+		name = pyStr(n.Val)
+	}
+	for k, e := range r.sweep {
+		name += "_" + e.Key + pyStr(vals[k])
+	}
+	out.set("name", name, src{Path: sel})
+	return out, nil
 }

@@ -291,3 +291,24 @@ func TestVersionsDiffer(t *testing.T) {
 		t.Errorf("first process %v", main.Deployment.Processes[0].Kind)
 	}
 }
+
+func TestSweep(t *testing.T) {
+	r, err := Load("testdata/sweep.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Selectors(); len(got) != 4 || got[0] != "sweep[0]" {
+		t.Fatalf("Selectors() = %q", got)
+	}
+	out, err := r.Render("sweep[1]", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Name != "example-sweep_chunked_prefill_size4096_max_total_tokens16384" {
+		t.Errorf("name %q", out.Name)
+	}
+	argv := strings.Join(stepsOf(out, launch.KindWorker)[0].Argv(), " ")
+	if !strings.HasSuffix(argv, "--chunked-prefill-size 4096 --max-total-tokens 16384") {
+		t.Errorf("argv %s", argv)
+	}
+}
