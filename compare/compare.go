@@ -91,7 +91,10 @@ type Exclusion struct {
 	Rule     string           `json:"rule"`
 	Class    exclusions.Class `json:"class"`
 	Reason   string           `json:"reason"`
-	Origins  []launch.Origin  `json:"origins,omitempty"`
+	// Policy is the key of the policy revision the rule follows
+	// (Report.Policy.Policies).
+	Policy  string          `json:"policy"`
+	Origins []launch.Origin `json:"origins,omitempty"`
 }
 
 // Result is the comparison of one role of one (cookbook deployment, recipe
@@ -250,7 +253,7 @@ func missing(res *Result, ex *exclusions.Set, frontend string, cookbookSide bool
 	if !ok || r.Class == exclusions.ClassProhibited || r.Class == exclusions.ClassPlacement && r.MustMatch {
 		return
 	}
-	e := Exclusion{Setting: "present", Rule: r.ID, Class: r.Class, Reason: r.Reason}
+	e := Exclusion{Setting: "present", Rule: r.ID, Class: r.Class, Reason: r.Reason, Policy: r.Policy}
 	if cookbookSide {
 		e.Cookbook = &yes
 	} else {
@@ -278,7 +281,7 @@ func checkProhibited(res *Result, n *Normalized, cookbookSide bool, engine strin
 		if !ok {
 			continue
 		}
-		e := Exclusion{Setting: k, Rule: r.ID, Class: r.Class, Reason: r.Reason, Origins: s.Origins}
+		e := Exclusion{Setting: k, Rule: r.ID, Class: r.Class, Reason: r.Reason, Policy: r.Policy, Origins: s.Origins}
 		v := s.Value
 		if cookbookSide {
 			e.Cookbook = &v
@@ -331,7 +334,7 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, cb *launch.Deplo
 		}
 		// prohibited wherever it appears, equal or not
 		if rule, ok := matchProhibited(ex, s, cv, rv, engine, res.Role); ok {
-			res.Prohibited = append(res.Prohibited, Exclusion{Setting: k, Cookbook: cv, Recipe: rv, Rule: rule.ID, Class: rule.Class, Reason: rule.Reason, Origins: origins})
+			res.Prohibited = append(res.Prohibited, Exclusion{Setting: k, Cookbook: cv, Recipe: rv, Rule: rule.ID, Class: rule.Class, Reason: rule.Reason, Policy: rule.Policy, Origins: origins})
 			verdict = Worse(verdict, Prohibited)
 			continue
 		}
@@ -345,7 +348,7 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, cb *launch.Deplo
 			verdict = Worse(verdict, Differs)
 			continue
 		}
-		e := Exclusion{Setting: k, Cookbook: cv, Recipe: rv, Rule: rule.ID, Class: rule.Class, Reason: rule.Reason, Origins: origins}
+		e := Exclusion{Setting: k, Cookbook: cv, Recipe: rv, Rule: rule.ID, Class: rule.Class, Reason: rule.Reason, Policy: rule.Policy, Origins: origins}
 		switch {
 		case rule.Class == exclusions.ClassPlacement && rule.MustMatch:
 			res.Differences = append(res.Differences, Difference{Setting: k, Cookbook: cv, Recipe: rv, Origins: origins, Diff: textDiff(cv, rv)})

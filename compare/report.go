@@ -350,10 +350,10 @@ func (r *Report) Markdown() string {
 				b.WriteString("\n")
 			}
 			if len(res.Excluded)+len(res.Info) > 0 {
-				b.WriteString("| excluded setting | cookbook | recipe | class | rule | reason |\n|---|---|---|---|---|---|\n")
+				b.WriteString("| excluded setting | cookbook | recipe | class | rule | reason | policy |\n|---|---|---|---|---|---|---|\n")
 				for _, xs := range [][]Exclusion{res.Excluded, res.Info} {
 					for _, x := range xs {
-						fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", mdCell(x.Setting), mdVal(x.Cookbook), mdVal(x.Recipe), x.Class, x.Rule, strings.ReplaceAll(x.Reason, "|", `\|`))
+						fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", mdCell(x.Setting), mdVal(x.Cookbook), mdVal(x.Recipe), x.Class, x.Rule, strings.ReplaceAll(x.Reason, "|", `\|`), x.Policy)
 					}
 				}
 			}

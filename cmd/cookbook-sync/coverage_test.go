@@ -150,7 +150,7 @@ func TestCoverageDemoMarkdown(t *testing.T) {
 		"- Variant: `benchmarks/multi_node/srt-slurm-recipes/sglang/qwen3.5/gb300-fp8/agentic/disagg-gb300-1p1d-tp4-tp4-c8.yaml`\n",
 		"| decode | differs | 25 | 1 | 9 | 0 |\n",
 		"| `--mem-fraction-static` | `0.8` | `0.75` |\n",
-		"| `--enable-metrics` | (absent) | (set) | collection | collection-enable-metrics | Prometheus metrics for result collection (AIPERF_REQUIRED_SERVER_METRIC_PREFIX); no effect on serving |\n",
+		"| `--enable-metrics` | (absent) | (set) | collection | collection-enable-metrics | Prometheus metrics for result collection (AIPERF_REQUIRED_SERVER_METRIC_PREFIX); no effect on serving | seed-signoff |\n",
 		"- Result: **recipe not found**",
 		"- Commit drift: unknown (--infx is not a git checkout)\n",
 	} {
