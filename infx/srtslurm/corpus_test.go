@@ -185,3 +185,51 @@ func BenchmarkRenderPairs(b *testing.B) {
 		}
 	}
 }
+
+// TestCorpusAllRecipes renders every srt-slurm recipe in
+// ../shared/corpus/inferencex (both layouts, plus the upstream NVIDIA
+// copies), ../shared/corpus/srt-slurm and ../shared/corpus/pairs/inferencex,
+// for every selector, with the
+// default version and with v1.0.31 and sa-submission-q2-2026.
+func TestCorpusAllRecipes(t *testing.T) {
+	root, ok := sharedDir(t, "", "../shared/corpus")
+	if !ok {
+		t.Skipf("%s absent", root)
+	}
+	var files []string
+	for _, sub := range []string{"inferencex", "srt-slurm", "pairs/inferencex"} {
+		filepath.WalkDir(filepath.Join(root, sub), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".yaml") &&
+				(strings.Contains(p, "srt-slurm-recipes/") || strings.Contains(p, "/recipes/")) {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	n, variants := 0, 0
+	for _, f := range files {
+		r, err := Load(f)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		n++
+		for _, sel := range r.Selectors() {
+			for _, v := range []string{"", "v1.0.31", "sa-submission-q2-2026"} {
+				out, err := r.Render(sel, Options{Version: v})
+				if err != nil {
+					if v != "" && (strings.Contains(err.Error(), "dynamo.wheel") || strings.Contains(err.Error(), "is not in srt-slurm")) {
+						continue // the recipe needs a newer srt-slurm (fails there too)
+					}
+					t.Errorf("%s:%s (%s): %v", f, sel, v, err)
+					continue
+				}
+				if v == "" {
+					variants++
+				}
+				_ = out.Text()
+			}
+		}
+	}
+	t.Logf("%d recipe files, %d variants rendered", n, variants)
+}
