@@ -16,7 +16,7 @@ type mblock struct {
 	gpuPinning [][]string // note only, never rendered
 }
 
-// blockKeys lists the BlockEntry keys a `drop` may name.
+// drop removes the key a `drop` entry names (a BlockEntry JSON key).
 func (m *mblock) drop(key string) {
 	switch key {
 	case "kind":

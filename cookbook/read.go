@@ -70,6 +70,7 @@ type Error struct {
 	Msg  string
 }
 
+// Error formats the error as "file:line:col: path: message".
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
@@ -253,7 +254,7 @@ func (f *File) decodeJSON() error {
 	return nil
 }
 
-// Path is a JSON path inside the agentx literal, built from keys (string)
+// jpath is a JSON path inside the agentx literal, built from keys (string)
 // and array indexes (int).
 type jpath []any
 
@@ -321,7 +322,6 @@ func (f *File) locate(p jpath) int {
 	}
 	best := 0
 	for _, e := range p {
-		start := skipTo()
 		t, err := dec.Token()
 		if err != nil {
 			return f.litStart + best
@@ -364,7 +364,6 @@ func (f *File) locate(p jpath) int {
 				}
 			}
 		}
-		_ = start
 		if !found {
 			return f.litStart + best
 		}

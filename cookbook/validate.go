@@ -77,15 +77,12 @@ func (f *File) validate() error {
 			if !knownTier(pt.KV) {
 				return f.errPath(pp.with("kv"), "unknown KV tier %q (want none, hicache or mooncake)", pt.KV)
 			}
-			tiers := append(slices.Clone(c.KV.Available), pt.KV)
-			if slices.Contains(tiers, launch.KVHiCache) && c.KV.HiCache == nil {
+			// A derived tier needs its donor settings (the page would throw).
+			if pt.KV != launch.KVHiCache && slices.Contains(c.KV.Available, launch.KVHiCache) && c.KV.HiCache == nil {
 				return f.errPath(cp.with("kv"), "KV tier hicache is offered but kv.hicache is missing")
 			}
-			if slices.Contains(tiers, launch.KVMooncake) {
-				for r := range c.Routers {
-					if pt.KV == launch.KVMooncake {
-						continue
-					}
+			if pt.KV != launch.KVMooncake && slices.Contains(c.KV.Available, launch.KVMooncake) {
+				for _, r := range sortedRouters(c) {
 					if f.KVMooncake == nil {
 						return f.errPath(jpath{"kvMooncake"}, "KV tier mooncake is offered (%s) but kvMooncake is missing", cp.with("kv"))
 					}
@@ -94,7 +91,7 @@ func (f *File) validate() error {
 					}
 				}
 			}
-			for i, rp := range pt.Patch {
+			for _, rp := range pt.Patch {
 				rpp := pp.with("patch", rp.Router)
 				if rp.bad != "" {
 					if rp.Router == "" {
@@ -105,7 +102,6 @@ func (f *File) validate() error {
 				if _, ok := c.Routers[rp.Router]; !ok {
 					return f.errPath(rpp, "patch for router %q, which the cell does not have", rp.Router)
 				}
-				_ = i
 				for k, d := range rp.Blocks {
 					if d == nil {
 						continue
