@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -115,6 +116,38 @@ func TestCorpusCoverage(t *testing.T) {
 		if p.Drift.State != DriftUnknown && p.Status == StatusCompared {
 			t.Errorf("%s point %d: drift %q, want unknown", p.CellID, p.Point, p.Drift.State)
 		}
+	}
+	// Spec pair 2 (inferencex.md (b)): the old-layout qwen3.5 gb300-fp4
+	// disagg c8 recipe hard-codes SGLANG_SIMULATE_ACC_* (synthetic
+	// acceptance, excluded) and its decode env sets
+	// SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1 (Check 13, prohibited: inferencex.md
+	// (d)), which the cookbook's decode worker carries too.
+	p := byKey["Qwen/qwen3.5.jsx|16|0"]
+	if p == nil || p.Status != StatusCompared {
+		t.Fatalf("qwen3.5 cell 16 point 0: %+v", p)
+	}
+	if p.Router != "dynamo" || p.KV != "hicache" {
+		t.Errorf("cell 16 measured selection %s/%s, want dynamo/hicache", p.Router, p.KV)
+	}
+	roles := map[string]Result{}
+	for _, r := range p.Roles {
+		roles[r.Role] = r
+	}
+	dec := roles["decode"]
+	if dec.Verdict != Prohibited || len(dec.Prohibited) != 1 || dec.Prohibited[0].Setting != "env SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE" ||
+		deref(dec.Prohibited[0].Recipe) != "1" || deref(dec.Prohibited[0].Cookbook) != "1" {
+		t.Errorf("cell 16 decode: %s %+v", dec.Verdict, dec.Prohibited)
+	}
+	pre := roles["prefill"]
+	simulated := map[string]string{}
+	for _, x := range pre.Excluded {
+		if x.Class == "synthetic-acceptance" {
+			simulated[x.Setting] = deref(x.Recipe)
+		}
+	}
+	wantSim := map[string]string{"env SGLANG_SIMULATE_ACC_LEN": "3.39", "env SGLANG_SIMULATE_ACC_METHOD": "match-expected", "env SGLANG_SIMULATE_ACC_TOKEN_MODE": "real-draft-token"}
+	if pre.Verdict != CoveredWithExclusions || len(pre.Differences) != 0 || !reflect.DeepEqual(simulated, wantSim) {
+		t.Errorf("cell 16 prefill: %s, differences %+v, synthetic %v", pre.Verdict, pre.Differences, simulated)
 	}
 	if os.Getenv("COVERAGE_DUMP") != "" {
 		os.WriteFile(os.Getenv("COVERAGE_DUMP"), []byte(rep.Text()), 0o644)
