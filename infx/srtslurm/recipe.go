@@ -135,6 +135,8 @@ func typeName(v any) string {
 		return "a float"
 	case string:
 		return "a string"
+	case pyDate:
+		return "a timestamp"
 	case []any:
 		return "a list"
 	case *omap:

@@ -850,6 +850,14 @@ func (rd *renderer) workerEnv(pr *proc, sysIndex int, trt bool) []launch.EnvVar 
 		if c.backend == "vllm" {
 			l.set("MOONCAKE_CONFIG_PATH", "/logs/mooncake_config_"+host(pr.node)+".json", o)
 		}
+		// mooncake_kv_store.env holds client settings (MC_STORE_CLIENT_*,
+		// MC_TE_*): the spec does not say which sruns get it; the workers
+		// are the Mooncake clients.
+		if em, ok := c.mooncake.get("env"); ok {
+			if m, ok := em.Val.(*omap); ok {
+				l.addEnv(m, false, "", 0)
+			}
+		}
 	}
 	return l.vars
 }
@@ -905,6 +913,13 @@ func (rd *renderer) sglangArgs(pr *proc) (string, argList) {
 		if p.ncclPort {
 			drop["nccl-port"], drop["nccl_port"] = true, true
 		}
+	}
+	if c.schema == 2 && c.frontType == "sglang" && e.mode != modeAgg {
+		// Newer SGLang builders (the srt-slurm that reads schema 2, spec
+		// §10a): P/D workers behind the sglang router skip the warmup and
+		// lose a recipe grpc-port.
+		a.add(o, "--skip-server-warmup")
+		drop["grpc-port"], drop["grpc_port"] = true, true
 	}
 	a = append(a, rd.recipeFlags(c.modeCfg[e.mode], drop, nil)...)
 	return prog, a

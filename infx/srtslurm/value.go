@@ -134,8 +134,48 @@ func resolvePlain(s string) any {
 		return constructInt(s)
 	case reFloat.MatchString(s):
 		return constructFloat(s)
+	case reTimestamp.MatchString(s):
+		return constructTimestamp(s)
 	}
 	return s
+}
+
+// pyDate is a YAML 1.1 timestamp as Python's str() prints the
+// datetime.date / datetime.datetime PyYAML constructs.
+type pyDate string
+
+var reTimestamp = regexp.MustCompile(`^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$`)
+
+var reTimestampParts = regexp.MustCompile(`^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:[Tt]|[ \t]+)([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]*))?(?:[ \t]*(Z|([-+])([0-9]{1,2})(?::([0-9]{2}))?))?)?$`)
+
+// constructTimestamp mirrors PyYAML construct_yaml_timestamp + str().
+func constructTimestamp(s string) any {
+	m := reTimestampParts.FindStringSubmatch(s)
+	if m == nil {
+		return s
+	}
+	atoi := func(x string) int { n, _ := strconv.Atoi(x); return n }
+	out := fmt.Sprintf("%04d-%02d-%02d", atoi(m[1]), atoi(m[2]), atoi(m[3]))
+	if m[4] == "" {
+		return pyDate(out)
+	}
+	out += fmt.Sprintf(" %02d:%02d:%02d", atoi(m[4]), atoi(m[5]), atoi(m[6]))
+	if frac := m[7]; frac != "" {
+		if len(frac) > 6 {
+			frac = frac[:6]
+		}
+		frac += strings.Repeat("0", 6-len(frac))
+		if frac != "000000" {
+			out += "." + frac
+		}
+	}
+	switch {
+	case m[8] == "Z":
+		out += "+00:00"
+	case m[9] != "":
+		out += fmt.Sprintf("%s%02d:%02d", m[9], atoi(m[10]), atoi(m[11]))
+	}
+	return pyDate(out)
 }
 
 // constructInt mirrors PyYAML SafeConstructor.construct_yaml_int.
@@ -422,6 +462,8 @@ func pyRepr(v any) string {
 	case int:
 		return strconv.Itoa(x)
 	case bigInt:
+		return string(x)
+	case pyDate:
 		return string(x)
 	case float64:
 		return pyFloat(x)
