@@ -449,7 +449,7 @@ func BlockDeployments(b *Block) []launch.Deployment {
 		out = append(out, launch.Deployment{
 			Source:    launch.Source{File: b.File, Section: b.Section()},
 			Engine:    "vllm",
-			Model:     sc.Model,
+			Model:     b.Shell.Resolve(sc.Model),
 			Hardware:  hw,
 			Processes: []launch.Process{p},
 		})

@@ -324,8 +324,13 @@ func (m *mdSource) fenced(n *ast.FencedCodeBlock, ctx *mdContext) *Block {
 	}
 	b.Line, b.Col = m.filePos(fenceLine, indent+1)
 	b.Text = linesText(lines, m.src)
-	ctxText := strings.Join(append(append([]string{}, b.Headings...), b.Tab, b.Summary), "\n")
-	b.Hardware = HardwareIDs(ctxText)
+	// Innermost context first: summary, tab, then headings from the deepest.
+	parts := []string{b.Summary, b.Tab}
+	for i := len(b.Headings) - 1; i >= 0; i-- {
+		parts = append(parts, b.Headings[i])
+	}
+	ctxText := strings.Join(parts, "\n")
+	b.Hardware = filterBrand(HardwareIDs(ctxText), b.Summary+" "+b.Tab+" "+lastOf(b.Headings))
 	b.HardwareWords = HardwareWords(ctxText)
 	if len(b.HardwareWords) == 0 {
 		b.ProseHardware = HardwareIDs(b.Prose)
@@ -356,4 +361,26 @@ func (m *mdSource) fenced(n *ast.FencedCodeBlock, ctx *mdContext) *Block {
 	}
 	b.Shell = res
 	return b
+}
+
+var (
+	amdHint    = regexp.MustCompile(`(?i)\b(rocm|amd|instinct)\b`)
+	nvidiaHint = regexp.MustCompile(`(?i)\b(cuda|nvidia)\b`)
+)
+
+// filterBrand keeps the ids of the vendor named by hint ("— ROCm", "AMD",
+// "— CUDA", "NVIDIA"); a vendor section under a heading naming only the
+// other vendor's GPU has no hardware id.
+func filterBrand(ids []string, hint string) []string {
+	amd, nv := amdHint.MatchString(hint), nvidiaHint.MatchString(hint)
+	if amd == nv {
+		return ids
+	}
+	var out []string
+	for _, id := range ids {
+		if strings.HasPrefix(id, "mi3") == amd {
+			out = append(out, id)
+		}
+	}
+	return out
 }

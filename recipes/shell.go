@@ -44,8 +44,28 @@ type ShellResult struct {
 	// "line N: reason" (a `\` followed by spaces, a dangling `\`, a
 	// `<placeholder>` token).
 	Fixes []string
-	// Vars holds plain shell assignments (`DTYPE="FP4"`), last one wins.
+	// Vars holds plain shell assignments and exports (`DTYPE="FP4"`) that
+	// are assigned exactly once in the block; a variable assigned in both
+	// branches of an if is left out.
 	Vars map[string]string
+}
+
+var varRefRe = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
+
+// Resolve substitutes $VAR and ${VAR} in s with the block's single-valued
+// variables (Vars); other references stay as written.
+func (r *ShellResult) Resolve(s string) string {
+	if r == nil || !strings.Contains(s, "$") {
+		return s
+	}
+	return varRefRe.ReplaceAllStringFunc(s, func(m string) string {
+		sub := varRefRe.FindStringSubmatch(m)
+		name := sub[1] + sub[2]
+		if v, ok := r.Vars[name]; ok {
+			return v
+		}
+		return m
+	})
 }
 
 // ShellError is an unparsable shell block; Line and Col are 1-based in the
@@ -257,6 +277,15 @@ func parseShellStrict(src string) (res *ShellResult, err error) {
 		return nil, &ShellError{Line: 1, Col: 1, Msg: perr.Error()}
 	}
 	res = &ShellResult{Fixes: fixes, Vars: map[string]string{}}
+	assigned := map[string]int{}
+	assign := func(name, val string) {
+		assigned[name]++
+		if assigned[name] == 1 {
+			res.Vars[name] = val
+		} else {
+			delete(res.Vars, name)
+		}
+	}
 	var exports []ShellEnv
 	var cur *syntax.Stmt
 	syntax.Walk(f, func(n syntax.Node) bool {
@@ -269,7 +298,9 @@ func parseShellStrict(src string) (res *ShellResult, err error) {
 					if a.Name == nil || a.Naked {
 						continue
 					}
-					exports = setEnv(exports, ShellEnv{Name: a.Name.Value, Value: wordText(a.Value, fixed), Line: int(a.Pos().Line()), From: "export"})
+					v := wordText(a.Value, fixed)
+					exports = setEnv(exports, ShellEnv{Name: a.Name.Value, Value: v, Line: int(a.Pos().Line()), From: "export"})
+					assign(a.Name.Value, v)
 				}
 			}
 		case *syntax.CmdSubst, *syntax.ProcSubst:
@@ -278,7 +309,7 @@ func parseShellStrict(src string) (res *ShellResult, err error) {
 			if len(n.Args) == 0 {
 				for _, a := range n.Assigns {
 					if a.Name != nil {
-						res.Vars[a.Name.Value] = wordText(a.Value, fixed)
+						assign(a.Name.Value, wordText(a.Value, fixed))
 					}
 				}
 				return true

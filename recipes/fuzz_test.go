@@ -1,0 +1,40 @@
+package recipes
+
+import (
+	"os"
+	"time"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzMarkdownShell feeds arbitrary Markdown through the goldmark walk, the
+// lenient repairs and the mvdan.cc/sh parser: it must never panic, and every
+// unparsable block must carry a file:line:col error.
+func FuzzMarkdownShell(f *testing.F) {
+	if data, err := os.ReadFile(filepath.Join("testdata", "md", "edge.md")); err == nil {
+		f.Add(string(data))
+	}
+	f.Add("```bash\nvllm serve a/b \\ \n  --x '{\"a\": <p>}' # c\n```\n")
+	f.Add("=== \"4xH100\"\n\n    ```bash\n    export A=1\n    vllm serve m\n    ```\n")
+	f.Add("<details>\n<summary>H200</summary>\n\n```bash\nvllm serve m -tp 8  ```\n\ntext\n")
+	f.Add("```\nif [ x ]; then\nA=1\nfi\ndocker run --gpus all vllm/vllm-openai:latest m &\n```\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		start := time.Now()
+		defer func() {
+			if d := time.Since(start); d > 3*time.Second {
+				t.Fatalf("slow input (%v): %q", d, src)
+			}
+		}()
+		blocks, err := ParseMarkdown("f.md", []byte(src), 1, 0)
+		if err != nil {
+			return
+		}
+		for _, b := range blocks {
+			if b.Err != nil && !posRe.MatchString(b.Err.Error()) {
+				t.Fatalf("error without position: %v", b.Err)
+			}
+			_ = BlockDeployments(b)
+		}
+		_, _ = ParseShell(src)
+	})
+}
