@@ -85,8 +85,12 @@ type Point struct {
 	DPAttn       bool   `json:"dpAttn,omitempty"`
 	SpecDecoding string `json:"specDecoding,omitempty"`
 	KVOffloading string `json:"kvOffloading,omitempty"`
-	// DRAMUtilization is the agentic scenario's dram-utilization.
+	// DRAMUtilization is the agentic scenario's dram-utilization;
+	// TotalCPUDRAMGB the host DRAM budget it gives on the runner
+	// (runners.yaml available-cpu-dram-mib × dram-utilization, in GiB,
+	// rounded down; 0 when unknown).
 	DRAMUtilization float64 `json:"dramUtilization,omitempty"`
+	TotalCPUDRAMGB  int     `json:"totalCpuDramGb,omitempty"`
 
 	// Note explains a non-OK status.
 	Note string `json:"note,omitempty"`
@@ -168,6 +172,9 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 		Multinode: e.Multinode, Disagg: e.Disagg, InScope: InScope(e.Framework),
 		TP: r.TP, EP: r.EP, DPAttn: r.DPAttn, SpecDecoding: r.SpecDecoding, KVOffloading: r.KVOffloading,
 		DRAMUtilization: r.DRAMUtilization, Pos: r.Pos,
+	}
+	if mib := ws.dramMiB[e.Runner]; mib > 0 && r.DRAMUtilization > 0 {
+		p.TotalCPUDRAMGB = int(float64(mib) * r.DRAMUtilization / 1024)
 	}
 	for _, wb := range []*WorkerBlock{r.Prefill, r.Decode, r.Worker} {
 		if wb != nil {

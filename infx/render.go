@@ -79,7 +79,8 @@ func (ws *Workspace) render(p Point, opt Options, cache recipeCache) (launch.Dep
 // (InferenceX benchmark-tmpl.yml / runners/launch_*.sh; spec (c)): MODEL,
 // MODEL_PREFIX, PRECISION, FRAMEWORK, IMAGE, TP, EP_SIZE, DP_ATTENTION,
 // CONC, ISL, OSL, MAX_MODEL_LEN (ISL+OSL), SPEC_DECODING, EVAL_ONLY=false,
-// PORT=8888, KV_OFFLOADING, RESULT_DIR, RANDOM_RANGE_RATIO; extra entries
+// PORT=8888, KV_OFFLOADING, TOTAL_CPU_DRAM_GB (agentic, see
+// Point.TotalCPUDRAMGB), RESULT_DIR, RANDOM_RANGE_RATIO; extra entries
 // ("NAME=value") override.
 func ScriptEnv(p Point, extra []string) []string {
 	ep := p.EP
@@ -100,6 +101,9 @@ func ScriptEnv(p Point, extra []string) []string {
 		"TP=" + strconv.Itoa(p.TP), "EP_SIZE=" + strconv.Itoa(ep), "DP_ATTENTION=" + strconv.FormatBool(p.DPAttn),
 		"CONC=" + strconv.Itoa(p.Concurrency), "SPEC_DECODING=" + spec, "EVAL_ONLY=false",
 		"PORT=8888", "KV_OFFLOADING=" + kv, "RESULT_DIR=/workspace/results", "RANDOM_RANGE_RATIO=1.0",
+	}
+	if p.TotalCPUDRAMGB > 0 {
+		env = append(env, "TOTAL_CPU_DRAM_GB="+strconv.Itoa(p.TotalCPUDRAMGB))
 	}
 	if p.ISL > 0 || p.OSL > 0 {
 		env = append(env, "ISL="+strconv.Itoa(p.ISL), "OSL="+strconv.Itoa(p.OSL), "MAX_MODEL_LEN="+strconv.Itoa(p.ISL+p.OSL))

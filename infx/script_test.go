@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -142,6 +143,10 @@ func TestScriptEvalEnvWrapper(t *testing.T) {
 	p := pointAt(t, ws, "qwen3.5-fp8-h200-sglang-agentic-mtp", 0, 4)
 	if !strings.HasSuffix(p.Script, "agentic/qwen3.5_fp8_h200_sglang_mtp.sh") {
 		t.Fatalf("script = %q", p.Script)
+	}
+	// runners.yaml: 2,000,000 MiB × dram-utilization 0.80 = 1562 GiB.
+	if p.TotalCPUDRAMGB != 1562 || !slices.Contains(ScriptEnv(p, nil), "TOTAL_CPU_DRAM_GB=1562") {
+		t.Errorf("TotalCPUDRAMGB = %d", p.TotalCPUDRAMGB)
 	}
 	d := renderOne(t, ws, p, Options{})
 	pr := d.Processes[0]

@@ -41,6 +41,8 @@ type Workspace struct {
 
 	entries []*Entry
 	byKey   map[string]*Entry
+	// dramMiB is runners.yaml hardware[label].available-cpu-dram-mib.
+	dramMiB map[string]int
 }
 
 // Open reads the master configs of the InferenceX checkout at root, detecting
@@ -62,6 +64,7 @@ func Open(root string) (*Workspace, error) {
 	} else {
 		return nil, fmt.Errorf("%s: no InferenceX master config (configs/*-master.yaml or inferencex-e2e/configs/*-master.yaml)", root)
 	}
+	ws.dramMiB = loadRunnerDRAM(ws.Base)
 	for _, m := range ws.Masters {
 		data, err := os.ReadFile(m)
 		if err != nil {
