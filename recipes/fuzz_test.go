@@ -2,9 +2,9 @@ package recipes
 
 import (
 	"os"
-	"time"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // FuzzMarkdownShell feeds arbitrary Markdown through the goldmark walk, the
