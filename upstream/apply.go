@@ -33,8 +33,10 @@ type ApplyResult struct {
 }
 
 // Apply carries out p against the live state. It first re-reads that state
-// (so a stale plan cannot open a duplicate): if the branch head differs from
-// the one p saw, or its head commit is not ours, it stops with ErrBranchMoved.
+// (so a stale or re-applied plan cannot open a duplicate or overwrite
+// anyone): if the branch's head commit is not ours (no TrailerKey trailer for
+// p.ID) it stops with ErrBranchMoved; if another cookbook-sync run moved it,
+// Apply continues from the live head.
 // It makes a commit only when some file content differs from the branch (or
 // base) — so applying the same plan again makes no commit and opens no PR —
 // moves the branch fast-forward only (force only to restart our own branch
@@ -50,20 +52,29 @@ func (c *Client) Apply(ctx context.Context, p *Plan) (*ApplyResult, error) {
 	}
 	id, _, marker, err := Identity(p.Repo, p.Model)
 	if err != nil {
-		return nil, err
+		return nil, &InputError{err}
 	}
 	if id != p.ID {
-		return nil, fmt.Errorf("apply: plan id %q does not match repo %s and model %s", p.ID, p.Repo, p.Model)
+		return nil, &InputError{fmt.Errorf("apply: plan id %q does not match repo %s and model %s", p.ID, p.Repo, p.Model)}
 	}
 	live := *p
 	live.Files = append([]PlannedFile(nil), p.Files...)
+	if len(live.Files) == 0 {
+		return nil, &InputError{errors.New("apply: plan has no files")}
+	}
+	for i := range live.Files { // a saved plan may have been edited: trust only path and content
+		if err := validPath(live.Files[i].Path); err != nil {
+			return nil, &InputError{err}
+		}
+		live.Files[i].NewSHA = BlobSHA([]byte(live.Files[i].New))
+	}
 	if err := c.resolve(ctx, &live, marker); err != nil {
 		return nil, err
 	}
-	if live.Head != p.Head {
-		return nil, fmt.Errorf("%w: %s is at %s, the plan saw %s; plan again", ErrBranchMoved, p.Branch, orNone(live.Head), orNone(p.Head))
-	}
 	if live.Action == ActionBlocked {
+		if live.Head != p.Head {
+			return nil, fmt.Errorf("%w: %s is at %s, the plan saw %s: %s", ErrBranchMoved, p.Branch, orNone(live.Head), orNone(p.Head), live.Reason)
+		}
 		return nil, fmt.Errorf("%w: %s", ErrBranchMoved, live.Reason)
 	}
 	res := &ApplyResult{Action: live.Action, Branch: live.Branch, Head: live.Head}

@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -385,5 +386,40 @@ func TestUnifiedDiff(t *testing.T) {
 	}
 	if got := UnifiedDiff("", "x\n"); got != "@@ -0,0 +1 @@\n+x\n" {
 		t.Errorf("add: %q", got)
+	}
+}
+
+func TestPlanRefusesMarkerOnForeignBranch(t *testing.T) {
+	s := newFake(t)
+	c, _ := newClient(t, s, testToken)
+	s.Commit(testRepo, "someone/qwen", "octocat", "a\n", map[string]string{"a": "a\n"})
+	s.AddPull(testRepo, &fakegithub.Pull{Title: "copy", Body: "<!-- cookbook-sync:sgl-project/sglang:qwen/qwen3.5 -->", State: "open", Head: "someone/qwen", Base: "main"})
+	if _, err := c.Plan(context.Background(), input("v1\n")); err == nil || !strings.Contains(err.Error(), "someone/qwen") {
+		t.Errorf("got %v", err)
+	}
+}
+
+// TestApplySavedPlan: a plan survives a JSON round trip and applies.
+func TestApplySavedPlan(t *testing.T) {
+	s := newFake(t)
+	c, _ := newClient(t, s, testToken)
+	p, err := c.Plan(context.Background(), input("v1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Plan
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Apply(context.Background(), &back)
+	if err != nil || !res.Created || res.Commit == "" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if got, _ := s.File(testRepo, "cookbook-sync/qwen/qwen3.5", snippet); got != "v1\n" {
+		t.Errorf("content %q", got)
 	}
 }

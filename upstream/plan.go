@@ -100,6 +100,7 @@ type ExistingPR struct {
 	State   State  `json:"state"`
 	URL     string `json:"url"`
 	HeadSHA string `json:"headSha,omitempty"`
+	HeadRef string `json:"headRef,omitempty"` // head branch name
 	Title   string `json:"title"`
 	Body    string `json:"-"`
 }
@@ -293,6 +294,9 @@ func (c *Client) resolve(ctx context.Context, p *Plan, marker string) error {
 		return fmt.Errorf("%d open PRs for %s (%s): resolve by hand, cookbook-sync never picks one", len(open), p.ID, strings.Join(nums, ", "))
 	case len(open) == 1:
 		e := open[0]
+		if e.HeadRef != p.Branch {
+			return fmt.Errorf("open PR #%d carries the marker of %s but its head is %q, not %q: resolve by hand", e.Number, p.ID, e.HeadRef, p.Branch)
+		}
 		p.Existing = &e
 	default:
 		for _, want := range []State{StateClosedUnmerged, StateMerged} {
@@ -461,7 +465,7 @@ func (c *Client) findPRs(ctx context.Context, owner, name, branch, marker string
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, ExistingPR{Number: n, State: st.State, URL: pr.GetHTMLURL(), HeadSHA: pr.GetHead().GetSHA(),
+		out = append(out, ExistingPR{Number: n, State: st.State, URL: pr.GetHTMLURL(), HeadSHA: pr.GetHead().GetSHA(), HeadRef: pr.GetHead().GetRef(),
 			Title: pr.GetTitle(), Body: pr.GetBody()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Number > out[j].Number })

@@ -23,6 +23,7 @@ type prOptions struct {
 	ixRepo, ixSHA            string
 	configKeys, runs         []string
 	coverageFile             string
+	planFile                 string // apply: a saved `pr plan --format json`
 }
 
 // newPRCmd: `cookbook-sync pr plan|apply --repo OWNER/NAME --model SLUG
@@ -90,6 +91,7 @@ func newPRSubCmd(verb string) *cobra.Command {
 		fl.StringVar(&o.format, "format", defFormat, "output format: diff or json")
 	} else {
 		fl.StringVar(&o.format, "format", defFormat, "output format: text or json")
+		fl.StringVar(&o.planFile, "plan", "", "apply this saved plan (pr plan --format json) instead of planning from flags")
 	}
 	return c
 }
@@ -103,6 +105,8 @@ func runPR(ctx context.Context, w io.Writer, verb string, o prOptions) error {
 		return usage("--format %q: want diff or json", o.format)
 	case verb == "apply" && o.format != "text" && o.format != "json":
 		return usage("--format %q: want text or json", o.format)
+	case o.planFile != "":
+		return applySavedPlan(ctx, w, o)
 	case o.repo == "":
 		return usage("--repo OWNER/NAME is required")
 	case o.model == "":
@@ -163,11 +167,42 @@ func runPR(ctx context.Context, w io.Writer, verb string, o prOptions) error {
 		}
 		return nil
 	}
+	return applyPlan(ctx, w, cl, plan, o.format)
+}
+
+// applySavedPlan runs `pr apply --plan FILE`.
+func applySavedPlan(ctx context.Context, w io.Writer, o prOptions) error {
+	if o.repo != "" || o.model != "" || len(o.files) > 0 {
+		return &exitError{code: exitUsage, err: errors.New("pr apply: --plan replaces --repo, --model and --file; give one or the other")}
+	}
+	b, err := upReadFile(o.planFile)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	var plan upstream.Plan
+	if err := json.Unmarshal(b, &plan); err != nil {
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s: %w", o.planFile, err)}
+	}
+	cl, err := o.client()
+	if err != nil {
+		return err
+	}
+	if !cl.HasToken() {
+		return &exitError{code: exitUsage, err: upstream.ErrNoToken}
+	}
+	return applyPlan(ctx, w, cl, &plan, o.format)
+}
+
+func applyPlan(ctx context.Context, w io.Writer, cl *upstream.Client, plan *upstream.Plan, format string) error {
 	res, err := cl.Apply(ctx, plan)
 	if err != nil {
+		var ie *upstream.InputError
+		if errors.As(err, &ie) {
+			return &exitError{code: exitUsage, err: fmt.Errorf("pr apply: %w", err)}
+		}
 		return upFailure(fmt.Errorf("pr apply: %w", err))
 	}
-	if o.format == "json" {
+	if format == "json" {
 		b, _ := json.MarshalIndent(res, "", "  ")
 		fmt.Fprintf(w, "%s\n", b)
 		return nil

@@ -272,3 +272,37 @@ func TestUpstreamRefreshCLI(t *testing.T) {
 		t.Errorf("bad snippet: exit %d %s", code, errOut)
 	}
 }
+
+// TestPRApplySavedPlan: `pr plan --format json > FILE` then `pr apply --plan FILE`.
+func TestPRApplySavedPlan(t *testing.T) {
+	s := cliFake(t)
+	t.Setenv("GH_TOKEN", "")
+	t.Setenv("GITHUB_TOKEN", cliToken) // the second variable is read too
+	dir := t.TempDir()
+	local := filepath.Join(dir, "qwen3.5.jsx")
+	os.WriteFile(local, []byte("v1\n"), 0o644)
+	code, out, errOut := cliRun(t, "pr", "plan", "--format", "json", "--api-url", s.URL, "--repo", cliRepo, "--model", "Qwen/qwen3.5", "--file", cliSnippet+"="+local)
+	if code != 0 {
+		t.Fatalf("plan: exit %d %s", code, errOut)
+	}
+	planFile := filepath.Join(dir, "plan.json")
+	os.WriteFile(planFile, []byte(out), 0o644)
+	code, out, errOut = cliRun(t, "pr", "apply", "--api-url", s.URL, "--plan", planFile, "--format", "json")
+	var res struct {
+		Action  string
+		PR      int
+		Created bool
+		Commit  string
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.Action != "create" || res.PR != 1 || !res.Created || res.Commit == "" {
+		t.Errorf("apply --plan: exit %d %+v\n%s%s", code, res, out, errOut)
+	}
+	// Applying the same saved plan again is a no-op (the live state is re-read).
+	code, out, _ = cliRun(t, "pr", "apply", "--api-url", s.URL, "--plan", planFile)
+	if code != 0 || !strings.HasPrefix(out, "none: ") || len(s.Repos[cliRepo].Pulls) != 1 {
+		t.Errorf("second apply --plan: exit %d\n%s", code, out)
+	}
+	if code, _, _ := cliRun(t, "pr", "apply", "--api-url", s.URL, "--plan", planFile, "--repo", cliRepo); code != 2 {
+		t.Errorf("--plan with --repo: exit %d", code)
+	}
+}
