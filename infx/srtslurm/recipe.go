@@ -111,7 +111,8 @@ func Parse(name string, src []byte) (*Recipe, error) {
 // Selectors lists the variants srtctl apply -f FILE runs, in its order
 // (override_* sorted, then every zip_override_<g>[i], sorted by group);
 // "base" is not listed but Render accepts it. A recipe without variants
-// gives [""] (one plain variant).
+// gives [""] (one plain variant). A top-level sweep file gives "sweep[i]"
+// for each combination of its Cartesian product (cookbook-sync's naming).
 func (r *Recipe) Selectors() []string {
 	return append([]string(nil), r.selectors...)
 }

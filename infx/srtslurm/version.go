@@ -55,10 +55,12 @@ func mainProfile() profile {
 
 var reTag = regexp.MustCompile(`^v1\.0\.(\d+)$`)
 
-// Versions lists the srt-slurm refs Options.Version accepts besides
-// v1.0.25 … v1.0.68 (spec §0): main, sa-submission-q2-2026,
+// KnownVersions lists the srt-slurm refs Options.Version accepts besides
+// the tags v1.0.25 … v1.0.68 (spec §0): main, sa-submission-q2-2026,
 // aflowers/vllm-gb200-v0.20.0, a98738de and c1fb6989.
-var Versions = []string{"main", "sa-submission-q2-2026", "aflowers/vllm-gb200-v0.20.0", "a98738de", "c1fb6989"}
+func KnownVersions() []string {
+	return []string{"main", "sa-submission-q2-2026", "aflowers/vllm-gb200-v0.20.0", "a98738de", "c1fb6989"}
+}
 
 // lookupProfile returns the injection profile of ref v (spec §0 table).
 // Unknown refs, and refs the spec does not cover (forks, other commits),
@@ -108,11 +110,11 @@ func lookupProfile(v string) (profile, error) {
 	}
 	m := reTag.FindStringSubmatch(v)
 	if m == nil {
-		return p, fmt.Errorf("unknown srt-slurm version %q (known: v1.0.25 … v1.0.68, %v)", v, Versions)
+		return p, fmt.Errorf("unknown srt-slurm version %q (known: v1.0.25 … v1.0.68, %v)", v, KnownVersions())
 	}
 	n, _ := strconv.Atoi(m[1])
 	if n < 25 || n > 68 {
-		return p, fmt.Errorf("srt-slurm version %q is not covered (known: v1.0.25 … v1.0.68, %v)", v, Versions)
+		return p, fmt.Errorf("srt-slurm version %q is not covered (known: v1.0.25 … v1.0.68, %v)", v, KnownVersions())
 	}
 	p.name = v
 	p.ncclPort = n >= 58
