@@ -133,12 +133,19 @@ func (f *File) Decode(sel Selection) (*Decoded, error) {
 	if pb, ok := f.pointBlocks[routerPoint{sel.Cell, sel.Point, sel.Router}]; ok {
 		blocks = pb
 	}
-	blocks = f.kvTransform(sel, blocks)
+	// Own copies of the processes; the KV transform edits them in place,
+	// so workers get room for the args and env it may add.
+	extraA, extraE := 0, 0
+	if sel.KV != pt.KV {
+		extraA = len(f.kv.mooncakeArgs) + len(f.kv.hicacheArgs[sel.Cell])
+		extraE = len(f.kv.mooncakeEnv) + len(f.kv.mooncakeDecodeEnv)
+	}
+	procs := f.kvTransform(sel, cloneProcesses(blocks, extraA, extraE))
 
 	d := &Decoded{
 		File: f.Rel, Cell: sel.Cell, CellID: c.ID, Point: sel.Point, Router: sel.Router, KV: sel.KV,
 		Measured: sel.Router == c.Submitted && sel.KV == pt.KV,
-		Blocks:   make([]Block, len(blocks)),
+		Blocks:   make([]Block, len(procs)),
 	}
 	d.Deployment = launch.Deployment{
 		Source: launch.Source{
@@ -147,15 +154,15 @@ func (f *File) Decode(sel Selection) (*Decoded, error) {
 			ConfigKey: c.ConfigKey, Recipe: f.recipeOf(c, pt), Selector: pt.Override,
 		},
 		Engine: "sglang", Model: c.Ckpt, Hardware: c.HW,
-		Processes: cloneProcesses(blocks),
+		Processes: procs,
 	}
 	rt := c.Routers[sel.Router]
 	// Build the copy-all body in one buffer; block texts are substrings.
-	body := make([]byte, 0, 1024*len(blocks))
+	body := make([]byte, 0, 1024*len(procs))
 	type span struct{ lo, hi int }
-	spans := make([]span, len(blocks))
-	for i := range blocks {
-		p := &blocks[i].p
+	spans := make([]span, len(procs))
+	for i := range procs {
+		p := &procs[i]
 		title := Title(p.Kind, p.Role)
 		if i > 0 {
 			body = append(body, "\n\n"...)
@@ -195,8 +202,8 @@ func (f *File) Decode(sel Selection) (*Decoded, error) {
 	head := b.Len()
 	b.Write(body)
 	d.CopyAll = b.String()
-	for i := range blocks {
-		p := &d.Deployment.Processes[i]
+	for i := range procs {
+		p := &procs[i]
 		text := d.CopyAll[head+spans[i].lo : head+spans[i].hi]
 		d.Blocks[i].Text = text
 		for _, k := range rt.Files {
@@ -208,26 +215,36 @@ func (f *File) Decode(sel Selection) (*Decoded, error) {
 	return d, nil
 }
 
-// cloneProcesses deep-copies the blocks' processes (in three allocations)
-// so callers may modify a Decoded's Deployment without touching the File's
-// shared blocks.
-func cloneProcesses(blocks []mblock) []launch.Process {
+// cloneProcesses deep-copies the blocks' processes (in four allocations)
+// so that the KV transform may edit them and callers may modify a Decoded's
+// Deployment without touching the File's shared blocks. Worker processes
+// get room for extraA more args and extraE more env vars; the result has
+// room for one more process.
+func cloneProcesses(blocks []mblock, extraA, extraE int) []launch.Process {
 	na, ne, nv := 0, 0, 0
 	for i := range blocks {
 		p := &blocks[i].p
 		na += len(p.Args)
 		ne += len(p.Env)
+		if p.Kind == launch.KindWorker {
+			na += extraA
+			ne += extraE
+		}
 		for _, a := range p.Args {
 			nv += len(a.Values)
 		}
 	}
-	out := make([]launch.Process, len(blocks))
+	out := make([]launch.Process, len(blocks), len(blocks)+1)
 	args := make([]launch.Arg, 0, na)
 	env := make([]launch.EnvVar, 0, ne)
 	vals := make([]string, 0, nv)
 	for i := range blocks {
 		p := &blocks[i].p
 		q := *p
+		xa, xe := 0, 0
+		if p.Kind == launch.KindWorker {
+			xa, xe = extraA, extraE
+		}
 		if p.Args != nil {
 			lo := len(args)
 			for _, a := range p.Args {
@@ -238,12 +255,14 @@ func cloneProcesses(blocks []mblock) []launch.Process {
 				}
 				args = append(args, a)
 			}
-			q.Args = args[lo:len(args):len(args)]
+			q.Args = args[lo : len(args) : len(args)+xa]
+			args = args[:len(args)+xa]
 		}
-		if p.Env != nil {
+		if p.Env != nil || xe > 0 {
 			lo := len(env)
 			env = append(env, p.Env...)
-			q.Env = env[lo:len(env):len(env)]
+			q.Env = env[lo : len(env) : len(env)+xe]
+			env = env[:len(env)+xe]
 		}
 		q.Ports = slices.Clone(p.Ports)
 		q.Preamble = slices.Clone(p.Preamble)
@@ -345,67 +364,67 @@ var storeOnlyEnv = [...]string{"MOONCAKE_MASTER", "MOONCAKE_TE_META_DATA_SERVER"
 
 // kvTransform switches the blocks from the point's measured KV tier to the
 // selected one (spec (b) step 4). No-op when they are equal.
-func (f *File) kvTransform(sel Selection, blocks []mblock) []mblock {
+func (f *File) kvTransform(sel Selection, procs []launch.Process) []launch.Process {
 	c := &f.Cells[sel.Cell]
 	source, target := c.Points[sel.Point].KV, sel.KV
 	if source == target {
-		return blocks
+		return procs
 	}
-	out := make([]mblock, 0, len(blocks)+1)
-	for _, m := range blocks {
-		if source == launch.KVMooncake && (m.p.Kind == launch.KindMooncakeMaster || m.p.Kind == launch.KindMooncakeStore) {
+	// procs are owned by this decode: filter and edit them in place.
+	out := procs[:0]
+	for i := range procs {
+		p := procs[i]
+		if source == launch.KVMooncake && (p.Kind == launch.KindMooncakeMaster || p.Kind == launch.KindMooncakeStore) {
 			continue
 		}
-		if m.p.Kind != launch.KindWorker {
-			out = append(out, m)
-			continue
-		}
-		na := make([]launch.Arg, 0, len(m.p.Args)+len(f.kv.mooncakeArgs)+len(f.kv.hicacheArgs[sel.Cell]))
-		for _, a := range m.p.Args {
-			if !isKVFlag(a.Flag) {
-				na = append(na, a)
-			}
-		}
-		ne := make([]launch.EnvVar, 0, len(m.p.Env)+len(f.kv.mooncakeEnv))
-		for _, e := range m.p.Env {
-			if source == launch.KVMooncake && slices.Contains(storeOnlyEnv[:], e.Name) {
-				continue
-			}
-			ne = append(ne, e)
-		}
-		addArgs := func(add []launch.Arg) {
-			for _, x := range add {
-				if !hasFlag(na, x.Flag) {
-					na = append(na, x)
+		if p.Kind == launch.KindWorker {
+			na := p.Args[:0]
+			for _, a := range p.Args {
+				if !isKVFlag(a.Flag) {
+					na = append(na, a)
 				}
 			}
-		}
-		addEnv := func(add []launch.EnvVar) {
-			for _, x := range add {
-				if !hasEnv(ne, x.Name) {
-					ne = append(ne, x)
+			ne := p.Env[:0]
+			for _, e := range p.Env {
+				if source == launch.KVMooncake && slices.Contains(storeOnlyEnv[:], e.Name) {
+					continue
+				}
+				ne = append(ne, e)
+			}
+			addArgs := func(add []launch.Arg) {
+				for _, x := range add {
+					if !hasFlag(na, x.Flag) {
+						na = append(na, x)
+					}
 				}
 			}
-		}
-		if m.p.Role == launch.RoleAgg || m.p.Role == launch.RolePrefill {
-			switch target {
-			case launch.KVHiCache:
-				addArgs(f.kv.hicacheArgs[sel.Cell])
-			case launch.KVMooncake:
-				addArgs(f.kv.mooncakeArgs)
-				addEnv(f.kv.mooncakeEnv)
+			addEnv := func(add []launch.EnvVar) {
+				for _, x := range add {
+					if !hasEnv(ne, x.Name) {
+						ne = append(ne, x)
+					}
+				}
 			}
-		} else if target == launch.KVMooncake {
-			addEnv(f.kv.mooncakeDecodeEnv)
+			if p.Role == launch.RoleAgg || p.Role == launch.RolePrefill {
+				switch target {
+				case launch.KVHiCache:
+					addArgs(f.kv.hicacheArgs[sel.Cell])
+				case launch.KVMooncake:
+					addArgs(f.kv.mooncakeArgs)
+					addEnv(f.kv.mooncakeEnv)
+				}
+			} else if target == launch.KVMooncake {
+				addEnv(f.kv.mooncakeDecodeEnv)
+			}
+			sortWorkerArgs(na)
+			sortEnv(ne)
+			p.Args, p.Env = na, ne
 		}
-		sortWorkerArgs(na)
-		sortEnv(ne)
-		m.p.Args, m.p.Env = na, ne
-		out = append(out, m)
+		out = append(out, p)
 	}
 	if target == launch.KVMooncake {
-		master := f.kv.master[sel.Router]
-		at := slices.IndexFunc(out, func(m mblock) bool { return m.p.Kind == launch.KindWorker })
+		master := cloneProcesses([]mblock{f.kv.master[sel.Router]}, 0, 0)[0]
+		at := slices.IndexFunc(out, func(p launch.Process) bool { return p.Kind == launch.KindWorker })
 		if at < 0 {
 			at = max(len(out)-1, 0) // the page's splice(-1, 0, master)
 		}
