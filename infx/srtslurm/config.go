@@ -81,6 +81,22 @@ type config struct {
 	environment *omap
 	setupScript string
 	srunOptions *omap
+
+	// pos maps a schema-1 YAML path of the effective recipe to where it was
+	// written (for errors found while rendering).
+	pos map[string]src
+}
+
+// indexPositions records the source of every mapping entry under its
+// schema-1 path.
+func indexPositions(m *omap, prefix string, out map[string]src) {
+	for _, e := range m.entries {
+		p := joinPath(prefix, e.Key)
+		out[p] = e.Src
+		if sub, ok := e.Val.(*omap); ok {
+			indexPositions(sub, p, out)
+		}
+	}
 }
 
 // getter reads typed fields with positioned errors.
@@ -184,6 +200,8 @@ func buildConfig(file string, m *omap) (*config, error) {
 			return nil, err
 		}
 	}
+	c.pos = map[string]src{}
+	indexPositions(m, "", c.pos)
 	var err error
 	if c.name, err = g.str(m, "name", ""); err != nil {
 		return nil, err

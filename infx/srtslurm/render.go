@@ -209,6 +209,9 @@ func host(i int) string { return "node" + strconv.Itoa(i) }
 func ip(i int) string   { return "10.0.0." + strconv.Itoa(i) }
 
 func (rd *renderer) errPath(p, format string, args ...any) error {
+	if s, ok := rd.c.pos[p]; ok {
+		return errAt(rd.file, s, format, args...)
+	}
 	return &Error{File: rd.file, Path: p, Msg: fmt.Sprintf(format, args...)}
 }
 
