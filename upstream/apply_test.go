@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -421,5 +422,18 @@ func TestApplySavedPlan(t *testing.T) {
 	}
 	if got, _ := s.File(testRepo, "cookbook-sync/qwen/qwen3.5", snippet); got != "v1\n" {
 		t.Errorf("content %q", got)
+	}
+}
+
+func TestPrintingNeverShowsToken(t *testing.T) {
+	opts := Options{APIURL: "https://api.github.com/", Token: testToken}
+	c, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{fmt.Sprint(opts), fmt.Sprintf("%+v", opts), fmt.Sprintf("%#v", opts), fmt.Sprint(c), fmt.Sprintf("%+v", c), fmt.Sprintf("%#v", c)} {
+		if strings.Contains(s, testToken) || !strings.Contains(s, "redacted") {
+			t.Errorf("printed: %s", s)
+		}
 	}
 }

@@ -178,6 +178,30 @@ func New(opts Options) (*Client, error) {
 	return c, nil
 }
 
+// String describes the options with the token redacted, so printing them
+// (%v, %+v, %s) never shows it.
+func (o Options) String() string {
+	return fmt.Sprintf("upstream.Options{APIURL:%q Token:%s MaxRetries:%d MaxRetryWait:%s}", o.APIURL, redact(o.Token), o.MaxRetries, o.MaxRetryWait)
+}
+
+// GoString is String for %#v.
+func (o Options) GoString() string { return o.String() }
+
+// String describes the client with the token redacted.
+func (c *Client) String() string {
+	return fmt.Sprintf("upstream.Client{API:%s Token:%s}", c.base, redact(c.token))
+}
+
+// GoString is String for %#v.
+func (c *Client) GoString() string { return c.String() }
+
+func redact(tok string) string {
+	if tok == "" {
+		return "(none)"
+	}
+	return "(redacted)"
+}
+
 // HasToken reports whether the Client was given a token (Apply needs one).
 func (c *Client) HasToken() bool { return c.token != "" }
 

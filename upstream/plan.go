@@ -133,7 +133,10 @@ type Plan struct {
 // file paths or contents), as opposed to API failures.
 type InputError struct{ Err error }
 
+// Error returns the wrapped error's text.
 func (e *InputError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error.
 func (e *InputError) Unwrap() error { return e.Err }
 
 var slugSegment = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
