@@ -225,13 +225,26 @@ func fits(vn *yaml.Node, hw *HardwareProfile) bool {
 // rendering the site would drop (a non-string token) is left out.
 func (s *Site) Renderings() []*Rendering {
 	var out []*Rendering
+	pc := posCache{}
 	for _, t := range s.trees() {
-		out = append(out, s.renderTree(t)...)
+		out = append(out, s.renderTree(t, pc)...)
 	}
 	return out
 }
 
-func (s *Site) renderTree(t treeSpec) []*Rendering {
+// posCache memoises "file:line:col" per node for one Renderings call.
+type posCache map[*yaml.Node]string
+
+func (pc posCache) pos(file string, n *yaml.Node) string {
+	if p, ok := pc[n]; ok {
+		return p
+	}
+	p := pos(file, n)
+	pc[n] = p
+	return p
+}
+
+func (s *Site) renderTree(t treeSpec, pc posCache) []*Rendering {
 	r := t.recipe
 	vn := get(get(r.root, "variants"), t.variant)
 	c := variantConstraint(vn)
@@ -301,7 +314,7 @@ func (s *Site) renderTree(t treeSpec) []*Rendering {
 			}
 			continue
 		}
-		set := s.renderHW(t, hw, i == 0)
+		set := s.renderHW(t, hw, i == 0, pc)
 		if len(set) == 0 && i == 0 {
 			return nil
 		}
@@ -320,6 +333,7 @@ type rctx struct {
 	hw       *HardwareProfile
 	offered  []string
 	features []string
+	pc       posCache
 }
 
 func (x *rctx) offeredHas(id string) bool {
@@ -336,9 +350,9 @@ func (s *Site) isKV(id string) bool {
 	return sd != nil && sd.deployType == "kv_store_lb"
 }
 
-func (s *Site) renderHW(t treeSpec, hw *HardwareProfile, isDefault bool) []*Rendering {
+func (s *Site) renderHW(t treeSpec, hw *HardwareProfile, isDefault bool, pc posCache) []*Rendering {
 	r := t.recipe
-	x := &rctx{s: s, t: t, r: r, v: t.variant, hw: hw}
+	x := &rctx{s: s, t: t, r: r, v: t.variant, hw: hw, pc: pc}
 	variants := get(r.root, "variants")
 	x.vn = get(variants, x.v)
 	// 1. Variant substitution.
@@ -1150,7 +1164,7 @@ func (b *build) finish(l []rawTok) ([]Token, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s: %w", pos(t.file, t.node), errNonString)
 		}
-		toks = append(toks, Token{Text: s, Origin: launch.Origin{Kind: launch.OriginRecipe, Path: pos(t.file, t.node)}})
+		toks = append(toks, Token{Text: s, Origin: launch.Origin{Kind: launch.OriginRecipe, Path: b.pc.pos(t.file, t.node)}})
 	}
 	type unit struct {
 		flag string
@@ -1178,7 +1192,7 @@ func (b *build) finish(l []rawTok) ([]Token, error) {
 	}
 	inj := launch.Origin{Kind: launch.OriginInjected, Detail: siteDetail}
 	out := []Token{{Text: "vllm", Origin: inj}, {Text: "serve", Origin: inj},
-		{Text: b.modelID, Origin: launch.Origin{Kind: launch.OriginRecipe, Path: pos(b.modelFile, b.modelNode)}}}
+		{Text: b.modelID, Origin: launch.Origin{Kind: launch.OriginRecipe, Path: b.pc.pos(b.modelFile, b.modelNode)}}}
 	for i, u := range units {
 		if u.flag != "" && last[u.flag] != i {
 			continue
@@ -1194,6 +1208,7 @@ func (b *build) finish(l []rawTok) ([]Token, error) {
 type envMap struct {
 	list []EnvEntry
 	idx  map[string]int
+	pc   posCache
 }
 
 func (e *envMap) set(v EnvEntry) {
@@ -1222,7 +1237,7 @@ func (e *envMap) del(name string) {
 
 func (e *envMap) addMap(file string, m *yaml.Node) {
 	for _, p := range pairs(m) {
-		v := EnvEntry{Name: p.key, Origin: launch.Origin{Kind: launch.OriginRecipe, Path: pos(file, p.kn)}}
+		v := EnvEntry{Name: p.key, Origin: launch.Origin{Kind: launch.OriginRecipe, Path: e.pc.pos(file, p.kn)}}
 		n := deref(p.val)
 		switch {
 		case isNull(n):
@@ -1261,7 +1276,7 @@ func gpuList(from, to int) string {
 func (b *build) env(role string, _ int) []EnvEntry {
 	rf := b.r.rel
 	pd := role == "prefill" || role == "decode"
-	var e envMap
+	e := envMap{pc: b.pc}
 	e.addMap(rf, getPath(b.r.root, "model", "base_env"))
 	e.addMap(rf, get(b.vn, "extra_env"))
 	e.addMap(rf, getPath(b.vn, "hardware_overrides", b.hw.ID, "extra_env"))
