@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -187,4 +188,34 @@ func mustOpen(t *testing.T, dir string) *git.Repository {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestCheckoutAuthNotInURL: for an https remote the token goes into HTTP basic
+// auth (a header), never into the remote URL or the repository config; a
+// remote URL that already carries credentials is refused.
+func TestCheckoutAuthNotInURL(t *testing.T) {
+	dir := t.TempDir()
+	repo, err := git.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{"https://github.com/sgl-project/sglang.git"}})
+	repo.CreateRemote(&config.RemoteConfig{Name: "creds", URLs: []string{"https://user:secret@github.com/sgl-project/sglang.git"}})
+	s, err := openLocalStore(dir, "origin", testToken, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.auth == nil || s.auth.String() == "" || strings.Contains(s.auth.String(), testToken) {
+		t.Errorf("auth %v", s.auth)
+	}
+	if u := s.remote.Config().URLs[0]; strings.Contains(u, testToken) {
+		t.Errorf("token in remote URL %s", u)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(dir, ".git", "config"))
+	if strings.Contains(string(cfg), testToken) {
+		t.Error("token written to .git/config")
+	}
+	if _, err := openLocalStore(dir, "creds", testToken, nil); err == nil || strings.Contains(err.Error(), "secret") {
+		t.Errorf("credentials in remote URL: %v", err)
+	}
 }
