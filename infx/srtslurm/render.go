@@ -461,11 +461,11 @@ func (rd *renderer) layoutProcs() error {
 		}
 		if e.dp > 0 {
 			if e.perNode && e.spanning {
-				e.rpcPort = 8400
-				if v, ok := cfgLookup(c.modeCfg[e.mode], "data-parallel-rpc-port"); ok {
-					e.rpcPort, _ = rd.cfgInt(e.mode, "data-parallel-rpc-port", 8400)
-					_ = v
+				n, err := rd.cfgInt(e.mode, "data-parallel-rpc-port", 8400)
+				if err != nil {
+					return err
 				}
+				e.rpcPort = n
 			} else if p.dpRPCFromRecipe {
 				e.rpcPort = 13345
 				if _, ok := cfgLookup(c.modeCfg[e.mode], "data-parallel-rpc-port"); ok {
@@ -719,8 +719,12 @@ func (rd *renderer) installInner() string {
 		}
 		return strings.ReplaceAll(hashCachedInstall, "HASH", c.dynHash)
 	case c.dynTOT:
-		return "echo 'Installing dynamo from source (top of tree)...' && " + strings.ReplaceAll(strings.ReplaceAll(hashLiveInstallSA[strings.Index(hashLiveInstallSA, "&&")+3:], "git checkout HASH && ", ""), "HASH", "top of tree")
+		// Not in the golden set: an approximation of the live HEAD build.
+		return "echo 'Installing dynamo from source (top of tree)...' && DYN_BUILD_DIR=$(mktemp -d) && cd $DYN_BUILD_DIR && git clone https://github.com/ai-dynamo/dynamo.git && cd dynamo/lib/bindings/python/ && maturin build --release -o /tmp && pip install --break-system-packages --force-reinstall /tmp/ai_dynamo_runtime*.whl && cd $DYN_BUILD_DIR/dynamo && pip install --break-system-packages -e . && echo 'Dynamo installed from source (top of tree)'"
 	case c.dynWheel != "":
+		// Not in the golden set: the wheel installer with its env
+		// (DYNAMO_WHEEL_NAME / DYNAMO_VERSION, §5 layer 3); the echo
+		// texts are an approximation.
 		w := c.dynWheel
 		return "echo 'Installing dynamo wheel " + w + "...' && python3 /srtctl-runtime/dynamo_wheels.py install && echo 'Dynamo " + w + " installed'"
 	}
@@ -970,14 +974,9 @@ func (rd *renderer) vllmArgs(pr *proc) (string, argList) {
 		a.add(o, "--data-parallel-rank", strconv.Itoa(pr.dpRank))
 		a.add(o, "--data-parallel-address", leader)
 		a.add(o, "--data-parallel-rpc-port", strconv.Itoa(e.rpcPort))
-		if !p.dpRPCFromRecipe {
-			for k := range dropSet("data-parallel-rpc-port") {
-				drop[k] = true
-			}
-		} else {
-			for k := range dropSet("data-parallel-rpc-port") {
-				drop[k] = true
-			}
+		// the recipe's port is replaced (aflowers reads it, others allocate)
+		for k := range dropSet("data-parallel-rpc-port") {
+			drop[k] = true
 		}
 	case e.perNode && !e.spanning:
 		a.add(o, "--data-parallel-size-local", strconv.Itoa(e.local))
