@@ -11,5 +11,6 @@ func subcommands() []*cobra.Command {
 		newRecipesCmd(),
 		newUpstreamCmd(),
 		newPRCmd(),
+		newGenerateCmd(),
 	}
 }

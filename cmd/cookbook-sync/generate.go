@@ -1,0 +1,236 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/cookbook-sync/cookbook-sync/cookbook"
+	"github.com/cookbook-sync/cookbook-sync/infx"
+)
+
+// generateOptions are the flags of `cookbook-sync generate`.
+type generateOptions struct {
+	infx, model, out   string
+	keys               []string
+	prs                []string
+	provenance         string
+	previous           string
+	main, date, name   string
+	cellPerRow         bool
+	version, srtSlurmD string
+}
+
+// newGenerateCmd: `cookbook-sync generate --infx DIR --model PREFIX
+// [--keys GLOB…] [--prs N[=SHA]…] [--provenance FILE] [--previous FILE]
+// [--main SHA] [--date YYYY-MM-DD] -o FILE`.
+func newGenerateCmd() *cobra.Command {
+	var o generateOptions
+	c := &cobra.Command{
+		Use:   "generate",
+		Short: "Generate the SGLang cookbook AgentX snippet of a model from InferenceX configs",
+		Long: `Build the AgentX data (docs/src/snippets/agentx/<org>/<model>.jsx) of one model
+from the effective recipes of an InferenceX checkout: one cell per config key and
+deployment shape, one point per concurrency, both routers (the submitted one as
+measured, the other derived), KV tiers and provenance, with the exclusion list
+applied (harness-only settings left out, prohibited settings refused) and
+placeholders instead of hosts. The output is encoded in the page's compressed
+form, decoded back and checked against every generated command before it is
+written (atomically: a temporary file in the same directory, then rename).
+
+Provenance: --main (InferenceX main sha) and --prs (open PRs mirrored, N or
+N=SHA), or --provenance FILE (YAML or JSON):
+
+  main: <sha>
+  repo: https://github.com/SemiAnalysisAI/InferenceX   # optional
+  generatedOn: 2026-10-08                              # optional
+  prs:  {"3840": {sha: <sha>, run: null, status: in-progress}}
+  keys: {<config key>: {sha, pr, run, status, date, comment, recipe}}
+
+Flags override the file. generatedOn is --date, else the file's, else the
+previous file's, else today (UTC). --previous keeps the current upstream file's
+cell order and ids.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runGenerate(cmd.OutOrStdout(), o)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&o.infx, "infx", "", "InferenceX checkout (old layout root, or a tree with inferencex-e2e/)")
+	fl.StringVar(&o.model, "model", "", "InferenceX model prefix (master model-prefix), e.g. qwen3.5")
+	fl.StringSliceVar(&o.keys, "keys", nil, "config key globs to include (default: every key of the model)")
+	fl.StringSliceVar(&o.prs, "prs", nil, "open InferenceX PRs mirrored: N or N=SHA")
+	fl.StringVar(&o.provenance, "provenance", "", "provenance file (YAML/JSON): main, repo, generatedOn, prs, keys")
+	fl.StringVar(&o.previous, "previous", "", "current upstream snippet: keep its cell order and ids")
+	fl.StringVar(&o.main, "main", "", "InferenceX main sha the configs were read at")
+	fl.StringVar(&o.date, "date", "", "generatedOn date YYYY-MM-DD")
+	fl.StringVar(&o.name, "display-name", "", "model display name (default: the prefix, capitalised)")
+	fl.BoolVar(&o.cellPerRow, "cell-per-row", false, "one cell per config key × search-space row (default: rows of one shape share a cell)")
+	fl.StringVar(&o.version, "srt-slurm-version", infx.DefaultSrtSlurmVersion, "srt-slurm injection profile")
+	fl.StringVar(&o.srtSlurmD, "srt-slurm-dir", "", "NVIDIA/srt-slurm checkout for upstream-only CONFIG_FILE recipes")
+	fl.StringVarP(&o.out, "output", "o", "", "output file (written atomically)")
+	return c
+}
+
+// provenanceFile is the --provenance file.
+type provenanceFile struct {
+	Repo        string `yaml:"repo"`
+	Main        string `yaml:"main"`
+	GeneratedOn string `yaml:"generatedOn"`
+	PRs         map[string]struct {
+		SHA    string  `yaml:"sha"`
+		Run    *string `yaml:"run"`
+		Status string  `yaml:"status"`
+	} `yaml:"prs"`
+	Keys map[string]cookbook.Prov `yaml:"keys"`
+}
+
+var prFlag = regexp.MustCompile(`^#?(\d+)(?:=([0-9a-f]{7,40}))?$`)
+
+func runGenerate(w io.Writer, o generateOptions) error {
+	if o.infx == "" || o.model == "" || o.out == "" {
+		return usageErr("--infx, --model and -o are required")
+	}
+	opt := cookbook.GenerateOptions{
+		Model: o.model, Keys: o.keys, DisplayName: o.name, CellPerRow: o.cellPerRow,
+		RenderOptions: infx.Options{SrtSlurmVersion: o.version},
+		Source:        cookbook.SyncSource{PRs: map[string]cookbook.SyncPR{}},
+	}
+	if o.provenance != "" {
+		data, err := os.ReadFile(o.provenance)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		var pf provenanceFile
+		dec := yaml.NewDecoder(strings.NewReader(string(data)))
+		dec.KnownFields(true)
+		if err := dec.Decode(&pf); err != nil && !errors.Is(err, io.EOF) {
+			return &exitError{code: exitUsage, err: fmt.Errorf("%s: %v", o.provenance, err)}
+		}
+		opt.Source.Repo, opt.Source.Main, opt.GeneratedOn = pf.Repo, pf.Main, pf.GeneratedOn
+		for n, p := range pf.PRs {
+			if !prFlag.MatchString(n) {
+				return usageErr("%s: prs: %q is not a PR number", o.provenance, n)
+			}
+			sp := cookbook.SyncPR{SHA: p.SHA, Status: p.Status}
+			if p.Run != nil {
+				sp.Run = *p.Run
+			}
+			if sp.Status == "" {
+				sp.Status = "in-progress"
+			}
+			opt.Source.PRs[n] = sp
+		}
+		opt.Prov = pf.Keys
+	}
+	for _, p := range o.prs {
+		m := prFlag.FindStringSubmatch(p)
+		if m == nil {
+			return usageErr("--prs %q: want N or N=SHA", p)
+		}
+		sp := opt.Source.PRs[m[1]]
+		if m[2] != "" {
+			sp.SHA = m[2]
+		}
+		if sp.Status == "" {
+			sp.Status = "in-progress"
+		}
+		opt.Source.PRs[m[1]] = sp
+	}
+	if o.main != "" {
+		opt.Source.Main = o.main
+	}
+	if opt.Source.Main == "" {
+		return usageErr("no InferenceX main sha: give --main or main: in --provenance")
+	}
+	if o.previous != "" {
+		prev, err := cookbook.ReadFile(o.previous)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		opt.Previous = prev
+		if opt.GeneratedOn == "" {
+			opt.GeneratedOn = prev.GeneratedOn
+		}
+	}
+	if o.date != "" {
+		opt.GeneratedOn = o.date
+	}
+	if opt.GeneratedOn == "" {
+		opt.GeneratedOn = time.Now().UTC().Format("2006-01-02")
+	}
+	ws, err := infx.Open(o.infx)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	ws.SrtSlurmDir = o.srtSlurmD
+	g, err := cookbook.Generate(ws, opt)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	if err := writeAtomic(o.out, g.Bytes); err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	points := 0
+	for _, c := range g.Data.Cells {
+		points += len(c.Points)
+	}
+	fmt.Fprintf(w, "wrote %s: %d cells, %d points, %d bytes (verified: every point decodes back)\n", o.out, len(g.Data.Cells), points, len(g.Bytes))
+	if len(g.Skipped) > 0 {
+		fmt.Fprintf(w, "skipped %d points:\n", len(g.Skipped))
+		for _, s := range g.Skipped {
+			fmt.Fprintf(w, "  %s row %d conc %d: %s\n", s.ConfigKey, s.Row, s.Concurrency, s.Reason)
+		}
+	}
+	if len(g.Dropped) > 0 {
+		fmt.Fprintf(w, "left out by the exclusion list (%d):\n", len(g.Dropped))
+		for _, d := range g.Dropped {
+			fmt.Fprintf(w, "  %s\n", d)
+		}
+	}
+	return nil
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// directory, synced, then renamed over path: readers never see a partial
+// file, and a failure leaves path untouched.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(name)
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(name, 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(name, path); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}
