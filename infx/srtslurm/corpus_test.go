@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -233,3 +234,66 @@ func TestCorpusAllRecipes(t *testing.T) {
 	}
 	t.Logf("%d recipe files, %d variants rendered", n, variants)
 }
+
+// TestCorpusVLLMDataParallel checks the vLLM DP layouts and port counters
+// against the values ../shared/spec/srt-slurm.md §4.2 and §7 give for
+// vllm/deepseek-v4/8k1k/disagg-gb200-low-latency.yaml (prefill DP8×TP1 on
+// node1–node2, decode TP8 on node3–node4, node0 dedicated to etcd/NATS).
+func TestCorpusVLLMDataParallel(t *testing.T) {
+	dir, ok := sharedDir(t, "SRT_SLURM_RECIPE_DIR", "../shared/corpus/srt-slurm")
+	if !ok {
+		t.Skipf("%s absent", dir)
+	}
+	r, err := Load(filepath.Join(dir, "benchmarks/multi_node/srt-slurm-recipes/vllm/deepseek-v4/8k1k/disagg-gb200-low-latency.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type proc struct{ kv, nixl, dev, flags string }
+	collect := func(v string) (pre, dec []proc) {
+		out, err := r.Render("", Options{Version: v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range out.Steps {
+			if s.Kind != launch.KindWorker {
+				continue
+			}
+			kv, _ := launch.LookupEnv(s.Env, "DYN_VLLM_KV_EVENT_PORT")
+			nx, _ := launch.LookupEnv(s.Env, "VLLM_NIXL_SIDE_CHANNEL_PORT")
+			dev, _ := launch.Lookup(s.Args, "--device-ids")
+			p := proc{kv, nx, strings.Join(dev, ","), strings.Join(s.Argv(), " ")}
+			if s.Role == launch.RolePrefill {
+				pre = append(pre, p)
+			} else {
+				dec = append(dec, p)
+			}
+		}
+		return
+	}
+	pre, dec := collect("")
+	if len(pre) != 2 || pre[0].kv != "5200" || pre[1].kv != "5204" || pre[0].nixl != "5400" || pre[1].nixl != "5400" {
+		t.Errorf("main prefill %+v", pre)
+	}
+	if len(dec) != 2 || dec[0].kv != "5208" || dec[0].nixl != "5408" || dec[1].kv != "5209" || dec[1].nixl != "5409" {
+		t.Errorf("main decode %+v", dec)
+	}
+	if len(pre) > 0 && !strings.Contains(pre[0].flags, "--device-ids 0,1,2,3 --data-parallel-size-local 4 --data-parallel-start-rank 0 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 8400 --data-parallel-hybrid-lb") {
+		t.Errorf("main prefill flags %s", pre[0].flags)
+	}
+	pre, dec = collect("v1.0.31")
+	if len(pre) != 8 {
+		t.Fatalf("v1.0.31: %d prefill processes, want 8 (one per GPU)", len(pre))
+	}
+	for i, p := range pre {
+		if p.kv != strconv.Itoa(5200+i) || p.nixl != "5400" || p.dev != strconv.Itoa(i%4) {
+			t.Errorf("v1.0.31 prefill %d: %+v", i, p)
+		}
+	}
+	if !strings.Contains(pre[0].flags, "--disaggregation-mode prefill --device-ids 0 --data-parallel-rank 0 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 8400 --request-plane tcp") {
+		t.Errorf("v1.0.31 prefill flags %s", pre[0].flags)
+	}
+	if len(dec) != 2 || dec[0].kv != "5208" || dec[0].nixl != "5408" || dec[1].kv != "5209" || dec[1].nixl != "5409" {
+		t.Errorf("v1.0.31 decode %+v", dec)
+	}
+}
+
