@@ -296,4 +296,3 @@ func TestCorpusVLLMDataParallel(t *testing.T) {
 		t.Errorf("v1.0.31 decode %+v", dec)
 	}
 }
-
