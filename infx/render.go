@@ -3,6 +3,7 @@ package infx
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -56,14 +57,11 @@ func (ws *Workspace) render(p Point, opt Options, cache recipeCache) (launch.Dep
 		d.Source.File, d.Source.Recipe, d.Source.Selector = ws.rel(p.Recipe), p.RecipeRef, sel
 		d.Processes = procs
 	case KindScript:
-		run, err := RunScript(p.Script, ScriptOptions{
+		so := ScriptOptions{
 			Env: ScriptEnv(p, opt.ScriptEnv), ReadRoots: []string{ws.Root},
 			Timeout: opt.ScriptTimeout, Steps: opt.ScriptSteps,
-		})
-		if err != nil {
-			return launch.Deployment{}, err
 		}
-		procs, err := ScriptProcesses(run, ws.rel(p.Script))
+		procs, err := ws.scriptProcesses(p, so, filepath.Join(ws.Base, "benchmarks", "benchmark_lib.sh"))
 		if err != nil {
 			return launch.Deployment{}, err
 		}
@@ -73,6 +71,26 @@ func (ws *Workspace) render(p Point, opt Options, cache recipeCache) (launch.Dep
 		return launch.Deployment{}, fmt.Errorf("%w: %s", ErrNotRenderable, p.Note)
 	}
 	return d, nil
+}
+
+// scriptProcesses runs the point's script with the checkout's
+// benchmark_lib.sh (when there is one) and, if that fails or launches
+// nothing, again with the stub library alone.
+func (ws *Workspace) scriptProcesses(p Point, so ScriptOptions, lib string) ([]launch.Process, error) {
+	if isFile(lib) {
+		so.Lib = lib
+		if run, err := RunScript(p.Script, so); err == nil {
+			if procs, err := ScriptProcesses(run, ws.rel(p.Script)); err == nil {
+				return procs, nil
+			}
+		}
+		so.Lib = ""
+	}
+	run, err := RunScript(p.Script, so)
+	if err != nil {
+		return nil, err
+	}
+	return ScriptProcesses(run, ws.rel(p.Script))
 }
 
 // ScriptEnv is the environment a runner exports for a single-node script

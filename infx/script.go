@@ -38,6 +38,10 @@ type ScriptOptions struct {
 	// Steps bounds the number of simple commands run, builtins and
 	// function calls included (default DefaultScriptSteps).
 	Steps int
+	// Lib, when set, is the checkout's benchmarks/benchmark_lib.sh: a
+	// `source …/benchmark_lib.sh` loads it followed by the no-op stubs of
+	// its waiting/benchmarking helpers. Empty: the stubs alone.
+	Lib string
 }
 
 // Command is one external command the script would have run: its argv and
@@ -120,7 +124,12 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 	if opt.Steps <= 0 {
 		opt.Steps = DefaultScriptSteps
 	}
-	sb := &sandbox{file: path, base: map[string]string{}, run: &ScriptRun{File: path, Writes: map[string]string{}}, steps: opt.Steps}
+	sb := &sandbox{file: path, base: map[string]string{}, run: &ScriptRun{File: path, Writes: map[string]string{}}, steps: opt.Steps, lib: benchmarkLibStub}
+	if opt.Lib != "" {
+		if data, err := os.ReadFile(opt.Lib); err == nil {
+			sb.lib = string(data) + "\n" + benchmarkLibStub
+		}
+	}
 	for _, r := range opt.ReadRoots {
 		if a, err := filepath.Abs(r); err == nil {
 			sb.roots = append(sb.roots, a)
@@ -143,7 +152,6 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 	runner, err := interp.New(
 		interp.Env(expand.ListEnviron(env...)),
 		interp.Dir(tmp),
-		interp.Params(path),
 		interp.StdIO(nil, &out, &out),
 		interp.CallHandler(sb.call),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return sb.exec }),
@@ -197,6 +205,7 @@ type sandbox struct {
 	run               *ScriptRun
 	steps             int
 	lastLine, lastCol int
+	lib               string // what `source …/benchmark_lib.sh` reads
 }
 
 func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
@@ -213,7 +222,44 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 	if args[0] == "printf" && len(args) > 1 && strings.Contains(args[1], "%q") {
 		return printfQ(args), nil
 	}
+	if args[0] == "set" {
+		return relaxSet(args), nil
+	}
 	return args, nil
+}
+
+// relaxSet drops errexit and nounset from a `set` call: recorded commands
+// print nothing, so values a script computes with $(…) can be empty, and
+// the script should still reach its launch command.
+func relaxSet(args []string) []string {
+	out := []string{args[0]}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if (a == "-o" || a == "+o") && i+1 < len(args) {
+			if args[i+1] == "errexit" || args[i+1] == "nounset" {
+				i++
+				continue
+			}
+			out = append(out, a, args[i+1])
+			i++
+			continue
+		}
+		if len(a) > 1 && a[0] == '-' {
+			a = strings.NewReplacer("e", "", "u", "").Replace(a)
+			if a == "-" {
+				continue
+			}
+		}
+		out = append(out, a)
+	}
+	if len(out) == 1 {
+		// A bare `set` prints the variables; keep it harmless.
+		return []string{"set", "+e"}
+	}
+	return out
 }
 
 // printfQ rewrites `printf FMT ARGS…` with %q verbs (which the interpreter
@@ -294,6 +340,17 @@ func (sb *sandbox) exec(ctx context.Context, args []string) error {
 		if len(args) > 2 && args[1] == "-c" {
 			return hc.Builtin(ctx, []string{"eval", args[2]})
 		}
+	case "hf", "huggingface-cli":
+		// `hf download <repo>` prints the local path; the repo id stands
+		// for it (Check 3 compares the model as the HF id).
+		if len(args) > 2 && args[1] == "download" {
+			for _, a := range args[2:] {
+				if !strings.HasPrefix(a, "-") {
+					fmt.Fprintln(hc.Stdout, a)
+					break
+				}
+			}
+		}
 	case "dirname":
 		if len(args) > 1 {
 			fmt.Fprintln(hc.Stdout, filepath.Dir(args[len(args)-1]))
@@ -343,7 +400,7 @@ func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.File
 		return &sink{sb: sb, name: path, appendMode: flag&os.O_APPEND != 0}, nil
 	}
 	if filepath.Base(p) == "benchmark_lib.sh" {
-		return readOnly{strings.NewReader(benchmarkLibStub)}, nil
+		return readOnly{strings.NewReader(sb.lib)}, nil
 	}
 	sb.mu.Lock()
 	data, written := sb.run.Writes[path]

@@ -219,7 +219,31 @@ func TestScriptWritesNothing(t *testing.T) {
 	for _, c := range run.Commands {
 		names = append(names, c.Argv[0])
 	}
-	eqStrings(t, "commands", names, []string{"touch", "cp", "python3"})
+	eqStrings(t, "commands", names, []string{"dirname", "hf", "touch", "cp", "sglang_common_flags", "python3"})
+
+	// Through Render: the checkout's benchmark_lib.sh helper gives flags,
+	// its check_env_vars and wait_for_server_ready are stubbed.
+	d := renderOne(t, ws, p, Options{ScriptEnv: []string{"TARGET=" + target}})
+	eqStrings(t, "args", argsText(d.Processes[0].Args), []string{
+		"--model-path moonshotai/Kimi-K3", "--tp 8", "--enable-metrics", "--log-level warning",
+	})
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("render wrote %d files", len(ents))
+	}
+}
+
+func TestRelaxSet(t *testing.T) {
+	for in, want := range map[string]string{
+		"set -euo pipefail":            "set -o pipefail",
+		"set -e":                       "set +e",
+		"set -eux":                     "set -x",
+		"set -o errexit -o nounset -x": "set -x",
+		"set -- -e a":                  "set -- -e a",
+	} {
+		if got := strings.Join(relaxSet(strings.Fields(in)), " "); got != want {
+			t.Errorf("%s: %s, want %s", in, got, want)
+		}
+	}
 }
 
 func TestScriptParseError(t *testing.T) {
