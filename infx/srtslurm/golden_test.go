@@ -69,12 +69,15 @@ func parseGolden(text string) (header []string, steps []goldenStep, pre map[stri
 	return
 }
 
-// TestGoldenSrtSlurm renders every recipe of ../shared/golden/srt-slurm
-// with the srt-slurm ref named in the golden file name and compares step by
-// step: node list, image, task count, every exported env var (in order) and
-// the command line (shlex-joined argv), then the bash preambles, the files
-// srt-slurm writes, and finally the whole text byte for byte.
-func TestGoldenSrtSlurm(t *testing.T) {
+// goldenCase is one golden file with the rendering we make for it.
+type goldenCase struct {
+	name, want, got string
+}
+
+// renderGoldens renders the recipe of every golden file in
+// SRT_SLURM_GOLDEN_DIR with the srt-slurm ref named in the file name
+// (<what>.<ref>.txt), recipes read from SRT_SLURM_RECIPE_DIR.
+func renderGoldens(t *testing.T) []goldenCase {
 	gdir, ok := sharedDir(t, "SRT_SLURM_GOLDEN_DIR", "../shared/golden/srt-slurm")
 	if !ok {
 		t.Skipf("golden dir %s absent", gdir)
@@ -87,48 +90,51 @@ func TestGoldenSrtSlurm(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden files in %s (%v)", gdir, err)
 	}
-	pass := 0
+	var cases []goldenCase
 	for _, gf := range files {
 		name := filepath.Base(gf)
-		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(gf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := string(data)
-			first, _, _ := strings.Cut(want, "\n")
-			ref := strings.TrimPrefix(first, "# recipe: ")
-			recipePath, sel, _ := strings.Cut(ref, ":")
-			m := reGoldenRef.FindStringSubmatch(strings.TrimSuffix(name, ".txt"))
-			if m == nil {
-				t.Fatalf("cannot tell the srt-slurm ref from %s", name)
-			}
-			version := m[1]
-			rec, err := Load(filepath.Join(rdir, recipePath))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := rec.Render(sel, Options{Version: version})
-			if err != nil {
-				t.Fatal(err)
-			}
-			out.Label = ref
-			got := out.Text()
-			if got == want {
-				pass++
-				return
-			}
-			gh, gs, gp, gfiles := parseGolden(got)
-			wh, ws, wp, wfiles := parseGolden(want)
-			for i := range wh {
-				if i >= len(gh) || gh[i] != wh[i] {
-					g := ""
-					if i < len(gh) {
-						g = gh[i]
-					}
-					t.Errorf("header line %d:\n got %s\nwant %s", i+1, g, wh[i])
-				}
-			}
+		data, err := os.ReadFile(gf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := goldenCase{name: name, want: string(data)}
+		first, _, _ := strings.Cut(c.want, "\n")
+		ref := strings.TrimPrefix(first, "# recipe: ")
+		recipePath, sel, _ := strings.Cut(ref, ":")
+		m := reGoldenRef.FindStringSubmatch(strings.TrimSuffix(name, ".txt"))
+		if m == nil {
+			t.Errorf("%s: cannot tell the srt-slurm ref from the file name", name)
+			continue
+		}
+		rec, err := Load(filepath.Join(rdir, recipePath))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		out, err := rec.Render(sel, Options{Version: m[1]})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		out.Label = ref
+		c.got = out.Text()
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+// TestGoldenSrtSlurm is the oracle of ../shared/golden/srt-slurm: for every
+// golden file, the same srun steps in the same order, each with the same
+// node list, task count and image, the same exported env (names, values,
+// order) and the same command (shlex-joined argv). Node names and IPs are
+// the README's fakes (nodeK, 10.0.0.K), which Render uses too.
+func TestGoldenSrtSlurm(t *testing.T) {
+	cases := renderGoldens(t)
+	pass := 0
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, gs, _, _ := parseGolden(c.got)
+			_, ws, _, _ := parseGolden(c.want)
 			if len(gs) != len(ws) {
 				t.Errorf("%d srun steps, want %d", len(gs), len(ws))
 			}
@@ -143,8 +149,45 @@ func TestGoldenSrtSlurm(t *testing.T) {
 				if g.cmd != w.cmd {
 					t.Errorf("step %d (%s) command:\n got %s\nwant %s", i, w.header, g.cmd, w.cmd)
 				}
-				if gp[g.pre] != wp[w.pre] {
-					t.Errorf("step %d (%s) preamble %s/%s:\n got %s\nwant %s", i, w.header, g.pre, w.pre, gp[g.pre], wp[w.pre])
+				if (g.pre == "") != (w.pre == "") {
+					t.Errorf("step %d (%s): preamble %q, want %q", i, w.header, g.pre, w.pre)
+				}
+			}
+			if !t.Failed() {
+				pass++
+			}
+		})
+	}
+	t.Logf("%d/%d golden renderings: every srun step's argv and env equal", pass, len(cases))
+}
+
+// TestGoldenSrtSlurmText compares the whole text of every golden rendering
+// byte for byte: besides the steps, the header, the bash preambles (dynamo
+// install, fingerprint) and the files srt-slurm writes (nginx.conf, TRT-LLM
+// engine YAML).
+func TestGoldenSrtSlurmText(t *testing.T) {
+	cases := renderGoldens(t)
+	pass := 0
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.got == c.want {
+				pass++
+				return
+			}
+			gh, gs, gp, gfiles := parseGolden(c.got)
+			wh, ws, wp, wfiles := parseGolden(c.want)
+			for i := range wh {
+				if i >= len(gh) || gh[i] != wh[i] {
+					g := ""
+					if i < len(gh) {
+						g = gh[i]
+					}
+					t.Errorf("header line %d:\n got %s\nwant %s", i+1, g, wh[i])
+				}
+			}
+			for i := 0; i < len(gs) && i < len(ws); i++ {
+				if gp[gs[i].pre] != wp[ws[i].pre] {
+					t.Errorf("step %d (%s) preamble %s/%s:\n got %s\nwant %s", i, ws[i].header, gs[i].pre, ws[i].pre, gp[gs[i].pre], wp[ws[i].pre])
 				}
 			}
 			for n, w := range wfiles {
@@ -158,9 +201,9 @@ func TestGoldenSrtSlurm(t *testing.T) {
 				}
 			}
 			if !t.Failed() {
-				t.Errorf("text differs from the golden file (layout)")
+				t.Errorf("text differs from the golden file (layout or steps; see TestGoldenSrtSlurm)")
 			}
 		})
 	}
-	t.Logf("%d/%d golden renderings byte-identical", pass, len(files))
+	t.Logf("%d/%d golden renderings byte-identical", pass, len(cases))
 }
