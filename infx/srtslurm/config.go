@@ -78,6 +78,8 @@ type config struct {
 	natsPayload    string // "" = not set
 	clientDedic    bool
 
+	observability bool
+
 	environment *omap
 	setupScript string
 	srunOptions *omap
@@ -356,8 +358,28 @@ func buildConfig(file string, m *omap) (*config, error) {
 	if c.setCVD, err = g.boolean(be, "set_cuda_visible_devices", false); err != nil {
 		return nil, err
 	}
-	if c.publishEv, err = g.boolean(be, "publish_events_and_metrics", false); err != nil {
+	if obs, _, err := g.mapAt(m, "observability"); err != nil {
 		return nil, err
+	} else if obs != nil {
+		if c.observability, err = g.boolean(obs, "enabled", false); err != nil {
+			return nil, err
+		}
+	}
+	if c.publishEv, err = g.boolean(be, "publish_events_and_metrics", c.observability && c.backend == "trtllm"); err != nil {
+		return nil, err
+	}
+	if c.observability && c.backend == "trtllm" {
+		// observability defaults for every engine config (spec §1 step 4);
+		// values in the recipe win.
+		for _, md := range []mode{modePrefill, modeDecode, modeAgg} {
+			cfg := deepCopy(c.modeCfg[md]).(*omap)
+			for _, k := range []string{"enable_iter_perf_stats", "return_perf_metrics"} {
+				if _, ok := cfg.get(k); !ok {
+					cfg.set(k, true, src{})
+				}
+			}
+			c.modeCfg[md] = cfg
+		}
 	}
 	if c.numaBind, err = g.boolean(be, "numa_memory_bind", false); err != nil {
 		return nil, err

@@ -136,6 +136,9 @@ func (r *Recipe) Render(selector string, opt Options) (*Rendering, error) {
 		c.modelPath = "<model>"
 		warnings = append(warnings, "model.path is not set (the InferenceX binder sets it from the master config); rendered as <model>: pass Options.Model")
 	}
+	if c.observability {
+		warnings = append(warnings, "observability.enabled: the debug-span env vars srt-slurm adds to every role and frontend are not rendered")
+	}
 	if c.container == "" {
 		c.container = "<image>"
 		warnings = append(warnings, "model.container is not set (the InferenceX binder sets it from the master config); rendered as <image>: pass Options.Image")
