@@ -174,18 +174,23 @@ type renderResult struct {
 
 func comparePoint(pr *PointResult, f *cookbook.File, sel cookbook.Selection, model, infxDir string, repo *gitRepo,
 	render RenderFunc, cache map[string]renderResult, ex *exclusions.Set, rules *Rules) {
+	file, rel := resolveRecipe(infxDir, pr.Recipe)
+	if file != "" {
+		pr.RecipeFile = rel
+		pr.Drift = repo.drift(rel, pr.ProvSHA)
+	} else {
+		pr.Drift = Drift{State: DriftUnknown, Detail: "recipe not in --infx"}
+	}
 	if strings.HasSuffix(pr.Recipe, ".sh") {
 		pr.Status = StatusScript
+		pr.Message = "single-node shell scripts are rendered by the render issue, not compared here"
 		return
 	}
-	file, rel := resolveRecipe(infxDir, pr.Recipe)
 	if file == "" {
 		pr.Status = StatusRecipeNotFound
 		pr.Message = fmt.Sprintf("%s is not in %s", pr.Recipe, infxDir)
 		return
 	}
-	pr.RecipeFile = rel
-	pr.Drift = repo.drift(rel, pr.ProvSHA)
 	key := file + "\x00" + pr.Selector + "\x00" + model
 	rr, ok := cache[key]
 	if !ok {

@@ -220,7 +220,23 @@ func (r *Report) Text() string {
 			fmt.Fprintf(&b, "  %s point %d: error: %s\n", p.CellID, p.Point, p.Message)
 		}
 	}
-	fmt.Fprintf(&b, "\nRoles: %s\n", strings.Join(sortedCounts(r.Counts.Roles), ", "))
+	b.WriteString("\n")
+	for _, f := range r.Cookbook {
+		id := "sha256:" + f.SHA256
+		if f.Commit != "" {
+			id = "commit " + f.Commit
+			if f.Dirty {
+				id += " (modified)"
+			}
+		}
+		fmt.Fprintf(&b, "Cookbook: %s (%s)\n", f.Path, id)
+	}
+	if r.InferenceX.Commit != "" {
+		fmt.Fprintf(&b, "InferenceX: %s (commit %s)\n", r.InferenceX.Dir, r.InferenceX.Commit)
+	} else {
+		fmt.Fprintf(&b, "InferenceX: %s (not a git checkout: commit drift unknown)\n", r.InferenceX.Dir)
+	}
+	fmt.Fprintf(&b, "Roles: %s\n", strings.Join(sortedCounts(r.Counts.Roles), ", "))
 	fmt.Fprintf(&b, "Points: %s\n", strings.Join(sortedCounts(r.Counts.Points), ", "))
 	fmt.Fprintf(&b, "Exclusion policy: %s\n", r.Policy.Version)
 	return b.String()

@@ -63,7 +63,8 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 	if (o.infx == "") != (o.cookbook == "") {
 		return &exitError{code: exitUsage, err: errors.New("--infx and --cookbook go together (give both, or neither for the demo workspace)")}
 	}
-	if o.infx == "" {
+	demo := o.infx == ""
+	if demo {
 		dir, err := extractDemo()
 		if err != nil {
 			return err
@@ -74,6 +75,10 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 	rep, err := compare.Coverage(compare.CoverageOptions{InfxDir: o.infx, CookbookDir: o.cookbook, ConfigKey: o.configKey})
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
+	}
+	if demo {
+		// name the embedded workspace, not its temporary copy
+		rep.InferenceX.Dir, rep.CookbookDir = "(embedded demo)/inferencex", "(embedded demo)/sglang"
 	}
 	var out []byte
 	switch o.format {
