@@ -66,15 +66,21 @@ func infxQueries(t testing.TB, dir string) (keys []string, qs map[string][]Query
 // the verdict counts and the gaps with their nearest candidate.
 func TestCorpusMatchInferenceX(t *testing.T) {
 	root := recipesRoot(t)
-	infx := filepath.Join(filepath.Dir(root), "inferencex")
-	if _, err := os.Stat(infx); err != nil {
-		t.Skip("no inferencex corpus")
+	infx := os.Getenv("INFERENCEX_DIR")
+	if infx == "" {
+		if _, err := os.Stat(filepath.Join("..", "..", "shared")); err != nil {
+			t.Skip("../shared is absent")
+		}
+		infx = filepath.Join("..", "..", "shared", "corpus", "inferencex")
 	}
 	ix, err := Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	keys, qs := infxQueries(t, infx)
+	if len(keys) == 0 {
+		t.Fatalf("%s: no vLLM-family keys in configs/*-master.yaml", infx)
+	}
 	var rolesExact, rolesNearest, keysCovered, keysGap int
 	for _, k := range keys {
 		seen := map[string]bool{}
