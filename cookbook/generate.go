@@ -685,4 +685,3 @@ func verify(out []byte, cells []*genCell) error {
 	}
 	return nil
 }
-

@@ -75,7 +75,7 @@ func compress(d *Data, cells []*genCell) {
 				for cj := 0; cj < ci; cj++ {
 					prev := cells[cj].points[0].blocks[r]
 					for k := range prev {
-						if prev[k].Kind != target.Kind {
+						if prev[k].Kind != target.Kind || prev[k].Role != target.Role {
 							continue
 						}
 						if e, ok := deltaOf(&prev[k], target, false); ok {

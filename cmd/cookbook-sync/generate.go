@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -185,15 +186,37 @@ func runGenerate(w io.Writer, o generateOptions) error {
 	}
 	fmt.Fprintf(w, "wrote %s: %d cells, %d points, %d bytes (verified: every point decodes back)\n", o.out, len(g.Data.Cells), points, len(g.Bytes))
 	if len(g.Skipped) > 0 {
-		fmt.Fprintf(w, "skipped %d points:\n", len(g.Skipped))
+		// One line per config key: how many points, and the first reason.
+		var keys []string
+		count := map[string]int{}
+		first := map[string]string{}
 		for _, s := range g.Skipped {
-			fmt.Fprintf(w, "  %s row %d conc %d: %s\n", s.ConfigKey, s.Row, s.Concurrency, s.Reason)
+			if count[s.ConfigKey] == 0 {
+				keys = append(keys, s.ConfigKey)
+				first[s.ConfigKey] = s.Reason
+			}
+			count[s.ConfigKey]++
+		}
+		fmt.Fprintf(w, "skipped %d points (not renderable from this checkout):\n", len(g.Skipped))
+		for _, k := range keys {
+			fmt.Fprintf(w, "  %s: %d points: %s\n", k, count[k], first[k])
 		}
 	}
 	if len(g.Dropped) > 0 {
-		fmt.Fprintf(w, "left out by the exclusion list (%d):\n", len(g.Dropped))
+		// Settings left out, once each with the number of rows.
+		var whats []string
+		count := map[string]int{}
 		for _, d := range g.Dropped {
-			fmt.Fprintf(w, "  %s\n", d)
+			_, what, _ := strings.Cut(d, ": ")
+			if count[what] == 0 {
+				whats = append(whats, what)
+			}
+			count[what]++
+		}
+		sort.Strings(whats)
+		fmt.Fprintf(w, "left out by the exclusion list (%d settings):\n", len(whats))
+		for _, what := range whats {
+			fmt.Fprintf(w, "  %s [%d rows]\n", what, count[what])
 		}
 	}
 	return nil
