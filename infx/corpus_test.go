@@ -219,3 +219,30 @@ func TestCorpusRenderCache(t *testing.T) {
 		t.Error("no point rendered")
 	}
 }
+
+// TestCorpusRenderAllNewLayout renders every point of the only real
+// new-layout master (an intermediate inferencex-e2e revision: srt-recipe
+// for single-node rows, CONFIG_FILE=recipes/<prefix>/<engine>/… for
+// multinode rows, `worker:` blocks for aggregated multinode rows).
+func TestCorpusRenderAllNewLayout(t *testing.T) {
+	corpusDir(t)
+	ws, err := Open(filepath.Join(corpusInfx, "..", "pairs", "inferencex"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws.Layout != LayoutNew {
+		t.Errorf("layout = %s", ws.Layout)
+	}
+	s, err := ws.RenderAll(nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("keys %d, points %d, rendered %d, upstream-only %d, missing %d, unsupported %d, out of scope %d, errors %d",
+		s.Keys, s.Points, s.Rendered, s.UpstreamOnly, s.Missing, s.Unsupported, s.OutOfScope, s.Errors)
+	for _, f := range s.Failures {
+		t.Errorf("render failure: %s", f)
+	}
+	if s.Keys != 149 || s.Rendered == 0 {
+		t.Errorf("summary = %+v", s)
+	}
+}

@@ -223,6 +223,15 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 		p.Kind = KindRecipe
 		file, sel := splitSelector(cf.Value)
 		p.RecipeRef, p.Selector, p.RefPos = file, sel, cf.Pos
+		if strings.HasPrefix(file, "benchmarks/") {
+			// A repository-relative recipe path.
+			if p.Recipe = firstFile([]string{filepath.Join(ws.Base, file)}); p.Recipe == "" {
+				p.Status, p.Note = StatusMissing, "recipe "+file+" is not in the checkout"
+			} else {
+				p.Status = StatusOK
+			}
+			break
+		}
 		rest, ok := strings.CutPrefix(file, "recipes/")
 		if !ok {
 			p.Kind, p.Status = KindOther, StatusUnsupported
@@ -241,9 +250,12 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 		}
 	case e.Multinode:
 		p.Kind, p.Status = KindOther, StatusUnsupported
-		if e.Framework == "sglang-disagg" || e.Framework == "atom-disagg" {
+		switch e.Framework {
+		case "sglang-disagg", "atom-disagg":
 			p.Note = e.Framework + ": flags assembled by server_sglang.sh from benchmarks/multi_node/amd_utils/models.yaml, not an srt-slurm recipe"
-		} else {
+		case "tilert":
+			p.Note = "tilert: launched by its own multinode scripts, not an srt-slurm recipe"
+		default:
 			p.Note = "multinode row without CONFIG_FILE or srt-recipe"
 		}
 	default:
