@@ -119,10 +119,22 @@ func Parse(name string, src []byte) (*File, error) {
 	if i := strings.LastIndex(slash, "docs/src/snippets/"); i >= 0 {
 		f.RepoPath = slash[i:]
 	}
-	if err := f.envelope(); err != nil {
-		return nil, err
+	// The JS syntax check (the whole module through tdewolff/parse/v2/js)
+	// runs next to the envelope scan and the JSON decoding; its error, with
+	// line:col, wins over theirs.
+	if len(bytes.TrimSpace(f.src)) == 0 {
+		return nil, f.errAt(0, "", "empty file: want `export const agentx = {…};`")
 	}
-	if err := f.decodeJSON(); err != nil {
+	syntax := make(chan error, 1)
+	go func() { syntax <- f.jsSyntax(bytes.Clone(buf)) }()
+	err := f.envelope()
+	if err == nil {
+		err = f.decodeJSON()
+	}
+	if serr := <-syntax; serr != nil {
+		return nil, serr
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := f.validate(); err != nil {
@@ -155,20 +167,22 @@ func (f *File) position(off int) (int, int) {
 	return line, col
 }
 
-// envelope checks the JS module shape and finds the literal's span.
-func (f *File) envelope() error {
-	if len(bytes.TrimSpace(f.src)) == 0 {
-		return f.errAt(0, "", "empty file: want `export const agentx = {…};`")
-	}
-	// Syntax first: the JS parser reports the line:col of truncations,
-	// unbalanced braces and the like.
-	if _, err := js.Parse(parse.NewInputBytes(f.src), js.Options{}); err != nil {
+// jsSyntax parses src (a private copy of the file: the parser writes a NUL
+// past its end) as a JS module and reports syntax errors with line:col:
+// truncations, unbalanced braces and the like.
+func (f *File) jsSyntax(src []byte) error {
+	if _, err := js.Parse(parse.NewInputBytes(src), js.Options{}); err != nil {
 		var pe *parse.Error
 		if errors.As(err, &pe) {
 			return &Error{File: f.Name, Line: pe.Line, Col: pe.Column, Msg: "JavaScript syntax: " + pe.Message}
 		}
 		return &Error{File: f.Name, Msg: "JavaScript syntax: " + err.Error()}
 	}
+	return nil
+}
+
+// envelope checks the JS module shape and finds the literal's span.
+func (f *File) envelope() error {
 	lx := js.NewLexer(parse.NewInputBytes(f.src))
 	off := 0
 	next := func() (js.TokenType, []byte, int) {
