@@ -102,6 +102,7 @@ func TestCorpusMatchInferenceX(t *testing.T) {
 			}
 			if cs[0].Exact {
 				rolesExact++
+				t.Logf("covered %s [%s]: %s", k, id, cs[0].Where())
 				continue
 			}
 			rolesNearest++

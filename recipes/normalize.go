@@ -276,6 +276,8 @@ type Topology struct {
 	Mode       string // tp | tep | dep | dp (DP replicas without EP)
 }
 
+// String gives the layout as "TP8", "DEP16", "TEP4(pp2)"; "tp?" when a size
+// is a placeholder.
 func (t Topology) String() string {
 	if t.GPUs == 0 {
 		return t.Mode + "?"

@@ -75,6 +75,7 @@ type ShellError struct {
 	Msg       string
 }
 
+// Error gives "line:col: message" (block-relative).
 func (e *ShellError) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg) }
 
 var placeholderRe = regexp.MustCompile(`^<[A-Za-z_][A-Za-z0-9_.:/\-]*(?: [A-Za-z0-9_.:/\-]+)*>`)
