@@ -183,3 +183,20 @@ func TestEnvNormalization(t *testing.T) {
 		}
 	}
 }
+
+// A worker flag given twice keeps its last value (argparse store: srtctl
+// injects --disaggregation-bootstrap-port, the recipe repeats it); a router
+// keeps every --prefill/--decode occurrence (append options).
+func TestRepeatedFlags(t *testing.T) {
+	r := rules(t)
+	w := &launch.Process{Kind: launch.KindWorker, Role: launch.RolePrefill, Program: "python3 -m dynamo.sglang",
+		Args: []launch.Arg{{Flag: "--disaggregation-bootstrap-port", Values: []string{"7200"}}, {Flag: "--disaggregation-bootstrap-port", Values: []string{"31000"}}}}
+	if got := r.NormalizeProcess(w, "sglang", "").Settings["--disaggregation-bootstrap-port"].Value; got != "31000" {
+		t.Errorf("worker repeated flag = %q, want 31000", got)
+	}
+	rt := &launch.Process{Kind: launch.KindSGLangRouter, Program: "python -m sglang_router.launch_router",
+		Args: []launch.Arg{{Flag: "--prefill", Values: []string{"http://$PREFILL_0_HEAD_IP:30000", "8998"}}, {Flag: "--prefill", Values: []string{"http://$PREFILL_1_HEAD_IP:30000", "8998"}}}}
+	if got, want := r.NormalizeProcess(rt, "sglang-router", "").Settings["--prefill"].Value, "http://$PREFILL_0_HEAD_IP:30000 8998 ; http://$PREFILL_1_HEAD_IP:30000 8998"; got != want {
+		t.Errorf("router repeated flag = %q, want %q", got, want)
+	}
+}

@@ -122,6 +122,7 @@ type matcher struct {
 	re  *regexp.Regexp
 }
 
+// MatchString reports whether s matches the glob.
 func (m *matcher) MatchString(s string) bool {
 	if m.lit != nil {
 		return m.lit[s]
