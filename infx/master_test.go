@@ -207,6 +207,8 @@ func TestRenderNewLayout(t *testing.T) {
 		"zip_override_tp8_ep1[0] tp8 mrr4",
 		"zip_override_tp4_ep1[0] tp4 mrr4", "zip_override_tp4_ep1[1] tp4 mrr8", "zip_override_tp4_ep1[2] tp4 mrr16",
 		"zip_override_tp4_ep1[3] tp4 mrr32",
+		"zip_override_tp4_ep1[2] tp4 mrr16", // the whole group, matched by CONC
+		"zip_override_tp4_ep1[1] tp4 mrr8",  // a glob
 	})
 
 	// The agentic script that remains in the new layout.
@@ -220,7 +222,7 @@ func TestRenderNewLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Keys != 4 || s.Points != 12 || s.Rendered != 9 || s.Missing != 2 || s.OutOfScope != 1 || s.Errors != 1 {
+	if s.Keys != 4 || s.Points != 14 || s.Rendered != 11 || s.Missing != 2 || s.OutOfScope != 1 || s.Errors != 1 {
 		t.Errorf("summary = %+v", s)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -20,11 +21,29 @@ func (ws *Workspace) renderRecipe(p Point, opt Options, cache recipeCache) ([]la
 		return nil, "", err
 	}
 	sel := p.Selector
-	if sel == "" && rec.HasVariants() {
-		sels := rec.Selectors()
-		sel = sels[0]
-		if len(sels) != 1 {
-			if sel, err = ws.matchVariant(p, sels); err != nil {
+	if rec.HasVariants() {
+		// No selector, a whole zip group (zip_override_<g>) or a glob
+		// (srtctl: fnmatch over the variant keys) names several variants:
+		// the point's TP/CONC picks one.
+		var cands []string
+		for _, s := range rec.Selectors() {
+			group, _, _ := strings.Cut(s, "[")
+			switch {
+			case sel == "":
+				cands = append(cands, s)
+			case strings.HasPrefix(sel, "zip_override_") && !strings.Contains(sel, "[") && group == sel:
+				cands = append(cands, s)
+			case strings.ContainsAny(sel, "*?"):
+				if ok, _ := path.Match(sel, group); ok {
+					cands = append(cands, s)
+				}
+			}
+		}
+		switch {
+		case len(cands) == 1:
+			sel = cands[0]
+		case len(cands) > 1:
+			if sel, err = ws.matchVariant(p, cands); err != nil {
 				return nil, "", err
 			}
 		}
