@@ -73,7 +73,7 @@ type Point struct {
 	// merged under the recipe.
 	LaneBlocks []string `json:"laneBlocks,omitempty"`
 	// Script is the resolved single-node script (filesystem path); Scripts
-	// lists the names tried when it is missing.
+	// lists the paths tried (repository-relative) when it is missing.
 	Script  string   `json:"script,omitempty"`
 	Scripts []string `json:"scriptsTried,omitempty"`
 
@@ -249,7 +249,7 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 			p.Status = StatusOK
 		}
 	case e.Multinode:
-		p.Kind, p.Status = KindOther, StatusUnsupported
+		p.Kind, p.Status, p.RefPos = KindOther, StatusUnsupported, r.Pos
 		switch e.Framework {
 		case "sglang-disagg", "atom-disagg":
 			p.Note = e.Framework + ": flags assembled by server_sglang.sh from benchmarks/multi_node/amd_utils/models.yaml, not an srt-slurm recipe"
@@ -265,10 +265,11 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 		for i, s := range p.Scripts {
 			p.Scripts[i] = ws.rel(s)
 		}
+		p.RefPos = r.Pos
 		if p.Script == "" {
 			p.Status, p.Note = StatusMissing, "no single-node script in the checkout (tried "+strings.Join(p.Scripts, ", ")+")"
 		} else {
-			p.Status = StatusOK
+			p.Status, p.Scripts = StatusOK, nil
 		}
 	}
 	return p
