@@ -227,3 +227,43 @@ func TestFeaturesDeployment(t *testing.T) {
 		t.Errorf("deployment recipe/selector = %q %q", d.Deployment.Source.Recipe, d.Deployment.Source.Selector)
 	}
 }
+
+// TestConcurrentDecode: a File may be decoded from several goroutines
+// (run with -race).
+func TestConcurrentDecode(t *testing.T) {
+	f, err := ReadFile("testdata/features.jsx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[Selection]string{}
+	for _, s := range f.Selections() {
+		d, err := f.Decode(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[s] = string(d.OracleJSON())
+	}
+	done := make(chan string, 4)
+	for range 4 {
+		go func() {
+			for _, s := range f.Selections() {
+				d, err := f.Decode(s)
+				if err != nil {
+					done <- err.Error()
+					return
+				}
+				d.Deployment.Processes[0].Program = "x" // owned copy
+				if string(d.OracleJSON()) != want[s] {
+					done <- "differs"
+					return
+				}
+			}
+			done <- ""
+		}()
+	}
+	for range 4 {
+		if msg := <-done; msg != "" {
+			t.Error(msg)
+		}
+	}
+}
