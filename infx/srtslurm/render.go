@@ -386,7 +386,7 @@ func (rd *renderer) allocate(colocate bool) error {
 	return nil
 }
 
-// cfgInt reads an integer config key in either spelling.
+// cfgLookup finds a non-null config key in either spelling (- or _).
 func cfgLookup(cfg *omap, key string) (*entry, bool) {
 	if e, ok := cfg.get(key); ok && e.Val != nil {
 		return e, true
@@ -397,6 +397,7 @@ func cfgLookup(cfg *omap, key string) (*entry, bool) {
 	return nil, false
 }
 
+// cfgInt reads an integer config key of mode m in either spelling.
 func (rd *renderer) cfgInt(m mode, key string, def int) (int, error) {
 	e, ok := cfgLookup(rd.c.modeCfg[m], key)
 	if !ok {
