@@ -148,8 +148,10 @@ func checkRendering(doc map[string]json.RawMessage, r *Rendering) []string {
 	switch r.DeployType {
 	case "single_node":
 		cmp("argv", compactJSON(doc["argv"]), argvJSON(role("single")))
+		cmp("command", str("command"), role("single").Command())
 	case "multi_node":
 		cmp("head_argv", compactJSON(doc["head_argv"]), argvJSON(role("head")))
+		cmp("head_command", str("head_command"), role("head").Command())
 		var ws []json.RawMessage
 		_ = json.Unmarshal(doc["worker_argvs"], &ws)
 		got := workers()
@@ -165,11 +167,21 @@ func checkRendering(doc map[string]json.RawMessage, r *Rendering) []string {
 			_ = json.Unmarshal(doc[name], &obj)
 			rc := role(name)
 			cmp(name+".argv", compactJSON(obj["argv"]), argvJSON(rc))
+			var command string
+			_ = json.Unmarshal(obj["command"], &command)
+			cmp(name+".command", command, rc.Command())
 			if w, err := envOracle(obj["env"]); err != nil {
 				bad = append(bad, name+".env: "+err.Error())
 			} else {
 				cmp(name+".env", w, envJSON(rc.Env))
 			}
+			var meta struct {
+				Nodes, TP, DPLocal, DPSize, PoolGpus int
+				Parallelism                          string
+			}
+			_ = json.Unmarshal(doc[name], &meta)
+			cmp(name+".meta", fmt.Sprintf("%d %s %d %d %d %d", meta.Nodes, meta.Parallelism, meta.TP, meta.DPLocal, meta.DPSize, meta.PoolGpus),
+				fmt.Sprintf("%d %s %d %d %d %d", rc.Nodes, rc.Parallelism, rc.TP, rc.DPLocal, rc.DPSize, rc.PoolGPUs))
 		}
 		var router struct{ Command string }
 		_ = json.Unmarshal(doc["router"], &router)
@@ -216,11 +228,43 @@ func TestGoldenVLLMGenerated(t *testing.T) {
 			byPath[p] = r
 		}
 	}
-	// Trees whose recipe is in root: every recipe id and every promoted variant.
+	// A tree's recipe is in root when <tree>.json names it (hf_id, or
+	// meta.derived_from for a promoted variant checkpoint) and
+	// models/<id>.yaml exists; a tree without a document falls back to our
+	// own enumeration.
 	known := map[string]bool{}
 	for _, tr := range site.trees() {
 		known[tr.id] = true
 	}
+	inRoot := map[string]bool{}
+	treeInRoot := func(tree string) bool {
+		if v, ok := inRoot[tree]; ok {
+			return v
+		}
+		v := known[tree] || site.recipeIDs[tree]
+		if data, err := os.ReadFile(filepath.Join(pub, filepath.FromSlash(tree)+".json")); err == nil {
+			var doc struct {
+				HFID string `json:"hf_id"`
+				Meta struct {
+					DerivedFrom string `json:"derived_from"`
+				} `json:"meta"`
+			}
+			if json.Unmarshal(data, &doc) == nil && doc.HFID != "" {
+				id := doc.HFID
+				if doc.Meta.DerivedFrom != "" {
+					id = doc.Meta.DerivedFrom
+				}
+				_, err := os.Stat(filepath.Join(root, "models", filepath.FromSlash(id)+".yaml"))
+				v = err == nil
+			}
+		}
+		inRoot[tree] = v
+		return v
+	}
+	// Files present per tree, and the hardware ids each tree has files for
+	// (the corpus keeps a hardware cut), for the reverse check below.
+	present := map[string]bool{}
+	treeHW := map[string]map[string]bool{}
 	var files, checked, passed, skipped int
 	err = filepath.WalkDir(pub, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") {
@@ -235,10 +279,11 @@ func TestGoldenVLLMGenerated(t *testing.T) {
 			return nil
 		}
 		tree := parts[0] + "/" + parts[1]
-		if !known[tree] && !site.recipeIDs[tree] {
+		if !treeInRoot(tree) {
 			skipped++
 			return nil
 		}
+		present[rel] = true
 		checked++
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -262,6 +307,12 @@ func TestGoldenVLLMGenerated(t *testing.T) {
 				return nil
 			}
 		}
+		var hw string
+		_ = json.Unmarshal(doc["hardware"], &hw)
+		if treeHW[tree] == nil {
+			treeHW[tree] = map[string]bool{}
+		}
+		treeHW[tree][hw] = true
 		r := byPath[rel]
 		if r == nil {
 			t.Errorf("%s: we render nothing for this file", rel)
@@ -274,6 +325,17 @@ func TestGoldenVLLMGenerated(t *testing.T) {
 		passed++
 		return nil
 	})
+	// Reverse: every rendering we produce for a tree and hardware the corpus
+	// keeps must exist there.
+	extra := 0
+	for p, r := range byPath {
+		if treeHW[r.Tree][r.Hardware] && !present[p] {
+			extra++
+			if extra <= 20 {
+				t.Errorf("%s: we render it, the site build did not", p)
+			}
+		}
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -1330,4 +1331,39 @@ func (b *build) env(role string, _ int) []EnvEntry {
 		return []EnvEntry{}
 	}
 	return e.list
+}
+
+var (
+	shellVarRe  = regexp.MustCompile(`^\$[A-Z_][A-Z0-9_]*$`)
+	shellSafeRe = regexp.MustCompile(`^[A-Za-z0-9_./=:@,+%-]+$`)
+)
+
+// siteQuote is the site's q(v) (§9.6 step 5): bare for a shell variable or
+// a safe word, otherwise single-quoted with ' written as '\''.
+func siteQuote(v string) string {
+	if shellVarRe.MatchString(v) || shellSafeRe.MatchString(v) {
+		return v
+	}
+	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
+}
+
+// Command is the role's shell command as the site prints it (§9.6 step 5):
+// "vllm serve <model>", then one " \\\n  " line per flag unit, values quoted
+// with the site's q(v).
+func (rc *RoleCommand) Command() string {
+	if len(rc.Argv) < 3 {
+		return strings.Join(rc.Texts(), " ")
+	}
+	var b strings.Builder
+	b.WriteString("vllm serve " + rc.Argv[2].Text)
+	tail := rc.Argv[3:]
+	for i := 0; i < len(tail); i++ {
+		line := tail[i].Text
+		if strings.HasPrefix(line, "-") && i+1 < len(tail) && !strings.HasPrefix(tail[i+1].Text, "-") {
+			line += " " + siteQuote(tail[i+1].Text)
+			i++
+		}
+		b.WriteString(" \\\n  " + line)
+	}
+	return b.String()
 }

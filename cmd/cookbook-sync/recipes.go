@@ -84,10 +84,42 @@ func runRecipesDecode(w io.Writer, path string, o recipesDecodeOptions) error {
 	return nil
 }
 
+// writeRenderings prints the site renderings of a model YAML recipe with
+// every role (follower ranks included) as the site's command text.
+func writeRenderings(w io.Writer, fs *recipes.FileScan) {
+	for i, r := range fs.Renderings {
+		rec := ""
+		if r.Recommended {
+			rec = " (recommended)"
+		}
+		fmt.Fprintf(w, "\n## %d. model=%s hardware=%s variant=%s strategy=%s nodes=%d%s\n", i+1, r.Tree, r.Hardware, r.Variant, r.Strategy, r.NodeCount, rec)
+		for _, rc := range r.Roles {
+			label := rc.Name
+			if rc.Name == "worker" {
+				label = fmt.Sprintf("worker rank %d", rc.Rank)
+			}
+			fmt.Fprintf(w, "[%s]\n", label)
+			for _, e := range rc.Env {
+				fmt.Fprintf(w, "  %s=%s\n", e.Name, e.Value)
+			}
+			fmt.Fprintf(w, "%s\n", rc.Command())
+		}
+		if r.Router != "" {
+			fmt.Fprintf(w, "[router]\n%s\n", r.Router)
+		}
+	}
+}
+
 // writeDeployments prints deployments as shell-like text.
 func writeDeployments(w io.Writer, fs *recipes.FileScan) {
 	fmt.Fprintf(w, "# %s (%s): %d deployments\n", fs.File, fs.Kind, len(fs.Deployments))
+	if fs.Kind == "recipe" {
+		writeRenderings(w, fs)
+	}
 	for i, d := range fs.Deployments {
+		if d.Source.Strategy != "" {
+			continue // printed by writeRenderings
+		}
 		fmt.Fprintf(w, "\n## %d. model=%s", i+1, d.Model)
 		if d.Hardware != "" {
 			fmt.Fprintf(w, " hardware=%s", d.Hardware)
@@ -138,7 +170,7 @@ func shellQuote(s string) string {
 	}
 	safe := true
 	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_./=:@,+%-$", c)) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_./=:@,+%-${}", c)) {
 			safe = false
 			break
 		}
