@@ -1339,7 +1339,8 @@ var (
 )
 
 // siteQuote is the site's q(v) (§9.6 step 5): bare for a shell variable or
-// a safe word, otherwise single-quoted with ' written as '\”.
+// a safe word, otherwise single-quoted, an embedded single quote closed,
+// escaped with a backslash and reopened.
 func siteQuote(v string) string {
 	if shellVarRe.MatchString(v) || shellSafeRe.MatchString(v) {
 		return v
