@@ -29,7 +29,7 @@ func TestOpenLayouts(t *testing.T) {
 		"qwen3.5-fp8-mi355x-sglang-disagg", // amd-master.yaml sorts first
 		"dsr1-fp8-h200-sglang", "qwen3.5-fp8-h200-vllm", "qwen3.5-fp8-h200-sglang-agentic-mtp",
 		"glm5.2-fp8-h200-sglang", "loop-fp8-h200-sglang", "kimik3-fp4-h200-sglang",
-		"dsr1-fp4-gb200-dynamo-sglang", "dsr1-fp4-gb200-dynamo-trt",
+		"dsr1-fp4-gb200-dynamo-sglang", "dsr1-fp4-gb200-dynamo-trt", "dsr1-fp4-b200-trt",
 	})
 	nw := openNew(t)
 	if nw.Layout != LayoutNew || nw.Base != filepath.Join("testdata", "new", "inferencex-e2e") {

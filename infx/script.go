@@ -351,6 +351,10 @@ func (sb *sandbox) exec(ctx context.Context, args []string) error {
 				}
 			}
 		}
+	case "cat":
+		sb.cat(ctx, hc, args[1:])
+	case "tee":
+		sb.tee(hc, args[1:])
 	case "dirname":
 		if len(args) > 1 {
 			fmt.Fprintln(hc.Stdout, filepath.Dir(args[len(args)-1]))
@@ -365,6 +369,72 @@ func (sb *sandbox) exec(ctx context.Context, args []string) error {
 		}
 	}
 	return nil
+}
+
+// cat copies its files (or stdin, e.g. a heredoc) to stdout, so that
+// `cat > config.yaml <<EOF … EOF` leaves the file's text in Writes. Files
+// the script wrote are read back from Writes; others only inside the
+// readable roots.
+func (sb *sandbox) cat(ctx context.Context, hc interp.HandlerContext, files []string) {
+	var names []string
+	for _, f := range files {
+		if !strings.HasPrefix(f, "-") || f == "-" {
+			names = append(names, f)
+		}
+	}
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	for _, f := range names {
+		if f == "-" {
+			if hc.Stdin != nil {
+				io.Copy(hc.Stdout, io.LimitReader(hc.Stdin, 1<<20))
+			}
+			continue
+		}
+		sb.mu.Lock()
+		data, ok := sb.run.Writes[f]
+		sb.mu.Unlock()
+		if ok {
+			io.WriteString(hc.Stdout, data)
+			continue
+		}
+		if p := abs(ctx, f); sb.readable(p) {
+			if fh, err := os.Open(p); err == nil {
+				io.Copy(hc.Stdout, io.LimitReader(fh, 1<<20))
+				fh.Close()
+			}
+		}
+	}
+}
+
+// tee copies stdin to stdout and into each named file's Writes entry.
+func (sb *sandbox) tee(hc interp.HandlerContext, args []string) {
+	appendMode := false
+	var files []string
+	for _, a := range args {
+		switch {
+		case a == "-a" || a == "--append":
+			appendMode = true
+		case strings.HasPrefix(a, "-"):
+		default:
+			files = append(files, a)
+		}
+	}
+	var buf bytes.Buffer
+	if hc.Stdin != nil {
+		io.Copy(&buf, io.LimitReader(hc.Stdin, 1<<20))
+	}
+	hc.Stdout.Write(buf.Bytes())
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	for _, f := range files {
+		if appendMode {
+			sb.run.Writes[f] += buf.String()
+		} else {
+			sb.run.Writes[f] = buf.String()
+		}
+	}
 }
 
 // abs resolves p against the interpreter's directory.

@@ -282,3 +282,32 @@ func FuzzRunScript(f *testing.F) {
 		}
 	})
 }
+
+func TestScriptHeredocConfig(t *testing.T) {
+	ws := openOld(t)
+	p := pointAt(t, ws, "dsr1-fp4-b200-trt", 0, 128)
+	if p.InScope || p.Engine != "trtllm" || filepath.Base(p.Script) != "dsr1_fp4_b200_trt.sh" {
+		t.Fatalf("point = %+v", p)
+	}
+	d := renderOne(t, ws, p, Options{})
+	pr := d.Processes[0]
+	if pr.Program != "trtllm-serve" {
+		t.Fatalf("program = %q", pr.Program)
+	}
+	eqStrings(t, "args", argsText(pr.Args), []string{
+		"nvidia/DeepSeek-R1-0528-FP4", "--host 0.0.0.0", "--port 8888", "--tp_size 8", "--ep_size 8",
+		"--extra_llm_api_options /workspace/extra-llm-api-config.yml",
+	})
+	eqStrings(t, "files", pr.Files, []string{"/workspace/extra-llm-api-config.yml"})
+	run, err := RunScript(p.Script, ScriptOptions{Env: ScriptEnv(p, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "enable_attention_dp: true\ncuda_graph_config:\n  max_batch_size: 128\n"
+	if got := run.Writes["/workspace/extra-llm-api-config.yml"]; got != want {
+		t.Errorf("config = %q, want %q", got, want)
+	}
+	if got := run.Writes["/workspace/config-copy.yml"]; got != want {
+		t.Errorf("tee copy = %q", got)
+	}
+}

@@ -126,6 +126,15 @@ func ScriptProcesses(run *ScriptRun, file string) ([]launch.Process, error) {
 		if kind == launch.KindWorker {
 			p.Role = launch.RoleAgg
 		}
+		// Files the script wrote and the command names (engine configs
+		// such as trtllm-serve --extra_llm_api_options config.yaml).
+		for _, a := range p.Args {
+			for _, v := range a.Values {
+				if _, ok := run.Writes[v]; ok {
+					p.Files = append(p.Files, v)
+				}
+			}
+		}
 		seen := map[string]int{}
 		for _, kv := range append(append([]string(nil), c.Env...), envArgs...) {
 			k, v, _ := strings.Cut(kv, "=")

@@ -113,7 +113,7 @@ func TestRenderAllSummary(t *testing.T) {
 	if !strings.Contains(out, "error: loop-fp8-h200-sglang row 0 conc 1: ") || !strings.Contains(out, "loop_fp8_h200_sglang.sh:") {
 		t.Errorf("failure not listed:\n%s", out)
 	}
-	for _, want := range []string{"keys            9\n", "points          20\n", "rendered        14\n", "upstream-only   3\n", "unsupported     2\n", "out of scope    1\n", "errors          1\n"} {
+	for _, want := range []string{"keys            10\n", "points          21\n", "rendered        15\n", "upstream-only   3\n", "unsupported     2\n", "out of scope    2\n", "errors          1\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
