@@ -98,7 +98,7 @@ func Coverage(opt CoverageOptions) (*Report, error) {
 	}
 	render := opt.Render
 	if render == nil {
-		render = RenderSrtSlurm
+		render = srtSlurmRenderer()
 	}
 	snips, err := snippetFiles(opt.CookbookDir)
 	if err != nil {

@@ -15,6 +15,31 @@ func RenderSrtSlurm(path, selector, model string) (*launch.Deployment, error) {
 	if err != nil {
 		return nil, err
 	}
+	return renderRecipe(r, selector, model)
+}
+
+// srtSlurmRenderer is RenderSrtSlurm with each recipe file loaded once per
+// coverage run (bundles are cited with many selectors).
+func srtSlurmRenderer() RenderFunc {
+	type loaded struct {
+		r   *srtslurm.Recipe
+		err error
+	}
+	files := map[string]loaded{}
+	return func(path, selector, model string) (*launch.Deployment, error) {
+		l, ok := files[path]
+		if !ok {
+			l.r, l.err = srtslurm.Load(path)
+			files[path] = l
+		}
+		if l.err != nil {
+			return nil, l.err
+		}
+		return renderRecipe(l.r, selector, model)
+	}
+}
+
+func renderRecipe(r *srtslurm.Recipe, selector, model string) (*launch.Deployment, error) {
 	opt := srtslurm.Options{}
 	if model != "" {
 		opt.Model = "hf:" + model
