@@ -2,6 +2,7 @@ package srtslurm
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -195,6 +196,9 @@ func buildConfig(file string, m *omap) (*config, error) {
 		default:
 			return nil, g.errf(e, "unknown schema %s (srt-slurm knows 1 and 2)", pyRepr(e.Val))
 		}
+	}
+	if err := checkKeys(file, m, c.schema); err != nil {
+		return nil, err
 	}
 	if c.schema == 2 {
 		var err error
@@ -730,4 +734,80 @@ func normalizeV2(file string, m *omap) (*omap, error) {
 		}
 	}
 	return out, nil
+}
+
+// Known keys (spec §3.1, §10a). srt-slurm's marshmallow schema rejects
+// unknown keys at every level; these are the levels the spec lists
+// completely. The free-form dicts (args, env, *_config, …) are not checked.
+var (
+	keysTopV1 = keySet("name", "model", "resources", "slurm", "backend", "frontend", "dynamo", "benchmark",
+		"profiling", "output", "health_check", "infra", "observability", "telemetry", "environment",
+		"container_mounts", "extra_mount", "srun_options", "sbatch_directives", "enable_config_dump",
+		"setup_script", "identity", "reporting", "schema")
+	keysTopV2 = keySet("name", "model", "resources", "slurm", "engine", "roles", "services", "frontend",
+		"dynamo", "benchmark", "profiling", "output", "health_check", "observability", "telemetry",
+		"environment", "container_mounts", "extra_mount", "srun_options", "sbatch_directives",
+		"enable_config_dump", "setup_script", "identity", "reporting", "schema",
+		"backend", "infra") // rejected with a clearer message by normalizeV2
+	keysResources = keySet("gpu_type", "gpus_per_node", "prefill_nodes", "prefill_workers", "decode_nodes",
+		"decode_workers", "agg_nodes", "agg_workers", "gpus_per_prefill", "gpus_per_decode", "gpus_per_agg",
+		"spread_workers", "het_jobs")
+	keysFrontend = keySet("type", "enable_multiple_frontends", "num_additional_frontends", "nginx_container",
+		"nginx_raise_ulimit", "nginx_session_affinity", "nginx_session_affinity_header",
+		"nginx_keepalive_timeout", "args", "env", "orchestrator_placement", "dedicated_node", "ctx_router",
+		"gen_router", "server_config_extra", "placement")
+	keysDynamo = keySet("install", "version", "hash", "top_of_tree", "wheel", "request_plane", "event_plane",
+		"cargo_patches", "source")
+	keysInfra = keySet("etcd_nats_dedicated_node", "nats_max_payload_mb")
+)
+
+func keySet(ks ...string) map[string]bool {
+	m := make(map[string]bool, len(ks))
+	for _, k := range ks {
+		m[k] = true
+	}
+	return m
+}
+
+// checkKeys rejects unknown keys at the levels srt-slurm's schema fixes.
+func checkKeys(file string, m *omap, schema int) error {
+	top := keysTopV1
+	if schema == 2 {
+		top = keysTopV2
+	}
+	if err := unknownKey(file, m, top, ""); err != nil {
+		return err
+	}
+	for sec, known := range map[string]map[string]bool{"resources": keysResources, "frontend": keysFrontend, "dynamo": keysDynamo, "infra": keysInfra} {
+		if e, ok := m.get(sec); ok {
+			if sm, ok := e.Val.(*omap); ok {
+				if err := unknownKey(file, sm, known, sec); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func unknownKey(file string, m *omap, known map[string]bool, sec string) error {
+	for _, e := range m.entries {
+		if !known[e.Key] {
+			var ks []string
+			for k := range known {
+				ks = append(ks, k)
+			}
+			sort.Strings(ks)
+			where := "top-level"
+			if sec != "" {
+				where = sec
+			}
+			at := e.Src
+			if at.KLine > 0 {
+				at.Line, at.Col = at.KLine, at.KCol
+			}
+			return errAt(file, at, "unknown %s key %q (srt-slurm rejects unknown keys; known: %s)", where, e.Key, strings.Join(ks, ", "))
+		}
+	}
+	return nil
 }

@@ -143,8 +143,11 @@ func (r *Recipe) Render(selector string, opt Options) (*Rendering, error) {
 		c.container = "<image>"
 		warnings = append(warnings, "model.container is not set (the InferenceX binder sets it from the master config); rendered as <image>: pass Options.Image")
 	}
+	if e, ok := eff.get("telemetry"); ok && !prof.telemetryField {
+		return nil, errAt(r.File, e.Src, "telemetry is not in srt-slurm %s (the recipe fails validation there)", prof.name)
+	}
 	if c.dynWheel != "" && !prof.wheelField {
-		return nil, &Error{File: r.File, Path: "dynamo.wheel", Msg: fmt.Sprintf("srt-slurm %s has no dynamo.wheel field (the recipe fails validation there)", prof.name)}
+		return nil, rdErr(r.File, c, "dynamo.wheel", "dynamo.wheel is not in srt-slurm %s (the recipe fails validation there)", prof.name)
 	}
 	rd := &renderer{c: c, p: prof, file: r.File, optModel: opt.Model,
 		inj: launch.Origin{Kind: launch.OriginInjected, Detail: "srt-slurm " + prof.name}}
@@ -1401,4 +1404,11 @@ func (rd *renderer) workerURL(e *ep) string {
 		scheme = "grpc://"
 	}
 	return scheme + ip(e.nodes[0]) + ":" + strconv.Itoa(e.procs[0].http)
+}
+
+func rdErr(file string, c *config, p, format string, args ...any) error {
+	if s, ok := c.pos[p]; ok {
+		return errAt(file, s, format, args...)
+	}
+	return &Error{File: file, Path: p, Msg: fmt.Sprintf(format, args...)}
 }

@@ -250,6 +250,7 @@ func TestBadInput(t *testing.T) {
 		{"scalars.yaml", "", Options{Version: "v9.9.9"}, []string{"testdata/scalars.yaml", `unknown srt-slurm version "v9.9.9"`}},
 		{"scalars.yaml", "override_x", Options{}, []string{"testdata/scalars.yaml", `unknown selector "override_x"`}},
 		{"v2-v1key.yaml", "", Options{}, []string{"testdata/v2-v1key.yaml:5:10", "schema-1 key"}},
+		{"unknown-key.yaml", "", Options{}, []string{"testdata/unknown-key.yaml:4:1", `unknown top-level key "fronted"`}},
 		{"too-small.yaml", "", Options{}, []string{"testdata/too-small.yaml:4:3", "resources", "worker node(s)"}},
 	} {
 		r, err := Load(filepath.Join("testdata", tc.file))

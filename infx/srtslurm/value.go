@@ -44,7 +44,9 @@ func (e *Error) Error() string {
 // src is where a value was written: its YAML path and position.
 type src struct {
 	Path      string
-	Line, Col int
+	Line, Col int // the value
+	KLine     int // the key of a mapping entry
+	KCol      int
 }
 
 // entry is one key of an ordered mapping.
@@ -346,7 +348,7 @@ func (d *decoder) value(n *yaml.Node, p string) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			m.set(key, v, src{Path: cp, Line: vn.Line, Col: vn.Column})
+			m.set(key, v, src{Path: cp, Line: vn.Line, Col: vn.Column, KLine: k.Line, KCol: k.Column})
 		}
 		return m, nil
 	}

@@ -40,6 +40,7 @@ type profile struct {
 	directVLLM         bool // frontend.type: vllm
 	flock              bool // install wrapped in flock + sentinel
 	wheelField         bool // dynamo.wheel accepted
+	telemetryField     bool // top-level telemetry accepted
 	aflowersDotted     bool // vLLM: only the part before the first '.' gets _ → -
 	nixlBlock          bool // vLLM DP endpoints reserve a NIXL block
 }
@@ -50,7 +51,7 @@ func mainProfile() profile {
 		kvBase: 5200, nixlBase: 5400, dpRPCBase: 8400, skipLogFmt: true, dynLog: true,
 		runtimeEnvFront: true, popModelPath: true, fingerprint: true, vllmPort: true, vllmPortUnset: true,
 		dpPerNodeDefault: true, dpLaunchSelector: true, deviceIDs: true, directVLLM: true, flock: true,
-		wheelField: true, nixlBlock: true}
+		wheelField: true, telemetryField: true, nixlBlock: true}
 }
 
 var reTag = regexp.MustCompile(`^v1\.0\.(\d+)$`)
@@ -89,6 +90,7 @@ func lookupProfile(v string) (profile, error) {
 			p.fingerprint = false
 			p.flock = false
 			p.wheelField = false
+			p.telemetryField = false
 		} else {
 			p.name = "aflowers/vllm-gb200-v0.20.0"
 			p.httpStep = 1000
