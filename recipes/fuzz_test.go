@@ -38,3 +38,34 @@ func FuzzMarkdownShell(f *testing.F) {
 		_, _ = ParseShell(src)
 	})
 }
+
+// FuzzRecipeSynthesis renders arbitrary recipe YAML against the fixture
+// taxonomy and strategies: no panic, no unbounded work.
+func FuzzRecipeSynthesis(f *testing.F) {
+	base, err := LoadSite(fixtureSite)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if data, err := os.ReadFile(filepath.Join(fixtureSite, "models", "acme", "Rocket-1.yaml")); err == nil {
+		f.Add(data)
+	}
+	f.Add([]byte("model: {model_id: a/b}\nvariants: {default: {tp: {h200: 99}, vram_minimum_gb: 5000}}\ncompatible_strategies: [pd_cluster, multi_node_dep]\nstrategy_min_gpus: {tp: 100000}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := parseYAML("models/x/y.yaml", data)
+		if err != nil {
+			return
+		}
+		root := deref(doc)
+		if !isMap(root) {
+			return
+		}
+		s := *base
+		s.Recipes = []*Recipe{{HFID: "x/y", File: "models/x/y.yaml", yamlDoc: yamlDoc{rel: "models/x/y.yaml", root: root}}}
+		for _, r := range s.Renderings() {
+			_ = r.Deployment()
+			for i := range r.Roles {
+				_ = r.Roles[i].Command()
+			}
+		}
+	})
+}

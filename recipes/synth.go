@@ -625,9 +625,13 @@ type build struct {
 	modelFile string
 }
 
+// maxNodes bounds node, pool and instance counts so hostile input cannot
+// make a rendering allocate without limit; no recipe comes near it.
+const maxNodes = 4096
+
 func (x *rctx) renderStrategy(id string, n int) (*Rendering, bool) {
 	sd := x.s.stratByID[id]
-	if sd == nil {
+	if sd == nil || n > maxNodes {
 		return nil, false
 	}
 	b := &build{rctx: x, sid: id, S: sd, N: n}
@@ -740,6 +744,9 @@ func (b *build) kvPick(out *Rendering) bool {
 			n = f
 		}
 	}
+	if n > maxNodes {
+		return false
+	}
 	b.K = b.S
 	b.S = S
 	b.N = n
@@ -747,6 +754,9 @@ func (b *build) kvPick(out *Rendering) bool {
 	b.instances = 2
 	if v, ok := num(get(b.K.root, "default_instances")); ok && v != 0 {
 		b.instances = int(v)
+	}
+	if b.instances > maxNodes || b.instances < 1 {
+		return false
 	}
 	out.ServingStrategy = serving
 	out.NodeCount = n
@@ -847,6 +857,9 @@ func (b *build) pdNodesCalc() bool {
 		n := k
 		if f := b.nodesFor(b.unclampedMode(role)); f > n {
 			n = f
+		}
+		if n > maxNodes {
+			return false
 		}
 		b.pdNodes[role] = n
 	}
