@@ -1,7 +1,6 @@
 package infx
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -204,4 +203,3 @@ func (ws *Workspace) RenderAll(keys []string, opt Options) (Summary, error) {
 	return s, nil
 }
 
-var _ = errors.New

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cookbook-sync/cookbook-sync/infx"
+	"github.com/cookbook-sync/cookbook-sync/infx/srtslurm"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
@@ -86,6 +86,9 @@ func runRender(w io.Writer, o renderOptions, changed func(string) bool) error {
 	}
 	if o.infx == "" && o.recipe == "" {
 		return usageErr("--infx DIR is required with --config-key and --all")
+	}
+	if err := srtslurm.CheckVersion(o.version); err != nil {
+		return usageErr("--srt-slurm-version: %v", err)
 	}
 	opt := infx.Options{SrtSlurmVersion: o.version}
 	var ws *infx.Workspace
@@ -351,5 +354,3 @@ func writeSummary(w io.Writer, format string, s infx.Summary) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
-
-var _ = errors.New

@@ -156,7 +156,7 @@ func TestRenderErrors(t *testing.T) {
 		{"unknown selector", []string{"render", "--infx", infxFixtures + "/new", "--config-key", "qwen3.5-fp4-gb300-dynamo-sglang-agentic-disagg", "--row", "2"},
 			"infx/testdata/new/inferencex-e2e/configs/nvidia-master.yaml:35:21: "},
 		{"unknown version", []string{"render", "--infx", infxFixtures + "/old", "--config-key", "dsr1-fp4-gb200-dynamo-sglang", "--row", "0", "--conc", "4", "--srt-slurm-version", "v0.0.1"},
-			"nvidia-master.yaml:117:13: "},
+			"--srt-slurm-version: "},
 		{"endless script", []string{"render", "--infx", infxFixtures + "/old", "--config-key", "loop-fp8-h200-sglang"},
 			"benchmarks/single_node/fixed_seq_len/loop_fp8_h200_sglang.sh:"},
 		{"recipe not found", []string{"render", "--recipe", "nope.yaml"}, "nope.yaml: recipe not found"},
