@@ -12,6 +12,16 @@
 // chosen srt-slurm version (Options.Version, default v1.0.68). The rules are
 // those of ../shared/spec/srt-slurm.md (NVIDIA/srt-slurm c88ef731 and older
 // refs); the section numbers in comments refer to that spec.
+//
+// Checked against srt-slurm's own renderings (../shared/golden/srt-slurm):
+// SGLang (dynamo and sglang router), direct vLLM, TRT-LLM with dynamo,
+// nginx.conf with session affinity, hash and pypi dynamo installs. Built
+// from the spec without a rendering to check against, so approximate: the
+// text of the dynamo wheel / top-of-tree install and setup-script
+// preambles, nginx.conf without session affinity, the Mooncake client env
+// and config path, the lmcache/kvbm connector presets, the trtllm_serve
+// orchestrator, the schema-2 builders, and observability (its debug-span
+// env vars are not rendered; Rendering.Warnings says so).
 package srtslurm
 
 import (
