@@ -202,4 +202,3 @@ func (ws *Workspace) RenderAll(keys []string, opt Options) (Summary, error) {
 	}
 	return s, nil
 }
-
