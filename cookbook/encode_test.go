@@ -118,3 +118,19 @@ func lineDiff(got, want []byte) string {
 	}
 	return "no difference"
 }
+
+// BenchmarkEncodeQwen35 measures re-encoding the largest corpus file
+// (qwen3.5.jsx, 312 KB).
+func BenchmarkEncodeQwen35(b *testing.B) {
+	path := filepath.Join(moduleRoot(b), "..", "shared", "corpus", "sglang", "docs", "src", "snippets", "agentx", "Qwen", "qwen3.5.jsx")
+	f, err := ReadFile(path)
+	if err != nil {
+		b.Skip(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := EncodeFile(f); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

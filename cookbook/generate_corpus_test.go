@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -124,6 +125,26 @@ func TestCorpusGenerateQwen35(t *testing.T) {
 	}
 	t.Logf("generated %d cells (%d points skipped: not in this checkout); %d have an upstream cell with the same id; upstream has %d cells",
 		len(fp.Cells), len(p.Skipped), matched, len(upstream.Cells))
+	// One cell per config key × search-space row: the 16 renderable rows
+	// (fp4 agg 7, fp8 agg-pareto 5, fp8 pp-pareto 4), ids "<key>#<row>".
+	ws, err := infx.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := qwen35Options()
+	opt.CellPerRow = true
+	pr, err := Generate(ws, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pr.Data.Cells) != 16 {
+		t.Errorf("--cell-per-row: %d cells, want 16", len(pr.Data.Cells))
+	}
+	for _, c := range pr.Data.Cells {
+		if len(c.Points) != 1 || c.ID != c.ConfigKey+"#"+strconv.Itoa(c.Points[0].Item) {
+			t.Errorf("--cell-per-row: cell %s has %d points", c.ID, len(c.Points))
+		}
+	}
 	// Real values from the upstream file: the 5P3D PP cell of the fp8 GB300
 	// pp-pareto key.
 	const id = "qwen3.5-fp8-gb300-dynamo-sglang-agentic-pp-pareto#0"
