@@ -199,15 +199,24 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 		file, sel := splitSelector(r.SrtRecipe)
 		p.Selector, p.RefPos = sel, r.SrtRecipePos
 		p.RecipeRef = file
+		// Recipe trees: the entry's own node kind first, then the other.
+		other := "multi_node"
+		if e.Multinode {
+			other = "single_node"
+		}
 		var cands []string
-		if e.SrtRecipeDir != "" {
-			p.RecipeRef = e.SrtRecipeDir + "/" + file
-			cands = append(cands, filepath.Join(ws.Base, "benchmarks", node, "srt-slurm-recipes", e.SrtRecipeDir, file))
+		for _, n := range []string{node, other} {
+			tree := filepath.Join(ws.Base, "benchmarks", n, "srt-slurm-recipes")
+			if e.SrtRecipeDir != "" {
+				p.RecipeRef = e.SrtRecipeDir + "/" + file
+				cands = append(cands, filepath.Join(tree, e.SrtRecipeDir, file))
+			}
+			if rest, ok := strings.CutPrefix(file, "recipes/"); ok {
+				cands = append(cands, filepath.Join(tree, rest))
+			}
+			cands = append(cands, filepath.Join(tree, file))
 		}
-		if rest, ok := strings.CutPrefix(file, "recipes/"); ok {
-			cands = append(cands, filepath.Join(ws.Base, "benchmarks", node, "srt-slurm-recipes", rest))
-		}
-		cands = append(cands, filepath.Join(ws.Base, file), filepath.Join(ws.Base, "benchmarks", node, "srt-slurm-recipes", file))
+		cands = append(cands, filepath.Join(ws.Base, file))
 		p.Recipe = firstFile(cands)
 		if p.Recipe == "" {
 			p.Status, p.Note = StatusMissing, "srt-recipe "+p.RecipeRef+" is not in the checkout"
