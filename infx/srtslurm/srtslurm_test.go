@@ -270,6 +270,12 @@ func TestBadInput(t *testing.T) {
 	if _, err := Parse("list.yaml", []byte("- a\n- b\n")); err == nil || !strings.Contains(err.Error(), "list.yaml:1:1") {
 		t.Errorf("top-level list: %v", err)
 	}
+	if _, err := Parse("two.yaml", []byte("a: 1\n---\nb: 2\n")); err == nil || !strings.Contains(err.Error(), "single YAML document") {
+		t.Errorf("two documents: %v", err)
+	}
+	if _, err := Parse("empty.yaml", nil); err == nil || !strings.Contains(err.Error(), "empty.yaml:1:1: a recipe must be a YAML mapping") {
+		t.Errorf("empty file: %v", err)
+	}
 	if _, err := Load("testdata/absent.yaml"); err == nil {
 		t.Errorf("absent file: no error")
 	}

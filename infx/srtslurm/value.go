@@ -1,7 +1,9 @@
 package srtslurm
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"regexp"
@@ -419,8 +421,19 @@ func (d *decoder) scalar(n *yaml.Node, p string) (any, error) {
 // parseYAML parses src as one YAML document into PyYAML-equivalent values.
 func parseYAML(file string, data []byte) (any, error) {
 	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil && err != io.EOF {
 		return nil, yamlSyntaxError(file, err)
+	}
+	// PyYAML safe_load accepts exactly one document.
+	var next yaml.Node
+	if err := dec.Decode(&next); err == nil {
+		return nil, &Error{File: file, Line: next.Line, Col: next.Column, Msg: "expected a single YAML document, found another one"}
+	} else if err != io.EOF {
+		return nil, yamlSyntaxError(file, err)
+	}
+	if root.Kind == 0 {
+		return nil, nil // empty document: PyYAML gives None
 	}
 	d := &decoder{file: file}
 	return d.value(&root, "")
