@@ -424,6 +424,14 @@ func assemble(cells []*genCell, opt *GenerateOptions) (*Data, error) {
 	if prev := opt.Previous; prev != nil {
 		reorder(cells, prev)
 	}
+	// Ids must be unique (a previous id may coincide with a new cell's).
+	used := map[string]bool{}
+	for _, c := range cells {
+		if used[c.id] {
+			c.id += "@row" + strconv.Itoa(c.minRow)
+		}
+		used[c.id] = true
+	}
 	d := &Data{Model: opt.DisplayName, GeneratedOn: opt.GeneratedOn, Source: opt.Source}
 	if d.Source.PRs == nil {
 		d.Source.PRs = map[string]SyncPR{}

@@ -117,6 +117,12 @@ func shapeOf(d *launch.Deployment, ex *exclusions.Set) (*renderedShape, error) {
 				return nil, fmt.Errorf("process %d (%s): worker without a role", pi, p.Program)
 			}
 			w := workerInfo{role: role, workers: max(p.Workers, 1), nodes: max(p.NodesPerWorker, 1), gpusPerNode: p.GPUsPerNode}
+			for _, l := range p.Preamble {
+				if len(l) > 60 {
+					l = l[:57] + "..."
+				}
+				s.dropped = append(s.dropped, fmt.Sprintf("%s: preamble %q (launcher plumbing: not published)", role, l))
+			}
 			seen := map[string]int{}
 			for _, a := range p.Args {
 				a = splitFlag(a)

@@ -93,7 +93,6 @@ func compress(d *Data, cells []*genCell) {
 	}
 	// envs: shared env maps of full base blocks.
 	count := map[string]int{}
-	var order []string
 	each := func(fn func(b *BlockEntry)) {
 		for ci := range d.Cells {
 			cell := &d.Cells[ci]
@@ -108,11 +107,7 @@ func compress(d *Data, cells []*genCell) {
 		}
 	}
 	each(func(b *BlockEntry) {
-		k := envKey(b.Env)
-		if count[k] == 0 {
-			order = append(order, k)
-		}
-		count[k]++
+		count[envKey(b.Env)]++
 	})
 	index := map[string]int{}
 	each(func(b *BlockEntry) {
@@ -129,7 +124,6 @@ func compress(d *Data, cells []*genCell) {
 		b.Env = nil
 		b.EnvRef = &i
 	})
-	_ = order
 }
 
 func envKey(e Env) string {
