@@ -206,6 +206,9 @@ func Compare(cb, rc *launch.Deployment, opt Options) ([]Result, error) {
 	if fe == "" {
 		fe = frontendEngine(cb)
 	}
+	if fe == "" {
+		fe = "none" // workers serve directly (single-node SGLang)
+	}
 	var out []Result
 	for _, role := range roleOrder() {
 		cs, rs := cbRoles[role], rcRoles[role]

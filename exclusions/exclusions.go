@@ -76,7 +76,7 @@ type Setting struct {
 	Kind   SettingKind
 	Name   string // normalized flag, env name or field path
 	Value  string // normalized value ("" for a bare flag)
-	Engine string // sglang | vllm | trtllm | dynamo (a Dynamo frontend); "" = unknown
+	Engine string // workers: sglang | vllm | trtllm; frontends: dynamo | sglang-router | vllm-router; field "present": the frontend that ran or "none"
 	Role   string // agg | prefill | decode | frontend | etcd | nats | nginx | mooncake
 }
 
