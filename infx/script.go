@@ -166,12 +166,14 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 	defer cancel()
 	err = runner.Run(ctx, file)
 	if err == nil || isExit(err) {
-		// Let background commands (`… &`) reach the exec handler.
+		// Let background statements (`( … ) &`) reach the exec handler;
+		// one that never ends (a monitor loop) is abandoned, not an error.
 		if wait, perr := syntax.NewParser().Parse(strings.NewReader("wait"), path); perr == nil {
-			if werr := runner.Run(ctx, wait); werr != nil && !isExit(werr) {
-				err = werr
-			}
+			wctx, wcancel := context.WithTimeout(ctx, min(opt.Timeout/4, 250*time.Millisecond))
+			_ = runner.Run(wctx, wait)
+			wcancel()
 		}
+		err = nil
 	}
 	if err != nil && !isExit(err) {
 		sb.mu.Lock()
@@ -185,8 +187,11 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 		}
 		return nil, &PosError{File: path, Line: line, Col: col, Err: err}
 	}
+	// Stop abandoned background statements and stop recording.
+	cancel()
 	sb.mu.Lock()
 	defer sb.mu.Unlock()
+	sb.closed = true
 	return sb.run, nil
 }
 
@@ -206,6 +211,7 @@ type sandbox struct {
 	steps             int
 	lastLine, lastCol int
 	lib               string // what `source …/benchmark_lib.sh` reads
+	closed            bool   // the run is over: record nothing more
 }
 
 func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
@@ -328,6 +334,10 @@ func (sb *sandbox) exec(ctx context.Context, args []string) error {
 	})
 	sort.Strings(c.Env)
 	sb.mu.Lock()
+	if sb.closed {
+		sb.mu.Unlock()
+		return interp.NewExitStatus(1)
+	}
 	sb.run.Commands = append(sb.run.Commands, c)
 	sb.mu.Unlock()
 	// A few pure text utilities answer, so that paths built with them
@@ -428,6 +438,9 @@ func (sb *sandbox) tee(hc interp.HandlerContext, args []string) {
 	hc.Stdout.Write(buf.Bytes())
 	sb.mu.Lock()
 	defer sb.mu.Unlock()
+	if sb.closed {
+		return
+	}
 	for _, f := range files {
 		if appendMode {
 			sb.run.Writes[f] += buf.String()
@@ -525,6 +538,9 @@ func (s *sink) Write(b []byte) (int, error) {
 func (s *sink) Close() error {
 	s.sb.mu.Lock()
 	defer s.sb.mu.Unlock()
+	if s.sb.closed {
+		return nil
+	}
 	if s.appendMode {
 		s.sb.run.Writes[s.name] += s.buf.String()
 	} else {

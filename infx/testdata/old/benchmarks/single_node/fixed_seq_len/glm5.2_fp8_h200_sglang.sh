@@ -15,3 +15,5 @@ printf '%q ' "${SGLANG_CMD[@]}" > "$RESULT_DIR/sglang_command.txt"
 launch "${SGLANG_CMD[@]}"
 # A router in front, started through bash -c.
 bash -c "python3 -m sglang_router.launch_router --worker-urls http://127.0.0.1:30000 --port $PORT" &
+# A GPU monitor loop left running in the background.
+( while true; do nvidia-smi --query-gpu=utilization.gpu --format=csv; sleep 1; done ) &
