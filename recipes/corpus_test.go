@@ -18,6 +18,7 @@ func TestCorpusDecodeAll(t *testing.T) {
 		t.Errorf("decode: %v", err)
 	}
 	var files, md, recipes, configs, launch, withHW, proseHW, cmds, unparsable, renderings, deps int
+	byKind := map[string][3]int{} // launch blocks, with hardware, prose only
 	var reasons []string
 	for _, f := range scans {
 		files++
@@ -41,12 +42,17 @@ func TestCorpusDecodeAll(t *testing.T) {
 				continue
 			}
 			launch++
+			k := byKind[f.Kind]
+			k[0]++
 			cmds += len(b.Shell.Commands)
 			if len(b.HardwareWords) > 0 {
 				withHW++
+				k[1]++
 			} else if len(b.ProseHardware) > 0 {
 				proseHW++
+				k[2]++
 			}
+			byKind[f.Kind] = k
 		}
 		if _, err := DecodeFile(f.File); err != nil {
 			rel, _ := filepath.Rel(root, f.File)
@@ -56,6 +62,9 @@ func TestCorpusDecodeAll(t *testing.T) {
 	sort.Strings(reasons)
 	t.Logf("files %d (legacy md %d, model YAML %d, --config YAML %d); renderings %d; deployments %d", files, md, recipes, configs, renderings, deps)
 	t.Logf("launch blocks %d (%d commands); with hardware context %d; hardware only in prose %d; unparsable %d", launch, cmds, withHW, proseHW, unparsable)
+	for _, k := range []string{"markdown", "recipe"} {
+		t.Logf("  %s: launch blocks %d, with hardware context %d, hardware only in prose %d", k, byKind[k][0], byKind[k][1], byKind[k][2])
+	}
 	for _, r := range reasons {
 		t.Logf("unparsable: %s", r)
 	}

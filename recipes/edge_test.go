@@ -135,7 +135,7 @@ func TestMarkdownEdgeCases(t *testing.T) {
 	if f, _, _ := NormalizeFlag(c.Args[0]); f != "--tensor-parallel-size" {
 		t.Errorf("abbreviation → %s", f)
 	}
-	if len(b.Hardware) != 0 || !reflect.DeepEqual(b.HardwareWords, []string{"B200"}) {
+	if len(b.Hardware) != 0 || !reflect.DeepEqual(b.HardwareWords, []string{"AMD", "ROCM", "B200"}) {
 		t.Errorf("AMD section hardware = %v words %v", b.Hardware, b.HardwareWords)
 	}
 

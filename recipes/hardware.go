@@ -8,9 +8,11 @@ import (
 
 // gpuToken matches the GPU words the legacy guides use in headings, tab
 // labels and <summary> text ("8xH200", "MI300x/MI325x", "8× B200", "GB200
-// NVL4", "TPU v6e", "DGX Spark"). Source of the conventions:
+// NVL4", "TPU v6e", "DGX Spark"), and the vendor / platform sub-headings
+// ("#### NVIDIA", "### AMD (ROCm)", "— CUDA", "CPU") that carry hardware
+// context without naming a part. Source of the conventions:
 // vllm-project/recipes legacy <Vendor>/<Model>.md (spec §3).
-var gpuToken = regexp.MustCompile(`(?i)\b(?:[0-9]+\s*[x×]\s*)?(GB200|GB300|GB10|B200|B300|H100|H200|H20|H800|H800|A100|A10G?|L40S?|L20|RTX\s*PRO\s*[0-9]{4}|RTX\s*[0-9]{4}|MI300X?|MI308X?|MI325X?|MI350X?|MI355X?|MI3[0-9]{2}X?|MI3xx|TPU(?:\s*v[0-9]+[a-z]*)?|Trillium|Ironwood|Xeon(?:\s*[0-9])?|Arc\s*Pro\s*B[0-9]{2}|Ascend(?:\s*[0-9]+[A-Z]*)?|Gaudi[0-9]?|DGX\s*Spark|DGX\s*Station|Jetson(?:\s*Thor)?|Hopper|Blackwell|Grace)\b`)
+var gpuToken = regexp.MustCompile(`(?i)\b(?:[0-9]+\s*[x×]\s*)?(GB200|GB300|GB10|B200|B300|H100|H200|H20|H800|H800|A100|A10G?|L40S?|L20|RTX\s*PRO\s*[0-9]{4}|RTX\s*[0-9]{4}|MI300X?|MI308X?|MI325X?|MI350X?|MI355X?|MI3[0-9]{2}X?|MI3xx|TPU(?:\s*v[0-9]+[a-z]*)?|Trillium|Ironwood|Xeon(?:\s*[0-9])?|Arc\s*Pro\s*B[0-9]{2}|Ascend(?:\s*[0-9]+[A-Z]*)?|Gaudi[0-9]?|DGX\s*Spark|DGX\s*Station|Jetson(?:\s*Thor)?|Hopper|Blackwell|Grace|NVIDIA|AMD|ROCm|CUDA|Intel|Huawei|CPU|XPU|NPU)\b`)
 
 // hwAlias maps a normalised GPU word (upper case, no spaces) to taxonomy
 // ids (taxonomy.yaml hardware_profiles). Words without an id (A100, L40S,

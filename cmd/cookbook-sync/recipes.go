@@ -192,6 +192,7 @@ func runRecipesScan(w io.Writer, dir string) error {
 	scans, errs := recipes.ScanDir(dir)
 	kinds := map[string]int{}
 	var launchBlocks, cmds, withHW, proseHW, renderings, deps int
+	byKind := map[string][3]int{}
 	var bad []string
 	for _, f := range scans {
 		kinds[f.Kind]++
@@ -203,12 +204,17 @@ func runRecipesScan(w io.Writer, dir string) error {
 				bad = append(bad, b.Err.Error())
 			case b.IsLaunch():
 				launchBlocks++
+				k := byKind[f.Kind]
+				k[0]++
 				cmds += len(b.Shell.Commands)
 				if len(b.HardwareWords) > 0 {
 					withHW++
+					k[1]++
 				} else if len(b.ProseHardware) > 0 {
 					proseHW++
+					k[2]++
 				}
+				byKind[f.Kind] = k
 			}
 		}
 	}
@@ -218,6 +224,11 @@ func runRecipesScan(w io.Writer, dir string) error {
 	fmt.Fprintf(w, "site renderings: %d; deployments: %d\n", renderings, deps)
 	fmt.Fprintf(w, "launch blocks: %d (%d commands); with hardware context: %d; hardware only in prose: %d; unparsable: %d\n",
 		launchBlocks, cmds, withHW, proseHW, len(bad))
+	for _, k := range []struct{ kind, label string }{{"markdown", "legacy markdown"}, {"recipe", "YAML guides"}} {
+		if c := byKind[k.kind]; c[0] > 0 {
+			fmt.Fprintf(w, "  %s: launch blocks %d, with hardware context %d, hardware only in prose %d\n", k.label, c[0], c[1], c[2])
+		}
+	}
 	for _, b := range bad {
 		fmt.Fprintf(w, "unparsable: %s\n", b)
 	}
