@@ -82,6 +82,9 @@ func TestCorpusGenerateQwen35(t *testing.T) {
 	if len(fa.Cells) == 0 {
 		t.Fatal("no cell generated")
 	}
+	if !bytes.Contains(a.Bytes, []byte(`"patch": {`)) {
+		t.Error("no per-point patch in the output (fp8 agg-pareto rows 0-3 differ by --max-running-requests)")
+	}
 
 	// With the upstream file as --previous: ids and order follow upstream.
 	p := gen(upstream)

@@ -157,6 +157,17 @@ func TestGenerateFixture(t *testing.T) {
 	if len(g.Skipped) != 0 {
 		t.Errorf("skipped %v", g.Skipped)
 	}
+	// Compressed form: the prefill and decode workers of the first Dynamo
+	// cell share one env (envs[0] + envRef), the other router is stored as
+	// `from` deltas and later cells `ref` earlier ones.
+	if len(f.Envs) != 1 || !slices.Equal(f.Envs[0], Env{{"DYN_REQUEST_PLANE", "tcp"}, {"ETCD_ENDPOINTS", "http://$ETCD_IP:2379"}, {"NATS_SERVER", "nats://$NATS_IP:4222"}, {"SGLANG_ENABLE_SPEC_V2", "1"}}) {
+		t.Errorf("envs %v", f.Envs)
+	}
+	for _, s := range []string{`"envRef": 0`, `"from": `, `"ref": [`} {
+		if !bytes.Contains(g.Bytes, []byte(s)) {
+			t.Errorf("output has no %s", s)
+		}
+	}
 }
 
 // TestGenerateExclusions: harness-only and collection settings of the
