@@ -158,7 +158,7 @@ func (f *File) Decode(sel Selection) (*Decoded, error) {
 	}
 	rt := c.Routers[sel.Router]
 	// Build the copy-all body in one buffer; block texts are substrings.
-	body := make([]byte, 0, 1024*len(procs))
+	body := make([]byte, 0, textSize(procs))
 	type span struct{ lo, hi int }
 	spans := make([]span, len(procs))
 	for i := range procs {
@@ -213,6 +213,29 @@ func (f *File) Decode(sel Selection) (*Decoded, error) {
 		}
 	}
 	return d, nil
+}
+
+// textSize estimates the length of the copy-all body of procs (quoting may
+// add a few bytes per value).
+func textSize(procs []launch.Process) int {
+	n := 0
+	for i := range procs {
+		p := &procs[i]
+		n += 48 + len(p.Program)
+		for _, l := range p.Preamble {
+			n += len(l) + 1
+		}
+		for _, e := range p.Env {
+			n += len(e.Name) + len(e.Value) + 6
+		}
+		for _, a := range p.Args {
+			n += len(a.Flag) + 6
+			for _, v := range a.Values {
+				n += len(v) + 3
+			}
+		}
+	}
+	return n
 }
 
 // cloneProcesses deep-copies the blocks' processes (in four allocations)
