@@ -54,6 +54,24 @@ func (f *File) Measured(cell, point int) Selection {
 	return s
 }
 
+// DefaultCell is the cell the page shows first (spec (b) "Selection state"):
+// the first hardware (in `hardware` order) that has cells, the first
+// checkpoint (in `checkpoints` order) among that hardware's cells, and the
+// first cell in file order with that hardware and checkpoint. Falls back to
+// 0 when no hardware/checkpoint entry matches a cell.
+func (f *File) DefaultCell() int {
+	for _, hw := range f.Hardware {
+		for _, ck := range f.Checkpoints {
+			for i := range f.Cells {
+				if f.Cells[i].HW == hw.ID && f.Cells[i].Ckpt == ck.ID {
+					return i
+				}
+			}
+		}
+	}
+	return 0
+}
+
 // CellIndex finds a cell by id, or by decimal index.
 func (f *File) CellIndex(idOrIndex string) (int, error) {
 	for i := range f.Cells {

@@ -267,3 +267,16 @@ func TestConcurrentDecode(t *testing.T) {
 		}
 	}
 }
+
+func TestDefaultCell(t *testing.T) {
+	f, err := Parse("d.jsx", []byte(strings.Replace(strings.Replace(minimal,
+		`"model": "M",`, `"model": "M", "hardware": [{"id": "h100", "label": "H100"}, {"id": "b200", "label": "B200"}], "checkpoints": [{"id": "o/A"}, {"id": "o/M"}],`, 1),
+		`{"id": "c1", "hw": "b200", "ckpt": "o/M"`, `{"id": "c1", "hw": "h100", "ckpt": "o/M"`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// h100 comes first in `hardware`, and only c1 runs on it.
+	if got := f.DefaultCell(); got != 1 {
+		t.Errorf("DefaultCell = %d, want 1", got)
+	}
+}

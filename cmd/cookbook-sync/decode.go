@@ -15,7 +15,7 @@ import (
 
 // decodeOptions are the flags of `cookbook-sync decode`.
 type decodeOptions struct {
-	cell   string // cell id or index; "" = 0
+	cell   string // cell id or index; "" = the page's first cell
 	point  int
 	router string // "" = cell.submitted
 	kv     string // "" = point.kv
@@ -32,8 +32,9 @@ func newDecodeCmd() *cobra.Command {
 		Use:   "decode FILE",
 		Short: "Decode an SGLang cookbook AgentX snippet into the commands the page shows",
 		Long: `Decode an AgentX data file (docs/src/snippets/agentx/<org>/<model>.jsx) exactly as
-the cookbook page does. The default selection is cell 0, point 0, measured
-router (cell.submitted) and measured KV tier (point.kv).
+the cookbook page does. The default selection is the page's: the first cell of
+the first hardware and checkpoint, point 0, the measured router
+(cell.submitted) and the measured KV tier (point.kv).
 
 Formats: text (each block as "# Title" then its shell text, a blank line
 between), json (one object with the oracle keys), jsonl (one object per line).
@@ -45,7 +46,7 @@ oracle's order; with --format jsonl the output equals the golden file.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&o.cell, "cell", "", "cell id or index (default 0)")
+	fl.StringVar(&o.cell, "cell", "", "cell id or index (default: the page's first cell)")
 	fl.IntVar(&o.point, "point", 0, "point index within the cell")
 	fl.StringVar(&o.router, "router", "", "router: sglang or dynamo (default: the cell's submitted router)")
 	fl.StringVar(&o.kv, "kv", "", "KV tier: none, hicache or mooncake (default: the point's measured tier)")
@@ -81,7 +82,7 @@ func runDecode(stdout io.Writer, path string, o decodeOptions, changed func(stri
 		}
 		sels = f.Selections()
 	} else {
-		ci := 0
+		ci := f.DefaultCell()
 		if o.cell != "" {
 			if ci, err = f.CellIndex(o.cell); err != nil {
 				return &exitError{code: exitUsage, err: err}
