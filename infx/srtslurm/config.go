@@ -85,9 +85,23 @@ type config struct {
 	setupScript string
 	srunOptions *omap
 
-	// pos maps a schema-1 YAML path of the effective recipe to where it was
-	// written (for errors found while rendering).
+	// eff is the effective (schema-1) recipe; pos maps its YAML paths to
+	// where they were written, built on the first error.
+	eff *omap
 	pos map[string]src
+}
+
+// position returns where the schema-1 path p of the effective recipe was
+// written.
+func (c *config) position(p string) (src, bool) {
+	if c.pos == nil {
+		c.pos = map[string]src{}
+		if c.eff != nil {
+			indexPositions(c.eff, "", c.pos)
+		}
+	}
+	s, ok := c.pos[p]
+	return s, ok
 }
 
 // indexPositions records the source of every mapping entry under its
@@ -206,8 +220,7 @@ func buildConfig(file string, m *omap) (*config, error) {
 			return nil, err
 		}
 	}
-	c.pos = map[string]src{}
-	indexPositions(m, "", c.pos)
+	c.eff = m
 	var err error
 	if c.name, err = g.str(m, "name", ""); err != nil {
 		return nil, err

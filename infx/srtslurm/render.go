@@ -195,11 +195,12 @@ type proc struct {
 }
 
 type renderer struct {
-	optModel string
-	c        *config
-	p        profile
-	file     string
-	inj      launch.Origin
+	workerPre *string // cached worker preamble
+	optModel  string
+	c         *config
+	p         profile
+	file      string
+	inj       launch.Origin
 
 	nNodes      int
 	workerNodes []int
@@ -215,7 +216,7 @@ func host(i int) string { return "node" + strconv.Itoa(i) }
 func ip(i int) string   { return "10.0.0." + strconv.Itoa(i) }
 
 func (rd *renderer) errPath(p, format string, args ...any) error {
-	if s, ok := rd.c.pos[p]; ok {
+	if s, ok := rd.c.position(p); ok {
 		return errAt(rd.file, s, format, args...)
 	}
 	return &Error{File: rd.file, Path: p, Msg: fmt.Sprintf(format, args...)}
@@ -774,6 +775,15 @@ func joinPreamble(parts ...string) string {
 }
 
 func (rd *renderer) workerPreamble() string {
+	if rd.workerPre != nil {
+		return *rd.workerPre
+	}
+	p := rd.buildWorkerPreamble()
+	rd.workerPre = &p
+	return p
+}
+
+func (rd *renderer) buildWorkerPreamble() string {
 	fp := ""
 	if rd.p.fingerprint {
 		fp = "( FINGERPRINT )"
@@ -1407,7 +1417,7 @@ func (rd *renderer) workerURL(e *ep) string {
 }
 
 func rdErr(file string, c *config, p, format string, args ...any) error {
-	if s, ok := c.pos[p]; ok {
+	if s, ok := c.position(p); ok {
 		return errAt(file, s, format, args...)
 	}
 	return &Error{File: file, Path: p, Msg: fmt.Sprintf(format, args...)}
