@@ -119,6 +119,10 @@ var ErrNothing = errors.New("no renderable point")
 // donor); mooncake is offered only when measured (no kvMooncake donor
 // settings are generated), otherwise listed in kv.unavailable with a reason.
 //
+// Disclosures: "synthetic-acceptance" when a synthetic-acceptance setting
+// was left out or the row uses speculative decoding (InferenceX simulates the
+// golden acceptance length for every agentic spec-decode point).
+//
 // Image: the master image; imageCommit is the trailing 8-hex SGLang commit
 // of a nightly tag, else null; imageStatus "ok" (the registry is not
 // queried).
@@ -198,6 +202,12 @@ func Generate(ws *infx.Workspace, opt GenerateOptions) (*Generated, error) {
 			}
 			if sh.model == "" {
 				sh.model = p.Model
+			}
+			if p.SpecDecoding != "" && p.SpecDecoding != "none" {
+				// InferenceX injects the golden acceptance length into every
+				// agentic spec-decode point at launch (infx/srt_slurm/
+				// synthetic_acceptance.py; inferencex.md (b) step 5).
+				sh.synthetic = true
 			}
 			for _, dr := range sh.dropped {
 				g.Dropped = append(g.Dropped, fmt.Sprintf("%s row %d: %s", k, p.Row, dr))
