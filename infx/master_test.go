@@ -148,8 +148,20 @@ func TestRenderOldRecipes(t *testing.T) {
 	if !kinds[launch.OriginRecipe] || !kinds[launch.OriginInjected] {
 		t.Errorf("origins = %v", kinds)
 	}
+	// Selector base: the base block itself.
+	d, err := RenderRecipe(ws, "recipes/sglang/dsr1/gb200-fp4/8k1k/variants.yaml:base", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := launch.Lookup(d.Workers(launch.RolePrefill)[0].Args, "--enable-dp-attention"); !ok || d.Source.Selector != "base" {
+		t.Errorf("base: prefill lacks --enable-dp-attention (selector %q)", d.Source.Selector)
+	}
+	// A bundle named without a selector has several variants: an error.
+	if _, err := RenderRecipe(ws, "recipes/sglang/dsr1/gb200-fp4/8k1k/variants.yaml", Options{}); err == nil || !strings.Contains(err.Error(), "override_maxtpt, zip_override_lowlat[0], zip_override_lowlat[1]") {
+		t.Errorf("no selector: %v", err)
+	}
 	// An unknown srt-slurm version is an error placed at the reference.
-	_, err := ws.Render(pointAt(t, ws, "dsr1-fp4-gb200-dynamo-sglang", 0, 4), Options{SrtSlurmVersion: "v9.9.9"})
+	_, err = ws.Render(pointAt(t, ws, "dsr1-fp4-gb200-dynamo-sglang", 0, 4), Options{SrtSlurmVersion: "v9.9.9"})
 	if err == nil || !strings.Contains(err.Error(), "nvidia-master.yaml:117:13") {
 		t.Errorf("unknown version: %v", err)
 	}
