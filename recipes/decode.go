@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
@@ -309,6 +310,32 @@ func (r *Rendering) Deployment() launch.Deployment {
 			d.Processes = append(d.Processes, p)
 		}
 	}
+	for _, svc := range []struct {
+		kind launch.Kind
+		cmd  string
+	}{{launch.KindMooncakeMaster, r.Master}, {launch.KindMooncakeStore, r.Store}} {
+		if svc.cmd == "" {
+			continue
+		}
+		res, err := ParseShell(svc.cmd)
+		p := launch.Process{Kind: svc.kind, Program: strings.TrimSpace(svc.cmd), Origin: inj}
+		if err == nil {
+			if words := serviceWords(res, svc.cmd); len(words) > 0 {
+				prog := words[0]
+				rest := words[1:]
+				if isPython(prog) && len(words) >= 3 && words[1] == "-m" {
+					prog, rest = strings.Join(words[:3], " "), words[3:]
+				}
+				p.Program = prog
+				var toks []Token
+				for _, w := range rest {
+					toks = append(toks, Token{Text: w, Origin: inj})
+				}
+				p.Args = argsFromTokens(toks)
+			}
+		}
+		d.Processes = append(d.Processes, p)
+	}
 	if r.Router != "" {
 		words := strings.Fields(strings.ReplaceAll(r.Router, "\\\n", " "))
 		p := launch.Process{Kind: launch.KindVLLMRouter, Program: words[0], Origin: inj}
@@ -537,4 +564,22 @@ func scanDir(dir string) (site *Site, scans []*FileScan, errs []error) {
 		scans = append(scans, fs)
 	}
 	return site, scans, errs
+}
+
+// serviceWords returns the words of the first command of a service command
+// text (comments and continuations removed).
+func serviceWords(_ *ShellResult, cmd string) []string {
+	f, err := syntax.NewParser().Parse(strings.NewReader(cmd), "")
+	if err != nil || len(f.Stmts) == 0 {
+		return nil
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok {
+		return nil
+	}
+	out := make([]string, len(call.Args))
+	for i, w := range call.Args {
+		out[i] = wordText(w, cmd)
+	}
+	return out
 }

@@ -206,6 +206,11 @@ func checkRendering(doc map[string]json.RawMessage, r *Rendering) []string {
 		var router struct{ Command string }
 		_ = json.Unmarshal(doc["router"], &router)
 		cmp("router.command", router.Command, r.Router)
+		var master, store struct{ Command string }
+		_ = json.Unmarshal(doc["master"], &master)
+		_ = json.Unmarshal(doc["store"], &store)
+		cmp("master.command", master.Command, r.Master)
+		cmp("store.command", store.Command, r.Store)
 	}
 	return bad
 }

@@ -73,6 +73,10 @@ type Rendering struct {
 	Env    []EnvEntry // top-level env ({} for pd_cluster)
 	Roles  []RoleCommand
 	Router string // pd router / kv router command string ("" when none)
+	// Master and Store are the Mooncake master and store-service commands of
+	// a kv_store_lb rendering (the kv-store document's mooncake_master.command
+	// and mooncake_store_config.command; "" when absent).
+	Master, Store string
 }
 
 // Role returns the first role command named name, or nil.
@@ -758,6 +762,8 @@ func (b *build) kvPick(out *Rendering) bool {
 	if b.instances > maxNodes || b.instances < 1 {
 		return false
 	}
+	out.Master = strOr(getPath(b.K.root, "mooncake_master", "command"), "")
+	out.Store = strOr(getPath(b.K.root, "mooncake_store_config", "command"), "")
 	out.ServingStrategy = serving
 	out.NodeCount = n
 	out.Instances = b.instances
