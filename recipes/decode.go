@@ -317,10 +317,9 @@ func (r *Rendering) Deployment() launch.Deployment {
 		if svc.cmd == "" {
 			continue
 		}
-		res, err := ParseShell(svc.cmd)
 		p := launch.Process{Kind: svc.kind, Program: strings.TrimSpace(svc.cmd), Origin: inj}
-		if err == nil {
-			if words := serviceWords(res, svc.cmd); len(words) > 0 {
+		{
+			if words := serviceWords(svc.cmd); len(words) > 0 {
 				prog := words[0]
 				rest := words[1:]
 				if isPython(prog) && len(words) >= 3 && words[1] == "-m" {
@@ -568,7 +567,12 @@ func scanDir(dir string) (site *Site, scans []*FileScan, errs []error) {
 
 // serviceWords returns the words of the first command of a service command
 // text (comments and continuations removed).
-func serviceWords(_ *ShellResult, cmd string) []string {
+func serviceWords(cmd string) (words []string) {
+	defer func() {
+		if recover() != nil {
+			words = nil
+		}
+	}()
 	f, err := syntax.NewParser().Parse(strings.NewReader(cmd), "")
 	if err != nil || len(f.Stmts) == 0 {
 		return nil
