@@ -318,20 +318,17 @@ func (r *Rendering) Deployment() launch.Deployment {
 			continue
 		}
 		p := launch.Process{Kind: svc.kind, Program: strings.TrimSpace(svc.cmd), Origin: inj}
-		{
-			if words := serviceWords(svc.cmd); len(words) > 0 {
-				prog := words[0]
-				rest := words[1:]
-				if isPython(prog) && len(words) >= 3 && words[1] == "-m" {
-					prog, rest = strings.Join(words[:3], " "), words[3:]
-				}
-				p.Program = prog
-				var toks []Token
-				for _, w := range rest {
-					toks = append(toks, Token{Text: w, Origin: inj})
-				}
-				p.Args = argsFromTokens(toks)
+		if words := serviceWords(svc.cmd); len(words) > 0 {
+			prog, rest := words[0], words[1:]
+			if isPython(prog) && len(words) >= 3 && words[1] == "-m" {
+				prog, rest = strings.Join(words[:3], " "), words[3:]
 			}
+			p.Program = prog
+			var toks []Token
+			for _, w := range rest {
+				toks = append(toks, Token{Text: w, Origin: inj})
+			}
+			p.Args = argsFromTokens(toks)
 		}
 		d.Processes = append(d.Processes, p)
 	}
