@@ -267,3 +267,35 @@ func TestCompareServicePresence(t *testing.T) {
 		t.Errorf("etcd behind dynamo: %+v", r)
 	}
 }
+
+// vLLM's speculative-config carries the synthetic acceptance keys inside the
+// JSON: they are split off and excluded, the rest is compared.
+func TestCompareSpeculativeConfigSynthetic(t *testing.T) {
+	mk := func(spec string) *launch.Deployment {
+		return &launch.Deployment{Engine: "vllm", Model: "MiniMaxAI/MiniMax-M3", Processes: []launch.Process{{
+			Kind: launch.KindWorker, Role: launch.RoleDecode, Program: "python3 -m dynamo.vllm",
+			Args: []launch.Arg{{Flag: "--speculative-config", Values: []string{spec}}}}}}
+	}
+	cb := mk(`{"method": "mtp", "num_speculative_tokens": 3}`)
+	rc := mk(`{"method":"mtp","num_speculative_tokens":3,"rejection_sample_method":"synthetic","synthetic_acceptance_length":2.7}`)
+	got := run(t, cb, rc)["decode"]
+	if got.Verdict != CoveredWithExclusions || len(got.Differences) != 0 {
+		t.Fatalf("verdict %s, differences %+v", got.Verdict, got.Differences)
+	}
+	var ex []string
+	for _, x := range got.Excluded {
+		ex = append(ex, x.Setting+"="+deref(x.Recipe)+" "+x.Rule)
+	}
+	want := []string{"--speculative-config.synthetic_acceptance_length=2.7 synthetic-vllm-acceptance-length",
+		"--speculative-config.rejection_sample_method=synthetic synthetic-vllm-rejection-sampler"}
+	if !reflect.DeepEqual(ex, want) {
+		t.Errorf("excluded\n got %v\nwant %v", ex, want)
+	}
+	// a different draft length is still a difference
+	rc2 := mk(`{"method":"mtp","num_speculative_tokens":4,"synthetic_acceptance_length":2.7}`)
+	d := run(t, cb, rc2)["decode"]
+	if d.Verdict != Differs || len(d.Differences) != 1 || d.Differences[0].Setting != "--speculative-config" ||
+		*d.Differences[0].Recipe != `{"method":"mtp","num_speculative_tokens":4}` {
+		t.Errorf("num_speculative_tokens 3 vs 4: %s %+v", d.Verdict, d.Differences)
+	}
+}

@@ -32,6 +32,7 @@ type Rules struct {
 	UnsetValues []string                       `yaml:"unsetValues"`
 	Programs    map[string]string              `yaml:"programs"`
 	FileFlags   []string                       `yaml:"fileFlags"`
+	JSONSplit   map[string][]string            `yaml:"jsonSplitKeys"`
 	EnvInverted map[string]string              `yaml:"envInverted"`
 	EnvPrefix   map[string]string              `yaml:"envPrefixAliases"`
 
@@ -339,6 +340,13 @@ func (r *Rules) NormalizeProcess(p *launch.Process, engine, hfID string) *Normal
 			}
 			val = strings.Join(vs, " ")
 		}
+		if keys := r.JSONSplit[flag]; len(keys) > 0 {
+			var parts []*Setting
+			val, parts = splitJSON(flag, val, keys, a.Origin)
+			for _, ps := range parts {
+				n.add(ps, last)
+			}
+		}
 		n.add(&Setting{Key: flag, Kind: "flag", Name: flag, Value: val, Raw: raw, Origins: []launch.Origin{a.Origin}}, last)
 	}
 	for _, e := range p.Env {
@@ -365,6 +373,42 @@ func (r *Rules) NormalizeProcess(p *launch.Process, engine, hfID string) *Normal
 		field("count", c)
 	}
 	return n
+}
+
+// splitJSON takes keys out of a canonical JSON object value: it returns the
+// rest of the object and one "<flag>.<key>" setting per key present.
+func splitJSON(flag, v string, keys []string, o launch.Origin) (string, []*Setting) {
+	d := json.NewDecoder(strings.NewReader(v))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil || m == nil {
+		return v, nil
+	}
+	var out []*Setting
+	for _, k := range keys {
+		x, ok := m[k]
+		if !ok {
+			continue
+		}
+		delete(m, k)
+		b, _ := json.Marshal(x)
+		kv := string(b)
+		if s, ok := x.(string); ok {
+			kv = s
+		}
+		name := flag + "." + k
+		out = append(out, &Setting{Key: name, Kind: "flag", Name: name, Value: kv, Raw: k + "=" + kv, Origins: []launch.Origin{o}})
+	}
+	if len(out) == 0 {
+		return v, nil
+	}
+	rest, _ := canonicalJSON(mustJSON(m))
+	return rest, out
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // placeholderRe finds placeholders: $NAME, ${NAME}, {name} (srt-slurm
