@@ -154,7 +154,8 @@ func Coverage(opt CoverageOptions) (*Report, error) {
 				pr.Router, pr.KV = sel.Router, sel.KV
 				model := ""
 				if ws != nil {
-					if e, err := ws.Entry(c.ConfigKey); err == nil {
+					// older entries name an srt alias, not an HF id
+					if e, err := ws.Entry(c.ConfigKey); err == nil && looksHF(e.Model) {
 						model = e.Model
 					}
 				}
