@@ -257,3 +257,38 @@ func TestMalformedInputs(t *testing.T) {
 		t.Errorf("ParseShell unclosed quote: %v", err)
 	}
 }
+
+// TestConfigIndirection: `--config ${YAML_CONFIG}` with one value per
+// if/else branch expands to one deployment per sibling config file, the
+// model variable paired by branch, command-line flags winning (§5.9, §5.10).
+func TestConfigIndirection(t *testing.T) {
+	deps, err := DecodeFile(filepath.Join("testdata", "config", "Rocket.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(deps) != 2 {
+		t.Fatalf("deployments = %d, want 2", len(deps))
+	}
+	want := []struct{ model, section, argv string }{
+		{"acme/Rocket-FP4", "[--config Rocket_Blackwell.yaml]",
+			`vllm serve acme/Rocket-FP4 --kv-cache-dtype fp8 --compilation-config {"pass_config":{"fuse_allreduce_rms":true}} --async-scheduling --no-enable-prefix-caching --max-num-batched-tokens 8192 --tensor-parallel-size 1 --max-num-batched-tokens 4096`},
+		{"acme/Rocket-FP8", "[--config Rocket_Hopper.yaml]",
+			`vllm serve acme/Rocket-FP8 --kv-cache-dtype fp8 --async-scheduling --no-enable-prefix-caching --max-num-batched-tokens 8192 --tensor-parallel-size 1 --max-num-batched-tokens 4096`},
+	}
+	for i, w := range want {
+		d := deps[i]
+		if d.Model != w.model || !strings.HasSuffix(d.Source.Section, w.section) {
+			t.Errorf("%d: model %s section %q", i, d.Model, d.Source.Section)
+		}
+		if got := strings.Join(d.Processes[0].Argv(), " "); got != w.argv {
+			t.Errorf("%d:\n got %s\nwant %s", i, got, w.argv)
+		}
+		norm, _ := NormalizeArgs(d.Processes[0].Args)
+		if v, _ := launch.Lookup(norm, "--max-num-batched-tokens"); v[0] != "4096" {
+			t.Errorf("%d: command line must win: %v", i, v)
+		}
+	}
+	if o := deps[0].Processes[0].Args[1].Origin; !strings.HasSuffix(o.Path, "Rocket_Blackwell.yaml:1:1") {
+		t.Errorf("config origin %v", o)
+	}
+}

@@ -48,6 +48,9 @@ type ShellResult struct {
 	// are assigned exactly once in the block; a variable assigned in both
 	// branches of an if is left out.
 	Vars map[string]string
+	// Values holds every distinct value assigned to each variable, in
+	// order (both branches of an if/else: DTYPE → [FP4 FP8]).
+	Values map[string][]string
 }
 
 var varRefRe = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
@@ -277,9 +280,12 @@ func parseShellStrict(src string) (res *ShellResult, err error) {
 		}
 		return nil, &ShellError{Line: 1, Col: 1, Msg: perr.Error()}
 	}
-	res = &ShellResult{Fixes: fixes, Vars: map[string]string{}}
+	res = &ShellResult{Fixes: fixes, Vars: map[string]string{}, Values: map[string][]string{}}
 	assigned := map[string]int{}
 	assign := func(name, val string) {
+		if !contains(res.Values[name], val) {
+			res.Values[name] = append(res.Values[name], val)
+		}
 		assigned[name]++
 		if assigned[name] == 1 {
 			res.Vars[name] = val
