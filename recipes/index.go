@@ -39,6 +39,9 @@ type Query struct {
 	DP        int  // explicit DP replicas (rare; 0 = 1)
 	DPAttn    bool // dp-attn: data-parallel attention (vLLM DEP)
 	Nodes     int  // nodes one worker spans (informational)
+	// Topology, when set, is used instead of TP/EP/DP/DPAttn (e.g. read
+	// from a rendered InferenceX worker's vLLM args with TopologyOf).
+	Topology *Topology
 	// Nearest is how many nearest candidates to return when nothing matches
 	// (0 = 1).
 	Nearest int
@@ -218,6 +221,9 @@ func (ix *Index) Match(q Query) ([]Candidate, error) {
 		hw = strings.ToLower(q.Hardware)
 	}
 	qt := QueryTopology(q.TP, q.EP, q.DP, q.DPAttn)
+	if q.Topology != nil {
+		qt = *q.Topology
+	}
 	qfam := ix.familyOf(q.Model)
 	type scored struct {
 		e     *entry
@@ -232,7 +238,7 @@ func (ix *Index) Match(q Query) ([]Candidate, error) {
 		missRole
 		missTopology
 	)
-	checkTopo := q.TP > 0 || q.EP > 0 || q.DP > 0
+	checkTopo := q.TP > 0 || q.EP > 0 || q.DP > 0 || q.Topology != nil
 	all := make([]scored, 0, len(ix.entries))
 	for i := range ix.entries {
 		e := &ix.entries[i]
@@ -387,4 +393,49 @@ func (ix *Index) candidate(e *entry, exact bool, score int, misses []string) Can
 		c.Process = e.proc
 	}
 	return c
+}
+
+// RoleMatch is the result of matching one worker role of a deployment.
+type RoleMatch struct {
+	Role       launch.Role
+	Process    int // index of the deployment's first worker of Role
+	Query      Query
+	Candidates []Candidate // exact ones, or the nearest (Exact false)
+}
+
+// Covered reports whether some recipe role matches exactly.
+func (m *RoleMatch) Covered() bool { return len(m.Candidates) > 0 && m.Candidates[0].Exact }
+
+// MatchDeployment matches every worker role (agg, prefill, decode) of an
+// InferenceX deployment (vllm, dynamo-vllm or llmd-vllm; the workers' args
+// are vLLM engine args whatever the launcher) against the recipes: model
+// d.Model, hardware d.Hardware, the given precision (InferenceX master
+// config `precision`, "" = any) and the topology read from the first
+// worker of each role with TopologyOf.
+func (ix *Index) MatchDeployment(d *launch.Deployment, framework, precision string) ([]RoleMatch, error) {
+	var out []RoleMatch
+	seen := map[launch.Role]bool{}
+	for i := range d.Processes {
+		p := &d.Processes[i]
+		if p.Kind != launch.KindWorker || seen[p.Role] {
+			continue
+		}
+		seen[p.Role] = true
+		topo := TopologyOf(p.Args)
+		role := p.Role
+		if role == launch.RoleNone {
+			role = launch.RoleAgg
+		}
+		q := Query{ConfigKey: d.Source.ConfigKey, Framework: framework, Model: d.Model, Hardware: d.Hardware,
+			Precision: precision, Role: role, Topology: &topo}
+		cs, err := ix.Match(q)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, RoleMatch{Role: role, Process: i, Query: q, Candidates: cs})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: deployment has no worker process", d.Source.File)
+	}
+	return out, nil
 }

@@ -157,6 +157,21 @@ func TestIndexMatchFixture(t *testing.T) {
 	if len(cs) != 1 || cs[0].Exact || !reflect.DeepEqual(cs[0].Misses, []string{"hardware: recipe h200, want b300"}) {
 		t.Errorf("nearest: %+v", cs)
 	}
+	// A rendered InferenceX deployment: roles and topology read from args.
+	d := launch.Deployment{Model: "acme/Rocket-1", Hardware: "gb200", Processes: []launch.Process{
+		{Kind: launch.KindWorker, Role: launch.RolePrefill, Program: "python3 -m dynamo.vllm", Args: []launch.Arg{{Flag: "--model", Values: []string{"acme/Rocket-1"}}, {Flag: "-tp", Values: []string{"4"}}}},
+		{Kind: launch.KindWorker, Role: launch.RoleDecode, Program: "python3 -m dynamo.vllm", Args: []launch.Arg{{Flag: "--data-parallel-size", Values: []string{"8"}}, {Flag: "--enable-expert-parallel"}}},
+	}}
+	rms, err := ix.MatchDeployment(&d, "dynamo-vllm", "fp8")
+	if err != nil || len(rms) != 2 {
+		t.Fatalf("MatchDeployment: %v %d", err, len(rms))
+	}
+	if !rms[0].Covered() || rms[0].Candidates[0].Strategy != "pd_cluster" {
+		t.Errorf("prefill TP4 on gb200: %+v", rms[0].Candidates[0])
+	}
+	if rms[1].Covered() || rms[1].Candidates[0].Misses[0] != "topology: recipe TP4, want DEP8" {
+		t.Errorf("decode DEP8 on gb200: %+v", rms[1].Candidates[0])
+	}
 	if _, err := ix.Match(Query{Framework: "sglang", Model: "acme/Rocket-1"}); !errors.Is(err, ErrNotVLLM) {
 		t.Errorf("sglang: %v", err)
 	}
