@@ -87,11 +87,20 @@ func (c *Client) Apply(ctx context.Context, p *Plan) (*ApplyResult, error) {
 		}
 		return res, nil
 	}
-	st, err := c.storeFor(&live)
+	_, st, err := c.storeFor(&live)
 	if err != nil {
 		return nil, err
 	}
 	head := live.Head
+	if live.isFork() && live.Head == "" && live.Commit {
+		// Start the fork's branch at the upstream base first (objects are
+		// shared in the fork network), so the commit's parent is reachable
+		// there; the update below is then a fast-forward.
+		if err := st.setRef(ctx, live.Branch, live.Parent, "", false); err != nil {
+			return nil, fmt.Errorf("create %s in %s at %s: %w", live.Branch, live.HeadRepo, short(live.Parent), err)
+		}
+		live.Head, head = live.Parent, live.Parent
+	}
 	if live.Commit {
 		msg := commitMessage(&live)
 		sha, err := st.writeCommit(ctx, live.Parent, live.Files, msg)
@@ -136,7 +145,7 @@ func (c *Client) Apply(ctx context.Context, p *Plan) (*ApplyResult, error) {
 	case ActionCreate, ActionRecreate:
 		body := live.Body
 		pr, _, err := c.gh.PullRequests.Create(ctx, owner, name, &github.NewPullRequest{
-			Title: github.String(live.Title), Head: github.String(live.Branch), Base: github.String(live.Base),
+			Title: github.String(live.Title), Head: github.String(live.headOwner() + ":" + live.Branch), Base: github.String(live.Base),
 			Body: github.String(body), MaintainerCanModify: github.Bool(true)})
 		if err != nil {
 			if statusOf(err) == http.StatusUnprocessableEntity {

@@ -437,3 +437,53 @@ func TestPrintingNeverShowsToken(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyFromFork: the branch lives in a fork, the PR is opened upstream
+// from "<fork owner>:<branch>"; repeated applies reuse it.
+func TestApplyFromFork(t *testing.T) {
+	s := newFake(t)
+	s.AddFork(testRepo, "cookbook-sync-bot/sglang")
+	c, _ := newClient(t, s, testToken)
+	in := func(content string) PlanInput {
+		i := input(content)
+		i.HeadRepo = "cookbook-sync-bot/sglang"
+		return i
+	}
+	commits := 0
+	for i, content := range []string{"v1\n", "v1\n", "v2\n", "v2\n"} {
+		p, res, err := planApply(t, c, in(content))
+		if err != nil {
+			t.Fatalf("apply %d: %v", i+1, err)
+		}
+		if res.Commit != "" {
+			commits++
+		}
+		if res.PR != 1 {
+			t.Errorf("apply %d: %s PR %d", i+1, p.Action, res.PR)
+		}
+	}
+	if commits != 2 {
+		t.Errorf("%d commits", commits)
+	}
+	up, fork := s.Branches(testRepo), s.Branches("cookbook-sync-bot/sglang")
+	if len(up) != 1 || len(fork) != 2 || fork[0] != "cookbook-sync/qwen/qwen3.5" {
+		t.Errorf("upstream branches %v, fork branches %v", up, fork)
+	}
+	if n := s.CommitsOn("cookbook-sync-bot/sglang", "cookbook-sync/qwen/qwen3.5", "main"); n != 2 {
+		t.Errorf("%d commits on the fork branch", n)
+	}
+	pulls := s.Repos[testRepo].Pulls
+	if len(pulls) != 1 || pulls[0].HeadOwner != "cookbook-sync-bot" || pulls[0].State != "open" {
+		t.Fatalf("pulls %+v", pulls)
+	}
+	s.Commit("cookbook-sync-bot/sglang", "cookbook-sync/qwen/qwen3.5", "octocat", "edit\n", map[string]string{"x": "y\n"})
+	if _, _, err := planApply(t, c, in("v3\n")); !errors.Is(err, ErrBranchMoved) {
+		t.Errorf("foreign push on the fork: %v", err)
+	}
+	// The same branch name from another owner is a different update.
+	s.AddPull(testRepo, &fakegithub.Pull{Title: "x", Body: "<!-- cookbook-sync:sgl-project/sglang:qwen/qwen3.5 -->", State: "open",
+		Head: "cookbook-sync/qwen/qwen3.5", Base: "main"})
+	if _, err := c.Plan(context.Background(), input("v3\n")); err == nil {
+		t.Error("two open PRs carrying the marker: no error")
+	}
+}

@@ -65,6 +65,11 @@ type PlanInput struct {
 	Files []File
 	// Evidence is cited in the PR body.
 	Evidence Evidence
+	// HeadRepo, when set, is a fork OWNER/NAME of Repo to push the branch to
+	// (for a bot without write access to Repo); the PR is opened in Repo from
+	// "<fork owner>:<branch>". The fork must be in Repo's fork network (GitHub
+	// shares git objects across it). Not combined with Checkout.
+	HeadRepo string
 	// Checkout, when set, is a local git checkout of Repo: commits are made
 	// with go-git there and pushed to its remote (Remote, default "origin")
 	// instead of through the Git Data API.
@@ -96,23 +101,25 @@ type PlannedFile struct {
 
 // ExistingPR is a PR found for the update's branch or marker.
 type ExistingPR struct {
-	Number  int    `json:"number"`
-	State   State  `json:"state"`
-	URL     string `json:"url"`
-	HeadSHA string `json:"headSha,omitempty"`
-	HeadRef string `json:"headRef,omitempty"` // head branch name
-	Title   string `json:"title"`
-	Body    string `json:"-"`
+	Number    int    `json:"number"`
+	State     State  `json:"state"`
+	URL       string `json:"url"`
+	HeadSHA   string `json:"headSha,omitempty"`
+	HeadRef   string `json:"headRef,omitempty"`   // head branch name
+	HeadOwner string `json:"headOwner,omitempty"` // owner of the head repository
+	Title     string `json:"title"`
+	Body      string `json:"-"`
 }
 
 // Plan is what Apply would do, computed read-only. It is JSON-serialisable
 // (file contents included) and Diff renders it as a unified diff.
 type Plan struct {
-	ID       string        `json:"id"`     // "<owner>/<name>:<model-slug>"
-	Model    string        `json:"model"`  // model slug as given
-	Repo     string        `json:"repo"`   // OWNER/NAME
-	Branch   string        `json:"branch"` // "cookbook-sync/<model-slug>"
-	Base     string        `json:"base"`   // target branch
+	ID       string        `json:"id"`                 // "<owner>/<name>:<model-slug>"
+	Model    string        `json:"model"`              // model slug as given
+	Repo     string        `json:"repo"`               // OWNER/NAME
+	HeadRepo string        `json:"headRepo,omitempty"` // fork OWNER/NAME holding the branch; "" = Repo
+	Branch   string        `json:"branch"`             // "cookbook-sync/<model-slug>"
+	Base     string        `json:"base"`               // target branch
 	BaseSHA  string        `json:"baseSha"`
 	Head     string        `json:"headSha,omitempty"` // current head of Branch; "" when absent
 	Parent   string        `json:"parentSha"`         // commit a new commit would be parented on
@@ -199,15 +206,54 @@ type store interface {
 	setRef(ctx context.Context, branch, sha, old string, force bool) error
 }
 
-func (c *Client) storeFor(p *Plan) (store, error) {
+// storeFor returns the store the base branch is read from and the store the
+// update's branch lives in (the same unless p.HeadRepo is a fork).
+func (c *Client) storeFor(p *Plan) (base, head store, err error) {
 	owner, name, err := splitRepo(p.Repo)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if p.Checkout != "" {
-		return openLocalStore(p.Checkout, p.Remote, c.token, c.commitSig)
+		if p.isFork() {
+			return nil, nil, &InputError{errors.New("a fork (head repo) cannot be combined with a local checkout; make the fork the checkout's --remote instead")}
+		}
+		st, err := openLocalStore(p.Checkout, p.Remote, c.token, c.commitSig)
+		if err != nil {
+			return nil, nil, err
+		}
+		return st, st, nil
 	}
-	return &apiStore{c: c, owner: owner, name: name}, nil
+	base = &apiStore{c: c, owner: owner, name: name}
+	if p.isFork() {
+		ho, hn, err := splitRepo(p.HeadRepo)
+		if err != nil {
+			return nil, nil, &InputError{err}
+		}
+		return base, &apiStore{c: c, owner: ho, name: hn}, nil
+	}
+	return base, base, nil
+}
+
+// isFork reports whether the branch lives in a fork.
+func (p *Plan) isFork() bool { return p.HeadRepo != "" && !strings.EqualFold(p.HeadRepo, p.Repo) }
+
+// headOwner is the owner of the repository holding the branch.
+func (p *Plan) headOwner() string {
+	r := p.Repo
+	if p.isFork() {
+		r = p.HeadRepo
+	}
+	o, _, _ := strings.Cut(r, "/")
+	return o
+}
+
+// storeAt picks the store to read commit sha from: the base store for the
+// base commit, else the head store.
+func (p *Plan) storeAt(base, head store, sha string) store {
+	if sha == p.BaseSHA {
+		return base
+	}
+	return head
 }
 
 // Plan computes, read-only, what Apply would do for in: the base and branch
@@ -240,7 +286,12 @@ func (c *Client) Plan(ctx context.Context, in PlanInput) (*Plan, error) {
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	owner, name, _ := splitRepo(in.Repo)
-	p := &Plan{ID: id, Model: in.Model, Repo: owner + "/" + name, Branch: branch, Base: in.Base, Files: files,
+	if in.HeadRepo != "" {
+		if _, _, err := splitRepo(in.HeadRepo); err != nil {
+			return nil, &InputError{fmt.Errorf("head repo: %w", err)}
+		}
+	}
+	p := &Plan{ID: id, Model: in.Model, Repo: owner + "/" + name, HeadRepo: in.HeadRepo, Branch: branch, Base: in.Base, Files: files,
 		Evidence: in.Evidence, Checkout: in.Checkout, Remote: in.Remote}
 	if p.Evidence.InferenceXRepo == "" {
 		p.Evidence.InferenceXRepo = "SemiAnalysisAI/InferenceX"
@@ -258,7 +309,7 @@ func (c *Client) Plan(ctx context.Context, in PlanInput) (*Plan, error) {
 // resolve fills the live state of p: heads, PRs, action, old contents, body.
 func (c *Client) resolve(ctx context.Context, p *Plan, marker string) error {
 	owner, name, _ := splitRepo(p.Repo)
-	st, err := c.storeFor(p)
+	bst, hst, err := c.storeFor(p)
 	if err != nil {
 		return err
 	}
@@ -267,16 +318,16 @@ func (c *Client) resolve(ctx context.Context, p *Plan, marker string) error {
 			return err
 		}
 	}
-	if p.BaseSHA, err = st.ref(ctx, p.Base); err != nil {
+	if p.BaseSHA, err = bst.ref(ctx, p.Base); err != nil {
 		return fmt.Errorf("base branch %s: %w", p.Base, err)
 	}
 	if p.BaseSHA == "" {
 		return fmt.Errorf("base branch %s does not exist in %s", p.Base, p.Repo)
 	}
-	if p.Head, err = st.ref(ctx, p.Branch); err != nil {
+	if p.Head, err = hst.ref(ctx, p.Branch); err != nil {
 		return fmt.Errorf("branch %s: %w", p.Branch, err)
 	}
-	prs, err := c.findPRs(ctx, owner, name, p.Branch, marker)
+	prs, err := c.findPRs(ctx, owner, name, p.headOwner(), p.Branch, marker)
 	if err != nil {
 		return err
 	}
@@ -297,8 +348,9 @@ func (c *Client) resolve(ctx context.Context, p *Plan, marker string) error {
 		return fmt.Errorf("%d open PRs for %s (%s): resolve by hand, cookbook-sync never picks one", len(open), p.ID, strings.Join(nums, ", "))
 	case len(open) == 1:
 		e := open[0]
-		if e.HeadRef != p.Branch {
-			return fmt.Errorf("open PR #%d carries the marker of %s but its head is %q, not %q: resolve by hand", e.Number, p.ID, e.HeadRef, p.Branch)
+		if e.HeadRef != p.Branch || !strings.EqualFold(e.HeadOwner, p.headOwner()) {
+			return fmt.Errorf("open PR #%d carries the marker of %s but its head is %s:%s, not %s:%s: resolve by hand",
+				e.Number, p.ID, e.HeadOwner, e.HeadRef, p.headOwner(), p.Branch)
 		}
 		p.Existing = &e
 	default:
@@ -314,7 +366,7 @@ func (c *Client) resolve(ctx context.Context, p *Plan, marker string) error {
 	// Foreign pushes: our commits carry the trailer for this ID.
 	ours := false
 	if p.Head != "" {
-		msg, err := st.message(ctx, p.Head)
+		msg, err := hst.message(ctx, p.Head)
 		if err != nil {
 			return fmt.Errorf("branch %s head %s: %w", p.Branch, p.Head, err)
 		}
@@ -324,7 +376,7 @@ func (c *Client) resolve(ctx context.Context, p *Plan, marker string) error {
 			p.Reason = fmt.Sprintf("branch %s head %s was not written by cookbook-sync (no %q trailer for %s): someone else pushed to it; not touching it",
 				p.Branch, short(p.Head), TrailerKey, p.ID)
 			p.Parent = p.Head
-			return c.fillContents(ctx, st, p, marker)
+			return c.fillContents(ctx, p.storeAt(bst, hst, p.Parent), p, marker)
 		}
 	}
 	ex := p.Existing
@@ -353,14 +405,14 @@ func (c *Client) resolve(ctx context.Context, p *Plan, marker string) error {
 			p.Reason = fmt.Sprintf("PR #%d was merged; new changes go into a new PR", ex.Number)
 		}
 	}
-	if err := c.fillContents(ctx, st, p, marker); err != nil {
+	if err := c.fillContents(ctx, p.storeAt(bst, hst, p.Parent), p, marker); err != nil {
 		return err
 	}
 	if p.Action == ActionCreate || p.Action == ActionRecreate {
 		// Nothing to propose when the base already has the content.
 		same := true
 		for _, f := range p.Files {
-			b, ok, err := st.readFile(ctx, p.BaseSHA, f.Path)
+			b, ok, err := bst.readFile(ctx, p.BaseSHA, f.Path)
 			if err != nil {
 				return err
 			}
@@ -426,9 +478,9 @@ func short(sha string) string {
 
 // findPRs lists every PR (any state) whose head is branch, plus every PR
 // whose body carries marker, newest first, with merge state read per PR.
-func (c *Client) findPRs(ctx context.Context, owner, name, branch, marker string) ([]ExistingPR, error) {
+func (c *Client) findPRs(ctx context.Context, owner, name, headOwner, branch, marker string) ([]ExistingPR, error) {
 	nums := map[int]bool{}
-	opts := &github.PullRequestListOptions{State: "all", Head: owner + ":" + branch, ListOptions: github.ListOptions{PerPage: 100}}
+	opts := &github.PullRequestListOptions{State: "all", Head: headOwner + ":" + branch, ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		list, resp, err := c.gh.PullRequests.List(ctx, owner, name, opts)
 		if err != nil {
@@ -469,10 +521,23 @@ func (c *Client) findPRs(ctx context.Context, owner, name, branch, marker string
 			return nil, err
 		}
 		out = append(out, ExistingPR{Number: n, State: st.State, URL: pr.GetHTMLURL(), HeadSHA: pr.GetHead().GetSHA(), HeadRef: pr.GetHead().GetRef(),
-			Title: pr.GetTitle(), Body: pr.GetBody()})
+			HeadOwner: headOwnerOf(pr, owner),
+			Title:     pr.GetTitle(), Body: pr.GetBody()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Number > out[j].Number })
 	return out, nil
+}
+
+// headOwnerOf is the owner of a PR's head repository (the base owner when the
+// head repository was deleted).
+func headOwnerOf(pr *github.PullRequest, fallback string) string {
+	if l := pr.GetHead().GetRepo().GetOwner().GetLogin(); l != "" {
+		return l
+	}
+	if o, _, ok := strings.Cut(pr.GetHead().GetLabel(), ":"); ok && o != "" {
+		return o
+	}
+	return fallback
 }
 
 // prBody renders the PR body: the hidden marker, the evidence and the file

@@ -20,6 +20,7 @@ type prOptions struct {
 	files                    []string // PATH=LOCALFILE
 	format                   string   // plan: diff | json; apply: text | json
 	checkout, remote         string
+	headRepo                 string // fork holding the branch
 	ixRepo, ixSHA            string
 	configKeys, runs         []string
 	coverageFile             string
@@ -48,7 +49,8 @@ a duplicate is never opened. When the branch's head commit lacks our
   pr apply  does it; needs GH_TOKEN or GITHUB_TOKEN
 
 Commits are made without a clone, through the Git Data API, or with go-git in
-a local checkout given with --checkout DIR (pushed to its --remote).`,
+a local checkout given with --checkout DIR (pushed to its --remote). With
+--head-repo FORK the branch is pushed to that fork and the PR is opened from it.`,
 	}
 	c.AddCommand(newPRSubCmd("plan"), newPRSubCmd("apply"))
 	return c
@@ -80,6 +82,7 @@ func newPRSubCmd(verb string) *cobra.Command {
 	fl.StringArrayVar(&o.files, "file", nil, "PATH=LOCALFILE: write LOCALFILE's content to PATH in the repository (repeatable)")
 	fl.StringVar(&o.base, "base", "", "base branch (default: the repository's default branch)")
 	fl.StringVar(&o.title, "title", "", "PR title (default: \"[cookbook-sync] <model>: launch commands from InferenceX\")")
+	fl.StringVar(&o.headRepo, "head-repo", "", "fork OWNER/NAME to push the branch to; the PR is opened in --repo from it")
 	fl.StringVar(&o.checkout, "checkout", "", "local checkout of the repository: commit with go-git there and push to --remote")
 	fl.StringVar(&o.remote, "remote", "origin", "remote of --checkout to push to")
 	fl.StringVar(&o.ixRepo, "inferencex-repo", "SemiAnalysisAI/InferenceX", "InferenceX repository OWNER/NAME (PR body evidence)")
@@ -117,7 +120,7 @@ func runPR(ctx context.Context, w io.Writer, verb string, o prOptions) error {
 	if _, _, _, err := upstream.Identity(o.repo, o.model); err != nil {
 		return usage("%v", err)
 	}
-	in := upstream.PlanInput{Repo: o.repo, Model: o.model, Base: o.base, Title: o.title, Checkout: o.checkout, Remote: o.remote,
+	in := upstream.PlanInput{Repo: o.repo, Model: o.model, Base: o.base, Title: o.title, Checkout: o.checkout, Remote: o.remote, HeadRepo: o.headRepo,
 		Evidence: upstream.Evidence{InferenceXRepo: o.ixRepo, InferenceXSHA: o.ixSHA, ConfigKeys: o.configKeys, Runs: o.runs}}
 	for _, f := range o.files {
 		repoPath, local, ok := strings.Cut(f, "=")

@@ -73,6 +73,7 @@ type Repo struct {
 	Refs          map[string]string // "heads/main" → commit sha
 	Pulls         []*Pull
 	Runs          map[int64]*Run
+	ForkOf        string // "owner/name" of the parent for a fork
 }
 
 // Object is a git object.
@@ -103,6 +104,7 @@ type Pull struct {
 	Draft, Merged  bool
 	MergedAt       *time.Time
 	Head, Base     string // branch names
+	HeadOwner      string // owner of the head repository; "" = the base repository's owner
 	HeadSHA        string
 	CreatedAt      time.Time
 	HeadRepoDelete bool
@@ -134,6 +136,41 @@ func (s *Server) AddRepo(full, defaultBranch string, files map[string]string) *R
 	c := r.put(&Object{Type: "commit", Tree: tree, Message: "Initial commit\n", Author: Sig{"Upstream Dev", "dev@example.com", s.Now()}})
 	r.Refs["heads/"+defaultBranch] = c
 	return r
+}
+
+// AddFork creates fork (OWNER/NAME) of parent. Like GitHub's fork network it
+// shares the parent's git objects; its refs start as a copy of the parent's.
+func (s *Server) AddFork(parent, fork string) *Repo {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	p := s.Repos[parent]
+	o, n, _ := strings.Cut(fork, "/")
+	r := &Repo{Owner: o, Name: n, DefaultBranch: p.DefaultBranch, Objects: p.Objects, Refs: map[string]string{}, Runs: map[int64]*Run{}, ForkOf: parent}
+	for k, v := range p.Refs {
+		r.Refs[k] = v
+	}
+	s.Repos[fork] = r
+	return r
+}
+
+// headRepo is the repository a PR's head branch lives in.
+func (s *Server) headRepo(r *Repo, p *Pull) *Repo {
+	if p.HeadOwner == "" || p.HeadOwner == r.Owner {
+		return r
+	}
+	for _, x := range s.Repos {
+		if x.Owner == p.HeadOwner && x.ForkOf == r.Owner+"/"+r.Name {
+			return x
+		}
+	}
+	return nil
+}
+
+func (p *Pull) headOwner(r *Repo) string {
+	if p.HeadOwner == "" {
+		return r.Owner
+	}
+	return p.HeadOwner
 }
 
 // Commit makes a commit on branch (created from the default branch when
@@ -701,7 +738,7 @@ func (s *Server) route(req *http.Request, body []byte) (any, error) {
 			if state != "all" && p.State != state {
 				continue
 			}
-			if h := q.Get("head"); h != "" && h != r.Owner+":"+p.Head {
+			if h := q.Get("head"); h != "" && h != p.headOwner(r)+":"+p.Head {
 				continue
 			}
 			if b := q.Get("base"); b != "" && b != p.Base {
@@ -721,14 +758,16 @@ func (s *Server) route(req *http.Request, body []byte) (any, error) {
 		if err := json.Unmarshal(body, &in); err != nil || in.Title == "" {
 			return nil, validation("Validation Failed")
 		}
-		head := in.Head
+		head, headOwner := in.Head, ""
 		if o, b, ok := strings.Cut(head, ":"); ok {
-			if o != r.Owner {
-				return nil, validation("Validation Failed: head")
-			}
-			head = b
+			head, headOwner = b, o
 		}
-		sha, ok := s.branch(r, head)
+		np := &Pull{Head: head, HeadOwner: headOwner}
+		hr := s.headRepo(r, np)
+		if hr == nil {
+			return nil, validation("Validation Failed: head repository not in the fork network")
+		}
+		sha, ok := s.branch(hr, head)
 		if !ok {
 			return nil, validation("Validation Failed: head invalid")
 		}
@@ -737,14 +776,14 @@ func (s *Server) route(req *http.Request, body []byte) (any, error) {
 			return nil, validation("Validation Failed: base invalid")
 		}
 		for _, p := range r.Pulls {
-			if p.Head == head && p.State == "open" {
-				return nil, validation("A pull request already exists for " + r.Owner + ":" + head + ".")
+			if p.Head == head && p.headOwner(r) == np.headOwner(r) && p.State == "open" {
+				return nil, validation("A pull request already exists for " + np.headOwner(r) + ":" + head + ".")
 			}
 		}
 		if sha == baseSHA {
 			return nil, validation("No commits between " + in.Base + " and " + head)
 		}
-		p := &Pull{Number: r.nextNumber(), Title: in.Title, Body: in.Body, State: "open", Draft: in.Draft, Head: head, Base: in.Base, HeadSHA: sha, CreatedAt: s.Now()}
+		p := &Pull{Number: r.nextNumber(), Title: in.Title, Body: in.Body, State: "open", Draft: in.Draft, Head: head, HeadOwner: headOwner, Base: in.Base, HeadSHA: sha, CreatedAt: s.Now()}
 		r.Pulls = append(r.Pulls, p)
 		return created{s.pullJSON(r, p)}, nil
 	case strings.HasPrefix(rest, "/pulls/"):
@@ -770,7 +809,11 @@ func (s *Server) route(req *http.Request, body []byte) (any, error) {
 			if p.Merged {
 				return nil, validation("Validation Failed: state cannot be changed. The pull request has been merged.")
 			}
-			sha, ok := s.branch(r, p.Head)
+			hr := s.headRepo(r, p)
+			sha, ok := "", false
+			if hr != nil {
+				sha, ok = s.branch(hr, p.Head)
+			}
 			if !ok {
 				return nil, validation("Validation Failed: state cannot be changed. The " + p.Head + " branch has been deleted.")
 			}
@@ -929,13 +972,19 @@ func (s *Server) pullJSON(r *Repo, p *Pull) map[string]any {
 		merged = p.MergedAt.UTC().Format(time.RFC3339)
 	}
 	repo := map[string]any{"name": r.Name, "full_name": r.Owner + "/" + r.Name, "owner": map[string]any{"login": r.Owner}}
+	var headRepo any = repo
+	if hr := s.headRepo(r, p); hr == nil {
+		headRepo = nil // deleted fork
+	} else if hr != r {
+		headRepo = map[string]any{"name": hr.Name, "full_name": hr.Owner + "/" + hr.Name, "owner": map[string]any{"login": hr.Owner}, "fork": true}
+	}
 	return map[string]any{
 		"url": s.api(r, "/pulls/"+strconv.Itoa(p.Number)), "id": 1000 + p.Number, "node_id": "PR_" + strconv.Itoa(p.Number),
 		"html_url": s.html(r, "/pull/"+strconv.Itoa(p.Number)), "number": p.Number, "state": p.State, "locked": false,
 		"title": p.Title, "body": p.Body, "draft": p.Draft, "merged": p.Merged, "merged_at": merged,
 		"created_at": p.CreatedAt.UTC().Format(time.RFC3339), "updated_at": s.Now().UTC().Format(time.RFC3339),
 		"user":                  map[string]any{"login": "cookbook-sync-bot", "type": "User"},
-		"head":                  map[string]any{"label": r.Owner + ":" + p.Head, "ref": p.Head, "sha": p.HeadSHA, "repo": repo},
+		"head":                  map[string]any{"label": p.headOwner(r) + ":" + p.Head, "ref": p.Head, "sha": p.HeadSHA, "repo": headRepo},
 		"base":                  map[string]any{"label": r.Owner + ":" + p.Base, "ref": p.Base, "sha": r.Refs["heads/"+p.Base], "repo": repo},
 		"maintainer_can_modify": true,
 	}
