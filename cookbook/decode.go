@@ -432,6 +432,7 @@ func (f *File) kvTransform(sel Selection, procs []launch.Process) []launch.Proce
 				}
 				ne = append(ne, e)
 			}
+			kept, keptEnv := len(na), len(ne)
 			addArgs := func(add []launch.Arg) {
 				for _, x := range add {
 					if !hasFlag(na, x.Flag) {
@@ -457,8 +458,8 @@ func (f *File) kvTransform(sel Selection, procs []launch.Process) []launch.Proce
 			} else if target == launch.KVMooncake {
 				addEnv(f.kv.mooncakeDecodeEnv)
 			}
-			sortWorkerArgs(na)
-			sortEnv(ne)
+			sortAppended(na, kept, cmpWorkerArgs)
+			sortAppended(ne, keptEnv, cmpEnv)
 			p.Args, p.Env = na, ne
 		}
 		out = append(out, p)

@@ -179,6 +179,30 @@ func sortWorkerArgs(a []launch.Arg) {
 	}
 }
 
+// sortAppended sorts a stably with cmp when its first n elements are known
+// to have been in order before the rest was appended: each appended element
+// is inserted after every element that is not greater, which gives the same
+// order as a stable sort of the whole slice.
+func sortAppended[T any](a []T, n int, cmp func(x, y T) int) {
+	if !slices.IsSortedFunc(a[:n], cmp) {
+		slices.SortStableFunc(a, cmp)
+		return
+	}
+	for i := n; i < len(a); i++ {
+		x := a[i]
+		j, _ := slices.BinarySearchFunc(a[:i], x, func(e, t T) int {
+			if cmp(e, t) > 0 {
+				return 1
+			}
+			return -1 // e <= t: keep searching to the right (upper bound)
+		})
+		copy(a[j+1:i+1], a[j:i])
+		a[j] = x
+	}
+}
+
+func cmpEnv(x, y launch.EnvVar) int { return strings.Compare(x.Name, y.Name) }
+
 // sortEnv sorts env in place by name (code-unit order).
 func sortEnv(e []launch.EnvVar) {
 	cmp := func(x, y launch.EnvVar) int { return strings.Compare(x.Name, y.Name) }
