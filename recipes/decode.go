@@ -150,7 +150,7 @@ func scanConfig(path string, root *yaml.Node) (*FileScan, error) {
 		Origin: launch.Origin{Kind: launch.OriginRecipe, Path: path, Detail: "vLLM --config file"}}
 	for _, kv := range pairs(root) {
 		v := deref(kv.val)
-		o := launch.Origin{Kind: launch.OriginRecipe, Path: pos(path, kv.kn)}
+		o := launch.Origin{Kind: launch.OriginRecipe, Path: kv.key, Detail: pos(path, kv.kn)}
 		flag := "--" + kv.key
 		switch {
 		case v == nil || isNull(v):

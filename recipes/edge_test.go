@@ -288,7 +288,7 @@ func TestConfigIndirection(t *testing.T) {
 			t.Errorf("%d: command line must win: %v", i, v)
 		}
 	}
-	if o := deps[0].Processes[0].Args[1].Origin; !strings.HasSuffix(o.Path, "Rocket_Blackwell.yaml:1:1") {
+	if o := deps[0].Processes[0].Args[1].Origin; o.Path != "kv-cache-dtype" || !strings.HasSuffix(o.Detail, "Rocket_Blackwell.yaml:1:1") {
 		t.Errorf("config origin %v", o)
 	}
 }

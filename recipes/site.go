@@ -34,8 +34,33 @@ func (h *HardwareProfile) Gen() string {
 
 // yamlDoc is one loaded YAML file.
 type yamlDoc struct {
-	rel  string // path relative to the recipes root, slash-separated
-	root *yaml.Node
+	rel   string // path relative to the recipes root, slash-separated
+	root  *yaml.Node
+	paths map[*yaml.Node]string // YAML path of every node (keys map to their value's path)
+}
+
+// indexPaths records the YAML path of every node under n ("a.b[2].c").
+func indexPaths(n *yaml.Node, path string, out map[*yaml.Node]string, depth int) {
+	if n == nil || depth > 200 {
+		return
+	}
+	out[n] = path
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := k.Value
+			if path != "" {
+				p = path + "." + k.Value
+			}
+			out[k] = p
+			indexPaths(v, p, out, depth+1)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			indexPaths(c, fmt.Sprintf("%s[%d]", path, i), out, depth+1)
+		}
+	}
 }
 
 // strategyDoc is one strategies/*.yaml or kv_store/*.yaml document.
@@ -63,13 +88,14 @@ type Site struct {
 	stratByID  map[string]*strategyDoc
 	Recipes    []*Recipe // models/**.yaml in path order
 	recipeIDs  map[string]bool
+	docs       map[string]*yamlDoc // every loaded file by relative path
 }
 
 // LoadSite reads the recipes tree at root. When only is non-empty, only those
 // recipe files (relative paths) are parsed; the other recipe names are still
 // listed (variant promotion needs them). Errors carry file:line:col.
 func LoadSite(root string, only ...string) (*Site, error) {
-	s := &Site{Root: root, hwByID: map[string]*HardwareProfile{}, stratByID: map[string]*strategyDoc{}, recipeIDs: map[string]bool{}}
+	s := &Site{Root: root, hwByID: map[string]*HardwareProfile{}, stratByID: map[string]*strategyDoc{}, recipeIDs: map[string]bool{}, docs: map[string]*yamlDoc{}}
 	tax, err := loadDoc(root, "taxonomy.yaml")
 	if err != nil {
 		return nil, err
@@ -105,6 +131,7 @@ func LoadSite(root string, only ...string) (*Site, error) {
 			if err != nil {
 				return nil, err
 			}
+			s.docs[d.rel] = d
 			sd := &strategyDoc{yamlDoc: *d}
 			sd.name = strOr(get(d.root, "name"), strings.TrimSuffix(filepath.Base(n), ".yaml"))
 			sd.deployType = strOr(get(d.root, "deploy_type"), "")
@@ -145,6 +172,7 @@ func LoadSite(root string, only ...string) (*Site, error) {
 		if err != nil {
 			return nil, err
 		}
+		s.docs[d.rel] = d
 		s.Recipes = append(s.Recipes, &Recipe{HFID: id, File: rel, yamlDoc: *d})
 	}
 	return s, nil
@@ -163,7 +191,9 @@ func loadDoc(root, rel string) (*yamlDoc, error) {
 	if r != nil && r.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s:%d:%d: top level is not a mapping", rel, r.Line, r.Column)
 	}
-	return &yamlDoc{rel: rel, root: r}, nil
+	d := &yamlDoc{rel: rel, root: r, paths: map[*yaml.Node]string{}}
+	indexPaths(r, "", d.paths, 0)
+	return d, nil
 }
 
 // HardwareByID returns the taxonomy profile id, or nil.

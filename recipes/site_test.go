@@ -113,7 +113,7 @@ func TestSynthesisFixture(t *testing.T) {
 		d.Processes[0].Role != launch.RolePrefill || d.Processes[2].Kind != launch.KindVLLMRouter {
 		t.Errorf("deployment %+v", d)
 	}
-	if o := d.Processes[0].Args[0].Origin; o.Kind != launch.OriginRecipe || o.Path != "models/acme/Rocket-1.yaml:10:13" {
+	if o := d.Processes[0].Args[0].Origin; o.Kind != launch.OriginRecipe || o.Path != "model.model_id" || o.Detail != "models/acme/Rocket-1.yaml:10:13" {
 		t.Errorf("model origin %v", o)
 	}
 }

@@ -230,23 +230,33 @@ func fits(vn *yaml.Node, hw *HardwareProfile) bool {
 // rendering the site would drop (a non-string token) is left out.
 func (s *Site) Renderings() []*Rendering {
 	var out []*Rendering
-	pc := posCache{}
+	pc := posCache{site: s, m: map[*yaml.Node]launch.Origin{}}
 	for _, t := range s.trees() {
 		out = append(out, s.renderTree(t, pc)...)
 	}
 	return out
 }
 
-// posCache memoises "file:line:col" per node for one Renderings call.
-type posCache map[*yaml.Node]string
+// posCache memoises the Origin of each YAML node for one Renderings call:
+// Path is the node's YAML path in its file (e.g.
+// "variants.nvfp4.extra_args[1]"), Detail is "file:line:col".
+type posCache struct {
+	site *Site
+	m    map[*yaml.Node]launch.Origin
+}
 
-func (pc posCache) pos(file string, n *yaml.Node) string {
-	if p, ok := pc[n]; ok {
-		return p
+func (pc posCache) origin(file string, n *yaml.Node) launch.Origin {
+	if o, ok := pc.m[n]; ok {
+		return o
 	}
-	p := pos(file, n)
-	pc[n] = p
-	return p
+	o := launch.Origin{Kind: launch.OriginRecipe, Path: file, Detail: pos(file, n)}
+	if d := pc.site.docs[file]; d != nil {
+		if p, ok := d.paths[n]; ok {
+			o.Path = p
+		}
+	}
+	pc.m[n] = o
+	return o
 }
 
 func (s *Site) renderTree(t treeSpec, pc posCache) []*Rendering {
@@ -1184,7 +1194,7 @@ func (b *build) finish(l []rawTok) ([]Token, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s: %w", pos(t.file, t.node), errNonString)
 		}
-		toks = append(toks, Token{Text: s, Origin: launch.Origin{Kind: launch.OriginRecipe, Path: b.pc.pos(t.file, t.node)}})
+		toks = append(toks, Token{Text: s, Origin: b.pc.origin(t.file, t.node)})
 	}
 	type unit struct {
 		flag string
@@ -1212,7 +1222,7 @@ func (b *build) finish(l []rawTok) ([]Token, error) {
 	}
 	inj := launch.Origin{Kind: launch.OriginInjected, Detail: siteDetail}
 	out := []Token{{Text: "vllm", Origin: inj}, {Text: "serve", Origin: inj},
-		{Text: b.modelID, Origin: launch.Origin{Kind: launch.OriginRecipe, Path: b.pc.pos(b.modelFile, b.modelNode)}}}
+		{Text: b.modelID, Origin: b.pc.origin(b.modelFile, b.modelNode)}}
 	for i, u := range units {
 		if u.flag != "" && last[u.flag] != i {
 			continue
@@ -1257,7 +1267,7 @@ func (e *envMap) del(name string) {
 
 func (e *envMap) addMap(file string, m *yaml.Node) {
 	for _, p := range pairs(m) {
-		v := EnvEntry{Name: p.key, Origin: launch.Origin{Kind: launch.OriginRecipe, Path: e.pc.pos(file, p.kn)}}
+		v := EnvEntry{Name: p.key, Origin: e.pc.origin(file, p.kn)}
 		n := deref(p.val)
 		switch {
 		case isNull(n):
