@@ -127,7 +127,7 @@ func (c *Client) Apply(ctx context.Context, p *Plan) (*ApplyResult, error) {
 		if live.Existing.Title != live.Title {
 			edit.Title, changed = github.String(live.Title), true
 		}
-		if live.Existing.Body != live.Body {
+		if !sameText(live.Existing.Body, live.Body) {
 			edit.Body, changed = github.String(live.Body), true
 		}
 		if live.Action == ActionReopen {

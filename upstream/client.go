@@ -274,6 +274,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		wait, retry := t.retryAfter(resp, attempt)
 		if !retry || attempt >= t.max || wait > t.maxWait {
+			resp.Body = &limitedBody{r: resp.Body, left: maxBody}
 			return resp, nil
 		}
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
@@ -319,6 +320,36 @@ func (t *retryTransport) retryAfter(resp *http.Response, attempt int) (time.Dura
 	}
 	return 0, false
 }
+
+// maxBody bounds one response body (the largest real upstream file is about
+// 0.3 MB; the contents API base64-encodes files up to 1 MB).
+const maxBody = 32 << 20
+
+// errBodyTooLarge is returned when a response body exceeds maxBody.
+var errBodyTooLarge = errors.New("response body larger than 32 MiB")
+
+// limitedBody fails (instead of truncating) once more than left bytes are read.
+type limitedBody struct {
+	r    io.ReadCloser
+	left int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, errBodyTooLarge
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return 0, errBodyTooLarge
+	}
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.r.Close() }
 
 // peekBody reads up to n bytes of resp.Body and puts them back.
 func peekBody(resp *http.Response, n int64) ([]byte, error) {

@@ -426,7 +426,7 @@ func (c *Client) resolve(ctx context.Context, p *Plan, marker string) error {
 			p.Reason = fmt.Sprintf("%s@%s already has this content", p.Base, short(p.BaseSHA))
 		}
 	}
-	if p.Action == ActionUpdate && !p.Commit && ex.Title == p.Title && ex.Body == p.Body {
+	if p.Action == ActionUpdate && !p.Commit && ex.Title == p.Title && sameText(ex.Body, p.Body) {
 		p.Action, p.Reason = ActionNone, fmt.Sprintf("PR #%d is open and up to date", ex.Number)
 	}
 	return nil
@@ -456,6 +456,13 @@ func (c *Client) fillContents(ctx context.Context, st store, p *Plan, marker str
 	}
 	p.Body = prBody(p, marker)
 	return nil
+}
+
+// sameText compares PR texts ignoring CRLF vs LF and trailing white space
+// (GitHub may normalise line ends of bodies edited in the web UI).
+func sameText(a, b string) bool {
+	norm := func(s string) string { return strings.TrimRight(strings.ReplaceAll(s, "\r\n", "\n"), " \n") }
+	return norm(a) == norm(b)
 }
 
 // hasTrailer reports whether msg carries "Cookbook-Sync-Id: id" as a trailer line.
