@@ -75,6 +75,7 @@ type mdSource struct {
 	lineMap []int // buffer line (0-based) → file line (1-based); nil = identity + base
 	base    int   // file line of buffer line 0 minus 1 (when lineMap is nil)
 	colOff  []int // extra columns per buffer line (indent removed by the caller)
+	md      goldmark.Markdown
 }
 
 func newMDSource(file string, src []byte, base int, lineMap, colOff []int) *mdSource {
@@ -134,12 +135,11 @@ func ParseMarkdown(file string, src []byte, firstLine, colOff int) (blocks []*Bl
 		}
 	}
 	m := newMDSource(file, src, firstLine-1, nil, cols)
+	m.md = goldmark.New(goldmark.WithExtensions(extension.GFM))
 	var ctx mdContext
 	walkMarkdown(m, &ctx, &blocks, 0)
 	return blocks, nil
 }
-
-var md = goldmark.New(goldmark.WithExtensions(extension.GFM))
 
 func segText(n ast.Node, src []byte) string {
 	var b strings.Builder
@@ -179,7 +179,7 @@ func linesText(l *text.Segments, src []byte) string {
 }
 
 func walkMarkdown(m *mdSource, ctx *mdContext, out *[]*Block, depth int) {
-	doc := md.Parser().Parse(text.NewReader(m.src))
+	doc := m.md.Parser().Parse(text.NewReader(m.src))
 	pendingTab, pendingAdmon := "", false
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
@@ -279,6 +279,7 @@ func (m *mdSource) reparse(n *ast.CodeBlock, ctx *mdContext, tab string, out *[]
 		buf.Write(s.Value(m.src))
 	}
 	sub := newMDSource(m.file, []byte(buf.String()), 0, lineMap, cols)
+	sub.md = m.md
 	saved := ctx.tab
 	if tab != "" {
 		ctx.tab = tab
