@@ -487,3 +487,22 @@ func TestApplyFromFork(t *testing.T) {
 		t.Error("two open PRs carrying the marker: no error")
 	}
 }
+
+// TestClosedPRFromOtherBranchIsNotReopened: a closed PR that carries the
+// marker but came from another branch is superseded, not reopened.
+func TestClosedPRFromOtherBranchIsNotReopened(t *testing.T) {
+	s := newFake(t)
+	c, _ := newClient(t, s, testToken)
+	s.Commit(testRepo, "old-sync/qwen", "bot", "old\n", map[string]string{"a": "a\n"})
+	s.AddPull(testRepo, &fakegithub.Pull{Title: "old", Body: "<!-- cookbook-sync:sgl-project/sglang:qwen/qwen3.5 -->", State: "closed", Head: "old-sync/qwen", Base: "main"})
+	p, res, err := planApply(t, c, input("v1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Action != ActionCreate || res.PR != 2 || !strings.Contains(s.Repos[testRepo].Pulls[1].Body, "Supersedes #1") {
+		t.Errorf("%s %+v", p.Action, res)
+	}
+	if s.Repos[testRepo].Pulls[0].State != "closed" {
+		t.Error("old PR reopened")
+	}
+}

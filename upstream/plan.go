@@ -354,9 +354,12 @@ func (c *Client) resolve(ctx context.Context, p *Plan, marker string) error {
 		}
 		p.Existing = &e
 	default:
+		// Only PRs from our branch can be reopened or continued; others
+		// carrying the marker are listed as superseded (Related).
 		for _, want := range []State{StateClosedUnmerged, StateMerged} {
 			for i := range prs { // prs is sorted newest first
-				if prs[i].State == want && p.Existing == nil {
+				mine := prs[i].HeadRef == p.Branch && strings.EqualFold(prs[i].HeadOwner, p.headOwner())
+				if prs[i].State == want && mine && p.Existing == nil {
 					e := prs[i]
 					p.Existing = &e
 				}
