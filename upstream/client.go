@@ -236,7 +236,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(r)
 }
 
-// retryTransport retries 5xx answers and GitHub's rate-limit answers (403/429
+// retryTransport retries network errors of GETs, 5xx answers and GitHub's rate-limit answers (403/429
 // with Retry-After, a "secondary rate limit" message, or x-ratelimit-remaining
 // 0), waiting Retry-After seconds (or until x-ratelimit-reset, or 1 s, 2 s, 4 s
 // … for a 5xx without one), each wait at most maxWait. Rule source: GitHub
@@ -270,7 +270,16 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.stats.add(1, 0, 0)
 		resp, err := t.next.RoundTrip(r)
 		if err != nil {
-			return nil, err
+			// Network errors are retried for reads only (a write may have
+			// reached GitHub).
+			if req.Method != http.MethodGet || attempt >= t.max || req.Context().Err() != nil {
+				return nil, err
+			}
+			t.stats.add(0, 0, 1)
+			if serr := t.sleep(req.Context(), time.Second<<attempt); serr != nil {
+				return nil, serr
+			}
+			continue
 		}
 		wait, retry := t.retryAfter(resp, attempt)
 		if !retry || attempt >= t.max || wait > t.maxWait {

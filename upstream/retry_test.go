@@ -56,3 +56,20 @@ func TestRetryRules(t *testing.T) {
 		})
 	}
 }
+
+// TestNetworkErrorsRetriedForReads: a connection error is retried for GETs
+// (with backoff) and then reported; the state is unknown.
+func TestNetworkErrorsRetriedForReads(t *testing.T) {
+	rec := &sleepRec{}
+	c, err := New(Options{APIURL: "http://127.0.0.1:1/", Sleep: rec.sleep, MaxRetries: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.Status(context.Background(), "https://github.com/a/b/pull/1")
+	if err == nil || st.State != StateUnknown {
+		t.Errorf("%+v %v", st, err)
+	}
+	if len(rec.waits) != 2 || rec.waits[0] != time.Second || rec.waits[1] != 2*time.Second {
+		t.Errorf("waits %v", rec.waits)
+	}
+}
