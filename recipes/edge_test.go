@@ -140,15 +140,21 @@ func TestMarkdownEdgeCases(t *testing.T) {
 	}
 
 	// §5.7 JSON: placeholder inside JSON (kept, invalid), escaped
-	// double-quoted JSON with ${VAR}, multi-line single-quoted JSON; §3
+	// double-quoted JSON with ${VAR} (§2.2(3) interpolation), multi-line
+	// single-quoted JSON; §3
 	// hardware only in the preceding prose.
 	b = blockAt(t, fs, 76)
 	c = cmdOf(t, b, 0)
 	if c.Args[1] != `{"model": <eagle3_model_name>, "method": "eagle3"}` {
 		t.Errorf("placeholder JSON = %q", c.Args[1])
 	}
-	if c.Args[3] != `{"kv_connector":"OffloadingConnector","kv_role":"kv_both","kv_connector_extra_config":{"cpu_bytes_to_use":${KV_BYTES}}}` {
+	// The block's `export KV_BYTES=1024` is expanded inside the double
+	// quotes, as bash would; the placeholder inside single quotes is not.
+	if c.Args[3] != `{"kv_connector":"OffloadingConnector","kv_role":"kv_both","kv_connector_extra_config":{"cpu_bytes_to_use":1024}}` {
 		t.Errorf("escaped JSON = %q", c.Args[3])
+	}
+	if _, ok := CanonicalJSON(c.Args[3]); !ok {
+		t.Errorf("escaped JSON does not parse: %q", c.Args[3])
 	}
 	if j, ok := CanonicalJSON(c.Args[5]); !ok || j != `{"cudagraph_mode":"FULL_DECODE_ONLY","custom_ops":["all"]}` {
 		t.Errorf("multi-line JSON = %q %v", j, ok)

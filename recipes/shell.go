@@ -293,6 +293,32 @@ func parseShellStrict(src string) (res *ShellResult, err error) {
 			delete(res.Vars, name)
 		}
 	}
+	// Pre-pass: variables assigned exactly once in the block, and where.
+	once := map[string]int{}
+	onceLine := map[string]uint{}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		note := func(a *syntax.Assign) {
+			if a.Name != nil && !a.Naked {
+				once[a.Name.Value]++
+				onceLine[a.Name.Value] = a.Pos().Line()
+			}
+		}
+		switch n := n.(type) {
+		case *syntax.DeclClause:
+			if n.Variant != nil && n.Variant.Value == "export" {
+				for _, a := range n.Args {
+					note(a)
+				}
+			}
+		case *syntax.CallExpr:
+			if len(n.Args) == 0 {
+				for _, a := range n.Assigns {
+					note(a)
+				}
+			}
+		}
+		return true
+	})
 	var exports []ShellEnv
 	var cur *syntax.Stmt
 	syntax.Walk(f, func(n syntax.Node) bool {
@@ -321,9 +347,17 @@ func parseShellStrict(src string) (res *ShellResult, err error) {
 				}
 				return true
 			}
+			line := n.Pos().Line()
+			vars := func(name string) (string, bool) {
+				if once[name] != 1 || onceLine[name] >= line {
+					return "", false
+				}
+				v, ok := res.Vars[name]
+				return v, ok
+			}
 			words := make([]string, len(n.Args))
 			for i, w := range n.Args {
-				words[i] = wordText(w, fixed)
+				words[i] = wordTextVars(w, fixed, vars)
 			}
 			env := append([]ShellEnv(nil), exports...)
 			for _, a := range n.Assigns {
@@ -363,18 +397,28 @@ func setEnv(env []ShellEnv, e ShellEnv) []ShellEnv {
 
 // wordText gives the shell word as one string with quotes removed; parameter
 // expansions and command substitutions keep their source text.
-func wordText(w *syntax.Word, src string) string {
+func wordText(w *syntax.Word, src string) string { return wordTextVars(w, src, nil) }
+
+// wordTextVars is wordText that expands simple $NAME / ${NAME} references
+// (unquoted or in double quotes, as the shell would) with vars.
+func wordTextVars(w *syntax.Word, src string, vars func(name string) (string, bool)) string {
 	if w == nil {
 		return ""
 	}
 	var b strings.Builder
 	for _, p := range w.Parts {
-		partText(&b, p, src, false)
+		partText(&b, p, src, false, vars)
 	}
 	return b.String()
 }
 
-func partText(b *strings.Builder, p syntax.WordPart, src string, inDbl bool) {
+func simpleParam(p *syntax.ParamExp) bool {
+	return p.Param != nil && p.Flags == nil && !p.Excl && !p.Length && !p.Width && !p.IsSet &&
+		p.NestedParam == nil && p.Index == nil && len(p.Modifiers) == 0 && p.Slice == nil &&
+		p.Repl == nil && p.Names == 0 && p.Exp == nil
+}
+
+func partText(b *strings.Builder, p syntax.WordPart, src string, inDbl bool, vars func(string) (string, bool)) {
 	switch p := p.(type) {
 	case *syntax.Lit:
 		b.WriteString(unescape(p.Value, inDbl))
@@ -382,7 +426,18 @@ func partText(b *strings.Builder, p syntax.WordPart, src string, inDbl bool) {
 		b.WriteString(p.Value)
 	case *syntax.DblQuoted:
 		for _, q := range p.Parts {
-			partText(b, q, src, true)
+			partText(b, q, src, true, vars)
+		}
+	case *syntax.ParamExp:
+		if vars != nil && simpleParam(p) {
+			if v, ok := vars(p.Param.Value); ok {
+				b.WriteString(v)
+				return
+			}
+		}
+		s, e := int(p.Pos().Offset()), int(p.End().Offset())
+		if s >= 0 && e <= len(src) && s <= e {
+			b.WriteString(src[s:e])
 		}
 	default:
 		s, e := int(p.Pos().Offset()), int(p.End().Offset())
