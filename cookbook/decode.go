@@ -115,6 +115,8 @@ type Decoded struct {
 	CopyAll  string // the "⧉ Copy all" clipboard text, no trailing newline
 
 	Deployment launch.Deployment
+
+	textAt []int // offset of Blocks[i].Text in CopyAll (for OracleJSON)
 }
 
 // Decode decodes one selection exactly as the page does (spec (b) steps
@@ -220,10 +222,12 @@ func (f *File) Decode(sel Selection) (*Decoded, error) {
 	head := b.Len()
 	b.Write(body)
 	d.CopyAll = b.String()
+	d.textAt = make([]int, len(procs))
 	for i := range procs {
 		p := &procs[i]
 		text := d.CopyAll[head+spans[i].lo : head+spans[i].hi]
 		d.Blocks[i].Text = text
+		d.textAt[i] = head + spans[i].lo
 		for _, k := range rt.Files {
 			if fe, ok := f.Files.Lookup(k); ok && fe.Name != "" && strings.Contains(text, fe.Name) && !slices.Contains(p.Files, fe.Name) {
 				p.Files = append(p.Files, fe.Name)
@@ -611,6 +615,22 @@ func (d *Decoded) AppendOracleJSON(dst []byte) []byte {
 	dst = append(dst, `,"measured":`...)
 	dst = strconv.AppendBool(dst, d.Measured)
 	dst = append(dst, `,"blocks":[`...)
+	// Block texts are substrings of CopyAll, and JSON escaping works
+	// character by character: the escaped texts written for the blocks are
+	// copied into the escaped copy-all text instead of escaping them twice.
+	var marks []int // start, end of each block text in CopyAll
+	if len(d.textAt) == len(d.Blocks) && utf8.ValidString(d.CopyAll) {
+		marks = make([]int, 0, 2*len(d.Blocks))
+		for i, b := range d.Blocks {
+			at := d.textAt[i]
+			if at < 0 || at+len(b.Text) > len(d.CopyAll) || (len(marks) > 0 && at < marks[len(marks)-1]) || d.CopyAll[at:at+len(b.Text)] != b.Text {
+				marks = nil
+				break
+			}
+			marks = append(marks, at, at+len(b.Text))
+		}
+	}
+	escAt := make([]int, 0, len(marks)) // start, end of each escaped text in dst
 	for i, b := range d.Blocks {
 		if i > 0 {
 			dst = append(dst, ',')
@@ -626,11 +646,31 @@ func (d *Decoded) AppendOracleJSON(dst []byte) []byte {
 			dst = appendJSString(dst, b.Role)
 		}
 		dst = append(dst, `,"text":`...)
-		dst = appendJSString(dst, b.Text)
+		if marks != nil {
+			dst = append(dst, '"')
+			lo := len(dst)
+			dst = appendEscaped(dst, b.Text)
+			escAt = append(escAt, lo, len(dst))
+			dst = append(dst, '"')
+		} else {
+			dst = appendJSString(dst, b.Text)
+		}
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `],"copyAll":`...)
-	dst = appendJSString(dst, d.CopyAll)
+	if marks == nil {
+		dst = appendJSString(dst, d.CopyAll)
+		return append(dst, '}')
+	}
+	dst = append(dst, '"')
+	prev := 0
+	for i := 0; i < len(marks); i += 2 {
+		dst = appendEscaped(dst, d.CopyAll[prev:marks[i]])
+		dst = append(dst, dst[escAt[i]:escAt[i+1]]...)
+		prev = marks[i+1]
+	}
+	dst = appendEscaped(dst, d.CopyAll[prev:])
+	dst = append(dst, '"')
 	return append(dst, '}')
 }
 
@@ -645,8 +685,15 @@ func appendJSString(dst []byte, s string) []byte {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\ufffd")
 	}
-	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
+	dst = appendEscaped(dst, s)
+	return append(dst, '"')
+}
+
+// appendEscaped appends the JSON.stringify escaping of valid UTF-8 s,
+// without quotes.
+func appendEscaped(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -674,8 +721,7 @@ func appendJSString(dst []byte, s string) []byte {
 		}
 		start = i + 1
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
 // jsSafe[c] reports whether byte c is written as is inside a JSON string

@@ -280,3 +280,28 @@ func TestDefaultCell(t *testing.T) {
 		t.Errorf("DefaultCell = %d, want 1", got)
 	}
 }
+
+// OracleJSON cuts block texts out of the escaped copy-all text; a caller
+// that edits a Decoded still gets its own values.
+func TestOracleJSONAfterEdit(t *testing.T) {
+	f, err := ReadFile("testdata/features.jsx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := f.Decode(Selection{1, 0, "dynamo", "mooncake"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := string(d.OracleJSON())
+	if !strings.Contains(before, `"text":"nginx -c nginx.conf -g 'daemon off;'"}`) {
+		t.Errorf("oracle JSON lacks the nginx text: %s", before)
+	}
+	d.Blocks[1].Text = "edited \"x\"\n"
+	after := string(d.OracleJSON())
+	if !strings.Contains(after, `"text":"edited \"x\"\n"}`) || !strings.Contains(after, `"copyAll":"# Set per node`) {
+		t.Errorf("edited oracle JSON: %s", after)
+	}
+	if strings.Count(after, "daemon off;") != 1 { // still in copyAll only
+		t.Errorf("edited oracle JSON keeps the old text in blocks: %s", after)
+	}
+}
