@@ -2,6 +2,7 @@ package cookbook
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -155,6 +156,9 @@ func TestBadSelection(t *testing.T) {
 // FuzzParse: Parse and decoding every selection must never panic.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(minimal))
+	if b, err := os.ReadFile("testdata/features.jsx"); err == nil {
+		f.Add(b)
+	}
 	f.Add([]byte(strings.Replace(minimal, `{"ref": [0, "sglang", 0]}`, `{"from": 0, "cmd": "x", "diff": {"block": {"kind": "nginx", "cmd": "n"}}}`, 1)))
 	f.Add([]byte("export const agentx = {};\n"))
 	f.Add([]byte("// c\nexport const agentx = {\"cells\": []};"))
