@@ -20,6 +20,11 @@ import (
 // (compare/SCHEMA.md). It changes only when a field is renamed or removed.
 const SchemaVersion = 1
 
+// SchemaRevision counts the compatible additions to schema SchemaVersion:
+// 2 added "schemaRevision", "upstream", "linkGap", "counts.links" and the
+// vLLM-family key fields ("vllmRecipesDir", "vllm", "counts.vllm").
+const SchemaRevision = 2
+
 // PointStatus says what coverage could do with one cited point.
 type PointStatus string
 
@@ -105,10 +110,11 @@ func Coverage(opt CoverageOptions) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{
-		SchemaVersion: SchemaVersion,
-		Policy:        PolicyInfo{Version: ex.PolicyVersion(), Policies: ex.Policies()},
-		InferenceX:    RepoInfo{Dir: opt.InfxDir},
-		CookbookDir:   opt.CookbookDir,
+		SchemaVersion:  SchemaVersion,
+		SchemaRevision: SchemaRevision,
+		Policy:         PolicyInfo{Version: ex.PolicyVersion(), Policies: ex.Policies()},
+		InferenceX:     RepoInfo{Dir: opt.InfxDir},
+		CookbookDir:    opt.CookbookDir,
 	}
 	cbRepo := openRepo(opt.CookbookDir)
 	ixRepo := openRepo(opt.InfxDir)

@@ -14,8 +14,11 @@ import (
 // Report is the result of a coverage run. Its JSON form (Report.JSON) is the
 // stable schema documented in compare/SCHEMA.md; SchemaVersion identifies it.
 type Report struct {
-	SchemaVersion int        `json:"schemaVersion"`
-	Policy        PolicyInfo `json:"policy"`
+	SchemaVersion int `json:"schemaVersion"`
+	// SchemaRevision counts the compatible additions made within
+	// SchemaVersion (compare/SCHEMA.md lists them).
+	SchemaRevision int        `json:"schemaRevision"`
+	Policy         PolicyInfo `json:"policy"`
 	// CookbookDir is the --cookbook directory; Cookbook lists every snippet
 	// read, with its git commit (when a git checkout) and sha256.
 	CookbookDir string     `json:"cookbookDir"`
@@ -23,9 +26,16 @@ type Report struct {
 	InferenceX  RepoInfo   `json:"inferencex"`
 	// Points holds one entry per cited point, in file, cell, point order.
 	Points []PointResult `json:"points"`
-	Counts Counts        `json:"counts"`
-	// Gap is true when any role is differs, missing or prohibited.
+	// Upstream holds the Check 3 (b) state of each --upstream link, in the
+	// order given (SetLinks); omitted when none was asked for.
+	Upstream []Link `json:"upstream,omitempty"`
+	Counts   Counts `json:"counts"`
+	// Gap is true when any role is differs, missing or prohibited, or an
+	// upstream link is not merged / published (LinkGap).
 	Gap bool `json:"gap"`
+	// LinkGap is true when an upstream link is not merged / published or its
+	// state could not be read (fail closed).
+	LinkGap bool `json:"linkGap,omitempty"`
 	// Errors is true when any point has StatusError (bad input).
 	Errors bool `json:"errors"`
 }
@@ -84,10 +94,12 @@ type Counts struct {
 	// worst verdict (compared) or their status (the others).
 	Roles  map[string]int `json:"roles"`
 	Points map[string]int `json:"points"`
+	// Links counts --upstream links by state (omitted when none).
+	Links map[string]int `json:"links,omitempty"`
 }
 
 func (r *Report) count() {
-	r.Counts = Counts{Roles: map[string]int{}, Points: map[string]int{}}
+	r.Counts = Counts{Roles: map[string]int{}, Points: map[string]int{}, Links: r.Counts.Links}
 	for _, p := range r.Points {
 		if p.Status != StatusCompared {
 			r.Counts.Points[string(p.Status)]++
@@ -238,7 +250,11 @@ func (r *Report) Text() string {
 	}
 	fmt.Fprintf(&b, "Roles: %s\n", strings.Join(sortedCounts(r.Counts.Roles), ", "))
 	fmt.Fprintf(&b, "Points: %s\n", strings.Join(sortedCounts(r.Counts.Points), ", "))
+	if len(r.Upstream) > 0 {
+		fmt.Fprintf(&b, "Upstream links: %s\n", strings.Join(sortedCounts(r.Counts.Links), ", "))
+	}
 	fmt.Fprintf(&b, "Exclusion policy: %s\n", r.Policy.Version)
+	b.WriteString(r.linksText())
 	return b.String()
 }
 
@@ -311,6 +327,10 @@ func (r *Report) Markdown() string {
 	}
 	fmt.Fprintf(&b, "- Roles: %s\n", strings.Join(sortedCounts(r.Counts.Roles), ", "))
 	fmt.Fprintf(&b, "- Points: %s\n", strings.Join(sortedCounts(r.Counts.Points), ", "))
+	if len(r.Upstream) > 0 {
+		fmt.Fprintf(&b, "- Upstream links: %s\n", strings.Join(sortedCounts(r.Counts.Links), ", "))
+	}
+	b.WriteString(r.linksMarkdown())
 
 	key := ""
 	for _, p := range r.Points {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"embed"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
+	"github.com/cookbook-sync/cookbook-sync/upstream"
 )
 
 // demoFS is the embedded demo workspace used when coverage runs without
@@ -24,6 +26,10 @@ var demoFS embed.FS
 // coverageOptions are the coverage subcommand's flags.
 type coverageOptions struct {
 	infx, cookbook, configKey, format string
+	// upstream lists the --upstream links whose Check 3 (b) state is read
+	// (package upstream) and reported; api is --api-url / --retries.
+	upstream []string
+	api      upAPIOptions
 }
 
 func newCoverageCmd() *cobra.Command {
@@ -40,9 +46,17 @@ router/frontend, etcd/NATS/nginx/Mooncake).
 --infx an InferenceX checkout (old or inferencex-e2e layout). Without both, it
 runs on a small embedded demo workspace.
 
-Exit status: 0 every compared role is covered (with or without exclusions);
-1 a role differs, is missing or carries a prohibited setting; 2 bad usage or
-bad input (a snippet or recipe that does not parse).`,
+--upstream URL (repeatable) also reads the Check 3 (b) state of each upstream
+link the sign-off cites — a PR (open, draft, closed-unmerged, merged with
+mergedAt) or a published page (exists, missing) — through the GitHub API
+(--api-url; token from GH_TOKEN or GITHUB_TOKEN). A link that is not merged /
+published is a gap; a state that cannot be read is "unknown" and fails closed.
+
+Exit status: 0 every compared role is covered (with or without exclusions)
+and every --upstream link is merged / published; 1 a role differs, is missing
+or carries a prohibited setting, or a link is not merged / published or its
+state is unknown; 2 bad usage or bad input (a snippet or recipe that does not
+parse).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCoverage(cmd, o) },
 	}
@@ -51,6 +65,8 @@ bad input (a snippet or recipe that does not parse).`,
 	f.StringVar(&o.cookbook, "cookbook", "", "sgl-project/sglang checkout `DIR` (holds docs/src/snippets/agentx)")
 	f.StringVar(&o.configKey, "config-key", "", "only cells whose InferenceX config key matches `GLOB`")
 	f.StringVar(&o.format, "format", "text", "output format: text, markdown or json")
+	f.StringArrayVar(&o.upstream, "upstream", nil, "upstream `URL` (PR or published page) that must be merged / published; repeatable")
+	o.api.register(c)
 	return c
 }
 
@@ -80,6 +96,13 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 		// name the embedded workspace, not its temporary copy
 		rep.InferenceX.Dir, rep.CookbookDir = "(embedded demo)/inferencex", "(embedded demo)/sglang"
 	}
+	if len(o.upstream) > 0 {
+		links, err := readLinks(cmd.Context(), o.api, o.upstream)
+		if err != nil {
+			return err
+		}
+		rep.SetLinks(links)
+	}
 	var out []byte
 	switch o.format {
 	case "json":
@@ -101,6 +124,34 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 		return errGap
 	}
 	return nil
+}
+
+// readLinks asks GitHub for the state of each link (package upstream, the
+// only one that does network I/O) and converts the results into report data.
+// A link whose state cannot be read comes back "unknown" with its error: the
+// report fails closed. Errors: a bad --api-url (exit 2).
+func readLinks(ctx context.Context, api upAPIOptions, urls []string) ([]compare.Link, error) {
+	cl, err := api.client()
+	if err != nil {
+		return nil, err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	rs := cl.StatusAll(ctx, urls)
+	links := make([]compare.Link, len(rs))
+	for i, r := range rs {
+		l := compare.Link{
+			URL: r.URL, Kind: r.Kind, State: string(r.State), MergedAt: r.MergedAt, Repo: r.Repo,
+			Number: r.Number, Title: r.Title, Branch: r.Branch, File: r.File, OK: r.OK() && r.Err == nil,
+		}
+		if r.Err != nil {
+			l.Error = r.Err.Error()
+			l.State = string(upstream.StateUnknown)
+		}
+		links[i] = l
+	}
+	return links, nil
 }
 
 // extractDemo writes the embedded demo workspace to a new temporary
