@@ -49,7 +49,13 @@ func TestCorpusProvenance(t *testing.T) {
 		t.Errorf("qwen3.5 cell 0 = %+v", c)
 	}
 
+	if err := q.CheckFileKeys(); err != nil {
+		t.Error(err)
+	}
 	g := corpusFile(t, "zai-org/glm-5.2.jsx")
+	if err := g.CheckFileKeys(); err != nil {
+		t.Error(err)
+	}
 	if g.Checkpoints[0] != (Checkpoint{ID: "nvidia/GLM-5.2-NVFP4", Precision: "fp4"}) || g.Cells[0].Prov != nil {
 		t.Errorf("glm-5.2: checkpoint %+v, prov %+v", g.Checkpoints[0], g.Cells[0].Prov)
 	}

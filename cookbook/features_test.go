@@ -1,6 +1,7 @@
 package cookbook
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -303,5 +304,23 @@ func TestOracleJSONAfterEdit(t *testing.T) {
 	}
 	if strings.Count(after, "daemon off;") != 1 { // still in copyAll only
 		t.Errorf("edited oracle JSON keeps the old text in blocks: %s", after)
+	}
+}
+
+func TestCheckFileKeys(t *testing.T) {
+	f, err := ReadFile("testdata/features.jsx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.CheckFileKeys(); err != nil {
+		t.Error(err)
+	}
+	src, _ := os.ReadFile("testdata/features.jsx")
+	bad, err := Parse("bad.jsx", []byte(strings.ReplaceAll(string(src), "nginx.conf#333134d1", "nginx.conf#00000000")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bad.CheckFileKeys(); err == nil || !strings.Contains(err.Error(), `files["nginx.conf#00000000"]: hash "00000000" does not match`) || !strings.Contains(err.Error(), "bad.jsx:32:3:") {
+		t.Errorf("CheckFileKeys error = %v", err)
 	}
 }

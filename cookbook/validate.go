@@ -1,6 +1,8 @@
 package cookbook
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
 	"strings"
 
@@ -198,4 +200,24 @@ func sortedRouters(c *Cell) []string {
 	}
 	slices.Sort(rs)
 	return rs
+}
+
+// CheckFileKeys verifies the integrity of the top-level `files` map: each
+// key must be "<name>#<h>" where name is the entry's name and h the first 8
+// hex digits of SHA-256 of its content (spec agentx-format.md (a) "files";
+// the generator's rule, verified on every known data file). Parse does not
+// call it, as the page itself never checks the keys; the error names the
+// first bad key with its JSON path.
+func (f *File) CheckFileKeys() error {
+	for _, e := range f.Files {
+		name, h, ok := strings.Cut(e.Key, "#")
+		if !ok || name != e.Name {
+			return f.errPath(jpath{"files", e.Key}, "key does not start with the file name %q + \"#\"", e.Name)
+		}
+		sum := sha256.Sum256([]byte(e.Content))
+		if want := hex.EncodeToString(sum[:4]); h != want {
+			return f.errPath(jpath{"files", e.Key}, "hash %q does not match the content (sha256 prefix %s)", h, want)
+		}
+	}
+	return nil
 }
