@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cookbook-sync/cookbook-sync/launch"
 	"github.com/tdewolff/parse/v2"
 	"github.com/tdewolff/parse/v2/js"
 )
@@ -62,29 +63,7 @@ type File struct {
 // Error is a decoding error with its position: File, 1-based Line and Col
 // (0 when unknown) and the JSON Path inside the agentx literal ("" when the
 // error is in the JS envelope). Error() gives "file:line:col: path: msg".
-type Error struct {
-	File string
-	Line int
-	Col  int
-	Path string
-	Msg  string
-}
-
-// Error formats the error as "file:line:col: path: message".
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
-	}
-	b.WriteString(": ")
-	if e.Path != "" {
-		b.WriteString(e.Path)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
+type Error = launch.InputError
 
 // ReadFile reads and parses the AgentX data file at path. Errors are *Error
 // (bad content) or the os error (unreadable file).

@@ -15,31 +15,13 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cookbook-sync/cookbook-sync/launch"
 	"go.yaml.in/yaml/v3"
 )
 
-// PosError is an error at a position in an input file. Line and Col are
-// 1-based; 0 means unknown (then only File is shown).
-type PosError struct {
-	File string
-	Line int
-	Col  int
-	Err  error
-}
-
-// Error gives "file:line:col: message".
-func (e *PosError) Error() string {
-	switch {
-	case e.Line > 0 && e.Col > 0:
-		return fmt.Sprintf("%s:%d:%d: %v", e.File, e.Line, e.Col, e.Err)
-	case e.Line > 0:
-		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
-	}
-	return fmt.Sprintf("%s: %v", e.File, e.Err)
-}
-
-// Unwrap returns the underlying error.
-func (e *PosError) Unwrap() error { return e.Err }
+// PosError is an error at a position in an input file (Err is the message).
+// Line and Col are 1-based; 0 means unknown.
+type PosError = launch.InputError
 
 // posErr builds a PosError at node n (nil n gives no position).
 func posErr(file string, n *yaml.Node, format string, args ...any) error {

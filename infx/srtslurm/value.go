@@ -10,38 +10,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cookbook-sync/cookbook-sync/launch"
 	"go.yaml.in/yaml/v3"
 )
 
 // Error is a recipe error with its position: the file, the 1-based line and
 // column of the offending YAML node (0 when unknown) and the YAML path of the
 // value (e.g. "base.resources.prefill_nodes").
-type Error struct {
-	File string
-	Line int
-	Col  int
-	Path string
-	Msg  string
-}
-
-// Error formats "file:line:col: path: msg", leaving out unknown parts.
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-		if e.Col > 0 {
-			fmt.Fprintf(&b, ":%d", e.Col)
-		}
-	}
-	b.WriteString(": ")
-	if e.Path != "" {
-		b.WriteString(e.Path)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
+type Error = launch.InputError
 
 // src is where a value was written: its YAML path and position.
 type src struct {
