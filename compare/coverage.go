@@ -47,8 +47,13 @@ type CoverageOptions struct {
 	// InfxDir is an InferenceX checkout (either layout); CookbookDir an
 	// sgl-project/sglang repository root.
 	InfxDir, CookbookDir string
-	// ConfigKey, when set, keeps only cells whose configKey matches this
-	// glob (path.Match syntax).
+	// VLLMRecipesDir, when set, is a vllm-project/recipes checkout: every
+	// vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of InfxDir's
+	// master configs is matched with the recipes and compared role by role
+	// (Report.VLLM). CookbookDir may then be empty (vLLM part only).
+	VLLMRecipesDir string
+	// ConfigKey, when set, keeps only cells (and vLLM-family keys) whose
+	// config key matches this glob (path.Match syntax).
 	ConfigKey string
 	// Exclusions classifies differences; nil = exclusions.Default().
 	Exclusions *exclusions.Set
@@ -84,7 +89,13 @@ func Coverage(opt CoverageOptions) (*Report, error) {
 			return nil, fmt.Errorf("%w: --config-key %q: %v", ErrUsage, opt.ConfigKey, err)
 		}
 	}
-	for _, d := range []struct{ flag, dir string }{{"--infx", opt.InfxDir}, {"--cookbook", opt.CookbookDir}} {
+	if opt.CookbookDir == "" && opt.VLLMRecipesDir == "" {
+		return nil, fmt.Errorf("%w: give --cookbook, --vllm-recipes or both", ErrUsage)
+	}
+	for _, d := range []struct{ flag, dir string }{{"--infx", opt.InfxDir}, {"--cookbook", opt.CookbookDir}, {"--vllm-recipes", opt.VLLMRecipesDir}} {
+		if d.dir == "" && d.flag != "--infx" {
+			continue
+		}
 		st, err := os.Stat(d.dir)
 		if err != nil || !st.IsDir() {
 			return nil, fmt.Errorf("%w: %s %q is not a directory", ErrUsage, d.flag, d.dir)
@@ -101,14 +112,6 @@ func Coverage(opt CoverageOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	render := opt.Render
-	if render == nil {
-		render = srtSlurmRenderer()
-	}
-	snips, err := snippetFiles(opt.CookbookDir)
-	if err != nil {
-		return nil, err
-	}
 	rep := &Report{
 		SchemaVersion:  SchemaVersion,
 		SchemaRevision: SchemaRevision,
@@ -116,22 +119,59 @@ func Coverage(opt CoverageOptions) (*Report, error) {
 		InferenceX:     RepoInfo{Dir: opt.InfxDir},
 		CookbookDir:    opt.CookbookDir,
 	}
-	cbRepo := openRepo(opt.CookbookDir)
 	ixRepo := openRepo(opt.InfxDir)
 	if ixRepo != nil {
 		rep.InferenceX.Commit = ixRepo.head
 	}
-	renders := map[string]renderResult{}
-	// The master configs give each config key's model (optional: a tree
-	// without master configs still renders, with the recipe's own model).
-	var ws *infx.Workspace
-	if w, err := infx.Open(opt.InfxDir); err == nil {
-		ws = w
+	// The master configs give each config key's model (optional for the
+	// cookbook part: a tree without master configs still renders, with the
+	// recipe's own model; required for the vLLM part).
+	ws, wsErr := infx.Open(opt.InfxDir)
+	if opt.CookbookDir != "" {
+		if err := cookbookCoverage(rep, opt, ws, ixRepo, ex, rules); err != nil {
+			return nil, err
+		}
 	}
+	if opt.VLLMRecipesDir != "" {
+		if wsErr != nil {
+			return nil, fmt.Errorf("%w: --infx %s: %v", ErrUsage, opt.InfxDir, wsErr)
+		}
+		ix, err := openVLLM(opt.VLLMRecipesDir)
+		if ix == nil {
+			return nil, err
+		}
+		if err != nil {
+			rep.VLLMRecipeErrors = strings.Split(err.Error(), "\n")
+		}
+		rep.VLLMRecipes = &RepoInfo{Dir: opt.VLLMRecipesDir}
+		if r := openRepo(opt.VLLMRecipesDir); r != nil {
+			rep.VLLMRecipes.Commit = r.head
+		}
+		rep.VLLM = vllmCoverage(ws, ix, opt.InfxDir, opt.ConfigKey, ex, rules)
+		if rep.VLLM == nil {
+			rep.VLLM = []VLLMKey{}
+		}
+	}
+	rep.count()
+	return rep, nil
+}
+
+// cookbookCoverage is the cookbook part of Coverage (ws may be nil).
+func cookbookCoverage(rep *Report, opt CoverageOptions, ws *infx.Workspace, ixRepo *gitRepo, ex *exclusions.Set, rules *Rules) error {
+	render := opt.Render
+	if render == nil {
+		render = srtSlurmRenderer()
+	}
+	snips, err := snippetFiles(opt.CookbookDir)
+	if err != nil {
+		return err
+	}
+	cbRepo := openRepo(opt.CookbookDir)
+	renders := map[string]renderResult{}
 	for _, sp := range snips {
 		f, err := cookbook.ReadFile(sp)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		fi := FileInfo{Path: f.RepoPath, SHA256: f.SHA256}
 		if cbRepo != nil {
@@ -170,8 +210,7 @@ func Coverage(opt CoverageOptions) (*Report, error) {
 			}
 		}
 	}
-	rep.count()
-	return rep, nil
+	return nil
 }
 
 type renderResult struct {

@@ -35,6 +35,7 @@ type Rules struct {
 	JSONSplit   map[string][]string            `yaml:"jsonSplitKeys"`
 	EnvInverted map[string]string              `yaml:"envInverted"`
 	EnvPrefix   map[string]string              `yaml:"envPrefixAliases"`
+	Defaults    map[string]map[string]string   `yaml:"defaults"`
 
 	canon map[string]map[string]string // engine -> spelling -> canonical
 	json  map[string]bool
@@ -170,7 +171,13 @@ func (r *Rules) Program(p string) string {
 	for from := range r.Programs {
 		froms = append(froms, from)
 	}
-	sort.Strings(froms)
+	// longest prefix first ("python -m dynamo.vllm " before "python -m ")
+	sort.Slice(froms, func(i, j int) bool {
+		if len(froms[i]) != len(froms[j]) {
+			return len(froms[i]) > len(froms[j])
+		}
+		return froms[i] < froms[j]
+	})
 	for _, from := range froms {
 		if strings.HasPrefix(p+" ", from) {
 			return strings.TrimSpace(r.Programs[from] + strings.TrimPrefix(p+" ", from))
@@ -339,6 +346,9 @@ func (r *Rules) NormalizeProcess(p *launch.Process, engine, hfID string) *Normal
 				vs[i] = r.Value(flag, v)
 			}
 			val = strings.Join(vs, " ")
+		}
+		if d, ok := r.Defaults[engine][flag]; ok && d == val {
+			continue // the engine default, same as absent
 		}
 		if keys := r.JSONSplit[flag]; len(keys) > 0 {
 			var parts []*Setting

@@ -26,6 +26,13 @@ type Report struct {
 	InferenceX  RepoInfo   `json:"inferencex"`
 	// Points holds one entry per cited point, in file, cell, point order.
 	Points []PointResult `json:"points"`
+	// VLLMRecipes is the --vllm-recipes checkout (nil without it);
+	// VLLMRecipeErrors the recipe files that failed to decode (bad input,
+	// file:line:col); VLLM one entry per vLLM-family config key, in master
+	// config order.
+	VLLMRecipes      *RepoInfo `json:"vllmRecipes,omitempty"`
+	VLLMRecipeErrors []string  `json:"vllmRecipeErrors,omitempty"`
+	VLLM             []VLLMKey `json:"vllm,omitempty"`
 	// Upstream holds the Check 3 (b) state of each --upstream link, in the
 	// order given (SetLinks); omitted when none was asked for.
 	Upstream []Link `json:"upstream,omitempty"`
@@ -96,6 +103,11 @@ type Counts struct {
 	Points map[string]int `json:"points"`
 	// Links counts --upstream links by state (omitted when none).
 	Links map[string]int `json:"links,omitempty"`
+	// VLLM counts vLLM-family config keys by verdict (their worst row),
+	// VLLMRows their rows by verdict, VLLMRoles their roles by verdict.
+	VLLM      map[string]int `json:"vllm,omitempty"`
+	VLLMRows  map[string]int `json:"vllmRows,omitempty"`
+	VLLMRoles map[string]int `json:"vllmRoles,omitempty"`
 }
 
 func (r *Report) count() {
@@ -115,6 +127,30 @@ func (r *Report) count() {
 				r.Gap = true
 			}
 		}
+	}
+	if r.VLLM != nil {
+		r.Counts.VLLM, r.Counts.VLLMRows, r.Counts.VLLMRoles = map[string]int{}, map[string]int{}, map[string]int{}
+	}
+	if len(r.VLLMRecipeErrors) > 0 {
+		r.Errors = true
+	}
+	for _, k := range r.VLLM {
+		r.Counts.VLLM[k.Verdict]++
+		for _, row := range k.Rows {
+			r.Counts.VLLMRows[row.Verdict]++
+			if row.Status == VLLMError {
+				r.Errors = true
+			}
+			for _, ro := range row.Roles {
+				r.Counts.VLLMRoles[ro.Verdict]++
+				if vllmGap(ro.Verdict) {
+					r.Gap = true
+				}
+			}
+		}
+	}
+	if r.LinkGap {
+		r.Gap = true
 	}
 }
 
@@ -157,7 +193,8 @@ func concs(cs []int) string {
 
 func verdictOrder() []string {
 	return []string{string(Covered), string(CoveredWithExclusions), string(Differs), string(Missing), string(Prohibited),
-		string(StatusRecipeNotFound), string(StatusScript), string(StatusError)}
+		NotCovered, Matched, string(StatusRecipeNotFound), string(StatusScript), VLLMUpstreamOnly, VLLMRecipeMissing,
+		VLLMScriptUnavailable, VLLMUnsupported, string(StatusError)}
 }
 
 func sortedCounts(m map[string]int) []string {
@@ -187,7 +224,56 @@ func sortedCounts(m map[string]int) []string {
 // then the totals.
 func (r *Report) Text() string {
 	var b bytes.Buffer
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	cookbook := r.CookbookDir != "" || len(r.Points) > 0
+	if cookbook {
+		r.cookbookText(&b)
+	}
+	if r.VLLM != nil {
+		r.vllmText(&b)
+	}
+	b.WriteString("\n")
+	for _, f := range r.Cookbook {
+		id := "sha256:" + f.SHA256
+		if f.Commit != "" {
+			id = "commit " + f.Commit
+			if f.Dirty {
+				id += " (modified)"
+			}
+		}
+		fmt.Fprintf(&b, "Cookbook: %s (%s)\n", f.Path, id)
+	}
+	if r.InferenceX.Commit != "" {
+		fmt.Fprintf(&b, "InferenceX: %s (commit %s)\n", r.InferenceX.Dir, r.InferenceX.Commit)
+	} else {
+		fmt.Fprintf(&b, "InferenceX: %s (not a git checkout: commit drift unknown)\n", r.InferenceX.Dir)
+	}
+	if v := r.VLLMRecipes; v != nil {
+		if v.Commit != "" {
+			fmt.Fprintf(&b, "vLLM recipes: %s (commit %s)\n", v.Dir, v.Commit)
+		} else {
+			fmt.Fprintf(&b, "vLLM recipes: %s (not a git checkout)\n", v.Dir)
+		}
+	}
+	if cookbook {
+		fmt.Fprintf(&b, "Roles: %s\n", strings.Join(sortedCounts(r.Counts.Roles), ", "))
+		fmt.Fprintf(&b, "Points: %s\n", strings.Join(sortedCounts(r.Counts.Points), ", "))
+	}
+	if r.VLLM != nil {
+		fmt.Fprintf(&b, "vLLM keys: %s\n", strings.Join(sortedCounts(r.Counts.VLLM), ", "))
+		fmt.Fprintf(&b, "vLLM rows: %s\n", strings.Join(sortedCounts(r.Counts.VLLMRows), ", "))
+		fmt.Fprintf(&b, "vLLM roles: %s\n", strings.Join(sortedCounts(r.Counts.VLLMRoles), ", "))
+	}
+	if len(r.Upstream) > 0 {
+		fmt.Fprintf(&b, "Upstream links: %s\n", strings.Join(sortedCounts(r.Counts.Links), ", "))
+	}
+	fmt.Fprintf(&b, "Exclusion policy: %s\n", r.Policy.Version)
+	b.WriteString(r.linksText())
+	return b.String()
+}
+
+// cookbookText writes the cookbook points' table and gaps.
+func (r *Report) cookbookText(b *bytes.Buffer) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CONFIG KEY\tCELL\tPT\tROUTER\tKV\tROLE\tVERDICT\tMATCHED\tDIFF\tEXCL\tINFO\tDRIFT")
 	for _, p := range r.Points {
 		id := cellTag(p.CellID)
@@ -211,15 +297,15 @@ func (r *Report) Text() string {
 				b.WriteString("\nGaps:\n")
 				first = false
 			}
-			fmt.Fprintf(&b, "  %s point %d %s: %s\n", p.CellID, p.Point, roleName(res), res.Verdict)
+			fmt.Fprintf(b, "  %s point %d %s: %s\n", p.CellID, p.Point, roleName(res), res.Verdict)
 			if res.Note != "" {
-				fmt.Fprintf(&b, "    %s\n", res.Note)
+				fmt.Fprintf(b, "    %s\n", res.Note)
 			}
 			for _, d := range res.Differences {
-				fmt.Fprintf(&b, "    %s: cookbook %s, recipe %s\n", d.Setting, val(d.Cookbook), val(d.Recipe))
+				fmt.Fprintf(b, "    %s: cookbook %s, recipe %s\n", d.Setting, val(d.Cookbook), val(d.Recipe))
 			}
 			for _, x := range res.Prohibited {
-				fmt.Fprintf(&b, "    %s: PROHIBITED (%s): %s\n", x.Setting, x.Rule, x.Reason)
+				fmt.Fprintf(b, "    %s: PROHIBITED (%s): %s\n", x.Setting, x.Rule, x.Reason)
 			}
 		}
 	}
@@ -229,33 +315,9 @@ func (r *Report) Text() string {
 				b.WriteString("\nGaps:\n")
 				first = false
 			}
-			fmt.Fprintf(&b, "  %s point %d: error: %s\n", p.CellID, p.Point, p.Message)
+			fmt.Fprintf(b, "  %s point %d: error: %s\n", p.CellID, p.Point, p.Message)
 		}
 	}
-	b.WriteString("\n")
-	for _, f := range r.Cookbook {
-		id := "sha256:" + f.SHA256
-		if f.Commit != "" {
-			id = "commit " + f.Commit
-			if f.Dirty {
-				id += " (modified)"
-			}
-		}
-		fmt.Fprintf(&b, "Cookbook: %s (%s)\n", f.Path, id)
-	}
-	if r.InferenceX.Commit != "" {
-		fmt.Fprintf(&b, "InferenceX: %s (commit %s)\n", r.InferenceX.Dir, r.InferenceX.Commit)
-	} else {
-		fmt.Fprintf(&b, "InferenceX: %s (not a git checkout: commit drift unknown)\n", r.InferenceX.Dir)
-	}
-	fmt.Fprintf(&b, "Roles: %s\n", strings.Join(sortedCounts(r.Counts.Roles), ", "))
-	fmt.Fprintf(&b, "Points: %s\n", strings.Join(sortedCounts(r.Counts.Points), ", "))
-	if len(r.Upstream) > 0 {
-		fmt.Fprintf(&b, "Upstream links: %s\n", strings.Join(sortedCounts(r.Counts.Links), ", "))
-	}
-	fmt.Fprintf(&b, "Exclusion policy: %s\n", r.Policy.Version)
-	b.WriteString(r.linksText())
-	return b.String()
 }
 
 // cellTag is the "#n" suffix of a cell id (the config key is its own column).
@@ -308,7 +370,10 @@ func (r *Report) Markdown() string {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("- Upstream files (sgl-project/sglang):\n")
+	cookbook := r.CookbookDir != "" || len(r.Points) > 0
+	if cookbook {
+		b.WriteString("- Upstream files (sgl-project/sglang):\n")
+	}
 	for _, f := range r.Cookbook {
 		if f.Commit != "" {
 			dirty := ""
@@ -325,8 +390,10 @@ func (r *Report) Markdown() string {
 	} else {
 		b.WriteString("- InferenceX: not a git checkout (commit drift since each cell's prov.sha is unknown)\n")
 	}
-	fmt.Fprintf(&b, "- Roles: %s\n", strings.Join(sortedCounts(r.Counts.Roles), ", "))
-	fmt.Fprintf(&b, "- Points: %s\n", strings.Join(sortedCounts(r.Counts.Points), ", "))
+	if cookbook {
+		fmt.Fprintf(&b, "- Roles: %s\n", strings.Join(sortedCounts(r.Counts.Roles), ", "))
+		fmt.Fprintf(&b, "- Points: %s\n", strings.Join(sortedCounts(r.Counts.Points), ", "))
+	}
 	if len(r.Upstream) > 0 {
 		fmt.Fprintf(&b, "- Upstream links: %s\n", strings.Join(sortedCounts(r.Counts.Links), ", "))
 	}
@@ -394,6 +461,9 @@ func (r *Report) Markdown() string {
 				}
 			}
 		}
+	}
+	if r.VLLM != nil {
+		r.vllmMarkdown(&b)
 	}
 	return b.String()
 }

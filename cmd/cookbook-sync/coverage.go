@@ -25,7 +25,7 @@ var demoFS embed.FS
 
 // coverageOptions are the coverage subcommand's flags.
 type coverageOptions struct {
-	infx, cookbook, configKey, format string
+	infx, cookbook, vllmRecipes, configKey, format string
 	// upstream lists the --upstream links whose Check 3 (b) state is read
 	// (package upstream) and reported; api is --api-url / --retries.
 	upstream []string
@@ -35,7 +35,7 @@ type coverageOptions struct {
 func newCoverageCmd() *cobra.Command {
 	var o coverageOptions
 	c := &cobra.Command{
-		Use:   "coverage [--infx DIR --cookbook DIR] [--config-key GLOB] [--format text|markdown|json]",
+		Use:   "coverage [--infx DIR [--cookbook DIR] [--vllm-recipes DIR]] [--config-key GLOB] [--upstream URL…] [--format text|markdown|json]",
 		Short: "Check 3 coverage: compare every cited InferenceX recipe with its cookbook point, role by role",
 		Long: `coverage decodes every AgentX cookbook point that cites an InferenceX recipe
 (as measured: router = cell.submitted, KV tier = point.kv), renders the cited
@@ -46,6 +46,16 @@ router/frontend, etcd/NATS/nginx/Mooncake).
 --infx an InferenceX checkout (old or inferencex-e2e layout). Without both, it
 runs on a small embedded demo workspace.
 
+--vllm-recipes DIR (a vllm-project/recipes checkout) goes the other way, from
+InferenceX config keys: for every vllm, dynamo-vllm and llmd-vllm key of the
+master configs it renders each point, finds the vLLM recipe role(s) matching
+each worker role (model or variant checkpoint, hardware, precision, TP/EP/DP,
+agg or prefill/decode) and compares the workers' engine args and env. Each
+key names the recipe file + section (or YAML variant + strategy) it was
+matched with, or "no recipe covers this" with the nearest candidate. Points
+whose recipe is upstream-only, missing or a script not in the checkout are
+reported with that status. With --cookbook as well, both parts run.
+
 --upstream URL (repeatable) also reads the Check 3 (b) state of each upstream
 link the sign-off cites — a PR (open, draft, closed-unmerged, merged with
 mergedAt) or a published page (exists, missing) — through the GitHub API
@@ -54,7 +64,7 @@ published is a gap; a state that cannot be read is "unknown" and fails closed.
 
 Exit status: 0 every compared role is covered (with or without exclusions)
 and every --upstream link is merged / published; 1 a role differs, is missing
-or carries a prohibited setting, or a link is not merged / published or its
+or carries a prohibited setting, no vLLM recipe covers a vLLM-family role, or a link is not merged / published or its
 state is unknown; 2 bad usage or bad input (a snippet or recipe that does not
 parse).`,
 		Args: cobra.NoArgs,
@@ -63,7 +73,8 @@ parse).`,
 	f := c.Flags()
 	f.StringVar(&o.infx, "infx", "", "InferenceX checkout `DIR`")
 	f.StringVar(&o.cookbook, "cookbook", "", "sgl-project/sglang checkout `DIR` (holds docs/src/snippets/agentx)")
-	f.StringVar(&o.configKey, "config-key", "", "only cells whose InferenceX config key matches `GLOB`")
+	f.StringVar(&o.vllmRecipes, "vllm-recipes", "", "vllm-project/recipes checkout `DIR`: cover every vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of --infx")
+	f.StringVar(&o.configKey, "config-key", "", "only cells / vLLM-family keys whose InferenceX config key matches `GLOB`")
 	f.StringVar(&o.format, "format", "text", "output format: text, markdown or json")
 	f.StringArrayVar(&o.upstream, "upstream", nil, "upstream `URL` (PR or published page) that must be merged / published; repeatable")
 	o.api.register(c)
@@ -76,7 +87,10 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 	default:
 		return &exitError{code: exitUsage, err: fmt.Errorf("--format %q: want text, markdown or json", o.format)}
 	}
-	if (o.infx == "") != (o.cookbook == "") {
+	if o.vllmRecipes != "" && o.infx == "" {
+		return &exitError{code: exitUsage, err: errors.New("--vllm-recipes needs --infx (the InferenceX checkout whose vLLM-family keys are covered)")}
+	}
+	if o.vllmRecipes == "" && (o.infx == "") != (o.cookbook == "") {
 		return &exitError{code: exitUsage, err: errors.New("--infx and --cookbook go together (give both, or neither for the demo workspace)")}
 	}
 	demo := o.infx == ""
@@ -88,7 +102,7 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 		defer os.RemoveAll(dir)
 		o.infx, o.cookbook = filepath.Join(dir, "inferencex"), filepath.Join(dir, "sglang")
 	}
-	rep, err := compare.Coverage(compare.CoverageOptions{InfxDir: o.infx, CookbookDir: o.cookbook, ConfigKey: o.configKey})
+	rep, err := compare.Coverage(compare.CoverageOptions{InfxDir: o.infx, CookbookDir: o.cookbook, VLLMRecipesDir: o.vllmRecipes, ConfigKey: o.configKey})
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
