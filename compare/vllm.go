@@ -504,7 +504,7 @@ func openVLLM(dir string) (*recipes.Index, error) {
 	ix, err := recipes.Open(dir)
 	if err != nil {
 		if ix == nil {
-			return nil, err
+			return nil, fmt.Errorf("--vllm-recipes %s: %w", dir, err)
 		}
 		return ix, fmt.Errorf("--vllm-recipes %s: %w", dir, err)
 	}

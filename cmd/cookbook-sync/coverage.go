@@ -133,7 +133,7 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 	}
 	switch {
 	case rep.Errors:
-		return &exitError{code: exitUsage, err: errors.New("some cited recipes could not be rendered (status \"error\" above)")}
+		return &exitError{code: exitUsage, err: errors.New("some cited recipes could not be rendered, or vLLM recipes could not be read (\"error\" above)")}
 	case rep.Gap:
 		return errGap
 	}

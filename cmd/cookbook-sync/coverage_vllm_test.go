@@ -1,0 +1,117 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var (
+	vllmInfx    = filepath.Join("..", "..", "compare", "testdata", "vllm", "inferencex")
+	vllmRecipes = filepath.Join("..", "..", "compare", "testdata", "vllm", "recipes")
+)
+
+// coverage --infx --vllm-recipes on the compare/testdata/vllm fixture: each
+// vLLM-family key names its recipe place or the nearest candidate; a decode
+// difference and an uncovered TP4 row make it exit 1.
+func TestCoverageVLLMCLI(t *testing.T) {
+	code, out, errs := runCoverageCLI(t, "--infx", vllmInfx, "--vllm-recipes", vllmRecipes)
+	if code != exitGap || errs != "" {
+		t.Fatalf("exit %d, stderr %q, want 1:\n%s", code, errs, out)
+	}
+	for _, want := range []string{
+		"comet-fp8-gb200-dynamo-vllm   0    8      compared            decode   TP4   differs                  ",
+		"models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode\n",
+		"comet-fp8-h200-vllm-noscript  0    4      script unavailable  agg      TP8   matched (not compared)",
+		"    --max-num-batched-tokens: vllm-recipes (absent), InferenceX 8192\n",
+		"vLLM keys: differs 2, no recipe covers this 1, script unavailable 1\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "CELL") || strings.Contains(out, "Points:") {
+		t.Errorf("no --cookbook, yet the cookbook table is printed:\n%s", out)
+	}
+	code, out, _ = runCoverageCLI(t, "--infx", vllmInfx, "--vllm-recipes", vllmRecipes, "--format", "json")
+	var rep struct {
+		SchemaRevision int `json:"schemaRevision"`
+		VLLMRecipes    struct{ Dir string }
+		VLLM           []struct {
+			ConfigKey, Verdict string
+			Rows               []struct {
+				Status string
+				Roles  []struct {
+					Role, Verdict string
+					Recipe        *struct{ File, Variant, Strategy, Where string }
+					Nearest       *struct{ Where string }
+				}
+			}
+		} `json:"vllm"`
+		Counts struct{ VLLM map[string]int }
+		Gap    bool
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitGap {
+		t.Fatalf("json: exit %d %v\n%s", code, err, out)
+	}
+	if rep.SchemaRevision != 2 || rep.VLLMRecipes.Dir != vllmRecipes || len(rep.VLLM) != 4 || !rep.Gap || rep.Counts.VLLM["differs"] != 2 {
+		t.Errorf("json header %+v", rep)
+	}
+	if r := rep.VLLM[0].Rows[1].Roles[0]; r.Verdict != "no recipe covers this" || r.Nearest == nil || r.Recipe != nil {
+		t.Errorf("json TP4 row %+v", r)
+	}
+	// Only the key that needs no comparison: no gap, exit 0.
+	if code, out, _ := runCoverageCLI(t, "--infx", vllmInfx, "--vllm-recipes", vllmRecipes, "--config-key", "*-noscript"); code != exitOK {
+		t.Errorf("noscript only: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCoverageCLI(t, "--infx", vllmInfx, "--vllm-recipes", vllmRecipes, "--format", "markdown")
+	if code != exitGap || !strings.Contains(out, "## vLLM-family config keys (vllm-project/recipes)") ||
+		!strings.Contains(out, "| `--max-num-batched-tokens` | (absent) | `8192` |") {
+		t.Errorf("markdown: exit %d\n%s", code, out)
+	}
+}
+
+// With --cookbook and --vllm-recipes both parts run.
+func TestCoverageVLLMWithCookbook(t *testing.T) {
+	_, cb := demoDirs(t)
+	code, out, errs := runCoverageCLI(t, "--infx", vllmInfx, "--cookbook", cb, "--vllm-recipes", vllmRecipes)
+	if code != exitGap {
+		t.Fatalf("exit %d %s\n%s", code, errs, out)
+	}
+	for _, want := range []string{"CONFIG KEY  ", "recipe not found", "vLLM-family config keys vs vllm-project/recipes", "Points: ", "vLLM keys: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCoverageVLLMUsage(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no --infx", []string{"--vllm-recipes", vllmRecipes}, "--vllm-recipes needs --infx"},
+		{"missing dir", []string{"--infx", vllmInfx, "--vllm-recipes", filepath.Join(vllmRecipes, "nope")}, "is not a directory"},
+		{"no master configs", []string{"--infx", vllmRecipes, "--vllm-recipes", vllmRecipes}, "--infx"},
+	} {
+		code, _, errs := runCoverageCLI(t, c.args...)
+		if code != exitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", c.name, code, errs, c.want)
+		}
+	}
+	// A malformed model YAML: exit 2 with file:line:col, no report.
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(vllmRecipes)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "models", "acme", "Broken.yaml"), []byte("meta:\n  title: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCoverageCLI(t, "--infx", vllmInfx, "--vllm-recipes", dir)
+	if code != exitUsage || !strings.Contains(errs, "Broken.yaml:2:1") {
+		t.Errorf("bad recipe: exit %d, stderr %q\n%s", code, errs, out)
+	}
+}

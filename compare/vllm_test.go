@@ -1,0 +1,345 @@
+package compare
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/infx"
+	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/recipes"
+)
+
+var (
+	vllmFixtureInfx    = filepath.Join("testdata", "vllm", "inferencex")
+	vllmFixtureRecipes = filepath.Join("testdata", "vllm", "recipes")
+)
+
+func vllmFixture(t testing.TB) *Report {
+	t.Helper()
+	rep, err := Coverage(CoverageOptions{InfxDir: vllmFixtureInfx, VLLMRecipesDir: vllmFixtureRecipes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func vllmKey(t *testing.T, rep *Report, key string) VLLMKey {
+	t.Helper()
+	for _, k := range rep.VLLM {
+		if k.ConfigKey == key {
+			return k
+		}
+	}
+	t.Fatalf("no entry for %s", key)
+	return VLLMKey{}
+}
+
+func settings[T Difference | Exclusion](xs []T, f func(T) string) []string {
+	var out []string
+	for _, x := range xs {
+		out = append(out, f(x))
+	}
+	return out
+}
+
+func diffSettings(r *Result) []string {
+	return settings(r.Differences, func(d Difference) string { return d.Setting + "=" + val(d.Cookbook) + "|" + val(d.Recipe) })
+}
+
+func exclSettings(xs []Exclusion) []string {
+	return settings(xs, func(x Exclusion) string { return x.Setting + ":" + string(x.Class) + ":" + x.Rule })
+}
+
+const cometYAML = "models/acme/Comet-1.yaml"
+
+// The fixture (compare/testdata/vllm): InferenceX configs/nvidia-master.yaml
+// with four vLLM-family keys and one SGLang key, and a recipes tree with
+// acme/Comet-1 (single_node_tp and pd_cluster on h200 and gb200; the site
+// gives TP = GPUs per node: 8 on h200, 4 on a gb200 tray).
+func TestVLLMCoverageFixture(t *testing.T) {
+	rep := vllmFixture(t)
+	var keys []string
+	for _, k := range rep.VLLM {
+		keys = append(keys, k.ConfigKey+"="+k.Verdict)
+	}
+	want := []string{
+		"comet-fp8-h200-vllm=" + NotCovered,
+		"comet-fp8-h200-vllm-mtp=differs",
+		"comet-fp8-h200-vllm-noscript=" + VLLMScriptUnavailable,
+		"comet-fp8-gb200-dynamo-vllm=differs",
+	}
+	if !reflect.DeepEqual(keys, want) {
+		t.Fatalf("keys (the sglang key is not vLLM-family):\n got %q\nwant %q", keys, want)
+	}
+	if !rep.Gap || rep.Errors {
+		t.Errorf("gap %v errors %v, want a gap and no error", rep.Gap, rep.Errors)
+	}
+	if w := map[string]int{"differs": 2, NotCovered: 1, VLLMScriptUnavailable: 1}; !reflect.DeepEqual(rep.Counts.VLLM, w) {
+		t.Errorf("key counts %v, want %v", rep.Counts.VLLM, w)
+	}
+
+	// Single-node vllm, tp 8: the script's vllm serve (--tensor-parallel-size=$TP,
+	// MAX_MODEL_LEN = ISL+OSL = 2048, --gpu-memory-utilization 0.9 = vLLM's
+	// default) vs single_node_tp on h200 (TP8, --max-model-len 32768).
+	k := vllmKey(t, rep, "comet-fp8-h200-vllm")
+	if len(k.Rows) != 2 {
+		t.Fatalf("rows %+v", k.Rows)
+	}
+	r0 := k.Rows[0]
+	if r0.Status != VLLMCompared || !reflect.DeepEqual(r0.Concs, []int{4, 8}) || r0.Recipe != "benchmarks/single_node/fixed_seq_len/comet_fp8_h200_vllm.sh" ||
+		len(r0.Roles) != 1 || r0.Verdict != string(CoveredWithExclusions) {
+		t.Fatalf("row 0 %+v", r0)
+	}
+	ro := r0.Roles[0]
+	if ro.Role != "agg" || ro.Topology != "TP8" || ro.Recipe == nil || ro.Recipe.File != cometYAML || ro.Recipe.Variant != "default" ||
+		ro.Recipe.Strategy != "single_node_tp" || ro.Recipe.Hardware != "h200" || ro.Verdict != string(CoveredWithExclusions) {
+		t.Fatalf("row 0 role %+v %+v", ro, ro.Recipe)
+	}
+	if got, w := exclSettings(ro.Result.Excluded), []string{"--host:harness:harness-host", "--port:harness:harness-port"}; !reflect.DeepEqual(got, w) {
+		t.Errorf("row 0 excluded %q, want %q", got, w)
+	}
+	if len(ro.Result.Info) != 1 || ro.Result.Info[0].Setting != "--max-model-len" || *ro.Result.Info[0].Cookbook != "32768" || *ro.Result.Info[0].Recipe != "2048" {
+		t.Errorf("row 0 info %+v", ro.Result.Info)
+	}
+	// tp 4: the site only renders TP8 on an 8-GPU h200 node.
+	r1 := k.Rows[1]
+	if r1.Verdict != NotCovered || len(r1.Roles) != 1 || r1.Roles[0].Nearest == nil || r1.Roles[0].Recipe != nil ||
+		r1.Roles[0].Nearest.Strategy != "single_node_tp" || !reflect.DeepEqual(r1.Roles[0].Misses, []string{"topology: recipe TP8, want TP4"}) {
+		t.Errorf("row 1 %+v", r1)
+	}
+
+	// MTP script: --model flag vs the recipe's positional model, -tp and
+	// --trust_remote_code spellings all match; the synthetic acceptance
+	// keys are excluded (S), the rest of --speculative-config is compared.
+	k = vllmKey(t, rep, "comet-fp8-h200-vllm-mtp")
+	ro = k.Rows[0].Roles[0]
+	if got, w := diffSettings(ro.Result), []string{`--speculative-config=(absent)|{"method":"mtp","num_speculative_tokens":2}`, "--enforce-eager=(absent)|(set)"}; !reflect.DeepEqual(got, w) {
+		t.Errorf("mtp differences %q, want %q", got, w)
+	}
+	if got, w := exclSettings(ro.Result.Excluded), []string{"--port:harness:harness-port",
+		"--speculative-config.synthetic_acceptance_length:synthetic-acceptance:synthetic-vllm-acceptance-length",
+		"--speculative-config.rejection_sample_method:synthetic-acceptance:synthetic-vllm-rejection-sampler"}; !reflect.DeepEqual(got, w) {
+		t.Errorf("mtp excluded %q, want %q", got, w)
+	}
+
+	// No script in the checkout: reported with that status, still matched.
+	k = vllmKey(t, rep, "comet-fp8-h200-vllm-noscript")
+	if r := k.Rows[0]; r.Status != VLLMScriptUnavailable || r.Verdict != VLLMScriptUnavailable || len(r.Roles) != 1 ||
+		r.Roles[0].Verdict != Matched || r.Roles[0].Recipe == nil || r.Roles[0].Recipe.Strategy != "single_node_tp" || r.Roles[0].Result != nil {
+		t.Errorf("noscript row %+v", r)
+	}
+
+	// Dynamo + vLLM disagg 1P1D TP4/TP4 on GB200 trays vs pd_cluster on gb200:
+	// python3 -m dynamo.vllm = vllm serve; --disaggregation-mode and kv_role
+	// are role identity (placement); decode's --max-num-batched-tokens 8192
+	// is InferenceX-only.
+	k = vllmKey(t, rep, "comet-fp8-gb200-dynamo-vllm")
+	if len(k.Rows) != 2 || k.Rows[0].Status != VLLMCompared || len(k.Rows[0].Roles) != 2 {
+		t.Fatalf("dynamo rows %+v", k.Rows)
+	}
+	pre, dec := k.Rows[0].Roles[0], k.Rows[0].Roles[1]
+	if pre.Role != "prefill" || pre.Topology != "TP4" || pre.Recipe.Strategy != "pd_cluster" || pre.Recipe.Hardware != "gb200" || pre.Verdict != string(CoveredWithExclusions) {
+		t.Errorf("prefill %+v %+v %q", pre, pre.Recipe, diffSettings(pre.Result))
+	}
+	ex := strings.Join(exclSettings(pre.Result.Excluded), " ")
+	for _, w := range []string{"--disaggregation-mode:placement:placement-vllm-disaggregation-mode", "--kv-transfer-config.kv_role:placement:placement-vllm-kv-role",
+		"env VLLM_NIXL_SIDE_CHANNEL_PORT:harness:harness-vllm-ports", "--served-model-name:placement:placement-served-model-name"} {
+		if !strings.Contains(ex, w) {
+			t.Errorf("prefill exclusions lack %s: %s", w, ex)
+		}
+	}
+	if dec.Role != "decode" || dec.Verdict != string(Differs) {
+		t.Errorf("decode %+v", dec)
+	}
+	if got, w := diffSettings(dec.Result), []string{"--max-num-batched-tokens=(absent)|8192"}; !reflect.DeepEqual(got, w) {
+		t.Errorf("decode differences %q, want %q", got, w)
+	}
+	if r := k.Rows[1]; r.Status != VLLMUpstreamOnly || r.Verdict != VLLMUpstreamOnly || r.Recipe != "recipes/vllm/comet/disagg-gb200-1p2d.yaml" ||
+		len(r.Roles) != 2 || r.Roles[1].Verdict != Matched || r.Roles[1].Topology != "TP4" {
+		t.Errorf("upstream-only row %+v", r)
+	}
+
+	// Text names the recipe place of every role and each gap's values.
+	txt := rep.Text()
+	for _, w := range []string{
+		"comet-fp8-gb200-dynamo-vllm row 0 conc 8 decode (TP4): differs\n    recipe: models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode\n    --max-num-batched-tokens: vllm-recipes (absent), InferenceX 8192\n",
+		"comet-fp8-h200-vllm row 1 conc 16 agg (TP4): no recipe covers this\n    nearest: models/acme/Comet-1.yaml variant=default strategy=single_node_tp hw=h200 role=agg\n    topology: recipe TP8, want TP4\n",
+		"vLLM keys: differs 2, no recipe covers this 1, script unavailable 1\n",
+	} {
+		if !strings.Contains(txt, w) {
+			t.Errorf("text lacks %q:\n%s", w, txt)
+		}
+	}
+	md := rep.Markdown()
+	if w := "| 0 | 8 | `benchmarks/multi_node/srt-slurm-recipes/vllm/comet/disagg-gb200-1p1d.yaml` | compared | decode | TP4 | differs | 8 | `models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode` |\n"; !strings.Contains(md, w) {
+		t.Errorf("markdown lacks %q:\n%s", w, md)
+	}
+}
+
+func TestVLLMCoverageConfigKeyAndUsage(t *testing.T) {
+	rep, err := Coverage(CoverageOptions{InfxDir: vllmFixtureInfx, VLLMRecipesDir: vllmFixtureRecipes, ConfigKey: "*-noscript"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.VLLM) != 1 || rep.Gap {
+		t.Errorf("--config-key: %d keys, gap %v", len(rep.VLLM), rep.Gap)
+	}
+	for _, o := range []CoverageOptions{
+		{InfxDir: vllmFixtureInfx},
+		{InfxDir: vllmFixtureInfx, VLLMRecipesDir: filepath.Join("testdata", "nope")},
+		{InfxDir: vllmFixtureRecipes, VLLMRecipesDir: vllmFixtureRecipes}, // no master configs
+	} {
+		if _, err := Coverage(o); err == nil {
+			t.Errorf("%+v: no error", o)
+		}
+	}
+}
+
+// A malformed model YAML in the recipes tree is bad input: an error (exit 2)
+// naming file:line:col, or, when the rest of the tree was indexed, a report
+// marked Errors (exit 2) listing it.
+func TestVLLMCoverageBadRecipe(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(vllmFixtureRecipes)); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "models", "acme", "Broken.yaml")
+	if err := os.WriteFile(bad, []byte("meta:\n  title: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Coverage(CoverageOptions{InfxDir: vllmFixtureInfx, VLLMRecipesDir: dir})
+	if err != nil {
+		if !strings.Contains(err.Error(), filepath.Join("models", "acme", "Broken.yaml")+":2:1") {
+			t.Errorf("error %v, want Broken.yaml:2:1", err)
+		}
+		return
+	}
+	if !rep.Errors || len(rep.VLLMRecipeErrors) == 0 || !strings.Contains(strings.Join(rep.VLLMRecipeErrors, "\n"), "Broken.yaml:") {
+		t.Errorf("errors %v %q", rep.Errors, rep.VLLMRecipeErrors)
+	}
+}
+
+// Synthetic-acceptance keys given as dotted sub-keys are kept for the
+// exclusion rules; the rest of --speculative-config is canonical JSON.
+func TestVLLMSideSyntheticKeys(t *testing.T) {
+	p := launch.Process{Kind: launch.KindWorker, Program: "vllm serve", Args: []launch.Arg{
+		{Values: []string{"acme/Comet-1"}},
+		{Flag: "--speculative-config", Values: []string{`{"method": "mtp", "num_speculative_tokens": 3}`}},
+		{Flag: "--speculative-config.synthetic_acceptance_length=2.9"},
+	}}
+	d := vllmSide(&launch.Deployment{}, &p, launch.RoleDecode, "acme/Comet-1")
+	rules, err := DefaultRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := rules.NormalizeProcess(&d.Processes[0], "vllm", "acme/Comet-1")
+	got := map[string]string{}
+	for _, k := range n.Order {
+		got[k] = n.Settings[k].Value
+	}
+	want := map[string]string{"program": "vllm serve", "--model": "acme/Comet-1", "--speculative-config": `{"method":"mtp","num_speculative_tokens":3}`,
+		"--speculative-config.synthetic_acceptance_length": "2.9", "workers": "1", "nodes-per-worker": "1"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+	if d.Processes[0].Role != launch.RoleDecode || d.Engine != "vllm" {
+		t.Errorf("side %+v", d)
+	}
+}
+
+// vllmCorpus returns ../shared/corpus/inferencex and
+// ../shared/corpus/vllm-recipes, skipping only when ../shared is absent.
+func vllmCorpus(t testing.TB) (string, string) {
+	t.Helper()
+	shared := filepath.Join("..", "..", "shared")
+	if _, err := os.Stat(shared); os.IsNotExist(err) {
+		t.Skip("../shared is absent")
+	}
+	return filepath.Join(shared, "corpus", "inferencex"), filepath.Join(shared, "corpus", "vllm-recipes")
+}
+
+// TestCorpusCoverageVLLM runs coverage over every vLLM-family key of the
+// master configs in ../shared/corpus/inferencex against
+// ../shared/corpus/vllm-recipes: every key gets an entry, every row a status
+// and a verdict (or a reason), every role a recipe place or the nearest
+// candidate.
+func TestCorpusCoverageVLLM(t *testing.T) {
+	ixDir, recDir := vllmCorpus(t)
+	rep, err := Coverage(CoverageOptions{InfxDir: ixDir, VLLMRecipesDir: recDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := infx.Open(ixDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, k := range ws.ConfigKeys() {
+		if e, _ := ws.Entry(k); recipes.VLLMFamily(e.Framework) {
+			want = append(want, k)
+		}
+	}
+	var got []string
+	for _, k := range rep.VLLM {
+		got = append(got, k.ConfigKey)
+		if k.Verdict == "" || len(k.Rows) == 0 {
+			t.Errorf("%s: no verdict / rows", k.ConfigKey)
+		}
+		for _, r := range k.Rows {
+			if r.Status == "" || r.Verdict == "" || len(r.Concs) == 0 {
+				t.Errorf("%s row %d: status %q verdict %q", k.ConfigKey, r.Row, r.Status, r.Verdict)
+			}
+			if r.Status == VLLMError {
+				t.Errorf("%s row %d: error %s", k.ConfigKey, r.Row, r.Message)
+			}
+			if len(r.Roles) == 0 && r.Message == "" {
+				t.Errorf("%s row %d: neither roles nor a reason", k.ConfigKey, r.Row)
+			}
+			for _, ro := range r.Roles {
+				if ro.Verdict == "" || (ro.Recipe == nil && ro.Nearest == nil) {
+					t.Errorf("%s row %d %s: verdict %q, no recipe place", k.ConfigKey, r.Row, ro.Role, ro.Verdict)
+				}
+				if ro.Verdict == NotCovered && (ro.Nearest == nil || len(ro.Misses) == 0) {
+					t.Errorf("%s row %d %s: not covered without nearest candidate", k.ConfigKey, r.Row, ro.Role)
+				}
+			}
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("keys:\n got %q\nwant %q", got, want)
+	}
+	if len(rep.VLLMRecipeErrors) > 0 || rep.Errors {
+		t.Errorf("recipe errors %q", rep.VLLMRecipeErrors)
+	}
+	// dsv4-fp4-gb200-dynamo-vllm row 0 runs the corpus recipe
+	// vllm/deepseek-v4/8k1k/disagg-gb200-low-latency.yaml ("1 prefill (DEP=8)
+	// + 1 decode (TP=8)"): its prefill is compared with the DeepSeek-V4-Pro
+	// recipe's pd_cluster on gb200; no recipe has a TP8 decode there.
+	k := vllmKey(t, rep, "dsv4-fp4-gb200-dynamo-vllm")
+	r0 := k.Rows[0]
+	if r0.Status != VLLMCompared || r0.Recipe != "benchmarks/multi_node/srt-slurm-recipes/vllm/deepseek-v4/8k1k/disagg-gb200-low-latency.yaml" || len(r0.Roles) != 2 {
+		t.Fatalf("dsv4 gb200 row 0 %+v", r0)
+	}
+	pre, dec := r0.Roles[0], r0.Roles[1]
+	if pre.Topology != "DEP8" || pre.Recipe == nil || pre.Recipe.File != "models/deepseek-ai/DeepSeek-V4-Pro.yaml" || pre.Recipe.Strategy != "pd_cluster" || pre.Result == nil {
+		t.Errorf("dsv4 prefill %+v", pre)
+	}
+	if dec.Topology != "TP8" || dec.Verdict != NotCovered || dec.Nearest == nil || dec.Nearest.Topology != "DEP8" {
+		t.Errorf("dsv4 decode %+v", dec)
+	}
+	t.Logf("vLLM keys: %v; rows: %v; roles: %v", rep.Counts.VLLM, rep.Counts.VLLMRows, rep.Counts.VLLMRoles)
+}
+
+// BenchmarkCoverageVLLM is the whole vLLM-family coverage run on the corpus
+// (open the recipes index, render every point, match and compare).
+func BenchmarkCoverageVLLM(b *testing.B) {
+	ixDir, recDir := vllmCorpus(b)
+	for b.Loop() {
+		if _, err := Coverage(CoverageOptions{InfxDir: ixDir, VLLMRecipesDir: recDir}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
