@@ -163,6 +163,8 @@ const maxCompared = 8
 // (optionally filtered by the configKey glob) against the recipes index.
 func vllmCoverage(ws *infx.Workspace, ix *recipes.Index, infxDir, configKey string, ex *exclusions.Set, rules *Rules) []VLLMKey {
 	var out []VLLMKey
+	// matches caches Index.Match by query (many rows and keys ask the same)
+	var matches map[string][]recipes.Candidate
 	for _, key := range ws.ConfigKeys() {
 		e, err := ws.Entry(key)
 		if err != nil || !recipes.VLLMFamily(e.Framework) {
@@ -187,6 +189,9 @@ func vllmCoverage(ws *infx.Workspace, ix *recipes.Index, infxDir, configKey stri
 			rows[e.Rows[i].Index] = &e.Rows[i]
 		}
 		seen := map[string]int{} // row + status/rendering fingerprint -> index in vk.Rows
+		if matches == nil {
+			matches = map[string][]recipes.Candidate{}
+		}
 		for _, p := range pts {
 			st := vllmStatus(p)
 			var d launch.Deployment
@@ -217,7 +222,7 @@ func vllmCoverage(ws *infx.Workspace, ix *recipes.Index, infxDir, configKey stri
 				vllmCompareRow(&row, &d, p, ix, ex, rules)
 			default:
 				row.Message = p.Note
-				vllmMatchRow(&row, p, rows[p.Row], ix)
+				vllmMatchRow(&row, p, rows[p.Row], ix, matches)
 			}
 			vk.Rows = append(vk.Rows, row)
 		}
@@ -270,7 +275,7 @@ func vllmRecipePath(p infx.Point, infxDir string) string {
 // vllmMatchRow matches the roles of a point that could not be rendered,
 // with the topology the master row declares (tp, ep, dp-attn of the row, or
 // of its prefill/decode blocks).
-func vllmMatchRow(row *VLLMRow, p infx.Point, r *infx.Row, ix *recipes.Index) {
+func vllmMatchRow(row *VLLMRow, p infx.Point, r *infx.Row, ix *recipes.Index, cache map[string][]recipes.Candidate) {
 	type q struct {
 		role       launch.Role
 		tp, ep, pp int
@@ -302,11 +307,16 @@ func vllmMatchRow(row *VLLMRow, p infx.Point, r *infx.Row, ix *recipes.Index) {
 		query := recipes.Query{ConfigKey: p.ConfigKey, Framework: p.Framework, Model: p.Model, Hardware: p.Hardware,
 			Precision: p.Precision, Role: x.role, Topology: &topo}
 		vr := VLLMRole{Role: string(x.role), Topology: topo.String()}
-		cs, err := ix.Match(query)
-		if err != nil {
-			row.Status, row.Message = VLLMError, err.Error()
-			row.Verdict = VLLMError
-			return
+		ck := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s\x00%+v", p.Framework, p.Model, p.Hardware, p.Precision, x.role, topo)
+		cs, ok := cache[ck]
+		if !ok {
+			var err error
+			if cs, err = ix.Match(query); err != nil {
+				row.Status, row.Message = VLLMError, err.Error()
+				row.Verdict = VLLMError
+				return
+			}
+			cache[ck] = cs
 		}
 		setMatch(&vr, cs)
 		if vr.Recipe != nil {
