@@ -81,8 +81,22 @@ var ErrUsage = errors.New("usage")
 //
 // Points whose recipe is absent get StatusRecipeNotFound, shell scripts
 // StatusScript, recipes that fail to load or render StatusError; none of
-// these stop the run. Errors: bad options (wrapping ErrUsage), no snippet
-// found, a snippet that does not parse (*cookbook.Error with file:line:col).
+// these stop the run.
+//
+// With VLLMRecipesDir it also goes the other way, from InferenceX config
+// keys (Report.VLLM): every vllm, dynamo-vllm and llmd-vllm key of InfxDir's
+// master configs is rendered point by point (infx.Workspace.Render; points
+// that cannot be rendered keep their status: upstream-only, recipe missing,
+// script unavailable, unsupported), each worker role is matched with the
+// vLLM recipe roles (recipes.Index.Match / MatchDeployment) and compared
+// with the best exact match (Compare, vLLM normalisation), or reported as
+// NotCovered with the nearest candidate. CookbookDir may then be empty.
+//
+// Errors: bad options (wrapping ErrUsage: neither --cookbook nor
+// --vllm-recipes, a missing directory, no master config for the vLLM part),
+// no snippet found, a snippet that does not parse (*cookbook.Error with
+// file:line:col), a vLLM recipes tree that cannot be indexed at all
+// (file:line:col).
 func Coverage(opt CoverageOptions) (*Report, error) {
 	if opt.ConfigKey != "" {
 		if _, err := path.Match(opt.ConfigKey, ""); err != nil {
