@@ -78,6 +78,10 @@ type config struct {
 	infraDedicated bool
 	natsPayload    string // "" = not set
 	clientDedic    bool
+	// clientColocate is benchmark.colocate_with_frontend (default true):
+	// the dedicated infra, frontend and client nodes are one node unless
+	// it is false (spec §7 node count).
+	clientColocate bool
 
 	observability bool
 
@@ -506,6 +510,11 @@ func buildConfig(file string, m *omap) (*config, error) {
 		if c.clientDedic, err = g.boolean(bm, "client_dedicated_node", false); err != nil {
 			return nil, err
 		}
+		if c.clientColocate, err = g.boolean(bm, "colocate_with_frontend", true); err != nil {
+			return nil, err
+		}
+	} else {
+		c.clientColocate = true
 	}
 	if c.environment, err = g.envMap(m, "environment"); err != nil {
 		return nil, err
@@ -739,9 +748,20 @@ func normalizeV2(file string, m *omap) (*omap, error) {
 	if bm, _, err := g.mapAt(out, "benchmark"); err != nil {
 		return nil, err
 	} else if bm != nil {
-		if pl, _, err := g.mapAt(bm, "placement"); err == nil && pl != nil {
-			if n, ok := pl.get("node"); ok && n.Val == "dedicated" {
-				bm.set("client_dedicated_node", true, n.Src)
+		for _, k := range []string{"client_placement", "client_dedicated_node"} {
+			if e, ok := bm.get(k); ok {
+				return nil, g.errf(e, "benchmark.%s is a schema-1 key; use benchmark.placement.node", k)
+			}
+		}
+		if pl, _, err := g.mapAt(bm, "placement"); err != nil {
+			return nil, err
+		} else if pl != nil {
+			if n, ok := pl.get("node"); ok {
+				if n.Val == "dedicated" {
+					bm.set("client_dedicated_node", true, n.Src)
+				} else if n.Val != nil {
+					bm.set("client_placement", n.Val, n.Src)
+				}
 			}
 			bm.del("placement")
 		}
@@ -765,12 +785,24 @@ var (
 	keysResources = keySet("gpu_type", "gpus_per_node", "prefill_nodes", "prefill_workers", "decode_nodes",
 		"decode_workers", "agg_nodes", "agg_workers", "gpus_per_prefill", "gpus_per_decode", "gpus_per_agg",
 		"spread_workers", "het_jobs")
-	keysFrontend = keySet("type", "enable_multiple_frontends", "num_additional_frontends", "nginx_container",
+	// frontend and dynamo keys differ by schema (spec §3.1, §10a): v1
+	// places the frontend with orchestrator_placement / dedicated_node and
+	// installs dynamo from version / hash / wheel / cargo_patches; v2 spells
+	// these frontend.placement.node and dynamo.source. The v1 spellings are
+	// listed for v2 too so that normalizeV2 rejects them with a clearer
+	// message.
+	keysFrontendV1 = keySet("type", "enable_multiple_frontends", "num_additional_frontends", "nginx_container",
 		"nginx_raise_ulimit", "nginx_session_affinity", "nginx_session_affinity_header",
 		"nginx_keepalive_timeout", "args", "env", "orchestrator_placement", "dedicated_node", "ctx_router",
-		"gen_router", "server_config_extra", "placement")
-	keysDynamo = keySet("install", "version", "hash", "top_of_tree", "wheel", "request_plane", "event_plane",
-		"cargo_patches", "source")
+		"gen_router", "server_config_extra")
+	keysFrontendV2 = keySet("type", "enable_multiple_frontends", "num_additional_frontends", "nginx_container",
+		"nginx_raise_ulimit", "nginx_session_affinity", "nginx_session_affinity_header",
+		"nginx_keepalive_timeout", "args", "env", "ctx_router", "gen_router", "server_config_extra", "placement",
+		"orchestrator_placement", "dedicated_node")
+	keysDynamoV1 = keySet("install", "version", "hash", "top_of_tree", "wheel", "request_plane", "event_plane",
+		"cargo_patches")
+	keysDynamoV2 = keySet("install", "request_plane", "event_plane", "source",
+		"version", "hash", "wheel", "cargo_patches")
 	keysInfra = keySet("etcd_nats_dedicated_node", "nats_max_payload_mb")
 )
 
@@ -784,14 +816,14 @@ func keySet(ks ...string) map[string]bool {
 
 // checkKeys rejects unknown keys at the levels srt-slurm's schema fixes.
 func checkKeys(file string, m *omap, schema int) error {
-	top := keysTopV1
+	top, front, dyn := keysTopV1, keysFrontendV1, keysDynamoV1
 	if schema == 2 {
-		top = keysTopV2
+		top, front, dyn = keysTopV2, keysFrontendV2, keysDynamoV2
 	}
 	if err := unknownKey(file, m, top, ""); err != nil {
 		return err
 	}
-	for sec, known := range map[string]map[string]bool{"resources": keysResources, "frontend": keysFrontend, "dynamo": keysDynamo, "infra": keysInfra} {
+	for sec, known := range map[string]map[string]bool{"resources": keysResources, "frontend": front, "dynamo": dyn, "infra": keysInfra} {
 		if e, ok := m.get(sec); ok {
 			if sm, ok := e.Val.(*omap); ok {
 				if err := unknownKey(file, sm, known, sec); err != nil {

@@ -205,6 +205,7 @@ type renderer struct {
 	nNodes      int
 	workerNodes []int
 	head, infra int
+	frontNode   int // dedicated frontend node (frontend.dedicated_node), -1 = none
 	eps         []*ep
 	procs       []*proc
 	served      string
@@ -283,9 +284,30 @@ func (rd *renderer) run() (*Rendering, error) {
 			return nil, rd.errPath("resources", "%s: too many workers or GPUs per worker", m.resKey())
 		}
 	}
+	// Dedicated nodes (spec §6 placement, §7 node count) come first in
+	// the allocation: one node shared by infra, frontend and benchmark
+	// client, or, with benchmark.colocate_with_frontend: false, one node
+	// each (in that order; the spec fixes only infra = node 0).
 	extra := 0
-	if c.infraDedicated || c.frontDedicated || c.clientDedic {
-		extra = 1
+	rd.frontNode = -1
+	infraNode := -1
+	for i, set := range []bool{c.infraDedicated, c.frontDedicated, c.clientDedic} {
+		if !set {
+			continue
+		}
+		n := 0
+		if !c.clientColocate {
+			n = extra
+		}
+		if n+1 > extra {
+			extra = n + 1
+		}
+		switch i {
+		case 0:
+			infraNode = n
+		case 1:
+			rd.frontNode = n
+		}
 	}
 	rd.nNodes = wn + extra
 	for i := extra; i < rd.nNodes; i++ {
@@ -293,8 +315,8 @@ func (rd *renderer) run() (*Rendering, error) {
 	}
 	rd.head = rd.workerNodes[0]
 	rd.infra = rd.head
-	if c.infraDedicated {
-		rd.infra = 0
+	if infraNode >= 0 {
+		rd.infra = infraNode
 	}
 	// model path / served name (spec §4.1)
 	rd.modelArg = "/model"
@@ -1280,12 +1302,26 @@ func (rd *renderer) frontends(out *Rendering) error {
 	if c.frontType == "vllm" || c.frontType == "sglang-direct" {
 		return nil
 	}
+	// The single frontend (spec §6): on the head, or per the frontend's
+	// placement: frontend.dedicated_node (v2 placement.node: dedicated) →
+	// the dedicated node; orchestrator_placement (v2 placement.node) head
+	// or infra → that node.
+	single := rd.head
+	switch {
+	case rd.frontNode >= 0:
+		single = rd.frontNode
+	case c.orchPlacement == "" || c.orchPlacement == "head":
+	case c.orchPlacement == "infra":
+		single = rd.infra
+	default:
+		return rd.errPath("frontend.orchestrator_placement", "unknown frontend placement %q (head, infra, dedicated)", c.orchPlacement)
+	}
 	var feNodes []int
 	port := "8000"
 	nonHead := rd.workerNodes[1:]
 	multi := len(rd.workerNodes) > 1 && c.multiFront
 	if !multi {
-		feNodes = []int{rd.head}
+		feNodes = []int{single}
 	} else {
 		n := c.numAddFront + 1
 		if n > len(nonHead) {
@@ -1294,7 +1330,7 @@ func (rd *renderer) frontends(out *Rendering) error {
 		feNodes = nonHead[:n]
 		port = "8180"
 		if len(feNodes) == 0 {
-			feNodes, port, multi = []int{rd.head}, "8000", false
+			feNodes, port, multi = []int{single}, "8000", false
 		}
 	}
 	if multi {
