@@ -20,8 +20,12 @@
 // text of the dynamo wheel / top-of-tree install and setup-script
 // preambles, nginx.conf without session affinity, the Mooncake client env
 // and config path, the lmcache/kvbm connector presets, the trtllm_serve
-// orchestrator, the schema-2 builders, and observability (its debug-span
-// env vars are not rendered; Rendering.Warnings says so).
+// orchestrator, the schema-2 builders, observability (its debug-span
+// env vars are not rendered; Rendering.Warnings says so), and the node of
+// a frontend placed by frontend.dedicated_node or orchestrator_placement
+// (the spec says only "on the head (or per orchestrator_placement)"; the
+// dedicated frontend node is taken to be node 0, or the node after the
+// dedicated infra node when benchmark.colocate_with_frontend is false).
 package srtslurm
 
 import (
