@@ -69,13 +69,33 @@ type Candidate struct {
 	// role's worker in it.
 	Deployment launch.Deployment
 	Process    int
+	// Features are the recipe features (features.<key>, with the mode of a
+	// modal one) whose args the matched model YAML rendering carries, in
+	// YAML order; empty for Markdown.
+	Features []Feature
+	// CustomFeatures is true when the features were chosen to match the
+	// InferenceX worker (MatchDeployment: opt-in features such as
+	// speculative decoding switched on or off, or another mode) instead of
+	// the site's default feature set; the rendering is then the command the
+	// site's feature toggles produce, not one of its JSON files.
+	CustomFeatures bool
+
+	rendering *Rendering // yaml only
 }
 
 // Where names the recipe place: "models/…yaml variant=… strategy=… hw=…" or
 // "<file>:<line> § <section>".
 func (c *Candidate) Where() string {
 	if c.Kind == "yaml" {
-		return fmt.Sprintf("%s variant=%s strategy=%s hw=%s role=%s", c.File, c.Variant, c.Strategy, c.Hardware, c.Role)
+		w := fmt.Sprintf("%s variant=%s strategy=%s hw=%s role=%s", c.File, c.Variant, c.Strategy, c.Hardware, c.Role)
+		if c.CustomFeatures {
+			fs := make([]string, len(c.Features))
+			for i, f := range c.Features {
+				fs[i] = f.String()
+			}
+			w += " features=" + strings.Join(fs, ",")
+		}
+		return w
 	}
 	return fmt.Sprintf("%s:%d § %s", c.File, c.Line, c.Section)
 }
@@ -381,6 +401,8 @@ func (ix *Index) candidate(e *entry, exact bool, score int, misses []string) Can
 		c.Hardware = e.hardware[0]
 	}
 	if e.rendering != nil {
+		c.rendering = e.rendering
+		c.Features = e.rendering.Features
 		c.Deployment = e.rendering.Deployment()
 		for i, p := range c.Deployment.Processes {
 			if p.Kind == launch.KindWorker && p.Role == e.role {
@@ -412,6 +434,15 @@ func (m *RoleMatch) Covered() bool { return len(m.Candidates) > 0 && m.Candidate
 // d.Model, hardware d.Hardware, the given precision (InferenceX master
 // config `precision`, "" = any) and the topology read from the first
 // worker of each role with TopologyOf.
+//
+// Recipe features are matched to what the worker runs: a model YAML
+// candidate whose opt-in features (opt_in_features,
+// hardware_opt_in_features.<hw>) the worker uses — every option of the
+// feature's args set, e.g. --speculative-config for spec_decoding — is
+// preceded by its re-render with those features on (and opt-in features
+// the worker does not use off), modal features in the mode that best
+// matches the worker, marked CustomFeatures. Candidates whose speculative
+// decoding agrees with the worker's (SpecDecoding) come first.
 func (ix *Index) MatchDeployment(d *launch.Deployment, framework, precision string) ([]RoleMatch, error) {
 	var out []RoleMatch
 	seen := map[launch.Role]bool{}
@@ -432,6 +463,7 @@ func (ix *Index) MatchDeployment(d *launch.Deployment, framework, precision stri
 		if err != nil {
 			return nil, err
 		}
+		cs = ix.withFeatures(cs, p.Args)
 		out = append(out, RoleMatch{Role: role, Process: i, Query: q, Candidates: cs})
 	}
 	if len(out) == 0 {

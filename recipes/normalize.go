@@ -174,7 +174,15 @@ func dottedValue(s string) any {
 //     removed from --speculative-config (they are returned as
 //     "--speculative-config.<key>", class synthetic-acceptance);
 //   - a repeated option keeps its last value at its last position
-//     (argparse "last wins").
+//     (argparse "last wins");
+//   - Dynamo's `--dyn-tool-call-parser X` (ai-dynamo/dynamo
+//     components/src/dynamo/vllm/args.py) implies auto tool choice: the
+//     Dynamo frontend parses tool calls with that parser for tool_choice
+//     "auto" and has no switch of its own, where vLLM's OpenAI server needs
+//     `--enable-auto-tool-choice --tool-call-parser X`
+//     (vllm/entrypoints/openai/cli_args.py). So `--enable-auto-tool-choice`
+//     is added right after it when absent (origin: the Dynamo option).
+//     The option itself keeps its name (package compare aliases it).
 //
 // Origins are kept.
 func NormalizeArgs(args []launch.Arg) (out []launch.Arg, synthetic []string) {
@@ -255,9 +263,19 @@ func NormalizeArgs(args []launch.Arg) (out []launch.Arg, synthetic []string) {
 			}
 		}
 		out = append(out, a)
+		if a.Flag == dynToolCallParser && len(a.Values) > 0 && a.Values[0] != "" {
+			if _, ok := last[autoToolChoice]; !ok {
+				out = append(out, launch.Arg{Flag: autoToolChoice, Origin: a.Origin})
+			}
+		}
 	}
 	return out, synthetic
 }
+
+const (
+	dynToolCallParser = "--dyn-tool-call-parser"
+	autoToolChoice    = "--enable-auto-tool-choice"
+)
 
 func findArg(args []launch.Arg, flag string) (int, bool) {
 	for i, a := range args {

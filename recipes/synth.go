@@ -77,6 +77,18 @@ type Rendering struct {
 	// a kv_store_lb rendering (the kv-store document's mooncake_master.command
 	// and mooncake_store_config.command; "" when absent).
 	Master, Store string
+	// Features are the recipe features whose args this rendering's commands
+	// carry (§9.5), in YAML order; see Feature.
+	Features []Feature
+	// CustomFeatures is true for a rendering whose features were chosen
+	// (opt-in features switched on or off, or a non-default mode) instead
+	// of the site's default feature set (§9.2 step 9); such a rendering is
+	// not a JSON file of the site (Paths is empty), it is the command the
+	// site's feature toggles produce.
+	CustomFeatures bool
+
+	ctx  *rctx // the per-hw set it was rendered in (for feature re-renders)
+	reqN int   // node count asked of renderStrategy
 }
 
 // Role returns the first role command named name, or nil.
@@ -349,6 +361,8 @@ type rctx struct {
 	offered  []string
 	features []string
 	pc       posCache
+	// choose, when set, replaces the default feature set (features.go).
+	choose featureChooser
 }
 
 func (x *rctx) offeredHas(id string) bool {
@@ -482,6 +496,7 @@ func (s *Site) renderHW(t treeSpec, hw *HardwareProfile, isDefault bool, pc posC
 		recR.Paths = append(recR.Paths, t.id+".json")
 	}
 	out := []*Rendering{recR}
+	defer func() { x.pc = posCache{} }() // renderings keep x for feature re-renders, not the cache
 	// 8. Alternatives.
 	for _, id := range list {
 		if id == rec {
@@ -637,6 +652,13 @@ type build struct {
 	modelID   string
 	modelNode *yaml.Node
 	modelFile string
+	// chosen/custom are the features featureArgs applied (the same for
+	// every role of the rendering) and whether they differ from the default.
+	chosen   []Feature
+	custom   bool
+	recorded bool
+	optBuf   []featureOpt // featureOptions' reused buffer
+	optArr   [4]featureOpt
 }
 
 // maxNodes bounds node, pool and instance counts so hostile input cannot
@@ -660,7 +682,8 @@ func (x *rctx) renderStrategy(id string, n int) (*Rendering, bool) {
 	} else {
 		b.modelID = x.r.HFID
 	}
-	out := &Rendering{Tree: x.t.id, Recipe: x.r, Variant: x.v, Hardware: x.hw.ID, GPUsPerNode: x.hw.GPUCount, Strategy: id, DeployType: sd.deployType, NodeCount: n}
+	out := &Rendering{Tree: x.t.id, Recipe: x.r, Variant: x.v, Hardware: x.hw.ID, GPUsPerNode: x.hw.GPUCount, Strategy: id, DeployType: sd.deployType, NodeCount: n,
+		ctx: x, reqN: n}
 	var err error
 	switch sd.deployType {
 	case "single_node", "multi_node":
@@ -683,6 +706,7 @@ func (x *rctx) renderStrategy(id string, n int) (*Rendering, bool) {
 	if err != nil {
 		return nil, false
 	}
+	out.Features, out.CustomFeatures = b.chosen, b.custom
 	return out, true
 }
 
@@ -1124,59 +1148,6 @@ func (b *build) singleTP() int {
 		}
 	}
 	return G
-}
-
-// featureArgs appends §9.5 feature args.
-func (b *build) featureArgs(l *[]rawTok) {
-	feats := get(b.r.root, "features")
-	rf := b.r.rel
-	for _, f := range b.features {
-		fn := get(feats, f)
-		if st := seq(get(fn, "strategies")); len(st) > 0 && !containsStr(get(fn, "strategies"), b.S.name) {
-			continue
-		}
-		if b.K != nil && truthy(getPath(fn, "companion", "command")) {
-			continue
-		}
-		if modes := get(fn, "modes"); modes != nil {
-			var allowed []string
-			for _, p := range pairs(modes) {
-				if vs := seq(get(p.val, "variants")); len(vs) > 0 && !containsStr(get(p.val, "variants"), b.v) {
-					continue
-				}
-				hwm := get(p.val, "hardware")
-				if strOr(get(hwm, b.hw.Gen()), "") == "unsupported" || strOr(get(hwm, b.hw.ID), "") == "unsupported" {
-					continue
-				}
-				allowed = append(allowed, p.key)
-			}
-			if len(allowed) == 0 {
-				continue
-			}
-			pick := ""
-			for _, n := range []*yaml.Node{getPath(b.vn, "default_modes", f), get(fn, "default_mode")} {
-				if v, ok := str(n); ok && contains(allowed, v) {
-					pick = v
-					break
-				}
-			}
-			if pick == "" {
-				pick = allowed[0]
-			}
-			mn := get(modes, pick)
-			if ho := hwKeyed(get(mn, "hardware_overrides"), b.hw); ho != nil && !isNull(get(ho, "args")) {
-				b.add(l, rf, get(ho, "args"))
-			} else {
-				b.add(l, rf, get(mn, "args"))
-			}
-			continue
-		}
-		if gb := b.s.genBlock(get(fn, "hardware_overrides"), b.hw); gb != nil && !isNull(get(gb, "args")) {
-			b.add(l, rf, get(gb, "args"))
-		} else {
-			b.add(l, rf, get(fn, "args"))
-		}
-	}
 }
 
 // finish is §9.6: drop empty tokens, group units, last wins.

@@ -1,0 +1,370 @@
+package recipes
+
+import (
+	"encoding/json"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
+)
+
+// Feature is one entry of a recipe's `features` map whose args a rendering
+// carries (vllm-project/recipes models/<org>/<repo>.yaml `features.<key>`;
+// spec vllm-recipes.md §9.5).
+type Feature struct {
+	Key string // features.<key>, e.g. "spec_decoding"
+	// Mode is the mode rendered for a modal feature (`modes.<mode>`), "" for
+	// a plain feature.
+	Mode string
+	// Default is true when the site's default feature set (§9.2 step 9)
+	// renders this feature with this mode: false for an opt-in feature
+	// switched on, or a mode other than the one §9.5 picks.
+	Default bool
+}
+
+// String is "key" or "key:mode".
+func (f Feature) String() string {
+	if f.Mode == "" {
+		return f.Key
+	}
+	return f.Key + ":" + f.Mode
+}
+
+// featureOpt is one way a feature can add args on a build: an allowed mode
+// of a modal feature, or the single arg list of a plain feature.
+type featureOpt struct {
+	mode string     // "" for a plain feature
+	args *yaml.Node // the arg list (a sequence; may be nil or empty)
+}
+
+// featureChooser decides, for feature f of a build, whether it is on and
+// which option it renders. toggle: f is opt-in here (opt_in_features or
+// hardware_opt_in_features[hw]); inDefault: f is in the default feature
+// set; def: the option §9.5 picks.
+type featureChooser func(f string, toggle, inDefault bool, opts []featureOpt, def int) (on bool, pick int)
+
+// featureOptions lists the options of feature f (node fn) on this build
+// (in b.optBuf, valid until the next call), or none when the feature adds
+// nothing here (§9.5: a `strategies` list
+// without the serving strategy, a companion feature in a kv rendering, a
+// modal feature with no allowed mode).
+func (b *build) featureOptions(fn *yaml.Node) []featureOpt {
+	if b.optBuf == nil {
+		b.optBuf = b.optArr[:0]
+	}
+	out := b.optBuf[:0]
+	defer func() { b.optBuf = out[:0] }()
+	if st := seq(get(fn, "strategies")); len(st) > 0 && !containsStr(get(fn, "strategies"), b.S.name) {
+		return nil
+	}
+	if b.K != nil && truthy(getPath(fn, "companion", "command")) {
+		return nil
+	}
+	modes := get(fn, "modes")
+	if modes == nil {
+		if gb := b.s.genBlock(get(fn, "hardware_overrides"), b.hw); gb != nil && !isNull(get(gb, "args")) {
+			out = append(out, featureOpt{args: get(gb, "args")})
+		} else {
+			out = append(out, featureOpt{args: get(fn, "args")})
+		}
+		return out
+	}
+	for _, p := range pairs(modes) {
+		if vs := seq(get(p.val, "variants")); len(vs) > 0 && !containsStr(get(p.val, "variants"), b.v) {
+			continue
+		}
+		hwm := get(p.val, "hardware")
+		if strOr(get(hwm, b.hw.Gen()), "") == "unsupported" || strOr(get(hwm, b.hw.ID), "") == "unsupported" {
+			continue
+		}
+		o := featureOpt{mode: p.key, args: get(p.val, "args")}
+		if ho := hwKeyed(get(p.val, "hardware_overrides"), b.hw); ho != nil && !isNull(get(ho, "args")) {
+			o.args = get(ho, "args")
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// seqLen is the length of a YAML sequence (0 for anything else).
+func seqLen(n *yaml.Node) int {
+	if n = deref(n); n == nil || n.Kind != yaml.SequenceNode {
+		return 0
+	}
+	return len(n.Content)
+}
+
+// defaultOption is the option §9.5 picks: the variant's default_modes.<f>,
+// then the feature's default_mode, then the first allowed mode.
+func (b *build) defaultOption(f string, fn *yaml.Node, opts []featureOpt) int {
+	for _, n := range []*yaml.Node{getPath(b.vn, "default_modes", f), get(fn, "default_mode")} {
+		if v, ok := str(n); ok {
+			for i, o := range opts {
+				if o.mode == v {
+					return i
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// toggleable reports whether feature f is opt-in on this hardware
+// (opt_in_features, hardware_opt_in_features.<hw>).
+func (b *build) toggleable(f string) bool {
+	return containsStr(get(b.r.root, "opt_in_features"), f) ||
+		containsStr(get(get(b.r.root, "hardware_opt_in_features"), b.hw.ID), f)
+}
+
+// featureArgs appends §9.5 feature args and records the features applied
+// (b.chosen). Without a chooser it renders the default feature set
+// (b.features, §9.2 step 9). With one (a feature re-render), every feature
+// of the recipe is offered to it in YAML order: the features are toggles
+// that combine, each adding its own args (features add no env, §9.7).
+func (b *build) featureArgs(l *[]rawTok) {
+	rf := b.r.rel
+	record := !b.recorded // every role of a rendering has the same features
+	b.recorded = true
+	feats := get(b.r.root, "features")
+	keys := b.features
+	if b.choose != nil {
+		keys = nil
+		for _, p := range pairs(feats) {
+			if !contains(keys, p.key) { // a repeated key counts once (get: the last)
+				keys = append(keys, p.key)
+			}
+		}
+	}
+	for _, f := range keys {
+		fn := get(feats, f)
+		inDefault := contains(b.features, f)
+		if !inDefault && b.choose == nil {
+			continue
+		}
+		opts := b.featureOptions(fn)
+		if len(opts) == 0 {
+			continue
+		}
+		def := b.defaultOption(f, fn, opts)
+		on, pick := inDefault, def
+		if b.choose != nil {
+			on, pick = b.choose(f, b.toggleable(f), inDefault, opts, def)
+			if pick < 0 || pick >= len(opts) {
+				pick = def
+			}
+			if record && (on != inDefault || on && pick != def) {
+				b.custom = true
+			}
+		}
+		if !on {
+			continue
+		}
+		o := opts[pick]
+		b.add(l, rf, o.args)
+		if record && seqLen(o.args) > 0 {
+			if b.chosen == nil {
+				b.chosen = make([]Feature, 0, len(keys))
+			}
+			b.chosen = append(b.chosen, Feature{Key: f, Mode: o.mode, Default: inDefault && pick == def})
+		}
+	}
+}
+
+// featureUse is what an InferenceX worker's vLLM args say about the
+// recipe features it runs: its options in NormalizeArgs form, with
+// Dynamo's worker spellings (ai-dynamo/dynamo
+// components/src/dynamo/vllm/args.py --dyn-tool-call-parser,
+// --dyn-reasoning-parser) also counted as vLLM's --tool-call-parser and
+// --reasoning-parser.
+type featureUse struct {
+	vals map[string][]string
+}
+
+// dynamoParserFlags maps Dynamo worker options to the vLLM options they
+// stand for.
+var dynamoParserFlags = [][2]string{
+	{"--dyn-tool-call-parser", "--tool-call-parser"},
+	{"--dyn-reasoning-parser", "--reasoning-parser"},
+}
+
+func newFeatureUse(args []launch.Arg) *featureUse {
+	n, _ := NormalizeArgs(args)
+	u := &featureUse{vals: make(map[string][]string, len(n))}
+	for _, a := range n {
+		if a.Flag != "" {
+			u.vals[a.Flag] = a.Values
+		}
+	}
+	for _, d := range dynamoParserFlags {
+		if v, ok := u.vals[d[0]]; ok {
+			if _, has := u.vals[d[1]]; !has {
+				u.vals[d[1]] = v
+			}
+		}
+	}
+	return u
+}
+
+// SpecDecoding reports whether vLLM args run speculative decoding
+// (`--speculative-config`, also as `--speculative_config`,
+// `--speculative-config=…` or dotted sub-keys; vllm-project/vllm
+// vllm/engine/arg_utils.py EngineArgs.speculative_config).
+func SpecDecoding(args []launch.Arg) bool {
+	n, _ := NormalizeArgs(args)
+	_, ok := launch.Lookup(n, "--speculative-config")
+	return ok
+}
+
+// score rates how well one feature option matches the worker: for each
+// option of the feature's args, 1 when the worker sets it, 2 more when the
+// value is the same (JSON compared as JSON), and for a JSON object value 1
+// per top-level key with an equal value (so an equal value always
+// outscores a partly equal one). all is false when the feature has no option or
+// the worker lacks one of them.
+func (u *featureUse) score(args *yaml.Node) (score int, all bool) {
+	var toks []Token
+	for _, n := range seq(args) {
+		if s, ok := str(n); ok && s != "" {
+			toks = append(toks, Token{Text: s})
+		}
+	}
+	norm, _ := NormalizeArgs(argsFromTokens(toks))
+	flags := 0
+	for _, a := range norm {
+		if a.Flag == "" || a.Flag == "--model" {
+			continue
+		}
+		flags++
+		got, ok := u.vals[a.Flag]
+		if !ok {
+			return score, false
+		}
+		score++
+		if strings.Join(got, "\x00") == strings.Join(a.Values, "\x00") {
+			score += 2
+		}
+		if len(got) == 1 && len(a.Values) == 1 {
+			score += jsonKeysEqual(got[0], a.Values[0])
+		}
+	}
+	return score, flags > 0
+}
+
+// jsonKeysEqual counts the top-level keys two JSON objects share with
+// equal values (0 when either is not an object).
+func jsonKeysEqual(a, b string) int {
+	var ma, mb map[string]json.RawMessage
+	if json.Unmarshal([]byte(a), &ma) != nil || json.Unmarshal([]byte(b), &mb) != nil {
+		return 0
+	}
+	n := 0
+	for k, va := range ma {
+		if vb, ok := mb[k]; ok {
+			ca, _ := CanonicalJSON(string(va))
+			cb, _ := CanonicalJSON(string(vb))
+			if ca == cb {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// choose is the featureChooser of a worker: an opt-in feature is on
+// exactly when the worker sets every option of one of its allowed modes
+// (so spec decoding is on ⇔ the worker runs --speculative-config); a
+// feature of the default set stays on. An on modal feature renders the
+// allowed mode that best matches the worker (ties: the §9.5 pick).
+func (u *featureUse) choose(_ string, toggle, inDefault bool, opts []featureOpt, def int) (bool, int) {
+	best, bestScore := -1, -1
+	for i, o := range opts {
+		sc, all := u.score(o.args)
+		if !all {
+			continue
+		}
+		if sc > bestScore || sc == bestScore && i == def {
+			best, bestScore = i, sc
+		}
+	}
+	on := inDefault
+	if toggle {
+		on = best >= 0
+	}
+	if best < 0 {
+		best = def
+	}
+	return on, best
+}
+
+// renderFor re-renders r (same tree, variant, hardware, strategy and node
+// count) with the features chosen for the worker use describes, as the
+// site's feature toggles would produce it. It returns nil when that choice
+// is the default feature set (r itself is the answer) or r cannot be
+// re-rendered.
+func (s *Site) renderFor(r *Rendering, use *featureUse) *Rendering {
+	if r == nil || r.ctx == nil {
+		return nil
+	}
+	x := *r.ctx
+	x.pc = posCache{site: s, m: map[*yaml.Node]launch.Origin{}}
+	x.choose = use.choose
+	out, ok := x.renderStrategy(r.Strategy, r.reqN)
+	if !ok || !out.CustomFeatures {
+		return nil
+	}
+	out.Recommended = r.Recommended
+	out.ctx = nil
+	return out
+}
+
+// withFeatures adds, before each model YAML candidate, its re-render with
+// the features the InferenceX worker (args) uses when that differs from
+// the site's default feature set, then orders the candidates so those
+// whose speculative decoding agrees with the worker's come first (stable:
+// otherwise the Match order).
+func (ix *Index) withFeatures(cs []Candidate, args []launch.Arg) []Candidate {
+	if len(cs) == 0 {
+		return cs
+	}
+	use := newFeatureUse(args)
+	_, spec := use.vals["--speculative-config"]
+	out := make([]Candidate, 0, len(cs)+len(cs)/2)
+	for _, c := range cs {
+		if alt := ix.site.renderFor(c.rendering, use); alt != nil {
+			out = append(out, candidateFrom(c, alt))
+		}
+		out = append(out, c)
+	}
+	agree := func(c *Candidate) bool {
+		if c.Process < 0 || c.Process >= len(c.Deployment.Processes) {
+			return !spec
+		}
+		return SpecDecoding(c.Deployment.Processes[c.Process].Args) == spec
+	}
+	sorted := make([]Candidate, 0, len(out))
+	for _, want := range []bool{true, false} {
+		for i := range out {
+			if agree(&out[i]) == want {
+				sorted = append(sorted, out[i])
+			}
+		}
+	}
+	return sorted
+}
+
+// candidateFrom is c for the feature re-render r of its rendering.
+func candidateFrom(c Candidate, r *Rendering) Candidate {
+	c.rendering = r
+	c.Features, c.CustomFeatures = r.Features, r.CustomFeatures
+	c.Deployment = r.Deployment()
+	c.Process = 0
+	for i, p := range c.Deployment.Processes {
+		if p.Kind == launch.KindWorker && p.Role == c.Role {
+			c.Process = i
+			c.Topology = TopologyOf(p.Args)
+			break
+		}
+	}
+	return c
+}

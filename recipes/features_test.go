@@ -1,0 +1,175 @@
+package recipes
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
+)
+
+// meteorWorker is an InferenceX agg worker of acme/Meteor-1 (or its FP8
+// checkpoint) with the given vLLM args.
+func meteorWorker(model, hw string, args ...launch.Arg) *launch.Deployment {
+	return &launch.Deployment{Model: model, Hardware: hw, Processes: []launch.Process{
+		{Kind: launch.KindWorker, Role: launch.RoleAgg, Program: "vllm serve", Args: args}}}
+}
+
+func flag(f string, v ...string) launch.Arg { return launch.Arg{Flag: f, Values: v} }
+
+func workerArgv(c *Candidate) string {
+	var parts []string
+	for _, a := range c.Deployment.Processes[c.Process].Args {
+		if a.Flag != "" {
+			parts = append(parts, a.Flag)
+		}
+		parts = append(parts, a.Values...)
+	}
+	return strings.Join(parts, " ")
+}
+
+func featureNames(fs []Feature) []string {
+	var out []string
+	for _, f := range fs {
+		s := f.String()
+		if !f.Default {
+			s = "+" + s
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestFeatureDefaultSet: the site's JSON renderings carry the default
+// feature set only (§9.2 step 9): tool_calling on the default variant; the
+// fp8 checkpoint's default_modes force spec_decoding on in mode eagle3 (mtp
+// is limited to the default variant).
+func TestFeatureDefaultSet(t *testing.T) {
+	site, err := LoadSite(fixtureSite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := site.Renderings()
+	r := renderingAt(t, rs, "acme/Meteor-1.json")
+	if got, want := strings.Join(r.Role("single").Texts(), " "),
+		"vllm serve acme/Meteor-1 --max-model-len 8192 --tensor-parallel-size 8 --tool-call-parser meteor --enable-auto-tool-choice"; got != want {
+		t.Errorf("default h200:\n got %s\nwant %s", got, want)
+	}
+	if got := featureNames(r.Features); !reflect.DeepEqual(got, []string{"tool_calling"}) || r.CustomFeatures {
+		t.Errorf("default features %v custom %v", got, r.CustomFeatures)
+	}
+	r = renderingAt(t, rs, "acme/Meteor-1-FP8.json")
+	if got, want := strings.Join(r.Role("single").Texts(), " "),
+		`vllm serve acme/Meteor-1-FP8 --max-model-len 8192 --tensor-parallel-size 8 --tool-call-parser meteor --enable-auto-tool-choice --speculative-config {"method":"eagle3","model":"acme/Meteor-1-EAGLE3","num_speculative_tokens":3}`; got != want {
+		t.Errorf("fp8 h200:\n got %s\nwant %s", got, want)
+	}
+	if got := featureNames(r.Features); !reflect.DeepEqual(got, []string{"tool_calling", "spec_decoding:eagle3"}) {
+		t.Errorf("fp8 features %v", got)
+	}
+}
+
+// TestMatchDeploymentFeatures: MatchDeployment renders the opt-in features
+// the InferenceX worker uses, as the site's toggles would, and puts the
+// candidate whose speculative decoding agrees with the worker first.
+func TestMatchDeploymentFeatures(t *testing.T) {
+	ix, err := Open(fixtureSite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	match := func(d *launch.Deployment, prec string) []Candidate {
+		t.Helper()
+		rms, err := ix.MatchDeployment(d, "vllm", prec)
+		if err != nil || len(rms) != 1 || !rms[0].Covered() {
+			t.Fatalf("MatchDeployment: %v %+v", err, rms)
+		}
+		return rms[0].Candidates
+	}
+	tp8 := flag("--tensor-parallel-size", "8")
+
+	// MTP with the InferenceX synthetic acceptance keys: spec_decoding on
+	// in its default mode, text_only (not used) off; the default rendering
+	// (no spec decoding) follows.
+	cs := match(meteorWorker("acme/Meteor-1", "h200", flag("--model", "acme/Meteor-1"), tp8,
+		flag("--speculative-config", `{"method":"mtp","num_speculative_tokens":2,"synthetic_acceptance_length":2.5}`),
+		flag("--tool-call-parser", "meteor"), flag("--enable-auto-tool-choice")), "bf16")
+	c := cs[0]
+	if c.Strategy != "single_node_tp" || c.Hardware != "h200" || !c.CustomFeatures ||
+		!reflect.DeepEqual(featureNames(c.Features), []string{"tool_calling", "+spec_decoding:mtp"}) {
+		t.Fatalf("mtp: %s %v", c.Where(), featureNames(c.Features))
+	}
+	if got, want := workerArgv(&c), `acme/Meteor-1 --max-model-len 8192 --tensor-parallel-size 8 --tool-call-parser meteor --enable-auto-tool-choice --speculative-config {"method":"mtp","num_speculative_tokens":2}`; got != want {
+		t.Errorf("mtp argv:\n got %s\nwant %s", got, want)
+	}
+	if got, want := c.Where(), "models/acme/Meteor-1.yaml variant=default strategy=single_node_tp hw=h200 role=agg features=tool_calling,spec_decoding:mtp"; got != want {
+		t.Errorf("where %q", got)
+	}
+	if o := c.Deployment.Processes[c.Process].Args[5].Origin; o.Path != "features.spec_decoding.modes.mtp.args[0]" || o.Detail != "models/acme/Meteor-1.yaml:31:13" {
+		t.Errorf("feature origin %+v", o)
+	}
+	if d := cs[1]; d.Strategy != "single_node_tp" || d.CustomFeatures || SpecDecoding(d.Deployment.Processes[d.Process].Args) {
+		t.Errorf("second candidate: %s %v", d.Where(), featureNames(d.Features))
+	}
+
+	// EAGLE3 and text-only: the mode whose args equal the worker's wins
+	// over the default mode; both opt-in features combine, in YAML order.
+	cs = match(meteorWorker("acme/Meteor-1", "h200", tp8, flag("--language-model-only"),
+		flag("--speculative-config", `{"num_speculative_tokens":3,"model":"acme/Meteor-1-EAGLE3","method":"eagle3"}`)), "bf16")
+	if c := cs[0]; !reflect.DeepEqual(featureNames(c.Features), []string{"tool_calling", "+spec_decoding:eagle3", "+text_only"}) ||
+		workerArgv(&c) != `acme/Meteor-1 --max-model-len 8192 --tensor-parallel-size 8 --tool-call-parser meteor --enable-auto-tool-choice --speculative-config {"method":"eagle3","model":"acme/Meteor-1-EAGLE3","num_speculative_tokens":3} --language-model-only` {
+		t.Errorf("eagle3 + text_only: %s | %s", c.Where(), workerArgv(&c))
+	}
+
+	// On AMD eagle3 is unsupported: spec decoding is still on (the worker
+	// runs it), in the only allowed mode, mtp.
+	cs = match(meteorWorker("acme/Meteor-1", "mi355x", tp8,
+		flag("--speculative-config", `{"method":"eagle3","model":"acme/Meteor-1-EAGLE3","num_speculative_tokens":3}`)), "bf16")
+	if c := cs[0]; c.Hardware != "mi355x" || !reflect.DeepEqual(featureNames(c.Features), []string{"tool_calling", "+spec_decoding:mtp"}) {
+		t.Errorf("mi355x: %s %v", c.Where(), featureNames(c.Features))
+	}
+
+	// text_only is limited to single_node_tp: a DEP8 worker asking for it
+	// gets the default rendering (nothing to switch on).
+	cs = match(meteorWorker("acme/Meteor-1", "h200", flag("--data-parallel-size", "8"), flag("--enable-expert-parallel"),
+		flag("--language-model-only")), "bf16")
+	if c := cs[0]; c.Strategy != "single_node_dep" || c.CustomFeatures || !reflect.DeepEqual(featureNames(c.Features), []string{"tool_calling"}) {
+		t.Errorf("dep text_only: %s %v", c.Where(), featureNames(c.Features))
+	}
+
+	// The FP8 checkpoint forces spec decoding on by default; a worker
+	// without it gets the rendering with the opt-in feature switched off
+	// first, then the site's default.
+	cs = match(meteorWorker("acme/Meteor-1-FP8", "h200", tp8), "fp8")
+	if len(cs) < 2 || !cs[0].CustomFeatures || !reflect.DeepEqual(featureNames(cs[0].Features), []string{"tool_calling"}) ||
+		workerArgv(&cs[0]) != "acme/Meteor-1-FP8 --max-model-len 8192 --tensor-parallel-size 8 --tool-call-parser meteor --enable-auto-tool-choice" ||
+		cs[1].CustomFeatures || !reflect.DeepEqual(featureNames(cs[1].Features), []string{"tool_calling", "spec_decoding:eagle3"}) {
+		t.Errorf("fp8 without spec: %+v", cs)
+	}
+	// With EAGLE3 the default already agrees: no re-render.
+	cs = match(meteorWorker("acme/Meteor-1-FP8", "h200", tp8,
+		flag("--speculative-config", `{"method":"eagle3","model":"acme/Meteor-1-EAGLE3","num_speculative_tokens":3}`)), "fp8")
+	if cs[0].CustomFeatures || cs[0].Strategy != "single_node_tp" || !reflect.DeepEqual(featureNames(cs[0].Features), []string{"tool_calling", "spec_decoding:eagle3"}) {
+		t.Errorf("fp8 eagle3: %s %v", cs[0].Where(), featureNames(cs[0].Features))
+	}
+}
+
+// TestNormalizeDynamoToolCallParser: Dynamo's --dyn-tool-call-parser
+// implies vLLM's --enable-auto-tool-choice (added once, after it).
+func TestNormalizeDynamoToolCallParser(t *testing.T) {
+	flags := func(args ...launch.Arg) string {
+		out, _ := NormalizeArgs(args)
+		var fs []string
+		for _, a := range out {
+			fs = append(fs, a.Flag)
+		}
+		return strings.Join(fs, " ")
+	}
+	if got := flags(flag("--dyn-tool-call-parser", "minimax_m3"), flag("--reasoning-parser", "minimax_m3")); got != "--dyn-tool-call-parser --enable-auto-tool-choice --reasoning-parser" {
+		t.Errorf("implied: %s", got)
+	}
+	if got := flags(flag("--enable-auto-tool-choice"), flag("--dyn_tool_call_parser=kimi_k2")); got != "--enable-auto-tool-choice --dyn-tool-call-parser" {
+		t.Errorf("already set: %s", got)
+	}
+	if got := flags(flag("--tool-call-parser", "x")); got != "--tool-call-parser" {
+		t.Errorf("vLLM's own parser implies nothing: %s", got)
+	}
+}
