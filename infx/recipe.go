@@ -62,7 +62,61 @@ func (ws *Workspace) renderRecipe(p Point, opt Options, cache recipeCache) ([]la
 		}
 		return nil, "", err
 	}
+	markServedName(r)
 	return r.Deployment.Processes, sel, nil
+}
+
+// ServedNameNote is appended (after "; ") to the Origin.Detail of an
+// injected --served-model-name whose value srt-slurm took from the
+// recipe's served-model-name rather than from the model path.
+const (
+	ServedNameReplaces = "value from the recipe's served-model-name, whose own flag srt-slurm drops"
+	ServedNameKept     = "value from the recipe's served-model-name, whose own flag follows too"
+)
+
+// markServedName notes on the injected --served-model-name of each worker
+// where its value came from. srt-slurm injects --served-model-name with the
+// first served-model-name the recipe sets (prefill → agg → decode), or the
+// basename of the host model path when none does, and (every profile but
+// sa-submission) drops the recipe's own key (shared/spec/srt-slurm.md §4.1;
+// NVIDIA/srt-slurm src/srtctl/backends/sglang.py). A value other than that
+// basename therefore came from the recipe; the note says whether the
+// recipe's flag is dropped or kept after the injected prefix.
+func markServedName(r *srtslurm.Rendering) {
+	host := "/models/" + r.Model
+	if m, ok := strings.CutPrefix(r.Model, "hf:"); ok {
+		host = m
+	}
+	def := path.Base(host)
+	for i := range r.Deployment.Processes {
+		p := &r.Deployment.Processes[i]
+		inj, kept := -1, false
+		for j, a := range p.Args {
+			if a.Flag != "--served-model-name" {
+				continue
+			}
+			switch a.Origin.Kind {
+			case launch.OriginInjected:
+				if inj < 0 && len(a.Values) == 1 && a.Values[0] != def {
+					inj = j
+				}
+			case launch.OriginRecipe:
+				kept = true
+			}
+		}
+		if inj < 0 || strings.Contains(p.Args[inj].Origin.Detail, "served-model-name") {
+			continue // not from the recipe, or already noted (shared Args)
+		}
+		note := ServedNameReplaces
+		if kept {
+			note = ServedNameKept
+		}
+		o := &p.Args[inj].Origin
+		if o.Detail != "" {
+			o.Detail += "; "
+		}
+		o.Detail += note
+	}
 }
 
 // recipeCache holds loaded recipes by file (and, for composed recipes, by
@@ -114,8 +168,9 @@ func (ws *Workspace) loadRecipe(p Point) (*srtslurm.Recipe, error) {
 // tried as given, then, when ws is not nil, relative to the workspace base,
 // as a CONFIG_FILE path (recipes/… under benchmarks/multi_node/
 // srt-slurm-recipes/ and under SrtSlurmDir), and under the single- and
-// multi-node srt-slurm-recipes/ trees. A bundle needs a selector unless it
-// has a single variant. Errors: file not found; recipe errors with
+// multi-node srt-slurm-recipes/ trees. A bundle needs a selector (base or
+// one of its variants) unless it has a single variant, which is then
+// rendered. Errors: file not found; recipe errors with
 // file:line:col.
 func RenderRecipe(ws *Workspace, ref string, opt Options) (launch.Deployment, error) {
 	file, sel := splitSelector(ref)
@@ -141,7 +196,9 @@ func RenderRecipe(ws *Workspace, ref string, opt Options) (launch.Deployment, er
 	if sel == "" && rec.HasVariants() {
 		sels := rec.Selectors()
 		if len(sels) != 1 {
-			return launch.Deployment{}, fmt.Errorf("%s: the recipe has %d variants, name one as FILE:<selector> (%s)", path, len(sels), strings.Join(sels, ", "))
+			// base is a selector too (srtctl renders the base alone), as the
+			// unknown-selector error of srtslurm offers it.
+			return launch.Deployment{}, fmt.Errorf("%s: the recipe has base and %d variants, name one as FILE:<selector> (base, %s)", path, len(sels), strings.Join(sels, ", "))
 		}
 		sel = sels[0]
 	}
@@ -153,6 +210,7 @@ func RenderRecipe(ws *Workspace, ref string, opt Options) (launch.Deployment, er
 	if err != nil {
 		return launch.Deployment{}, err
 	}
+	markServedName(r)
 	d := r.Deployment
 	d.Source.File, d.Source.Recipe, d.Source.Selector = path, file, sel
 	if ws != nil {

@@ -145,7 +145,8 @@ func ScriptEnv(p Point, extra []string) []string {
 	return env
 }
 
-// Summary counts a run over config keys (RenderAll).
+// Summary counts a run over config keys (RenderAll) and lists every
+// config key with its points.
 type Summary struct {
 	Keys         int `json:"keys"`
 	Points       int `json:"points"`
@@ -159,11 +160,70 @@ type Summary struct {
 	Errors     int `json:"errors"`
 	// Failures holds one line per render error: "key row N conc C: error".
 	Failures []string `json:"failures,omitempty"`
+	// ConfigKeys has one entry per config key rendered, in the order of
+	// the keys given (Workspace.ConfigKeys by default).
+	ConfigKeys []KeySummary `json:"configKeys,omitempty"`
+}
+
+// KeySummary is one config key of a RenderAll run: its counts and every
+// point's outcome.
+type KeySummary struct {
+	ConfigKey string `json:"configKey"`
+	Framework string `json:"framework"` // master `framework`
+	// InScope: Check 3 covers the framework (see InScope).
+	InScope      bool `json:"inScope"`
+	Points       int  `json:"points"`
+	Rendered     int  `json:"rendered"`
+	UpstreamOnly int  `json:"upstreamOnly"`
+	Missing      int  `json:"missing"`
+	Unsupported  int  `json:"unsupported"`
+	Errors       int  `json:"errors"`
+	// Results lists the points in Points order (rows in file order,
+	// concurrencies in row order).
+	Results []PointResult `json:"results"`
+}
+
+// Outcome is what happened to one point in a RenderAll run.
+type Outcome string
+
+// Point outcomes: OutcomeRendered for a rendered point, OutcomeError for a
+// point whose recipe or script failed; otherwise the point's Status.
+const (
+	OutcomeRendered     Outcome = "rendered"
+	OutcomeUpstreamOnly Outcome = Outcome(StatusUpstreamOnly)
+	OutcomeMissing      Outcome = Outcome(StatusMissing)
+	OutcomeUnsupported  Outcome = Outcome(StatusUnsupported)
+	OutcomeError        Outcome = "error"
+)
+
+// PointResult is one point's outcome in a RenderAll run.
+type PointResult struct {
+	Row         int     `json:"row"`
+	Concurrency int     `json:"concurrency"`
+	Scenario    string  `json:"scenario"`
+	Kind        Kind    `json:"kind"`
+	Status      Outcome `json:"status"`
+	// Recipe is the recipe reference as written (Point.RecipeRef) and
+	// Selector its selector; for a rendered bundle without a selector,
+	// Selector is the variant the point's TP/CONC picked.
+	Recipe   string `json:"recipe,omitempty"`
+	Selector string `json:"selector,omitempty"`
+	// File is the file rendered (repository-relative recipe or script);
+	// ScriptsTried the script paths looked for when it is missing.
+	File         string   `json:"file,omitempty"`
+	ScriptsTried []string `json:"scriptsTried,omitempty"`
+	// Reason explains a status other than rendered (Point.Note or the
+	// render error, with file:line:col).
+	Reason string `json:"reason,omitempty"`
+	// Pos is the master-config position of the point's recipe reference
+	// (or its row).
+	Pos Pos `json:"pos"`
 }
 
 // RenderAll renders every point of every config key (or of keys, when
-// given) and counts the outcomes. Render errors are counted and listed,
-// never fatal; only an unknown key is an error.
+// given) and counts the outcomes; Summary.ConfigKeys lists each key's
+// points with their outcome. Render errors are counted and listed, never
+// fatal; only an unknown key is an error.
 func (ws *Workspace) RenderAll(keys []string, opt Options) (Summary, error) {
 	if keys == nil {
 		keys = ws.ConfigKeys()
@@ -175,30 +235,51 @@ func (ws *Workspace) RenderAll(keys []string, opt Options) (Summary, error) {
 		if err != nil {
 			return s, err
 		}
+		e, _ := ws.Entry(k)
+		ks := KeySummary{ConfigKey: k, Framework: e.Framework, InScope: InScope(e.Framework)}
 		s.Keys++
 		for _, p := range pts {
 			s.Points++
+			ks.Points++
 			if !p.InScope {
 				s.OutOfScope++
 			}
+			r := PointResult{Row: p.Row, Concurrency: p.Concurrency, Scenario: p.Scenario, Kind: p.Kind,
+				Status: Outcome(p.Status), Recipe: p.RecipeRef, Selector: p.Selector, Reason: p.Note, Pos: p.RefPos}
+			if p.Script != "" {
+				r.File = ws.rel(p.Script)
+			} else if p.Recipe != "" {
+				r.File = ws.rel(p.Recipe)
+			}
+			r.ScriptsTried = p.Scripts
 			switch p.Status {
 			case StatusUpstreamOnly:
 				s.UpstreamOnly++
-				continue
+				ks.UpstreamOnly++
 			case StatusMissing:
 				s.Missing++
-				continue
+				ks.Missing++
 			case StatusUnsupported:
 				s.Unsupported++
-				continue
+				ks.Unsupported++
+			default:
+				if d, err := ws.render(p, opt, cache); err != nil {
+					s.Errors++
+					ks.Errors++
+					s.Failures = append(s.Failures, fmt.Sprintf("%s row %d conc %d: %v", p.ConfigKey, p.Row, p.Concurrency, err))
+					r.Status, r.Reason = OutcomeError, err.Error()
+				} else {
+					s.Rendered++
+					ks.Rendered++
+					r.Status, r.Reason = OutcomeRendered, ""
+					if p.Kind == KindRecipe {
+						r.Selector = d.Source.Selector
+					}
+				}
 			}
-			if _, err := ws.render(p, opt, cache); err != nil {
-				s.Errors++
-				s.Failures = append(s.Failures, fmt.Sprintf("%s row %d conc %d: %v", p.ConfigKey, p.Row, p.Concurrency, err))
-				continue
-			}
-			s.Rendered++
+			ks.Results = append(ks.Results, r)
 		}
+		s.ConfigKeys = append(s.ConfigKeys, ks)
 	}
 	return s, nil
 }

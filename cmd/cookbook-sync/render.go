@@ -21,12 +21,12 @@ type renderOptions struct {
 	recipe      string
 	version     string
 	format      string
-	all         bool
+	all, list   bool
 	srtSlurmDir string
 }
 
 // newRenderCmd: `cookbook-sync render --infx DIR (--config-key KEY [--row N]
-// [--conc C] | --recipe FILE[:selector] | --all) [--srt-slurm-version V]
+// [--conc C] | --recipe FILE[:selector] | --all | --list) [--srt-slurm-version V]
 // [--srt-slurm-dir DIR] [--format text|json]`.
 func newRenderCmd() *cobra.Command {
 	var o renderOptions
@@ -42,14 +42,32 @@ records the server command instead of starting it. Image and model come from
 the master entry.
 
 --row and --conc narrow the points of --config-key. --recipe renders one recipe
-file directly. --all renders every config key and prints a summary (keys,
-points, rendered, upstream-only, missing, unsupported, out of Check 3 scope,
-errors). --srt-slurm-dir points at an NVIDIA/srt-slurm checkout used for
-CONFIG_FILE recipes that are not in the InferenceX checkout (upstream-only).
+file directly; a bundle needs FILE:<selector> (base, override_<name>,
+zip_override_<name>[i]) unless it has a single variant. --list lists the config
+keys (framework, rows, points, Check 3 scope) without rendering. --all renders
+every config key: one line per key (framework, points, rendered, upstream-only,
+missing, unsupported, errors, Check 3 scope), under it one line per group of
+points that were not rendered (recipe or script, rows and concurrencies, why),
+then the totals and the render errors; with --format json, the totals and every
+key's points (row, concurrency, status, recipe, selector, file, reason).
+--srt-slurm-dir points at an NVIDIA/srt-slurm checkout used for CONFIG_FILE
+recipes that are not in the InferenceX checkout (upstream-only).
 
-Formats: text (one block per process: env lines, command, one flag per line,
-each marked recipe / injected / script) and json (processes in launch order
-with role, kind, nodes, argv, env and origins).`,
+Text format: one block per process. The block's comment lines give its title
+(role, kind, workers, nodes, GPUs), the preamble srt-slurm runs before it (its
+fingerprint step spelled out: a non-fatal capture of the environment into
+/logs/fingerprint_<mode>_w<i>.json), and where each env var and flag comes
+from, one line per origin in order of first use:
+  # injected (srt-slurm v1.0.68): env HEAD_NODE_IP …; flags --model-path …
+  # recipe: env SGLANG_…; flags --tensor-parallel-size …
+("# every env var and flag: script" when all share one). A starred flag has a
+note below the list, e.g. "--served-model-name: value from the recipe's
+served-model-name, whose own flag srt-slurm drops". Then the command in the
+cookbook's layout (env lines, program, one flag per line), which is valid
+shell and can be pasted as is.
+
+JSON format: processes in launch order with role, kind, nodes, argv, env and
+origins.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRender(cmd.OutOrStdout(), o, cmd.Flags().Changed)
@@ -64,7 +82,8 @@ with role, kind, nodes, argv, env and origins).`,
 	fl.StringVar(&o.version, "srt-slurm-version", infx.DefaultSrtSlurmVersion, "srt-slurm injection profile (v1.0.68, v1.0.53, sa-submission-q2-2026, …)")
 	fl.StringVar(&o.srtSlurmDir, "srt-slurm-dir", "", "NVIDIA/srt-slurm checkout for upstream-only CONFIG_FILE recipes")
 	fl.StringVar(&o.format, "format", "text", "output format: text or json")
-	fl.BoolVar(&o.all, "all", false, "render every config key and print a summary")
+	fl.BoolVar(&o.all, "all", false, "render every config key: one line per key, then the totals")
+	fl.BoolVar(&o.list, "list", false, "list the config keys (framework, rows, points, Check 3 scope) without rendering")
 	return c
 }
 
@@ -73,19 +92,19 @@ func runRender(w io.Writer, o renderOptions, changed func(string) bool) error {
 		return usageErr("--format %q: want text or json", o.format)
 	}
 	modes := 0
-	for _, set := range []bool{o.key != "", o.recipe != "", o.all} {
+	for _, set := range []bool{o.key != "", o.recipe != "", o.all, o.list} {
 		if set {
 			modes++
 		}
 	}
 	if modes != 1 {
-		return usageErr("give exactly one of --config-key, --recipe or --all")
+		return usageErr("give exactly one of --config-key, --recipe, --all or --list")
 	}
 	if (changed("row") || changed("conc")) && o.key == "" {
 		return usageErr("--row and --conc need --config-key")
 	}
 	if o.infx == "" && o.recipe == "" {
-		return usageErr("--infx DIR is required with --config-key and --all")
+		return usageErr("--infx DIR is required with --config-key, --all and --list")
 	}
 	if err := srtslurm.CheckVersion(o.version); err != nil {
 		return usageErr("--srt-slurm-version: %v", err)
@@ -100,6 +119,8 @@ func runRender(w io.Writer, o renderOptions, changed func(string) bool) error {
 		ws.SrtSlurmDir = o.srtSlurmDir
 	}
 	switch {
+	case o.list:
+		return writeList(w, o.format, ws)
 	case o.all:
 		s, err := ws.RenderAll(nil, opt)
 		if err != nil {
@@ -243,6 +264,10 @@ func writeRendered(w io.Writer, format string, rs []rendered) error {
 }
 
 // writeText prints one rendering: a header, then one block per process.
+// Each block is comment lines (title, preamble, origins) followed by the
+// command in the cookbook's layout, which is valid shell: a comment after a
+// trailing backslash would end the command, so the origins of the env vars
+// and flags are listed above it instead.
 func writeText(b *strings.Builder, r rendered) {
 	if p := r.p; p != nil {
 		fmt.Fprintf(b, "# %s row %d conc %d (%s", p.ConfigKey, p.Row, p.Concurrency, p.Scenario)
@@ -278,30 +303,123 @@ func writeText(b *strings.Builder, r rendered) {
 		b.WriteString(blockTitle(&p))
 		b.WriteString("\n")
 		for _, l := range p.Preamble {
-			b.WriteString("# preamble: " + l + "\n")
+			b.WriteString("# preamble: " + preambleText(l, p.Role) + "\n")
 		}
 		p.Preamble = nil
-		lines := strings.Split(launch.Format(&p), "\n")
-		marks := make([]string, len(lines))
-		if len(lines) == len(p.Env)+1+len(p.Args) || len(p.Args) == 0 && len(lines) == len(p.Env)+1 {
-			for j, e := range p.Env {
-				marks[j] = string(e.Origin.Kind)
+		writeOrigins(b, &p)
+		b.WriteString(launch.Format(&p))
+		b.WriteString("\n")
+	}
+}
+
+// fingerprintMark is how srt-slurm's fingerprint capture step shows in a
+// rendered worker preamble (infx/srtslurm; shared/golden/srt-slurm README).
+const fingerprintMark = "( FINGERPRINT )"
+
+// preambleText spells out the fingerprint placeholder of a worker preamble:
+// srt-slurm captures the worker's environment into
+// /logs/fingerprint_<mode>_w<i>.json, in a subshell so a failure is not
+// fatal (shared/spec/srt-slurm.md §9 step 3).
+func preambleText(l string, role launch.Role) string {
+	mode := string(role)
+	if mode == "" {
+		mode = "<mode>"
+	}
+	return strings.ReplaceAll(l, fingerprintMark, "( <fingerprint: capture the environment into /logs/fingerprint_"+mode+"_w<i>.json, non-fatal> )")
+}
+
+// originWidth is the width origin comment lines wrap at.
+const originWidth = 100
+
+// writeOrigins lists where the env vars and flags of p come from, one
+// group per origin kind in order of first appearance:
+//
+//	# injected (srt-slurm v1.0.68): env HEAD_NODE_IP …; flags --model-path …
+//	# recipe: env PYTHONUNBUFFERED; flags --tensor-parallel-size …
+//
+// An item whose origin detail adds a note after "; " (see
+// infx.ServedNameReplaces) is starred and the note follows the groups.
+func writeOrigins(b *strings.Builder, p *launch.Process) {
+	type group struct {
+		label       string
+		env, flags  []string
+		seenE, seen map[string]bool
+	}
+	var groups []*group
+	byKind := map[launch.OriginKind]*group{}
+	var notes []string
+	get := func(o launch.Origin) (*group, string) {
+		detail, note, _ := strings.Cut(o.Detail, "; ")
+		g := byKind[o.Kind]
+		if g == nil {
+			g = &group{label: string(o.Kind), seenE: map[string]bool{}, seen: map[string]bool{}}
+			if o.Kind == launch.OriginInjected && detail != "" {
+				g.label += " (" + detail + ")"
 			}
-			for j, a := range p.Args {
-				marks[len(p.Env)+1+j] = string(a.Origin.Kind)
-			}
+			byKind[o.Kind] = g
+			groups = append(groups, g)
 		}
-		width := 0
-		for _, l := range lines {
-			width = max(width, min(len(l), 96))
-		}
-		for j, l := range lines {
-			if marks[j] != "" {
-				l += strings.Repeat(" ", max(width-len(l), 0)+2) + "# " + marks[j]
-			}
-			b.WriteString(l + "\n")
+		return g, note
+	}
+	for _, e := range p.Env {
+		g, _ := get(e.Origin)
+		if !g.seenE[e.Name] {
+			g.seenE[e.Name] = true
+			g.env = append(g.env, e.Name)
 		}
 	}
+	for _, a := range p.Args {
+		g, note := get(a.Origin)
+		name := a.Flag
+		if name == "" && len(a.Values) > 0 {
+			name = a.Values[0] // a positional argument
+		}
+		if note != "" {
+			name += "*"
+			notes = append(notes, a.Flag+": "+note)
+		}
+		if !g.seen[name] {
+			g.seen[name] = true
+			g.flags = append(g.flags, name)
+		}
+	}
+	if len(groups) == 1 && len(notes) == 0 {
+		b.WriteString("# every env var and flag: " + groups[0].label + "\n")
+		return
+	}
+	for _, g := range groups {
+		var words []string
+		if len(g.env) > 0 {
+			words = append(words, "env")
+			words = append(words, g.env...)
+			if len(g.flags) > 0 {
+				words[len(words)-1] += ";"
+			}
+		}
+		if len(g.flags) > 0 {
+			words = append(words, "flags")
+			words = append(words, g.flags...)
+		}
+		writeWrapped(b, "# "+g.label+":", words)
+	}
+	for _, n := range notes {
+		b.WriteString("# * " + n + "\n")
+	}
+}
+
+// writeWrapped writes head and words as comment lines of at most
+// originWidth columns (longer words stay whole), continuation lines
+// indented "#   ".
+func writeWrapped(b *strings.Builder, head string, words []string) {
+	line := head
+	for _, w := range words {
+		if len(line)+1+len(w) > originWidth && line != head && line != "#  " {
+			b.WriteString(line + "\n")
+			line = "#  "
+		}
+		line += " " + w
+	}
+	b.WriteString(line + "\n")
 }
 
 // blockTitle names a process block: "# prefill worker: 1 worker, 1 node, 4 GPUs/node".
@@ -333,6 +451,11 @@ func plural(n int, s string) string {
 	return fmt.Sprintf("%d %ss", n, s)
 }
 
+// writeSummary prints an --all run. Text: one line per config key (key,
+// framework, point counts, Check 3 scope), under it one line per group of
+// points that were not rendered (status, points, rows, recipe or script,
+// reason), then the totals and the render errors. JSON: the infx.Summary
+// (totals, configKeys[] with each point's outcome).
 func writeSummary(w io.Writer, format string, s infx.Summary) error {
 	if format == "json" {
 		enc := json.NewEncoder(w)
@@ -340,6 +463,29 @@ func writeSummary(w io.Writer, format string, s infx.Summary) error {
 		return enc.Encode(s)
 	}
 	var b strings.Builder
+	kw, fw := len("CONFIG KEY"), len("FRAMEWORK")
+	for _, k := range s.ConfigKeys {
+		kw, fw = max(kw, len(k.ConfigKey)), max(fw, len(k.Framework))
+	}
+	row := func(key, fr string, cols ...any) {
+		fmt.Fprintf(&b, "%-*s  %-*s  %6v %8v %13v %7v %11v %6v  %v\n", append([]any{kw, key, fw, fr}, cols...)...)
+	}
+	row("CONFIG KEY", "FRAMEWORK", "POINTS", "RENDERED", "UPSTREAM-ONLY", "MISSING", "UNSUPPORTED", "ERRORS", "CHECK 3")
+	for _, k := range s.ConfigKeys {
+		scope := "in scope"
+		if !k.InScope {
+			scope = "out of scope"
+		}
+		row(k.ConfigKey, k.Framework, k.Points, k.Rendered, k.UpstreamOnly, k.Missing, k.Unsupported, k.Errors, scope)
+		for _, g := range groupResults(k.Results) {
+			fmt.Fprintf(&b, "    %s: %s, %s: %s", g.status, plural(g.points, "point"), g.rows, g.where)
+			if g.reason != "" {
+				b.WriteString(" — " + g.reason)
+			}
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(&b, "keys            %d\n", s.Keys)
 	fmt.Fprintf(&b, "points          %d\n", s.Points)
 	fmt.Fprintf(&b, "rendered        %d\n", s.Rendered)
@@ -350,6 +496,137 @@ func writeSummary(w io.Writer, format string, s infx.Summary) error {
 	fmt.Fprintf(&b, "errors          %d\n", s.Errors)
 	for _, f := range s.Failures {
 		fmt.Fprintf(&b, "error: %s\n", f)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// resultGroup is the points of one config key that share a status, file
+// and reason.
+type resultGroup struct {
+	status, where, reason, rows string
+	points                      int
+}
+
+// groupResults groups the non-rendered points of a key by status, recipe
+// (or script) and reason, in order of first appearance. rows reads
+// "row 0 conc 4,8" or "rows 0,2".
+func groupResults(rs []infx.PointResult) []resultGroup {
+	type acc struct {
+		g     resultGroup
+		rows  []int
+		concs []string
+	}
+	var order []*acc
+	by := map[string]*acc{}
+	for _, r := range rs {
+		if r.Status == infx.OutcomeRendered {
+			continue
+		}
+		where := r.Recipe
+		if where != "" && r.Selector != "" {
+			where += ":" + r.Selector
+		}
+		if where == "" {
+			where = r.File
+		}
+		if where == "" && len(r.ScriptsTried) > 0 {
+			where = r.ScriptsTried[0]
+		}
+		if where == "" {
+			where = "(no recipe or script)"
+		}
+		reason := shortReason(r)
+		key := string(r.Status) + "\x00" + where + "\x00" + reason
+		a := by[key]
+		if a == nil {
+			a = &acc{g: resultGroup{status: string(r.Status), where: where, reason: reason}}
+			by[key] = a
+			order = append(order, a)
+		}
+		a.g.points++
+		if len(a.rows) == 0 || a.rows[len(a.rows)-1] != r.Row {
+			a.rows = append(a.rows, r.Row)
+		}
+		a.concs = append(a.concs, fmt.Sprint(r.Concurrency))
+	}
+	out := make([]resultGroup, len(order))
+	for i, a := range order {
+		if len(a.rows) == 1 {
+			a.g.rows = fmt.Sprintf("row %d conc %s", a.rows[0], strings.Join(a.concs, ","))
+		} else {
+			rows := make([]string, len(a.rows))
+			for j, r := range a.rows {
+				rows[j] = fmt.Sprint(r)
+			}
+			a.g.rows = "rows " + strings.Join(rows, ",")
+		}
+		out[i] = a.g
+	}
+	return out
+}
+
+// shortReason is a point's reason without what the line already shows
+// (the recipe path, the script paths tried).
+func shortReason(r infx.PointResult) string {
+	if n := len(r.ScriptsTried); n > 0 {
+		return fmt.Sprintf("no single-node script in the checkout (%d names tried; --format json lists them)", n)
+	}
+	reason := r.Reason
+	for _, pre := range []string{"recipe ", "srt-recipe "} {
+		reason = strings.TrimPrefix(reason, pre+r.Recipe+" is ")
+	}
+	if r.Status == infx.OutcomeUpstreamOnly {
+		reason += " (--srt-slurm-dir renders it from a checkout)"
+	}
+	return reason
+}
+
+// jsonKey is one config key in `render --list --format json`.
+type jsonKey struct {
+	ConfigKey string `json:"configKey"`
+	Framework string `json:"framework"`
+	InScope   bool   `json:"inScope"`
+	Rows      int    `json:"rows"`
+	Points    int    `json:"points"`
+}
+
+// writeList prints the config keys of the checkout without rendering
+// anything. Text: "KEY  FRAMEWORK  ROWS  POINTS  CHECK 3" columns; JSON:
+// a list of jsonKey.
+func writeList(w io.Writer, format string, ws *infx.Workspace) error {
+	var keys []jsonKey
+	for _, k := range ws.ConfigKeys() {
+		e, err := ws.Entry(k)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		pts, err := ws.Points(k)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		keys = append(keys, jsonKey{ConfigKey: k, Framework: e.Framework, InScope: infx.InScope(e.Framework), Rows: len(e.Rows), Points: len(pts)})
+	}
+	if format == "json" {
+		if keys == nil {
+			keys = []jsonKey{}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(keys)
+	}
+	kw, fw := len("CONFIG KEY"), len("FRAMEWORK")
+	for _, k := range keys {
+		kw, fw = max(kw, len(k.ConfigKey)), max(fw, len(k.Framework))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-*s  %-*s  %4s %6s  %s\n", kw, "CONFIG KEY", fw, "FRAMEWORK", "ROWS", "POINTS", "CHECK 3")
+	for _, k := range keys {
+		scope := "in scope"
+		if !k.InScope {
+			scope = "out of scope"
+		}
+		fmt.Fprintf(&b, "%-*s  %-*s  %4d %6d  %s\n", kw, k.ConfigKey, fw, k.Framework, k.Rows, k.Points, scope)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

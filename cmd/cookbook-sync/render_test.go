@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 const infxFixtures = "../../infx/testdata"
@@ -21,22 +25,26 @@ func TestRenderTextScript(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
+	// The command is the fixture script's launch line, its origins in a
+	// comment above it (a comment after a trailing backslash would end the
+	// command).
 	want := `# dsr1-fp8-h200-sglang row 0 conc 8 (fixed-seq-len 8192/1024)
 # script benchmarks/single_node/fixed_seq_len/dsr1_fp8_h200_sglang.sh
 # model deepseek-ai/DeepSeek-R1-0528, hardware h200, engine sglang
 
 # agg worker: 1 worker, 1 node/worker
-SGLANG_ENABLE_JIT_DEEPGEMM=false \             # script
+# every env var and flag: script
+SGLANG_ENABLE_JIT_DEEPGEMM=false \
 python3 -m sglang.launch_server \
-  --model-path deepseek-ai/DeepSeek-R1-0528 \  # script
-  --host 0.0.0.0 \                             # script
-  --port 8888 \                                # script
-  --tensor-parallel-size 8 \                   # script
-  --trust-remote-code \                        # script
-  --scheduler-recv-interval 30 \               # script
-  --cuda-graph-max-bs 8 \                      # script
-  --context-length 9236 \                      # script
-  --mem-fraction-static 0.82                   # script
+  --model-path deepseek-ai/DeepSeek-R1-0528 \
+  --host 0.0.0.0 \
+  --port 8888 \
+  --tensor-parallel-size 8 \
+  --trust-remote-code \
+  --scheduler-recv-interval 30 \
+  --cuda-graph-max-bs 8 \
+  --context-length 9236 \
+  --mem-fraction-static 0.82
 `
 	if out != want {
 		t.Errorf("text output:\n%s\nwant:\n%s", out, want)
@@ -114,9 +122,203 @@ func TestRenderAllSummary(t *testing.T) {
 		t.Errorf("failure not listed:\n%s", out)
 	}
 	for _, want := range []string{"keys            10\n", "points          21\n", "rendered        15\n", "upstream-only   3\n", "unsupported     2\n", "out of scope    2\n", "errors          1\n"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("summary lacks %q:\n%s", want, out)
+		if strings.Count(out, want) != 1 {
+			t.Errorf("summary has %q %d times, want once:\n%s", want, strings.Count(out, want), out)
 		}
+	}
+	// One line per config key (values from the fixture master configs),
+	// and under it the points that were not rendered, with where and why.
+	for _, want := range []string{
+		"CONFIG KEY                           FRAMEWORK      POINTS RENDERED UPSTREAM-ONLY MISSING UNSUPPORTED ERRORS  CHECK 3\n",
+		"\ndsr1-fp4-gb200-dynamo-sglang         dynamo-sglang       6        4             2       0           0      0  in scope\n" +
+			"    upstream-only: 2 points, row 3 conc 256,512: recipes/gb200-fp4/8k1k.yaml:override_stp_tp4 — not in the checkout: it lives in the NVIDIA/srt-slurm ref the launcher clones (--srt-slurm-dir renders it from a checkout)\n",
+		"\ndsr1-fp4-b200-trt                    trt                 1        1             0       0           0      0  out of scope\n",
+		"\ndsr1-fp8-h200-sglang                 sglang              4        4             0       0           0      0  in scope\nqwen3.5-fp8-h200-vllm ",
+		"\nqwen3.5-fp8-mi355x-sglang-disagg     sglang-disagg       2        0             0       0           2      0  in scope\n" +
+			"    unsupported: 2 points, row 0 conc 8,16: (no recipe or script) — sglang-disagg: flags assembled by server_sglang.sh from benchmarks/multi_node/amd_utils/models.yaml, not an srt-slurm recipe\n",
+		"\n    error: 1 point, row 0 conc 1: benchmarks/single_node/fixed_seq_len/loop_fp8_h200_sglang.sh — ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--all lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, " in scope\n") + strings.Count(out, " out of scope\n"); n != 10 {
+		t.Errorf("%d key lines, want 10", n)
+	}
+}
+
+func TestRenderAllJSON(t *testing.T) {
+	code, out, errs := runCLI("render", "--infx", infxFixtures+"/old", "--all", "--format", "json")
+	if code != exitUsage {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got struct {
+		Keys, Points, Rendered, UpstreamOnly, Errors int
+		ConfigKeys                                   []struct {
+			ConfigKey, Framework string
+			InScope              bool
+			Points, Rendered     int
+			Results              []struct {
+				Row, Concurrency                 int
+				Status, Recipe, Selector, Reason string
+				File                             string
+				ScriptsTried                     []string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if got.Keys != 10 || got.Points != 21 || got.Rendered != 15 || got.UpstreamOnly != 3 || got.Errors != 1 || len(got.ConfigKeys) != 10 {
+		t.Fatalf("totals: %+v", got)
+	}
+	for _, k := range got.ConfigKeys {
+		if k.ConfigKey != "dsr1-fp4-gb200-dynamo-sglang" {
+			continue
+		}
+		if k.Framework != "dynamo-sglang" || !k.InScope || k.Points != 6 || len(k.Results) != 6 {
+			t.Fatalf("%+v", k)
+		}
+		r := k.Results[1] // row 0 conc 8: the flat recipe
+		if r.Row != 0 || r.Concurrency != 8 || r.Status != "rendered" || r.Recipe != "recipes/sglang/dsr1/gb200-fp4/8k1k/disagg-1p1d.yaml" || r.Selector != "" || r.Reason != "" {
+			t.Errorf("row 0 conc 8: %+v", r)
+		}
+		r = k.Results[2] // row 1 conc 64: zip_override_lowlat[1]
+		if r.Row != 1 || r.Concurrency != 64 || r.Status != "rendered" || r.Selector != "zip_override_lowlat[1]" {
+			t.Errorf("row 1 conc 64: %+v", r)
+		}
+		r = k.Results[5]
+		if r.Row != 3 || r.Concurrency != 512 || r.Status != "upstream-only" || r.Recipe != "recipes/gb200-fp4/8k1k.yaml" || r.Selector != "override_stp_tp4" ||
+			!strings.Contains(r.Reason, "NVIDIA/srt-slurm ref the launcher clones") {
+			t.Errorf("row 3 conc 512: %+v", r)
+		}
+		return
+	}
+	t.Errorf("dsr1-fp4-gb200-dynamo-sglang not listed")
+}
+
+func TestRenderList(t *testing.T) {
+	code, out, errs := runCLI("render", "--infx", infxFixtures+"/old", "--list")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 11 {
+		t.Fatalf("%d lines, want header + 10 keys:\n%s", len(lines), out)
+	}
+	for _, want := range []string{
+		"CONFIG KEY                           FRAMEWORK      ROWS POINTS  CHECK 3",
+		"dsr1-fp8-h200-sglang                 sglang            2      4  in scope",
+		"dsr1-fp4-gb200-dynamo-sglang         dynamo-sglang     4      6  in scope",
+		"dsr1-fp4-b200-trt                    trt               1      1  out of scope",
+	} {
+		if !slices.Contains(lines, want) {
+			t.Errorf("--list lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errs = runCLI("render", "--infx", infxFixtures+"/old", "--list", "--format", "json")
+	if code != 0 {
+		t.Fatalf("json: exit %d: %s", code, errs)
+	}
+	var keys []struct {
+		ConfigKey, Framework string
+		InScope              bool
+		Rows, Points         int
+	}
+	if err := json.Unmarshal([]byte(out), &keys); err != nil || len(keys) != 10 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, k := range keys {
+		if k.ConfigKey == "qwen3.5-fp8-h200-sglang-agentic-mtp" && (k.Framework != "sglang" || !k.InScope || k.Rows != 1 || k.Points != 2) {
+			t.Errorf("%+v", k)
+		}
+	}
+}
+
+// TestRenderTextIsShell: every block's command in the text output parses
+// as shell (mvdan.cc/sh/v3) into exactly the env and argv of the JSON
+// output, and the origins, the served-model-name note and the fingerprint
+// step are spelled out in comments.
+func TestRenderTextIsShell(t *testing.T) {
+	args := []string{"render", "--infx", infxFixtures + "/old", "--config-key", "dsr1-fp4-gb200-dynamo-sglang", "--row", "0", "--conc", "4"}
+	code, text, errs := runCLI(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	code, js, errs := runCLI(append(args, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("json: exit %d: %s", code, errs)
+	}
+	var got []struct {
+		Processes []struct {
+			Argv []string
+			Env  []struct{ Name, Value string }
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &got); err != nil || len(got) != 1 {
+		t.Fatalf("%v: %s", err, js)
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader(text), "render.txt")
+	if err != nil {
+		t.Fatalf("text output is not valid shell: %v\n%s", err, text)
+	}
+	if len(f.Stmts) != len(got[0].Processes) {
+		t.Fatalf("%d shell commands, %d processes:\n%s", len(f.Stmts), len(got[0].Processes), text)
+	}
+	for i, st := range f.Stmts {
+		call, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok {
+			t.Fatalf("command %d is %T", i, st.Cmd)
+		}
+		var env, argv []string
+		for _, a := range call.Assigns {
+			v, err := expand.Literal(nil, a.Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env = append(env, a.Name.Value+"="+v)
+		}
+		for _, w := range call.Args {
+			v, err := expand.Literal(nil, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			argv = append(argv, v)
+		}
+		p := got[0].Processes[i]
+		var wantEnv []string
+		for _, e := range p.Env {
+			wantEnv = append(wantEnv, e.Name+"="+e.Value)
+		}
+		if strings.Join(argv, "\x00") != strings.Join(p.Argv, "\x00") || strings.Join(env, "\x00") != strings.Join(wantEnv, "\x00") {
+			t.Errorf("command %d:\n got %q %q\nwant %q %q", i, env, argv, wantEnv, p.Argv)
+		}
+	}
+	for _, want := range []string{
+		// The fixture recipe sets served-model-name: deepseek-ai/DeepSeek-R1.
+		"#   --served-model-name* --host --port",
+		"\n# * --served-model-name: value from the recipe's served-model-name, whose own flag srt-slurm drops\nHEAD_NODE_IP=10.0.0.0 \\\n",
+		"\n# recipe: env SGLANG_ENABLE_JIT_DEEPGEMM; flags ",
+		" && ( <fingerprint: capture the environment into /logs/fingerprint_decode_w<i>.json, non-fatal> )\n",
+		"\n# nats\n# every env var and flag: injected (srt-slurm v1.0.68)\n/configs/nats-server \\\n  -js \\\n  -sd /tmp/nats\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "FINGERPRINT") || strings.Contains(text, "\\ ") {
+		t.Errorf("placeholder or comment after a backslash left:\n%s", text)
+	}
+}
+
+func TestRenderRecipeNoSelector(t *testing.T) {
+	code, out, errs := runCLI("render", "--infx", infxFixtures+"/old", "--recipe", "recipes/sglang/dsr1/gb200-fp4/8k1k/variants.yaml")
+	if code != exitUsage || out != "" || !strings.Contains(errs, "the recipe has base and 3 variants, name one as FILE:<selector> (base, override_maxtpt, zip_override_lowlat[0], zip_override_lowlat[1])") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, errs = runCLI("render", "--infx", infxFixtures+"/old", "--recipe", "recipes/sglang/dsr1/gb200-fp4/8k1k/variants.yaml:base")
+	if code != 0 || !strings.Contains(out, "variants.yaml:base (srt-slurm v1.0.68)\n") {
+		t.Errorf("base: exit %d: %s\n%s", code, errs, out)
 	}
 }
 
@@ -145,7 +347,7 @@ func TestRenderErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no mode", []string{"render", "--infx", infxFixtures + "/old"}, "exactly one of"},
+		{"no mode", []string{"render", "--infx", infxFixtures + "/old"}, "exactly one of --config-key, --recipe, --all or --list"},
 		{"two modes", []string{"render", "--infx", infxFixtures + "/old", "--all", "--config-key", "x"}, "exactly one of"},
 		{"bad format", []string{"render", "--infx", infxFixtures + "/old", "--all", "--format", "xml"}, `--format "xml"`},
 		{"no infx", []string{"render", "--config-key", "k"}, "--infx DIR is required"},
