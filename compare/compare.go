@@ -125,6 +125,9 @@ type Options struct {
 	Exclusions *exclusions.Set
 	// Rules is the normalization data; nil means DefaultRules().
 	Rules *Rules
+	// Launcher lists the processes a launcher starts for every job
+	// (compare/launcher.yaml); nil means DefaultLauncherRules().
+	Launcher *LauncherRules
 }
 
 // roleOrder is the order results are returned in.
@@ -191,6 +194,16 @@ func Compare(cb, rc *launch.Deployment, opt Options) ([]Result, error) {
 			return nil, err
 		}
 	}
+	lr := opt.Launcher
+	if lr == nil {
+		var err error
+		if lr, err = DefaultLauncherRules(); err != nil {
+			return nil, err
+		}
+	}
+	if err := lr.check(ex); err != nil {
+		return nil, err
+	}
 	group := func(d *launch.Deployment) map[string][]*launch.Process {
 		m := map[string][]*launch.Process{}
 		for i := range d.Processes {
@@ -218,6 +231,9 @@ func Compare(cb, rc *launch.Deployment, opt Options) ([]Result, error) {
 			case i >= len(cs):
 				res.Note = fmt.Sprintf("%s: only in the recipe (%s)", role, strings.TrimSpace(rs[i].Program))
 				missing(&res, ex, fe, false)
+				if res.Verdict == Missing {
+					launcherProcess(&res, lr, rules, ex, cb, rc, rs[i])
+				}
 				// a prohibited setting on the recipe side is still reported
 				checkProhibited(&res, rules.NormalizeProcess(rs[i], engineOf(rc, rs[i]), hfOf(rc)), false, engineOf(rc, rs[i]), ex)
 			case i >= len(rs):
@@ -267,6 +283,25 @@ func missing(res *Result, ex *exclusions.Set, frontend string, cookbookSide bool
 	} else {
 		res.Excluded = append(res.Excluded, e)
 	}
+	res.Verdict = CoveredWithExclusions
+}
+
+// launcherProcess judges a process only in the recipe that the launcher
+// starts for every job (compare/launcher.yaml): informational (judgment,
+// covered-with-exclusions) when nothing needs it, else still Missing with
+// the note naming what needs it.
+func launcherProcess(res *Result, lr *LauncherRules, rules *Rules, ex *exclusions.Set, cb, rc *launch.Deployment, p *launch.Process) {
+	r := lr.applies(res.Role, p, rc)
+	if r == nil {
+		return
+	}
+	if needs := r.needs(rules, ex, cb, rc, p, res.Role); len(needs) > 0 {
+		res.Note += "; started by the launcher but needed: " + strings.Join(needs, "; ")
+		return
+	}
+	yes := "yes"
+	res.Info = append(res.Info, Exclusion{Setting: "present", Recipe: &yes, Rule: r.ID, Class: exclusions.ClassJudgment,
+		Reason: r.Reason, Policy: r.Policy, Origins: []launch.Origin{p.Origin}})
 	res.Verdict = CoveredWithExclusions
 }
 
