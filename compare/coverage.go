@@ -22,8 +22,11 @@ const SchemaVersion = 1
 
 // SchemaRevision counts the compatible additions to schema SchemaVersion:
 // 2 added "schemaRevision", "upstream", "linkGap", "counts.links" and the
-// vLLM-family key fields ("vllmRecipesDir", "vllm", "counts.vllm").
-const SchemaRevision = 2
+// vLLM-family key fields ("vllmRecipesDir", "vllm", "counts.vllm"); 3 the
+// script point statuses ("script not found", "no matching point",
+// "ambiguous point", replacing "script (rendered by the render issue)") and
+// the script points' "row" / "rowPos".
+const SchemaRevision = 3
 
 // PointStatus says what coverage could do with one cited point.
 type PointStatus string
@@ -34,8 +37,21 @@ const (
 	StatusCompared PointStatus = "compared"
 	// StatusRecipeNotFound: the cited recipe is not in --infx (not an error).
 	StatusRecipeNotFound PointStatus = "recipe not found"
-	// StatusScript: the citation is a single-node shell script, which this
-	// run does not render (not an error).
+	// StatusScriptNotFound: the cited single-node shell script is not in
+	// --infx (not an error).
+	StatusScriptNotFound PointStatus = "script not found"
+	// StatusNoMatch: the cited script is in --infx but no master-config point
+	// of the cell's config key fits the cookbook point (unknown config key,
+	// no master config, no search-space row with the point's concurrency
+	// and KV tier); Message says which. Not an error.
+	StatusNoMatch PointStatus = "no matching point"
+	// StatusAmbiguous: several search-space rows fit the cookbook point and
+	// its selectors (TP, EP, DP-attention, spec decoding, item) do not tell
+	// them apart; Message lists them. Not an error.
+	StatusAmbiguous PointStatus = "ambiguous point"
+	// StatusScript is no longer produced (schema revision 3): single-node
+	// scripts are now rendered and compared (StatusCompared) or reported
+	// with StatusScriptNotFound, StatusNoMatch or StatusAmbiguous.
 	StatusScript PointStatus = "script (rendered by the render issue)"
 	// StatusError: the recipe is present but could not be loaded or
 	// rendered (bad input: YAML error, unknown selector); Message says why.
@@ -79,9 +95,16 @@ var ErrUsage = errors.New("usage")
 // selection (router = cell.submitted, KV = point.kv), renders the cited
 // recipe variant from InfxDir and compares them role by role.
 //
-// Points whose recipe is absent get StatusRecipeNotFound, shell scripts
-// StatusScript, recipes that fail to load or render StatusError; none of
-// these stop the run.
+// A point citing a single-node shell script (…/single_node/…/*.sh) is
+// matched with its config key's master-config point (MatchPoint: the
+// point's concurrencies, KV tier, worker topology and item), the script is
+// run for it in infx's sandbox (infx.Workspace.Render) and compared the
+// same way.
+//
+// Points whose recipe is absent get StatusRecipeNotFound (an absent script
+// StatusScriptNotFound), script points that fit no master-config point or
+// several StatusNoMatch / StatusAmbiguous, recipes and scripts that fail to
+// load or render StatusError; none of these stop the run.
 //
 // With VLLMRecipesDir it also goes the other way, from InferenceX config
 // keys (Report.VLLM): every vllm, dynamo-vllm and llmd-vllm key of InfxDir's
@@ -219,7 +242,7 @@ func cookbookCoverage(rep *Report, opt CoverageOptions, ws *infx.Workspace, ixRe
 						model = e.Model
 					}
 				}
-				comparePoint(&pr, f, sel, model, opt.InfxDir, ixRepo, render, renders, ex, rules)
+				comparePoint(&pr, f, sel, model, opt.InfxDir, ws, ixRepo, render, renders, ex, rules)
 				rep.Points = append(rep.Points, pr)
 			}
 		}
@@ -232,18 +255,26 @@ type renderResult struct {
 	err error
 }
 
-func comparePoint(pr *PointResult, f *cookbook.File, sel cookbook.Selection, model, infxDir string, repo *gitRepo,
+func comparePoint(pr *PointResult, f *cookbook.File, sel cookbook.Selection, model, infxDir string, ws *infx.Workspace, repo *gitRepo,
 	render RenderFunc, cache map[string]renderResult, ex *exclusions.Set, rules *Rules) {
 	file, rel := resolveRecipe(infxDir, pr.Recipe)
 	if file != "" {
 		pr.RecipeFile = rel
 		pr.Drift = repo.drift(rel, pr.ProvSHA)
 	} else {
-		pr.Drift = Drift{State: DriftUnknown, Detail: "recipe not in --infx"}
+		what := "recipe"
+		if strings.HasSuffix(pr.Recipe, ".sh") {
+			what = "script"
+		}
+		pr.Drift = Drift{State: DriftUnknown, Detail: what + " not in --infx"}
 	}
 	if strings.HasSuffix(pr.Recipe, ".sh") {
-		pr.Status = StatusScript
-		pr.Message = "single-node shell scripts are rendered by the render issue, not compared here"
+		if file == "" {
+			pr.Status = StatusScriptNotFound
+			pr.Message = fmt.Sprintf("single-node script %s is not in %s", pr.Recipe, infxDir)
+			return
+		}
+		compareScript(pr, f, sel, file, ws, cache, ex, rules)
 		return
 	}
 	if file == "" {

@@ -87,6 +87,12 @@ type PointResult struct {
 	ProvSHA    string `json:"provSha,omitempty"`
 	ProvStatus string `json:"provStatus,omitempty"`
 
+	// Row and RowPos identify the master-config search-space row a cited
+	// single-node script was run for (MatchPoint): its index among the
+	// config key's rows and its file:line:col. Scripts only.
+	Row    *int   `json:"row,omitempty"`
+	RowPos string `json:"rowPos,omitempty"`
+
 	Status  PointStatus `json:"status"`
 	Message string      `json:"message,omitempty"`
 	Drift   Drift       `json:"drift"`
@@ -193,7 +199,7 @@ func concs(cs []int) string {
 
 func verdictOrder() []string {
 	return []string{string(Covered), string(CoveredWithExclusions), string(Differs), string(Missing), string(Prohibited),
-		NotCovered, Matched, string(StatusRecipeNotFound), string(StatusScript), VLLMUpstreamOnly, VLLMRecipeMissing,
+		NotCovered, Matched, string(StatusRecipeNotFound), string(StatusScriptNotFound), string(StatusNoMatch), string(StatusAmbiguous), string(StatusScript), VLLMUpstreamOnly, VLLMRecipeMissing,
 		VLLMScriptUnavailable, VLLMUnsupported, string(StatusError)}
 }
 
@@ -424,6 +430,9 @@ func (r *Report) Markdown() string {
 			}
 			b.WriteString("\n")
 			continue
+		}
+		if p.Row != nil && p.Message != "" {
+			fmt.Fprintf(&b, "- Master-config point: %s\n", p.Message)
 		}
 		fmt.Fprintf(&b, "- Result: **%s**\n\n", p.Verdict)
 		b.WriteString("| role | verdict | matched settings | differences | exclusions | informational |\n|---|---|---|---|---|---|\n")

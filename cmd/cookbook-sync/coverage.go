@@ -40,7 +40,18 @@ func newCoverageCmd() *cobra.Command {
 		Long: `coverage decodes every AgentX cookbook point that cites an InferenceX recipe
 (as measured: router = cell.submitted, KV tier = point.kv), renders the cited
 recipe variant and compares them role by role (agg, prefill, decode,
-router/frontend, etcd/NATS/nginx/Mooncake).
+router/frontend, etcd/NATS/nginx/Mooncake). A cited single-node shell script
+is run (sandboxed, nothing is executed) for the master-config point the
+cookbook point was measured as — the config key's search-space row that
+lists the point's concurrencies and KV tier, narrowed by the worker's TP/EP/
+DP attention, spec decoding and point.item — and compared the same way; a
+point that fits no row or several is reported as "no matching point" /
+"ambiguous point", an absent script as "script not found".
+
+Services and routers the launcher starts for every job (srt-slurm's NATS;
+its SGLang router in front of a single agg worker) that the cookbook omits
+are informational unless a process is configured to use them
+(compare/launcher.yaml).
 
 --cookbook is an sgl-project/sglang checkout (docs/src/snippets/agentx/**.jsx),
 --infx an InferenceX checkout (old or inferencex-e2e layout). Without both, it

@@ -37,7 +37,8 @@ const demoSnippet = "docs/src/snippets/agentx/Qwen/qwen3.5-demo.jsx"
 // injected --nccl-port, --enable-metrics, …), the disagg cell's decode
 // worker differs on --mem-fraction-static (cookbook 0.8, recipe 0.75: the
 // values written in demo/), etcd/NATS/nginx are covered, one cell cites a
-// shell script and one a recipe that is not in the tree.
+// shell script that is not in the demo tree ("script not found") and one a
+// recipe that is not in the tree.
 func TestCoverageDemoText(t *testing.T) {
 	code, out, errs := runCoverageCLI(t)
 	if code != exitGap {
@@ -50,11 +51,11 @@ func TestCoverageDemoText(t *testing.T) {
 		"qwen3.5-fp8-gb300-dynamo-sglang-agentic-disagg  #0    0   dynamo  none  decode    differs",
 		"qwen3.5-fp8-gb300-dynamo-sglang-agentic-disagg  #0    0   dynamo  none  etcd      covered ",
 		"qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg     #0    0   sglang  none  agg       covered-with-exclusions",
-		"qwen3.5-fp8-b200-sglang-agentic-mtp             #0    0   sglang  none  -         script (rendered by the render issue)",
+		"qwen3.5-fp8-b200-sglang-agentic-mtp             #0    0   sglang  none  -         script not found",
 		"qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg     #1    0   sglang  none  -         recipe not found",
 		"    --mem-fraction-static: cookbook 0.8, recipe 0.75\n",
 		"Roles: covered 3, covered-with-exclusions 10, differs 1\n",
-		"Points: covered-with-exclusions 2, differs 1, recipe not found 1, script (rendered by the render issue) 1\n",
+		"Points: covered-with-exclusions 2, differs 1, recipe not found 1, script not found 1\n",
 		"Exclusion policy: 2026-11-30.1 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)",
 	} {
 		if !strings.Contains(out, want) {
@@ -132,7 +133,7 @@ func TestCoverageDemoJSON(t *testing.T) {
 	if diff.Setting != "--mem-fraction-static" || *diff.Cookbook != "0.8" || *diff.Recipe != "0.75" {
 		t.Errorf("decode difference %+v", diff)
 	}
-	if rep.Points[3].Status != "script (rendered by the render issue)" || rep.Points[4].Status != "recipe not found" {
+	if rep.Points[3].Status != "script not found" || rep.Points[4].Status != "recipe not found" {
 		t.Errorf("statuses %q %q", rep.Points[3].Status, rep.Points[4].Status)
 	}
 }

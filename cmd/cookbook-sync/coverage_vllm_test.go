@@ -56,7 +56,7 @@ func TestCoverageVLLMCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitGap {
 		t.Fatalf("json: exit %d %v\n%s", code, err, out)
 	}
-	if rep.SchemaRevision != 2 || rep.VLLMRecipes.Dir != vllmRecipes || len(rep.VLLM) != 4 || !rep.Gap || rep.Counts.VLLM["differs"] != 2 {
+	if rep.SchemaRevision != 3 || rep.VLLMRecipes.Dir != vllmRecipes || len(rep.VLLM) != 4 || !rep.Gap || rep.Counts.VLLM["differs"] != 2 {
 		t.Errorf("json header %+v", rep)
 	}
 	if r := rep.VLLM[0].Rows[1].Roles[0]; r.Verdict != "no recipe covers this" || r.Nearest == nil || r.Recipe != nil {
