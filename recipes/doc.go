@@ -21,6 +21,16 @@
 // builds an Index whose Match maps an InferenceX role (model or variant
 // checkpoint, hardware, precision, TP/EP/DP, agg or prefill/decode) to recipe
 // roles, or to the nearest candidate with the reasons it differs.
+//
+// The index holds the site's JSON renderings, made with each recipe's
+// default feature set (§9.2 step 9). The site's feature toggles also offer
+// the opt-in features (opt_in_features, hardware_opt_in_features.<hw>):
+// features combine, each adding its args at its YAML position (§9.5), and
+// none adds env. MatchDeployment re-renders, lazily and only for the
+// (tree, variant, hardware, strategy) renderings that matched, the
+// features the InferenceX worker uses — speculative decoding on exactly
+// when the worker runs --speculative-config, in the mode that matches it
+// best — and marks every candidate with its Features.
 // NormalizeArgs, NormalizeFlag, CanonicalJSON and StripSyntheticAcceptance
 // are the vLLM-specific normalisation helpers for package compare.
 //
