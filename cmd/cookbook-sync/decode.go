@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -36,8 +38,13 @@ the cookbook page does. The default selection is the page's: the first cell of
 the first hardware and checkpoint, point 0, the measured router
 (cell.submitted) and the measured KV tier (point.kv).
 
-Formats: text (each block as "# Title" then its shell text, a blank line
-between), json (one object with the oracle keys), jsonl (one object per line).
+--cell takes a cell id ("<config key>#<n>", as coverage prints it), its "#<n>"
+suffix when exactly one cell of the file ends in it, or the cell's index.
+
+Formats: text (a header line naming the file, cell index and id, point and its
+concurrencies, router and KV tier, each marked "measured" or "derived; measured
+X"; then each block as "# Title" and its shell text, a blank line between),
+json (one object with the oracle keys), jsonl (one object per line).
 --all decodes every selection (cell x point x router x KV tier) in the
 oracle's order; with --format jsonl the output equals the golden file.`,
 		Args: cobra.ExactArgs(1),
@@ -46,7 +53,7 @@ oracle's order; with --format jsonl the output equals the golden file.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&o.cell, "cell", "", "cell id or index (default: the page's first cell)")
+	fl.StringVar(&o.cell, "cell", "", "cell id (<config key>#<n>), its #<n> suffix when only one cell has it, or index (default: the page's first cell)")
 	fl.IntVar(&o.point, "point", 0, "point index within the cell")
 	fl.StringVar(&o.router, "router", "", "router: sglang or dynamo (default: the cell's submitted router)")
 	fl.StringVar(&o.kv, "kv", "", "KV tier: none, hicache or mooncake (default: the point's measured tier)")
@@ -84,7 +91,7 @@ func runDecode(stdout io.Writer, path string, o decodeOptions, changed func(stri
 	} else {
 		ci := f.DefaultCell()
 		if o.cell != "" {
-			if ci, err = f.CellIndex(o.cell); err != nil {
+			if ci, err = cellIndex(f, o.cell); err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
 		}
@@ -117,9 +124,7 @@ func runDecode(stdout io.Writer, path string, o decodeOptions, changed func(stri
 			if i > 0 {
 				w.WriteString("\n")
 			}
-			if o.all {
-				fmt.Fprintf(w, "## cell %d (%s) · point %d · %s · %s%s\n\n", d.Cell, d.CellID, d.Point, d.Router, d.KV, measuredNote(d))
-			}
+			fmt.Fprintf(w, "%s\n\n", selectionHeader(f, d))
 			for j, b := range d.Blocks {
 				if j > 0 {
 					w.WriteString("\n")
@@ -154,11 +159,60 @@ func runDecode(stdout io.Writer, path string, o decodeOptions, changed func(stri
 	return w.Flush()
 }
 
-func measuredNote(d *cookbook.Decoded) string {
-	if d.Measured {
-		return " (as measured)"
+// selectionHeader is the comment line that heads a decoded selection in
+// the text format:
+//
+//	# qwen/qwen3.5.jsx cell 6 qwen3.5-fp8-gb300-…#2 · point 0 (conc 100) · router sglang (derived; measured dynamo) · KV hicache (measured)
+//
+// The router is measured when it is the cell's submitted router, the KV
+// tier when it is the point's measured tier (cells[i].submitted,
+// cells[i].points[j].kv; spec agentx-format.md (b) "Selection state");
+// otherwise the page derives the commands and the measured value follows.
+func selectionHeader(f *cookbook.File, d *cookbook.Decoded) string {
+	c := &f.Cells[d.Cell]
+	pt := &c.Points[d.Point]
+	concs := make([]string, len(pt.Concs))
+	for i, n := range pt.Concs {
+		concs[i] = strconv.Itoa(n)
 	}
-	return " (derived)"
+	return fmt.Sprintf("# %s cell %d %s · point %d (conc %s) · router %s (%s) · KV %s (%s)",
+		d.File, d.Cell, d.CellID, d.Point, strings.Join(concs, ","),
+		d.Router, measuredNote(d.Router, c.Submitted), d.KV, measuredNote(d.KV, pt.KV))
+}
+
+func measuredNote(chosen, measured string) string {
+	if chosen == measured {
+		return "measured"
+	}
+	return "derived; measured " + measured
+}
+
+// cellIndex resolves --cell: a cell id, a decimal index, or the "#N" suffix
+// of a cell id (cell ids are "<config key>#<n>", as coverage prints them),
+// which must match exactly one cell of the file.
+func cellIndex(f *cookbook.File, cell string) (int, error) {
+	if !strings.HasPrefix(cell, "#") {
+		return f.CellIndex(cell)
+	}
+	var match []string
+	idx := -1
+	for i := range f.Cells {
+		if strings.HasSuffix(f.Cells[i].ID, cell) {
+			match = append(match, fmt.Sprintf("%s (index %d)", f.Cells[i].ID, i))
+			idx = i
+		}
+	}
+	switch len(match) {
+	case 1:
+		return idx, nil
+	case 0:
+		ids := make([]string, len(f.Cells))
+		for i := range f.Cells {
+			ids[i] = f.Cells[i].ID
+		}
+		return 0, fmt.Errorf("%s: --cell %q: no cell id ends in %s (cells: %s)", f.Name, cell, cell, strings.Join(ids, ", "))
+	}
+	return 0, fmt.Errorf("%s: --cell %q is ambiguous: %s; give the full cell id or the index", f.Name, cell, strings.Join(match, ", "))
 }
 
 // indentJSON indents compact JSON (json.Indent keeps '<', '>' and '&' raw).

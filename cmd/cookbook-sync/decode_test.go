@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +19,10 @@ func TestDecodeCLIText(t *testing.T) {
 	if code := run([]string{"decode", featuresJSX}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	want := "# Mooncake master\nmooncake_master \\\n  --port 8700\n\n" +
+	// The header: cell 0 tiny-mooncake#0, its point 0 (concs [1]), the
+	// submitted router sglang and the point's kv mooncake.
+	want := "# " + featuresJSX + " cell 0 tiny-mooncake#0 · point 0 (conc 1) · router sglang (measured) · KV mooncake (measured)\n\n" +
+		"# Mooncake master\nmooncake_master \\\n  --port 8700\n\n" +
 		"# Mooncake store\nulimit -n 1048576\nulimit -l unlimited\nMC_X=1 \\\nMOONCAKE_MASTER=\"$MOONCAKE_MASTER_IP:8700\" \\\npython -m mooncake.mooncake_store_service \\\n  --port 8800\n\n" +
 		"# Worker\nA_VAR=1 \\\nB_VAR=2 \\\npython3 -m sglang.launch_server \\\n  --model-path org/Tiny-FP8 \\\n  --host 0.0.0.0 \\\n  --port 30000 \\\n  --enable-unified-cache-external-linker \\\n  --mem-fraction-static 0.9 \\\n  --trust-remote-code\n"
 	if out.String() != want {
@@ -28,7 +33,8 @@ func TestDecodeCLIText(t *testing.T) {
 	if code := run([]string{"decode", featuresJSX, "--cell", "tiny-disagg#0", "--router", "sglang", "--kv", "none"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if !strings.HasPrefix(out.String(), "# Prefill worker\npython3 -m sglang.launch_server \\\n") ||
+	// tiny-disagg#0 submitted dynamo; its point 0 measured kv none.
+	if !strings.HasPrefix(out.String(), "# "+featuresJSX+" cell 1 tiny-disagg#0 · point 0 (conc 4) · router sglang (derived; measured dynamo) · KV none (measured)\n\n# Prefill worker\npython3 -m sglang.launch_server \\\n") ||
 		!strings.Contains(out.String(), "\n\n# SGLang router (OpenAI API)\n") {
 		t.Errorf("cell by id:\n%s", out.String())
 	}
@@ -69,6 +75,8 @@ func TestDecodeCLIBadInput(t *testing.T) {
 		{"decode", featuresJSX, "--kv", "disk"},
 		{"decode", featuresJSX, "--cell", "99"},
 		{"decode", featuresJSX, "--cell", "no-such-cell"},
+		{"decode", featuresJSX, "--cell", "#0"}, // two cells end in #0
+		{"decode", featuresJSX, "--cell", "#1"},
 		{"decode", featuresJSX, "--point", "7"},
 		{"decode", featuresJSX, "--kv", "hicache"}, // unavailable for cell 0
 		{"decode", featuresJSX, "--all", "--cell", "1"},
@@ -82,7 +90,18 @@ func TestDecodeCLIBadInput(t *testing.T) {
 			t.Errorf("%v: wrote output on error: %q", args, out.String())
 		}
 	}
+	// Both cells of the fixture end in #0: the suffix is ambiguous.
 	var out, errb bytes.Buffer
+	run([]string{"decode", featuresJSX, "--cell", "#0"}, &out, &errb)
+	if want := `--cell "#0" is ambiguous: tiny-mooncake#0 (index 0), tiny-disagg#0 (index 1); give the full cell id or the index`; !strings.Contains(errb.String(), want) {
+		t.Errorf("ambiguous suffix: %q, want %q", errb.String(), want)
+	}
+	errb.Reset()
+	run([]string{"decode", featuresJSX, "--cell", "#1"}, &out, &errb)
+	if want := `--cell "#1": no cell id ends in #1 (cells: tiny-mooncake#0, tiny-disagg#0)`; !strings.Contains(errb.String(), want) {
+		t.Errorf("unknown suffix: %q, want %q", errb.String(), want)
+	}
+	errb.Reset()
 	run([]string{"decode", bad}, &out, &errb)
 	if !strings.Contains(errb.String(), "bad.jsx:2:14:") {
 		t.Errorf("error lacks file:line:col: %q", errb.String())
@@ -114,5 +133,61 @@ func TestGoldenDecodeCLI(t *testing.T) {
 		if !bytes.Equal(out.Bytes(), want) {
 			t.Errorf("%s: output differs from the golden file", rel)
 		}
+	}
+}
+
+// TestGoldenDecodeCLITextHeader: `decode --cell '#6'` on the corpus
+// qwen3.5.jsx picks the only cell whose id ends in #6, and the text output
+// is the header naming the oracle's measured selection of that cell
+// (cell, cellId, point 0, router, kv) followed by the oracle's blocks.
+func TestGoldenDecodeCLITextHeader(t *testing.T) {
+	if _, err := os.Stat("../../../shared"); os.IsNotExist(err) {
+		t.Skip("../shared is absent")
+	}
+	snip := "../../../shared/corpus/sglang/docs/src/snippets/agentx/Qwen/qwen3.5.jsx"
+	golden, err := os.ReadFile("../../../shared/golden/agentx/Qwen/qwen3.5.jsx.golden.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type block struct{ Title, Text string }
+	var want *struct {
+		File, CellID, Router, KV string
+		Cell, Point              int
+		Measured                 bool
+		Blocks                   []block
+	}
+	for _, line := range bytes.Split(golden, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		var g struct {
+			File, CellID, Router, KV string
+			Cell, Point              int
+			Measured                 bool
+			Blocks                   []block
+		}
+		if err := json.Unmarshal(line, &g); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(g.CellID, "#6") && g.Point == 0 && g.Measured {
+			want = &g
+			break
+		}
+	}
+	if want == nil {
+		t.Fatal("golden has no measured point 0 of a cell ending in #6")
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"decode", snip, "--cell", "#6"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	// concs [72]: cells[19].points[0] of the corpus file.
+	head := fmt.Sprintf("# %s cell %d %s · point 0 (conc 72) · router %s (measured) · KV %s (measured)\n\n", want.File, want.Cell, want.CellID, want.Router, want.KV)
+	var blocks []string
+	for _, b := range want.Blocks {
+		blocks = append(blocks, "# "+b.Title+"\n"+b.Text)
+	}
+	if exp := head + strings.Join(blocks, "\n\n") + "\n"; out.String() != exp {
+		t.Errorf("got:\n%s\nwant:\n%s", out.String(), exp)
 	}
 }

@@ -71,7 +71,9 @@ func TestGenerateCLI(t *testing.T) {
 	if code := run([]string{"decode", out, "--cell", "qwen9-fp4-gb300-dynamo-sglang-agentic-disagg#0"}, &stdout, &errb); code != 0 {
 		t.Fatalf("decode: exit %d: %s", code, errb.String())
 	}
-	if !strings.HasPrefix(stdout.String(), "# etcd — Dynamo control plane\n") {
+	// decode's text output starts with the selection header, then the blocks.
+	if !strings.HasPrefix(stdout.String(), "# "+out+" cell ") || !strings.Contains(stdout.String(), " qwen9-fp4-gb300-dynamo-sglang-agentic-disagg#0 · point 0 (") ||
+		!strings.Contains(stdout.String(), "\n\n# etcd — Dynamo control plane\n") {
 		t.Errorf("decoded:\n%s", stdout.String())
 	}
 }
