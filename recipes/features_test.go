@@ -173,3 +173,42 @@ func TestNormalizeDynamoToolCallParser(t *testing.T) {
 		t.Errorf("vLLM's own parser implies nothing: %s", got)
 	}
 }
+
+// TestCorpusMatchDeploymentFeatures: on the real DeepSeek-V4-Pro recipe,
+// spec_decoding is opt-in (opt_in_features) with modes mtp (variants fp8,
+// nvfp4) and dspark (variants default, dspark); the default variant
+// forces dspark through default_modes.
+func TestCorpusMatchDeploymentFeatures(t *testing.T) {
+	ix, err := Open(recipesRoot(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp8 := flag("--tensor-parallel-size", "8")
+	// NVFP4 with MTP on b200: the mtp mode's args are rendered.
+	d := meteorWorker("nvidia/DeepSeek-V4-Pro-NVFP4", "b200", tp8,
+		flag("--speculative-config", `{"method":"mtp","num_speculative_tokens":2,"rejection_sample_method":"synthetic"}`))
+	rms, err := ix.MatchDeployment(d, "vllm", "fp4")
+	if err != nil || len(rms) != 1 || !rms[0].Covered() {
+		t.Fatalf("nvfp4: %v %+v", err, rms)
+	}
+	c := rms[0].Candidates[0]
+	if c.Variant != "nvfp4" || c.Hardware != "b200" || c.Strategy != "single_node_tp" || !c.CustomFeatures ||
+		!reflect.DeepEqual(featureNames(c.Features), []string{"tool_calling", "reasoning", "+spec_decoding:mtp"}) {
+		t.Errorf("nvfp4 mtp: %s %v", c.Where(), featureNames(c.Features))
+	}
+	if v, ok := launch.Lookup(c.Deployment.Processes[c.Process].Args, "--speculative-config"); !ok || v[0] != `{"method":"mtp","num_speculative_tokens":2}` {
+		t.Errorf("nvfp4 speculative-config %v", v)
+	}
+	// The 0813 release (default variant) without spec decoding on h200:
+	// dspark switched off comes first.
+	d = meteorWorker("deepseek-ai/DeepSeek-V4-Pro", "h200", tp8)
+	rms, err = ix.MatchDeployment(d, "vllm", "fp8")
+	if err != nil || len(rms) != 1 || !rms[0].Covered() {
+		t.Fatalf("fp8: %v %+v", err, rms)
+	}
+	c = rms[0].Candidates[0]
+	if c.Variant != "default" || !c.CustomFeatures || SpecDecoding(c.Deployment.Processes[c.Process].Args) ||
+		!reflect.DeepEqual(featureNames(c.Features), []string{"tool_calling", "reasoning"}) {
+		t.Errorf("0813 without spec: %s %v", c.Where(), featureNames(c.Features))
+	}
+}
