@@ -198,6 +198,7 @@ const (
 
 // PointResult is one point's outcome in a RenderAll run.
 type PointResult struct {
+	ConfigKey   string  `json:"configKey"`
 	Row         int     `json:"row"`
 	Concurrency int     `json:"concurrency"`
 	Scenario    string  `json:"scenario"`
@@ -244,7 +245,7 @@ func (ws *Workspace) RenderAll(keys []string, opt Options) (Summary, error) {
 			if !p.InScope {
 				s.OutOfScope++
 			}
-			r := PointResult{Row: p.Row, Concurrency: p.Concurrency, Scenario: p.Scenario, Kind: p.Kind,
+			r := PointResult{ConfigKey: k, Row: p.Row, Concurrency: p.Concurrency, Scenario: p.Scenario, Kind: p.Kind,
 				Status: Outcome(p.Status), Recipe: p.RecipeRef, Selector: p.Selector, Reason: p.Note, Pos: p.RefPos}
 			if p.Script != "" {
 				r.File = ws.rel(p.Script)

@@ -31,7 +31,7 @@ func TestRenderAllPerKey(t *testing.T) {
 		t.Fatalf("dsr1-fp4-gb200-dynamo-sglang = %+v", k)
 	}
 	r := k.Results[4]
-	if r.Row != 3 || r.Concurrency != 256 || r.Status != OutcomeUpstreamOnly || r.Recipe != "recipes/gb200-fp4/8k1k.yaml" ||
+	if r.ConfigKey != "dsr1-fp4-gb200-dynamo-sglang" || r.Row != 3 || r.Concurrency != 256 || r.Status != OutcomeUpstreamOnly || r.Recipe != "recipes/gb200-fp4/8k1k.yaml" ||
 		r.Selector != "override_stp_tp4" || !strings.Contains(r.Reason, "NVIDIA/srt-slurm") || r.Pos.Line == 0 {
 		t.Errorf("row 3 conc 256 = %+v", r)
 	}
