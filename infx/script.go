@@ -19,9 +19,12 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// Default bounds for running a script (ScriptOptions zero values).
+// Default bounds for running a script (ScriptOptions zero values). The step
+// bound is the deterministic one that ends an endless loop; the wall-time
+// bound only backs it up (a loop of slow builtins), so it is generous enough
+// that a normal script never meets it on a loaded machine.
 const (
-	DefaultScriptTimeout = 2 * time.Second
+	DefaultScriptTimeout = 30 * time.Second
 	DefaultScriptSteps   = 200000
 )
 

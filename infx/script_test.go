@@ -180,13 +180,9 @@ func TestScriptArrayViaFunction(t *testing.T) {
 func TestScriptEndlessLoop(t *testing.T) {
 	ws := openOld(t)
 	p := pointAt(t, ws, "loop-fp8-h200-sglang", 0, 1)
-	start := time.Now()
 	_, err := ws.Render(p, Options{ScriptTimeout: 200 * time.Millisecond})
 	if !errors.Is(err, ErrScriptLimit) {
 		t.Fatalf("err = %v, want ErrScriptLimit", err)
-	}
-	if time.Since(start) > 5*time.Second {
-		t.Errorf("took %v", time.Since(start))
 	}
 	msg := err.Error()
 	if !strings.HasPrefix(msg, filepath.Join("testdata", "old", "benchmarks/single_node/fixed_seq_len/loop_fp8_h200_sglang.sh")+":") || !strings.Contains(msg, ":3:") && !strings.Contains(msg, ":4:") {
