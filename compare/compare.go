@@ -117,7 +117,27 @@ type Result struct {
 	Prohibited  []Exclusion  `json:"prohibited,omitempty"`
 	// Note explains a missing role ("only in the recipe").
 	Note string `json:"note,omitempty"`
+	// Sides names what the "cookbook" and "recipe" values of Differences,
+	// Excluded, Info and Prohibited hold when they are not the SGLang
+	// cookbook and the InferenceX recipe: for vLLM-family roles
+	// {"cookbook": "vllm-recipes", "recipe": "inferencex"}. Omitted for
+	// cookbook points (compare/SCHEMA.md, revision 4).
+	Sides *Sides `json:"sides,omitempty"`
 }
+
+// Sides names the two sides of a Result (see Result.Sides).
+type Sides struct {
+	Cookbook string `json:"cookbook"`
+	Recipe   string `json:"recipe"`
+}
+
+// Side names of a vLLM-family role comparison (Result.Sides): the
+// "cookbook" values are vllm-project/recipes' (the upstream documentation),
+// the "recipe" values InferenceX's (the effective recipe it benchmarks).
+const (
+	SideVLLMRecipes = "vllm-recipes"
+	SideInferenceX  = "inferencex"
+)
 
 // Options tunes Compare.
 type Options struct {

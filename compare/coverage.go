@@ -24,39 +24,68 @@ const SchemaVersion = 1
 // 2 added "schemaRevision", "upstream", "linkGap", "counts.links" and the
 // vLLM-family key fields ("vllmRecipesDir", "vllm", "counts.vllm"); 3 the
 // script point statuses ("script not found", "no matching point",
-// "ambiguous point", replacing "script (rendered by the render issue)") and
-// the script points' "row" / "rowPos".
-const SchemaRevision = 3
+// "ambiguous point") and the script points' "row" / "rowPos"; 4 one status
+// vocabulary for both coverage modes (StatusUpstreamOnly, vLLM rows
+// "recipe not found" / "script not found"), fail-closed "not verified"
+// points and rows ("allowUnverified", "unverifiedGap", "counts.unverified"),
+// result "sides", and the key verdict precedence of vLLM-family keys.
+const SchemaRevision = 4
 
 // PointStatus says what coverage could do with one cited point.
 type PointStatus string
 
-// Point statuses.
+// Point statuses: one vocabulary for the cookbook points (Report.Points)
+// and the vLLM-family rows (VLLMRow.Status), following infx's Point
+// statuses (infx/points.go: ok, upstream-only, missing, unsupported) with
+// "missing" split by what is absent (recipe / script). Every status other
+// than StatusCompared and StatusError means the point was not verified
+// (NotVerified): a gap unless CoverageOptions.AllowUnverified.
 const (
 	// StatusCompared: the recipe was rendered and compared role by role.
 	StatusCompared PointStatus = "compared"
-	// StatusRecipeNotFound: the cited recipe is not in --infx (not an error).
+	// StatusRecipeNotFound: the cited recipe is a repository path that is
+	// not in --infx (infx.StatusMissing of a recipe). Not verified.
 	StatusRecipeNotFound PointStatus = "recipe not found"
+	// StatusUpstreamOnly: the recipe lives in the NVIDIA/srt-slurm ref the
+	// launcher clones, not in --infx (infx.StatusUpstreamOnly: a
+	// CONFIG_FILE=recipes/<file> reference whose overlay
+	// benchmarks/multi_node/srt-slurm-recipes/<file> is absent). For a
+	// cookbook point: the cited path is such a recipes/… path, or it is
+	// absent and the master-config point the cookbook point was measured as
+	// (MatchPoint) is upstream-only. Not verified.
+	StatusUpstreamOnly PointStatus = "upstream-only"
+	// StatusUnsupported: a launcher format infx does not render (llm-d, AMD
+	// models.yaml; infx.StatusUnsupported). Not verified.
+	StatusUnsupported PointStatus = "unsupported"
 	// StatusScriptNotFound: the cited single-node shell script is not in
-	// --infx (not an error).
+	// --infx (infx.StatusMissing of a script). Not verified.
 	StatusScriptNotFound PointStatus = "script not found"
 	// StatusNoMatch: the cited script is in --infx but no master-config point
 	// of the cell's config key fits the cookbook point (unknown config key,
 	// no master config, no search-space row with the point's concurrency
-	// and KV tier); Message says which. Not an error.
+	// and KV tier); Message says which. Not verified.
 	StatusNoMatch PointStatus = "no matching point"
 	// StatusAmbiguous: several search-space rows fit the cookbook point and
 	// its selectors (TP, EP, DP-attention, spec decoding, item) do not tell
-	// them apart; Message lists them. Not an error.
+	// them apart; Message lists them. Not verified.
 	StatusAmbiguous PointStatus = "ambiguous point"
-	// StatusScript is no longer produced (schema revision 3): single-node
-	// scripts are now rendered and compared (StatusCompared) or reported
-	// with StatusScriptNotFound, StatusNoMatch or StatusAmbiguous.
-	StatusScript PointStatus = "script (rendered by the render issue)"
 	// StatusError: the recipe is present but could not be loaded or
 	// rendered (bad input: YAML error, unknown selector); Message says why.
 	StatusError PointStatus = "error"
 )
+
+// NotVerified reports whether a point status, vLLM row status or vLLM
+// outcome means the settings could not be compared (upstream-only, recipe
+// not found, script not found, no matching point, ambiguous point,
+// unsupported, matched (not compared)): a Check 3 sign-off cannot rest on
+// it, so it is a gap unless CoverageOptions.AllowUnverified.
+func NotVerified(status string) bool {
+	switch PointStatus(status) {
+	case StatusRecipeNotFound, StatusUpstreamOnly, StatusUnsupported, StatusScriptNotFound, StatusNoMatch, StatusAmbiguous:
+		return true
+	}
+	return status == Matched
+}
 
 // CoverageOptions says what to compare.
 type CoverageOptions struct {
@@ -69,8 +98,13 @@ type CoverageOptions struct {
 	// (Report.VLLM). CookbookDir may then be empty (vLLM part only).
 	VLLMRecipesDir string
 	// ConfigKey, when set, keeps only cells (and vLLM-family keys) whose
-	// config key matches this glob (path.Match syntax).
+	// config key matches this glob (path.Match syntax). A glob that keeps
+	// nothing is an ErrUsage error.
 	ConfigKey string
+	// AllowUnverified lists points and rows that could not be verified
+	// (NotVerified) without making them a gap (Report.Gap); by default they
+	// fail closed.
+	AllowUnverified bool
 	// Exclusions classifies differences; nil = exclusions.Default().
 	Exclusions *exclusions.Set
 	// Render renders one recipe variant; nil = RenderSrtSlurm (package
@@ -101,23 +135,28 @@ var ErrUsage = errors.New("usage")
 // run for it in infx's sandbox (infx.Workspace.Render) and compared the
 // same way.
 //
-// Points whose recipe is absent get StatusRecipeNotFound (an absent script
-// StatusScriptNotFound), script points that fit no master-config point or
-// several StatusNoMatch / StatusAmbiguous, recipes and scripts that fail to
-// load or render StatusError; none of these stop the run.
+// Points whose recipe is absent get StatusRecipeNotFound, or
+// StatusUpstreamOnly when it lives in NVIDIA/srt-slurm (a cited recipes/…
+// path, or a master-config point infx reports upstream-only); an absent
+// script StatusScriptNotFound; script points that fit no master-config point
+// or several StatusNoMatch / StatusAmbiguous; recipes and scripts that fail
+// to load or render StatusError. None of these stop the run; all but
+// StatusError are "not verified" (NotVerified) and make Report.Gap true
+// unless AllowUnverified.
 //
 // With VLLMRecipesDir it also goes the other way, from InferenceX config
 // keys (Report.VLLM): every vllm, dynamo-vllm and llmd-vllm key of InfxDir's
 // master configs is rendered point by point (infx.Workspace.Render; points
-// that cannot be rendered keep their status: upstream-only, recipe missing,
-// script unavailable, unsupported), each worker role is matched with the
+// that cannot be rendered keep their status: upstream-only, recipe not
+// found, script not found, unsupported), each worker role is matched with the
 // vLLM recipe roles (recipes.Index.Match / MatchDeployment) and compared
 // with the best exact match (Compare, vLLM normalisation), or reported as
 // NotCovered with the nearest candidate. CookbookDir may then be empty.
 //
 // Errors: bad options (wrapping ErrUsage: neither --cookbook nor
-// --vllm-recipes, a missing directory, no master config for the vLLM part),
-// no snippet found, a snippet that does not parse (*cookbook.Error with
+// --vllm-recipes, a missing directory, no master config for the vLLM part,
+// nothing to compare: no cookbook point citing a recipe in a cell matching
+// ConfigKey, no vLLM-family key matching it), no snippet found, a snippet that does not parse (*cookbook.Error with
 // file:line:col), a vLLM recipes tree that cannot be indexed at all
 // (file:line:col).
 func Coverage(opt CoverageOptions) (*Report, error) {
@@ -150,11 +189,12 @@ func Coverage(opt CoverageOptions) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{
-		SchemaVersion:  SchemaVersion,
-		SchemaRevision: SchemaRevision,
-		Policy:         PolicyInfo{Version: ex.PolicyVersion(), Policies: ex.Policies()},
-		InferenceX:     RepoInfo{Dir: opt.InfxDir},
-		CookbookDir:    opt.CookbookDir,
+		SchemaVersion:   SchemaVersion,
+		SchemaRevision:  SchemaRevision,
+		Policy:          PolicyInfo{Version: ex.PolicyVersion(), Policies: ex.Policies()},
+		InferenceX:      RepoInfo{Dir: opt.InfxDir},
+		CookbookDir:     opt.CookbookDir,
+		AllowUnverified: opt.AllowUnverified,
 	}
 	ixRepo := openRepo(opt.InfxDir)
 	if ixRepo != nil {
@@ -185,8 +225,11 @@ func Coverage(opt CoverageOptions) (*Report, error) {
 			rep.VLLMRecipes.Commit = r.head
 		}
 		rep.VLLM = vllmCoverage(ws, ix, opt.InfxDir, opt.ConfigKey, ex, rules)
-		if rep.VLLM == nil {
-			rep.VLLM = []VLLMKey{}
+		if len(rep.VLLM) == 0 {
+			if opt.ConfigKey != "" {
+				return nil, fmt.Errorf("%w: no vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of --infx %s matches %q: nothing was compared", ErrUsage, opt.InfxDir, opt.ConfigKey)
+			}
+			return nil, fmt.Errorf("%w: --infx %s has no vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) in its master configs: nothing was compared", ErrUsage, opt.InfxDir)
 		}
 	}
 	rep.count()
@@ -205,6 +248,7 @@ func cookbookCoverage(rep *Report, opt CoverageOptions, ws *infx.Workspace, ixRe
 	}
 	cbRepo := openRepo(opt.CookbookDir)
 	renders := map[string]renderResult{}
+	cells := 0 // cells whose config key matches opt.ConfigKey
 	for _, sp := range snips {
 		f, err := cookbook.ReadFile(sp)
 		if err != nil {
@@ -215,13 +259,21 @@ func cookbookCoverage(rep *Report, opt CoverageOptions, ws *infx.Workspace, ixRe
 			fi.Commit = cbRepo.head
 			fi.Dirty = cbRepo.dirty(sp)
 		}
-		rep.Cookbook = append(rep.Cookbook, fi)
+		listed := opt.ConfigKey == "" // with a glob: only files with a matching cell
+		if listed {
+			rep.Cookbook = append(rep.Cookbook, fi)
+		}
 		for ci := range f.Cells {
 			c := &f.Cells[ci]
 			if opt.ConfigKey != "" {
 				if ok, _ := path.Match(opt.ConfigKey, c.ConfigKey); !ok {
 					continue
 				}
+			}
+			cells++
+			if !listed {
+				rep.Cookbook = append(rep.Cookbook, fi)
+				listed = true
 			}
 			for pi := range c.Points {
 				prov := f.Provenance(ci, pi)
@@ -247,7 +299,15 @@ func cookbookCoverage(rep *Report, opt CoverageOptions, ws *infx.Workspace, ixRe
 			}
 		}
 	}
-	return nil
+	switch {
+	case len(rep.Points) > 0:
+		return nil
+	case opt.ConfigKey != "" && cells == 0:
+		return fmt.Errorf("%w: no cookbook cell cites a config key matching %q (under %s): nothing was compared", ErrUsage, opt.ConfigKey, opt.CookbookDir)
+	case opt.ConfigKey != "":
+		return fmt.Errorf("%w: no point of the %d cookbook cell(s) with a config key matching %q cites an InferenceX recipe (prov.recipe, point.recipe, recipeUrl): nothing was compared", ErrUsage, cells, opt.ConfigKey)
+	}
+	return fmt.Errorf("%w: no cookbook point under %s cites an InferenceX recipe (prov.recipe, point.recipe, recipeUrl): nothing was compared", ErrUsage, opt.CookbookDir)
 }
 
 type renderResult struct {
@@ -271,15 +331,14 @@ func comparePoint(pr *PointResult, f *cookbook.File, sel cookbook.Selection, mod
 	if strings.HasSuffix(pr.Recipe, ".sh") {
 		if file == "" {
 			pr.Status = StatusScriptNotFound
-			pr.Message = fmt.Sprintf("single-node script %s is not in %s", pr.Recipe, infxDir)
+			pr.Message = fmt.Sprintf("single-node script %s is not in the InferenceX checkout (--infx)", pr.Recipe)
 			return
 		}
 		compareScript(pr, f, sel, file, ws, cache, ex, rules)
 		return
 	}
 	if file == "" {
-		pr.Status = StatusRecipeNotFound
-		pr.Message = fmt.Sprintf("%s is not in %s", pr.Recipe, infxDir)
+		notFound(pr, f, sel, ws, rules)
 		return
 	}
 	key := file + "\x00" + pr.Selector + "\x00" + model
@@ -309,11 +368,58 @@ func comparePoint(pr *PointResult, f *cookbook.File, sel cookbook.Selection, mod
 	pr.Verdict = Summary(res)
 }
 
+// srtSlurmRecipe returns <file> for a cited srt-slurm recipes/<file> path
+// (the CONFIG_FILE form: a path in the NVIDIA/srt-slurm clone, which the
+// launcher overlays with benchmarks/multi_node/srt-slurm-recipes/; spec
+// inferencex.md, infx/points.go).
+func srtSlurmRecipe(recipe string) (string, bool) {
+	recipe = strings.TrimPrefix(path.Clean("/"+recipe), "/")
+	return strings.CutPrefix(recipe, "recipes/")
+}
+
+// notFound sets the status of a point whose cited srt-slurm recipe is not
+// under infxDir: StatusUpstreamOnly when it lives in NVIDIA/srt-slurm —
+// the cited path is a recipes/… path, or the master-config point the
+// cookbook point was measured as (MatchPoint) is one infx reports
+// upstream-only — else StatusRecipeNotFound.
+func notFound(pr *PointResult, f *cookbook.File, sel cookbook.Selection, ws *infx.Workspace, rules *Rules) {
+	if _, ok := srtSlurmRecipe(pr.Recipe); ok {
+		pr.Status = StatusUpstreamOnly
+		pr.Message = fmt.Sprintf("recipe %s is not in the InferenceX checkout (--infx), nor its overlay under benchmarks/multi_node/srt-slurm-recipes/: it lives in the NVIDIA/srt-slurm ref the launcher clones", pr.Recipe)
+		return
+	}
+	pr.Status = StatusRecipeNotFound
+	pr.Message = fmt.Sprintf("recipe %s is not in the InferenceX checkout (--infx)", pr.Recipe)
+	if ws == nil {
+		return
+	}
+	dec, err := f.Decode(sel)
+	if err != nil {
+		return
+	}
+	m := MatchPoint(ws, pr.ConfigKey, queryOf(f, sel, &dec.Deployment, rules))
+	if m.Status != StatusCompared || len(m.Points) == 0 || m.Points[0].Status != infx.StatusUpstreamOnly {
+		return
+	}
+	p := m.Points[0]
+	ref := p.RecipeRef
+	if p.Selector != "" {
+		ref += ":" + p.Selector
+	}
+	row := p.Row
+	pr.Row, pr.RowPos = &row, p.Pos.String()
+	pr.Status = StatusUpstreamOnly
+	pr.Message = fmt.Sprintf("recipe %s is not in the InferenceX checkout (--infx); the master-config point it was measured as (%s row %d, %s) runs CONFIG_FILE=%s, which lives in the NVIDIA/srt-slurm ref the launcher clones",
+		pr.Recipe, pr.ConfigKey, row, pr.RowPos, ref)
+}
+
 // resolveRecipe finds a cited recipe path in the InferenceX checkout dir,
 // for both layouts: as cited ("inferencex-e2e/benchmarks/…" or
 // "benchmarks/…" at the repository root), without the "inferencex-e2e/"
 // prefix (dir is itself the inferencex-e2e tree), and under
-// "inferencex-e2e/" (a new-layout path cited relative to inferencex-e2e).
+// "inferencex-e2e/" (a new-layout path cited relative to inferencex-e2e),
+// and for srt-slurm's recipes/<file> at the launcher's overlay
+// benchmarks/multi_node/srt-slurm-recipes/<file>.
 // It returns the file path and the path relative to dir ("" when absent).
 func resolveRecipe(dir, recipe string) (file, rel string) {
 	recipe = strings.TrimPrefix(path.Clean("/"+recipe), "/")
@@ -322,6 +428,11 @@ func resolveRecipe(dir, recipe string) (file, rel string) {
 		cands = append(cands, r)
 	} else {
 		cands = append(cands, "inferencex-e2e/"+recipe)
+	}
+	if r, ok := srtSlurmRecipe(recipe); ok {
+		// the launcher's overlay of srt-slurm's recipes/
+		o := "benchmarks/multi_node/srt-slurm-recipes/" + r
+		cands = append(cands, o, "inferencex-e2e/"+o)
 	}
 	for _, c := range cands {
 		p := filepath.Join(dir, filepath.FromSlash(c))

@@ -37,12 +37,22 @@ type Report struct {
 	// order given (SetLinks); omitted when none was asked for.
 	Upstream []Link `json:"upstream,omitempty"`
 	Counts   Counts `json:"counts"`
-	// Gap is true when any role is differs, missing or prohibited, or an
-	// upstream link is not merged / published (LinkGap).
+	// Gap is true when any role is differs, missing or prohibited, a
+	// vLLM-family role has no recipe, a point or vLLM row was not verified
+	// (UnverifiedGap), or an upstream link is not merged / published
+	// (LinkGap).
 	Gap bool `json:"gap"`
 	// LinkGap is true when an upstream link is not merged / published or its
 	// state could not be read (fail closed).
 	LinkGap bool `json:"linkGap,omitempty"`
+	// AllowUnverified is CoverageOptions.AllowUnverified (--allow-unverified):
+	// points and rows that were not verified are listed, not a gap.
+	AllowUnverified bool `json:"allowUnverified,omitempty"`
+	// UnverifiedGap is true when a cookbook point or vLLM-family row could
+	// not be verified (NotVerified: upstream-only, recipe not found, script
+	// not found, no matching point, ambiguous point, unsupported) and
+	// AllowUnverified is false (fail closed).
+	UnverifiedGap bool `json:"unverifiedGap,omitempty"`
 	// Errors is true when any point has StatusError (bad input).
 	Errors bool `json:"errors"`
 }
@@ -114,15 +124,22 @@ type Counts struct {
 	VLLM      map[string]int `json:"vllm,omitempty"`
 	VLLMRows  map[string]int `json:"vllmRows,omitempty"`
 	VLLMRoles map[string]int `json:"vllmRoles,omitempty"`
+	// Unverified counts the cookbook points and vLLM-family rows that were
+	// not verified (NotVerified), whether or not AllowUnverified.
+	Unverified int `json:"unverified"`
 }
 
 func (r *Report) count() {
 	r.Counts = Counts{Roles: map[string]int{}, Points: map[string]int{}, Links: r.Counts.Links}
+	r.Gap, r.Errors = false, false
 	for _, p := range r.Points {
 		if p.Status != StatusCompared {
 			r.Counts.Points[string(p.Status)]++
 			if p.Status == StatusError {
 				r.Errors = true
+			}
+			if NotVerified(string(p.Status)) {
+				r.Counts.Unverified++
 			}
 			continue
 		}
@@ -135,7 +152,9 @@ func (r *Report) count() {
 		}
 	}
 	if r.VLLM != nil {
-		r.Counts.VLLM, r.Counts.VLLMRows, r.Counts.VLLMRoles = map[string]int{}, map[string]int{}, map[string]int{}
+		// differs is always counted: it is the one verdict a compared key can
+		// fail on besides prohibited
+		r.Counts.VLLM, r.Counts.VLLMRows, r.Counts.VLLMRoles = map[string]int{string(Differs): 0}, map[string]int{}, map[string]int{}
 	}
 	if len(r.VLLMRecipeErrors) > 0 {
 		r.Errors = true
@@ -147,6 +166,9 @@ func (r *Report) count() {
 			if row.Status == VLLMError {
 				r.Errors = true
 			}
+			if NotVerified(row.Status) {
+				r.Counts.Unverified++
+			}
 			for _, ro := range row.Roles {
 				r.Counts.VLLMRoles[ro.Verdict]++
 				if vllmGap(ro.Verdict) {
@@ -155,7 +177,8 @@ func (r *Report) count() {
 			}
 		}
 	}
-	if r.LinkGap {
+	r.UnverifiedGap = r.Counts.Unverified > 0 && !r.AllowUnverified
+	if r.LinkGap || r.UnverifiedGap {
 		r.Gap = true
 	}
 }
@@ -197,10 +220,15 @@ func concs(cs []int) string {
 	return strings.Join(s, ",")
 }
 
+// verdictOrder is the order of count buckets, best first, following the
+// verdict precedence: covered < covered-with-exclusions < not verified
+// (the statuses NotVerified reports) < missing / no recipe covers this <
+// differs < prohibited < error.
 func verdictOrder() []string {
-	return []string{string(Covered), string(CoveredWithExclusions), string(Differs), string(Missing), string(Prohibited),
-		NotCovered, Matched, string(StatusRecipeNotFound), string(StatusScriptNotFound), string(StatusNoMatch), string(StatusAmbiguous), string(StatusScript), VLLMUpstreamOnly, VLLMRecipeMissing,
-		VLLMScriptUnavailable, VLLMUnsupported, string(StatusError)}
+	return []string{string(Covered), string(CoveredWithExclusions),
+		Matched, string(StatusUpstreamOnly), string(StatusRecipeNotFound), string(StatusScriptNotFound), string(StatusNoMatch),
+		string(StatusAmbiguous), string(StatusUnsupported),
+		string(Missing), NotCovered, string(Differs), string(Prohibited), string(StatusError)}
 }
 
 func sortedCounts(m map[string]int) []string {
@@ -272,9 +300,21 @@ func (r *Report) Text() string {
 	if len(r.Upstream) > 0 {
 		fmt.Fprintf(&b, "Upstream links: %s\n", strings.Join(sortedCounts(r.Counts.Links), ", "))
 	}
+	if n := r.Counts.Unverified; n > 0 {
+		fmt.Fprintf(&b, "Not verified: %d %s\n", n, r.unverifiedNote())
+	}
 	fmt.Fprintf(&b, "Exclusion policy: %s\n", r.Policy.Version)
 	b.WriteString(r.linksText())
 	return b.String()
+}
+
+// unverifiedNote says what the points and rows that were not verified do
+// to the exit status.
+func (r *Report) unverifiedNote() string {
+	if r.AllowUnverified {
+		return "(listed, not a gap: --allow-unverified)"
+	}
+	return "(a gap: their settings were not compared; --allow-unverified lists them without failing)"
 }
 
 // cookbookText writes the cookbook points' table and gaps.
@@ -294,15 +334,18 @@ func (r *Report) cookbookText(b *bytes.Buffer) {
 	}
 	tw.Flush()
 	first := true
+	head := func() {
+		if first {
+			b.WriteString("\nGaps:\n")
+			first = false
+		}
+	}
 	for _, p := range r.Points {
 		for _, res := range p.Roles {
 			if !res.Verdict.Gap() {
 				continue
 			}
-			if first {
-				b.WriteString("\nGaps:\n")
-				first = false
-			}
+			head()
 			fmt.Fprintf(b, "  %s point %d %s: %s\n", p.CellID, p.Point, roleName(res), res.Verdict)
 			if res.Note != "" {
 				fmt.Fprintf(b, "    %s\n", res.Note)
@@ -311,19 +354,86 @@ func (r *Report) cookbookText(b *bytes.Buffer) {
 				fmt.Fprintf(b, "    %s: cookbook %s, recipe %s\n", d.Setting, val(d.Cookbook), val(d.Recipe))
 			}
 			for _, x := range res.Prohibited {
-				fmt.Fprintf(b, "    %s: PROHIBITED (%s): %s\n", x.Setting, x.Rule, x.Reason)
+				fmt.Fprintf(b, "    %s\n", prohibitedText(x, "cookbook", "recipe"))
 			}
 		}
 	}
 	for _, p := range r.Points {
 		if p.Status == StatusError {
-			if first {
-				b.WriteString("\nGaps:\n")
-				first = false
-			}
+			head()
 			fmt.Fprintf(b, "  %s point %d: error: %s\n", p.CellID, p.Point, p.Message)
 		}
 	}
+	if !r.AllowUnverified {
+		for _, g := range unverifiedGroups(r.Points) {
+			head()
+			b.WriteString(g)
+		}
+		return
+	}
+	if gs := unverifiedGroups(r.Points); len(gs) > 0 {
+		b.WriteString("\nNot verified (--allow-unverified: listed, not a gap):\n")
+		for _, g := range gs {
+			b.WriteString(g)
+		}
+	}
+}
+
+// unverifiedGroups lists the points that were not verified (NotVerified),
+// consecutive points of one cell with the same status and message as one
+// entry: "  <cell id> point(s) …: not verified: <status>\n    <message>\n".
+func unverifiedGroups(ps []PointResult) []string {
+	var out []string
+	for i := 0; i < len(ps); {
+		p := ps[i]
+		if !NotVerified(string(p.Status)) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(ps) && ps[j].CellID == p.CellID && ps[j].File == p.File && ps[j].Status == p.Status && ps[j].Message == p.Message {
+			j++
+		}
+		pts := fmt.Sprintf("point %d", p.Point)
+		if j-i > 1 {
+			ns := make([]int, 0, j-i)
+			for _, q := range ps[i:j] {
+				ns = append(ns, q.Point)
+			}
+			pts = "points " + concRange(ns)
+		}
+		g := fmt.Sprintf("  %s %s: not verified: %s\n", p.CellID, pts, p.Status)
+		if p.Message != "" {
+			g += fmt.Sprintf("    %s\n", p.Message)
+		}
+		out = append(out, g)
+		i = j
+	}
+	return out
+}
+
+// prohibitedText describes a prohibited setting for the text Gaps: which
+// side(s) carry it (named a and b, for the Exclusion's cookbook and recipe
+// values), with their values, the rule and its reason.
+func prohibitedText(x Exclusion, a, b string) string {
+	var on []string
+	var vals []string
+	if x.Cookbook != nil {
+		on = append(on, a)
+		vals = append(vals, a+" "+val(x.Cookbook))
+	}
+	if x.Recipe != nil {
+		on = append(on, b)
+		vals = append(vals, b+" "+val(x.Recipe))
+	}
+	where := "set on neither side"
+	switch len(on) {
+	case 1:
+		where = "set in " + on[0] + " only"
+	case 2:
+		where = "set in both " + a + " and " + b
+	}
+	return fmt.Sprintf("%s: PROHIBITED, %s (%s) — %s: %s", x.Setting, where, strings.Join(vals, ", "), x.Rule, x.Reason)
 }
 
 // cellTag is the "#n" suffix of a cell id (the config key is its own column).
@@ -339,6 +449,27 @@ func roleName(res Result) string {
 		return fmt.Sprintf("%s[%d]", res.Role, res.Index)
 	}
 	return res.Role
+}
+
+// exclusionTables writes a role's excluded settings and, in a separate
+// table, its informational (judgment-class) differences; a and b name the
+// sides (column headers).
+func exclusionTables(b *strings.Builder, res Result, a, c string) {
+	for _, t := range []struct {
+		head string
+		xs   []Exclusion
+	}{{"excluded setting", res.Excluded}, {"informational (judgment)", res.Info}} {
+		if len(t.xs) == 0 {
+			continue
+		}
+		if t.head != "excluded setting" && len(res.Excluded) > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | class | rule | reason | policy |\n|---|---|---|---|---|---|---|\n", t.head, a, c)
+		for _, x := range t.xs {
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", mdCell(x.Setting), mdVal(x.Cookbook), mdVal(x.Recipe), x.Class, x.Rule, strings.ReplaceAll(x.Reason, "|", `\|`), x.Policy)
+		}
+	}
 }
 
 // mdCell escapes a value for a Markdown table cell.
@@ -403,6 +534,9 @@ func (r *Report) Markdown() string {
 	if len(r.Upstream) > 0 {
 		fmt.Fprintf(&b, "- Upstream links: %s\n", strings.Join(sortedCounts(r.Counts.Links), ", "))
 	}
+	if n := r.Counts.Unverified; n > 0 {
+		fmt.Fprintf(&b, "- Not verified: %d %s\n", n, r.unverifiedNote())
+	}
 	b.WriteString(r.linksMarkdown())
 
 	key := ""
@@ -425,6 +559,9 @@ func (r *Report) Markdown() string {
 		b.WriteString("\n")
 		if p.Status != StatusCompared {
 			fmt.Fprintf(&b, "- Result: **%s**", p.Status)
+			if NotVerified(string(p.Status)) {
+				b.WriteString(" (not verified)")
+			}
 			if p.Message != "" {
 				fmt.Fprintf(&b, " — %s", p.Message)
 			}
@@ -461,14 +598,7 @@ func (r *Report) Markdown() string {
 				}
 				b.WriteString("\n")
 			}
-			if len(res.Excluded)+len(res.Info) > 0 {
-				b.WriteString("| excluded setting | cookbook | recipe | class | rule | reason | policy |\n|---|---|---|---|---|---|---|\n")
-				for _, xs := range [][]Exclusion{res.Excluded, res.Info} {
-					for _, x := range xs {
-						fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", mdCell(x.Setting), mdVal(x.Cookbook), mdVal(x.Recipe), x.Class, x.Rule, strings.ReplaceAll(x.Reason, "|", `\|`), x.Policy)
-					}
-				}
-			}
+			exclusionTables(&b, res, "cookbook", "recipe")
 		}
 	}
 	if r.VLLM != nil {

@@ -126,11 +126,16 @@ func TestCoverageScriptFixture(t *testing.T) {
 	if !rep.Gap || rep.Errors {
 		t.Errorf("gap %v errors %v, want a gap (the #1 difference) and no error", rep.Gap, rep.Errors)
 	}
+	// ambiguous 1 + no matching point 2 + script not found 1: not verified
+	if rep.Counts.Unverified != 4 || !rep.UnverifiedGap {
+		t.Errorf("unverified %d (gap %v), want 4, failing closed", rep.Counts.Unverified, rep.UnverifiedGap)
+	}
 	md := rep.Markdown()
 	for _, s := range []string{
 		"- Master-config point: script run for " + key + " row 1 (",
-		"- Result: **ambiguous point** — 2 search-space rows",
-		"- Result: **script not found** — single-node script",
+		"- Result: **ambiguous point** (not verified) — 2 search-space rows",
+		"- Result: **script not found** (not verified) — single-node script",
+		"- Not verified: 4 (a gap: their settings were not compared; --allow-unverified lists them without failing)\n",
 	} {
 		if !strings.Contains(md, s) {
 			t.Errorf("markdown lacks %q", s)

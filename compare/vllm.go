@@ -26,14 +26,16 @@ const (
 	Matched = "matched (not compared)"
 )
 
-// vLLM-family row statuses (VLLMRow.Status), from infx.Point.Status/Kind.
+// vLLM-family row statuses (VLLMRow.Status), from infx.Point.Status/Kind;
+// the same vocabulary as the cookbook point statuses (PointStatus). Every
+// status but compared and error is "not verified" (NotVerified).
 const (
-	VLLMCompared          = "compared"
-	VLLMUpstreamOnly      = "upstream-only"      // CONFIG_FILE=recipes/… lives in NVIDIA/srt-slurm, not in --infx
-	VLLMRecipeMissing     = "recipe missing"     // srt-recipe reference absent from --infx
-	VLLMScriptUnavailable = "script unavailable" // single-node benchmark script absent from --infx
-	VLLMUnsupported       = "unsupported"        // a launcher format infx does not render (llm-d, AMD models.yaml)
-	VLLMError             = "error"              // present but failed to render (bad input)
+	VLLMCompared          = string(StatusCompared)
+	VLLMUpstreamOnly      = string(StatusUpstreamOnly)   // CONFIG_FILE=recipes/… lives in NVIDIA/srt-slurm, not in --infx
+	VLLMRecipeMissing     = string(StatusRecipeNotFound) // a repository recipe path (srt-recipe, benchmarks/…) absent from --infx
+	VLLMScriptUnavailable = string(StatusScriptNotFound) // single-node benchmark script absent from --infx
+	VLLMUnsupported       = string(StatusUnsupported)    // a launcher format infx does not render (llm-d, AMD models.yaml)
+	VLLMError             = string(StatusError)          // present but failed to render (bad input)
 )
 
 // VLLMKey is the coverage of one vLLM-family InferenceX config key
@@ -61,7 +63,7 @@ type VLLMRow struct {
 	// --infx when present, else as referenced); Selector its variant.
 	Recipe   string `json:"recipe,omitempty"`
 	Selector string `json:"selector,omitempty"`
-	// Status: compared, upstream-only, recipe missing, script unavailable,
+	// Status: compared, upstream-only, recipe not found, script not found,
 	// unsupported or error; Message says why for the others.
 	Status  string `json:"status"`
 	Message string `json:"message,omitempty"`
@@ -120,27 +122,27 @@ func recipeRef(c *recipes.Candidate) *RecipeRef {
 		Hardware: c.Hardware, Model: c.Model, Role: string(c.Role), Topology: c.Topology.String(), Where: c.Where()}
 }
 
-// vllmRank orders row/key outcomes from best to worst.
+// vllmRank orders row/key outcomes from best to worst: covered <
+// covered-with-exclusions < not verified (Matched and the unrendered row
+// statuses: NotVerified) < missing = no recipe covers this < differs <
+// prohibited < error. A key's verdict is its worst row's, a row's its worst
+// role's; of equal rank the first (in row and role order) is kept.
 func vllmRank(v string) int {
 	switch v {
 	case string(Covered):
 		return 0
 	case string(CoveredWithExclusions):
 		return 1
-	case Matched:
-		return 2
-	case string(Differs):
+	case string(Missing), NotCovered:
 		return 3
-	case string(Missing):
+	case string(Differs):
 		return 4
-	case NotCovered:
-		return 5
 	case string(Prohibited):
-		return 6
+		return 5
 	case VLLMError:
-		return 7
+		return 6
 	}
-	return 2
+	return 2 // not verified
 }
 
 func vllmWorse(a, b string) string {
@@ -413,14 +415,17 @@ func vllmCompareRow(row *VLLMRow, d *launch.Deployment, p infx.Point, ix *recipe
 	}
 }
 
-// workerResult is the single worker Result of a one-worker comparison.
+// workerResult is the single worker Result of a one-worker comparison
+// (Sides: vllm-recipes, inferencex).
 func workerResult(rs []Result) *Result {
+	sides := Sides{Cookbook: SideVLLMRecipes, Recipe: SideInferenceX}
 	for i := range rs {
 		if rs[i].Role == "agg" || rs[i].Role == "prefill" || rs[i].Role == "decode" {
+			rs[i].Sides = &sides
 			return &rs[i]
 		}
 	}
-	r := Result{Verdict: Missing, Note: "no worker compared"}
+	r := Result{Verdict: Missing, Note: "no worker compared", Sides: &sides}
 	return &r
 }
 

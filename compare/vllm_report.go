@@ -26,16 +26,19 @@ func (ro *VLLMRole) place() string {
 }
 
 // vllmText writes one table row per role of every vLLM-family key row (one
-// row for rows without roles), then the gaps: every difference (vLLM recipe
-// value vs InferenceX value), every role no recipe covers with the nearest
-// candidate and what it misses, and every error.
+// row for rows without roles), one verdict line per key (its worst row
+// outcome, with the count of its rows per outcome), then the gaps: every
+// difference (vllm-recipes value vs inferencex value), every prohibited
+// setting with the side(s) carrying it, every role no recipe covers with
+// the nearest candidate and what it misses, every row that was not verified
+// (unless --allow-unverified, which lists them apart) and every error.
 func (r *Report) vllmText(b *bytes.Buffer) {
 	if len(r.Points) > 0 || r.CookbookDir != "" {
 		b.WriteString("\n")
 	}
-	b.WriteString("vLLM-family config keys vs vllm-project/recipes (\"recipe\" = the vLLM recipe role matched):\n")
+	b.WriteString("vLLM-family config keys (inferencex) vs vllm-project/recipes (vllm-recipes); VLLM-RECIPES = the vllm-recipes role matched:\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONFIG KEY\tROW\tCONCS\tSTATUS\tROLE\tTOPO\tVERDICT\tMATCHED\tDIFF\tEXCL\tINFO\tRECIPE")
+	fmt.Fprintln(tw, "CONFIG KEY\tROW\tCONCS\tSTATUS\tROLE\tTOPO\tVERDICT\tMATCHED\tDIFF\tEXCL\tINFO\tVLLM-RECIPES")
 	for _, k := range r.VLLM {
 		for _, row := range k.Rows {
 			if len(row.Roles) == 0 {
@@ -53,6 +56,20 @@ func (r *Report) vllmText(b *bytes.Buffer) {
 		}
 	}
 	tw.Flush()
+	b.WriteString("\nvLLM-family key verdicts (worst row: prohibited > differs > missing / no recipe covers this > not verified > covered-with-exclusions > covered):\n")
+	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, k := range r.VLLM {
+		rows := map[string]int{}
+		for _, row := range k.Rows {
+			rows[row.Verdict]++
+		}
+		tag := ""
+		if NotVerified(k.Verdict) {
+			tag = " (not verified)"
+		}
+		fmt.Fprintf(tw, "  %s\t%s%s\trows: %s\n", k.ConfigKey, k.Verdict, tag, strings.Join(sortedCounts(rows), ", "))
+	}
+	tw.Flush()
 	first := true
 	head := func() {
 		if first {
@@ -60,12 +77,27 @@ func (r *Report) vllmText(b *bytes.Buffer) {
 			first = false
 		}
 	}
+	var unverified []string
 	for _, k := range r.VLLM {
 		for _, row := range k.Rows {
 			if row.Status == VLLMError {
 				head()
 				fmt.Fprintf(b, "  %s row %d: error: %s\n", k.ConfigKey, row.Row, row.Message)
 				continue
+			}
+			if NotVerified(row.Status) {
+				u := fmt.Sprintf("  %s row %d conc %s: not verified: %s\n", k.ConfigKey, row.Row, concRange(row.Concs), row.Status)
+				if row.Recipe != "" {
+					rec := row.Recipe
+					if row.Selector != "" {
+						rec += ":" + row.Selector
+					}
+					u += fmt.Sprintf("    inferencex: %s\n", rec)
+				}
+				if row.Message != "" {
+					u += fmt.Sprintf("    %s\n", row.Message)
+				}
+				unverified = append(unverified, u)
 			}
 			for _, ro := range row.Roles {
 				if !vllmGap(ro.Verdict) {
@@ -75,31 +107,43 @@ func (r *Report) vllmText(b *bytes.Buffer) {
 				fmt.Fprintf(b, "  %s row %d conc %s %s (%s): %s\n", k.ConfigKey, row.Row, concRange(row.Concs), ro.Role, ro.Topology, ro.Verdict)
 				if ro.Verdict == NotCovered {
 					if ro.Nearest != nil {
-						fmt.Fprintf(b, "    nearest: %s\n", ro.Nearest.Where)
+						fmt.Fprintf(b, "    nearest vllm-recipes: %s\n", ro.Nearest.Where)
 					}
 					for _, m := range ro.Misses {
 						fmt.Fprintf(b, "    %s\n", m)
 					}
 					continue
 				}
-				fmt.Fprintf(b, "    recipe: %s\n", ro.Recipe.Where)
+				fmt.Fprintf(b, "    vllm-recipes: %s\n", ro.Recipe.Where)
 				if res := ro.Result; res != nil {
 					if res.Note != "" {
 						fmt.Fprintf(b, "    %s\n", res.Note)
 					}
 					for _, d := range res.Differences {
-						fmt.Fprintf(b, "    %s: vllm-recipes %s, InferenceX %s\n", d.Setting, val(d.Cookbook), val(d.Recipe))
+						fmt.Fprintf(b, "    %s: vllm-recipes %s, inferencex %s\n", d.Setting, val(d.Cookbook), val(d.Recipe))
 					}
 					for _, x := range res.Prohibited {
-						fmt.Fprintf(b, "    %s: PROHIBITED (%s): %s\n", x.Setting, x.Rule, x.Reason)
+						fmt.Fprintf(b, "    %s\n", prohibitedText(x, SideVLLMRecipes, SideInferenceX))
 					}
 				}
 			}
 		}
 	}
+	if !r.AllowUnverified {
+		for _, u := range unverified {
+			head()
+			b.WriteString(u)
+		}
+	}
 	for _, e := range r.VLLMRecipeErrors {
 		head()
 		fmt.Fprintf(b, "  vLLM recipe error: %s\n", e)
+	}
+	if r.AllowUnverified && len(unverified) > 0 {
+		b.WriteString("\nvLLM rows not verified (--allow-unverified: listed, not a gap):\n")
+		for _, u := range unverified {
+			b.WriteString(u)
+		}
 	}
 }
 
@@ -120,14 +164,17 @@ func (r *Report) vllmMarkdown(b *strings.Builder) {
 	fmt.Fprintf(b, "- Keys: %s\n", strings.Join(sortedCounts(r.Counts.VLLM), ", "))
 	fmt.Fprintf(b, "- Rows: %s\n", strings.Join(sortedCounts(r.Counts.VLLMRows), ", "))
 	fmt.Fprintf(b, "- Roles: %s\n", strings.Join(sortedCounts(r.Counts.VLLMRoles), ", "))
-	b.WriteString("- Workers are compared (vLLM engine args and env); Dynamo / llm-d frontends and services are deployment layers, not compared. In difference tables \"vLLM recipe\" is the upstream documentation, \"InferenceX\" the effective recipe.\n")
+	b.WriteString("- Workers are compared (vLLM engine args and env); Dynamo / llm-d frontends and services are deployment layers, not compared. Sides: `vllm-recipes` is the upstream documentation (vllm-project/recipes), `inferencex` the effective InferenceX recipe.\n")
+	if n := r.Counts.Unverified; n > 0 {
+		fmt.Fprintf(b, "- Not verified (rows): %s\n", r.unverifiedNote())
+	}
 	for _, e := range r.VLLMRecipeErrors {
 		fmt.Fprintf(b, "- recipe error: %s\n", mdCell(e))
 	}
 	for _, k := range r.VLLM {
 		fmt.Fprintf(b, "\n### `%s` — %s\n\n", k.ConfigKey, k.Verdict)
 		fmt.Fprintf(b, "- %s · model `%s` · %s · %s · master `%s`\n\n", k.Framework, k.Model, k.Hardware, k.Precision, k.Master)
-		b.WriteString("| row | concs | InferenceX recipe | status | role | topology | verdict | matched | vLLM recipe |\n|---|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("| row | concs | inferencex | status | role | topology | verdict | matched | vllm-recipes |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, row := range k.Rows {
 			rec := row.Recipe
 			if row.Selector != "" {
@@ -163,7 +210,7 @@ func (r *Report) vllmMarkdown(b *strings.Builder) {
 				}
 				fmt.Fprintf(b, "\n**row %d %s** (%s) vs `%s`\n\n", row.Row, ro.Role, ro.Verdict, against)
 				if len(res.Differences)+len(res.Prohibited) > 0 {
-					b.WriteString("| difference | vLLM recipe | InferenceX |\n|---|---|---|\n")
+					b.WriteString("| difference | vllm-recipes | inferencex |\n|---|---|---|\n")
 					for _, d := range res.Differences {
 						fmt.Fprintf(b, "| %s | %s | %s |\n", mdCell(d.Setting), mdVal(d.Cookbook), mdVal(d.Recipe))
 					}
@@ -172,14 +219,7 @@ func (r *Report) vllmMarkdown(b *strings.Builder) {
 					}
 					b.WriteString("\n")
 				}
-				if len(res.Excluded)+len(res.Info) > 0 {
-					b.WriteString("| excluded setting | vLLM recipe | InferenceX | class | rule | reason | policy |\n|---|---|---|---|---|---|---|\n")
-					for _, xs := range [][]Exclusion{res.Excluded, res.Info} {
-						for _, x := range xs {
-							fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", mdCell(x.Setting), mdVal(x.Cookbook), mdVal(x.Recipe), x.Class, x.Rule, strings.ReplaceAll(x.Reason, "|", `\|`), x.Policy)
-						}
-					}
-				}
+				exclusionTables(b, *res, SideVLLMRecipes, SideInferenceX)
 			}
 		}
 	}

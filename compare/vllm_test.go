@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -77,8 +78,13 @@ func TestVLLMCoverageFixture(t *testing.T) {
 	if !rep.Gap || rep.Errors {
 		t.Errorf("gap %v errors %v, want a gap and no error", rep.Gap, rep.Errors)
 	}
-	if w := map[string]int{"differs": 2, NotCovered: 1, VLLMScriptUnavailable: 1}; !reflect.DeepEqual(rep.Counts.VLLM, w) {
+	if w := map[string]int{"differs": 2, NotCovered: 1, "script not found": 1}; !reflect.DeepEqual(rep.Counts.VLLM, w) {
 		t.Errorf("key counts %v, want %v", rep.Counts.VLLM, w)
+	}
+	// The noscript row and the dynamo key's upstream-only row were not
+	// verified: a gap (fail closed) unless AllowUnverified.
+	if rep.Counts.Unverified != 2 || !rep.UnverifiedGap {
+		t.Errorf("unverified %d (gap %v), want 2 failing closed", rep.Counts.Unverified, rep.UnverifiedGap)
 	}
 
 	// Single-node vllm, tp 8: the script's vllm serve (--tensor-parallel-size=$TP,
@@ -129,7 +135,7 @@ func TestVLLMCoverageFixture(t *testing.T) {
 
 	// No script in the checkout: reported with that status, still matched.
 	k = vllmKey(t, rep, "comet-fp8-h200-vllm-noscript")
-	if r := k.Rows[0]; r.Status != VLLMScriptUnavailable || r.Verdict != VLLMScriptUnavailable || len(r.Roles) != 1 ||
+	if r := k.Rows[0]; r.Status != "script not found" || r.Verdict != "script not found" || len(r.Roles) != 1 ||
 		r.Roles[0].Verdict != Matched || r.Roles[0].Recipe == nil || r.Roles[0].Recipe.Strategy != "single_node_tp" || r.Roles[0].Result != nil {
 		t.Errorf("noscript row %+v", r)
 	}
@@ -167,9 +173,16 @@ func TestVLLMCoverageFixture(t *testing.T) {
 	// Text names the recipe place of every role and each gap's values.
 	txt := rep.Text()
 	for _, w := range []string{
-		"comet-fp8-gb200-dynamo-vllm row 0 conc 8 decode (TP4): differs\n    recipe: models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode\n    --max-num-batched-tokens: vllm-recipes (absent), InferenceX 8192\n",
-		"comet-fp8-h200-vllm row 1 conc 16 agg (TP4): no recipe covers this\n    nearest: models/acme/Comet-1.yaml variant=default strategy=single_node_tp hw=h200 role=agg\n    topology: recipe TP8, want TP4\n",
-		"vLLM keys: differs 2, no recipe covers this 1, script unavailable 1\n",
+		"comet-fp8-gb200-dynamo-vllm row 0 conc 8 decode (TP4): differs\n    vllm-recipes: models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode\n    --max-num-batched-tokens: vllm-recipes (absent), inferencex 8192\n",
+		"comet-fp8-h200-vllm row 1 conc 16 agg (TP4): no recipe covers this\n    nearest vllm-recipes: models/acme/Comet-1.yaml variant=default strategy=single_node_tp hw=h200 role=agg\n    topology: recipe TP8, want TP4\n",
+		"vLLM keys: script not found 1, no recipe covers this 1, differs 2\n",
+		// one verdict line per key, with its rows per outcome
+		"  comet-fp8-h200-vllm           no recipe covers this            rows: covered-with-exclusions 1, no recipe covers this 1\n",
+		"  comet-fp8-h200-vllm-noscript  script not found (not verified)  rows: script not found 1\n",
+		"  comet-fp8-gb200-dynamo-vllm   differs                          rows: upstream-only 1, differs 1\n",
+		// rows not compared are gaps, with what InferenceX runs and why
+		"  comet-fp8-gb200-dynamo-vllm row 1 conc 64: not verified: upstream-only\n    inferencex: recipes/vllm/comet/disagg-gb200-1p2d.yaml\n",
+		"Not verified: 2 (a gap: their settings were not compared; --allow-unverified lists them without failing)\n",
 	} {
 		if !strings.Contains(txt, w) {
 			t.Errorf("text lacks %q:\n%s", w, txt)
@@ -186,8 +199,26 @@ func TestVLLMCoverageConfigKeyAndUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.VLLM) != 1 || rep.Gap {
-		t.Errorf("--config-key: %d keys, gap %v", len(rep.VLLM), rep.Gap)
+	// its one row has no script in the checkout: not verified, a gap (fail
+	// closed) unless AllowUnverified
+	if len(rep.VLLM) != 1 || !rep.Gap || !rep.UnverifiedGap || rep.Counts.Unverified != 1 {
+		t.Errorf("--config-key: %d keys, gap %v, unverified %d", len(rep.VLLM), rep.Gap, rep.Counts.Unverified)
+	}
+	rep, err = Coverage(CoverageOptions{InfxDir: vllmFixtureInfx, VLLMRecipesDir: vllmFixtureRecipes, ConfigKey: "*-noscript", AllowUnverified: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Gap || rep.UnverifiedGap || rep.Counts.Unverified != 1 || !rep.AllowUnverified {
+		t.Errorf("--allow-unverified: gap %v, unverifiedGap %v, unverified %d", rep.Gap, rep.UnverifiedGap, rep.Counts.Unverified)
+	}
+	if txt := rep.Text(); !strings.Contains(txt, "\nvLLM rows not verified (--allow-unverified: listed, not a gap):\n  comet-fp8-h200-vllm-noscript row 0 conc 4: not verified: script not found\n") ||
+		strings.Contains(txt, "vLLM gaps:") {
+		t.Errorf("--allow-unverified text:\n%s", txt)
+	}
+	// A glob that matches no vLLM-family key compares nothing: bad usage.
+	_, err = Coverage(CoverageOptions{InfxDir: vllmFixtureInfx, VLLMRecipesDir: vllmFixtureRecipes, ConfigKey: "qwen35*"})
+	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), `no vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of --infx `+vllmFixtureInfx+` matches "qwen35*"`) {
+		t.Errorf("no matching key: %v", err)
 	}
 	for _, o := range []CoverageOptions{
 		{InfxDir: vllmFixtureInfx},
@@ -332,7 +363,53 @@ func TestCorpusCoverageVLLM(t *testing.T) {
 	if dec.Topology != "TP8" || dec.Verdict != NotCovered || dec.Nearest == nil || dec.Nearest.Topology != "DEP8" {
 		t.Errorf("dsv4 decode %+v", dec)
 	}
+	// The compared prefill differs (the recipe serves
+	// nvidia/DeepSeek-V4-Pro-NVFP4 with --max-num-batched-tokens 16384,
+	// InferenceX deepseek-ai/DeepSeek-V4-Pro with 32768): the row and the
+	// key are differs, worse than the decode nobody covers.
+	mnbt := ""
+	for _, d := range pre.Result.Differences {
+		if d.Setting == "--max-num-batched-tokens" {
+			mnbt = deref(d.Cookbook) + "|" + deref(d.Recipe)
+		}
+	}
+	if pre.Verdict != string(Differs) || mnbt != "16384|32768" || r0.Verdict != string(Differs) || k.Verdict != string(Differs) {
+		t.Errorf("dsv4 gb200: prefill %s (--max-num-batched-tokens %s), row %s, key %s; want differs", pre.Verdict, mnbt, r0.Verdict, k.Verdict)
+	}
+	if s := pre.Result.Sides; s == nil || s.Cookbook != "vllm-recipes" || s.Recipe != "inferencex" {
+		t.Errorf("dsv4 prefill sides %+v", s)
+	}
+	if rep.Counts.VLLM[string(Differs)] < 1 || !rep.UnverifiedGap {
+		t.Errorf("key counts %v (unverified gap %v): want a differs bucket and unverified rows", rep.Counts.VLLM, rep.UnverifiedGap)
+	}
 	t.Logf("vLLM keys: %v; rows: %v; roles: %v", rep.Counts.VLLM, rep.Counts.VLLMRows, rep.Counts.VLLMRoles)
+}
+
+// The key verdict is the worst row outcome: prohibited > differs > missing /
+// no recipe covers this > not verified > covered-with-exclusions > covered.
+func TestVLLMVerdictPrecedence(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{
+		{[]string{NotCovered, string(Differs)}, string(Differs)},
+		{[]string{string(Differs), NotCovered}, string(Differs)},
+		{[]string{string(Differs), string(Prohibited)}, string(Prohibited)},
+		{[]string{VLLMUpstreamOnly, NotCovered}, NotCovered},
+		{[]string{string(Missing), VLLMUpstreamOnly}, string(Missing)},
+		{[]string{string(CoveredWithExclusions), VLLMUpstreamOnly}, VLLMUpstreamOnly},
+		{[]string{Matched, string(CoveredWithExclusions)}, Matched},
+		{[]string{string(Covered), string(CoveredWithExclusions)}, string(CoveredWithExclusions)},
+		{[]string{string(Prohibited), VLLMError}, VLLMError},
+	} {
+		got := ""
+		for _, v := range c.in {
+			got = vllmWorse(got, v)
+		}
+		if got != c.want {
+			t.Errorf("worst of %q = %q, want %q", c.in, got, c.want)
+		}
+	}
 }
 
 // BenchmarkCoverageVLLM is the whole vLLM-family coverage run on the corpus

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +28,9 @@ var demoFS embed.FS
 // coverageOptions are the coverage subcommand's flags.
 type coverageOptions struct {
 	infx, cookbook, vllmRecipes, configKey, format string
+	// allowUnverified: points / rows that could not be verified are listed
+	// but are not a gap (default: they fail closed, exit 1).
+	allowUnverified bool
 	// upstream lists the --upstream links whose Check 3 (b) state is read
 	// (package upstream) and reported; api is --api-url / --retries.
 	upstream []string
@@ -35,7 +40,7 @@ type coverageOptions struct {
 func newCoverageCmd() *cobra.Command {
 	var o coverageOptions
 	c := &cobra.Command{
-		Use:   "coverage [--infx DIR [--cookbook DIR] [--vllm-recipes DIR]] [--config-key GLOB] [--upstream URL…] [--format text|markdown|json]",
+		Use:   "coverage [--infx DIR [--cookbook DIR] [--vllm-recipes DIR]] [--config-key GLOB] [--allow-unverified] [--upstream URL…] [--format text|markdown|json]",
 		Short: "Check 3 coverage: compare every cited InferenceX recipe with its cookbook point, role by role",
 		Long: `coverage decodes every AgentX cookbook point that cites an InferenceX recipe
 (as measured: router = cell.submitted, KV tier = point.kv), renders the cited
@@ -44,9 +49,7 @@ router/frontend, etcd/NATS/nginx/Mooncake). A cited single-node shell script
 is run (sandboxed, nothing is executed) for the master-config point the
 cookbook point was measured as — the config key's search-space row that
 lists the point's concurrencies and KV tier, narrowed by the worker's TP/EP/
-DP attention, spec decoding and point.item — and compared the same way; a
-point that fits no row or several is reported as "no matching point" /
-"ambiguous point", an absent script as "script not found".
+DP attention, spec decoding and point.item — and compared the same way.
 
 Services and routers the launcher starts for every job (srt-slurm's NATS;
 its SGLang router in front of a single agg worker) that the cookbook omits
@@ -61,22 +64,47 @@ runs on a small embedded demo workspace.
 InferenceX config keys: for every vllm, dynamo-vllm and llmd-vllm key of the
 master configs it renders each point, finds the vLLM recipe role(s) matching
 each worker role (model or variant checkpoint, hardware, precision, TP/EP/DP,
-agg or prefill/decode) and compares the workers' engine args and env. Each
-key names the recipe file + section (or YAML variant + strategy) it was
-matched with, or "no recipe covers this" with the nearest candidate. Points
-whose recipe is upstream-only, missing or a script not in the checkout are
-reported with that status. With --cookbook as well, both parts run.
+agg or prefill/decode) and compares the workers' engine args and env. The two
+sides are named "vllm-recipes" (the upstream documentation) and "inferencex"
+(the effective recipe). Each key names the recipe file + section (or YAML
+variant + strategy) it was matched with, or "no recipe covers this" with the
+nearest candidate, and gets one verdict: its worst row, prohibited > differs >
+missing / no recipe covers this > not verified > covered-with-exclusions >
+covered. With --cookbook as well, both parts run.
+
+Not verified. A point or vLLM row whose settings could not be compared has
+one of these statuses (the same in both parts, as infx/render name them):
+  upstream-only      the recipe lives in the NVIDIA/srt-slurm ref the launcher
+                     clones (CONFIG_FILE=recipes/…), not in --infx
+  recipe not found   a recipe path of the InferenceX repository that is not
+                     in --infx
+  script not found   a single-node benchmark script that is not in --infx
+  no matching point  no master-config row fits the cookbook point
+  ambiguous point    several master-config rows fit it
+  unsupported        a launcher format that is not rendered (llm-d, AMD
+                     models.yaml)
+For a Check 3 sign-off they fail closed: each is listed under Gaps with its
+reason and the run exits 1. --allow-unverified lists them apart without
+affecting the exit status.
+
+--config-key GLOB keeps the cells / vLLM-family keys whose InferenceX config
+key matches; a glob that matches none is bad usage (exit 2), as is a run with
+nothing to compare.
 
 --upstream URL (repeatable) also reads the Check 3 (b) state of each upstream
 link the sign-off cites — a PR (open, draft, closed-unmerged, merged with
 mergedAt) or a published page (exists, missing) — through the GitHub API
 (--api-url; token from GH_TOKEN or GITHUB_TOKEN). A link that is not merged /
 published is a gap; a state that cannot be read is "unknown" and fails closed.
+A value that is not an http(s) URL is bad usage.
 
-Exit status: 0 every compared role is covered (with or without exclusions)
-and every --upstream link is merged / published; 1 a role differs, is missing
-or carries a prohibited setting, no vLLM recipe covers a vLLM-family role, or a link is not merged / published or its
-state is unknown; 2 bad usage or bad input (a snippet or recipe that does not
+Exit status: 0 every compared role is covered (with or without exclusions),
+every point / vLLM row was verified (or --allow-unverified) and every
+--upstream link is merged / published; 1 a gap: a role differs, is missing
+or carries a prohibited setting, no vLLM recipe covers a vLLM-family role, a
+point or vLLM row was not verified, or a link is not merged / published or
+its state is unknown; 2 bad usage or bad input (nothing to compare, a
+--config-key that matches nothing, a snippet or recipe that does not
 parse).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCoverage(cmd, o) },
@@ -87,6 +115,7 @@ parse).`,
 	f.StringVar(&o.vllmRecipes, "vllm-recipes", "", "vllm-project/recipes checkout `DIR`: cover every vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of --infx")
 	f.StringVar(&o.configKey, "config-key", "", "only cells / vLLM-family keys whose InferenceX config key matches `GLOB`")
 	f.StringVar(&o.format, "format", "text", "output format: text, markdown or json")
+	f.BoolVar(&o.allowUnverified, "allow-unverified", false, "list points / vLLM rows that could not be verified (upstream-only, recipe not found, …) without making them a gap")
 	f.StringArrayVar(&o.upstream, "upstream", nil, "upstream `URL` (PR or published page) that must be merged / published; repeatable")
 	o.api.register(c)
 	return c
@@ -97,6 +126,11 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 	case "text", "markdown", "json":
 	default:
 		return &exitError{code: exitUsage, err: fmt.Errorf("--format %q: want text, markdown or json", o.format)}
+	}
+	for _, u := range o.upstream {
+		if err := checkLinkURL(u); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
 	}
 	if o.vllmRecipes != "" && o.infx == "" {
 		return &exitError{code: exitUsage, err: errors.New("--vllm-recipes needs --infx (the InferenceX checkout whose vLLM-family keys are covered)")}
@@ -113,7 +147,7 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 		defer os.RemoveAll(dir)
 		o.infx, o.cookbook = filepath.Join(dir, "inferencex"), filepath.Join(dir, "sglang")
 	}
-	rep, err := compare.Coverage(compare.CoverageOptions{InfxDir: o.infx, CookbookDir: o.cookbook, VLLMRecipesDir: o.vllmRecipes, ConfigKey: o.configKey})
+	rep, err := compare.Coverage(compare.CoverageOptions{InfxDir: o.infx, CookbookDir: o.cookbook, VLLMRecipesDir: o.vllmRecipes, ConfigKey: o.configKey, AllowUnverified: o.allowUnverified})
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
@@ -147,6 +181,17 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 		return &exitError{code: exitUsage, err: errors.New("some cited recipes could not be rendered, or vLLM recipes could not be read (\"error\" above)")}
 	case rep.Gap:
 		return errGap
+	}
+	return nil
+}
+
+// checkLinkURL rejects an --upstream value that is not an absolute http(s)
+// URL with a host (bad usage, exit 2). A well-formed URL that is not a PR or
+// a published page is read as usual and fails Check 3 (b) (exit 1).
+func checkLinkURL(u string) error {
+	pu, err := url.Parse(strings.TrimSpace(u))
+	if err != nil || (pu.Scheme != "https" && pu.Scheme != "http") || pu.Host == "" {
+		return fmt.Errorf("--upstream %q: not a URL (want a PR or published-page link, https://…)", u)
 	}
 	return nil
 }

@@ -38,7 +38,8 @@ const demoSnippet = "docs/src/snippets/agentx/Qwen/qwen3.5-demo.jsx"
 // worker differs on --mem-fraction-static (cookbook 0.8, recipe 0.75: the
 // values written in demo/), etcd/NATS/nginx are covered, one cell cites a
 // shell script that is not in the demo tree ("script not found") and one a
-// recipe that is not in the tree.
+// recipe that is not in the tree ("recipe not found"): both not verified,
+// listed under Gaps (fail closed).
 func TestCoverageDemoText(t *testing.T) {
 	code, out, errs := runCoverageCLI(t)
 	if code != exitGap {
@@ -54,8 +55,11 @@ func TestCoverageDemoText(t *testing.T) {
 		"qwen3.5-fp8-b200-sglang-agentic-mtp             #0    0   sglang  none  -         script not found",
 		"qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg     #1    0   sglang  none  -         recipe not found",
 		"    --mem-fraction-static: cookbook 0.8, recipe 0.75\n",
+		"  qwen3.5-fp8-b200-sglang-agentic-mtp#0 point 0: not verified: script not found\n    single-node script benchmarks/single_node/agentic/qwen3.5_fp8_b200_sglang_mtp.sh is not in the InferenceX checkout (--infx)\n",
+		"  qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg#1 point 0: not verified: recipe not found\n    recipe inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/qwen3.5/sglang/gb300-fp8/agentx/agg-tp8-c1.yaml is not in the InferenceX checkout (--infx)\n",
 		"Roles: covered 3, covered-with-exclusions 10, differs 1\n",
-		"Points: covered-with-exclusions 2, differs 1, recipe not found 1, script not found 1\n",
+		"Points: covered-with-exclusions 2, recipe not found 1, script not found 1, differs 1\n",
+		"Not verified: 2 (a gap: their settings were not compared; --allow-unverified lists them without failing)\n",
 		"Exclusion policy: 2026-11-30.1 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)",
 	} {
 		if !strings.Contains(out, want) {
@@ -152,7 +156,7 @@ func TestCoverageDemoMarkdown(t *testing.T) {
 		"| decode | differs | 25 | 1 | 9 | 0 |\n",
 		"| `--mem-fraction-static` | `0.8` | `0.75` |\n",
 		"| `--enable-metrics` | (absent) | (set) | collection | collection-enable-metrics | Prometheus metrics for result collection (AIPERF_REQUIRED_SERVER_METRIC_PREFIX); no effect on serving | seed-signoff |\n",
-		"- Result: **recipe not found**",
+		"- Result: **recipe not found** (not verified)",
 		"- Commit drift: unknown (--infx is not a git checkout)\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -163,13 +167,22 @@ func TestCoverageDemoMarkdown(t *testing.T) {
 
 func TestCoverageExitCodes(t *testing.T) {
 	infx, cb := demoDirs(t)
-	// Only the agg config key: every role covered (with exclusions) -> 0.
+	// Only the agg config key: every compared role covered (with
+	// exclusions), but its cell #1 cites a recipe that is not in the tree:
+	// not verified, a gap (1) unless --allow-unverified (0).
 	code, out, errs := runCoverageCLI(t, "--infx", infx, "--cookbook", cb, "--config-key", "*-agentic-agg")
-	if code != exitOK {
-		t.Errorf("agg only: exit %d, want 0: %s\n%s", code, errs, out)
+	if code != exitGap || !strings.Contains(out, "Points: covered-with-exclusions 2, recipe not found 1\n") ||
+		!strings.Contains(out, "\nGaps:\n  qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg#1 point 0: not verified: recipe not found\n") {
+		t.Errorf("agg only: exit %d, want 1: %s\n%s", code, errs, out)
 	}
-	if !strings.Contains(out, "Points: covered-with-exclusions 2, recipe not found 1\n") {
-		t.Errorf("agg only output:\n%s", out)
+	code, out, errs = runCoverageCLI(t, "--infx", infx, "--cookbook", cb, "--config-key", "*-agentic-agg", "--allow-unverified")
+	if code != exitOK || strings.Contains(out, "Gaps:") ||
+		!strings.Contains(out, "\nNot verified (--allow-unverified: listed, not a gap):\n  qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg#1 point 0: not verified: recipe not found\n") {
+		t.Errorf("agg only, --allow-unverified: exit %d, want 0: %s\n%s", code, errs, out)
+	}
+	// The demo's differs gap stays a gap with --allow-unverified.
+	if code, out, _ := runCoverageCLI(t, "--allow-unverified"); code != exitGap || !strings.Contains(out, "Not verified: 2 (listed, not a gap: --allow-unverified)\n") {
+		t.Errorf("demo --allow-unverified: exit %d, want 1\n%s", code, out)
 	}
 	for _, c := range []struct {
 		name string
@@ -182,6 +195,10 @@ func TestCoverageExitCodes(t *testing.T) {
 		{"missing dir", []string{"--infx", filepath.Join(infx, "nope"), "--cookbook", cb}, "is not a directory"},
 		{"not an sglang checkout", []string{"--infx", infx, "--cookbook", infx}, "no docs/src/snippets/agentx directory"},
 		{"bad glob", []string{"--infx", infx, "--cookbook", cb, "--config-key", "["}, `--config-key "["`},
+		{"glob matches no cell", []string{"--config-key", "qwen35*"}, `no cookbook cell cites a config key matching "qwen35*"`},
+		{"glob matches no cell (flags)", []string{"--infx", infx, "--cookbook", cb, "--config-key", "dsv4-*"}, `no cookbook cell cites a config key matching "dsv4-*"`},
+		{"upstream not a URL", []string{"--upstream", "not-a-url"}, `--upstream "not-a-url": not a URL`},
+		{"upstream no host", []string{"--upstream", "https:///pull/1"}, `--upstream "https:///pull/1": not a URL`},
 		{"extra arg", []string{"x"}, "unknown command"},
 	} {
 		code, _, errs := runCoverageCLI(t, c.args...)

@@ -22,11 +22,12 @@ func TestCoverageVLLMCLI(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q, want 1:\n%s", code, errs, out)
 	}
 	for _, want := range []string{
-		"comet-fp8-gb200-dynamo-vllm   0    8      compared            decode   TP4   differs                  ",
+		"comet-fp8-gb200-dynamo-vllm   0    8      compared          decode   TP4   differs                  ",
 		"models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode\n",
-		"comet-fp8-h200-vllm-noscript  0    4      script unavailable  agg      TP8   matched (not compared)",
-		"    --max-num-batched-tokens: vllm-recipes (absent), InferenceX 8192\n",
-		"vLLM keys: differs 2, no recipe covers this 1, script unavailable 1\n",
+		"comet-fp8-h200-vllm-noscript  0    4      script not found  agg      TP8   matched (not compared)",
+		"    --max-num-batched-tokens: vllm-recipes (absent), inferencex 8192\n",
+		"vLLM keys: script not found 1, no recipe covers this 1, differs 2\n",
+		"  comet-fp8-gb200-dynamo-vllm   differs                          rows: upstream-only 1, differs 1\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -47,28 +48,54 @@ func TestCoverageVLLMCLI(t *testing.T) {
 					Role, Verdict string
 					Recipe        *struct{ File, Variant, Strategy, Where string }
 					Nearest       *struct{ Where string }
+					Result        *struct {
+						Sides *struct{ Cookbook, Recipe string }
+					}
 				}
 			}
 		} `json:"vllm"`
-		Counts struct{ VLLM map[string]int }
-		Gap    bool
+		Counts struct {
+			VLLM       map[string]int
+			Unverified int
+		}
+		Gap           bool
+		UnverifiedGap bool
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitGap {
 		t.Fatalf("json: exit %d %v\n%s", code, err, out)
 	}
-	if rep.SchemaRevision != 3 || rep.VLLMRecipes.Dir != vllmRecipes || len(rep.VLLM) != 4 || !rep.Gap || rep.Counts.VLLM["differs"] != 2 {
+	if rep.SchemaRevision != 4 || rep.VLLMRecipes.Dir != vllmRecipes || len(rep.VLLM) != 4 || !rep.Gap || rep.Counts.VLLM["differs"] != 2 ||
+		rep.Counts.Unverified != 2 || !rep.UnverifiedGap {
 		t.Errorf("json header %+v", rep)
+	}
+	// the vLLM-family comparison names its sides
+	if r := rep.VLLM[3].Rows[0].Roles[1]; r.Result == nil || r.Result.Sides == nil || r.Result.Sides.Cookbook != "vllm-recipes" || r.Result.Sides.Recipe != "inferencex" {
+		t.Errorf("json dynamo decode sides %+v", r)
+	}
+	if st := rep.VLLM[2].Rows[0].Status; st != "script not found" {
+		t.Errorf("noscript row status %q", st)
 	}
 	if r := rep.VLLM[0].Rows[1].Roles[0]; r.Verdict != "no recipe covers this" || r.Nearest == nil || r.Recipe != nil {
 		t.Errorf("json TP4 row %+v", r)
 	}
-	// Only the key that needs no comparison: no gap, exit 0.
-	if code, out, _ := runCoverageCLI(t, "--infx", vllmInfx, "--vllm-recipes", vllmRecipes, "--config-key", "*-noscript"); code != exitOK {
+	// Only the key whose script is not in the checkout: nothing verified,
+	// a gap (exit 1) that --allow-unverified lists without failing (exit 0).
+	if code, out, _ := runCoverageCLI(t, "--infx", vllmInfx, "--vllm-recipes", vllmRecipes, "--config-key", "*-noscript"); code != exitGap ||
+		!strings.Contains(out, "vLLM gaps:\n  comet-fp8-h200-vllm-noscript row 0 conc 4: not verified: script not found\n") {
 		t.Errorf("noscript only: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runCoverageCLI(t, "--infx", vllmInfx, "--vllm-recipes", vllmRecipes, "--config-key", "*-noscript", "--allow-unverified"); code != exitOK ||
+		!strings.Contains(out, "vLLM rows not verified (--allow-unverified: listed, not a gap):\n") {
+		t.Errorf("noscript only, --allow-unverified: exit %d\n%s", code, out)
+	}
+	// A glob that matches no vLLM-family key: nothing compared, exit 2.
+	if code, out, errs := runCoverageCLI(t, "--infx", vllmInfx, "--vllm-recipes", vllmRecipes, "--config-key", "qwen35*"); code != exitUsage || out != "" ||
+		!strings.Contains(errs, `no vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of --infx `+vllmInfx+` matches "qwen35*"`) {
+		t.Errorf("no matching key: exit %d, stderr %q\n%s", code, errs, out)
 	}
 	code, out, _ = runCoverageCLI(t, "--infx", vllmInfx, "--vllm-recipes", vllmRecipes, "--format", "markdown")
 	if code != exitGap || !strings.Contains(out, "## vLLM-family config keys (vllm-project/recipes)") ||
-		!strings.Contains(out, "| `--max-num-batched-tokens` | (absent) | `8192` |") {
+		!strings.Contains(out, "| difference | vllm-recipes | inferencex |\n|---|---|---|\n| `--max-num-batched-tokens` | (absent) | `8192` |") {
 		t.Errorf("markdown: exit %d\n%s", code, out)
 	}
 }
@@ -80,7 +107,7 @@ func TestCoverageVLLMWithCookbook(t *testing.T) {
 	if code != exitGap {
 		t.Fatalf("exit %d %s\n%s", code, errs, out)
 	}
-	for _, want := range []string{"CONFIG KEY  ", "recipe not found", "vLLM-family config keys vs vllm-project/recipes", "Points: ", "vLLM keys: "} {
+	for _, want := range []string{"CONFIG KEY  ", "recipe not found", "vLLM-family config keys (inferencex) vs vllm-project/recipes (vllm-recipes)", "Points: ", "vLLM keys: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
