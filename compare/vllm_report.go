@@ -165,8 +165,16 @@ func (r *Report) vllmMarkdown(b *strings.Builder) {
 	fmt.Fprintf(b, "- Rows: %s\n", strings.Join(sortedCounts(r.Counts.VLLMRows), ", "))
 	fmt.Fprintf(b, "- Roles: %s\n", strings.Join(sortedCounts(r.Counts.VLLMRoles), ", "))
 	b.WriteString("- Workers are compared (vLLM engine args and env); Dynamo / llm-d frontends and services are deployment layers, not compared. Sides: `vllm-recipes` is the upstream documentation (vllm-project/recipes), `inferencex` the effective InferenceX recipe.\n")
-	if n := r.Counts.Unverified; n > 0 {
-		fmt.Fprintf(b, "- Not verified (rows): %s\n", r.unverifiedNote())
+	n := 0
+	for _, k := range r.VLLM {
+		for _, row := range k.Rows {
+			if NotVerified(row.Status) {
+				n++
+			}
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(b, "- Rows not verified: %d %s\n", n, r.unverifiedNote())
 	}
 	for _, e := range r.VLLMRecipeErrors {
 		fmt.Fprintf(b, "- recipe error: %s\n", mdCell(e))

@@ -73,7 +73,8 @@ missing / no recipe covers this > not verified > covered-with-exclusions >
 covered. With --cookbook as well, both parts run.
 
 Not verified. A point or vLLM row whose settings could not be compared has
-one of these statuses (the same in both parts, as infx/render name them):
+one of these statuses, the same in both parts (infx's and render's names;
+their "missing" is told apart as recipe / script not found):
   upstream-only      the recipe lives in the NVIDIA/srt-slurm ref the launcher
                      clones (CONFIG_FILE=recipes/…), not in --infx
   recipe not found   a recipe path of the InferenceX repository that is not

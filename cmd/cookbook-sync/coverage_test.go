@@ -101,10 +101,17 @@ func TestCoverageDemoJSON(t *testing.T) {
 				} `json:"excluded"`
 			} `json:"roles"`
 		} `json:"points"`
-		Gap bool `json:"gap"`
+		Gap           bool `json:"gap"`
+		UnverifiedGap bool `json:"unverifiedGap"`
+		Counts        struct {
+			Unverified int `json:"unverified"`
+		} `json:"counts"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
+	}
+	if !rep.UnverifiedGap || rep.Counts.Unverified != 2 {
+		t.Errorf("unverifiedGap %v, counts.unverified %d: want the script and the recipe not in the demo tree", rep.UnverifiedGap, rep.Counts.Unverified)
 	}
 	if rep.SchemaVersion != 1 || !rep.Gap || len(rep.Points) != 5 || len(rep.Cookbook) != 1 || rep.Cookbook[0].Path != demoSnippet || len(rep.Cookbook[0].SHA256) != 64 {
 		t.Fatalf("report header: %+v", rep)
@@ -157,6 +164,9 @@ func TestCoverageDemoMarkdown(t *testing.T) {
 		"| `--mem-fraction-static` | `0.8` | `0.75` |\n",
 		"| `--enable-metrics` | (absent) | (set) | collection | collection-enable-metrics | Prometheus metrics for result collection (AIPERF_REQUIRED_SERVER_METRIC_PREFIX); no effect on serving | seed-signoff |\n",
 		"- Result: **recipe not found** (not verified)",
+		// judgment-class differences are informational, in their own table
+		"| informational (judgment) | cookbook | recipe | class | rule | reason | policy |\n|---|---|---|---|---|---|---|\n| `count` | `2` | `1` | judgment | judgment-frontend-count |",
+		"- Not verified: 2 (a gap: their settings were not compared; --allow-unverified lists them without failing)\n",
 		"- Commit drift: unknown (--infx is not a git checkout)\n",
 	} {
 		if !strings.Contains(out, want) {
