@@ -1,0 +1,61 @@
+package launch
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// MaxInputSize is the largest input file any reader accepts: 64 MiB, far
+// above the largest real snippet, recipe or master config (hundreds of KiB).
+const MaxInputSize = 64 << 20
+
+// ReadInput reads the input file at path for a parser. It refuses what is not
+// a regular file (a directory, a FIFO, a device such as /dev/zero) and a file
+// larger than MaxInputSize, so hostile input can neither hang a reader nor
+// exhaust memory. Errors are *InputError naming the file, or the os error of
+// an unreadable file.
+func ReadInput(path string) ([]byte, error) {
+	// Stat before opening: opening a FIFO with no writer blocks.
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(path, st); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if err := regular(path, st); err != nil {
+		return nil, err
+	}
+	if st.Size() > MaxInputSize {
+		return nil, &InputError{File: path, Msg: fmt.Sprintf("file is %d bytes, larger than the %d-byte input limit", st.Size(), MaxInputSize)}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxInputSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxInputSize {
+		return nil, &InputError{File: path, Msg: fmt.Sprintf("file grew past the %d-byte input limit while being read", MaxInputSize)}
+	}
+	return data, nil
+}
+
+// regular refuses what is not a regular file.
+func regular(path string, st os.FileInfo) error {
+	if st.Mode().IsRegular() {
+		return nil
+	}
+	what := "not a regular file"
+	if st.IsDir() {
+		what = "a directory, want a file"
+	}
+	return &InputError{File: path, Msg: what}
+}
