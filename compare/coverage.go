@@ -224,7 +224,7 @@ func Coverage(opt CoverageOptions) (*Report, error) {
 		if r := openRepo(opt.VLLMRecipesDir); r != nil {
 			rep.VLLMRecipes.Commit = r.head
 		}
-		rep.VLLM = vllmCoverage(ws, ix, opt.InfxDir, opt.ConfigKey, ex, rules)
+		rep.VLLM = vllmCoverage(ws, ix, opt.InfxDir, opt.VLLMRecipesDir, opt.ConfigKey, ex, rules)
 		if len(rep.VLLM) == 0 {
 			if opt.ConfigKey != "" {
 				return nil, fmt.Errorf("%w: no vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of --infx %s matches %q: nothing was compared", ErrUsage, opt.InfxDir, opt.ConfigKey)

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/cookbook-sync/cookbook-sync/exclusions"
 	"github.com/cookbook-sync/cookbook-sync/infx"
@@ -163,8 +166,9 @@ const maxCompared = 8
 
 // vllmCoverage covers every vLLM-family key of the master configs in ws
 // (optionally filtered by the configKey glob) against the recipes index.
-func vllmCoverage(ws *infx.Workspace, ix *recipes.Index, infxDir, configKey string, ex *exclusions.Set, rules *Rules) []VLLMKey {
+func vllmCoverage(ws *infx.Workspace, ix *recipes.Index, infxDir, recipesDir, configKey string, ex *exclusions.Set, rules *Rules) []VLLMKey {
 	var out []VLLMKey
+	optOuts := map[string]map[string]string{} // recipe file -> meta.hardware
 	// matches caches Index.Match by query (many rows and keys ask the same)
 	var matches map[string][]recipes.Candidate
 	for _, key := range ws.ConfigKeys() {
@@ -228,8 +232,13 @@ func vllmCoverage(ws *infx.Workspace, ix *recipes.Index, infxDir, configKey stri
 			}
 			vk.Rows = append(vk.Rows, row)
 		}
-		for _, r := range vk.Rows {
-			vk.Verdict = vllmWorse(vk.Verdict, r.Verdict)
+		for i := range vk.Rows {
+			for j := range vk.Rows[i].Roles {
+				if m := hardwareOptOut(recipesDir, &vk.Rows[i].Roles[j], vk.Hardware, optOuts); m != "" {
+					vk.Rows[i].Roles[j].Misses = append(vk.Rows[i].Roles[j].Misses, m)
+				}
+			}
+			vk.Verdict = vllmWorse(vk.Verdict, vk.Rows[i].Verdict)
 		}
 		out = append(out, vk)
 	}
@@ -331,6 +340,58 @@ func vllmMatchRow(row *VLLMRow, p infx.Point, r *infx.Row, ix *recipes.Index, ca
 		// every role has a recipe; the row is as good as its status says
 		row.Verdict = row.Status
 	}
+}
+
+// hardwareOptOut says, for a role no recipe covers whose nearest candidate
+// is a model YAML recipe of the same model that misses only on hardware
+// among model/hardware, whether that recipe explicitly opts the wanted
+// hardware out: "hardware: <file> marks <hw> unsupported
+// (meta.hardware.<hw>)", else "". Source: vllm-project/recipes
+// models/<org>/<repo>.yaml meta.hardware.<hw> = unsupported (spec
+// vllm-recipes.md: "the value unsupported opts that hw out"). hw is the
+// InferenceX runner SKU (normalized with recipes.NormalizeHardware); cache
+// holds each file's meta.hardware. A file that cannot be read adds nothing
+// (the index already reported it).
+func hardwareOptOut(dir string, ro *VLLMRole, hw string, cache map[string]map[string]string) string {
+	n := ro.Nearest
+	if ro.Verdict != NotCovered || n == nil || n.Kind != "yaml" || dir == "" {
+		return ""
+	}
+	hwMiss := false
+	for _, m := range ro.Misses {
+		if strings.HasPrefix(m, "model:") {
+			return ""
+		}
+		hwMiss = hwMiss || strings.HasPrefix(m, "hardware:")
+	}
+	if !hwMiss {
+		return ""
+	}
+	meta, ok := cache[n.File]
+	if !ok {
+		var doc struct {
+			Meta struct {
+				Hardware map[string]any `yaml:"hardware"`
+			} `yaml:"meta"`
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(n.File))); err == nil && yaml.Unmarshal(b, &doc) == nil {
+			meta = map[string]string{}
+			for k, v := range doc.Meta.Hardware {
+				if s, ok := v.(string); ok {
+					meta[k] = s
+				}
+			}
+		}
+		cache[n.File] = meta
+	}
+	id := recipes.NormalizeHardware(hw)
+	if id == "" {
+		id = strings.ToLower(hw)
+	}
+	if meta[id] != "unsupported" {
+		return ""
+	}
+	return fmt.Sprintf("hardware: %s marks %s unsupported (meta.hardware.%s)", n.File, id, id)
 }
 
 // setMatch records the first exact candidate (Recipe, Alternatives) or the

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -382,6 +383,11 @@ func TestCorpusCoverageVLLM(t *testing.T) {
 	if rep.Counts.VLLM[string(Differs)] < 1 || !rep.UnverifiedGap {
 		t.Errorf("key counts %v (unverified gap %v): want a differs bucket and unverified rows", rep.Counts.VLLM, rep.UnverifiedGap)
 	}
+	// DeepSeek-V4-Pro.yaml: meta.hardware.mi300x: unsupported.
+	mi := vllmKey(t, rep, "dsv4-fp8-mi300x-vllm").Rows[0].Roles[0]
+	if mi.Verdict != NotCovered || !slices.Contains(mi.Misses, "hardware: models/deepseek-ai/DeepSeek-V4-Pro.yaml marks mi300x unsupported (meta.hardware.mi300x)") {
+		t.Errorf("dsv4-fp8-mi300x-vllm role %s, misses %q", mi.Verdict, mi.Misses)
+	}
 	t.Logf("vLLM keys: %v; rows: %v; roles: %v", rep.Counts.VLLM, rep.Counts.VLLMRows, rep.Counts.VLLMRoles)
 }
 
@@ -419,6 +425,38 @@ func BenchmarkCoverageVLLM(b *testing.B) {
 	for b.Loop() {
 		if _, err := Coverage(CoverageOptions{InfxDir: ixDir, VLLMRecipesDir: recDir}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// A role no recipe covers names the model recipe that explicitly opts its
+// hardware out (vllm-recipes.md: meta.hardware.<hw> "unsupported").
+func TestHardwareOptOut(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "models", "acme"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	yml := "meta:\n  title: Comet-1\n  hardware:\n    h200: verified\n    mi300x: unsupported\nmodel:\n  model_id: acme/Comet-1\n"
+	if err := os.WriteFile(filepath.Join(dir, "models", "acme", "Comet-1.yaml"), []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	near := &RecipeRef{Kind: "yaml", File: "models/acme/Comet-1.yaml", Hardware: "h200"}
+	cache := map[string]map[string]string{}
+	for _, c := range []struct {
+		name string
+		ro   VLLMRole
+		hw   string
+		want string
+	}{
+		{"opted out", VLLMRole{Verdict: NotCovered, Nearest: near, Misses: []string{"hardware: recipe h200, want mi300x"}}, "mi300x",
+			"hardware: models/acme/Comet-1.yaml marks mi300x unsupported (meta.hardware.mi300x)"},
+		{"not declared", VLLMRole{Verdict: NotCovered, Nearest: near, Misses: []string{"hardware: recipe h200, want mi355x"}}, "mi355x", ""},
+		{"other model", VLLMRole{Verdict: NotCovered, Nearest: near, Misses: []string{"model: recipe acme/Comet-1, want acme/Nova", "hardware: recipe h200, want mi300x"}}, "mi300x", ""},
+		{"topology only", VLLMRole{Verdict: NotCovered, Nearest: near, Misses: []string{"topology: recipe TP8, want TP4"}}, "mi300x", ""},
+		{"covered", VLLMRole{Verdict: string(Differs), Nearest: near, Misses: []string{"hardware: recipe h200, want mi300x"}}, "mi300x", ""},
+	} {
+		if got := hardwareOptOut(dir, &c.ro, c.hw, cache); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
 }
