@@ -180,7 +180,11 @@ func (r *Report) vllmMarkdown(b *strings.Builder) {
 		fmt.Fprintf(b, "- recipe error: %s\n", mdCell(e))
 	}
 	for _, k := range r.VLLM {
-		fmt.Fprintf(b, "\n### `%s` — %s\n\n", k.ConfigKey, k.Verdict)
+		tag := ""
+		if NotVerified(k.Verdict) {
+			tag = " (not verified)"
+		}
+		fmt.Fprintf(b, "\n### `%s` — %s%s\n\n", k.ConfigKey, k.Verdict, tag)
 		fmt.Fprintf(b, "- %s · model `%s` · %s · %s · master `%s`\n\n", k.Framework, k.Model, k.Hardware, k.Precision, k.Master)
 		b.WriteString("| row | concs | inferencex | status | role | topology | verdict | matched | vllm-recipes |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, row := range k.Rows {

@@ -190,6 +190,12 @@ func TestVLLMCoverageFixture(t *testing.T) {
 		}
 	}
 	md := rep.Markdown()
+	for _, w := range []string{"\n### `comet-fp8-h200-vllm-noscript` — script not found (not verified)\n", "\n### `comet-fp8-gb200-dynamo-vllm` — differs\n",
+		"- Rows not verified: 2 (a gap: their settings were not compared; --allow-unverified lists them without failing)\n"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("markdown lacks %q", w)
+		}
+	}
 	if w := "| 0 | 8 | `benchmarks/multi_node/srt-slurm-recipes/vllm/comet/disagg-gb200-1p1d.yaml` | compared | decode | TP4 | differs | 8 | `models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode` |\n"; !strings.Contains(md, w) {
 		t.Errorf("markdown lacks %q:\n%s", w, md)
 	}
