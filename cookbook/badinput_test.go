@@ -80,8 +80,8 @@ func TestBadInput(t *testing.T) {
 			[]string{"bad.jsx:20:", "cells[1].routers.sglang.blocks[0].ref", "cell index 7 out of range"}},
 		{"bad ref shape", strings.Replace(minimal, `{"ref": [0, "sglang", 0]}`, `{"ref": [0, 0]}`, 1),
 			[]string{"bad.jsx:20:", "cells[1].routers.sglang.blocks[0].ref", "want [cellIndex, routerName, blockIndex]"}},
-		{"ref cycle", strings.Replace(strings.Replace(minimal, `{"ref": [0, "sglang", 0]}`, `{"ref": [1, "sglang", 0]}`, 1), "", "", 0),
-			[]string{"bad.jsx:", "cycle"}},
+		{"self ref", strings.Replace(minimal, `{"ref": [0, "sglang", 0]}`, `{"ref": [1, "sglang", 0]}`, 1),
+			[]string{"bad.jsx:20:7: cells[1].routers.sglang.blocks[0].ref: ref to cells[1] from cells[1]: a ref must point to an earlier cell"}},
 		{"bad envRef", strings.Replace(minimal, `"envRef": 0`, `"envRef": 3`, 1),
 			[]string{"bad.jsx:14:", "cells[0].routers.sglang.blocks[0].envRef", "index 3 out of range"}},
 		{"patch longer than blocks", strings.Replace(minimal, `"patch": {"sglang": [{`, `"patch": {"sglang": [null, {`, 1),
@@ -174,4 +174,61 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestClosedKeySets: block, diff and patch objects have a closed key set
+// (spec agentx-format.md (a) "Blocks", "diff semantics", "point.patch"), and
+// the data invariants the spec states are enforced: env/envRef exclusive
+// ((f) 7), refs point backwards ((f) 6), no patch on point 0 ((a)
+// "cell.points[j]"), unique cell ids ((a) "cells[i]"). Each error is exact:
+// file:line:col, JSON path and message. Unknown keys elsewhere (top level,
+// cell, point — the format grows there, spec (e)) stay tolerated: minimal
+// carries "unknownTopLevel" and "futureKey".
+func TestClosedKeySets(t *testing.T) {
+	cases := []struct {
+		name, old, new, want string
+	}{
+		{"patch diff typo", `[{"args": {"--port": ["30001"]}}]`, `[{"argz": {"--port": ["30001"]}}]`,
+			`bad.jsx:12:77: cells[0].points[1].patch.sglang[0].argz: unknown diff key "argz" (want args and/or env, or block)`},
+		{"block diff typo", `{"ref": [0, "sglang", 0]}`, `{"ref": [0, "sglang", 0], "diff": {"args": {}, "envv": {}}}`,
+			`bad.jsx:20:53: cells[1].routers.sglang.blocks[0].diff.envv: unknown diff key "envv" (want args and/or env, or block)`},
+		{"diff block and args", `{"ref": [0, "sglang", 0]}`, `{"ref": [0, "sglang", 0], "diff": {"args": {}, "block": {"kind": "nats", "cmd": "n"}}}`,
+			`bad.jsx:20:53: cells[1].routers.sglang.blocks[0].diff.block: a diff is either {"args", "env"} or {"block"}, not both`},
+		{"block key typo", `"envRef": 0, "args"`, `"envRef": 0, "argss": [], "args"`,
+			`bad.jsx:14:95: cells[0].routers.sglang.blocks[0].argss: unknown block key "argss" (want one of kind, role, workers, nodes_per_worker, count, count_nodes, ports, preamble, gpu_pinning, cmd, env, envRef, args, from, ref, drop, diff)`},
+		{"delta key typo", `{"ref": [0, "sglang", 0]}`, `{"ref": [0, "sglang", 0], "worker": 2}`,
+			`bad.jsx:20:32: cells[1].routers.sglang.blocks[0].worker: unknown block key "worker" (want one of kind, role, workers, nodes_per_worker, count, count_nodes, ports, preamble, gpu_pinning, cmd, env, envRef, args, from, ref, drop, diff)`},
+		{"block wrong type", `{"ref": [0, "sglang", 0]}`, `{"ref": [0, "sglang", 0], "workers": "2"}`,
+			`bad.jsx:20:32: cells[1].routers.sglang.blocks[0].workers: cannot use JSON string as int`},
+		{"drop unknown key", `{"ref": [0, "sglang", 0]}`, `{"ref": [0, "sglang", 0], "drop": ["cmd", "gpu_pin"]}`,
+			`bad.jsx:20:48: cells[1].routers.sglang.blocks[0].drop[1]: drop names unknown block key "gpu_pin"`},
+		{"patch replace typo", `{"sglang": [{"args": {"--port": ["30001"]}}]}`, `{"sglang": {"replace": [], "replac": []}}`,
+			`bad.jsx:12:91: cells[0].points[1].patch.sglang.replac: unknown patch key "replac" (want {"replace": [...]})`},
+		{"patch block key typo", `[{"args": {"--port": ["30001"]}}]`, `[{"block": {"kind": "nats", "cmd": "n", "arg": []}}]`,
+			`bad.jsx:12:115: cells[0].points[1].patch.sglang[0].block.arg: unknown block key "arg" (want one of kind, role, workers, nodes_per_worker, count, count_nodes, ports, preamble, gpu_pinning, cmd, env, envRef, args, from, ref, drop, diff)`},
+		{"env and envRef", `"envRef": 0, "args"`, `"envRef": 0, "env": {}, "args"`,
+			`bad.jsx:14:82: cells[0].routers.sglang.blocks[0].envRef: block has both env and envRef (they are mutually exclusive)`},
+		{"forward ref", `{"kind": "worker", "role": "agg", "cmd": "python3 -m sglang.launch_server", "envRef": 0, "args": [["--port", "30000"]]}`,
+			`{"ref": [1, "sglang", 0]}`,
+			`bad.jsx:14:7: cells[0].routers.sglang.blocks[0].ref: ref to cells[1] from cells[0]: a ref must point to an earlier cell`},
+		{"patch on point 0", `{"concs": [1], "item": 0, "kv": "none"}`, `{"concs": [1], "item": 0, "kv": "none", "patch": {"sglang": null}}`,
+			`bad.jsx:11:55: cells[0].points[0].patch: point 0 cannot have a patch (the cell's blocks are point 0's launch)`},
+		{"duplicate cell id", `{"id": "c1"`, `{"id": "c0"`,
+			`bad.jsx:16:4: cells[1].id: duplicate cell id "c0" (also cells[0].id)`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if !strings.Contains(minimal, c.old) {
+				t.Fatalf("fixture has no %q", c.old)
+			}
+			src := strings.Replace(minimal, c.old, c.new, 1)
+			if c.name == "forward ref" { // cell 1 becomes the full block cell 0 refers to
+				src = strings.Replace(src, `{"ref": [0, "sglang", 0]}`, c.old, 1)
+			}
+			_, err := Parse("bad.jsx", []byte(src))
+			if err == nil || err.Error() != c.want {
+				t.Errorf("error\n  %v\nwant\n  %s", err, c.want)
+			}
+		})
+	}
 }

@@ -378,6 +378,11 @@ func (f *File) materialize(ci int, r string, memo map[routerKey][]mblock, busy m
 			if rf.Cell < 0 || rf.Cell >= len(f.Cells) {
 				return nil, f.errPath(bp.with("ref"), "cell index %d out of range (%d cells)", rf.Cell, len(f.Cells))
 			}
+			// spec (a) "Blocks — delta forms" 2 and (f) 6: a ref points at
+			// another, earlier cell (refs always point backwards).
+			if rf.Cell >= ci {
+				return nil, f.errPath(bp.with("ref"), "ref to cells[%d] from cells[%d]: a ref must point to an earlier cell", rf.Cell, ci)
+			}
 			if _, ok := f.Cells[rf.Cell].Routers[rf.Router]; !ok {
 				return nil, f.errPath(bp.with("ref"), "cells[%d] has no router %q", rf.Cell, rf.Router)
 			}

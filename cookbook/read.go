@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -68,7 +67,7 @@ type Error = launch.InputError
 // ReadFile reads and parses the AgentX data file at path. Errors are *Error
 // (bad content) or the os error (unreadable file).
 func ReadFile(path string) (*File, error) {
-	src, err := os.ReadFile(path)
+	src, err := launch.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -3,8 +3,11 @@ package cookbook
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // This file holds the typed form of an AgentX data file
@@ -198,6 +201,53 @@ type BlockEntry struct {
 	Ref  *Ref     `json:"ref,omitempty"`  // [cell, router, block]
 	Drop []string `json:"drop,omitempty"` // keys removed from the referenced block
 	Diff *Diff    `json:"diff,omitempty"`
+
+	// badKey / bad record the first key outside blockKeys or the first
+	// type error, reported with its JSON path by validation.
+	badKey, bad string
+}
+
+// blockKeys is the closed key set of a block object (full form and delta
+// form), spec agentx-format.md (a) "Blocks — full form" / "Blocks — delta
+// forms" (sgl-project/sglang docs/src/snippets/_agentx.jsx). An unknown key
+// would be silently dropped by the page's copy, so it is an input error.
+var blockKeys = []string{
+	"kind", "role", "workers", "nodes_per_worker", "count", "count_nodes", "ports", "preamble",
+	"gpu_pinning", "cmd", "env", "envRef", "args", "from", "ref", "drop", "diff",
+}
+
+// UnmarshalJSON reads a block object. Keys outside blockKeys and values of
+// the wrong JSON type are recorded (not returned) so that validation can
+// report them with the block's JSON path and line:col.
+func (b *BlockEntry) UnmarshalJSON(data []byte) error {
+	type plain BlockEntry
+	var p plain
+	if isNull(data) {
+		*b = BlockEntry{}
+		return nil
+	}
+	err := json.Unmarshal(data, &p)
+	*b = BlockEntry(p)
+	b.badKey, b.bad = "", ""
+	if err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			b.badKey = te.Field
+			b.bad = fmt.Sprintf("cannot use JSON %s as %s", te.Value, te.Type)
+		} else {
+			b.bad = "want a block object, got " + abbrev(data)
+		}
+		return nil
+	}
+	if werr := walkObject(data, func(key string, _ json.RawMessage) {
+		if b.bad == "" && !slices.Contains(blockKeys, key) {
+			b.badKey = key
+			b.bad = fmt.Sprintf("unknown block key %q (want one of %s)", key, strings.Join(blockKeys, ", "))
+		}
+	}); werr != nil && b.bad == "" {
+		b.bad = werr.Error()
+	}
+	return nil
 }
 
 // isDelta reports whether b is a delta entry (from/ref).
@@ -356,6 +406,8 @@ type Diff struct {
 	Env   []EnvChange `json:"-"`
 	Block *BlockEntry `json:"-"`
 	bad   string
+	// badKey is the key of d.bad's problem when it is an unknown key.
+	badKey string
 }
 
 // ArgChange is one entry of diff.args: flag → null (Remove every entry),
@@ -373,8 +425,9 @@ type EnvChange struct {
 	Remove bool
 }
 
-// UnmarshalJSON reads {"args": {...}, "env": {...}} or {"block": {...}};
-// other keys are ignored.
+// UnmarshalJSON reads {"args": {...}, "env": {...}} or {"block": {...}}.
+// The key set is closed (spec (a) "diff semantics"): any other key, or block
+// next to args/env, is recorded and reported by validation.
 func (d *Diff) UnmarshalJSON(data []byte) error {
 	dec := newDecoder(data)
 	t, err := dec.Token()
@@ -398,6 +451,7 @@ func decodeDiff(dec *json.Decoder, t json.Token, d *Diff) {
 			d.bad = fmt.Sprintf(format, args...)
 		}
 	}
+	hasArgsEnv := false
 	for dec.More() {
 		kt, err := dec.Token()
 		if err != nil {
@@ -414,6 +468,7 @@ func decodeDiff(dec *json.Decoder, t json.Token, d *Diff) {
 			}
 			d.Block = &b
 		case "args", "env":
+			hasArgsEnv = true
 			vt, err := dec.Token()
 			if err != nil {
 				setBad("%v", err)
@@ -480,14 +535,21 @@ func decodeDiff(dec *json.Decoder, t json.Token, d *Diff) {
 			}
 			dec.Token() // '}'
 		default:
+			if d.bad == "" {
+				d.badKey = key
+			}
+			setBad("unknown diff key %q (want args and/or env, or block)", key)
 			var skip json.RawMessage
 			if err := dec.Decode(&skip); err != nil {
-				setBad("%v", err)
 				return
 			}
 		}
 	}
 	dec.Token() // '}'
+	if d.bad == "" && d.Block != nil && hasArgsEnv {
+		d.badKey = "block"
+		d.bad = `a diff is either {"args", "env"} or {"block"}, not both`
+	}
 }
 
 // MarshalJSON writes the diff back in its data shape.
@@ -562,6 +624,7 @@ type RouterPatch struct {
 	Blocks  []*Diff
 	Replace []BlockEntry
 	bad     string
+	badKey  string // key of bad when it is an unknown key
 }
 
 // UnmarshalJSON reads {router: null | [diff|null…] | {"replace": [...]}}.
@@ -635,9 +698,12 @@ func (p *Patch) UnmarshalJSON(data []byte) error {
 					}
 					continue
 				}
+				if rp.bad == "" {
+					rp.badKey, _ = kt.(string)
+					rp.bad = fmt.Sprintf(`unknown patch key %q (want {"replace": [...]})`, rp.badKey)
+				}
 				var skip json.RawMessage
 				if err := dec.Decode(&skip); err != nil {
-					rp.bad = err.Error()
 					break
 				}
 			}

@@ -43,9 +43,21 @@ func (f *File) validate() error {
 	if len(f.Cells) == 0 {
 		return f.errPath(jpath{"cells"}, "no cells")
 	}
+	ids := make(map[string]int, len(f.Cells))
 	for ci := range f.Cells {
 		c := &f.Cells[ci]
 		cp := jpath{"cells", ci}
+		// spec (a) "cells[i]": id is an opaque *unique* key (the page keys
+		// its cell menu and URL state on it).
+		if prev, dup := ids[c.ID]; dup {
+			return f.errPath(cp.with("id"), "duplicate cell id %q (also cells[%d].id)", c.ID, prev)
+		}
+		ids[c.ID] = ci
+		// spec (a) "cell.points[j]": point 0 never has a patch (the
+		// routers' blocks are point 0's launch); the page ignores it.
+		if len(c.Points) > 0 && c.Points[0].Patch != nil {
+			return f.errPath(cp.with("points", 0, "patch"), "point 0 cannot have a patch (the cell's blocks are point 0's launch)")
+		}
 		if len(c.Routers) == 0 {
 			return f.errPath(cp.with("routers"), "no routers")
 		}
@@ -98,6 +110,8 @@ func (f *File) validate() error {
 				if rp.bad != "" {
 					if rp.Router == "" {
 						rpp = pp.with("patch")
+					} else if rp.badKey != "" {
+						rpp = rpp.with(rp.badKey)
 					}
 					return f.errPath(rpp, "%s", rp.bad)
 				}
@@ -126,6 +140,12 @@ func (f *File) validate() error {
 // checkBlock validates one block entry; deltas are allowed only in a
 // router's block list.
 func (f *File) checkBlock(p jpath, b *BlockEntry, deltaOK bool) error {
+	if b.bad != "" {
+		if b.badKey != "" {
+			return f.errPath(p.with(b.badKey), "%s", b.bad)
+		}
+		return f.errPath(p, "%s", b.bad)
+	}
 	if b.isDelta() && !deltaOK {
 		return f.errPath(p, "from/ref are not allowed here (want a full block)")
 	}
@@ -149,6 +169,15 @@ func (f *File) checkBlock(p jpath, b *BlockEntry, deltaOK bool) error {
 	if err := f.checkEnv(p.with("env"), b.Env); err != nil {
 		return err
 	}
+	if b.EnvRef != nil && b.Env != nil {
+		// spec (f) 7: env and envRef are mutually exclusive in the data.
+		return f.errPath(p.with("envRef"), "block has both env and envRef (they are mutually exclusive)")
+	}
+	for i, k := range b.Drop {
+		if !slices.Contains(blockKeys, k) {
+			return f.errPath(p.with("drop", i), "drop names unknown block key %q", k)
+		}
+	}
 	if b.EnvRef != nil && (*b.EnvRef < 0 || *b.EnvRef >= len(f.Envs)) {
 		return f.errPath(p.with("envRef"), "index %d out of range (%d envs)", *b.EnvRef, len(f.Envs))
 	}
@@ -162,6 +191,9 @@ func (f *File) checkBlock(p jpath, b *BlockEntry, deltaOK bool) error {
 
 func (f *File) checkDiff(p jpath, d *Diff) error {
 	if d.bad != "" {
+		if d.badKey != "" {
+			return f.errPath(p.with(d.badKey), "%s", d.bad)
+		}
 		return f.errPath(p, "%s", d.bad)
 	}
 	if d.Block != nil {

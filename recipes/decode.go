@@ -74,7 +74,7 @@ func DecodeFile(path string) ([]launch.Deployment, error) {
 // ScanFile decodes path like DecodeFile but keeps unparsable blocks as
 // diagnostics (FileScan.Unparsable) instead of failing.
 func ScanFile(path string) (*FileScan, error) {
-	data, err := os.ReadFile(path)
+	data, err := launch.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +214,7 @@ func scanRecipe(path string, root *yaml.Node, site *Site, rends map[string][]*Re
 
 // guideIndent returns the indentation of line (1-based) of path.
 func guideIndent(path string, line int) int {
-	data, err := os.ReadFile(path)
+	data, err := launch.ReadInput(path)
 	if err != nil {
 		return 0
 	}
@@ -528,7 +528,7 @@ func BlockDeployments(b *Block) []launch.Deployment {
 			nvals = len(b.Shell.Values[m[1]+m[2]])
 		}
 		for ci, cf := range cfgs {
-			data, err := os.ReadFile(cf)
+			data, err := launch.ReadInput(cf)
 			if err != nil {
 				continue
 			}
@@ -674,7 +674,7 @@ func scanDir(dir string) (site *Site, scans []*FileScan, errs []error) {
 			fs, err = ScanFile(p)
 		} else {
 			var data []byte
-			data, err = os.ReadFile(p)
+			data, err = launch.ReadInput(p)
 			if err == nil {
 				fs, err = scanYAML(p, data, site, rends)
 			}

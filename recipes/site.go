@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cookbook-sync/cookbook-sync/launch"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -179,7 +180,7 @@ func LoadSite(root string, only ...string) (*Site, error) {
 }
 
 func loadDoc(root, rel string) (*yamlDoc, error) {
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	data, err := launch.ReadInput(filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
 		return nil, err
 	}

@@ -46,10 +46,26 @@ concurrencies, router and KV tier, each marked "measured" or "derived; measured
 X"; then each block as "# Title" and its shell text, a blank line between),
 json (one object with the oracle keys), jsonl (one object per line).
 --all decodes every selection (cell x point x router x KV tier) in the
-oracle's order; with --format jsonl the output equals the golden file.`,
+oracle's order; with --format jsonl the output equals the golden file.
+
+Checks: the file must be a regular file of at most 64 MiB; block, diff and
+patch objects have a closed key set (an unknown key such as "argz" is an
+error, with file:line:col and the JSON path), env and envRef are exclusive,
+a ref points to an earlier cell, point 0 has no patch and cell ids are
+unique. Unknown keys at the top level, in cells and in points are tolerated
+(the format grows there). A files key whose "#<hash>" does not match its
+content (sha256 prefix) is printed as a "warning:" line on stderr: the page
+does not check it, so the commands are still decoded and the exit status is 0.
+
+Exit status:
+  0  decoded; the selections were written to stdout
+  2  bad usage (unknown flag value, --point out of range, unknown --cell) or
+     bad input (unreadable or non-regular file, malformed snippet); the
+     message names file:line:col and the JSON path. Nothing is written to
+     stdout.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDecode(cmd.OutOrStdout(), args[0], o, cmd.Flags().Changed)
+			return runDecode(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], o, cmd.Flags().Changed)
 		},
 	}
 	fl := c.Flags()
@@ -66,7 +82,7 @@ func usageErr(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
-func runDecode(stdout io.Writer, path string, o decodeOptions, changed func(string) bool) error {
+func runDecode(stdout, stderr io.Writer, path string, o decodeOptions, changed func(string) bool) error {
 	if !slices.Contains([]string{"text", "json", "jsonl"}, o.format) {
 		return usageErr("--format %q: want text, json or jsonl", o.format)
 	}
@@ -79,6 +95,11 @@ func runDecode(stdout io.Writer, path string, o decodeOptions, changed func(stri
 	f, err := cookbook.ReadFile(path)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
+	}
+	// The page never checks the files keys' hashes, so a mismatch does not
+	// change the commands: warn, keep exit status 0.
+	if err := f.CheckFileKeys(); err != nil {
+		fmt.Fprintf(stderr, "cookbook-sync: warning: %v\n", err)
 	}
 	var sels []cookbook.Selection
 	if o.all {

@@ -191,3 +191,64 @@ func TestGoldenDecodeCLITextHeader(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", out.String(), exp)
 	}
 }
+
+// TestDecodeCLIHostileInput: a patch-entry key typo is an input error with
+// file:line:col and JSON path (exit 2, nothing on stdout); a FIFO is refused
+// without blocking (launch.ReadInput); a files key whose hash does not match
+// its content is a warning on stderr and the commands are still printed
+// (exit 0).
+func TestDecodeCLIHostileInput(t *testing.T) {
+	src, err := os.ReadFile(featuresJSX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	typo := filepath.Join(dir, "typo.jsx")
+	const old = `{"args": {"--mem-fraction-static": ["0.8"]`
+	if !bytes.Contains(src, []byte(old)) {
+		t.Fatal("fixture changed")
+	}
+	bad := bytes.Replace(src, []byte(old), []byte(`{"argz": {"--mem-fraction-static": ["0.8"]`), 1)
+	if err := os.WriteFile(typo, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Line and column of the "argz" key, computed from the fixture text.
+	line := bytes.Count(bad[:bytes.Index(bad, []byte(`"argz"`))], []byte("\n")) + 1
+	col := bytes.Index(bad, []byte(`"argz"`)) - bytes.LastIndexByte(bad[:bytes.Index(bad, []byte(`"argz"`))], '\n')
+	var out, errb bytes.Buffer
+	if code := run([]string{"decode", "--point", "2", typo}, &out, &errb); code != 2 {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	want := fmt.Sprintf("cookbook-sync: %s:%d:%d: cells[0].points[2].patch.sglang[2].argz: unknown diff key \"argz\" (want args and/or env, or block)\n", typo, line, col)
+	if errb.String() != want || out.Len() != 0 {
+		t.Errorf("stderr %q\nwant   %q\nstdout %q", errb.String(), want, out.String())
+	}
+
+	fifo := filepath.Join(dir, "fifo.jsx")
+	if err := mkfifo(fifo); err == nil {
+		out.Reset()
+		errb.Reset()
+		if code := run([]string{"decode", fifo}, &out, &errb); code != 2 || errb.String() != "cookbook-sync: "+fifo+": not a regular file\n" {
+			t.Errorf("fifo: exit %d, stderr %q", code, errb.String())
+		}
+	}
+
+	// Break the hash of the first files key.
+	i := bytes.Index(src, []byte(`"files": {`))
+	j := bytes.IndexByte(src[i:], '#') + i + 1
+	hashed := append(append(bytes.Clone(src[:j]), "00000000"...), src[j+8:]...)
+	key := string(hashed[bytes.LastIndexByte(hashed[:j], '"')+1 : j+8])
+	hf := filepath.Join(dir, "hash.jsx")
+	if err := os.WriteFile(hf, hashed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"decode", hf}, &out, &errb); code != 0 || out.Len() == 0 {
+		t.Fatalf("bad hash: exit %d, stdout %d bytes, stderr %s", code, out.Len(), errb.String())
+	}
+	if !strings.HasPrefix(errb.String(), "cookbook-sync: warning: "+hf+":") ||
+		!strings.Contains(errb.String(), fmt.Sprintf(`files[%q]: hash "00000000" does not match the content`, key)) {
+		t.Errorf("bad hash warning: %q", errb.String())
+	}
+}

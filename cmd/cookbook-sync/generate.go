@@ -16,6 +16,7 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/cookbook"
 	"github.com/cookbook-sync/cookbook-sync/infx"
+	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
 // generateOptions are the flags of `cookbook-sync generate`.
@@ -106,7 +107,7 @@ func runGenerate(w io.Writer, o generateOptions) error {
 		Source:        cookbook.SyncSource{PRs: map[string]cookbook.SyncPR{}},
 	}
 	if o.provenance != "" {
-		data, err := os.ReadFile(o.provenance)
+		data, err := launch.ReadInput(o.provenance)
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}

@@ -52,7 +52,7 @@ export const agentx = {
     {"concs": [1], "item": 0, "kv": "mooncake"},
     {"concs": [8], "item": 1, "kv": "mooncake", "recipe": "benchmarks/tiny-c8.yaml", "override": "override_c8",
      "patch": {"sglang": {"replace": [
-       {"kind": "worker", "role": "agg", "cmd": "python3 -m sglang.launch_server", "envRef": 0, "env": {"Z": "1", "A": "it's"}, "args": [["--port", "30000"], ["--model-path", "org/Tiny-FP8"]]}
+       {"kind": "worker", "role": "agg", "cmd": "python3 -m sglang.launch_server", "env": {"Z": "1", "A": "it's"}, "args": [["--port", "30000"], ["--model-path", "org/Tiny-FP8"]]}
       ]},
       "dynamo": [null, {"block": {"kind": "mooncake-master", "cmd": "mooncake_master", "args": []}}]}},
     {"concs": [16], "item": 2, "kv": "mooncake",
