@@ -303,7 +303,7 @@ func cookbookCoverage(rep *Report, opt CoverageOptions, ws *infx.Workspace, ixRe
 	case len(rep.Points) > 0:
 		return nil
 	case opt.ConfigKey != "" && cells == 0:
-		return fmt.Errorf("%w: no cookbook cell cites a config key matching %q (under %s): nothing was compared", ErrUsage, opt.ConfigKey, opt.CookbookDir)
+		return fmt.Errorf("%w: no cookbook cell cites a config key matching %q: nothing was compared", ErrUsage, opt.ConfigKey)
 	case opt.ConfigKey != "":
 		return fmt.Errorf("%w: no point of the %d cookbook cell(s) with a config key matching %q cites an InferenceX recipe (prov.recipe, point.recipe, recipeUrl): nothing was compared", ErrUsage, cells, opt.ConfigKey)
 	}

@@ -247,6 +247,34 @@ func TestCoverageBadInput(t *testing.T) {
 	}
 }
 
+// A cookbook whose points cite no InferenceX recipe compares nothing: exit
+// 2, never an empty report that exits 0.
+func TestCoverageNothingCited(t *testing.T) {
+	infx, cb := demoDirs(t)
+	snip := filepath.Join(cb, filepath.FromSlash(demoSnippet))
+	data, err := os.ReadFile(snip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), `"recipe": `) {
+			kept = append(kept, l)
+		}
+	}
+	if err := os.WriteFile(snip, []byte(strings.Join(kept, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCoverageCLI(t, "--infx", infx, "--cookbook", cb)
+	if code != exitUsage || out != "" || !strings.Contains(errs, "no cookbook point under "+cb+" cites an InferenceX recipe (prov.recipe, point.recipe, recipeUrl): nothing was compared") {
+		t.Errorf("exit %d, stderr %q\n%s", code, errs, out)
+	}
+	code, out, errs = runCoverageCLI(t, "--infx", infx, "--cookbook", cb, "--config-key", "*-agentic-agg")
+	if code != exitUsage || out != "" || !strings.Contains(errs, `no point of the 2 cookbook cell(s) with a config key matching "*-agentic-agg" cites an InferenceX recipe`) {
+		t.Errorf("glob: exit %d, stderr %q\n%s", code, errs, out)
+	}
+}
+
 // With --cookbook a git checkout, the evidence names the commit (go-git).
 func TestCoverageCookbookGitCommit(t *testing.T) {
 	infx, cb := demoDirs(t)
