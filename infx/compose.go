@@ -1,10 +1,10 @@
 package infx
 
 import (
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/cookbook-sync/cookbook-sync/launch"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -32,7 +32,7 @@ func (ws *Workspace) compose(p Point, name string, fragment []byte) ([]byte, err
 		"CONCURRENCIES": strconv.Itoa(p.Concurrency), "CONC_LIST": strconv.Itoa(p.Concurrency),
 	}
 	for _, lb := range p.LaneBlocks {
-		data, err := os.ReadFile(lb)
+		data, err := launch.ReadInput(lb)
 		if err != nil {
 			return nil, err
 		}

@@ -134,6 +134,9 @@ func parseEntry(file string, k, v *yaml.Node) (*Entry, error) {
 	if v == nil || v.Kind != yaml.MappingNode {
 		return nil, posErr(file, v, "config key %q: want a mapping, got a %s", k.Value, kindName(v))
 	}
+	if err := checkFields(file, v, e.Key, entryFields); err != nil {
+		return nil, err
+	}
 	str := func(name string, dst *string) error {
 		s, err := nodeStr(file, mapGet(v, name), e.Key+"."+name)
 		*dst = s
@@ -161,10 +164,36 @@ func parseEntry(file string, k, v *yaml.Node) (*Entry, error) {
 	if e.Router, err = parseNameVersion(file, mapGet(v, "router"), e.Key+".router"); err != nil {
 		return nil, err
 	}
-	for _, req := range []string{"image", "model", "framework", "scenarios"} {
+	for _, req := range requiredEntryFields {
 		if mapGet(v, req) == nil {
 			return nil, posErr(file, k, "config key %q: missing field %q", e.Key, req)
 		}
+	}
+	for _, f := range []struct {
+		name    string
+		val     string
+		allowed []string
+	}{
+		{"precision", e.Precision, precisions}, {"framework", e.Framework, frameworks},
+		{"kv-p2p-transfer", e.KVP2P, kvP2PTransfers},
+	} {
+		if err := checkEnum(file, mapGet(v, f.name), e.Key+"."+f.name, f.val, f.allowed); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range []string{"image", "model", "model-prefix", "runner"} {
+		if s, _ := nodeStr(file, mapGet(v, f), ""); strings.TrimSpace(s) == "" {
+			return nil, posErr(file, resolveAlias(mapGet(v, f)), "%s.%s: want a non-empty string", e.Key, f)
+		}
+	}
+	if e.Disagg && !e.Multinode {
+		return nil, posErr(file, resolveAlias(mapGet(v, "disagg")), "%s.disagg: disagg: true is only allowed with multinode: true", e.Key)
+	}
+	if e.KVP2P != "" && !e.Multinode {
+		return nil, posErr(file, resolveAlias(mapGet(v, "kv-p2p-transfer")), "%s.kv-p2p-transfer: only allowed with multinode: true", e.Key)
+	}
+	if err := checkRefPath(file, mapGet(v, "srt-recipe-dir"), e.Key+".srt-recipe-dir", e.SrtRecipeDir); err != nil {
+		return nil, err
 	}
 	sc := resolveAlias(mapGet(v, "scenarios"))
 	if sc.Kind != yaml.MappingNode {
@@ -185,14 +214,37 @@ func parseEntry(file string, k, v *yaml.Node) (*Entry, error) {
 				return nil, posErr(file, g, "%s: want a mapping, got a %s", path, kindName(g))
 			}
 			base := Row{Scenario: name}
-			if base.ISL, err = nodeInt(file, mapGet(g, "isl"), path+".isl"); err != nil {
+			if name == "fixed-seq-len" {
+				if err := checkFields(file, g, path, fixedSeqLenFields); err != nil {
+					return nil, err
+				}
+				for _, f := range []string{"isl", "osl"} {
+					if mapGet(g, f) == nil {
+						return nil, posErr(file, g, "%s: missing field %q", path, f)
+					}
+				}
+			} else {
+				if err := checkFields(file, g, path, agenticCodingFields); err != nil {
+					return nil, err
+				}
+				if !strings.HasPrefix(e.Runner, "cluster:") {
+					return nil, posErr(file, resolveAlias(mapGet(v, "runner")), "%s.runner: agentic-coding entries must use a cluster:<id> runner, got %q", e.Key, e.Runner)
+				}
+				if _, err := nodeStr(file, mapGet(g, "trace-source"), path+".trace-source"); err != nil {
+					return nil, err
+				}
+			}
+			if base.ISL, err = nodePosInt(file, mapGet(g, "isl"), path+".isl", 1); err != nil {
 				return nil, err
 			}
-			if base.OSL, err = nodeInt(file, mapGet(g, "osl"), path+".osl"); err != nil {
+			if base.OSL, err = nodePosInt(file, mapGet(g, "osl"), path+".osl", 1); err != nil {
 				return nil, err
 			}
 			if base.DRAMUtilization, err = nodeFloat(file, mapGet(g, "dram-utilization"), path+".dram-utilization"); err != nil {
 				return nil, err
+			}
+			if du := resolveAlias(mapGet(g, "dram-utilization")); du != nil && (base.DRAMUtilization <= 0 || base.DRAMUtilization > 1) {
+				return nil, posErr(file, du, "%s.dram-utilization: want a fraction in (0, 1], got %s", path, du.Value)
 			}
 			ss := resolveAlias(mapGet(g, "search-space"))
 			if ss == nil {
@@ -204,7 +256,12 @@ func parseEntry(file string, k, v *yaml.Node) (*Entry, error) {
 			for ri, rn := range ss.Content {
 				r := base
 				r.Index = len(e.Rows)
-				if err := parseRow(file, fmt.Sprintf("%s.search-space[%d]", path, ri), resolveAlias(rn), &r); err != nil {
+				rp := fmt.Sprintf("%s.search-space[%d]", path, ri)
+				rn = resolveAlias(rn)
+				if err := parseRow(file, rp, rn, &r); err != nil {
+					return nil, err
+				}
+				if err := checkRow(file, rp, rn, e, &r); err != nil {
 					return nil, err
 				}
 				e.Rows = append(e.Rows, r)
@@ -219,16 +276,19 @@ func parseNameVersion(file string, n *yaml.Node, what string) (*NameVersion, err
 	if n == nil || n.Tag == "!!null" {
 		return nil, nil
 	}
-	if n.Kind == yaml.ScalarNode {
-		return &NameVersion{Name: n.Value}, nil
-	}
 	if n.Kind != yaml.MappingNode {
 		return nil, posErr(file, n, "%s: want {name, version}, got a %s", what, kindName(n))
+	}
+	if err := checkFields(file, n, what, nameVersionFields); err != nil {
+		return nil, err
 	}
 	nv := &NameVersion{}
 	var err error
 	if nv.Name, err = nodeStr(file, mapGet(n, "name"), what+".name"); err != nil {
 		return nil, err
+	}
+	if strings.TrimSpace(nv.Name) == "" {
+		return nil, posErr(file, n, "%s: missing name", what)
 	}
 	if nv.Version, err = nodeStr(file, mapGet(n, "version"), what+".version"); err != nil {
 		return nil, err
@@ -241,20 +301,30 @@ func parseRow(file, path string, n *yaml.Node, r *Row) error {
 		return posErr(file, n, "%s: want a mapping, got a %s", path, kindName(n))
 	}
 	r.Pos = nodePos(file, n)
+	if err := checkFields(file, n, path, rowFields); err != nil {
+		return err
+	}
 	var err error
 	ints := []struct {
 		name string
 		dst  *int
-	}{{"tp", &r.TP}, {"ep", &r.EP}, {"pp", &r.PP}}
+	}{{"tp", &r.TP}, {"ep", &r.EP}, {"pp", &r.PP}, {"dcp-size", nil}, {"pcp-size", nil}}
 	for _, f := range ints {
-		if *f.dst, err = nodeInt(file, mapGet(n, f.name), path+"."+f.name); err != nil {
+		v, err := nodePosInt(file, mapGet(n, f.name), path+"."+f.name, 1)
+		if err != nil {
 			return err
+		}
+		if f.dst != nil {
+			*f.dst = v
 		}
 	}
 	if r.DPAttn, err = nodeBool(file, mapGet(n, "dp-attn"), path+".dp-attn"); err != nil {
 		return err
 	}
 	if r.Power, err = nodeBool(file, mapGet(n, "power"), path+".power"); err != nil {
+		return err
+	}
+	if _, err = nodeBool(file, mapGet(n, "require-power"), path+".require-power"); err != nil {
 		return err
 	}
 	if r.SpecDecoding, err = nodeStr(file, mapGet(n, "spec-decoding"), path+".spec-decoding"); err != nil {
@@ -274,39 +344,72 @@ func parseRow(file, path string, n *yaml.Node, r *Row) error {
 			return err
 		}
 		r.SrtRecipePos = nodePos(file, sr)
+		f, _ := splitSelector(r.SrtRecipe)
+		if err := checkRefPath(file, sr, path+".srt-recipe", f); err != nil {
+			return err
+		}
+	}
+	if er := mapGet(n, "eval-srt-recipe"); er != nil {
+		s, err := nodeStr(file, er, path+".eval-srt-recipe")
+		if err != nil {
+			return err
+		}
+		f, _ := splitSelector(s)
+		if err := checkRefPath(file, er, path+".eval-srt-recipe", f); err != nil {
+			return err
+		}
 	}
 	// Concurrencies: conc-list, or conc-start..conc-end doubling
 	// (utils/matrix_logic/generate_sweep_configs.py).
-	if cl := resolveAlias(mapGet(n, "conc-list")); cl != nil {
+	cl, cs, ce := resolveAlias(mapGet(n, "conc-list")), resolveAlias(mapGet(n, "conc-start")), resolveAlias(mapGet(n, "conc-end"))
+	switch {
+	case cl != nil && (cs != nil || ce != nil):
+		k := mapKey(n, "conc-start")
+		if k == nil {
+			k = mapKey(n, "conc-end")
+		}
+		return posErr(file, k, "%s: give either conc-list or conc-start/conc-end, not both", path)
+	case cl != nil:
 		if cl.Kind != yaml.SequenceNode {
 			return posErr(file, cl, "%s.conc-list: want a list, got a %s", path, kindName(cl))
+		}
+		if len(cl.Content) > MaxRowPoints {
+			return posErr(file, cl, "%s.conc-list: %d concurrencies, more than the %d points a row may have", path, len(cl.Content), MaxRowPoints)
 		}
 		for i, c := range cl.Content {
 			v, err := nodeInt(file, c, fmt.Sprintf("%s.conc-list[%d]", path, i))
 			if err != nil {
 				return err
 			}
-			if v <= 0 {
-				return posErr(file, c, "%s.conc-list[%d]: concurrency must be positive, got %d", path, i, v)
+			if v <= 0 || v > MaxConcurrency {
+				return posErr(file, c, "%s.conc-list[%d]: concurrency must be in 1..%d, got %d", path, i, MaxConcurrency, v)
 			}
 			r.Concurrencies = append(r.Concurrencies, v)
 		}
-	} else if cs := mapGet(n, "conc-start"); cs != nil {
+	case cs != nil || ce != nil:
+		if cs == nil {
+			return posErr(file, mapKey(n, "conc-end"), "%s: conc-end without conc-start", path)
+		}
+		if ce == nil {
+			return posErr(file, mapKey(n, "conc-start"), "%s: conc-start without conc-end", path)
+		}
 		start, err := nodeInt(file, cs, path+".conc-start")
 		if err != nil {
 			return err
-		}
-		ce := mapGet(n, "conc-end")
-		if ce == nil {
-			return posErr(file, cs, "%s: conc-start without conc-end", path)
 		}
 		end, err := nodeInt(file, ce, path+".conc-end")
 		if err != nil {
 			return err
 		}
-		if start <= 0 || end < start {
-			return posErr(file, cs, "%s: bad concurrency range %d..%d", path, start, end)
+		switch {
+		case start <= 0 || start > MaxConcurrency:
+			return posErr(file, cs, "%s.conc-start: concurrency must be in 1..%d, got %d", path, MaxConcurrency, start)
+		case end > MaxConcurrency:
+			return posErr(file, ce, "%s.conc-end: concurrency must be in 1..%d, got %d", path, MaxConcurrency, end)
+		case end < start:
+			return posErr(file, ce, "%s.conc-end: %d is below conc-start %d", path, end, start)
 		}
+		// start ≥ 1 and end ≤ MaxConcurrency: at most 21 doublings.
 		for c := start; c <= end; c *= 2 {
 			r.Concurrencies = append(r.Concurrencies, c)
 		}
@@ -314,7 +417,7 @@ func parseRow(file, path string, n *yaml.Node, r *Row) error {
 	if len(r.Concurrencies) == 0 {
 		return posErr(file, n, "%s: no concurrency (want conc-list or conc-start/conc-end)", path)
 	}
-	if r.NumNodes, err = nodeInt(file, mapGet(n, "num-nodes"), path+".num-nodes"); err != nil {
+	if r.NumNodes, err = nodePosInt(file, mapGet(n, "num-nodes"), path+".num-nodes", 1); err != nil {
 		return err
 	}
 	for _, role := range []string{"prefill", "decode", "worker"} {
@@ -342,13 +445,20 @@ func parseWorkerBlock(file, path string, n *yaml.Node) (*WorkerBlock, error) {
 	if n.Kind != yaml.MappingNode {
 		return nil, posErr(file, n, "%s: want a mapping, got a %s", path, kindName(n))
 	}
+	if err := checkFields(file, n, path, workerFields); err != nil {
+		return nil, err
+	}
 	wb := &WorkerBlock{}
 	var err error
+	if wb.NumWorker, err = nodePosInt(file, mapGet(n, "num-worker"), path+".num-worker", 0); err != nil {
+		return nil, err
+	}
+	var dcp, pcp int
 	for _, f := range []struct {
 		name string
 		dst  *int
-	}{{"num-worker", &wb.NumWorker}, {"tp", &wb.TP}, {"ep", &wb.EP}, {"pp", &wb.PP}} {
-		if *f.dst, err = nodeInt(file, mapGet(n, f.name), path+"."+f.name); err != nil {
+	}{{"tp", &wb.TP}, {"ep", &wb.EP}, {"pp", &wb.PP}, {"dcp-size", &dcp}, {"pcp-size", &pcp}} {
+		if *f.dst, err = nodePosInt(file, mapGet(n, f.name), path+"."+f.name, 1); err != nil {
 			return nil, err
 		}
 	}
@@ -371,7 +481,14 @@ func parseWorkerBlock(file, path string, n *yaml.Node) (*WorkerBlock, error) {
 			if !ok {
 				return nil, posErr(file, s, "%s.additional-settings[%d]: want NAME=value, got %q", path, i, v)
 			}
-			wb.AdditionalSettings = append(wb.AdditionalSettings, Setting{Name: strings.TrimSpace(name), Value: strings.TrimSpace(val), Pos: nodePos(file, s)})
+			st := Setting{Name: strings.TrimSpace(name), Value: strings.TrimSpace(val), Pos: nodePos(file, s)}
+			if st.Name == "CONFIG_FILE" || st.Name == "EVAL_CONFIG_FILE" {
+				f, _ := splitSelector(st.Value)
+				if err := checkRefPath(file, s, fmt.Sprintf("%s.additional-settings[%d]: %s", path, i, st.Name), f); err != nil {
+					return nil, err
+				}
+			}
+			wb.AdditionalSettings = append(wb.AdditionalSettings, st)
 		}
 	}
 	return wb, nil

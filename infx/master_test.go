@@ -248,11 +248,11 @@ func TestMasterYAMLErrors(t *testing.T) {
 		{"not a mapping", "- a\n- b\n", "m.yaml:1:1: master config: want a mapping"},
 		{"scalar entry", "k: 3\n", "m.yaml:1:4: config key \"k\": want a mapping"},
 		{"missing model", "k:\n  image: i\n  framework: sglang\n  scenarios: {}\n", "m.yaml:1:1: config key \"k\": missing field \"model\""},
-		{"bad conc", "k:\n  image: i\n  model: m\n  framework: sglang\n  scenarios:\n    fixed-seq-len:\n    - isl: 1\n      osl: 1\n      search-space:\n      - { tp: 8, conc-list: [4, x] }\n", "m.yaml:10:33: k.scenarios.fixed-seq-len[0].search-space[0].conc-list[1]: want an integer"},
-		{"no conc", "k:\n  image: i\n  model: m\n  framework: sglang\n  scenarios:\n    agentic-coding:\n    - search-space:\n      - { tp: 8 }\n", "m.yaml:8:9: k.scenarios.agentic-coding[0].search-space[0]: no concurrency"},
-		{"bad scenario", "k:\n  image: i\n  model: m\n  framework: sglang\n  scenarios:\n    fixed: []\n", "m.yaml:6:5: k.scenarios: unknown scenario"},
-		{"bad setting", "k:\n  image: i\n  model: m\n  framework: sglang\n  scenarios:\n    fixed-seq-len:\n    - search-space:\n      - conc-list: [1]\n        prefill:\n          num-worker: 1\n          additional-settings: [\"CONFIG_FILE\"]\n", "m.yaml:11:33: k.scenarios.fixed-seq-len[0].search-space[0].prefill.additional-settings[0]: want NAME=value"},
-		{"dup key", "k:\n  image: i\n  model: m\n  framework: f\n  scenarios: {}\nk:\n  image: i\n", "m.yaml:6:1: config key \"k\" already defined at line 1"},
+		{"bad conc", "k:\n  image: i\n  model: m\n  framework: sglang\n  scenarios:\n    fixed-seq-len:\n    - isl: 1\n      osl: 1\n      search-space:\n      - { tp: 8, conc-list: [4, x] }\n  model-prefix: p\n  runner: cluster:r\n  precision: fp8\n  multinode: false\n", "m.yaml:10:33: k.scenarios.fixed-seq-len[0].search-space[0].conc-list[1]: want an integer"},
+		{"no conc", "k:\n  image: i\n  model: m\n  framework: sglang\n  scenarios:\n    agentic-coding:\n    - search-space:\n      - { tp: 8 }\n  model-prefix: p\n  runner: cluster:r\n  precision: fp8\n  multinode: false\n", "m.yaml:8:9: k.scenarios.agentic-coding[0].search-space[0]: no concurrency"},
+		{"bad scenario", "k:\n  image: i\n  model: m\n  framework: sglang\n  scenarios:\n    fixed: []\n  model-prefix: p\n  runner: cluster:r\n  precision: fp8\n  multinode: false\n", "m.yaml:6:5: k.scenarios: unknown scenario"},
+		{"bad setting", "k:\n  image: i\n  model: m\n  framework: sglang\n  scenarios:\n    agentic-coding:\n    - search-space:\n      - conc-list: [1]\n        prefill:\n          num-worker: 1\n          additional-settings: [\"CONFIG_FILE\"]\n  model-prefix: p\n  runner: cluster:r\n  precision: fp8\n  multinode: true\n", "m.yaml:11:33: k.scenarios.agentic-coding[0].search-space[0].prefill.additional-settings[0]: want NAME=value"},
+		{"dup key", "k:\n  image: i\n  model: m\n  framework: sglang\n  scenarios: {}\n  model-prefix: p\n  runner: cluster:r\n  precision: fp8\n  multinode: false\nk:\n  image: i\n", "m.yaml:10:1: config key \"k\" already defined at line 1"},
 		{"bad bool", "k:\n  image: i\n  model: m\n  framework: f\n  multinode: maybe\n  scenarios: {}\n", "m.yaml:5:14: k.multinode: want a boolean"},
 	}
 	for _, c := range cases {

@@ -2,11 +2,11 @@ package infx
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/cookbook-sync/cookbook-sync/launch"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -17,9 +17,9 @@ var zipSelRE = regexp.MustCompile(`^(zip_override_[^\[\]]+)\[(\d+)\]$`)
 // TP, CONC and KV_OFFLOADING): a variant fits when each of its effective
 // values that is set agrees with the point. Errors: none or several fit.
 func (ws *Workspace) matchVariant(p Point, sels []string) (string, error) {
-	data, err := os.ReadFile(p.Recipe)
+	data, err := launch.ReadInput(p.Recipe)
 	if err != nil {
-		return "", err
+		return "", refErr(p, err)
 	}
 	name := p.Recipe
 	root, err := parseYAML(name, data)

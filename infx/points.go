@@ -1,6 +1,7 @@
 package infx
 
 import (
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -197,6 +198,7 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 		// (infx/matrix/validation.py; CONFIGS.md).
 		p.Kind = KindRecipe
 		file, sel := splitSelector(r.SrtRecipe)
+		file = path.Clean(file)
 		p.Selector, p.RefPos = sel, r.SrtRecipePos
 		p.RecipeRef = file
 		// Recipe trees: the entry's own node kind first, then the other.
@@ -231,6 +233,9 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 		// the srt-slurm clone's recipes/.
 		p.Kind = KindRecipe
 		file, sel := splitSelector(cf.Value)
+		// Master validation refused references that leave their root;
+		// cleaning folds "a/../b" so the checks below see the real path.
+		file = path.Clean(file)
 		p.RecipeRef, p.Selector, p.RefPos = file, sel, cf.Pos
 		if strings.HasPrefix(file, "benchmarks/") {
 			// A repository-relative recipe path.
@@ -284,9 +289,13 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 	return p
 }
 
+// firstFile returns the first candidate that exists, whatever its type: a
+// directory or other non-regular file is returned too, so that reading it
+// (launch.ReadInput) reports it as an error instead of the reference being
+// taken for one that is not in the checkout.
 func firstFile(cands []string) string {
 	for _, c := range cands {
-		if isFile(c) {
+		if exists(c) {
 			return c
 		}
 	}

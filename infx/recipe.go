@@ -3,7 +3,6 @@ package infx
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -147,9 +146,9 @@ func (c recipeCache) load(ws *Workspace, p Point) (*srtslurm.Recipe, error) {
 // loadRecipe reads the recipe; with lane blocks it is composed first
 // (the plain file is parsed first so syntax errors point into it).
 func (ws *Workspace) loadRecipe(p Point) (*srtslurm.Recipe, error) {
-	data, err := os.ReadFile(p.Recipe)
+	data, err := launch.ReadInput(p.Recipe)
 	if err != nil {
-		return nil, err
+		return nil, refErr(p, err)
 	}
 	name := p.Recipe
 	rec, err := srtslurm.Parse(name, data)
@@ -161,6 +160,16 @@ func (ws *Workspace) loadRecipe(p Point) (*srtslurm.Recipe, error) {
 		return nil, err
 	}
 	return srtslurm.Parse(name, composed)
+}
+
+// refErr places an error reading the point's recipe (a directory, a FIFO,
+// an oversized or unreadable file) at the master's reference to it.
+func refErr(p Point, err error) error {
+	if p.RefPos.Line == 0 {
+		return err
+	}
+	return &PosError{File: p.RefPos.File, Line: p.RefPos.Line, Col: p.RefPos.Col,
+		Msg: fmt.Sprintf("recipe %s: %v", p.RecipeRef, err), Err: err}
 }
 
 // RenderRecipe renders a recipe named directly as "FILE[:selector]", with

@@ -1,9 +1,9 @@
 package infx
 
 import (
-	"os"
 	"path/filepath"
 
+	"github.com/cookbook-sync/cookbook-sync/launch"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -14,7 +14,7 @@ import (
 func loadRunnerDRAM(base string) map[string]int {
 	out := map[string]int{}
 	p := filepath.Join(base, "configs", "runners.yaml")
-	data, err := os.ReadFile(p)
+	data, err := launch.ReadInput(p)
 	if err != nil {
 		return out
 	}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cookbook-sync/cookbook-sync/launch"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
@@ -92,7 +93,7 @@ run_agentic_benchmark() { :; }
 // PosError at the last statement reached when the time or step bound is
 // exceeded. A non-zero exit status is not an error.
 func RunScript(path string, opt ScriptOptions) (*ScriptRun, error) {
-	src, err := os.ReadFile(path)
+	src, err := launch.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +130,7 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 	}
 	sb := &sandbox{file: path, base: map[string]string{}, run: &ScriptRun{File: path, Writes: map[string]string{}}, steps: opt.Steps, lib: benchmarkLibStub}
 	if opt.Lib != "" {
-		if data, err := os.ReadFile(opt.Lib); err == nil {
+		if data, err := launch.ReadInput(opt.Lib); err == nil {
 			sb.lib = string(data) + "\n" + benchmarkLibStub
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
 // Layout is the InferenceX repository layout (shared/spec/inferencex.md §0).
@@ -66,7 +68,7 @@ func Open(root string) (*Workspace, error) {
 	}
 	ws.dramMiB = loadRunnerDRAM(ws.Base)
 	for _, m := range ws.Masters {
-		data, err := os.ReadFile(m)
+		data, err := launch.ReadInput(m)
 		if err != nil {
 			return nil, err
 		}
@@ -94,6 +96,11 @@ func masterFiles(dir string) []string {
 func isDir(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 func isFile(p string) bool {

@@ -30,12 +30,13 @@ package srtslurm
 
 import (
 	"fmt"
-	"os"
 	"path"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
 // Recipe is one loaded srt-slurm recipe file: a plain recipe, or an override
@@ -57,7 +58,7 @@ type Recipe struct {
 // Load reads and parses the recipe at path. Errors are *Error values naming
 // the file and line:col (or YAML path) of the problem.
 func Load(p string) (*Recipe, error) {
-	data, err := os.ReadFile(p)
+	data, err := launch.ReadInput(p)
 	if err != nil {
 		return nil, err
 	}
