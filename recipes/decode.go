@@ -1,9 +1,11 @@
 package recipes
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -163,19 +165,131 @@ func scanConfig(path string, root *yaml.Node) (*FileScan, error) {
 			}
 		case v.Kind == yaml.ScalarNode:
 			p.Args = append(p.Args, launch.Arg{Flag: flag, Values: []string{v.Value}, Origin: o})
-		default:
-			out, err := yaml.Marshal(v)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", pos(path, v), err)
+		case v.Kind == yaml.SequenceNode:
+			// vLLM's config loader (vllm/utils FlexibleArgumentParser
+			// load_config_file): a list gives the flag followed by each
+			// item; an empty list gives nothing.
+			if len(v.Content) == 0 {
+				continue
 			}
-			p.Args = append(p.Args, launch.Arg{Flag: flag, Values: []string{strings.TrimSpace(string(out))}, Origin: o})
+			budget := maxConfigExpansion
+			vals := make([]string, 0, len(v.Content))
+			for i, it := range v.Content {
+				text, err := configValueText(path, kv.key+"["+strconv.Itoa(i)+"]", it, &budget)
+				if err != nil {
+					return nil, err
+				}
+				vals = append(vals, text)
+			}
+			p.Args = append(p.Args, launch.Arg{Flag: flag, Values: vals, Origin: o})
+		default:
+			// A mapping is passed as its JSON text (aliases resolved).
+			budget := maxConfigExpansion
+			text, err := configValueText(path, kv.key, v, &budget)
+			if err != nil {
+				return nil, err
+			}
+			p.Args = append(p.Args, launch.Arg{Flag: flag, Values: []string{text}, Origin: o})
 		}
 	}
 	d := launch.Deployment{Source: launch.Source{File: path, Section: "vllm serve --config"}, Engine: "vllm", Processes: []launch.Process{p}}
 	return &FileScan{File: path, Kind: "config", Deployments: []launch.Deployment{d}}, nil
 }
 
+// maxConfigExpansion bounds the nodes visited when a --config value is
+// expanded (aliases followed): a "billion laughs" file fails fast instead
+// of exhausting memory. Real config values have a handful of nodes.
+const maxConfigExpansion = 10000
+
+// configValueText renders a --config value: a scalar as its text, a list or
+// mapping as compact JSON in document order, aliases resolved. budget
+// counts the nodes still allowed; exceeding it, or nesting deeper than 64,
+// is an error at the value's position (file:line:col, YAML path key).
+func configValueText(file, key string, n *yaml.Node, budget *int) (string, error) {
+	d := deref(n)
+	if d != nil && d.Kind == yaml.ScalarNode {
+		*budget--
+		return d.Value, nil
+	}
+	var b strings.Builder
+	if err := appendConfigJSON(&b, file, key, n, budget, 0); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+func appendConfigJSON(b *strings.Builder, file, key string, n *yaml.Node, budget *int, depth int) error {
+	at := n
+	if n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	n = deref(n)
+	*budget--
+	if *budget < 0 || depth > 64 {
+		return fmt.Errorf("%s: %s: value expands to more than %d YAML nodes (alias expansion bound) or nests deeper than 64", pos(file, at), key, maxConfigExpansion)
+	}
+	switch {
+	case n == nil || isNull(n):
+		b.WriteString("null")
+	case n.Kind == yaml.MappingNode:
+		b.WriteByte('{')
+		for i, p := range pairs(n) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			k, _ := json.Marshal(p.key)
+			b.Write(k)
+			b.WriteByte(':')
+			if err := appendConfigJSON(b, file, key+"."+p.key, n.Content[2*pairIndex(n, p.key)+1], budget, depth+1); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	case n.Kind == yaml.SequenceNode:
+		b.WriteByte('[')
+		for i, c := range n.Content {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := appendConfigJSON(b, file, key+"["+strconv.Itoa(i)+"]", c, budget, depth+1); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	default:
+		switch n.ShortTag() {
+		case "!!bool":
+			b.WriteString(strconv.FormatBool(truthy(n)))
+			return nil
+		case "!!int", "!!float":
+			if v, ok := num(n); ok && !math.IsInf(v, 0) && !math.IsNaN(v) {
+				out, _ := json.Marshal(v)
+				b.Write(out)
+				return nil
+			}
+		}
+		out, _ := json.Marshal(n.Value)
+		b.Write(out)
+	}
+	return nil
+}
+
+// pairIndex returns the index (in key/value pairs) of the last occurrence
+// of key in mapping n (the value pairs() keeps).
+func pairIndex(n *yaml.Node, key string) int {
+	idx := 0
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			idx = i / 2
+		}
+	}
+	return idx
+}
+
 func scanRecipe(path string, root *yaml.Node, site *Site, rends map[string][]*Rendering) (*FileScan, error) {
+	if err := checkRecipe(path, root); err != nil {
+		return nil, err
+	}
 	f := &FileScan{File: path, Kind: "recipe"}
 	var list []*Rendering
 	if site != nil {

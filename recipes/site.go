@@ -88,8 +88,13 @@ type Site struct {
 	strategies []*strategyDoc // table order
 	stratByID  map[string]*strategyDoc
 	Recipes    []*Recipe // models/**.yaml in path order
-	recipeIDs  map[string]bool
-	docs       map[string]*yamlDoc // every loaded file by relative path
+	// Invalid holds, in path order, the error of every models/**.yaml
+	// that could not be read, parsed or failed the shape check
+	// (checkRecipe: file:line:col + YAML path); those recipes are not in
+	// Recipes and render nothing.
+	Invalid   []error
+	recipeIDs map[string]bool
+	docs      map[string]*yamlDoc // every loaded file by relative path
 }
 
 // LoadSite reads the recipes tree at root. When only is non-empty, only those
@@ -170,8 +175,15 @@ func LoadSite(root string, only ...string) (*Site, error) {
 			continue
 		}
 		d, err := loadDoc(root, rel)
+		if err == nil && d.root != nil {
+			err = checkRecipe(rel, d.root)
+		}
 		if err != nil {
-			return nil, err
+			// One bad recipe does not hide the others: it is left out of
+			// the renderings and listed in Invalid (scanning the file
+			// itself reports the same error).
+			s.Invalid = append(s.Invalid, err)
+			continue
 		}
 		s.docs[d.rel] = d
 		s.Recipes = append(s.Recipes, &Recipe{HFID: id, File: rel, yamlDoc: *d})

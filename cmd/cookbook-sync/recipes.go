@@ -27,12 +27,36 @@ func newRecipesCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "recipes",
 		Short: "Read vLLM recipes (vllm-project/recipes): decode a file, scan a tree",
+		Long: `Read vLLM recipes (vllm-project/recipes): "recipes decode FILE" prints one
+file's launch commands, "recipes scan DIR" decodes a whole tree.
+
+Exit status:
+  0  success
+  2  bad usage or bad input (file:line:col and the YAML path in the message)`,
 	}
 	var o recipesDecodeOptions
 	dec := &cobra.Command{
 		Use:   "decode FILE",
 		Short: "Print the launch commands of one vLLM recipe (.md or .yaml)",
-		Args:  cobra.ExactArgs(1),
+		Long: `Print the launch commands of one vLLM recipe: a legacy Markdown guide
+(<Vendor>/<Model>.md), a model YAML recipe (models/<org>/<repo>.yaml; inside a
+recipes tree with taxonomy.yaml it is rendered as the site renders it), or a
+vLLM --config YAML (flag: value; lists give the flag then each item, mappings
+their JSON text, aliases resolved with a bound on expansion).
+
+A model recipe's synthesis inputs are checked against the schema of
+vllm-recipes.md §9.1: base_args/extra_args/vllm_args are lists of string
+tokens, env maps have scalar values, variants are mappings, tp is an integer
+from 1 to 65536 (or a hardware-keyed map of them). A wrong shape is an error
+naming file:line:col and the YAML path. Keys the synthesis does not read are
+ignored.
+
+Exit status:
+  0  decoded
+  2  bad usage (--format) or bad input: unreadable or non-regular file, YAML
+     error, wrong shape, or a launch block whose shell cannot be parsed; the
+     message names file:line:col (and the YAML path)`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.format != "text" && o.format != "json" {
 				return &exitError{code: exitUsage, err: fmt.Errorf("--format must be text or json, not %q", o.format)}
@@ -44,7 +68,18 @@ func newRecipesCmd() *cobra.Command {
 	scan := &cobra.Command{
 		Use:   "scan DIR",
 		Short: "Decode every .md/.yaml recipe under DIR and print counts",
-		Args:  cobra.ExactArgs(1),
+		Long: `Decode every .md/.yaml recipe under DIR (as "recipes decode" does) and print
+counts: files by kind, failed files, site renderings, launch blocks with and
+without hardware context, then one "unparsable: …" line per launch block
+whose shell cannot be parsed and one "failed: file:line:col: …" line per file
+that could not be decoded (with the reason). A recipe that fails its shape
+check fails alone; the others are still scanned.
+
+Exit status:
+  0  every file decoded
+  2  bad usage (DIR missing or not a directory) or at least one file failed
+     (the counts are still printed)`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRecipesScan(cmd.OutOrStdout(), args[0])
 		},

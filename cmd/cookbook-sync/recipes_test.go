@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,5 +67,42 @@ func TestRecipesScan(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "launch blocks: 10 (13 commands); with hardware context: 6") {
 		t.Errorf("scan output:\n%s", out.String())
+	}
+}
+
+// TestRecipesBadShape: a model recipe with a wrong-shaped synthesis input
+// (nested list in base_args) exits 2 with file:line:col + YAML path; in a
+// scan it is counted as failed with the same reason while the other files
+// still decode; the help documents the exit status.
+func TestRecipesBadShape(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "Bad.yaml")
+	src := "model:\n  model_id: acme/X\n  base_args:\n    - [\"--trust-remote-code\"]\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	want := p + ":4:7: model.base_args[0]: want an argument token (a string), got a list"
+	if code := run([]string{"recipes", "decode", p}, &out, &errb); code != exitUsage || errb.String() != "cookbook-sync: "+want+"\n" {
+		t.Errorf("decode: exit %d, stderr %q, want %q", code, errb.String(), want)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ok.md"), []byte("# Ok\n\n```bash\nvllm serve a/b --tensor-parallel-size 2\n```\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"recipes", "scan", dir}, &out, &errb); code != exitUsage {
+		t.Errorf("scan: exit %d, want 2", code)
+	}
+	for _, w := range []string{"files: 2 (legacy markdown 1, model YAML 0, --config YAML 0), failed: 1\n", "failed: " + want + "\n"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("scan output lacks %q:\n%s", w, out.String())
+		}
+	}
+	for _, cmd := range [][]string{{"recipes", "--help"}, {"recipes", "decode", "--help"}, {"recipes", "scan", "--help"}} {
+		out.Reset()
+		if code := run(cmd, &out, &errb); code != 0 || !strings.Contains(out.String(), "Exit status:\n  0  ") || !strings.Contains(out.String(), "\n  2  ") {
+			t.Errorf("%v: exit %d, no Exit status section:\n%s", cmd, code, out.String())
+		}
 	}
 }
