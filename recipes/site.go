@@ -89,9 +89,9 @@ type Site struct {
 	stratByID  map[string]*strategyDoc
 	Recipes    []*Recipe // models/**.yaml in path order
 	// Invalid holds, in path order, the error of every models/**.yaml
-	// that could not be read, parsed or failed the shape check
-	// (checkRecipe: file:line:col + YAML path); those recipes are not in
-	// Recipes and render nothing.
+	// that failed the shape check (checkRecipe: file:line:col + YAML
+	// path); those recipes are not in Recipes and render nothing. (A file
+	// that cannot be read or parsed fails LoadSite.)
 	Invalid   []error
 	recipeIDs map[string]bool
 	docs      map[string]*yamlDoc // every loaded file by relative path
@@ -175,15 +175,17 @@ func LoadSite(root string, only ...string) (*Site, error) {
 			continue
 		}
 		d, err := loadDoc(root, rel)
-		if err == nil && d.root != nil {
-			err = checkRecipe(rel, d.root)
-		}
 		if err != nil {
-			// One bad recipe does not hide the others: it is left out of
-			// the renderings and listed in Invalid (scanning the file
-			// itself reports the same error).
-			s.Invalid = append(s.Invalid, err)
-			continue
+			return nil, err
+		}
+		if d.root != nil {
+			if err := checkRecipe(rel, d.root); err != nil {
+				// A recipe of the wrong shape does not hide the others:
+				// it is left out of the renderings and listed in Invalid
+				// (scanning the file itself reports the same error).
+				s.Invalid = append(s.Invalid, err)
+				continue
+			}
 		}
 		s.docs[d.rel] = d
 		s.Recipes = append(s.Recipes, &Recipe{HFID: id, File: rel, yamlDoc: *d})
