@@ -9,7 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -101,6 +103,13 @@ func RunScript(path string, opt ScriptOptions) (*ScriptRun, error) {
 }
 
 func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
+	if i := bytes.IndexByte(src, '\r'); i >= 0 {
+		// bash reads the CR as part of the line: `cmd --x 1\r` passes
+		// "1\r", a line of its own fails with "$'\r': command not found".
+		line := bytes.Count(src[:i], []byte("\n")) + 1
+		col := i - bytes.LastIndexByte(src[:i], '\n')
+		return nil, &PosError{File: path, Line: line, Col: col, Err: errors.New("carriage return (CRLF line endings): bash would read it as part of the line ($'\\r': command not found); convert the script to LF line endings")}
+	}
 	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(src), path)
 	if err != nil {
 		var pe syntax.ParseError
@@ -153,10 +162,13 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 		}
 	}
 	var out limitedBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), opt.Timeout)
+	defer cancel()
+	aw := &arithWatch{w: &out, stop: cancel}
 	runner, err := interp.New(
 		interp.Env(expand.ListEnviron(env...)),
 		interp.Dir(tmp),
-		interp.StdIO(nil, &out, &out),
+		interp.StdIO(nil, &out, aw),
 		interp.CallHandler(sb.call),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return sb.exec }),
 		interp.OpenHandler(sb.open),
@@ -166,9 +178,19 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opt.Timeout)
-	defer cancel()
 	err = runner.Run(ctx, file)
+	if msg := aw.message(); msg != "" {
+		// An arithmetic expansion failed (bash: "1/0: division by 0"):
+		// bash reports it and does not run the command it was part of, so
+		// what the script launches is not what it means to launch.
+		line, col := arithErrPos(file, runner.Vars, msg)
+		if line == 0 {
+			sb.mu.Lock()
+			line, col = sb.lastLine, sb.lastCol
+			sb.mu.Unlock()
+		}
+		return nil, &PosError{File: path, Line: line, Col: col, Err: fmt.Errorf("arithmetic expansion failed: %s (bash reports it and skips the command)", msg)}
+	}
 	if err == nil || isExit(err) {
 		// Let background statements (`( … ) &`) reach the exec handler;
 		// one that never ends (a monitor loop) is abandoned, not an error.
@@ -229,8 +251,12 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 	if sb.steps < 0 {
 		return nil, fmt.Errorf("%w: more than the allowed number of commands (endless loop?)", ErrScriptLimit)
 	}
-	if args[0] == "printf" && len(args) > 1 && strings.Contains(args[1], "%q") {
-		return printfQ(args), nil
+	if args[0] == "printf" {
+		out, _ := printfCompat(args)
+		if len(out) > 3 && out[1] == "-v" {
+			return printfV(out), nil
+		}
+		return out, nil
 	}
 	if args[0] == "set" {
 		return relaxSet(args), nil
@@ -272,34 +298,156 @@ func relaxSet(args []string) []string {
 	return out
 }
 
-// printfQ rewrites `printf FMT ARGS…` with %q verbs (which the interpreter
-// lacks) into %s with the matching arguments quoted the way bash's
-// printf %q does (backslash before shell-special characters); scripts use
-// it to save the server command (printf '%q ' "${CMD[@]}" > …_command.txt).
-func printfQ(args []string) []string {
-	format := args[1]
-	var verbs []byte
+// printfCompat rewrites `printf [-v VAR] FMT ARGS…` whose format uses what
+// the interpreter's printf lacks (mvdan.cc/sh/v3 expand.Format knows only
+// %s %b %c %d %i %u %o %x with flags and width: no precision, no '#', no
+// %X %e %f %g, no %q) into a printf of %s conversions whose arguments are
+// formatted here the way bash's printf (C printf) does: %q quotes like
+// bash (backslash before shell-special characters; scripts save the server
+// command with printf '%q ' "${CMD[@]}"), floats and precisions as C does.
+// As in bash the format is reused while arguments remain, and missing
+// arguments count as "" or 0. It returns false, leaving the call alone,
+// when the format needs nothing of this or has what it does not handle
+// (a '*' width, %a).
+func printfCompat(args []string) ([]string, bool) {
+	fi := 1
+	if len(args) > 3 && args[1] == "-v" {
+		fi = 3
+	}
+	if len(args) <= fi {
+		return args, false
+	}
+	format := args[fi]
+	type spec struct {
+		start, end int    // format[start:end] is the whole %… spec
+		flags      string // between % and the verb
+		verb       byte
+	}
+	var specs []spec
+	rewrite := false
 	for i := 0; i < len(format); i++ {
+		if format[i] == '\\' {
+			i++
+			continue
+		}
 		if format[i] != '%' || i+1 >= len(format) {
 			continue
 		}
+		if format[i+1] == '%' {
+			i++
+			continue
+		}
 		j := i + 1
-		for j < len(format) && strings.IndexByte("-+ #0123456789.", format[j]) >= 0 {
+		for j < len(format) && strings.IndexByte("-+ #0123456789.*", format[j]) >= 0 {
 			j++
 		}
-		if j < len(format) && format[j] != '%' {
-			verbs = append(verbs, format[j])
+		if j >= len(format) {
+			return args, false
 		}
+		sp := spec{start: i, end: j + 1, flags: format[i+1 : j], verb: format[j]}
+		switch {
+		case strings.Contains(sp.flags, "*") || sp.verb == 'a' || sp.verb == 'A':
+			return args, false
+		case strings.IndexByte("sbcdiuox", sp.verb) < 0 || strings.ContainsAny(sp.flags, ".#"):
+			rewrite = true
+		}
+		specs = append(specs, sp)
 		i = j
 	}
-	out := []string{"printf", strings.ReplaceAll(format, "%q", "%s")}
-	for i, a := range args[2:] {
-		if len(verbs) > 0 && verbs[i%len(verbs)] == 'q' {
-			a = bashQuote(a)
-		}
-		out = append(out, a)
+	if !rewrite {
+		return args, false
 	}
-	return out
+	var nf strings.Builder
+	last := 0
+	for _, sp := range specs {
+		nf.WriteString(format[last:sp.start])
+		if sp.verb == 'b' {
+			nf.WriteString("%b")
+		} else {
+			nf.WriteString("%s")
+		}
+		last = sp.end
+	}
+	nf.WriteString(format[last:])
+	out := append(append([]string(nil), args[:fi]...), nf.String())
+	rest := args[fi+1:]
+	n := max(len(specs), (len(rest)+len(specs)-1)/len(specs)*len(specs))
+	for i := 0; i < n; i++ {
+		a, given := "", i < len(rest)
+		if given {
+			a = rest[i]
+		}
+		out = append(out, cFormat(specs[i%len(specs)].flags, specs[i%len(specs)].verb, a, given))
+	}
+	return out, true
+}
+
+var shellNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?$`)
+
+// printfV runs `printf -v VAR FMT ARGS…` (which the interpreter's printf
+// lacks) as `eval VAR='…'`: the assignment happens in the caller's scope,
+// as bash's printf -v does. A bad name or format is left to the
+// interpreter to report.
+func printfV(args []string) []string {
+	name, format, rest := args[2], args[3], args[4:]
+	if !shellNameRE.MatchString(name) {
+		return args
+	}
+	var b strings.Builder
+	for {
+		s, n, err := expand.Format(&expand.Config{}, format, rest)
+		if err != nil {
+			return args
+		}
+		b.WriteString(s)
+		rest = rest[n:]
+		if n == 0 || len(rest) == 0 {
+			break
+		}
+	}
+	return []string{"eval", name + "='" + strings.ReplaceAll(b.String(), "'", `'"'"'`) + "'"}
+}
+
+// cFormat formats one argument for a %<flags><verb> conversion the way C's
+// printf (and so bash's) does.
+func cFormat(flags string, verb byte, arg string, given bool) string {
+	num := func() int64 {
+		a := strings.TrimSpace(arg)
+		if len(a) > 1 && (a[0] == '\'' || a[0] == '"') {
+			return int64(a[1]) // bash: the leading character's code
+		}
+		v, _ := strconv.ParseInt(a, 0, 64)
+		return v
+	}
+	switch verb {
+	case 'b':
+		return arg
+	case 'q':
+		if !given {
+			return ""
+		}
+		return fmt.Sprintf("%"+flags+"s", bashQuote(arg))
+	case 's':
+		return fmt.Sprintf("%"+flags+"s", arg)
+	case 'c':
+		if arg != "" {
+			arg = arg[:1]
+		}
+		return fmt.Sprintf("%"+flags+"s", arg)
+	case 'd', 'i':
+		return fmt.Sprintf("%"+flags+"d", num())
+	case 'u':
+		return fmt.Sprintf("%"+flags+"d", uint64(num()))
+	case 'o', 'x', 'X':
+		return fmt.Sprintf("%"+flags+string(verb), uint64(num()))
+	case 'f', 'F', 'e', 'E', 'g', 'G':
+		v, _ := strconv.ParseFloat(strings.TrimSpace(arg), 64)
+		if (verb == 'g' || verb == 'G') && !strings.Contains(flags, ".") {
+			flags += ".6" // C's default precision; Go's %g is the shortest
+		}
+		return fmt.Sprintf("%"+flags+string(verb), v)
+	}
+	return arg
 }
 
 // bashQuote quotes s like bash's printf %q (sh_backslash_quote).
@@ -413,7 +561,7 @@ func (sb *sandbox) cat(ctx context.Context, hc interp.HandlerContext, files []st
 			io.WriteString(hc.Stdout, data)
 			continue
 		}
-		if p := abs(ctx, f); sb.readable(p) {
+		if p := abs(ctx, f); sb.readable(p) && isFile(p) {
 			if fh, err := os.Open(p); err == nil {
 				io.Copy(hc.Stdout, io.LimitReader(fh, 1<<20))
 				fh.Close()
@@ -498,6 +646,10 @@ func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.File
 	if !sb.readable(p) {
 		return nil, &os.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
 	}
+	if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+		// A FIFO or device would block or never end (launch.ReadInput's rule).
+		return nil, &os.PathError{Op: "open", Path: path, Err: fs.ErrInvalid}
+	}
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
@@ -570,6 +722,89 @@ type readOnlyFile struct{ f *os.File }
 func (r readOnlyFile) Read(b []byte) (int, error) { return r.f.Read(b) }
 func (readOnlyFile) Write([]byte) (int, error)    { return 0, fs.ErrPermission }
 func (r readOnlyFile) Close() error               { return r.f.Close() }
+
+// arithWatch passes the interpreter's stderr on to w and notices the
+// errors of mvdan.cc/sh/v3/expand.Arithm (which the interpreter prints and
+// then goes on), stopping the run at the first one.
+type arithWatch struct {
+	w    io.Writer
+	stop context.CancelFunc
+	mu   sync.Mutex
+	msg  string
+}
+
+func (a *arithWatch) Write(b []byte) (int, error) {
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); isArithErr(l) {
+			a.mu.Lock()
+			if a.msg == "" {
+				a.msg = l
+				a.stop()
+			}
+			a.mu.Unlock()
+		}
+	}
+	return a.w.Write(b)
+}
+
+func (a *arithWatch) message() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.msg
+}
+
+// isArithErr reports whether msg is one of expand.Arithm's errors
+// (mvdan.cc/sh/v3 expand/arith.go).
+func isArithErr(msg string) bool {
+	return msg == "division by zero" || msg == "exponent less than 0" ||
+		strings.HasPrefix(msg, "unsupported unary arithmetic operator") ||
+		strings.HasPrefix(msg, "unsupported binary arithmetic operator")
+}
+
+// arithErrPos finds the first arithmetic expression of file ($((…)),
+// ((…)), let) that fails with msg when evaluated with the variables the run
+// ended with; 0, 0 when none does (say, a function's local operand).
+func arithErrPos(file *syntax.File, vars map[string]expand.Variable, msg string) (line, col int) {
+	cfg := &expand.Config{Env: varsEnviron(vars)}
+	syntax.Walk(file, func(n syntax.Node) bool {
+		if line > 0 {
+			return false
+		}
+		var exprs []syntax.ArithmExpr
+		switch x := n.(type) {
+		case *syntax.ArithmExp:
+			exprs = []syntax.ArithmExpr{x.X}
+		case *syntax.ArithmCmd:
+			exprs = []syntax.ArithmExpr{x.X}
+		case *syntax.LetClause:
+			exprs = x.Exprs
+		}
+		for _, e := range exprs {
+			if e == nil {
+				continue
+			}
+			if _, err := expand.Arithm(cfg, e); err != nil && err.Error() == msg {
+				line, col = int(n.Pos().Line()), int(n.Pos().Col())
+				return false
+			}
+		}
+		return true
+	})
+	return line, col
+}
+
+// varsEnviron is a read-only expand.Environ over a runner's variables.
+type varsEnviron map[string]expand.Variable
+
+func (v varsEnviron) Get(name string) expand.Variable { return v[name] }
+
+func (v varsEnviron) Each(f func(name string, vr expand.Variable) bool) {
+	for k, vr := range v {
+		if !f(k, vr) {
+			return
+		}
+	}
+}
 
 // limitedBuffer keeps the first 64 KiB of the script's output.
 type limitedBuffer struct {
