@@ -44,6 +44,11 @@ type ApplyResult struct {
 // Writes: POST git/blobs, git/trees, git/commits, git/refs; PATCH git/refs;
 // POST/PATCH pulls (or go-git commit + push for a checkout).
 func (c *Client) Apply(ctx context.Context, p *Plan) (*ApplyResult, error) {
+	res, err := c.apply(ctx, p)
+	return res, c.red.wrap(err)
+}
+
+func (c *Client) apply(ctx context.Context, p *Plan) (*ApplyResult, error) {
 	if !c.HasToken() {
 		return nil, ErrNoToken
 	}
@@ -67,6 +72,9 @@ func (c *Client) Apply(ctx context.Context, p *Plan) (*ApplyResult, error) {
 			return nil, &InputError{err}
 		}
 		live.Files[i].NewSHA = BlobSHA([]byte(live.Files[i].New))
+	}
+	if err := c.checkPlanInput(live.Title, live.Evidence, live.Files); err != nil {
+		return nil, err
 	}
 	if err := c.resolve(ctx, &live, marker); err != nil {
 		return nil, err

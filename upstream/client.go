@@ -46,6 +46,16 @@ import (
 // DefaultAPIURL is the REST base URL of github.com.
 const DefaultAPIURL = "https://api.github.com/"
 
+// Request bounds (Options.MaxRetries, RequestTimeout, CallTimeout).
+const (
+	// MaxRetriesLimit is the largest Options.MaxRetries New accepts.
+	MaxRetriesLimit = 10
+	// DefaultRequestTimeout bounds one attempt of one request.
+	DefaultRequestTimeout = 30 * time.Second
+	// DefaultCallTimeout bounds one API call including retries and waits.
+	DefaultCallTimeout = 2 * time.Minute
+)
+
 // Options configures a Client. The zero value talks to api.github.com without
 // a token (enough for Status on public repositories).
 type Options struct {
@@ -57,12 +67,21 @@ type Options struct {
 	// put into the Authorization header of requests to the APIURL host.
 	Token string
 	// HTTPClient is the underlying client; nil means a client with
-	// http.DefaultTransport and a 60 s timeout. Its Transport is wrapped, not
-	// modified.
+	// http.DefaultTransport. Its Transport is wrapped, not modified; its
+	// Timeout is replaced by CallTimeout.
 	HTTPClient *http.Client
 	// MaxRetries is how many times a request answered with a 5xx or a
-	// rate-limit response is retried; 0 means 4, a negative value means none.
+	// rate-limit response (or, for reads, failing on the network) is retried;
+	// 0 means 4, a negative value means none, more than MaxRetriesLimit is an
+	// error of New.
 	MaxRetries int
+	// RequestTimeout bounds one attempt of one request, from sending it to
+	// the last byte of the answer (a server trickling bytes is cut off); 0
+	// means DefaultRequestTimeout (30 s).
+	RequestTimeout time.Duration
+	// CallTimeout bounds one API call with all its attempts and retry waits;
+	// 0 means DefaultCallTimeout (2 min).
+	CallTimeout time.Duration
 	// MaxRetryWait bounds one wait (Retry-After or x-ratelimit-reset). A longer
 	// wait is not taken: the response is returned as the error. 0 means 60 s.
 	MaxRetryWait time.Duration
@@ -86,6 +105,7 @@ type Client struct {
 	token  string
 	opts   Options
 	stats  *Stats
+	red    *redactor
 	author string
 	email  string
 }
@@ -128,6 +148,18 @@ func New(opts Options) (*Client, error) {
 	if base.User != nil {
 		return nil, errors.New("api url: credentials in the URL are not accepted; use GH_TOKEN")
 	}
+	if opts.MaxRetries > MaxRetriesLimit {
+		return nil, fmt.Errorf("max retries %d: at most %d", opts.MaxRetries, MaxRetriesLimit)
+	}
+	if opts.RequestTimeout < 0 || opts.CallTimeout < 0 {
+		return nil, errors.New("timeouts must not be negative")
+	}
+	if opts.RequestTimeout == 0 {
+		opts.RequestTimeout = DefaultRequestTimeout
+	}
+	if opts.CallTimeout == 0 {
+		opts.CallTimeout = DefaultCallTimeout
+	}
 	if opts.MaxRetries == 0 {
 		opts.MaxRetries = 4
 	}
@@ -145,18 +177,22 @@ func New(opts Options) (*Client, error) {
 	}
 	hc := opts.HTTPClient
 	if hc == nil {
-		hc = &http.Client{Timeout: 60 * time.Second}
+		hc = &http.Client{}
 	}
 	inner := hc.Transport
 	if inner == nil {
 		inner = http.DefaultTransport
 	}
 	stats := &Stats{}
+	red := newRedactor(opts.Token)
 	var rt http.RoundTripper = &authTransport{next: inner, host: base.Host, token: opts.Token}
-	rt = &retryTransport{next: rt, max: opts.MaxRetries, maxWait: opts.MaxRetryWait, sleep: opts.Sleep, now: opts.Now, stats: stats}
+	rt = &redactTransport{next: rt, red: red}
+	rt = &retryTransport{next: rt, max: opts.MaxRetries, maxWait: opts.MaxRetryWait, sleep: opts.Sleep, now: opts.Now, stats: stats,
+		timeout: opts.RequestTimeout}
 	rt = &etagTransport{next: rt, entries: map[string]*cacheEntry{}, stats: stats}
 	wrapped := *hc
 	wrapped.Transport = rt
+	wrapped.Timeout = opts.CallTimeout
 	wrapped.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if len(via) >= 5 {
 			return errors.New("too many redirects")
@@ -167,7 +203,7 @@ func New(opts Options) (*Client, error) {
 	gh.BaseURL = base
 	gh.UploadURL = base
 	gh.UserAgent = "cookbook-sync"
-	c := &Client{gh: gh, base: base, token: opts.Token, opts: opts, stats: stats,
+	c := &Client{gh: gh, base: base, token: opts.Token, opts: opts, stats: stats, red: red,
 		author: opts.AuthorName, email: opts.AuthorEmail}
 	if c.author == "" {
 		c.author = "cookbook-sync"
@@ -181,7 +217,8 @@ func New(opts Options) (*Client, error) {
 // String describes the options with the token redacted, so printing them
 // (%v, %+v, %s) never shows it.
 func (o Options) String() string {
-	return fmt.Sprintf("upstream.Options{APIURL:%q Token:%s MaxRetries:%d MaxRetryWait:%s}", o.APIURL, redact(o.Token), o.MaxRetries, o.MaxRetryWait)
+	return fmt.Sprintf("upstream.Options{APIURL:%q Token:%s MaxRetries:%d MaxRetryWait:%s RequestTimeout:%s CallTimeout:%s}",
+		newRedactor(o.Token).String(o.APIURL), redact(o.Token), o.MaxRetries, o.MaxRetryWait, o.RequestTimeout, o.CallTimeout)
 }
 
 // GoString is String for %#v.
@@ -236,7 +273,9 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(r)
 }
 
-// retryTransport retries network errors of GETs, 5xx answers and GitHub's rate-limit answers (403/429
+// retryTransport bounds each attempt by timeout (the answer's body included:
+// the attempt's context ends when the body is closed) and retries network
+// errors of GETs, 5xx answers and GitHub's rate-limit answers (403/429
 // with Retry-After, a "secondary rate limit" message, or x-ratelimit-remaining
 // 0), waiting Retry-After seconds (or until x-ratelimit-reset, or 1 s, 2 s, 4 s
 // … for a 5xx without one), each wait at most maxWait. Rule source: GitHub
@@ -249,6 +288,7 @@ type retryTransport struct {
 	sleep   func(context.Context, time.Duration) error
 	now     func() time.Time
 	stats   *Stats
+	timeout time.Duration // per attempt; 0 = none
 }
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -267,27 +307,39 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				r.Body = b
 			}
 		}
+		cancel := context.CancelFunc(func() {})
+		if t.timeout > 0 {
+			var actx context.Context
+			actx, cancel = context.WithTimeout(req.Context(), t.timeout)
+			r = r.WithContext(actx)
+		}
 		t.stats.add(1, 0, 0)
 		resp, err := t.next.RoundTrip(r)
 		if err != nil {
+			timedOut := r.Context().Err() != nil && req.Context().Err() == nil
+			cancel()
+			if timedOut {
+				err = fmt.Errorf("%s %s: no complete answer within %s (request timeout): %w", req.Method, req.URL.Path, t.timeout, err)
+			}
 			// Network errors are retried for reads only (a write may have
 			// reached GitHub).
 			if req.Method != http.MethodGet || attempt >= t.max || req.Context().Err() != nil {
 				return nil, err
 			}
 			t.stats.add(0, 0, 1)
-			if serr := t.sleep(req.Context(), time.Second<<attempt); serr != nil {
+			if serr := t.sleep(req.Context(), min(backoff(attempt), t.maxWait)); serr != nil {
 				return nil, serr
 			}
 			continue
 		}
 		wait, retry := t.retryAfter(resp, attempt)
 		if !retry || attempt >= t.max || wait > t.maxWait {
-			resp.Body = &limitedBody{r: resp.Body, left: maxBody}
+			resp.Body = &limitedBody{r: &cancelBody{ReadCloser: resp.Body, cancel: cancel, ctx: r.Context(), parent: req.Context(), timeout: t.timeout}, left: maxBody}
 			return resp, nil
 		}
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 		resp.Body.Close()
+		cancel()
 		t.stats.add(0, 0, 1)
 		if err := t.sleep(req.Context(), wait); err != nil {
 			return nil, err
@@ -295,9 +347,37 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
+// cancelBody ends an attempt's context when the body is closed, and names
+// the request timeout when the attempt's deadline cut the body off.
+type cancelBody struct {
+	io.ReadCloser
+	cancel      context.CancelFunc
+	ctx, parent context.Context
+	timeout     time.Duration
+}
+
+func (b *cancelBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && b.ctx.Err() != nil && b.parent.Err() == nil {
+		err = fmt.Errorf("answer not complete within %s (request timeout): %w", b.timeout, err)
+	}
+	return n, err
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+// backoff is 1 s, 2 s, 4 s … for attempt 0, 1, 2 …, at most 2^MaxRetriesLimit s.
+func backoff(attempt int) time.Duration {
+	return time.Second << min(max(attempt, 0), MaxRetriesLimit)
+}
+
 // retryAfter says whether resp should be retried and after how long.
 func (t *retryTransport) retryAfter(resp *http.Response, attempt int) (time.Duration, bool) {
-	backoff := time.Second << attempt
+	backoff := backoff(attempt)
 	if ra := resp.Header.Get("Retry-After"); ra != "" {
 		if s, err := strconv.Atoi(strings.TrimSpace(ra)); err == nil && s >= 0 {
 			backoff = time.Duration(s) * time.Second
@@ -321,10 +401,10 @@ func (t *retryTransport) retryAfter(resp *http.Response, attempt int) (time.Dura
 		// Secondary limit without Retry-After: GitHub says wait at least a minute.
 		body, _ := peekBody(resp, 4096)
 		if bytes.Contains(bytes.ToLower(body), []byte("secondary rate limit")) || bytes.Contains(bytes.ToLower(body), []byte("abuse")) {
-			return max(time.Minute<<attempt, time.Minute), true
+			return time.Minute << min(attempt, MaxRetriesLimit), true
 		}
 		if resp.StatusCode == http.StatusTooManyRequests {
-			return max(time.Minute<<attempt, time.Minute), true
+			return time.Minute << min(attempt, MaxRetriesLimit), true
 		}
 	}
 	return 0, false

@@ -219,7 +219,7 @@ func (c *Client) storeFor(p *Plan) (base, head store, err error) {
 		}
 		st, err := openLocalStore(p.Checkout, p.Remote, c.token, c.commitSig)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, &InputError{err} // a missing or non-git directory, an unknown remote
 		}
 		return st, st, nil
 	}
@@ -262,6 +262,15 @@ func (p *Plan) storeAt(base, head store, sha string) store {
 // hidden marker — GET /search/issues), whether the branch was moved by
 // someone else, the file changes and the PR title and body.
 func (c *Client) Plan(ctx context.Context, in PlanInput) (*Plan, error) {
+	p, err := c.plan(ctx, in)
+	if err != nil {
+		return nil, c.red.wrap(err)
+	}
+	c.redactPlan(p)
+	return p, nil
+}
+
+func (c *Client) plan(ctx context.Context, in PlanInput) (*Plan, error) {
 	id, branch, marker, err := Identity(in.Repo, in.Model)
 	if err != nil {
 		return nil, &InputError{err}
@@ -285,6 +294,9 @@ func (c *Client) Plan(ctx context.Context, in PlanInput) (*Plan, error) {
 		files = append(files, PlannedFile{Path: f.Path, New: string(f.Content), NewSHA: BlobSHA(f.Content)})
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	if err := c.checkPlanInput(in.Title, in.Evidence, files); err != nil {
+		return nil, err
+	}
 	owner, name, _ := splitRepo(in.Repo)
 	if in.HeadRepo != "" {
 		if _, _, err := splitRepo(in.HeadRepo); err != nil {

@@ -62,6 +62,20 @@ type Change struct {
 // format (cell.prov + per-point overrides) and the older one (per-point
 // status/pr/runUrl) are read.
 func (c *Client) Refresh(ctx context.Context, src []byte) ([]byte, []Change, error) {
+	out, changes, err := c.refresh(ctx, src)
+	if err != nil {
+		return nil, nil, c.red.wrap(err)
+	}
+	for i := range changes {
+		ch := &changes[i]
+		for _, f := range []*string{&ch.Path, &ch.PR, &ch.Run, &ch.From, &ch.To, &ch.Reason} {
+			*f = c.red.String(*f)
+		}
+	}
+	return out, changes, nil
+}
+
+func (c *Client) refresh(ctx context.Context, src []byte) ([]byte, []Change, error) {
 	root, err := parseSnippet(src)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrBadSnippet, err)

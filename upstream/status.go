@@ -184,6 +184,12 @@ var ErrNotMergeable = errors.New("not a PR or published-page link (Check 3 (b): 
 // returns State StateUnknown and a non-nil error, so callers fail closed. A
 // page whose source files are all absent (404) is StateMissing with no error.
 func (c *Client) Status(ctx context.Context, link string) (LinkState, error) {
+	st, err := c.status(ctx, link)
+	st.Title = c.red.String(st.Title)
+	return st, c.red.wrap(err)
+}
+
+func (c *Client) status(ctx context.Context, link string) (LinkState, error) {
 	st := LinkState{URL: link, Kind: KindOther, State: StateUnknown}
 	if repo, n, ok := ParsePRURL(link); ok {
 		st.Kind, st.Repo, st.Number = KindPR, repo, n
@@ -307,4 +313,18 @@ func AllOK(rs []LinkResult) bool {
 		}
 	}
 	return len(rs) > 0
+}
+
+// CheckLinkURL reports whether u is a well-formed absolute http(s) URL with a
+// host — the only links Status can read. Anything else ("not a url",
+// file:///etc/passwd, a relative path) is bad input, not an unknown state.
+func CheckLinkURL(u string) error {
+	pu, err := url.Parse(u)
+	if err != nil || strings.TrimSpace(u) != u || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" || pu.Opaque != "" {
+		return fmt.Errorf("link %q: not an http(s) URL (want a PR link such as https://github.com/OWNER/NAME/pull/N or a published cookbook / recipes page)", u)
+	}
+	if pu.User != nil {
+		return fmt.Errorf("link %q: credentials in a link are not accepted", pu.Redacted())
+	}
+	return nil
 }

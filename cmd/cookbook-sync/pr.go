@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cookbook-sync/cookbook-sync/cookbook"
 	"github.com/cookbook-sync/cookbook-sync/upstream"
 )
 
@@ -50,22 +52,51 @@ a duplicate is never opened. When the branch's head commit lacks our
 
 Commits are made without a clone, through the Git Data API, or with go-git in
 a local checkout given with --checkout DIR (pushed to its --remote). With
---head-repo FORK the branch is pushed to that fork and the PR is opened from it.`,
+--head-repo FORK the branch is pushed to that fork and the PR is opened from it.` + prInputHelp + prExitStatus,
 	}
 	c.AddCommand(newPRSubCmd("plan"), newPRSubCmd("apply"))
 	return c
 }
 
+// prInputHelp says what pr plan / apply check before asking GitHub.
+const prInputHelp = `
+
+Inputs are checked before anything is asked of GitHub: every --file, --coverage
+and --plan is read as a regular file (a FIFO, device or directory is refused;
+at most 64 MiB); a --file for docs/src/snippets/agentx/**.jsx must parse as an
+AgentX snippet (errors give file:line:col); --coverage must be UTF-8 text;
+--title is one line; --inferencex-sha is 7-40 hex digits; --run is a run id
+(37714835620, 37714835620/attempts/2) or a GitHub Actions run URL; --checkout
+is a git checkout with the --remote. Nothing may contain the token.`
+
+// prExitStatus is the "Exit status" section of pr's help.
+const prExitStatus = `
+
+Exit status:
+  0  plan computed (pr plan) / PR opened, updated, reopened or already up to
+     date (pr apply)
+  1  the plan is blocked (someone else pushed to the branch) or an API / push
+     failure; apply then changes nothing more
+  2  bad usage or input (see above), or pr apply without GH_TOKEN / GITHUB_TOKEN`
+
 func newPRSubCmd(verb string) *cobra.Command {
 	var o prOptions
 	short := "Show what pr apply would change (read-only)"
+	long := `Compute, read-only, what pr apply would do for this update and print it as a
+unified diff of the files plus the PR title and body (--format diff), or as
+JSON (--format json) that pr apply --plan FILE can apply later.`
 	defFormat := "diff"
 	if verb == "apply" {
 		short, defFormat = "Open, update or reopen the upstream PR (needs GH_TOKEN / GITHUB_TOKEN)", "text"
+		long = `Re-read the live state, then commit the files (only when some content
+differs), move the branch fast-forward and open, update or reopen the one PR
+for this update; never a duplicate. With --plan FILE apply a saved
+pr plan --format json instead of planning from the flags.`
 	}
 	c := &cobra.Command{
 		Use:   verb,
 		Short: short,
+		Long:  long + prInputHelp + prExitStatus,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -120,6 +151,24 @@ func runPR(ctx context.Context, w io.Writer, verb string, o prOptions) error {
 	if _, _, _, err := upstream.Identity(o.repo, o.model); err != nil {
 		return usage("%v", err)
 	}
+	if err := upstream.ValidateTitle(o.title); err != nil {
+		return usage("--title: %v", err)
+	}
+	if o.ixSHA != "" {
+		if err := upstream.ValidateSHA(o.ixSHA); err != nil {
+			return usage("--inferencex-sha: %v", err)
+		}
+	}
+	for _, r := range o.runs {
+		if err := upstream.ValidateRun(r); err != nil {
+			return usage("--run: %v", err)
+		}
+	}
+	if o.checkout != "" {
+		if st, err := os.Stat(o.checkout); err != nil || !st.IsDir() {
+			return usage("--checkout %s: not a directory (want a local git checkout of %s)", o.checkout, o.repo)
+		}
+	}
 	in := upstream.PlanInput{Repo: o.repo, Model: o.model, Base: o.base, Title: o.title, Checkout: o.checkout, Remote: o.remote, HeadRepo: o.headRepo,
 		Evidence: upstream.Evidence{InferenceXRepo: o.ixRepo, InferenceXSHA: o.ixSHA, ConfigKeys: o.configKeys, Runs: o.runs}}
 	for _, f := range o.files {
@@ -131,12 +180,20 @@ func runPR(ctx context.Context, w io.Writer, verb string, o prOptions) error {
 		if err != nil {
 			return usage("--file %s: %v", repoPath, err)
 		}
+		if isAgentXSnippet(repoPath) {
+			if _, err := cookbook.Parse(local, b); err != nil {
+				return usage("--file %s: not a valid AgentX snippet: %v", repoPath, err)
+			}
+		}
 		in.Files = append(in.Files, upstream.File{Path: repoPath, Content: b})
 	}
 	if o.coverageFile != "" {
 		b, err := upReadFile(o.coverageFile)
 		if err != nil {
 			return usage("--coverage: %v", err)
+		}
+		if err := upstream.ValidateCoverage(string(b)); err != nil {
+			return usage("--coverage %s: %v", o.coverageFile, err)
 		}
 		in.Evidence.Coverage = string(b)
 	}
@@ -147,6 +204,19 @@ func runPR(ctx context.Context, w io.Writer, verb string, o prOptions) error {
 	if verb == "apply" && !cl.HasToken() {
 		return usage("%v", upstream.ErrNoToken)
 	}
+	return upRedacted(w, cl, func(w io.Writer) error { return prPlanApply(ctx, w, cl, verb, in, o.format) })
+}
+
+// isAgentXSnippet reports whether repoPath is an AgentX data file of the
+// SGLang cookbook (sgl-project/sglang docs/src/snippets/agentx/**.jsx).
+func isAgentXSnippet(repoPath string) bool {
+	return strings.HasPrefix(repoPath, "docs/src/snippets/agentx/") && strings.HasSuffix(repoPath, ".jsx")
+}
+
+func prPlanApply(ctx context.Context, w io.Writer, cl *upstream.Client, verb string, in upstream.PlanInput, format string) error {
+	usage := func(format string, args ...any) error {
+		return &exitError{code: exitUsage, err: fmt.Errorf("pr %s: "+format, append([]any{verb}, args...)...)}
+	}
 	plan, err := cl.Plan(ctx, in)
 	if err != nil {
 		var ie *upstream.InputError
@@ -156,7 +226,7 @@ func runPR(ctx context.Context, w io.Writer, verb string, o prOptions) error {
 		return upFailure(fmt.Errorf("pr %s: %w", verb, err))
 	}
 	if verb == "plan" {
-		if o.format == "json" {
+		if format == "json" {
 			b, err := json.MarshalIndent(plan, "", "  ")
 			if err != nil {
 				return err
@@ -170,7 +240,7 @@ func runPR(ctx context.Context, w io.Writer, verb string, o prOptions) error {
 		}
 		return nil
 	}
-	return applyPlan(ctx, w, cl, plan, o.format)
+	return applyPlan(ctx, w, cl, plan, format)
 }
 
 // applySavedPlan runs `pr apply --plan FILE`.
@@ -186,6 +256,13 @@ func applySavedPlan(ctx context.Context, w io.Writer, o prOptions) error {
 	if err := json.Unmarshal(b, &plan); err != nil {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%s: %w", o.planFile, err)}
 	}
+	for _, f := range plan.Files {
+		if isAgentXSnippet(f.Path) {
+			if _, err := cookbook.Parse(f.Path, []byte(f.New)); err != nil {
+				return &exitError{code: exitUsage, err: fmt.Errorf("%s: files %s: not a valid AgentX snippet: %w", o.planFile, f.Path, err)}
+			}
+		}
+	}
 	cl, err := o.client()
 	if err != nil {
 		return err
@@ -193,7 +270,7 @@ func applySavedPlan(ctx context.Context, w io.Writer, o prOptions) error {
 	if !cl.HasToken() {
 		return &exitError{code: exitUsage, err: upstream.ErrNoToken}
 	}
-	return applyPlan(ctx, w, cl, &plan, o.format)
+	return upRedacted(w, cl, func(w io.Writer) error { return applyPlan(ctx, w, cl, &plan, o.format) })
 }
 
 func applyPlan(ctx context.Context, w io.Writer, cl *upstream.Client, plan *upstream.Plan, format string) error {

@@ -19,6 +19,28 @@ const (
 	cliBranch  = "cookbook-sync/qwen/qwen3.5"
 )
 
+// cliSnippetText is a minimal valid AgentX snippet (the pr commands parse
+// every --file for docs/src/snippets/agentx/**.jsx with cookbook.Parse); the
+// version v only changes the "model" line.
+func cliSnippetText(v string) string {
+	return `export const agentx = {
+ "model": "Qwen3.5 ` + v + `",
+ "cells": [
+  {
+   "id": "agg-tp4",
+   "label": "Agg TP4",
+   "submitted": "sglang",
+   "routers": {"sglang": {"blocks": [{"kind": "worker", "role": "agg", "cmd": "python3 -m sglang.launch_server", "args": [["--tp", "4"]]}]}},
+   "points": [{"concs": [1], "kv": "none"}]
+  }
+ ]
+};
+`
+}
+
+// cliModelLine is the line of cliSnippetText(v) that differs between versions.
+func cliModelLine(v string) string { return "\n \"model\": \"Qwen3.5 " + v + "\",\n" }
+
 // cliRun runs the CLI in-process and returns exit code, stdout, stderr.
 func cliRun(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
@@ -52,8 +74,8 @@ func TestPRApplyTenTimes(t *testing.T) {
 		"--config-key", "qwen3.5-fp8-gb300-dynamo-sglang-agentic", "--run", "37714835620", "--coverage", cov}
 	var outputs []string
 	commits := 0
-	for i, content := range []string{"v1\n", "v1\n", "v1\n", "v2\n", "v2\n", "v2\n", "v2\n", "v3\n", "v3\n", "v3\n"} {
-		os.WriteFile(local, []byte(content), 0o644)
+	for i, v := range []string{"v1", "v1", "v1", "v2", "v2", "v2", "v2", "v3", "v3", "v3"} {
+		os.WriteFile(local, []byte(cliSnippetText(v)), 0o644)
 		code, out, errOut := cliRun(t, args...)
 		outputs = append(outputs, out, errOut)
 		if code != 0 {
@@ -92,10 +114,10 @@ func TestPRApplyTenTimes(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &plan) != nil || plan.Action != "none" || plan.Branch != cliBranch || plan.Existing.Number != 1 {
 		t.Errorf("plan json: exit %d %+v\n%s%s", code, plan, out, errOut)
 	}
-	os.WriteFile(local, []byte("v4\n"), 0o644)
+	os.WriteFile(local, []byte(cliSnippetText("v4")), 0o644)
 	code, out, errOut = cliRun(t, append([]string{"pr", "plan"}, args[2:]...)...)
 	outputs = append(outputs, out, errOut)
-	if code != 0 || !strings.Contains(out, "@@ -1 +1 @@\n-v3\n+v4\n") || !strings.Contains(out, "# action: update") {
+	if code != 0 || !strings.Contains(out, "@@ -1,5 +1,5 @@\n export const agentx = {"+strings.Replace(cliModelLine("v3"), "\n", "\n-", 1)+"+"+cliModelLine("v4")[1:]) || !strings.Contains(out, "# action: update") {
 		t.Errorf("plan diff: exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, errOut = cliRun(t, "upstream", "status", "--api-url", s.URL, "https://github.com/sgl-project/sglang/pull/1")
@@ -145,14 +167,14 @@ func TestPRApplyNeedsToken(t *testing.T) {
 	t.Setenv("GH_TOKEN", "")
 	t.Setenv("GITHUB_TOKEN", "")
 	local := filepath.Join(t.TempDir(), "f")
-	os.WriteFile(local, []byte("v1\n"), 0o644)
+	os.WriteFile(local, []byte(cliSnippetText("v1")), 0o644)
 	code, _, errOut := cliRun(t, "pr", "apply", "--api-url", s.URL, "--repo", cliRepo, "--model", "Qwen/qwen3.5", "--file", cliSnippet+"="+local)
 	if code != 2 || !strings.Contains(errOut, "GH_TOKEN") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 	// plan works without a token and writes nothing.
 	code, out, errOut := cliRun(t, "pr", "plan", "--api-url", s.URL, "--repo", cliRepo, "--model", "Qwen/qwen3.5", "--file", cliSnippet+"="+local)
-	if code != 0 || !strings.Contains(out, "-old\n+v1\n") {
+	if code != 0 || !strings.Contains(out, "-old\n+export const agentx = {"+strings.Replace(cliModelLine("v1"), "\n", "\n+", 1)) {
 		t.Errorf("plan: exit %d\n%s%s", code, out, errOut)
 	}
 	for _, r := range s.Recorded() {
@@ -280,7 +302,7 @@ func TestPRApplySavedPlan(t *testing.T) {
 	t.Setenv("GITHUB_TOKEN", cliToken) // the second variable is read too
 	dir := t.TempDir()
 	local := filepath.Join(dir, "qwen3.5.jsx")
-	os.WriteFile(local, []byte("v1\n"), 0o644)
+	os.WriteFile(local, []byte(cliSnippetText("v1")), 0o644)
 	code, out, errOut := cliRun(t, "pr", "plan", "--format", "json", "--api-url", s.URL, "--repo", cliRepo, "--model", "Qwen/qwen3.5", "--file", cliSnippet+"="+local)
 	if code != 0 {
 		t.Fatalf("plan: exit %d %s", code, errOut)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,18 +14,26 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cookbook-sync/cookbook-sync/launch"
 	"github.com/cookbook-sync/cookbook-sync/upstream"
 )
 
 // upAPIOptions are the flags every network subcommand shares.
 type upAPIOptions struct {
-	apiURL  string // --api-url: REST base URL (GitHub Enterprise: https://HOST/api/v3/)
-	retries int    // --retries: retries of 5xx / rate-limit answers
+	apiURL      string        // --api-url: REST base URL (GitHub Enterprise: https://HOST/api/v3/)
+	retries     int           // --retries: retries of 5xx / rate-limit answers, 0..upstream.MaxRetriesLimit
+	timeout     time.Duration // --timeout: one attempt of one request (answer body included)
+	callTimeout time.Duration // --call-timeout: one API call with all its retries and waits
 }
+
+// upMaxTimeout bounds --timeout and --call-timeout.
+const upMaxTimeout = time.Hour
 
 func (o *upAPIOptions) register(c *cobra.Command) {
 	c.Flags().StringVar(&o.apiURL, "api-url", upstream.DefaultAPIURL, "GitHub REST API base URL (GitHub Enterprise: https://HOST/api/v3/)")
-	c.Flags().IntVar(&o.retries, "retries", 4, "retries of 5xx and rate-limited answers (honouring Retry-After, at most 60 s each)")
+	c.Flags().IntVar(&o.retries, "retries", 4, fmt.Sprintf("retries of 5xx and rate-limited answers, 0..%d (honouring Retry-After, at most 60 s each)", upstream.MaxRetriesLimit))
+	c.Flags().DurationVar(&o.timeout, "timeout", upstream.DefaultRequestTimeout, "time limit of one attempt of one API request, answer included")
+	c.Flags().DurationVar(&o.callTimeout, "call-timeout", upstream.DefaultCallTimeout, "time limit of one API call with all its retries and waits")
 }
 
 // upToken returns the token from GH_TOKEN, then GITHUB_TOKEN (never from a
@@ -38,11 +47,29 @@ func upToken() string {
 
 // client builds the upstream client from the flags and the environment.
 func (o *upAPIOptions) client() (*upstream.Client, error) {
+	if o.retries < 0 || o.retries > upstream.MaxRetriesLimit {
+		return nil, &exitError{code: exitUsage, err: fmt.Errorf("--retries %d: want 0..%d", o.retries, upstream.MaxRetriesLimit)}
+	}
+	// Zero values come from callers that build the options without flags.
+	timeout, callTimeout := o.timeout, o.callTimeout
+	if timeout == 0 {
+		timeout = upstream.DefaultRequestTimeout
+	}
+	if callTimeout == 0 {
+		callTimeout = upstream.DefaultCallTimeout
+	}
+	if timeout < 0 || timeout > upMaxTimeout {
+		return nil, &exitError{code: exitUsage, err: fmt.Errorf("--timeout %s: want more than 0 and at most %s", timeout, upMaxTimeout)}
+	}
+	if callTimeout < 0 || callTimeout > upMaxTimeout {
+		return nil, &exitError{code: exitUsage, err: fmt.Errorf("--call-timeout %s: want more than 0 and at most %s", callTimeout, upMaxTimeout)}
+	}
 	retries := o.retries
 	if retries == 0 {
 		retries = -1 // upstream: 0 means the default
 	}
-	c, err := upstream.New(upstream.Options{APIURL: o.apiURL, Token: upToken(), MaxRetries: retries})
+	c, err := upstream.New(upstream.Options{APIURL: o.apiURL, Token: upToken(), MaxRetries: retries,
+		RequestTimeout: timeout, CallTimeout: callTimeout})
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
@@ -55,6 +82,35 @@ func upFailure(err error) error {
 	return &exitError{code: exitGap, err: err}
 }
 
+// upRedacted runs fn with a buffer for its output and then writes the buffer
+// to w and returns fn's error, both with the token redacted (cl.Redact): the
+// last guard that nothing printed — text, JSON, error messages on stderr —
+// carries GH_TOKEN / GITHUB_TOKEN, whatever the server put into its answers.
+func upRedacted(w io.Writer, cl *upstream.Client, fn func(w io.Writer) error) error {
+	var buf bytes.Buffer
+	err := fn(&buf)
+	io.WriteString(w, cl.Redact(buf.String()))
+	if err == nil {
+		return nil
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return &exitError{code: ee.code, err: cl.RedactError(ee.err)} // a copy: errGap is shared
+	}
+	return cl.RedactError(err)
+}
+
+// upExitStatus is the "Exit status" section of the network subcommands' help.
+const upExitStatus = `
+
+Exit status:
+  0  done: every link merged / exists (status), statuses refreshed (refresh),
+     plan computed / PR opened or updated (pr)
+  1  a gap or an upstream failure: a link not merged, missing or unknown (its
+     state could not be read: fails closed), an API error, a blocked plan
+  2  bad usage or input: flags, a malformed URL, an unreadable or non-regular
+     input file (FIFO, device, directory, > 64 MiB), a broken snippet`
+
 // newUpstreamCmd: `cookbook-sync upstream status URL… [--format text|json]`
 // and `cookbook-sync upstream refresh FILE [--write] [--format text|json]`.
 func newUpstreamCmd() *cobra.Command {
@@ -66,7 +122,11 @@ func newUpstreamCmd() *cobra.Command {
   upstream status URL…   is each PR merged / each published page's source present?
   upstream refresh FILE  move an AgentX snippet's provenance statuses forward
 
-The token, when needed, is read from GH_TOKEN or GITHUB_TOKEN.`,
+The token, when needed, is read from GH_TOKEN or GITHUB_TOKEN. It is never
+printed: any form of it in a server's answer or an error shows as ***.
+
+Every request attempt is bounded by --timeout (default 30s) and every API call,
+with its retries (--retries 0..10) and waits, by --call-timeout (default 2m).` + upExitStatus,
 	}
 	c.AddCommand(newUpstreamStatusCmd(), newUpstreamRefreshCmd())
 	return c
@@ -89,9 +149,13 @@ func newUpstreamStatusCmd() *cobra.Command {
   recipes.vllm.ai/ORG/MODEL)                  built from is on the default branch (upstream/pages.yaml)
 
 A state that cannot be read (API error, malformed answer, branch/commit link)
-is "unknown" and fails closed.
+is "unknown" and fails closed. A URL that is not an absolute http(s) URL
+("not a url", file:///…) is bad usage.
 
-Exit: 0 every link merged/exists, 1 otherwise, 2 bad usage.`,
+Exit status:
+  0  every link is merged / exists
+  1  some link is open, draft, closed-unmerged, missing or unknown
+  2  bad usage: no URL, a malformed or non-http(s) URL, a bad flag value`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runUpstreamStatus(cmd.Context(), cmd.OutOrStdout(), args, o)
@@ -106,6 +170,11 @@ func runUpstreamStatus(ctx context.Context, w io.Writer, urls []string, o upStat
 	if o.format != "text" && o.format != "json" {
 		return &exitError{code: exitUsage, err: fmt.Errorf("--format %q: want text or json", o.format)}
 	}
+	for _, u := range urls {
+		if err := upstream.CheckLinkURL(u); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+	}
 	cl, err := o.client()
 	if err != nil {
 		return err
@@ -113,22 +182,24 @@ func runUpstreamStatus(ctx context.Context, w io.Writer, urls []string, o upStat
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	rs := cl.StatusAll(ctx, urls)
-	if o.format == "json" {
-		b, err := json.MarshalIndent(rs, "", "  ")
-		if err != nil {
-			return err
+	return upRedacted(w, cl, func(w io.Writer) error {
+		rs := cl.StatusAll(ctx, urls)
+		if o.format == "json" {
+			b, err := json.MarshalIndent(rs, "", "  ")
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "%s\n", b)
+		} else {
+			for _, r := range rs {
+				fmt.Fprintln(w, upStatusLine(r))
+			}
 		}
-		fmt.Fprintf(w, "%s\n", b)
-	} else {
-		for _, r := range rs {
-			fmt.Fprintln(w, upStatusLine(r))
+		if !upstream.AllOK(rs) {
+			return errGap
 		}
-	}
-	if !upstream.AllOK(rs) {
-		return errGap
-	}
-	return nil
+		return nil
+	})
 }
 
 // upStatusLine is "<state> <url> (<detail>)".
@@ -167,8 +238,13 @@ in-progress → verified-pr (the run succeeded) → verified (and the PR merged)
 Only the status values change; every other byte is kept. Records that cannot
 move (no run cited, run failed, PR closed) are listed.
 
-Without --write the changes are only printed. Exit: 0 done, 1 API failure
-(nothing written), 2 bad usage or unreadable file.`,
+Without --write the changes are only printed.
+
+Exit status:
+  0  done (changes printed, or written with --write)
+  1  an API failure: nothing written
+  2  bad usage, an unreadable or non-regular file (FIFO, device, directory,
+     > 64 MiB) or a file that is not an AgentX snippet`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runUpstreamRefresh(cmd.Context(), cmd.OutOrStdout(), args[0], o)
@@ -195,6 +271,10 @@ func runUpstreamRefresh(ctx context.Context, w io.Writer, file string, o upRefre
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	return upRedacted(w, cl, func(w io.Writer) error { return upRefresh(ctx, w, cl, file, src, o) })
+}
+
+func upRefresh(ctx context.Context, w io.Writer, cl *upstream.Client, file string, src []byte, o upRefreshOptions) error {
 	out, changes, err := cl.Refresh(ctx, src)
 	if err != nil {
 		if errors.Is(err, upstream.ErrBadSnippet) {
@@ -240,24 +320,10 @@ func runUpstreamRefresh(ctx context.Context, w io.Writer, file string, o upRefre
 	return nil
 }
 
-// upMaxInput bounds files read by these subcommands (the largest real snippet
-// is ~0.3 MB).
-const upMaxInput = 8 << 20
-
+// upReadFile reads an input file with launch.ReadInput: a FIFO, a device
+// or a directory is refused (never blocks), as is a file over 64 MiB.
 func upReadFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, upMaxInput+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(b) > upMaxInput {
-		return nil, fmt.Errorf("%s: larger than %d bytes", name, upMaxInput)
-	}
-	return b, nil
+	return launch.ReadInput(name)
 }
 
 // upWriteAtomic replaces name with data via a temp file in the same directory
