@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -67,7 +68,18 @@ cookbook's layout (env lines, program, one flag per line), which is valid
 shell and can be pasted as is.
 
 JSON format: processes in launch order with role, kind, nodes, argv, env and
-origins.`,
+origins.
+
+Exit status: 0 the points (or the recipe) were rendered; with --config-key,
+points that cannot be rendered from the checkout (upstream-only, missing,
+unsupported) are listed with their reason next to the rendered ones. 1 none
+of the selected points of --config-key could be rendered: each is
+upstream-only, missing or unsupported, and the reasons are printed. 2 bad
+usage or bad input: a master config or recipe that does not parse or breaks
+the schema (file:line:col), a recipe or script that fails to render, an
+unknown config key, row, concurrency or selector, an empty or unknown
+--srt-slurm-version, an --srt-slurm-dir that is not a directory; with --all,
+any point that failed to render.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRender(cmd.OutOrStdout(), o, cmd.Flags().Changed)
@@ -105,6 +117,18 @@ func runRender(w io.Writer, o renderOptions, changed func(string) bool) error {
 	}
 	if o.infx == "" && o.recipe == "" {
 		return usageErr("--infx DIR is required with --config-key, --all and --list")
+	}
+	if o.version == "" {
+		return usageErr("--srt-slurm-version: empty (default %s)", infx.DefaultSrtSlurmVersion)
+	}
+	if o.srtSlurmDir != "" {
+		st, err := os.Stat(o.srtSlurmDir)
+		if err != nil {
+			return usageErr("--srt-slurm-dir: %v", err)
+		}
+		if !st.IsDir() {
+			return usageErr("--srt-slurm-dir %s: not a directory (want an NVIDIA/srt-slurm checkout)", o.srtSlurmDir)
+		}
 	}
 	if err := srtslurm.CheckVersion(o.version); err != nil {
 		return usageErr("--srt-slurm-version: %v", err)
@@ -163,7 +187,32 @@ func runRender(w io.Writer, o renderOptions, changed func(string) bool) error {
 	if len(out) == 0 {
 		return usageErr("config key %q has no point with%s", o.key, rowConcText(o, changed))
 	}
-	return writeRendered(w, o.format, out)
+	if err := writeRendered(w, o.format, out); err != nil {
+		return err
+	}
+	return nothingRendered(o.key, out)
+}
+
+// nothingRendered is the exit-1 error when none of the points was rendered
+// (all upstream-only, missing or unsupported): it gives each distinct
+// reason once, with the master position of its first point.
+func nothingRendered(key string, out []rendered) error {
+	var reasons []string
+	seen := map[string]bool{}
+	for _, r := range out {
+		if r.d != nil {
+			return nil
+		}
+		why := fmt.Sprintf("%s: %s", r.p.Status, r.p.Note)
+		if !seen[why] {
+			seen[why] = true
+			if r.p.RefPos.Line > 0 {
+				why = r.p.RefPos.String() + ": " + why
+			}
+			reasons = append(reasons, why)
+		}
+	}
+	return &exitError{code: exitGap, err: fmt.Errorf("config key %q: no point could be rendered (%s selected):\n  %s", key, plural(len(out), "point"), strings.Join(reasons, "\n  "))}
 }
 
 func rowConcText(o renderOptions, changed func(string) bool) string {

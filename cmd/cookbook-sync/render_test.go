@@ -370,3 +370,52 @@ func TestRenderErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderExitStatus: --config-key exits 1 with the reasons when none of
+// its selected points could be rendered; bad --srt-slurm-dir and an empty
+// --srt-slurm-version are bad usage (2); a master that breaks the schema
+// is bad input (2) with file:line:col.
+func TestRenderExitStatus(t *testing.T) {
+	notDir := t.TempDir() + "/file"
+	os.WriteFile(notDir, []byte("x"), 0o644)
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"nothing rendered", []string{"render", "--infx", infxFixtures + "/new", "--config-key", "qwen3.5-fp4-gb300-dynamo-sglang-agentic-disagg", "--row", "3"}, exitGap,
+			"cookbook-sync: config key \"qwen3.5-fp4-gb300-dynamo-sglang-agentic-disagg\": no point could be rendered (1 point selected):\n" +
+				"  " + infxFixtures + "/new/inferencex-e2e/configs/nvidia-master.yaml:40:21: missing: srt-recipe qwen3.5/sglang/gb300-fp4/agentx/disagg-gone.yaml is not in the checkout\n"},
+		{"srt-slurm-dir missing", []string{"render", "--infx", infxFixtures + "/old", "--config-key", "dsr1-fp8-h200-sglang", "--srt-slurm-dir", notDir + "-nope"}, exitUsage,
+			"cookbook-sync: --srt-slurm-dir: stat " + notDir + "-nope: no such file or directory\n"},
+		{"srt-slurm-dir file", []string{"render", "--infx", infxFixtures + "/old", "--config-key", "dsr1-fp8-h200-sglang", "--srt-slurm-dir", notDir}, exitUsage,
+			"cookbook-sync: --srt-slurm-dir " + notDir + ": not a directory (want an NVIDIA/srt-slurm checkout)\n"},
+		{"empty version", []string{"render", "--infx", infxFixtures + "/old", "--config-key", "dsr1-fp8-h200-sglang", "--srt-slurm-version", ""}, exitUsage,
+			"cookbook-sync: --srt-slurm-version: empty (default v1.0.68)\n"},
+		{"directory reference", []string{"render", "--infx", infxFixtures + "/refdir", "--config-key", "dirref", "--row", "0"}, exitUsage,
+			"cookbook-sync: " + infxFixtures + "/refdir/configs/nvidia-master.yaml:23:13: recipe recipes/sglang/dsr1/8k1k: " + infxFixtures + "/refdir/benchmarks/multi_node/srt-slurm-recipes/sglang/dsr1/8k1k: a directory, want a file\n"},
+	}
+	for _, c := range cases {
+		code, _, errs := runCLI(c.args...)
+		if code != c.code || errs != c.want {
+			t.Errorf("%s: exit %d, stderr\n%q\nwant exit %d and\n%q", c.name, code, errs, c.code, c.want)
+		}
+	}
+	// A master with an unbounded concurrency range fails at once (it used
+	// to hang), naming the position.
+	dir := t.TempDir()
+	os.MkdirAll(dir+"/configs", 0o755)
+	src, _ := os.ReadFile(infxFixtures + "/invalid/concrange-huge.yaml")
+	os.WriteFile(dir+"/configs/nvidia-master.yaml", src, 0o644)
+	code, _, errs := runCLI("render", "--infx", dir, "--config-key", "k")
+	want := "cookbook-sync: " + dir + "/configs/nvidia-master.yaml:20:19: k.scenarios.fixed-seq-len[0].search-space[0].conc-end: concurrency must be in 1..1048576, got 4611686018427387905\n"
+	if code != exitUsage || errs != want {
+		t.Errorf("huge range: exit %d, stderr %q", code, errs)
+	}
+	// --help documents the exit status.
+	_, out, _ := runCLI("render", "--help")
+	if !strings.Contains(out, "Exit status: 0 the points") || !strings.Contains(out, "1 none\nof the selected points") {
+		t.Errorf("help lacks the exit status:\n%s", out)
+	}
+}
