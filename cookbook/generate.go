@@ -138,11 +138,14 @@ func Generate(ws *infx.Workspace, opt GenerateOptions) (*Generated, error) {
 	if opt.Model == "" {
 		return nil, errors.New("generate: no model prefix")
 	}
-	if !regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`).MatchString(opt.GeneratedOn) {
-		return nil, fmt.Errorf("generate: generatedOn %q: want YYYY-MM-DD", opt.GeneratedOn)
+	if err := CheckDate(opt.GeneratedOn); err != nil {
+		return nil, fmt.Errorf("generate: generatedOn: %v", err)
 	}
 	if opt.Source.Main == "" {
 		return nil, errors.New("generate: no InferenceX main sha (source.main)")
+	}
+	if err := checkProvenance(opt.Source, opt.Prov); err != nil {
+		return nil, fmt.Errorf("generate: %v", err)
 	}
 	for _, g := range opt.Keys {
 		if _, err := path.Match(g, ""); err != nil {

@@ -1,6 +1,13 @@
 package cookbook
 
-import "strings"
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Provenance is the merged provenance of one point, in one shape for both
 // data generations (spec (c)): newer files merge cell.prov with the point's
@@ -116,4 +123,86 @@ func splitBlobURL(repo, url string) (sha, path string) {
 	}
 	sha, path, _ = strings.Cut(rest, "/")
 	return sha, path
+}
+
+// ProvStatuses are the provenance statuses of cell.prov / point overrides
+// (spec agentx-format.md (c): verified | verified-pr | in-progress).
+var ProvStatuses = []string{"verified", "verified-pr", "in-progress"}
+
+// SyncPRStatuses are the statuses of source.prs entries (spec (a)
+// "source": verified-pr or in-progress — an open PR is never "verified").
+var SyncPRStatuses = []string{"verified-pr", "in-progress"}
+
+// CheckSHA checks a git commit sha as provenance carries it: 7 to 40
+// lower-case hex digits (source.main, source.prs[*].sha, cell.prov.sha).
+func CheckSHA(s string) error {
+	if len(s) < 7 || len(s) > 40 || strings.Trim(s, "0123456789abcdef") != "" {
+		return fmt.Errorf("%q is not a commit sha (want 7 to 40 lower-case hex digits)", s)
+	}
+	return nil
+}
+
+// CheckDate checks a calendar date YYYY-MM-DD (generatedOn, cell.prov.date):
+// the day must exist (2026-02-30 and 2026-13-45 are refused).
+func CheckDate(s string) error {
+	if _, err := time.Parse(time.DateOnly, s); err != nil || len(s) != 10 {
+		return fmt.Errorf("%q is not a calendar date (want YYYY-MM-DD)", s)
+	}
+	return nil
+}
+
+// CheckPR checks a GitHub PR number as provenance carries it (a decimal
+// string, source.prs keys and cell.prov.pr): 1 to 2^31, no sign or
+// leading zeros.
+func CheckPR(s string) error {
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || n < 1 || n > 1<<31 || strconv.FormatUint(n, 10) != s {
+		return fmt.Errorf("%q is not a PR number (want 1 to 2147483648)", s)
+	}
+	return nil
+}
+
+// checkProvenance validates the provenance Generate writes: source.main,
+// the PRs of source.prs (number, sha, status) and every per-key Prov (sha,
+// pr, status, date). The error names the field.
+func checkProvenance(src SyncSource, prov map[string]Prov) error {
+	if err := CheckSHA(src.Main); err != nil {
+		return fmt.Errorf("source.main: %v", err)
+	}
+	for _, n := range slices.Sorted(maps.Keys(src.PRs)) {
+		p := src.PRs[n]
+		if err := CheckPR(n); err != nil {
+			return fmt.Errorf("source.prs: %v", err)
+		}
+		if p.SHA != "" {
+			if err := CheckSHA(p.SHA); err != nil {
+				return fmt.Errorf("source.prs.%s.sha: %v", n, err)
+			}
+		}
+		if !slices.Contains(SyncPRStatuses, p.Status) {
+			return fmt.Errorf("source.prs.%s.status: %q is not a PR status (want %s)", n, p.Status, strings.Join(SyncPRStatuses, " or "))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(prov)) {
+		p := prov[k]
+		if p.SHA != "" {
+			if err := CheckSHA(p.SHA); err != nil {
+				return fmt.Errorf("prov %s: sha: %v", k, err)
+			}
+		}
+		if p.PR != "" {
+			if err := CheckPR(p.PR); err != nil {
+				return fmt.Errorf("prov %s: pr: %v", k, err)
+			}
+		}
+		if p.Status != "" && !slices.Contains(ProvStatuses, p.Status) {
+			return fmt.Errorf("prov %s: status: %q is not a provenance status (want %s)", k, p.Status, strings.Join(ProvStatuses, ", "))
+		}
+		if p.Date != "" {
+			if err := CheckDate(p.Date); err != nil {
+				return fmt.Errorf("prov %s: date: %v", k, err)
+			}
+		}
+	}
+	return nil
 }

@@ -252,3 +252,19 @@ func TestDecodeCLIHostileInput(t *testing.T) {
 		t.Errorf("bad hash warning: %q", errb.String())
 	}
 }
+
+// TestHelpExitStatus: decode, generate and recipes document their exit
+// status (0/1/2 as in main.go; these commands never exit 1).
+func TestHelpExitStatus(t *testing.T) {
+	for _, cmd := range [][]string{{"decode", "--help"}, {"generate", "--help"}, {"recipes", "--help"}, {"recipes", "decode", "--help"}} {
+		var out, errb bytes.Buffer
+		if code := run(cmd, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d", cmd, code)
+		}
+		s := out.String()
+		i := strings.Index(s, "\nExit status:\n  0  ")
+		if i < 0 || !strings.Contains(s[i:], "\n  2  bad ") {
+			t.Errorf("%v: no Exit status section with 0 and 2:\n%s", cmd, s)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/cookbook"
 	"github.com/cookbook-sync/cookbook-sync/infx"
+	"github.com/cookbook-sync/cookbook-sync/infx/srtslurm"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
@@ -59,7 +61,22 @@ N=SHA), or --provenance FILE (YAML or JSON):
 
 Flags override the file. generatedOn is --date, else the file's, else the
 previous file's, else today (UTC). --previous keeps the current upstream file's
-cell order and ids.`,
+cell order and ids.
+
+Checks before anything is rendered: --srt-slurm-version must be a known
+srt-slurm version; every sha (--main, --prs N=SHA, main/prs/keys in the file)
+7 to 40 lower-case hex digits; dates (--date, generatedOn, keys.*.date) real
+calendar days; PR numbers 1 to 2^31; prs statuses verified-pr or in-progress,
+keys statuses verified, verified-pr or in-progress (agentx-format.md (a), (c));
+every keys entry a config key of --model in --infx. Errors name the flag, or
+file:line:col and the YAML path. If -o is a symlink, its target is written
+(the link stays).
+
+Exit status:
+  0  the file was written (and verified)
+  2  bad usage or bad input (flag value, provenance file, InferenceX
+     checkout, prohibited setting, nothing renderable, verification failed);
+     nothing is written`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runGenerate(cmd.OutOrStdout(), o)
@@ -106,22 +123,41 @@ func runGenerate(w io.Writer, o generateOptions) error {
 		RenderOptions: infx.Options{SrtSlurmVersion: o.version},
 		Source:        cookbook.SyncSource{PRs: map[string]cookbook.SyncPR{}},
 	}
+	// Flags first: a bad value is reported before any file is read.
+	if err := srtslurm.CheckVersion(o.version); err != nil {
+		return usageErr("--srt-slurm-version %q: %v", o.version, err)
+	}
+	if o.main != "" {
+		if err := cookbook.CheckSHA(o.main); err != nil {
+			return usageErr("--main: %v", err)
+		}
+	}
+	if o.date != "" {
+		if err := cookbook.CheckDate(o.date); err != nil {
+			return usageErr("--date: %v", err)
+		}
+	}
+	var pfRoot *yaml.Node
+	var pf provenanceFile
 	if o.provenance != "" {
 		data, err := launch.ReadInput(o.provenance)
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		var pf provenanceFile
 		dec := yaml.NewDecoder(strings.NewReader(string(data)))
 		dec.KnownFields(true)
 		if err := dec.Decode(&pf); err != nil && !errors.Is(err, io.EOF) {
 			return &exitError{code: exitUsage, err: fmt.Errorf("%s: %v", o.provenance, err)}
 		}
+		var doc yaml.Node
+		if err := yaml.Unmarshal(data, &doc); err == nil && len(doc.Content) > 0 {
+			pfRoot = doc.Content[0]
+		}
+		if err := checkProvenanceFile(o.provenance, pfRoot, &pf); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
 		opt.Source.Repo, opt.Source.Main, opt.GeneratedOn = pf.Repo, pf.Main, pf.GeneratedOn
 		for n, p := range pf.PRs {
-			if !prFlag.MatchString(n) {
-				return usageErr("%s: prs: %q is not a PR number", o.provenance, n)
-			}
 			sp := cookbook.SyncPR{SHA: p.SHA, Status: p.Status}
 			if p.Run != nil {
 				sp.Run = *p.Run
@@ -136,7 +172,10 @@ func runGenerate(w io.Writer, o generateOptions) error {
 	for _, p := range o.prs {
 		m := prFlag.FindStringSubmatch(p)
 		if m == nil {
-			return usageErr("--prs %q: want N or N=SHA", p)
+			return usageErr("--prs %q: want N or N=SHA (SHA: 7 to 40 lower-case hex digits)", p)
+		}
+		if err := cookbook.CheckPR(m[1]); err != nil {
+			return usageErr("--prs %q: %v", p, err)
 		}
 		sp := opt.Source.PRs[m[1]]
 		if m[2] != "" {
@@ -174,6 +213,21 @@ func runGenerate(w io.Writer, o generateOptions) error {
 		return &exitError{code: exitUsage, err: err}
 	}
 	ws.SrtSlurmDir = o.srtSlurmD
+	// Provenance keys must name config keys of the model in this checkout.
+	if len(pf.Keys) > 0 {
+		known := map[string]bool{}
+		for _, k := range ws.ConfigKeys() {
+			if e, err := ws.Entry(k); err == nil && e.ModelPrefix == o.model {
+				known[k] = true
+			}
+		}
+		for _, k := range sortedKeys(pf.Keys) {
+			if !known[k] {
+				return &exitError{code: exitUsage, err: fmt.Errorf("%s: keys.%s: no config key %q of model %q in %s",
+					yamlPos(o.provenance, yamlKeyNode(pfRoot, "keys", k)), k, k, o.model, o.infx)}
+			}
+		}
+	}
 	g, err := cookbook.Generate(ws, opt)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
@@ -223,10 +277,154 @@ func runGenerate(w io.Writer, o generateOptions) error {
 	return nil
 }
 
+// checkProvenanceFile validates a --provenance file's values (the YAML
+// shape was already decoded into pf): main and every sha 7–40 lower-case
+// hex, generatedOn and dates real calendar dates, PR numbers 1..2^31,
+// statuses in the spec's sets (agentx-format.md (a) "source", (c)). Errors
+// name file:line:col and the YAML path.
+func checkProvenanceFile(file string, root *yaml.Node, pf *provenanceFile) error {
+	bad := func(n *yaml.Node, path string, err error) error {
+		return fmt.Errorf("%s: %s: %v", yamlPos(file, n), path, err)
+	}
+	if pf.Main != "" {
+		if err := cookbook.CheckSHA(pf.Main); err != nil {
+			return bad(yamlValueNode(root, "main"), "main", err)
+		}
+	}
+	if pf.GeneratedOn != "" {
+		if err := cookbook.CheckDate(pf.GeneratedOn); err != nil {
+			return bad(yamlValueNode(root, "generatedOn"), "generatedOn", err)
+		}
+	}
+	for _, n := range sortedKeys(pf.PRs) {
+		p := pf.PRs[n]
+		if err := cookbook.CheckPR(strings.TrimPrefix(n, "#")); err != nil {
+			return bad(yamlKeyNode(root, "prs", n), "prs."+n, err)
+		}
+		if p.SHA != "" {
+			if err := cookbook.CheckSHA(p.SHA); err != nil {
+				return bad(yamlValueNode(root, "prs", n, "sha"), "prs."+n+".sha", err)
+			}
+		}
+		if p.Status != "" && !slices.Contains(cookbook.SyncPRStatuses, p.Status) {
+			return bad(yamlValueNode(root, "prs", n, "status"), "prs."+n+".status",
+				fmt.Errorf("%q is not a PR status (want %s)", p.Status, strings.Join(cookbook.SyncPRStatuses, " or ")))
+		}
+	}
+	for _, k := range sortedKeys(pf.Keys) {
+		p := pf.Keys[k]
+		kp := "keys." + k
+		if p.SHA != "" {
+			if err := cookbook.CheckSHA(p.SHA); err != nil {
+				return bad(yamlValueNode(root, "keys", k, "sha"), kp+".sha", err)
+			}
+		}
+		if p.PR != "" {
+			if err := cookbook.CheckPR(p.PR); err != nil {
+				return bad(yamlValueNode(root, "keys", k, "pr"), kp+".pr", err)
+			}
+		}
+		if p.Status != "" && !slices.Contains(cookbook.ProvStatuses, p.Status) {
+			return bad(yamlValueNode(root, "keys", k, "status"), kp+".status",
+				fmt.Errorf("%q is not a provenance status (want %s)", p.Status, strings.Join(cookbook.ProvStatuses, ", ")))
+		}
+		if p.Date != "" {
+			if err := cookbook.CheckDate(p.Date); err != nil {
+				return bad(yamlValueNode(root, "keys", k, "date"), kp+".date", err)
+			}
+		}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// yamlKeyNode returns the key node of the last path element (nil when
+// absent); yamlValueNode its value node.
+func yamlKeyNode(n *yaml.Node, path ...string) *yaml.Node {
+	var key *yaml.Node
+	for _, p := range path {
+		for n != nil && n.Kind == yaml.AliasNode {
+			n = n.Alias
+		}
+		if n == nil || n.Kind != yaml.MappingNode {
+			return key
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == p {
+				key, next = n.Content[i], n.Content[i+1]
+			}
+		}
+		if next == nil {
+			return key
+		}
+		n = next
+	}
+	return key
+}
+
+func yamlValueNode(n *yaml.Node, path ...string) *yaml.Node {
+	for _, p := range path {
+		for n != nil && n.Kind == yaml.AliasNode {
+			n = n.Alias
+		}
+		if n == nil || n.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == p {
+				next = n.Content[i+1]
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		n = next
+	}
+	return n
+}
+
+// yamlPos renders "file:line:col" of n ("file" alone when n is nil).
+func yamlPos(file string, n *yaml.Node) string {
+	if n == nil {
+		return file
+	}
+	return fmt.Sprintf("%s:%d:%d", file, n.Line, n.Column)
+}
+
 // writeAtomic writes data to path through a temporary file in the same
-// directory, synced, then renamed over path: readers never see a partial
-// file, and a failure leaves path untouched.
+// directory as the file written, synced, then renamed over it: readers
+// never see a partial file, and a failure leaves the file untouched. When
+// path is a symlink the write goes through to its target (resolved with
+// filepath.EvalSymlinks; the temporary file is made in the target's
+// directory), so the link stays a link. An existing file keeps its mode.
 func writeAtomic(path string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if st, err := os.Lstat(path); err == nil {
+		if st.Mode()&os.ModeSymlink != 0 {
+			target, err := filepath.EvalSymlinks(path)
+			if err != nil {
+				return fmt.Errorf("%s: cannot resolve the symlink: %w", path, err)
+			}
+			path = target
+			if st, err = os.Stat(path); err != nil {
+				return err
+			}
+		}
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("%s: not a regular file", path)
+		}
+		mode = st.Mode().Perm()
+	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
@@ -249,7 +447,7 @@ func writeAtomic(path string, data []byte) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Chmod(name, 0o644); err != nil {
+	if err := os.Chmod(name, mode); err != nil {
 		return err
 	}
 	if err := os.Rename(name, path); err != nil {

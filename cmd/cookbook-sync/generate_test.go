@@ -120,8 +120,8 @@ func TestGenerateCLIErrors(t *testing.T) {
 		"bad pr":     {"generate", "--infx", generateFixture, "--model", "qwen9", "--main", "abc", "--prs", "x1", "-o", out},
 		"no output":  {"generate", "--infx", generateFixture, "--model", "qwen9", "--main", "abc"},
 		"bad date":   generateArgs(out, "--date", "30/11/2026"),
-		"prohibited": {"generate", "--infx", "../../cookbook/testdata/generate/prohibited", "--model", "qwen9", "--main", "abc", "--date", "2026-11-30", "-o", out},
-		"no model":   {"generate", "--infx", generateFixture, "--model", "nope", "--main", "abc", "--date", "2026-11-30", "-o", out},
+		"prohibited": {"generate", "--infx", "../../cookbook/testdata/generate/prohibited", "--model", "qwen9", "--main", "0123456", "--date", "2026-11-30", "-o", out},
+		"no model":   {"generate", "--infx", generateFixture, "--model", "nope", "--main", "0123456", "--date", "2026-11-30", "-o", out},
 	} {
 		var stdout, errb bytes.Buffer
 		if code := run(args, &stdout, &errb); code != 2 {
@@ -129,6 +129,105 @@ func TestGenerateCLIErrors(t *testing.T) {
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("%s: output written", name)
+		}
+	}
+}
+
+// TestGenerateCLIProvenanceChecks: the provenance generate writes is
+// validated first — sha 7–40 lower-case hex, a real calendar date, PR
+// numbers 1..2^31, statuses of agentx-format.md (a)/(c), provenance keys
+// that are config keys of the model, a known srt-slurm version — each an
+// exit 2 naming the flag or file:line:col + YAML path, with nothing
+// written.
+func TestGenerateCLIProvenanceChecks(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "x.jsx")
+	prov := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const main = "main: 0123456789abcdef0123456789abcdef01234567\n"
+	status := prov("status.yaml", main+"prs:\n  \"3840\": {sha: 5948cad, status: teleported}\n")
+	key := prov("key.yaml", main+"keys:\n  qwen9-fp4-gb300-sglang-agentic-agg: {status: verified}\n  no-such-key: {sha: 0123456, status: verified}\n")
+	date := prov("date.yaml", main+"generatedOn: 2026-02-30\n")
+	keyDate := prov("keydate.yaml", main+"keys:\n  qwen9-fp4-gb300-sglang-agentic-agg: {date: \"2026-13-45\"}\n")
+	pr := prov("pr.yaml", main+"prs:\n  \"0\": {sha: 5948cad}\n")
+	gen := []string{"generate", "--infx", generateFixture, "--model", "qwen9", "-o", out}
+	okMain := []string{"--main", "0123456789abcdef0123456789abcdef01234567"}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--main", "$(id)"}, `--main: "$(id)" is not a commit sha (want 7 to 40 lower-case hex digits)`},
+		{[]string{"--main", "ABCDEF0"}, `--main: "ABCDEF0" is not a commit sha (want 7 to 40 lower-case hex digits)`},
+		{append(okMain, "--date", "2026-13-45"), `--date: "2026-13-45" is not a calendar date (want YYYY-MM-DD)`},
+		{append(okMain, "--date", "2026-02-30"), `--date: "2026-02-30" is not a calendar date (want YYYY-MM-DD)`},
+		{append(okMain, "--prs", "0"), `--prs "0": "0" is not a PR number (want 1 to 2147483648)`},
+		{append(okMain, "--prs", "2147483649"), `--prs "2147483649": "2147483649" is not a PR number (want 1 to 2147483648)`},
+		{append(okMain, "--prs", "99999999999999999999"), `--prs "99999999999999999999": "99999999999999999999" is not a PR number (want 1 to 2147483648)`},
+		{[]string{"--provenance", status}, status + `:3:34: prs.3840.status: "teleported" is not a PR status (want verified-pr or in-progress)`},
+		{[]string{"--provenance", date}, date + `:2:14: generatedOn: "2026-02-30" is not a calendar date (want YYYY-MM-DD)`},
+		{[]string{"--provenance", keyDate}, keyDate + `:3:46: keys.qwen9-fp4-gb300-sglang-agentic-agg.date: "2026-13-45" is not a calendar date (want YYYY-MM-DD)`},
+		{[]string{"--provenance", pr}, pr + `:3:3: prs.0: "0" is not a PR number (want 1 to 2147483648)`},
+		{[]string{"--provenance", key}, key + `:4:3: keys.no-such-key: no config key "no-such-key" of model "qwen9" in ` + generateFixture},
+	}
+	for _, c := range cases {
+		var stdout, errb bytes.Buffer
+		if code := run(append(append([]string{}, gen...), c.args...), &stdout, &errb); code != 2 || errb.String() != "cookbook-sync: "+c.want+"\n" {
+			t.Errorf("%v: exit %d, stderr\n  %q\nwant\n  %q", c.args, code, errb.String(), "cookbook-sync: "+c.want+"\n")
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%v: output written", c.args)
+		}
+	}
+	// An unknown srt-slurm version is named as such (it used to say "no
+	// renderable point (N points skipped)").
+	var stdout, errb bytes.Buffer
+	if code := run(generateArgs(out, "--srt-slurm-version", "v0.0.0"), &stdout, &errb); code != 2 ||
+		!strings.HasPrefix(errb.String(), `cookbook-sync: --srt-slurm-version "v0.0.0": `) || !strings.Contains(errb.String(), `"v0.0.0"`) {
+		t.Errorf("version: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestGenerateCLISymlinkOutput: -o naming a symlink writes through to the
+// link's target (atomically, temporary file beside the target); the link
+// stays a link and the target keeps its mode.
+func TestGenerateCLISymlinkOutput(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(real, "qwen9.jsx")
+	if err := os.WriteFile(target, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.jsx")
+	if err := os.Symlink(filepath.Join("real", "qwen9.jsx"), link); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	var stdout, errb bytes.Buffer
+	if code := run(generateArgs(link), &stdout, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	st, err := os.Lstat(link)
+	if err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("link replaced: %v %v", st.Mode(), err)
+	}
+	data, err := os.ReadFile(target)
+	if err != nil || !bytes.HasPrefix(data, []byte("// GENERATED")) {
+		t.Errorf("target not written: %q %v", data[:min(len(data), 40)], err)
+	}
+	if st, _ := os.Stat(target); st.Mode().Perm() != 0o600 {
+		t.Errorf("target mode %v, want 0600", st.Mode().Perm())
+	}
+	for _, d := range []string{dir, real} {
+		entries, _ := os.ReadDir(d)
+		if len(entries) != map[string]int{dir: 2, real: 1}[d] {
+			t.Errorf("%s: leftover files %v", d, entries)
 		}
 	}
 }
