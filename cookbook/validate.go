@@ -3,6 +3,7 @@ package cookbook
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"slices"
 	"strings"
 
@@ -18,6 +19,24 @@ func knownTier(t string) bool { return slices.Contains(kvTiers[:], t) }
 // validate checks the structure the decoder relies on, naming the JSON path
 // of the first problem.
 func (f *File) validate() error {
+	// Statuses (spec (a) "source", (c)): the page picks its badge by them,
+	// so a value outside the set cannot be shown truthfully.
+	for _, n := range slices.Sorted(maps.Keys(f.Source.PRs)) {
+		if st := f.Source.PRs[n].Status; st != "" && !slices.Contains(SyncPRStatuses, st) {
+			return f.errPath(jpath{"source", "prs", n, "status"}, "%q is not a PR status (want %s)", st, strings.Join(SyncPRStatuses, " or "))
+		}
+	}
+	for ci := range f.Cells {
+		c := &f.Cells[ci]
+		if c.Prov != nil && c.Prov.Status != "" && !slices.Contains(ProvStatuses, c.Prov.Status) {
+			return f.errPath(jpath{"cells", ci, "prov", "status"}, "%q is not a provenance status (want %s)", c.Prov.Status, strings.Join(ProvStatuses, ", "))
+		}
+		for pi := range c.Points {
+			if st := c.Points[pi].Status; st != "" && !slices.Contains(ProvStatuses, st) {
+				return f.errPath(jpath{"cells", ci, "points", pi, "status"}, "%q is not a provenance status (want %s)", st, strings.Join(ProvStatuses, ", "))
+			}
+		}
+	}
 	for i := range f.Envs {
 		if err := f.checkEnv(jpath{"envs", i}, f.Envs[i]); err != nil {
 			return err
