@@ -84,7 +84,15 @@ func ReadFile(path string) (*File, error) {
 //     materialized (spec (b) step 1).
 //
 // Every error is an *Error naming name, line:col and, for data errors, the
-// JSON path. Unknown keys are ignored. src is not retained or modified.
+// JSON path. Block, diff and patch objects have a closed key set (spec (a)
+// "Blocks", "diff semantics", "point.patch"): an unknown key there is an
+// error, since the page would silently drop the change. Unknown keys
+// elsewhere (top level, cells, points, prov — where the format has grown
+// before, spec (e)) are ignored. The invariants of spec (f) are enforced:
+// env and envRef exclusive, refs to earlier cells only, no patch on point
+// 0, unique cell ids, statuses in the spec's sets. The files-key hashes are
+// not checked here (the page does not check them): see CheckFileKeys.
+// src is not retained or modified.
 func Parse(name string, src []byte) (*File, error) {
 	buf := make([]byte, len(src), len(src)+1)
 	copy(buf, src)
