@@ -131,3 +131,12 @@ func TestScriptPrintfConversions(t *testing.T) {
 		"--mem-fraction-static", "0.50", "--big", "1.23457e+06", "--hex", "0XFF", "--pad", "003.1|ab  |abc|0",
 		"--sci", "1.500000e+03", "--missing", "0.0", "--quoted", "it's|b", "--port", "8888"})
 }
+
+// TestMasterNotUTF8: yaml.v3 reports an encoding error without a line; the
+// error points at the first byte that is not UTF-8.
+func TestMasterNotUTF8(t *testing.T) {
+	_, err := parseMaster("m.yaml", []byte("k:\n  image: \"ab\xffc\"\n"))
+	if want := "m.yaml:2:13: YAML: invalid leading UTF-8 octet"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}

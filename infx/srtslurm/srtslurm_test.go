@@ -322,3 +322,35 @@ func TestSweep(t *testing.T) {
 		t.Errorf("argv %s", argv)
 	}
 }
+
+// TestYAMLErrorPositions: a syntax error carries the line yaml.v3 names
+// and the column of that line's first character; a file that is not
+// UTF-8 (which yaml.v3 reports without a line) points at its first
+// invalid byte.
+func TestYAMLErrorPositions(t *testing.T) {
+	for file, want := range map[string]string{
+		"testdata/syntax-error.yaml": "testdata/syntax-error.yaml:4:4: YAML syntax error: mapping values are not allowed in this context",
+		"testdata/non-utf8.yaml":     "testdata/non-utf8.yaml:3:12: YAML syntax error: invalid leading UTF-8 octet",
+	} {
+		_, err := Load(file)
+		if err == nil || err.Error() != want {
+			t.Errorf("%s:\n got %v\nwant %s", file, err, want)
+		}
+	}
+}
+
+// TestGPUsPerWorkerWholeNodes: a worker needing at least gpus_per_node GPUs
+// takes ceil(gpus/gpus_per_node) whole nodes and all of their GPUs
+// (shared/spec/srt-slurm.md §7), so gpus_per_decode 7 on 4-GPU nodes starts
+// the same processes as gpus_per_decode 8 (srt-slurm does not reject it).
+func TestGPUsPerWorkerWholeNodes(t *testing.T) {
+	eight := mustRender(t, "gpus-round-up.yaml", "base", Options{})
+	seven := mustRender(t, "gpus-round-up.yaml", "override_seven", Options{})
+	if !reflect.DeepEqual(eight.Deployment.Processes, seven.Deployment.Processes) {
+		t.Errorf("gpus_per_decode 7 renders differently from 8")
+	}
+	dec := seven.Deployment.Workers(launch.RoleDecode)
+	if len(dec) != 1 || dec[0].Workers != 4 || dec[0].NodesPerWorker != 2 || dec[0].GPUsPerNode != 4 {
+		t.Errorf("decode = %+v", dec)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
 	"go.yaml.in/yaml/v3"
@@ -399,14 +400,14 @@ func parseYAML(file string, data []byte) (any, error) {
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil && err != io.EOF {
-		return nil, yamlSyntaxError(file, err)
+		return nil, yamlSyntaxError(file, data, err)
 	}
 	// PyYAML safe_load accepts exactly one document.
 	var next yaml.Node
 	if err := dec.Decode(&next); err == nil {
 		return nil, &Error{File: file, Line: next.Line, Col: next.Column, Msg: "expected a single YAML document, found another one"}
 	} else if err != io.EOF {
-		return nil, yamlSyntaxError(file, err)
+		return nil, yamlSyntaxError(file, data, err)
 	}
 	if root.Kind == 0 {
 		return nil, nil // empty document: PyYAML gives None
@@ -417,13 +418,51 @@ func parseYAML(file string, data []byte) (any, error) {
 
 var reYAMLLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-func yamlSyntaxError(file string, err error) error {
+// yamlSyntaxError places a go.yaml.in/yaml/v3 error: its "line N" (the
+// column is that of the line's first non-blank character, yaml.v3 gives
+// none), or, for an encoding error, which yaml.v3 reports without a line,
+// the first byte that is not UTF-8.
+func yamlSyntaxError(file string, data []byte, err error) error {
 	msg := err.Error()
 	if m := reYAMLLine.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
-		return &Error{File: file, Line: line, Msg: "YAML syntax error: " + m[2]}
+		return &Error{File: file, Line: line, Col: firstNonBlank(data, line), Msg: "YAML syntax error: " + m[2]}
 	}
-	return &Error{File: file, Msg: "YAML syntax error: " + strings.TrimPrefix(msg, "yaml: ")}
+	msg = "YAML syntax error: " + strings.TrimPrefix(msg, "yaml: ")
+	if line, col, ok := invalidUTF8(data); ok {
+		return &Error{File: file, Line: line, Col: col, Msg: msg}
+	}
+	return &Error{File: file, Msg: msg}
+}
+
+// firstNonBlank is the 1-based column of the first non-blank character of
+// 1-based line (1 when the line is blank or out of range).
+func firstNonBlank(data []byte, line int) int {
+	lines := bytes.SplitN(data, []byte("\n"), line+1)
+	if line < 1 || line > len(lines) {
+		return 1
+	}
+	l := lines[line-1]
+	return utf8.RuneCount(l[:len(l)-len(bytes.TrimLeft(l, " \t"))]) + 1
+}
+
+// invalidUTF8 gives the 1-based line and column (in characters) of the
+// first byte of data that is not UTF-8; ok is false when data is valid
+// UTF-8 or starts with a byte-order mark of another encoding.
+func invalidUTF8(data []byte) (line, col int, ok bool) {
+	if utf8.Valid(data) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) || bytes.HasPrefix(data, []byte{0xFF, 0xFE}) {
+		return 0, 0, false
+	}
+	i := 0
+	for i < len(data) {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	start := bytes.LastIndexByte(data[:i], '\n') + 1
+	return bytes.Count(data[:i], []byte("\n")) + 1, utf8.RuneCount(data[start:i]) + 1, true
 }
 
 // ---- Python str() / repr() of loaded values ----
