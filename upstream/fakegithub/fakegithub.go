@@ -38,7 +38,9 @@ type Request struct {
 }
 
 // Fault makes matching requests fail: Count times (-1 = forever) answer
-// Status with Header and Body.
+// Status with Header and Body. "$AUTH" in Body is replaced by the request's
+// Authorization header as received (JSON-escaped), like a server that echoes
+// it into its error message.
 type Fault struct {
 	Method string // "" = any
 	Path   string // regexp matched against the URL path
@@ -504,7 +506,8 @@ func (s *Server) handle(req *http.Request, body []byte) (int, map[string]string,
 		if f.Count > 0 {
 			f.Count--
 		}
-		return f.Status, f.Header, []byte(f.Body)
+		auth, _ := json.Marshal(req.Header.Get("Authorization"))
+		return f.Status, f.Header, []byte(strings.ReplaceAll(f.Body, "$AUTH", strings.Trim(string(auth), `"`)))
 	}
 	if req.Method != http.MethodGet && s.Token != "" {
 		a := req.Header.Get("Authorization")
