@@ -238,7 +238,7 @@ func TestClosedKeySets(t *testing.T) {
 func TestBadStatus(t *testing.T) {
 	src := strings.Replace(minimal, `"model": "M",`, `"model": "M", "source": {"repo": "r", "main": "0123456", "prs": {"7": {"sha": "0123456", "run": null, "status": "teleported"}}},`, 1)
 	_, err := Parse("bad.jsx", []byte(src))
-	if want := `bad.jsx:5:104: source.prs["7"].status: "teleported" is not a PR status (want verified-pr or in-progress)`; err == nil || err.Error() != want {
+	if want := `bad.jsx:5:104: source.prs["7"].status: "teleported" is not a provenance status (want verified, verified-pr, in-progress)`; err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
 	}
 	src = strings.Replace(minimal, `{"concs": [2], "item": 1, "kv": "none",`, `{"concs": [2], "item": 1, "kv": "none", "status": "derived",`, 1)

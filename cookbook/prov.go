@@ -125,13 +125,11 @@ func splitBlobURL(repo, url string) (sha, path string) {
 	return sha, path
 }
 
-// ProvStatuses are the provenance statuses of cell.prov / point overrides
-// (spec agentx-format.md (c): verified | verified-pr | in-progress).
+// ProvStatuses are the provenance statuses of cell.prov, point overrides and
+// source.prs entries (spec agentx-format.md (c): verified | verified-pr |
+// in-progress; a mirrored PR that has since merged is "verified", the
+// lifecycle `upstream refresh` follows).
 var ProvStatuses = []string{"verified", "verified-pr", "in-progress"}
-
-// SyncPRStatuses are the statuses of source.prs entries (spec (a)
-// "source": verified-pr or in-progress — an open PR is never "verified").
-var SyncPRStatuses = []string{"verified-pr", "in-progress"}
 
 // CheckSHA checks a git commit sha as provenance carries it: 7 to 40
 // lower-case hex digits (source.main, source.prs[*].sha, cell.prov.sha).
@@ -179,8 +177,8 @@ func checkProvenance(src SyncSource, prov map[string]Prov) error {
 				return fmt.Errorf("source.prs.%s.sha: %v", n, err)
 			}
 		}
-		if !slices.Contains(SyncPRStatuses, p.Status) {
-			return fmt.Errorf("source.prs.%s.status: %q is not a PR status (want %s)", n, p.Status, strings.Join(SyncPRStatuses, " or "))
+		if !slices.Contains(ProvStatuses, p.Status) {
+			return fmt.Errorf("source.prs.%s.status: %q is not a provenance status (want %s)", n, p.Status, strings.Join(ProvStatuses, ", "))
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(prov)) {

@@ -22,8 +22,8 @@ func (f *File) validate() error {
 	// Statuses (spec (a) "source", (c)): the page picks its badge by them,
 	// so a value outside the set cannot be shown truthfully.
 	for _, n := range slices.Sorted(maps.Keys(f.Source.PRs)) {
-		if st := f.Source.PRs[n].Status; st != "" && !slices.Contains(SyncPRStatuses, st) {
-			return f.errPath(jpath{"source", "prs", n, "status"}, "%q is not a PR status (want %s)", st, strings.Join(SyncPRStatuses, " or "))
+		if st := f.Source.PRs[n].Status; st != "" && !slices.Contains(ProvStatuses, st) {
+			return f.errPath(jpath{"source", "prs", n, "status"}, "%q is not a provenance status (want %s)", st, strings.Join(ProvStatuses, ", "))
 		}
 	}
 	for ci := range f.Cells {

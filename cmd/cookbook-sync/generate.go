@@ -66,8 +66,8 @@ cell order and ids.
 Checks before anything is rendered: --srt-slurm-version must be a known
 srt-slurm version; every sha (--main, --prs N=SHA, main/prs/keys in the file)
 7 to 40 lower-case hex digits; dates (--date, generatedOn, keys.*.date) real
-calendar days; PR numbers 1 to 2^31; prs statuses verified-pr or in-progress,
-keys statuses verified, verified-pr or in-progress (agentx-format.md (a), (c));
+calendar days; PR numbers 1 to 2^31; prs and keys statuses verified,
+verified-pr or in-progress (agentx-format.md (c));
 every keys entry a config key of --model in --infx. Errors name the flag, or
 file:line:col and the YAML path. If -o is a symlink, its target is written
 (the link stays).
@@ -306,9 +306,9 @@ func checkProvenanceFile(file string, root *yaml.Node, pf *provenanceFile) error
 				return bad(yamlValueNode(root, "prs", n, "sha"), "prs."+n+".sha", err)
 			}
 		}
-		if p.Status != "" && !slices.Contains(cookbook.SyncPRStatuses, p.Status) {
+		if p.Status != "" && !slices.Contains(cookbook.ProvStatuses, p.Status) {
 			return bad(yamlValueNode(root, "prs", n, "status"), "prs."+n+".status",
-				fmt.Errorf("%q is not a PR status (want %s)", p.Status, strings.Join(cookbook.SyncPRStatuses, " or ")))
+				fmt.Errorf("%q is not a provenance status (want %s)", p.Status, strings.Join(cookbook.ProvStatuses, ", ")))
 		}
 	}
 	for _, k := range sortedKeys(pf.Keys) {

@@ -168,7 +168,7 @@ func TestGenerateCLIProvenanceChecks(t *testing.T) {
 		{append(okMain, "--prs", "0"), `--prs "0": "0" is not a PR number (want 1 to 2147483648)`},
 		{append(okMain, "--prs", "2147483649"), `--prs "2147483649": "2147483649" is not a PR number (want 1 to 2147483648)`},
 		{append(okMain, "--prs", "99999999999999999999"), `--prs "99999999999999999999": "99999999999999999999" is not a PR number (want 1 to 2147483648)`},
-		{[]string{"--provenance", status}, status + `:3:34: prs.3840.status: "teleported" is not a PR status (want verified-pr or in-progress)`},
+		{[]string{"--provenance", status}, status + `:3:34: prs.3840.status: "teleported" is not a provenance status (want verified, verified-pr, in-progress)`},
 		{[]string{"--provenance", date}, date + `:2:14: generatedOn: "2026-02-30" is not a calendar date (want YYYY-MM-DD)`},
 		{[]string{"--provenance", keyDate}, keyDate + `:3:46: keys.qwen9-fp4-gb300-sglang-agentic-agg.date: "2026-13-45" is not a calendar date (want YYYY-MM-DD)`},
 		{[]string{"--provenance", pr}, pr + `:3:3: prs.0: "0" is not a PR number (want 1 to 2147483648)`},
