@@ -36,7 +36,7 @@ type localStore struct {
 func openLocalStore(dir, remote, token string, sig func() (string, string, time.Time)) (*localStore, error) {
 	repo, err := git.PlainOpen(dir)
 	if err != nil {
-		return nil, fmt.Errorf("checkout %s: %w", dir, err)
+		return nil, fmt.Errorf("checkout %s: not a git checkout: %w", dir, err)
 	}
 	if remote == "" {
 		remote = "origin"

@@ -32,8 +32,8 @@ const upMaxTimeout = time.Hour
 func (o *upAPIOptions) register(c *cobra.Command) {
 	c.Flags().StringVar(&o.apiURL, "api-url", upstream.DefaultAPIURL, "GitHub REST API base URL (GitHub Enterprise: https://HOST/api/v3/)")
 	c.Flags().IntVar(&o.retries, "retries", 4, fmt.Sprintf("retries of 5xx and rate-limited answers, 0..%d (honouring Retry-After, at most 60 s each)", upstream.MaxRetriesLimit))
-	c.Flags().DurationVar(&o.timeout, "timeout", upstream.DefaultRequestTimeout, "time limit of one attempt of one API request, answer included")
-	c.Flags().DurationVar(&o.callTimeout, "call-timeout", upstream.DefaultCallTimeout, "time limit of one API call with all its retries and waits")
+	c.Flags().DurationVar(&o.timeout, "timeout", upstream.DefaultRequestTimeout, "time limit of one attempt of one API request, answer included (0: the default)")
+	c.Flags().DurationVar(&o.callTimeout, "call-timeout", upstream.DefaultCallTimeout, "time limit of one API call with all its retries and waits (0: the default)")
 }
 
 // upToken returns the token from GH_TOKEN, then GITHUB_TOKEN (never from a

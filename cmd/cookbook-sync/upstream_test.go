@@ -219,7 +219,7 @@ func TestPRPlanInputChecks(t *testing.T) {
 		msg  string // regexp
 	}{
 		{[]string{"--file", cliSnippet + "=" + good, "--checkout", filepath.Join(dir, "nowhere")}, `--checkout .*nowhere: not a directory`},
-		{[]string{"--file", cliSnippet + "=" + good, "--checkout", notGit}, `checkout .*repository does not exist`},
+		{[]string{"--file", cliSnippet + "=" + good, "--checkout", notGit}, `checkout .*: not a git checkout: repository does not exist`},
 		{[]string{"--file", cliSnippet + "=" + trunc}, `not a valid AgentX snippet: ` + regexp.QuoteMeta(trunc) + `:\d+:\d+: `},
 		{[]string{"--file", cliSnippet + "=" + good, "--coverage", bin}, `--coverage .*cov\.bin: coverage summary: not UTF-8 text`},
 		{[]string{"--file", cliSnippet + "=" + good, "--title", "a\nb"}, `--title: .*line break`},
