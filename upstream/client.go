@@ -24,7 +24,15 @@
 // Tokens come from the caller (the CLI reads GH_TOKEN / GITHUB_TOKEN). They are
 // sent only in the Authorization header to the configured API host (or as
 // HTTP basic auth to the checkout's remote), never in a URL, git argument,
-// log line or error.
+// log line or error. A server may echo them back (an error message quoting
+// the Authorization header): every response body is passed through one
+// redactor before anything reads it, and every error a Client method returns
+// is wrapped by the same redactor, so the token — raw, URL- or JSON-escaped,
+// or base64 of "x-access-token:<token>" — shows as "***" (see Client.Redact).
+//
+// Every request attempt is bounded by Options.RequestTimeout (30 s, answer
+// body included) and every call with its retries (at most MaxRetriesLimit)
+// and waits by Options.CallTimeout (2 min).
 package upstream
 
 import (
