@@ -174,6 +174,7 @@ func (c *schemaCheck) overrides(n *yaml.Node, path, argsKey string) {
 // recipe (root: its top-level mapping). The error is a *SchemaError.
 func checkRecipe(file string, root *yaml.Node) error {
 	c := &schemaCheck{file: file}
+	c.dupKeys(root, "", 0)
 	c.mapping(get(root, "meta"), "meta")
 	c.list(getPath(root, "meta", "tasks"), "meta.tasks")
 	c.mapping(getPath(root, "meta", "hardware"), "meta.hardware")
@@ -269,4 +270,35 @@ func (c *schemaCheck) minGPUs(n *yaml.Node, path string) {
 		return
 	}
 	c.count(n, path, 0)
+}
+
+// dupKeys reports a mapping key that repeats: the site loads recipes with
+// js-yaml, whose load() throws "duplicated mapping key", so such a file
+// never builds. Aliases are not followed (their target is checked where it
+// is defined).
+func (c *schemaCheck) dupKeys(n *yaml.Node, path string, depth int) {
+	if n == nil || c.err != nil || depth > 200 {
+		return
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, x := range n.Content {
+			c.dupKeys(x, path, depth+1)
+		}
+	case yaml.SequenceNode:
+		for i, x := range n.Content {
+			c.dupKeys(x, fmt.Sprintf("%s[%d]", path, i), depth+1)
+		}
+	case yaml.MappingNode:
+		seen := make(map[string]*yaml.Node, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if prev, dup := seen[k.Value]; dup && k.Kind == yaml.ScalarNode {
+				c.fail(k, join(path, k.Value), "duplicated mapping key (first at line %d; the site's YAML loader refuses the file)", prev.Line)
+				return
+			}
+			seen[k.Value] = k
+			c.dupKeys(n.Content[i+1], join(path, k.Value), depth+1)
+		}
+	}
 }

@@ -40,6 +40,8 @@ func TestRecipeSchema(t *testing.T) {
 		{`base_env: {A: "1"}`, `base_env: {X: [1,2]}`, "x.yaml:4:17: model.base_env.X: want an env value (a string), got a list"},
 		{`base_env: {A: "1"}`, `base_env: [A]`, "x.yaml:4:13: model.base_env: want a mapping, got a list"},
 		{"  default:\n    tp: 8", "  default: 5", "x.yaml:6:12: variants.default: want a mapping, got 5"},
+		{"  model_id: acme/X\n", "  model_id: acme/X\n  model_id: acme/Y\n",
+			"x.yaml:3:3: model.model_id: duplicated mapping key (first at line 2; the site's YAML loader refuses the file)"},
 	}
 	dir := t.TempDir()
 	for _, c := range cases {
