@@ -49,7 +49,7 @@ vllm-recipes.md §9.1: base_args/extra_args/vllm_args are lists of string
 tokens, env maps have scalar values, variants are mappings, tp is an integer
 from 1 to 65536 (or a hardware-keyed map of them). A wrong shape is an error
 naming file:line:col and the YAML path. Keys the synthesis does not read are
-ignored.
+ignored. A duplicated mapping key is an error (the site's js-yaml refuses it).
 
 Exit status:
   0  decoded
