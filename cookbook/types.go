@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -239,15 +238,69 @@ func (b *BlockEntry) UnmarshalJSON(data []byte) error {
 		}
 		return nil
 	}
-	if werr := walkObject(data, func(key string, _ json.RawMessage) {
-		if b.bad == "" && !slices.Contains(blockKeys, key) {
-			b.badKey = key
-			b.bad = fmt.Sprintf("unknown block key %q (want one of %s)", key, strings.Join(blockKeys, ", "))
-		}
-	}); werr != nil && b.bad == "" {
-		b.bad = werr.Error()
+	if key, ok := unknownKey(data, isBlockKey); ok {
+		b.badKey = key
+		b.bad = fmt.Sprintf("unknown block key %q (want one of %s)", key, strings.Join(blockKeys, ", "))
 	}
 	return nil
+}
+
+// isBlockKey reports whether the raw key text (without quotes) is in
+// blockKeys; a switch on string(k) does not allocate.
+func isBlockKey(k []byte) bool {
+	switch string(k) {
+	case "kind", "role", "workers", "nodes_per_worker", "count", "count_nodes", "ports", "preamble",
+		"gpu_pinning", "cmd", "env", "envRef", "args", "from", "ref", "drop", "diff":
+		return true
+	}
+	return false
+}
+
+// unknownKey scans the top-level keys of the JSON object data (already
+// known to be valid JSON) and returns the first one known rejects, exactly
+// as written (keys are compared byte for byte, like JavaScript does; an
+// escaped key is unescaped first). It is a single pass over the bytes, so
+// checking every block of a large file stays cheap.
+func unknownKey(data []byte, known func([]byte) bool) (string, bool) {
+	depth, expectKey := 0, false
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '{':
+			depth++
+			expectKey = depth == 1
+		case '[':
+			depth++
+		case '}', ']':
+			depth--
+		case ',':
+			expectKey = depth == 1
+		case '"':
+			j := i + 1
+			for j < len(data) && data[j] != '"' {
+				if data[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(data) {
+				return "", false
+			}
+			if depth == 1 && expectKey {
+				expectKey = false
+				raw := data[i+1 : j]
+				if bytes.IndexByte(raw, '\\') >= 0 {
+					var k string
+					if json.Unmarshal(data[i:j+1], &k) == nil && !known([]byte(k)) {
+						return k, true
+					}
+				} else if !known(raw) {
+					return string(raw), true
+				}
+			}
+			i = j
+		}
+	}
+	return "", false
 }
 
 // isDelta reports whether b is a delta entry (from/ref).
