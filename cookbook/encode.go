@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -252,7 +253,7 @@ func dataNode(d *Data, cfg *encodeConfig) jobj {
 		ko.add("donor", m.Donor)
 		ko.add("donorHardware", m.DonorHardware)
 		var mo jobj
-		for _, r := range sortedKeys(m.Master) {
+		for _, r := range slices.Sorted(maps.Keys(m.Master)) {
 			b := m.Master[r]
 			mo.add(r, blockNode(&b))
 		}
@@ -275,15 +276,6 @@ func dataNode(d *Data, cfg *encodeConfig) jobj {
 	return o
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // routerOrder lists a cell's routers: the submitted one first, then the
 // others in name order (spec (a): "the submitted router is listed first").
 func routerOrder(c *Cell) []string {
@@ -291,7 +283,7 @@ func routerOrder(c *Cell) []string {
 	if _, ok := c.Routers[c.Submitted]; ok {
 		out = append(out, c.Submitted)
 	}
-	for _, r := range sortedKeys(c.Routers) {
+	for _, r := range slices.Sorted(maps.Keys(c.Routers)) {
 		if r != c.Submitted {
 			out = append(out, r)
 		}
@@ -325,7 +317,7 @@ func cellNode(c *Cell) jobj {
 	var kv jobj
 	kv.add("available", strs(c.KV.Available))
 	var un jobj
-	for _, k := range sortedKeys(c.KV.Unavailable) {
+	for _, k := range slices.Sorted(maps.Keys(c.KV.Unavailable)) {
 		un.add(k, c.KV.Unavailable[k])
 	}
 	kv.add("unavailable", un)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -578,7 +579,7 @@ func assemble(cells []*genCell, opt *GenerateOptions) (*Data, error) {
 		}
 		d.Cells = append(d.Cells, cell)
 	}
-	for _, k := range sortedKeys(files) {
+	for _, k := range slices.Sorted(maps.Keys(files)) {
 		d.Files = append(d.Files, files[k])
 	}
 	if d.Files == nil {

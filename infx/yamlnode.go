@@ -7,8 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/cookbook-sync/cookbook-sync/launch"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -38,7 +38,7 @@ func yamlError(file string, data []byte, err error) error {
 	}
 	col := 0
 	if line == 0 {
-		if l, c, ok := invalidUTF8(data); ok {
+		if l, c, ok := launch.InvalidUTF8(data); ok {
 			return &PosError{File: file, Line: l, Col: c, Err: fmt.Errorf("YAML: %s", msg)}
 		}
 	}
@@ -51,26 +51,6 @@ func yamlError(file string, data []byte, err error) error {
 		}
 	}
 	return &PosError{File: file, Line: line, Col: col, Err: fmt.Errorf("YAML: %s", msg)}
-}
-
-// invalidUTF8 gives the 1-based line and column (in characters) of the
-// first byte of data that is not UTF-8 (go.yaml.in/yaml/v3 reports an
-// encoding error without a line); ok is false when data is valid UTF-8 or
-// starts with a UTF-16 byte-order mark.
-func invalidUTF8(data []byte) (line, col int, ok bool) {
-	if utf8.Valid(data) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) || bytes.HasPrefix(data, []byte{0xFF, 0xFE}) {
-		return 0, 0, false
-	}
-	i := 0
-	for i < len(data) {
-		r, n := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && n <= 1 {
-			break
-		}
-		i += n
-	}
-	start := bytes.LastIndexByte(data[:i], '\n') + 1
-	return bytes.Count(data[:i], []byte("\n")) + 1, utf8.RuneCount(data[start:i]) + 1, true
 }
 
 // mapGet returns the value node of key in mapping node m, or nil.

@@ -1,8 +1,10 @@
 package launch
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // InputError is bad input at a position: the File as given, the 1-based Line
@@ -50,3 +52,24 @@ func (e *InputError) Error() string {
 
 // Unwrap returns the underlying cause (nil when there is none).
 func (e *InputError) Unwrap() error { return e.Err }
+
+// InvalidUTF8 gives the 1-based line and column (in characters) of the first
+// byte of data that is not UTF-8, for an InputError: YAML and JSON decoders
+// report an encoding error without a position. ok is false when data is
+// valid UTF-8 or starts with a UTF-16 byte-order mark (another encoding,
+// which the decoder names itself).
+func InvalidUTF8(data []byte) (line, col int, ok bool) {
+	if utf8.Valid(data) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) || bytes.HasPrefix(data, []byte{0xFF, 0xFE}) {
+		return 0, 0, false
+	}
+	i := 0
+	for i < len(data) {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	start := bytes.LastIndexByte(data[:i], '\n') + 1
+	return bytes.Count(data[:i], []byte("\n")) + 1, utf8.RuneCount(data[start:i]) + 1, true
+}

@@ -3,7 +3,6 @@ package recipes
 import (
 	_ "embed"
 	"encoding/json"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -387,14 +386,4 @@ func precisionOf(texts ...string) string {
 		}
 	}
 	return ""
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

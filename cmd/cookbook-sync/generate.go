@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -221,7 +222,7 @@ func runGenerate(w io.Writer, o generateOptions) error {
 				known[k] = true
 			}
 		}
-		for _, k := range sortedKeys(pf.Keys) {
+		for _, k := range slices.Sorted(maps.Keys(pf.Keys)) {
 			if !known[k] {
 				return &exitError{code: exitUsage, err: fmt.Errorf("%s: keys.%s: no config key %q of model %q in %s",
 					yamlPos(o.provenance, yamlKeyNode(pfRoot, "keys", k)), k, k, o.model, o.infx)}
@@ -296,7 +297,7 @@ func checkProvenanceFile(file string, root *yaml.Node, pf *provenanceFile) error
 			return bad(yamlValueNode(root, "generatedOn"), "generatedOn", err)
 		}
 	}
-	for _, n := range sortedKeys(pf.PRs) {
+	for _, n := range slices.Sorted(maps.Keys(pf.PRs)) {
 		p := pf.PRs[n]
 		if err := cookbook.CheckPR(strings.TrimPrefix(n, "#")); err != nil {
 			return bad(yamlKeyNode(root, "prs", n), "prs."+n, err)
@@ -311,7 +312,7 @@ func checkProvenanceFile(file string, root *yaml.Node, pf *provenanceFile) error
 				fmt.Errorf("%q is not a provenance status (want %s)", p.Status, strings.Join(cookbook.ProvStatuses, ", ")))
 		}
 	}
-	for _, k := range sortedKeys(pf.Keys) {
+	for _, k := range slices.Sorted(maps.Keys(pf.Keys)) {
 		p := pf.Keys[k]
 		kp := "keys." + k
 		if p.SHA != "" {
@@ -335,15 +336,6 @@ func checkProvenanceFile(file string, root *yaml.Node, pf *provenanceFile) error
 		}
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // yamlKeyNode returns the key node of the last path element (nil when

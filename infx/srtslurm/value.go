@@ -429,7 +429,7 @@ func yamlSyntaxError(file string, data []byte, err error) error {
 		return &Error{File: file, Line: line, Col: firstNonBlank(data, line), Msg: "YAML syntax error: " + m[2]}
 	}
 	msg = "YAML syntax error: " + strings.TrimPrefix(msg, "yaml: ")
-	if line, col, ok := invalidUTF8(data); ok {
+	if line, col, ok := launch.InvalidUTF8(data); ok {
 		return &Error{File: file, Line: line, Col: col, Msg: msg}
 	}
 	return &Error{File: file, Msg: msg}
@@ -444,25 +444,6 @@ func firstNonBlank(data []byte, line int) int {
 	}
 	l := lines[line-1]
 	return utf8.RuneCount(l[:len(l)-len(bytes.TrimLeft(l, " \t"))]) + 1
-}
-
-// invalidUTF8 gives the 1-based line and column (in characters) of the
-// first byte of data that is not UTF-8; ok is false when data is valid
-// UTF-8 or starts with a byte-order mark of another encoding.
-func invalidUTF8(data []byte) (line, col int, ok bool) {
-	if utf8.Valid(data) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) || bytes.HasPrefix(data, []byte{0xFF, 0xFE}) {
-		return 0, 0, false
-	}
-	i := 0
-	for i < len(data) {
-		r, n := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && n <= 1 {
-			break
-		}
-		i += n
-	}
-	start := bytes.LastIndexByte(data[:i], '\n') + 1
-	return bytes.Count(data[:i], []byte("\n")) + 1, utf8.RuneCount(data[start:i]) + 1, true
 }
 
 // ---- Python str() / repr() of loaded values ----
