@@ -534,7 +534,7 @@ func vllmSide(d *launch.Deployment, p *launch.Process, role launch.Role, model s
 	return &launch.Deployment{Source: d.Source, Engine: "vllm", Model: model, Hardware: d.Hardware, Processes: []launch.Process{w}}
 }
 
-// syntheticKeys returns the recipes.SyntheticAcceptanceKeys set by the last
+// syntheticKeys returns the recipes.SyntheticAcceptanceKeys() set by the last
 // --speculative-config value or by its dotted sub-keys
 // (--speculative-config.synthetic_acceptance_length 2.5), as JSON values.
 func syntheticKeys(args []launch.Arg) map[string]any {
@@ -552,7 +552,7 @@ func syntheticKeys(args []launch.Arg) map[string]any {
 			continue
 		}
 		if sub != "" {
-			for _, k := range recipes.SyntheticAcceptanceKeys {
+			for _, k := range recipes.SyntheticAcceptanceKeys() {
 				if sub == k {
 					vals[k] = vs[0]
 				}
@@ -565,7 +565,7 @@ func syntheticKeys(args []launch.Arg) map[string]any {
 		if dec.Decode(&m) != nil {
 			continue
 		}
-		for _, k := range recipes.SyntheticAcceptanceKeys {
+		for _, k := range recipes.SyntheticAcceptanceKeys() {
 			delete(vals, k) // a later full value replaces earlier keys
 			if x, ok := m[k]; ok {
 				vals[k] = x

@@ -3,6 +3,7 @@ package recipes
 import (
 	_ "embed"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,9 +36,9 @@ var shortAliases = map[string]string{
 	"-ac": "--attention-config", "-O": "--optimization-level", "-asc": "--api-server-count",
 }
 
-// JSONFlags are the vLLM options whose value is a JSON object and is
-// compared as JSON (key order and spacing ignored).
-var JSONFlags = map[string]bool{
+// jsonFlags are the vLLM options whose value is a JSON object and is
+// compared as JSON (key order and spacing ignored); see IsJSONFlag.
+var jsonFlags = map[string]bool{
 	"--speculative-config": true, "--kv-transfer-config": true, "--compilation-config": true,
 	"--hf-overrides": true, "--limit-mm-per-prompt": true, "--attention-config": true,
 	"--kv-events-config": true, "--eplb-config": true, "--mm-processor-kwargs": true,
@@ -45,11 +46,20 @@ var JSONFlags = map[string]bool{
 	"--model-loader-extra-config": true, "--kernel-config": true, "--profiler-config": true,
 }
 
-// SyntheticAcceptanceKeys are speculative-config keys that make vLLM
+// syntheticAcceptanceKeys are speculative-config keys that make vLLM
 // simulate draft acceptance for benchmarks (InferenceX harness, class
 // synthetic-acceptance; spec inferencex.md "vLLM speculative-config keys
 // rejection_sample_method: synthetic, synthetic_acceptance_length").
-var SyntheticAcceptanceKeys = []string{"rejection_sample_method", "synthetic_acceptance_length", "synthetic_acceptance_rate"}
+var syntheticAcceptanceKeys = []string{"rejection_sample_method", "synthetic_acceptance_length", "synthetic_acceptance_rate"}
+
+// IsJSONFlag reports whether the vLLM option flag (canonical long form,
+// e.g. "--speculative-config") takes a JSON object compared as JSON.
+func IsJSONFlag(flag string) bool { return jsonFlags[flag] }
+
+// SyntheticAcceptanceKeys returns the speculative-config keys that make vLLM
+// simulate draft acceptance for benchmarks (class synthetic-acceptance), in a
+// new slice the caller may keep.
+func SyntheticAcceptanceKeys() []string { return slices.Clone(syntheticAcceptanceKeys) }
 
 // NormalizeFlag returns the canonical long form of a vLLM option and the
 // dotted sub-key path, if any:
@@ -122,7 +132,7 @@ func StripSyntheticAcceptance(v string) (string, []string) {
 		return v, nil
 	}
 	var removed []string
-	for _, k := range SyntheticAcceptanceKeys {
+	for _, k := range syntheticAcceptanceKeys {
 		if _, ok := m[k]; ok {
 			delete(m, k)
 			removed = append(removed, k)
@@ -169,7 +179,7 @@ func dottedValue(s string) any {
 //   - the model positional argument becomes `--model <id>`;
 //   - dotted sub-keys (`--speculative-config.method mtp`) are merged into
 //     the JSON value of their option;
-//   - JSONFlags values are canonical JSON, and SyntheticAcceptanceKeys are
+//   - IsJSONFlag values are canonical JSON, and SyntheticAcceptanceKeys are
 //     removed from --speculative-config (they are returned as
 //     "--speculative-config.<key>", class synthetic-acceptance);
 //   - a repeated option keeps its last value at its last position
@@ -249,7 +259,7 @@ func NormalizeArgs(args []launch.Arg) (out []launch.Arg, synthetic []string) {
 			b, _ := json.Marshal(m)
 			a.Values = []string{string(b)}
 		}
-		if JSONFlags[a.Flag] && len(a.Values) == 1 {
+		if jsonFlags[a.Flag] && len(a.Values) == 1 {
 			if a.Flag == "--speculative-config" {
 				v, removed := StripSyntheticAcceptance(a.Values[0])
 				for _, k := range removed {
