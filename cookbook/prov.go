@@ -125,11 +125,21 @@ func splitBlobURL(repo, url string) (sha, path string) {
 	return sha, path
 }
 
-// ProvStatuses are the provenance statuses of cell.prov, point overrides and
+// provStatuses are the provenance statuses of cell.prov, point overrides and
 // source.prs entries (spec agentx-format.md (c): verified | verified-pr |
 // in-progress; a mirrored PR that has since merged is "verified", the
 // lifecycle `upstream refresh` follows).
-var ProvStatuses = []string{"verified", "verified-pr", "in-progress"}
+var provStatuses = []string{"verified", "verified-pr", "in-progress"}
+
+// CheckStatus checks a provenance status (cell.prov.status, a point's
+// status, source.prs[N].status): one of verified, verified-pr, in-progress
+// (spec agentx-format.md (c)); the error says what was expected.
+func CheckStatus(s string) error {
+	if !slices.Contains(provStatuses, s) {
+		return fmt.Errorf("%q is not a provenance status (want %s)", s, strings.Join(provStatuses, ", "))
+	}
+	return nil
+}
 
 // CheckSHA checks a git commit sha as provenance carries it: 7 to 40
 // lower-case hex digits (source.main, source.prs[*].sha, cell.prov.sha).
@@ -177,8 +187,8 @@ func checkProvenance(src SyncSource, prov map[string]Prov) error {
 				return fmt.Errorf("source.prs.%s.sha: %v", n, err)
 			}
 		}
-		if !slices.Contains(ProvStatuses, p.Status) {
-			return fmt.Errorf("source.prs.%s.status: %q is not a provenance status (want %s)", n, p.Status, strings.Join(ProvStatuses, ", "))
+		if err := CheckStatus(p.Status); err != nil {
+			return fmt.Errorf("source.prs.%s.status: %v", n, err)
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(prov)) {
@@ -193,8 +203,10 @@ func checkProvenance(src SyncSource, prov map[string]Prov) error {
 				return fmt.Errorf("prov %s: pr: %v", k, err)
 			}
 		}
-		if p.Status != "" && !slices.Contains(ProvStatuses, p.Status) {
-			return fmt.Errorf("prov %s: status: %q is not a provenance status (want %s)", k, p.Status, strings.Join(ProvStatuses, ", "))
+		if p.Status != "" {
+			if err := CheckStatus(p.Status); err != nil {
+				return fmt.Errorf("prov %s: status: %v", k, err)
+			}
 		}
 		if p.Date != "" {
 			if err := CheckDate(p.Date); err != nil {

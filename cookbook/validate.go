@@ -22,18 +22,20 @@ func (f *File) validate() error {
 	// Statuses (spec (a) "source", (c)): the page picks its badge by them,
 	// so a value outside the set cannot be shown truthfully.
 	for _, n := range slices.Sorted(maps.Keys(f.Source.PRs)) {
-		if st := f.Source.PRs[n].Status; st != "" && !slices.Contains(ProvStatuses, st) {
-			return f.errPath(jpath{"source", "prs", n, "status"}, "%q is not a provenance status (want %s)", st, strings.Join(ProvStatuses, ", "))
+		if err := checkStatusAt(f.Source.PRs[n].Status); err != nil {
+			return f.errPath(jpath{"source", "prs", n, "status"}, "%v", err)
 		}
 	}
 	for ci := range f.Cells {
 		c := &f.Cells[ci]
-		if c.Prov != nil && c.Prov.Status != "" && !slices.Contains(ProvStatuses, c.Prov.Status) {
-			return f.errPath(jpath{"cells", ci, "prov", "status"}, "%q is not a provenance status (want %s)", c.Prov.Status, strings.Join(ProvStatuses, ", "))
+		if c.Prov != nil {
+			if err := checkStatusAt(c.Prov.Status); err != nil {
+				return f.errPath(jpath{"cells", ci, "prov", "status"}, "%v", err)
+			}
 		}
 		for pi := range c.Points {
-			if st := c.Points[pi].Status; st != "" && !slices.Contains(ProvStatuses, st) {
-				return f.errPath(jpath{"cells", ci, "points", pi, "status"}, "%q is not a provenance status (want %s)", st, strings.Join(ProvStatuses, ", "))
+			if err := checkStatusAt(c.Points[pi].Status); err != nil {
+				return f.errPath(jpath{"cells", ci, "points", pi, "status"}, "%v", err)
 			}
 		}
 	}
@@ -271,4 +273,12 @@ func (f *File) CheckFileKeys() error {
 		}
 	}
 	return nil
+}
+
+// checkStatusAt is CheckStatus for an optional status ("" = not given).
+func checkStatusAt(s string) error {
+	if s == "" {
+		return nil
+	}
+	return CheckStatus(s)
 }

@@ -307,9 +307,10 @@ func checkProvenanceFile(file string, root *yaml.Node, pf *provenanceFile) error
 				return bad(yamlValueNode(root, "prs", n, "sha"), "prs."+n+".sha", err)
 			}
 		}
-		if p.Status != "" && !slices.Contains(cookbook.ProvStatuses, p.Status) {
-			return bad(yamlValueNode(root, "prs", n, "status"), "prs."+n+".status",
-				fmt.Errorf("%q is not a provenance status (want %s)", p.Status, strings.Join(cookbook.ProvStatuses, ", ")))
+		if p.Status != "" {
+			if err := cookbook.CheckStatus(p.Status); err != nil {
+				return bad(yamlValueNode(root, "prs", n, "status"), "prs."+n+".status", err)
+			}
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(pf.Keys)) {
@@ -325,9 +326,10 @@ func checkProvenanceFile(file string, root *yaml.Node, pf *provenanceFile) error
 				return bad(yamlValueNode(root, "keys", k, "pr"), kp+".pr", err)
 			}
 		}
-		if p.Status != "" && !slices.Contains(cookbook.ProvStatuses, p.Status) {
-			return bad(yamlValueNode(root, "keys", k, "status"), kp+".status",
-				fmt.Errorf("%q is not a provenance status (want %s)", p.Status, strings.Join(cookbook.ProvStatuses, ", ")))
+		if p.Status != "" {
+			if err := cookbook.CheckStatus(p.Status); err != nil {
+				return bad(yamlValueNode(root, "keys", k, "status"), kp+".status", err)
+			}
 		}
 		if p.Date != "" {
 			if err := cookbook.CheckDate(p.Date); err != nil {
