@@ -33,7 +33,8 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// gapFound reports a finished run that found a gap (exit 1) with no message.
+// errGap reports a finished run that found a gap (exit 1); the run's own
+// report says what the gap is, so nothing more is printed.
 var errGap = &exitError{code: exitGap, err: errors.New("gap found")}
 
 func main() {
@@ -50,7 +51,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.code != exitGap || ee != errGap {
+		if ee != errGap {
 			fmt.Fprintln(stderr, "cookbook-sync:", ee.err)
 		}
 		return ee.code

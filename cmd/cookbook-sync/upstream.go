@@ -95,6 +95,9 @@ func upRedacted(w io.Writer, cl *upstream.Client, fn func(w io.Writer) error) er
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
+		if ee == errGap {
+			return errGap // carries no text: the report above says what the gap is
+		}
 		return &exitError{code: ee.code, err: cl.RedactError(ee.err)} // a copy: errGap is shared
 	}
 	return cl.RedactError(err)

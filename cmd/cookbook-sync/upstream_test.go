@@ -153,6 +153,10 @@ func TestUpstreamRetriesEndOnRefusedPort(t *testing.T) {
 	if code != 1 || !strings.HasPrefix(out, "unknown ") {
 		t.Errorf("exit %d\n%s%s", code, out, errOut)
 	}
+	// The report is the message: exit 1 adds no "gap found" line on stderr.
+	if strings.Contains(errOut, "gap found") {
+		t.Errorf("stderr repeats the gap: %q", errOut)
+	}
 }
 
 // TestUpstreamInputsNotRegular: a FIFO or a directory given as an input file
