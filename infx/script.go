@@ -27,9 +27,71 @@ import (
 // bound only backs it up (a loop of slow builtins), so it is generous enough
 // that a normal script never meets it on a loaded machine.
 const (
-	DefaultScriptTimeout = 30 * time.Second
+	DefaultScriptTimeout = 10 * time.Second
 	DefaultScriptSteps   = 200000
 )
+
+// Bounds a script cannot change. Shell function calls nest (each call a
+// deeper scope, so a deep recursion costs quadratic time) and variables can
+// double without running a command (`s=$s$s`), so both are bounded apart
+// from the step count; real benchmark scripts stay far below either.
+const (
+	// MaxScriptFuncCalls is the number of shell function calls one run may make.
+	MaxScriptFuncCalls = 5000
+	// MaxScriptBytes bounds, in bytes, the variables of a run taken together
+	// and the arguments of any one command.
+	MaxScriptBytes = 16 << 20
+)
+
+// sizeCheckCmd is the command guardAssignments puts in front of every
+// assignment value; the call handler answers it (see sandbox.call).
+const sizeCheckCmd = "__cookbook_sync_size_check"
+
+// guardAssignments makes every assignment in the script check the size of
+// the variables first: `x=VALUE` becomes `x=$(sizeCheckCmd)VALUE`. The
+// command substitution prints nothing, and put first it leaves the status
+// of the assignment (that of its last command substitution) as it was.
+// Sourced files are not rewritten; the per-command argument bound still
+// applies to them.
+func guardAssignments(f *syntax.File) {
+	guard := func(as []*syntax.Assign) {
+		for _, a := range as {
+			if a.Value == nil {
+				continue
+			}
+			check := &syntax.CmdSubst{Stmts: []*syntax.Stmt{{Cmd: &syntax.CallExpr{
+				Args: []*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: a.Pos(), ValueEnd: a.Pos(), Value: sizeCheckCmd}}}},
+			}}}}
+			a.Value.Parts = append([]syntax.WordPart{check}, a.Value.Parts...)
+		}
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CallExpr:
+			guard(n.Assigns)
+		case *syntax.DeclClause:
+			guard(n.Args)
+		}
+		return true
+	})
+}
+
+// funcNames lists the shell functions the script and the sourced library
+// declare, so the call handler can tell a function call from a command.
+func funcNames(file *syntax.File, lib string) map[string]bool {
+	names := map[string]bool{}
+	collect := func(n syntax.Node) bool {
+		if fd, ok := n.(*syntax.FuncDecl); ok {
+			names[fd.Name.Value] = true
+		}
+		return true
+	}
+	syntax.Walk(file, collect)
+	if lf, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(lib), "benchmark_lib.sh"); err == nil {
+		syntax.Walk(lf, collect)
+	}
+	return names
+}
 
 // ScriptOptions bound and configure one script run.
 type ScriptOptions struct {
@@ -131,6 +193,7 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 		}
 		return true
 	})
+	guardAssignments(file)
 	if opt.Timeout <= 0 {
 		opt.Timeout = DefaultScriptTimeout
 	}
@@ -143,6 +206,8 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 			sb.lib = string(data) + "\n" + benchmarkLibStub
 		}
 	}
+	sb.funcs = funcNames(file, sb.lib)
+	sb.funcCalls = MaxScriptFuncCalls
 	for _, r := range opt.ReadRoots {
 		if a, err := filepath.Abs(r); err == nil {
 			sb.roots = append(sb.roots, a)
@@ -164,6 +229,7 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 	var out limitedBuffer
 	ctx, cancel := context.WithTimeout(context.Background(), opt.Timeout)
 	defer cancel()
+	sb.stop = cancel
 	aw := &arithWatch{w: &out, stop: cancel}
 	runner, err := interp.New(
 		interp.Env(expand.ListEnviron(env...)),
@@ -179,6 +245,15 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 		return nil, err
 	}
 	err = runner.Run(ctx, file)
+	sb.mu.Lock()
+	limit := sb.limit
+	sb.mu.Unlock()
+	if limit != nil {
+		sb.mu.Lock()
+		line, col := sb.lastLine, sb.lastCol
+		sb.mu.Unlock()
+		return nil, &PosError{File: path, Line: line, Col: col, Err: limit}
+	}
 	if msg := aw.message(); msg != "" {
 		// An arithmetic expansion failed (bash: "1/0: division by 0"):
 		// bash reports it and does not run the command it was part of, so
@@ -235,6 +310,10 @@ type sandbox struct {
 	base              map[string]string
 	run               *ScriptRun
 	steps             int
+	funcs             map[string]bool // shell functions declared (funcNames)
+	funcCalls         int             // function calls left (MaxScriptFuncCalls)
+	limit             error           // a bound exceeded inside a subshell
+	stop              func()          // cancels the run
 	lastLine, lastCol int
 	lib               string // what `source …/benchmark_lib.sh` reads
 	closed            bool   // the run is over: record nothing more
@@ -247,9 +326,42 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 	if hc.Pos.IsValid() {
 		sb.lastLine, sb.lastCol = int(hc.Pos.Line()), int(hc.Pos.Col())
 	}
+	if args[0] == sizeCheckCmd {
+		total := 0
+		hc.Env.Each(func(name string, v expand.Variable) bool {
+			total += len(name) + len(v.Str)
+			for _, e := range v.List {
+				total += len(e)
+			}
+			for k, e := range v.Map {
+				total += len(k) + len(e)
+			}
+			return total <= MaxScriptBytes
+		})
+		if total > MaxScriptBytes {
+			// The check runs in a command substitution, whose failure
+			// would not end the script: stop the whole run.
+			err := fmt.Errorf("%w: variables hold more than %d bytes", ErrScriptLimit, MaxScriptBytes)
+			if sb.limit == nil {
+				sb.limit = err
+			}
+			sb.stop()
+			return nil, err
+		}
+		return []string{":"}, nil
+	}
 	sb.steps--
 	if sb.steps < 0 {
 		return nil, fmt.Errorf("%w: more than the allowed number of commands (endless loop?)", ErrScriptLimit)
+	}
+	if sb.funcs[args[0]] {
+		sb.funcCalls--
+		if sb.funcCalls < 0 {
+			return nil, fmt.Errorf("%w: more than %d shell function calls (endless recursion?)", ErrScriptLimit, MaxScriptFuncCalls)
+		}
+	}
+	if n := argsSize(args); n > MaxScriptBytes {
+		return nil, fmt.Errorf("%w: a command's arguments hold %d bytes, more than %d", ErrScriptLimit, n, MaxScriptBytes)
 	}
 	if args[0] == "printf" {
 		out, _ := printfCompat(args)
@@ -819,4 +931,13 @@ func (l *limitedBuffer) Write(b []byte) (int, error) {
 		l.buf.Write(b)
 	}
 	return len(b), nil
+}
+
+// argsSize is the number of bytes in args.
+func argsSize(args []string) int {
+	n := 0
+	for _, a := range args {
+		n += len(a)
+	}
+	return n
 }

@@ -307,3 +307,43 @@ func TestScriptHeredocConfig(t *testing.T) {
 		t.Errorf("tee copy = %q", got)
 	}
 }
+
+// TestScriptSizeAndRecursionBounds: a variable doubled by assignments alone
+// (no command runs in between) and an endless recursion both end with
+// ErrScriptLimit at the statement's position, and the guard that checks
+// assignments changes neither values nor exit statuses.
+func TestScriptSizeAndRecursionBounds(t *testing.T) {
+	bomb := "s=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\nfor i in $(seq 40); do s=$s$s; done\npython3 -m sglang.launch_server --x \"$s\"\n"
+	bomb = strings.Replace(bomb, "$(seq 40)", strings.Repeat("1 ", 40), 1)
+	_, err := runScript("bomb.sh", []byte(bomb), ScriptOptions{})
+	if !errors.Is(err, ErrScriptLimit) || !strings.Contains(err.Error(), "variables hold more than 16777216 bytes") {
+		t.Fatalf("bomb: err = %v, want the variable size bound", err)
+	}
+	if !strings.HasPrefix(err.Error(), "bomb.sh:2:") {
+		t.Errorf("bomb: error not at the doubling line 2: %v", err)
+	}
+
+	_, err = runScript("recurse.sh", []byte("f() { f; }\nf\npython3 -m sglang.launch_server\n"), ScriptOptions{})
+	if !errors.Is(err, ErrScriptLimit) || !strings.Contains(err.Error(), "more than 5000 shell function calls") {
+		t.Fatalf("recurse: err = %v, want the function-call bound", err)
+	}
+
+	// Values and $? survive the guard: `x=$?` keeps the failing status,
+	// `if y=$(false)` takes the else branch, and a value built from
+	// quoted parts is unchanged.
+	src := "false\nx=$?\nif y=$(false); then b=then; else b=else; fi\nz='a b'\"c\"d\npython3 -m sglang.launch_server --x \"$x\" --b \"$b\" --z \"$z\"\n"
+	run, err := runScript("guard.sh", []byte(src), ScriptOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var argv []string
+	for _, c := range run.Commands {
+		if len(c.Argv) > 0 && c.Argv[0] == "python3" {
+			argv = c.Argv
+		}
+	}
+	want := []string{"python3", "-m", "sglang.launch_server", "--x", "1", "--b", "else", "--z", "a bcd"}
+	if strings.Join(argv, "|") != strings.Join(want, "|") {
+		t.Errorf("argv = %q, want %q", argv, want)
+	}
+}
