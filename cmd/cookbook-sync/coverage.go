@@ -123,6 +123,9 @@ parse).`,
 }
 
 func runCoverage(cmd *cobra.Command, o coverageOptions) error {
+	if err := o.api.check(); err != nil {
+		return err
+	}
 	switch o.format {
 	case "text", "markdown", "json":
 	default:

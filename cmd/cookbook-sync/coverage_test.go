@@ -298,3 +298,18 @@ func TestCoverageCookbookGitCommit(t *testing.T) {
 		t.Errorf("markdown lacks %q:\n%s", want, out[:min(len(out), 800)])
 	}
 }
+
+// TestCoverageBadNetworkFlags: out-of-range --retries / --timeout are bad
+// usage (exit 2) even without --upstream, instead of being ignored.
+func TestCoverageBadNetworkFlags(t *testing.T) {
+	for _, tc := range []struct{ flag, value, want string }{
+		{"--retries", "-1", "--retries -1: want 0..10"},
+		{"--retries", "1000000", "--retries 1000000: want 0..10"},
+		{"--timeout", "-5s", "--timeout -5s: want more than 0"},
+	} {
+		code, out, errOut := runCoverageCLI(t, tc.flag, tc.value)
+		if code != 2 || !strings.Contains(errOut, tc.want) || out != "" {
+			t.Errorf("%s %s: exit %d, stderr %q, stdout %d bytes; want 2 and %q", tc.flag, tc.value, code, errOut, len(out), tc.want)
+		}
+	}
+}

@@ -45,10 +45,18 @@ func upToken() string {
 	return strings.TrimSpace(os.Getenv("GITHUB_TOKEN"))
 }
 
-// client builds the upstream client from the flags and the environment.
-func (o *upAPIOptions) client() (*upstream.Client, error) {
+// check validates the flags (exit 2 when out of range), so a command that
+// reads them only for some inputs still refuses bad values up front.
+func (o *upAPIOptions) check() error {
+	_, _, err := o.timeouts()
+	return err
+}
+
+// timeouts validates the flags and gives the request and call timeouts,
+// zero values replaced by the defaults.
+func (o *upAPIOptions) timeouts() (time.Duration, time.Duration, error) {
 	if o.retries < 0 || o.retries > upstream.MaxRetriesLimit {
-		return nil, &exitError{code: exitUsage, err: fmt.Errorf("--retries %d: want 0..%d", o.retries, upstream.MaxRetriesLimit)}
+		return 0, 0, &exitError{code: exitUsage, err: fmt.Errorf("--retries %d: want 0..%d", o.retries, upstream.MaxRetriesLimit)}
 	}
 	// Zero values come from callers that build the options without flags.
 	timeout, callTimeout := o.timeout, o.callTimeout
@@ -59,10 +67,19 @@ func (o *upAPIOptions) client() (*upstream.Client, error) {
 		callTimeout = upstream.DefaultCallTimeout
 	}
 	if timeout < 0 || timeout > upMaxTimeout {
-		return nil, &exitError{code: exitUsage, err: fmt.Errorf("--timeout %s: want more than 0 and at most %s", timeout, upMaxTimeout)}
+		return 0, 0, &exitError{code: exitUsage, err: fmt.Errorf("--timeout %s: want more than 0 and at most %s", timeout, upMaxTimeout)}
 	}
 	if callTimeout < 0 || callTimeout > upMaxTimeout {
-		return nil, &exitError{code: exitUsage, err: fmt.Errorf("--call-timeout %s: want more than 0 and at most %s", callTimeout, upMaxTimeout)}
+		return 0, 0, &exitError{code: exitUsage, err: fmt.Errorf("--call-timeout %s: want more than 0 and at most %s", callTimeout, upMaxTimeout)}
+	}
+	return timeout, callTimeout, nil
+}
+
+// client builds the upstream client from the flags and the environment.
+func (o *upAPIOptions) client() (*upstream.Client, error) {
+	timeout, callTimeout, err := o.timeouts()
+	if err != nil {
+		return nil, err
 	}
 	retries := o.retries
 	if retries == 0 {
