@@ -1,10 +1,7 @@
 package recipes
 
 import (
-	"fmt"
 	"path/filepath"
-	"sort"
-	"strings"
 	"testing"
 )
 
@@ -17,59 +14,35 @@ func TestCorpusDecodeAll(t *testing.T) {
 	for _, err := range errs {
 		t.Errorf("decode: %v", err)
 	}
-	var files, md, recipes, configs, launch, withHW, proseHW, cmds, unparsable, renderings, deps int
-	byKind := map[string][3]int{} // launch blocks, with hardware, prose only
-	var reasons []string
 	for _, f := range scans {
-		files++
-		switch f.Kind {
-		case "markdown":
-			md++
-		case "recipe":
-			recipes++
-		case "config":
-			configs++
-		}
-		renderings += len(f.Renderings)
-		deps += len(f.Deployments)
-		for _, b := range f.Blocks {
-			if b.Err != nil {
-				unparsable++
-				reasons = append(reasons, b.Err.Error())
-				continue
-			}
-			if !b.IsLaunch() {
-				continue
-			}
-			launch++
-			k := byKind[f.Kind]
-			k[0]++
-			cmds += len(b.Shell.Commands)
-			if len(b.HardwareWords) > 0 {
-				withHW++
-				k[1]++
-			} else if len(b.ProseHardware) > 0 {
-				proseHW++
-				k[2]++
-			}
-			byKind[f.Kind] = k
-		}
 		if _, err := DecodeFile(f.File); err != nil {
 			rel, _ := filepath.Rel(root, f.File)
 			t.Errorf("DecodeFile(%s): %v", rel, err)
 		}
 	}
-	sort.Strings(reasons)
-	t.Logf("files %d (legacy md %d, model YAML %d, --config YAML %d); renderings %d; deployments %d", files, md, recipes, configs, renderings, deps)
-	t.Logf("launch blocks %d (%d commands); with hardware context %d; hardware only in prose %d; unparsable %d", launch, cmds, withHW, proseHW, unparsable)
+	sum := Summarize(scans, errs)
+	t.Logf("files %d (legacy md %d, model YAML %d, --config YAML %d); renderings %d; deployments %d",
+		sum.Files, sum.ByKind["markdown"], sum.ByKind["recipe"], sum.ByKind["config"], sum.Renderings, sum.Deploys)
+	t.Logf("launch blocks %d (%d commands); with hardware context %d; hardware only in prose %d; unparsable %d",
+		sum.Blocks.Launch, sum.Commands, sum.Blocks.WithHardware, sum.Blocks.ProseOnly, len(sum.Unparsable))
 	for _, k := range []string{"markdown", "recipe"} {
-		t.Logf("  %s: launch blocks %d, with hardware context %d, hardware only in prose %d", k, byKind[k][0], byKind[k][1], byKind[k][2])
+		c := sum.BlocksByKind[k]
+		t.Logf("  %s: launch blocks %d, with hardware context %d, hardware only in prose %d", k, c.Launch, c.WithHardware, c.ProseOnly)
 	}
-	for _, r := range reasons {
+	for _, r := range sum.Unparsable {
 		t.Logf("unparsable: %s", r)
 	}
-	if md == 0 || recipes == 0 {
-		t.Fatalf("corpus scan found no files: %s", fmt.Sprint(md, recipes))
+	if sum.ByKind["markdown"] == 0 || sum.ByKind["recipe"] == 0 {
+		t.Fatalf("corpus scan found no files: %v", sum.ByKind)
 	}
-	_ = strings.TrimSpace
+	// Every launch block's figures add up across kinds.
+	var total BlockCounts
+	for _, c := range sum.BlocksByKind {
+		total.Launch += c.Launch
+		total.WithHardware += c.WithHardware
+		total.ProseOnly += c.ProseOnly
+	}
+	if total != sum.Blocks {
+		t.Errorf("blocks by kind %+v do not add up to %+v", total, sum.Blocks)
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -224,54 +223,25 @@ func runRecipesScan(w io.Writer, dir string) error {
 	if !st.IsDir() {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%s: not a directory", dir)}
 	}
-	scans, errs := recipes.ScanDir(dir)
-	kinds := map[string]int{}
-	var launchBlocks, cmds, withHW, proseHW, renderings, deps int
-	byKind := map[string][3]int{}
-	var bad []string
-	for _, f := range scans {
-		kinds[f.Kind]++
-		renderings += len(f.Renderings)
-		deps += len(f.Deployments)
-		for _, b := range f.Blocks {
-			switch {
-			case b.Err != nil:
-				bad = append(bad, b.Err.Error())
-			case b.IsLaunch():
-				launchBlocks++
-				k := byKind[f.Kind]
-				k[0]++
-				cmds += len(b.Shell.Commands)
-				if len(b.HardwareWords) > 0 {
-					withHW++
-					k[1]++
-				} else if len(b.ProseHardware) > 0 {
-					proseHW++
-					k[2]++
-				}
-				byKind[f.Kind] = k
-			}
-		}
-	}
-	sort.Strings(bad)
+	sum := recipes.Summarize(recipes.ScanDir(dir))
 	fmt.Fprintf(w, "files: %d (legacy markdown %d, model YAML %d, --config YAML %d), failed: %d\n",
-		len(scans)+len(errs), kinds["markdown"], kinds["recipe"], kinds["config"], len(errs))
-	fmt.Fprintf(w, "site renderings: %d; deployments: %d\n", renderings, deps)
+		sum.Files, sum.ByKind["markdown"], sum.ByKind["recipe"], sum.ByKind["config"], len(sum.Failed))
+	fmt.Fprintf(w, "site renderings: %d; deployments: %d\n", sum.Renderings, sum.Deploys)
 	fmt.Fprintf(w, "launch blocks: %d (%d commands); with hardware context: %d; hardware only in prose: %d; unparsable: %d\n",
-		launchBlocks, cmds, withHW, proseHW, len(bad))
+		sum.Blocks.Launch, sum.Commands, sum.Blocks.WithHardware, sum.Blocks.ProseOnly, len(sum.Unparsable))
 	for _, k := range []struct{ kind, label string }{{"markdown", "legacy markdown"}, {"recipe", "YAML guides"}} {
-		if c := byKind[k.kind]; c[0] > 0 {
-			fmt.Fprintf(w, "  %s: launch blocks %d, with hardware context %d, hardware only in prose %d\n", k.label, c[0], c[1], c[2])
+		if c := sum.BlocksByKind[k.kind]; c.Launch > 0 {
+			fmt.Fprintf(w, "  %s: launch blocks %d, with hardware context %d, hardware only in prose %d\n", k.label, c.Launch, c.WithHardware, c.ProseOnly)
 		}
 	}
-	for _, b := range bad {
+	for _, b := range sum.Unparsable {
 		fmt.Fprintf(w, "unparsable: %s\n", b)
 	}
-	for _, e := range errs {
+	for _, e := range sum.Failed {
 		fmt.Fprintf(w, "failed: %v\n", e)
 	}
-	if len(errs) > 0 {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%d files could not be decoded", len(errs))}
+	if len(sum.Failed) > 0 {
+		return &exitError{code: exitUsage, err: fmt.Errorf("%d files could not be decoded", len(sum.Failed))}
 	}
 	return nil
 }
