@@ -21,7 +21,7 @@ func FuzzMarkdownShell(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src string) {
 		start := time.Now()
 		defer func() {
-			if d := time.Since(start); d > 3*time.Second {
+			if d := time.Since(start); d > 30*time.Second { // a hang, not a speed check
 				t.Fatalf("slow input (%v): %q", d, src)
 			}
 		}()
