@@ -80,6 +80,9 @@ type Difference struct {
 	// Diff is a character diff of the two values ("[-old-]{+new+}"), set when
 	// both are present and long (JSON, lists).
 	Diff string `json:"diff,omitempty"`
+	// Note qualifies the difference for a reader, e.g. "possible commit
+	// drift: prov.sha 76ff8a6f is not in --infx".
+	Note string `json:"note,omitempty"`
 }
 
 // Exclusion is a setting a rule took out of the comparison (Excluded), a

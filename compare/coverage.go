@@ -295,6 +295,7 @@ func cookbookCoverage(rep *Report, opt CoverageOptions, ws *infx.Workspace, ixRe
 					}
 				}
 				comparePoint(&pr, f, sel, model, opt.InfxDir, ws, ixRepo, render, renders, ex, rules)
+				noteDrift(&pr)
 				rep.Points = append(rep.Points, pr)
 			}
 		}
@@ -390,6 +391,9 @@ func notFound(pr *PointResult, f *cookbook.File, sel cookbook.Selection, ws *inf
 	}
 	pr.Status = StatusRecipeNotFound
 	pr.Message = fmt.Sprintf("recipe %s is not in the InferenceX checkout (--infx)", pr.Recipe)
+	if ws != nil && ws.Layout == infx.LayoutOld && newLayoutPath(pr.Recipe) {
+		pr.Message += "; the path is in the newer inferencex-e2e layout (srt-slurm-recipes/<model>/<engine>/…), and --infx is an old-layout checkout (srt-slurm-recipes/<engine>/<model>/…): the cookbook cites a later InferenceX commit"
+	}
 	if ws == nil {
 		return
 	}
@@ -411,6 +415,26 @@ func notFound(pr *PointResult, f *cookbook.File, sel cookbook.Selection, ws *inf
 	pr.Status = StatusUpstreamOnly
 	pr.Message = fmt.Sprintf("recipe %s is not in the InferenceX checkout (--infx); the master-config point it was measured as (%s row %d, %s) runs CONFIG_FILE=%s, which lives in the NVIDIA/srt-slurm ref the launcher clones",
 		pr.Recipe, pr.ConfigKey, row, pr.RowPos, ref)
+}
+
+// engines are the engine directories of the old layout's
+// benchmarks/multi_node/srt-slurm-recipes/<engine>/<model>/… tree.
+var oldLayoutEngines = map[string]bool{"sglang": true, "vllm": true, "trtllm": true, "atom": true, "tilert": true}
+
+// newLayoutPath reports whether a cited recipe path has the newer
+// inferencex-e2e layout: an inferencex-e2e/ prefix, or
+// srt-slurm-recipes/<model>/<engine>/… where the old layout has
+// srt-slurm-recipes/<engine>/<model>/… (shared/spec/inferencex.md (b)).
+func newLayoutPath(recipe string) bool {
+	if strings.HasPrefix(recipe, "inferencex-e2e/") {
+		return true
+	}
+	_, rest, ok := strings.Cut(recipe, "srt-slurm-recipes/")
+	if !ok {
+		return false
+	}
+	parts := strings.Split(rest, "/")
+	return len(parts) > 2 && !oldLayoutEngines[parts[0]] && oldLayoutEngines[parts[1]]
 }
 
 // resolveRecipe finds a cited recipe path in the InferenceX checkout dir,
@@ -467,4 +491,29 @@ func snippetFiles(dir string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// noteDrift qualifies every difference of a point whose recipe may have
+// moved since the cookbook point was generated: the recipe changed since
+// prov.sha, prov.sha is not in --infx, or the concurrency moved (MatchPoint
+// drift). A reader then knows the difference may be commit drift rather
+// than a documentation gap.
+func noteDrift(pr *PointResult) {
+	note := ""
+	switch {
+	case pr.Drift.State == DriftChanged && strings.HasPrefix(pr.Drift.Detail, "possible commit drift"):
+		note = pr.Drift.Detail
+	case pr.Drift.State == DriftChanged:
+		note = "possible commit drift: " + pr.Drift.Detail
+	case pr.Drift.State == DriftUnknown && strings.Contains(pr.Drift.Detail, "is not in the checkout"):
+		note = "possible commit drift: " + strings.Replace(pr.Drift.Detail, "is not in the checkout", "is not in --infx", 1)
+	}
+	if note == "" {
+		return
+	}
+	for i := range pr.Roles {
+		for j := range pr.Roles[i].Differences {
+			pr.Roles[i].Differences[j].Note = note
+		}
+	}
 }

@@ -41,20 +41,27 @@ type gitRepo struct {
 	tree map[string]*object.Tree
 }
 
-// openRepo returns the checkout containing dir, or nil when dir is not in a
-// git work tree (or HEAD cannot be read).
+// openRepo returns the git checkout whose work-tree root is dir, or nil
+// when dir is not the root of a git work tree (a plain directory inside
+// some other repository is not an InferenceX checkout: that repository's
+// HEAD says nothing about InferenceX) or HEAD cannot be read.
 func openRepo(dir string) *gitRepo {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil
 	}
-	r, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true})
+	r, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: false, EnableDotGitCommonDir: true})
 	if err != nil {
 		return nil
 	}
 	wt, err := r.Worktree()
 	if err != nil {
 		return nil
+	}
+	if root, err := filepath.EvalSymlinks(wt.Filesystem.Root()); err == nil {
+		if d, err := filepath.EvalSymlinks(abs); err != nil || d != root {
+			return nil
+		}
 	}
 	h, err := r.Head()
 	if err != nil {

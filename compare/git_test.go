@@ -52,12 +52,16 @@ func TestDrift(t *testing.T) {
 	c1 := write("a: 1\n")
 	c2 := write("a: 2\n")
 
-	// --infx may be a subdirectory of the checkout
-	g := openRepo(filepath.Join(dir, "benchmarks"))
+	// A subdirectory of a checkout is not a checkout of its own: the
+	// commit of the enclosing repository says nothing about it.
+	if openRepo(filepath.Join(dir, "benchmarks")) != nil {
+		t.Fatal("a subdirectory of a git work tree taken for a checkout")
+	}
+	g := openRepo(dir)
 	if g == nil {
 		t.Fatal("not detected as a git checkout")
 	}
-	sub := "multi_node/srt-slurm-recipes/x/agg.yaml"
+	sub := "benchmarks/multi_node/srt-slurm-recipes/x/agg.yaml"
 	for _, c := range []struct{ sha, state, detail string }{
 		{c2, DriftNone, "recipe identical to prov.sha " + c2[:12]},
 		{c1, DriftChanged, "recipe changed since prov.sha " + c1[:12]},

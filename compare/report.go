@@ -351,7 +351,11 @@ func (r *Report) cookbookText(b *bytes.Buffer) {
 				fmt.Fprintf(b, "    %s\n", res.Note)
 			}
 			for _, d := range res.Differences {
-				fmt.Fprintf(b, "    %s: cookbook %s, recipe %s\n", d.Setting, val(d.Cookbook), val(d.Recipe))
+				fmt.Fprintf(b, "    %s: cookbook %s, recipe %s", d.Setting, val(d.Cookbook), val(d.Recipe))
+				if d.Note != "" {
+					fmt.Fprintf(b, " (%s)", d.Note)
+				}
+				b.WriteString("\n")
 			}
 			for _, x := range res.Prohibited {
 				fmt.Fprintf(b, "    %s\n", prohibitedText(x, "cookbook", "recipe"))
@@ -590,6 +594,9 @@ func (r *Report) Markdown() string {
 					rv := mdVal(d.Recipe)
 					if d.Diff != "" {
 						rv += "<br>diff: " + mdCell(d.Diff)
+					}
+					if d.Note != "" {
+						rv += "<br>" + mdCell(d.Note)
 					}
 					fmt.Fprintf(&b, "| %s | %s | %s |\n", mdCell(d.Setting), mdVal(d.Cookbook), rv)
 				}

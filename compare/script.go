@@ -40,6 +40,11 @@ type RowMatch struct {
 	Points  []infx.Point
 	Status  PointStatus // StatusCompared when Points is set
 	Message string
+	// Drift is set when no row lists the point's concurrencies but its
+	// KV tier and worker topology select exactly one row: the points are
+	// that row's at the cookbook point's concurrencies, and Drift says so
+	// (the master config moved since the cookbook point was measured).
+	Drift string
 }
 
 // MatchPoint finds the master-config point of config key that a cookbook
@@ -83,17 +88,7 @@ func MatchPoint(ws *infx.Workspace, key string, q PointQuery) RowMatch {
 				return false
 			}
 		}
-		off := ps[0].KVOffloading
-		if off == "" || off == "none" {
-			return kv == launch.KVNone
-		}
-		if kv == launch.KVNone {
-			return false
-		}
-		if row < len(e.Rows) && e.Rows[row].KVOffloadBackend != nil && e.Rows[row].KVOffloadBackend.Name != "" {
-			return e.Rows[row].KVOffloadBackend.Name == kv
-		}
-		return true
+		return fitsKV(e, row, ps[0], kv)
 	}
 	var cands []int
 	for _, r := range order {
@@ -103,6 +98,34 @@ func MatchPoint(ws *infx.Workspace, key string, q PointQuery) RowMatch {
 	}
 	what := fmt.Sprintf("concurrency %s, KV tier %s", concs(q.Concs), kv)
 	if len(cands) == 0 {
+		// The concurrencies moved: a row that matches the KV tier and the
+		// worker topology exactly (TP, EP, DP attention, spec decoding)
+		// is compared at the cookbook point's concurrencies, as drift.
+		if q.Topology {
+			var same []int
+			for _, r := range order {
+				p := byRow[r][0]
+				if fitsKV(e, r, p, kv) && p.TP == q.TP && max(p.EP, 1) == q.EP && p.DPAttn == q.DPAttn &&
+					(p.SpecDecoding != "" && p.SpecDecoding != "none") == q.Spec {
+					same = append(same, r)
+				}
+			}
+			if len(same) == 1 {
+				var out []infx.Point
+				for _, c := range q.Concs {
+					p := byRow[same[0]][0]
+					p.Concurrency = c
+					out = append(out, p)
+				}
+				rowConcs := make([]int, 0, len(byRow[same[0]]))
+				for _, p := range byRow[same[0]] {
+					rowConcs = append(rowConcs, p.Concurrency)
+				}
+				return RowMatch{Points: out, Status: StatusCompared, Drift: fmt.Sprintf(
+					"possible commit drift: no row of %s in --infx has concurrency %s; row %d (%s) has the same TP/EP/DP-attention/KV tier with concurrencies %s and is compared at %s",
+					key, concs(q.Concs), same[0], byRow[same[0]][0].Pos, concs(rowConcs), concs(q.Concs))}
+			}
+		}
 		return RowMatch{Status: StatusNoMatch, Message: fmt.Sprintf("no search-space row of %s has %s", key, what)}
 	}
 	narrow := func(keep func(p infx.Point) bool) {
@@ -144,6 +167,23 @@ func MatchPoint(ws *infx.Workspace, key string, q PointQuery) RowMatch {
 		}
 	}
 	return RowMatch{Points: out, Status: StatusCompared}
+}
+
+// fitsKV reports whether a row's KV offloading matches the measured KV
+// tier: none ↔ kv-offloading none or unset; hicache/mooncake ↔
+// kv-offloading set with that kv-offload-backend, or no backend named.
+func fitsKV(e *infx.Entry, row int, p infx.Point, kv string) bool {
+	off := p.KVOffloading
+	if off == "" || off == "none" {
+		return kv == launch.KVNone
+	}
+	if kv == launch.KVNone {
+		return false
+	}
+	if row < len(e.Rows) && e.Rows[row].KVOffloadBackend != nil && e.Rows[row].KVOffloadBackend.Name != "" {
+		return e.Rows[row].KVOffloadBackend.Name == kv
+	}
+	return true
 }
 
 // queryOf reads the PointQuery of a cookbook point from its provenance and
@@ -201,6 +241,7 @@ func compareScript(pr *PointResult, f *cookbook.File, sel cookbook.Selection, fi
 		res  []Result
 	}
 	var runs []run
+	var notes []string
 	for _, p := range m.Points {
 		p.Kind, p.Status, p.Script, p.Note = infx.KindScript, infx.StatusOK, file, ""
 		key := "script\x00" + file + "\x00" + pr.ConfigKey + "\x00" + strconv.Itoa(p.Row) + "\x00" + strconv.Itoa(p.Concurrency)
@@ -212,11 +253,16 @@ func compareScript(pr *PointResult, f *cookbook.File, sel cookbook.Selection, fi
 		}
 		if rr.err != nil {
 			pr.Status, pr.Message = StatusError, rr.err.Error()
-			if errors.Is(rr.err, infx.ErrNotRenderable) {
+			var pe *infx.PointError
+			switch {
+			case errors.As(rr.err, &pe):
+				pr.Status, pr.Message = pointStatusOf(pe.Status), pe.Note
+			case errors.Is(rr.err, infx.ErrNotRenderable):
 				pr.Status = StatusNoMatch
 			}
 			return
 		}
+		notes = rr.d.Notes
 		rc := *rr.d
 		rc.Source.Recipe = pr.RecipeFile
 		res, err := Compare(&dec.Deployment, &rc, Options{Exclusions: ex, Rules: rules})
@@ -243,5 +289,25 @@ func compareScript(pr *PointResult, f *cookbook.File, sel cookbook.Selection, fi
 	if !same {
 		msg += fmt.Sprintf("; concurrencies %s launch differently, the worst comparison is shown", concs(pr.Concs))
 	}
+	if len(notes) > 0 {
+		msg += "; " + strings.Join(notes, "; ")
+	}
+	if m.Drift != "" {
+		msg += "; " + m.Drift
+		pr.Drift = Drift{State: DriftChanged, Commit: pr.Drift.Commit, Detail: m.Drift}
+	}
 	pr.Message = msg
+}
+
+// pointStatusOf maps an infx point status to the coverage vocabulary.
+func pointStatusOf(s infx.Status) PointStatus {
+	switch s {
+	case infx.StatusMissing:
+		return StatusScriptNotFound
+	case infx.StatusUpstreamOnly:
+		return StatusUpstreamOnly
+	case infx.StatusAmbiguous:
+		return StatusAmbiguous
+	}
+	return StatusUnsupported
 }

@@ -45,7 +45,9 @@ func TestCoverageScriptFixture(t *testing.T) {
 		{key + "#2", 0, StatusCompared, CoveredWithExclusions, 2, "row 2"},
 		// ... and item 0 names neither
 		{key + "#2", 1, StatusAmbiguous, "", -1, "2 search-space rows of " + key + " fit concurrency 32, KV tier hicache, TP4 EP1 and item 0: rows 2 ("},
-		{key + "#3", 0, StatusNoMatch, "", -1, "no search-space row of " + key + " has concurrency 128, KV tier none"},
+		// conc 128 is in no row, but TP8/EP1/no DP attention/KV none/spec
+		// select row 0 alone: compared at 128, as possible commit drift
+		{key + "#3", 0, StatusCompared, CoveredWithExclusions, 0, "possible commit drift: no row of " + key + " in --infx has concurrency 128; row 0 ("},
 		{"qwen3.5-fp4-b200-sglang-agentic-mtp#0", 0, StatusScriptNotFound, "", -1, "single-node script benchmarks/single_node/agentic/qwen3.5_fp4_b200_sglang_mtp.sh is not in "},
 		{key + "-retired#0", 0, StatusNoMatch, "", -1, "config key " + key + "-retired is not in the master configs of --infx"},
 	}
@@ -119,23 +121,26 @@ func TestCoverageScriptFixture(t *testing.T) {
 	if a := roleOf(3); a.Matched != 23 || len(a.Differences) != 0 || len(a.Info) != 0 {
 		t.Errorf("#2 agg: matched %d, differences %+v, info %v", a.Matched, a.Differences, exclusionsOf(a.Info))
 	}
-	wantCounts := map[string]int{"covered-with-exclusions": 3, "differs": 1, "ambiguous point": 1, "no matching point": 2, "script not found": 1}
+	if d := rep.Points[5].Drift; d.State != DriftChanged || !strings.Contains(d.Detail, "has concurrency 128") {
+		t.Errorf("#3 drift = %+v, want changed (concurrency moved)", d)
+	}
+	wantCounts := map[string]int{"covered-with-exclusions": 4, "differs": 1, "ambiguous point": 1, "no matching point": 1, "script not found": 1}
 	if !reflect.DeepEqual(rep.Counts.Points, wantCounts) {
 		t.Errorf("point counts %v, want %v", rep.Counts.Points, wantCounts)
 	}
 	if !rep.Gap || rep.Errors {
 		t.Errorf("gap %v errors %v, want a gap (the #1 difference) and no error", rep.Gap, rep.Errors)
 	}
-	// ambiguous 1 + no matching point 2 + script not found 1: not verified
-	if rep.Counts.Unverified != 4 || !rep.UnverifiedGap {
-		t.Errorf("unverified %d (gap %v), want 4, failing closed", rep.Counts.Unverified, rep.UnverifiedGap)
+	// ambiguous 1 + no matching point 1 + script not found 1: not verified
+	if rep.Counts.Unverified != 3 || !rep.UnverifiedGap {
+		t.Errorf("unverified %d (gap %v), want 3, failing closed", rep.Counts.Unverified, rep.UnverifiedGap)
 	}
 	md := rep.Markdown()
 	for _, s := range []string{
 		"- Master-config point: script run for " + key + " row 1 (",
 		"- Result: **ambiguous point** (not verified) — 2 search-space rows",
 		"- Result: **script not found** (not verified) — single-node script",
-		"- Not verified: 4 (a gap: their settings were not compared; --allow-unverified lists them without failing)\n",
+		"- Not verified: 3 (a gap: their settings were not compared; --allow-unverified lists them without failing)\n",
 	} {
 		if !strings.Contains(md, s) {
 			t.Errorf("markdown lacks %q", s)

@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -205,7 +206,14 @@ func vllmCoverage(ws *infx.Workspace, ix *recipes.Index, infxDir, recipesDir, co
 			fp := fmt.Sprintf("%d\x00%s\x00%s\x00%s", p.Row, st, p.Recipe+p.Script, p.Selector)
 			if st == VLLMCompared {
 				d, rerr = ws.Render(p, infx.Options{})
-				if rerr != nil {
+				var pe *infx.PointError
+				if errors.As(rerr, &pe) {
+					// A status (unsupported, ambiguous, missing): the
+					// point is not verified, with the reason.
+					p.Status, p.Note, rerr = pe.Status, pe.Note, nil
+					st = vllmStatus(p)
+					fp += "\x00" + pe.Note
+				} else if rerr != nil {
 					st = VLLMError
 					fp += "\x00" + rerr.Error()
 				} else {
@@ -258,6 +266,8 @@ func vllmStatus(p infx.Point) string {
 			return VLLMScriptUnavailable
 		}
 		return VLLMRecipeMissing
+	case infx.StatusAmbiguous:
+		return string(StatusAmbiguous)
 	}
 	return string(p.Status)
 }

@@ -21,7 +21,11 @@ import (
 //     collection and synthetic-acceptance → dropped (a dropped synthetic
 //     setting adds the "synthetic-acceptance" disclosure); placement → dropped
 //     and replaced by the cookbook's own placement values below; judgment and
-//     unlisted settings → published as rendered;
+//     unlisted settings → published as rendered. This is the only env filter:
+//     the env the benchmark harness puts into a server (MODEL_PATH,
+//     GPU_METRICS_CSV, PYTHONDONTWRITEBYTECODE, … — classified by consumer in
+//     exclusions/rules.yaml, issue 8 item 1) never reaches a snippet, and
+//     Generated.Dropped names the consumer that reads it;
 //   - placement values are the cookbook's: --model-path and
 //     --served-model-name = the Hugging Face checkpoint, --host 0.0.0.0,
 //     --port 30000, --disaggregation-mode <role> and
@@ -106,7 +110,11 @@ func shapeOf(d *launch.Deployment, ex *exclusions.Set) (*renderedShape, error) {
 		if r.Class == exclusions.ClassSyntheticAcceptance {
 			s.synthetic = true
 		}
-		s.dropped = append(s.dropped, fmt.Sprintf("%s: %s (%s: %s)", role, what, r.Class, r.Reason))
+		class := string(r.Class)
+		if r.Consumer != "" {
+			class += ", read by " + string(r.Consumer) // harness env: who consumes it
+		}
+		s.dropped = append(s.dropped, fmt.Sprintf("%s: %s (%s: %s)", role, what, class, r.Reason))
 	}
 	for pi := range d.Processes {
 		p := &d.Processes[pi]

@@ -6,9 +6,12 @@
 //
 // The classes are those of InferenceX's Check 3 ("Upstream recipe") as
 // described in ../shared/spec/inferencex.md (d): H harness, C collection,
-// S synthetic acceptance, N placement, J judgment, P prohibited. Package
-// compare decides what a match means; this package only loads, validates and
-// matches.
+// S synthetic acceptance, N placement, J judgment, P prohibited. An env var
+// is classified by name and by who consumes it (Consumer): the benchmark
+// client, evals, the workflow, the cluster, model staging, the container's
+// tooling or telemetry; one whose consumer cannot be named stays compared.
+// Package compare decides what a match means; this package only loads,
+// validates and matches.
 package exclusions
 
 import (
@@ -60,6 +63,60 @@ func (c Class) Excluded() bool {
 	return c == ClassHarness || c == ClassCollection || c == ClassSyntheticAcceptance
 }
 
+// Consumer is who reads an environment variable the benchmark harness puts
+// into a server process's environment. Check 3(c) of InferenceX
+// .github/codeowner-signoff-verify-prompt.md lets "harness plumbing such as
+// … ports, result filenames" differ, and inferencex.md (d) forbids
+// classifying "by name or by presence in a benchmark file"; hence the rule
+// of cookbook-sync issue 8 item 1: an env var is excluded (harness,
+// collection, placement) only with the consumer that reads it; one whose
+// consumer cannot be named — or whose consumer is the serving engine itself
+// (SGLANG_*, VLLM_*, NCCL_* tuning, TORCH_*, …) — has no rule and stays
+// compared.
+type Consumer string
+
+// Consumers. Sources: SemiAnalysisAI/InferenceX@843c6254
+// .github/workflows/benchmark-tmpl.yml, runners/launch_*.sh,
+// benchmarks/benchmark_lib.sh, utils/.
+const (
+	// ConsumerBenchmarkClient: the load generator — utils/bench_serving,
+	// aiperf — and its wrappers run_benchmark_serving / the agentic replay in
+	// benchmarks/benchmark_lib.sh.
+	ConsumerBenchmarkClient Consumer = "benchmark-client"
+	// ConsumerEvals: the accuracy evals — lm-eval and SWE-bench
+	// (mini-swe-agent, Modal) wrappers in benchmarks/benchmark_lib.sh, utils/evals.
+	ConsumerEvals Consumer = "evals"
+	// ConsumerWorkflow: the GitHub workflow and the benchmark scripts it
+	// drives — matrix point, runner identity, result files read by
+	// utils/process_result.py and the upload steps.
+	ConsumerWorkflow Consumer = "workflow"
+	// ConsumerCluster: the cluster the job runs on — Slurm, enroot/pyxis,
+	// docker, devices, NICs, host paths, ports and addresses of this deployment.
+	ConsumerCluster Consumer = "cluster"
+	// ConsumerModelStaging: where the launcher stages the weights — local
+	// model paths, the Hugging Face hub cache and token.
+	ConsumerModelStaging Consumer = "model-staging"
+	// ConsumerContainer: the container image's own tooling — pip, uv, the
+	// Python site setup, JIT build targets.
+	ConsumerContainer Consumer = "container"
+	// ConsumerTelemetry: a log or metrics switch whose only effect is output
+	// the harness collects (server logs, Prometheus/transfer metrics), not
+	// how the server serves: NO_COLOR, PYTHONUNBUFFERED, DYN_LOG, MC_TE_METRIC.
+	ConsumerTelemetry Consumer = "telemetry"
+)
+
+// Valid reports whether c is one of the consumers.
+func (c Consumer) Valid() bool {
+	switch c {
+	case ConsumerBenchmarkClient, ConsumerEvals, ConsumerWorkflow, ConsumerCluster, ConsumerModelStaging, ConsumerContainer, ConsumerTelemetry:
+		return true
+	}
+	return false
+}
+
+// consumerList is the closed set, for errors.
+const consumerList = "benchmark-client, evals, workflow, cluster, model-staging, container or telemetry"
+
 // SettingKind says what a Setting names.
 type SettingKind string
 
@@ -107,6 +164,9 @@ type Rule struct {
 	Match  Match  `yaml:"match" json:"match"`
 	Class  Class  `yaml:"class" json:"class"`
 	Reason string `yaml:"reason" json:"reason"`
+	// Consumer is who reads the env var (required for an env rule of class
+	// harness, collection or placement; see Consumer).
+	Consumer Consumer `yaml:"consumer,omitempty" json:"consumer,omitempty"`
 	// MustMatch (placement only): the normalized values must still be equal.
 	MustMatch bool `yaml:"mustMatch,omitempty" json:"mustMatch,omitempty"`
 	// Policy is the key of the policy this rule follows (default: the file's).
@@ -161,7 +221,9 @@ type fileDoc struct {
 // the YAML path and line ("rules.yaml:12: rules[3].class: unknown class
 // \"harnes\""). Errors: YAML syntax, unknown keys, missing version/policy,
 // a rule without id/reason/match, duplicate ids, unknown class, unknown
-// policy, mustMatch on a non-placement rule, a bad glob pattern.
+// policy, an unknown consumer, an env rule of class harness, collection or
+// placement without a consumer, mustMatch on a non-placement rule, a bad
+// glob pattern.
 func Parse(name string, data []byte) (*Set, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
@@ -265,6 +327,12 @@ func Parse(name string, data []byte) (*Set, error) {
 			if *g.dst, err = compileGlob(g.pat); err != nil {
 				return nil, fmt.Errorf("%s: %w", at(p+".match."+g.key), err)
 			}
+		}
+		if r.Consumer != "" && !r.Consumer.Valid() {
+			return nil, fmt.Errorf("%s: unknown consumer %q (want %s)", at(p+".consumer"), r.Consumer, consumerList)
+		}
+		if r.Match.Env != "" && r.Consumer == "" && (r.Class == ClassHarness || r.Class == ClassCollection || r.Class == ClassPlacement) {
+			return nil, fmt.Errorf("%s: missing: an env var is %s only by the consumer that reads it (%s); one whose consumer cannot be named has no rule and stays compared", at(p+".consumer"), r.Class, consumerList)
 		}
 		if r.Class == ClassProhibited {
 			s.prohibited = append(s.prohibited, len(s.rules))
@@ -482,7 +550,7 @@ func (s *Set) Policies() []Policy {
 
 // PolicyVersion identifies the rules a report was judged against:
 // "<list version> (<policy source>@<policy version>)", e.g.
-// "2026-11-30.1 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)".
+// "2026-12-01.1 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)".
 func (s *Set) PolicyVersion() string {
 	p := s.policies[s.policy]
 	return fmt.Sprintf("%s (%s@%s)", s.version, p.Source, p.Version)

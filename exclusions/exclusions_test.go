@@ -170,3 +170,149 @@ func TestParseErrors(t *testing.T) {
 		}
 	}
 }
+
+// Env vars the InferenceX harness puts into a server's environment are
+// excluded by who consumes them (issue 8 item 1; sources in rules.yaml).
+func TestHarnessEnvByConsumer(t *testing.T) {
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, value string
+		rule        string
+		class       Class
+		consumer    Consumer
+	}{
+		// the names the 843c6254 coverage run reported as "differs"
+		{"MODEL_PATH", "/lustre/fsw/models/Qwen3.5-397B-A17B-FP8", "harness-env-model-path", ClassHarness, ConsumerModelStaging},
+		{"WEKA_LOADER_OVERRIDE", "semianalysis_cc_traces_weka_062126_256k", "collection-env-benchmark-client", ClassCollection, ConsumerBenchmarkClient},
+		{"EVAL_FRAMEWORK", "lm-eval", "collection-env-evals", ClassCollection, ConsumerEvals},
+		{"GPU_METRICS_CSV", "gpu_metrics.csv", "collection-env-results", ClassCollection, ConsumerWorkflow},
+		{"PYTHONDONTWRITEBYTECODE", "1", "harness-env-python-bytecode", ClassHarness, ConsumerWorkflow},
+		{"PYTHONPYCACHEPREFIX", "/tmp/inferencex-pycache", "harness-env-python-bytecode", ClassHarness, ConsumerWorkflow},
+		// workflow env (benchmark-tmpl.yml)
+		{"MODEL", "Qwen/Qwen3.5-397B-A17B-FP8", "harness-env-model", ClassHarness, ConsumerWorkflow},
+		{"TP", "8", "harness-env-matrix-parallelism", ClassHarness, ConsumerWorkflow},
+		{"CONC", "64", "harness-env-matrix-sequence", ClassHarness, ConsumerWorkflow},
+		{"SPEC_DECODING", "mtp", "harness-env-matrix-spec", ClassHarness, ConsumerWorkflow},
+		{"SCENARIO_SUBDIR", "agentic/", "harness-env-matrix-identity", ClassHarness, ConsumerWorkflow},
+		{"TOTAL_CPU_DRAM_GB", "1500", "harness-env-matrix-kv", ClassHarness, ConsumerWorkflow},
+		{"DECODE_DP_ATTN", "true", "harness-env-matrix-disagg", ClassHarness, ConsumerWorkflow},
+		{"HF_TOKEN", "hf_x", "harness-env-hf-token", ClassHarness, ConsumerModelStaging},
+		{"HF_HUB_CACHE", "/mnt/hf_hub_cache/", "harness-hf-cache", ClassHarness, ConsumerModelStaging},
+		{"RUNNER_NAME", "b200-dgxc_3", "harness-env-runner", ClassHarness, ConsumerWorkflow},
+		{"GITHUB_STEP_SUMMARY", "", "harness-env-github", ClassHarness, ConsumerWorkflow},
+		{"PORT", "8888", "harness-env-port", ClassHarness, ConsumerWorkflow},
+		{"RESULT_DIR", "/workspace/results", "collection-env-results", ClassCollection, ConsumerWorkflow},
+		{"RANDOM_RANGE_RATIO", "0.8", "collection-env-benchmark-client", ClassCollection, ConsumerBenchmarkClient},
+		{"AIPERF_FAILED_REQUEST_THRESHOLD", "0.10", "collection-aiperf", ClassCollection, ConsumerBenchmarkClient},
+		{"EVAL_ONLY", "false", "collection-env-evals", ClassCollection, ConsumerEvals},
+		{"SWEBENCH_USE_MODAL", "true", "collection-env-swebench", ClassCollection, ConsumerEvals},
+		{"SALLOC_EXCLUDE", "b300-005,b300-006", "harness-env-slurm", ClassHarness, ConsumerCluster},
+		// launchers, benchmark_lib.sh and the scripts
+		{"ENROOT_CACHE_PATH", "/home/u/.cache/enroot", "harness-env-enroot", ClassHarness, ConsumerCluster},
+		{"UV_INSTALL_DIR", "/tmp/uv", "harness-env-uv", ClassHarness, ConsumerContainer},
+		{"HIP_VISIBLE_DEVICES", "0,1,2,3", "placement-env-devices", ClassPlacement, ConsumerCluster},
+		{"CUDA_DEVICE_ORDER", "PCI_BUS_ID", "placement-env-devices", ClassPlacement, ConsumerCluster},
+		{"CUDA_VISIBLE_DEVICES", "0,1", "harness-cuda-visible-devices", ClassHarness, ConsumerCluster},
+		{"XDG_RUNTIME_DIR", "/tmp/enroot-runtime-1000", "placement-env-host-paths", ClassPlacement, ConsumerCluster},
+		{"VLLM_CACHE_ROOT", "/it-share/gharunners/.cache/vllm", "harness-cache-dirs", ClassHarness, ConsumerCluster},
+		{"INFMAX_CONTAINER_WORKSPACE", "/workspace", "harness-env-workspace", ClassHarness, ConsumerWorkflow},
+		{"SERVED_MODEL_NAME", "deepseek-r1-fp4", "collection-env-benchmark-client", ClassCollection, ConsumerBenchmarkClient},
+		{"AGENTIC_WARMUP_GRACE_PERIOD", "3600", "collection-env-benchmark-client", ClassCollection, ConsumerBenchmarkClient},
+		{"EVAL_MAX_MODEL_LEN", "16384", "collection-env-evals", ClassCollection, ConsumerEvals},
+		{"NUM_PROMPTS", "640", "collection-env-benchmark-client", ClassCollection, ConsumerBenchmarkClient}, // launch_b200-dgxc.sh at d27433df
+		{"NO_COLOR", "1", "harness-no-color", ClassHarness, ConsumerTelemetry},
+		{"TQDM_DISABLE", "1", "harness-progress-bars", ClassHarness, ConsumerTelemetry},
+		{"CONFIG_FILE", "recipes/qwen3.5/disagg.yaml", "harness-env-additional-settings", ClassHarness, ConsumerWorkflow},
+		{"SYNTHETIC_ACCEPTANCE", "true", "synthetic-acceptance-settings", ClassSyntheticAcceptance, ConsumerWorkflow},
+		// the Dynamo settings srtctl injects, by consumer (no DYN_* glob)
+		{"DYN_SYSTEM_PORT", "8081", "harness-dyn-env", ClassHarness, ConsumerCluster},
+		{"DYN_SKIP_SGLANG_LOG_FORMATTING", "1", "collection-dyn-logging", ClassCollection, ConsumerTelemetry},
+	}
+	for _, c := range cases {
+		st := Setting{Kind: KindEnv, Name: c.name, Value: c.value, Engine: "sglang", Role: "agg"}
+		r, ok := s.Match(st)
+		if !ok {
+			t.Errorf("env %s: no rule, want %s (%s, consumer %s)", c.name, c.rule, c.class, c.consumer)
+			continue
+		}
+		if r.ID != c.rule || r.Class != c.class || r.Consumer != c.consumer {
+			t.Errorf("env %s: rule %s (%s, consumer %q), want %s (%s, consumer %s)", c.name, r.ID, r.Class, r.Consumer, c.rule, c.class, c.consumer)
+		}
+		if !strings.Contains(r.Reason, "/") && !strings.Contains(r.Reason, ".") {
+			t.Errorf("env %s: rule %s reason %q names no consumer file", c.name, r.ID, r.Reason)
+		}
+	}
+	// An unknown name and the engines' own settings are compared.
+	for _, name := range append([]string{"FOO_BAR"}, engineEnv...) {
+		for _, role := range []string{"agg", "prefill", "decode", "frontend"} {
+			if r, ok := s.Match(Setting{Kind: KindEnv, Name: name, Value: "1", Engine: "sglang", Role: role}); ok {
+				t.Errorf("env %s (%s): matched rule %s (%s), want none: it stays compared", name, role, r.ID, r.Class)
+			}
+		}
+	}
+}
+
+// engineEnv are production settings the serving engine reads itself, also
+// exported by InferenceX scripts: never excluded.
+var engineEnv = []string{
+	"SGLANG_ENABLE_SPEC_V2", "SGLANG_ENABLE_JIT_DEEPGEMM", "SGL_ENABLE_JIT_DEEPGEMM", "SGLANG_USE_AITER",
+	"VLLM_USE_DEEP_GEMM", "VLLM_ROCM_USE_AITER", "VLLM_USE_FLASHINFER_MOE_FP4", "VLLM_FLOAT32_MATMUL_PRECISION",
+	"NCCL_MIN_NCHANNELS", "NCCL_NVLS_ENABLE", "NCCL_CUMEM_ENABLE", "NCCL_IB_DISABLE",
+	"TORCH_BLAS_PREFER_HIPBLASLT", "PYTORCH_CUDA_ALLOC_CONF", "OMP_NUM_THREADS", "SAFETENSORS_FAST_GPU",
+	"MC_ENABLE_DEST_DEVICE_AFFINITY", "PYTHONHASHSEED", "WITH_NVIDIA_PEERMEM", "TRITON_PTXAS_PATH",
+	"VLLM_RPC_TIMEOUT", "UCX_MEMTYPE_CACHE", "MORI_RDMA_TC",
+	// no consumer in the InferenceX tree: compared
+	"INFERENCEX_MOONCAKE_MAX_TRANSFER_BATCH_KEYS", "DECODE_MTP_SIZE", "PREFILL_IMAGE", "CLIENT_IMAGE",
+	// every process's
+	"PATH", "HOME", "PYTHONPATH", "TMPDIR",
+	// Dynamo settings a broad DYN_* glob would hide
+	"DYN_TOKENIZER", "DYN_ENGINE_CONV_AFFINITY", "DYN_ROUTER_TEMPERATURE", "DYN_PUBLISH_KV_EVENTS",
+}
+
+func TestParseConsumer(t *testing.T) {
+	const head = "version: \"1\"\npolicy: p\npolicies: {p: {source: s, version: v}}\nrules:\n"
+	for _, c := range []struct{ name, yaml, want string }{
+		{"unknown consumer", head + "  - id: a\n    match: {env: A}\n    class: harness\n    consumer: runner\n    reason: r\n",
+			`t.yaml:8:15: rules[0].consumer: unknown consumer "runner" (want benchmark-client, evals, workflow, cluster, model-staging, container or telemetry)`},
+		{"harness env without consumer", head + "  - id: a\n    match: {env: A}\n    class: harness\n    reason: r\n",
+			`rules[0].consumer: missing: an env var is harness only by the consumer that reads it`},
+		{"placement env without consumer", head + "  - id: a\n    match: {env: A}\n    class: placement\n    reason: r\n",
+			`rules[0].consumer: missing: an env var is placement only by the consumer`},
+	} {
+		_, err := Parse("t.yaml", []byte(c.yaml))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to contain %q", c.name, err, c.want)
+		}
+	}
+	// A flag rule, and an env rule whose class is not excluded by consumer
+	// (judgment, synthetic acceptance), need no consumer.
+	s, err := Parse("t.yaml", []byte(head+"  - id: a\n    match: {flag: --a}\n    class: harness\n    reason: r\n"+
+		"  - id: b\n    match: {env: B}\n    class: judgment\n    reason: r\n"+
+		"  - id: c\n    match: {env: C}\n    class: collection\n    consumer: evals\n    reason: r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := s.Match(Setting{Kind: KindEnv, Name: "C"}); !ok || r.Consumer != ConsumerEvals {
+		t.Errorf("Match(C) = %+v, %v; want consumer evals", r, ok)
+	}
+	// Every env rule of the embedded set that excludes names its consumer.
+	d, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range d.Rules() {
+		if r.Match.Env != "" && (r.Class == ClassHarness || r.Class == ClassCollection || r.Class == ClassPlacement) {
+			n++
+			if !r.Consumer.Valid() {
+				t.Errorf("rule %s: consumer %q", r.ID, r.Consumer)
+			}
+		}
+	}
+	if n < 45 {
+		t.Errorf("%d env rules with a consumer, want at least 45", n)
+	}
+}

@@ -67,7 +67,7 @@ func TestCorpusRenderAll(t *testing.T) {
 	if s.Rendered == 0 || s.UpstreamOnly == 0 {
 		t.Errorf("nothing rendered or reported upstream-only: %+v", s)
 	}
-	if s.Rendered+s.UpstreamOnly+s.Missing+s.Unsupported+s.Errors != s.Points {
+	if s.Rendered+s.UpstreamOnly+s.Missing+s.Unsupported+s.Ambiguous+s.OutOfScope+s.Errors != s.Points {
 		t.Errorf("counts do not add up: %+v", s)
 	}
 }

@@ -57,23 +57,35 @@ type WorkerBlock struct {
 // Index is the row's 0-based position among all rows of the config key, in
 // file order across scenarios.
 type Row struct {
-	Index            int          `json:"index"`
-	Scenario         string       `json:"scenario"` // fixed-seq-len | agentic-coding
-	ISL              int          `json:"isl,omitempty"`
-	OSL              int          `json:"osl,omitempty"`
-	DRAMUtilization  float64      `json:"dramUtilization,omitempty"`
-	TP               int          `json:"tp,omitempty"`
-	EP               int          `json:"ep,omitempty"`
-	PP               int          `json:"pp,omitempty"`
-	DPAttn           bool         `json:"dpAttn,omitempty"`
-	SpecDecoding     string       `json:"specDecoding,omitempty"`
-	Concurrencies    []int        `json:"concurrencies"`
-	KVOffloading     string       `json:"kvOffloading,omitempty"`
+	Index           int     `json:"index"`
+	Scenario        string  `json:"scenario"` // fixed-seq-len | agentic-coding
+	ISL             int     `json:"isl,omitempty"`
+	OSL             int     `json:"osl,omitempty"`
+	DRAMUtilization float64 `json:"dramUtilization,omitempty"`
+	TP              int     `json:"tp,omitempty"`
+	EP              int     `json:"ep,omitempty"`
+	PP              int     `json:"pp,omitempty"`
+	DPAttn          bool    `json:"dpAttn,omitempty"`
+	SpecDecoding    string  `json:"specDecoding,omitempty"`
+	Concurrencies   []int   `json:"concurrencies"`
+	KVOffloading    string  `json:"kvOffloading,omitempty"`
+	// KVOffloadBackend is the row's kv-offload-backend: {name, version?}
+	// from 2026-07-13 (dbc515b38), a bare name string from 2026-07-02 to
+	// 2026-07-13 (read as {name}); see validate.go.
 	KVOffloadBackend *NameVersion `json:"kvOffloadBackend,omitempty"`
-	Router           *NameVersion `json:"router,omitempty"`
-	Power            bool         `json:"power,omitempty"`
-	Prefill          *WorkerBlock `json:"prefill,omitempty"`
-	Decode           *WorkerBlock `json:"decode,omitempty"`
+	// Offloading is the agentic row's legacy `offloading` value (none,
+	// cpu, ssd, lmcache, lmcache-mp, hicache), the field kv-offloading and
+	// kv-offload-backend replaced on 2026-07-02 (303669b0e); the checkout's
+	// scripts of that time read it as $OFFLOADING. "" when absent.
+	Offloading string `json:"offloading,omitempty"`
+	// Duration is the agentic scenario's legacy `duration` in seconds
+	// (InferenceX default 1800 when absent), removed on 2026-07-02
+	// (303669b0e; the matrix then fixes 3600). 0 when absent.
+	Duration int          `json:"duration,omitempty"`
+	Router   *NameVersion `json:"router,omitempty"`
+	Power    bool         `json:"power,omitempty"`
+	Prefill  *WorkerBlock `json:"prefill,omitempty"`
+	Decode   *WorkerBlock `json:"decode,omitempty"`
 	// Worker is the aggregated multinode block (newer masters: `num-nodes`
 	// plus `worker:`); NumNodes its node count.
 	Worker   *WorkerBlock `json:"worker,omitempty"`
@@ -103,8 +115,23 @@ type Entry struct {
 	Pos          Pos          `json:"pos"`
 }
 
-// parseMaster reads a master config (a mapping of config key → entry).
-func parseMaster(file string, data []byte) ([]*Entry, error) {
+// masterItem is one config key of a master file as read: its key node's
+// position and either the parsed entry or the first problem found in it
+// (a *PosError).
+type masterItem struct {
+	key   string
+	pos   Pos
+	entry *Entry
+	err   error
+}
+
+// parseMaster reads a master config (a mapping of config key → entry). The
+// error is for the file as a whole (YAML syntax, not a mapping); a config
+// key whose entry breaks the schema comes back as an item with err set, so
+// that one malformed key never hides the others. A key defined twice in
+// the file is a problem of its second definition (PyYAML would silently
+// keep the last one).
+func parseMaster(file string, data []byte) ([]masterItem, error) {
 	root, err := parseYAML(file, data)
 	if err != nil {
 		return nil, err
@@ -112,25 +139,32 @@ func parseMaster(file string, data []byte) ([]*Entry, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, posErr(file, root, "master config: want a mapping of config keys, got a %s", kindName(root))
 	}
-	var out []*Entry
+	var out []masterItem
 	seen := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], resolveAlias(root.Content[i+1])
+		it := masterItem{key: k.Value, pos: nodePos(file, k)}
 		if prev, dup := seen[k.Value]; dup {
-			return nil, posErr(file, k, "config key %q already defined at line %d", k.Value, prev.Line)
+			it.err = posErr(file, k, "config key %q already defined at line %d", k.Value, prev.Line)
+		} else {
+			seen[k.Value] = k
+			it.entry, it.err = parseEntry(file, k, v)
 		}
-		seen[k.Value] = k
-		e, err := parseEntry(file, k, v)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
+		out = append(out, it)
 	}
 	return out, nil
 }
 
 func parseEntry(file string, k, v *yaml.Node) (*Entry, error) {
 	e := &Entry{Key: k.Value, Pos: nodePos(file, k)}
+	if k.Kind != yaml.ScalarNode {
+		return nil, posErr(file, k, "config key: want a string, got a %s", kindName(k))
+	}
+	if strings.Contains(k.Value, "*") {
+		// validation.py load_config_files: '*' is reserved for
+		// process_changelog.py's key patterns.
+		return nil, posErr(file, k, "config key %q: wildcard '*' is not allowed in master config keys", k.Value)
+	}
 	if v == nil || v.Kind != yaml.MappingNode {
 		return nil, posErr(file, v, "config key %q: want a mapping, got a %s", k.Value, kindName(v))
 	}
@@ -186,9 +220,6 @@ func parseEntry(file string, k, v *yaml.Node) (*Entry, error) {
 			return nil, posErr(file, resolveAlias(mapGet(v, f)), "%s.%s: want a non-empty string", e.Key, f)
 		}
 	}
-	if e.Disagg && !e.Multinode {
-		return nil, posErr(file, resolveAlias(mapGet(v, "disagg")), "%s.disagg: disagg: true is only allowed with multinode: true", e.Key)
-	}
 	if e.KVP2P != "" && !e.Multinode {
 		return nil, posErr(file, resolveAlias(mapGet(v, "kv-p2p-transfer")), "%s.kv-p2p-transfer: only allowed with multinode: true", e.Key)
 	}
@@ -227,10 +258,13 @@ func parseEntry(file string, k, v *yaml.Node) (*Entry, error) {
 				if err := checkFields(file, g, path, agenticCodingFields); err != nil {
 					return nil, err
 				}
-				if !strings.HasPrefix(e.Runner, "cluster:") {
-					return nil, posErr(file, resolveAlias(mapGet(v, "runner")), "%s.runner: agentic-coding entries must use a cluster:<id> runner, got %q", e.Key, e.Runner)
-				}
 				if _, err := nodeStr(file, mapGet(g, "trace-source"), path+".trace-source"); err != nil {
+					return nil, err
+				}
+				if err := checkEraFields(file, g, path, "duration", "dram-utilization"); err != nil {
+					return nil, err
+				}
+				if base.Duration, err = nodePosInt(file, mapGet(g, "duration"), path+".duration", 1); err != nil {
 					return nil, err
 				}
 			}
@@ -296,6 +330,20 @@ func parseNameVersion(file string, n *yaml.Node, what string) (*NameVersion, err
 	return nv, nil
 }
 
+// parseKVOffloadBackend reads a row's kv-offload-backend: {name, version?}
+// (from 2026-07-13) or a bare name (2026-07-02 to 2026-07-13), which gives
+// {name} with no version.
+func parseKVOffloadBackend(file string, n *yaml.Node, what string) (*NameVersion, error) {
+	n = resolveAlias(n)
+	if n == nil || n.Tag == "!!null" || n.Kind != yaml.ScalarNode {
+		return parseNameVersion(file, n, what)
+	}
+	if strings.TrimSpace(n.Value) == "" {
+		return nil, posErr(file, n, "%s: empty name", what)
+	}
+	return &NameVersion{Name: n.Value}, nil
+}
+
 func parseRow(file, path string, n *yaml.Node, r *Row) error {
 	if n == nil || n.Kind != yaml.MappingNode {
 		return posErr(file, n, "%s: want a mapping, got a %s", path, kindName(n))
@@ -333,7 +381,10 @@ func parseRow(file, path string, n *yaml.Node, r *Row) error {
 	if r.KVOffloading, err = nodeStr(file, mapGet(n, "kv-offloading"), path+".kv-offloading"); err != nil {
 		return err
 	}
-	if r.KVOffloadBackend, err = parseNameVersion(file, mapGet(n, "kv-offload-backend"), path+".kv-offload-backend"); err != nil {
+	if r.Offloading, err = nodeStr(file, mapGet(n, "offloading"), path+".offloading"); err != nil {
+		return err
+	}
+	if r.KVOffloadBackend, err = parseKVOffloadBackend(file, mapGet(n, "kv-offload-backend"), path+".kv-offload-backend"); err != nil {
 		return err
 	}
 	if r.Router, err = parseNameVersion(file, mapGet(n, "router"), path+".router"); err != nil {

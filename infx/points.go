@@ -31,8 +31,16 @@ const (
 	// should be in the checkout but is not.
 	StatusMissing Status = "missing"
 	// StatusUnsupported: a format infx does not render (AMD sglang-disagg's
-	// amd_utils/models.yaml, llm-d configs).
+	// amd_utils/models.yaml, llm-d configs), or a script the sandbox cannot
+	// evaluate faithfully (an unknown command in a condition, an exit before
+	// any server launch); Note says which, with file:line.
 	StatusUnsupported Status = "unsupported"
+	// StatusAmbiguous: the launchers of the row's runner label would run
+	// different scripts (Note names them).
+	StatusAmbiguous Status = "ambiguous"
+	// StatusOutOfScope: a framework Check 3 does not cover (TRT-LLM incl.
+	// dynamo-trt, ATOM, TileRT); such points are not rendered by RenderAll.
+	StatusOutOfScope Status = "out-of-scope"
 )
 
 // Point is one benchmark point: one search-space row of a config key at one
@@ -83,9 +91,19 @@ type Point struct {
 	// Row fields the script environment needs.
 	TP           int    `json:"tp,omitempty"`
 	EP           int    `json:"ep,omitempty"`
+	PP           int    `json:"pp,omitempty"`
 	DPAttn       bool   `json:"dpAttn,omitempty"`
 	SpecDecoding string `json:"specDecoding,omitempty"`
 	KVOffloading string `json:"kvOffloading,omitempty"`
+	// KVOffloadBackend is the row's kv-offload-backend name (hicache,
+	// mooncake, …) and KVOffloadBackendVersion its version, if any.
+	KVOffloadBackend        string `json:"kvOffloadBackend,omitempty"`
+	KVOffloadBackendVersion string `json:"kvOffloadBackendVersion,omitempty"`
+	// Launchers are the runner launchers (runners/launch_*.sh, repository
+	// relative) the row's runner label can run, sorted; empty when the
+	// checkout has none for the label (the script is then located by the
+	// launchers' common naming rule, see scriptCandidates).
+	Launchers []string `json:"launchers,omitempty"`
 	// DRAMUtilization is the agentic scenario's dram-utilization;
 	// TotalCPUDRAMGB the host DRAM budget it gives on the runner
 	// (runners.yaml available-cpu-dram-mib × dram-utilization, in GiB,
@@ -174,9 +192,13 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 		TP: r.TP, EP: r.EP, DPAttn: r.DPAttn, SpecDecoding: r.SpecDecoding, KVOffloading: r.KVOffloading,
 		DRAMUtilization: r.DRAMUtilization, Pos: r.Pos,
 	}
-	if mib := ws.dramMiB[e.Runner]; mib > 0 && r.DRAMUtilization > 0 {
-		p.TotalCPUDRAMGB = int(float64(mib) * r.DRAMUtilization / 1024)
+	if r.PP > 0 {
+		p.PP = r.PP
 	}
+	if r.KVOffloadBackend != nil {
+		p.KVOffloadBackend, p.KVOffloadBackendVersion = r.KVOffloadBackend.Name, r.KVOffloadBackend.Version
+	}
+	p.TotalCPUDRAMGB = ws.agenticDRAMGB(e, r)
 	for _, wb := range []*WorkerBlock{r.Prefill, r.Decode, r.Worker} {
 		if wb != nil {
 			p.Settings = append(p.Settings, wb.AdditionalSettings...)
@@ -274,6 +296,14 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 		}
 	default:
 		p.Kind = KindScript
+		p.RefPos = r.Pos
+		if ls := ws.launchersOf(e.Runner); len(ls) > 0 {
+			// The script is the one the launchers choose when they run
+			// (Workspace.Render); the point is renderable as long as a
+			// launcher exists.
+			p.Launchers, p.Status = ls, StatusOK
+			break
+		}
 		p.Scripts = ws.scriptCandidates(e, r)
 		p.Script = firstFile(p.Scripts)
 		for i, s := range p.Scripts {
@@ -327,25 +357,31 @@ func (ws *Workspace) laneBlocks(r *Row, multinode bool) []string {
 	return out
 }
 
-// scriptCandidates lists where a runner looks for a single-node script
+// scriptCandidates lists where the launchers' common rule looks for a
+// single-node script when the checkout has no launcher for the runner label
 // (runners/launch_b200-dgxc.sh): benchmarks/single_node/<fixed_seq_len|
 // agentic>/<model-prefix>_<precision>_<sku>_<framework><spec>.sh, falling
-// back to _trt and to the bare name; <spec> is _mtp when the row has
-// spec-decoding. Older scripts sit directly in benchmarks/single_node/.
+// back to <model-prefix>_<precision>_<sku>[_trt]<spec>.sh (_trt only for
+// framework trt); <spec> is _mtp when spec-decoding is mtp. Older scripts
+// sit directly in benchmarks/single_node/.
 func (ws *Workspace) scriptCandidates(e *Entry, r *Row) []string {
 	sub := "fixed_seq_len"
 	if r.Scenario == "agentic-coding" {
 		sub = "agentic"
 	}
 	spec := ""
-	if r.SpecDecoding != "" && r.SpecDecoding != "none" {
+	if r.SpecDecoding == "mtp" {
 		spec = "_mtp"
 	}
 	stem := e.ModelPrefix + "_" + e.Precision + "_" + Hardware(e.Runner)
-	names := []string{stem + "_" + e.Framework + spec + ".sh", stem + "_trt" + spec + ".sh", stem + spec + ".sh"}
+	// runners/launch_b200-dgxc.sh: BENCH_SCRIPT=<base>_${FRAMEWORK}${SPEC_SUFFIX}.sh,
+	// else <base>${FRAMEWORK_SUFFIX}${SPEC_SUFFIX}.sh with FRAMEWORK_SUFFIX
+	// _trt for trt only.
+	fwSuffix := ""
 	if e.Framework == "trt" {
-		names = names[1:]
+		fwSuffix = "_trt"
 	}
+	names := []string{stem + "_" + e.Framework + spec + ".sh", stem + fwSuffix + spec + ".sh"}
 	var out []string
 	for _, dir := range []string{filepath.Join(ws.Base, "benchmarks", "single_node", sub), filepath.Join(ws.Base, "benchmarks", "single_node")} {
 		for _, n := range names {

@@ -1,8 +1,8 @@
 package infx
 
 import (
+	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -41,7 +41,7 @@ func (ws *Workspace) Render(p Point, opt Options) (launch.Deployment, error) {
 // render is Render with an optional cache of loaded recipes (RenderAll).
 func (ws *Workspace) render(p Point, opt Options, cache recipeCache) (launch.Deployment, error) {
 	if p.Status != StatusOK {
-		return launch.Deployment{}, &PosError{File: p.RefPos.File, Line: p.RefPos.Line, Col: p.RefPos.Col, Err: fmt.Errorf("%w: %s: %s", ErrNotRenderable, p.Status, p.Note)}
+		return launch.Deployment{}, &PointError{Status: p.Status, Note: p.Note, Pos: p.RefPos}
 	}
 	d := launch.Deployment{
 		Source: launch.Source{ConfigKey: p.ConfigKey, Row: p.Row, Concurrency: p.Concurrency, Selector: p.Selector},
@@ -56,40 +56,17 @@ func (ws *Workspace) render(p Point, opt Options, cache recipeCache) (launch.Dep
 		d.Source.File, d.Source.Recipe, d.Source.Selector = ws.rel(p.Recipe), p.RecipeRef, sel
 		d.Processes = procs
 	case KindScript:
-		so := ScriptOptions{
-			Env: ScriptEnv(p, opt.ScriptEnv), ReadRoots: []string{ws.Root},
-			Timeout: opt.ScriptTimeout, Steps: opt.ScriptSteps,
-		}
-		procs, err := ws.scriptProcesses(p, so, filepath.Join(ws.Base, "benchmarks", "benchmark_lib.sh"))
+		procs, file, notes, err := ws.renderScript(p, opt)
 		if err != nil {
 			return launch.Deployment{}, err
 		}
-		d.Source.File = ws.rel(p.Script)
+		d.Source.File = file
 		d.Processes = procs
+		d.Notes = notes
 	default:
 		return launch.Deployment{}, fmt.Errorf("%w: %s", ErrNotRenderable, p.Note)
 	}
 	return d, nil
-}
-
-// scriptProcesses runs the point's script with the checkout's
-// benchmark_lib.sh (when there is one) and, if that fails or launches
-// nothing, again with the stub library alone.
-func (ws *Workspace) scriptProcesses(p Point, so ScriptOptions, lib string) ([]launch.Process, error) {
-	if isFile(lib) {
-		so.Lib = lib
-		if run, err := RunScript(p.Script, so); err == nil {
-			if procs, err := ScriptProcesses(run, ws.rel(p.Script)); err == nil {
-				return procs, nil
-			}
-		}
-		so.Lib = ""
-	}
-	run, err := RunScript(p.Script, so)
-	if err != nil {
-		return nil, err
-	}
-	return ScriptProcesses(run, ws.rel(p.Script))
 }
 
 // ScriptEnv is the environment a runner exports for a single-node script
@@ -154,8 +131,9 @@ type Summary struct {
 	UpstreamOnly int `json:"upstreamOnly"`
 	Missing      int `json:"missing"`
 	Unsupported  int `json:"unsupported"`
-	// OutOfScope counts points outside Check 3 (TRT-LLM, ATOM, TileRT),
-	// whatever their status; they are rendered like the others.
+	Ambiguous    int `json:"ambiguous"`
+	// OutOfScope counts points outside Check 3 (TRT-LLM incl. dynamo-trt,
+	// ATOM, TileRT): RenderAll does not render them.
 	OutOfScope int `json:"outOfScope"`
 	Errors     int `json:"errors"`
 	// Failures holds one line per render error: "key row N conc C: error".
@@ -177,6 +155,8 @@ type KeySummary struct {
 	UpstreamOnly int  `json:"upstreamOnly"`
 	Missing      int  `json:"missing"`
 	Unsupported  int  `json:"unsupported"`
+	Ambiguous    int  `json:"ambiguous"`
+	OutOfScope   int  `json:"outOfScope"`
 	Errors       int  `json:"errors"`
 	// Results lists the points in Points order (rows in file order,
 	// concurrencies in row order).
@@ -193,6 +173,8 @@ const (
 	OutcomeUpstreamOnly Outcome = Outcome(StatusUpstreamOnly)
 	OutcomeMissing      Outcome = Outcome(StatusMissing)
 	OutcomeUnsupported  Outcome = Outcome(StatusUnsupported)
+	OutcomeAmbiguous    Outcome = Outcome(StatusAmbiguous)
+	OutcomeOutOfScope   Outcome = Outcome(StatusOutOfScope)
 	OutcomeError        Outcome = "error"
 )
 
@@ -242,9 +224,6 @@ func (ws *Workspace) RenderAll(keys []string, opt Options) (Summary, error) {
 		for _, p := range pts {
 			s.Points++
 			ks.Points++
-			if !p.InScope {
-				s.OutOfScope++
-			}
 			r := PointResult{ConfigKey: k, Row: p.Row, Concurrency: p.Concurrency, Scenario: p.Scenario, Kind: p.Kind,
 				Status: Outcome(p.Status), Recipe: p.RecipeRef, Selector: p.Selector, Reason: p.Note, Pos: p.RefPos}
 			if p.Script != "" {
@@ -253,6 +232,14 @@ func (ws *Workspace) RenderAll(keys []string, opt Options) (Summary, error) {
 				r.File = ws.rel(p.Recipe)
 			}
 			r.ScriptsTried = p.Scripts
+			if !p.InScope {
+				// Check 3 covers vLLM/SGLang only: not rendered, not a failure.
+				s.OutOfScope++
+				ks.OutOfScope++
+				r.Status, r.Reason = OutcomeOutOfScope, p.Framework+" is outside Check 3 (vLLM/SGLang only)"
+				ks.Results = append(ks.Results, r)
+				continue
+			}
 			switch p.Status {
 			case StatusUpstreamOnly:
 				s.UpstreamOnly++
@@ -264,17 +251,38 @@ func (ws *Workspace) RenderAll(keys []string, opt Options) (Summary, error) {
 				s.Unsupported++
 				ks.Unsupported++
 			default:
-				if d, err := ws.render(p, opt, cache); err != nil {
+				d, err := ws.render(p, opt, cache)
+				var pe *PointError
+				switch {
+				case errors.As(err, &pe):
+					r.Status, r.Reason = Outcome(pe.Status), pe.Note
+					switch pe.Status {
+					case StatusUnsupported:
+						s.Unsupported++
+						ks.Unsupported++
+					case StatusAmbiguous:
+						s.Ambiguous++
+						ks.Ambiguous++
+					case StatusMissing:
+						s.Missing++
+						ks.Missing++
+					case StatusUpstreamOnly:
+						s.UpstreamOnly++
+						ks.UpstreamOnly++
+					}
+				case err != nil:
 					s.Errors++
 					ks.Errors++
 					s.Failures = append(s.Failures, fmt.Sprintf("%s row %d conc %d: %v", p.ConfigKey, p.Row, p.Concurrency, err))
 					r.Status, r.Reason = OutcomeError, err.Error()
-				} else {
+				default:
 					s.Rendered++
 					ks.Rendered++
 					r.Status, r.Reason = OutcomeRendered, ""
 					if p.Kind == KindRecipe {
 						r.Selector = d.Source.Selector
+					} else {
+						r.File = d.Source.File
 					}
 				}
 			}

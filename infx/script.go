@@ -3,20 +3,18 @@ package infx
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
@@ -108,8 +106,23 @@ type ScriptOptions struct {
 	Steps int
 	// Lib, when set, is the checkout's benchmarks/benchmark_lib.sh: a
 	// `source …/benchmark_lib.sh` loads it followed by the no-op stubs of
-	// its waiting/benchmarking helpers. Empty: the stubs alone.
+	// its benchmark-harness helpers (benchmarkLibStub). Empty: a sourced
+	// benchmark_lib.sh is read from where the script names it, when it is
+	// inside ReadRoots; the stubs follow it the same way.
 	Lib string
+	// Facts are the machine the hardware probes (nvidia-smi, amd-smi,
+	// rocm-smi, nproc, free) describe; zero: probes are unknown commands.
+	Facts shellutil.Facts
+	// Dir is the working directory the script starts in (default: an
+	// empty temporary directory).
+	Dir string
+	// Params are the script's positional parameters ($1 …).
+	Params []string
+	// Name is how the script is shown in positions (default: its path).
+	Name string
+	// Cache, when set, keeps prepared scripts across runs (a Workspace
+	// shares one between its points).
+	Cache *ScriptCache
 }
 
 // Command is one external command the script would have run: its argv and
@@ -118,8 +131,45 @@ type ScriptOptions struct {
 type Command struct {
 	Argv []string `json:"argv"`
 	Env  []string `json:"env,omitempty"` // NAME=value, sorted by name
-	Line int      `json:"line"`
-	Col  int      `json:"col"`
+	// File is the script (or sourced file) the command is written in, as
+	// ScriptOptions.Name / the path the script named it by.
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+}
+
+// ScriptStart is one script a run started with `bash FILE` (directly, or
+// as the command of `srun …`, `docker run …`, `bash -c`): the file, the
+// environment it started with (exported variables that differ from the
+// run's starting environment, NAME=value sorted), and where it was started.
+type ScriptStart struct {
+	File string   `json:"file"` // filesystem path
+	Env  []string `json:"env,omitempty"`
+	// Unset lists variables of the starting environment the new script
+	// does not have (docker run passes only what -e names).
+	Unset []string `json:"unset,omitempty"`
+	At    Pos      `json:"at"`
+	// Missing: the file is not in the checkout (bash reports "No such
+	// file or directory" and the command fails with status 127).
+	Missing bool `json:"missing,omitempty"`
+	// Exit is the script's exit status; ExitAt the `exit` that ended it
+	// (zero when it ran to its end); ExitMsg the last line written to
+	// stderr before it ended.
+	Exit    int    `json:"exit"`
+	ExitAt  Pos    `json:"exitAt"`
+	ExitMsg string `json:"exitMsg,omitempty"`
+}
+
+// StopReason says why a run was not followed to its end: a command the
+// sandbox cannot evaluate whose status or output the script uses.
+type StopReason struct {
+	At      Pos    `json:"at"`
+	Command string `json:"command"`
+	Reason  string `json:"reason"`
+}
+
+func (s *StopReason) String() string {
+	return fmt.Sprintf("%s: %s", s.At, s.Reason)
 }
 
 // ScriptRun is what running a script recorded.
@@ -131,254 +181,24 @@ type ScriptRun struct {
 	// Writes maps each file the script tried to write (absolute path as the
 	// script named it) to what it wrote; nothing reaches the disk.
 	Writes map[string]string `json:"writes,omitempty"`
+	// Scripts are the scripts the run started (bash FILE), in order.
+	Scripts []ScriptStart `json:"scripts,omitempty"`
+	// Stop is set when the run ended at a command the sandbox cannot
+	// evaluate (an unknown command in a condition or a value).
+	Stop *StopReason `json:"stop,omitempty"`
+	// Exit is the run's exit status; ExitAt the `exit` that ended it (zero
+	// Pos when it ran to its end), ExitMsg the last line the script wrote
+	// to stderr before.
+	Exit    int    `json:"exit"`
+	ExitAt  Pos    `json:"exitAt"`
+	ExitMsg string `json:"exitMsg,omitempty"`
 }
 
-// benchmarkLibStub replaces benchmarks/benchmark_lib.sh: the helper
-// functions the scripts call become no-ops (shared/spec/inferencex.md (c),
-// extraction option 1).
-const benchmarkLibStub = `
-check_env_vars() { :; }
-wait_for_server_ready() { :; }
-run_benchmark_serving() { :; }
-start_gpu_monitor() { :; }
-stop_gpu_monitor() { :; }
-run_eval() { :; }
-append_lm_eval_summary() { :; }
-install_agentic_deps() { :; }
-run_agentic_benchmark() { :; }
-`
-
-// RunScript runs the shell script at path in mvdan.cc/sh/v3's interpreter
-// with opt.Env and records every external command instead of executing it:
-// no process is started, nothing is written to disk (writes go to
-// ScriptRun.Writes), and files outside opt.ReadRoots look absent.
-// `source …/benchmark_lib.sh` loads a stub with no-op helpers. Errors: a
-// parse error (PosError file:line:col); ErrScriptLimit wrapped in a
-// PosError at the last statement reached when the time or step bound is
-// exceeded. A non-zero exit status is not an error.
-func RunScript(path string, opt ScriptOptions) (*ScriptRun, error) {
-	src, err := launch.ReadInput(path)
-	if err != nil {
-		return nil, err
-	}
-	return runScript(path, src, opt)
-}
-
-func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
-	if i := bytes.IndexByte(src, '\r'); i >= 0 {
-		// bash reads the CR as part of the line: `cmd --x 1\r` passes
-		// "1\r", a line of its own fails with "$'\r': command not found".
-		line := bytes.Count(src[:i], []byte("\n")) + 1
-		col := i - bytes.LastIndexByte(src[:i], '\n')
-		return nil, &PosError{File: path, Line: line, Col: col, Err: errors.New("carriage return (CRLF line endings): bash would read it as part of the line ($'\\r': command not found); convert the script to LF line endings")}
-	}
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(src), path)
-	if err != nil {
-		var pe syntax.ParseError
-		if errors.As(err, &pe) {
-			return nil, &PosError{File: path, Line: int(pe.Pos.Line()), Col: int(pe.Pos.Col()), Err: errors.New(pe.Text)}
-		}
-		return nil, &PosError{File: path, Err: err}
-	}
-	// Simple commands sent to the background (`server … &`, `nohup
-	// "${CMD[@]}" &`, `eval "$CMD" &`) run in place, so the recorded
-	// order is the script's order rather than goroutine scheduling; no
-	// command really runs, so nothing waits on them. Compound background
-	// statements (monitor loops) stay in the background.
-	syntax.Walk(file, func(n syntax.Node) bool {
-		if st, ok := n.(*syntax.Stmt); ok && st.Background {
-			if _, simple := st.Cmd.(*syntax.CallExpr); simple {
-				st.Background = false
-			}
-		}
-		return true
-	})
-	guardAssignments(file)
-	if opt.Timeout <= 0 {
-		opt.Timeout = DefaultScriptTimeout
-	}
-	if opt.Steps <= 0 {
-		opt.Steps = DefaultScriptSteps
-	}
-	sb := &sandbox{file: path, base: map[string]string{}, run: &ScriptRun{File: path, Writes: map[string]string{}}, steps: opt.Steps, lib: benchmarkLibStub}
-	if opt.Lib != "" {
-		if data, err := launch.ReadInput(opt.Lib); err == nil {
-			sb.lib = string(data) + "\n" + benchmarkLibStub
-		}
-	}
-	sb.funcs = funcNames(file, sb.lib)
-	sb.funcCalls = MaxScriptFuncCalls
-	for _, r := range opt.ReadRoots {
-		if a, err := filepath.Abs(r); err == nil {
-			sb.roots = append(sb.roots, a)
-		}
-	}
-	tmp, err := os.MkdirTemp("", "infx-script-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp)
-	sb.tmp = tmp
-	env := []string{"HOME=" + tmp, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + tmp, "PWD=" + tmp}
-	env = append(env, opt.Env...)
-	for _, kv := range env {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			sb.base[k] = v
-		}
-	}
-	var out limitedBuffer
-	ctx, cancel := context.WithTimeout(context.Background(), opt.Timeout)
-	defer cancel()
-	sb.stop = cancel
-	aw := &arithWatch{w: &out, stop: cancel}
-	runner, err := interp.New(
-		interp.Env(expand.ListEnviron(env...)),
-		interp.Dir(tmp),
-		interp.StdIO(nil, &out, aw),
-		interp.CallHandler(sb.call),
-		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return sb.exec }),
-		interp.OpenHandler(sb.open),
-		interp.StatHandler(sb.stat),
-		interp.ReadDirHandler2(sb.readDir),
-	)
-	if err != nil {
-		return nil, err
-	}
-	err = runner.Run(ctx, file)
-	sb.mu.Lock()
-	limit := sb.limit
-	sb.mu.Unlock()
-	if limit != nil {
-		sb.mu.Lock()
-		line, col := sb.lastLine, sb.lastCol
-		sb.mu.Unlock()
-		return nil, &PosError{File: path, Line: line, Col: col, Err: limit}
-	}
-	if msg := aw.message(); msg != "" {
-		// An arithmetic expansion failed (bash: "1/0: division by 0"):
-		// bash reports it and does not run the command it was part of, so
-		// what the script launches is not what it means to launch.
-		line, col := arithErrPos(file, runner.Vars, msg)
-		if line == 0 {
-			sb.mu.Lock()
-			line, col = sb.lastLine, sb.lastCol
-			sb.mu.Unlock()
-		}
-		return nil, &PosError{File: path, Line: line, Col: col, Err: fmt.Errorf("arithmetic expansion failed: %s (bash reports it and skips the command)", msg)}
-	}
-	if err == nil || isExit(err) {
-		// Let background statements (`( … ) &`) reach the exec handler;
-		// one that never ends (a monitor loop) is abandoned, not an error.
-		if wait, perr := syntax.NewParser().Parse(strings.NewReader("wait"), path); perr == nil {
-			wctx, wcancel := context.WithTimeout(ctx, min(opt.Timeout/4, 250*time.Millisecond))
-			_ = runner.Run(wctx, wait)
-			wcancel()
-		}
-		err = nil
-	}
-	if err != nil && !isExit(err) {
-		sb.mu.Lock()
-		line, col := sb.lastLine, sb.lastCol
-		sb.mu.Unlock()
-		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
-			return nil, &PosError{File: path, Line: line, Col: col, Err: fmt.Errorf("%w: still running after %v (endless loop?)", ErrScriptLimit, opt.Timeout)}
-		}
-		if errors.Is(err, ErrScriptLimit) {
-			return nil, &PosError{File: path, Line: line, Col: col, Err: err}
-		}
-		return nil, &PosError{File: path, Line: line, Col: col, Err: err}
-	}
-	// Stop abandoned background statements and stop recording.
-	cancel()
-	sb.mu.Lock()
-	defer sb.mu.Unlock()
-	sb.closed = true
-	return sb.run, nil
-}
-
-func isExit(err error) bool {
-	_, ok := interp.IsExitStatus(err)
-	return ok
-}
-
-// sandbox holds the handlers' state; background subshells call them from
-// other goroutines, hence the mutex.
-type sandbox struct {
-	mu                sync.Mutex
-	file, tmp         string
-	roots             []string
-	base              map[string]string
-	run               *ScriptRun
-	steps             int
-	funcs             map[string]bool // shell functions declared (funcNames)
-	funcCalls         int             // function calls left (MaxScriptFuncCalls)
-	limit             error           // a bound exceeded inside a subshell
-	stop              func()          // cancels the run
-	lastLine, lastCol int
-	lib               string // what `source …/benchmark_lib.sh` reads
-	closed            bool   // the run is over: record nothing more
-}
-
-func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
-	hc := interp.HandlerCtx(ctx)
-	sb.mu.Lock()
-	defer sb.mu.Unlock()
-	if hc.Pos.IsValid() {
-		sb.lastLine, sb.lastCol = int(hc.Pos.Line()), int(hc.Pos.Col())
-	}
-	if args[0] == sizeCheckCmd {
-		total := 0
-		hc.Env.Each(func(name string, v expand.Variable) bool {
-			total += len(name) + len(v.Str)
-			for _, e := range v.List {
-				total += len(e)
-			}
-			for k, e := range v.Map {
-				total += len(k) + len(e)
-			}
-			return total <= MaxScriptBytes
-		})
-		if total > MaxScriptBytes {
-			// The check runs in a command substitution, whose failure
-			// would not end the script: stop the whole run.
-			err := fmt.Errorf("%w: variables hold more than %d bytes", ErrScriptLimit, MaxScriptBytes)
-			if sb.limit == nil {
-				sb.limit = err
-			}
-			sb.stop()
-			return nil, err
-		}
-		return []string{":"}, nil
-	}
-	sb.steps--
-	if sb.steps < 0 {
-		return nil, fmt.Errorf("%w: more than the allowed number of commands (endless loop?)", ErrScriptLimit)
-	}
-	if sb.funcs[args[0]] {
-		sb.funcCalls--
-		if sb.funcCalls < 0 {
-			return nil, fmt.Errorf("%w: more than %d shell function calls (endless recursion?)", ErrScriptLimit, MaxScriptFuncCalls)
-		}
-	}
-	if n := argsSize(args); n > MaxScriptBytes {
-		return nil, fmt.Errorf("%w: a command's arguments hold %d bytes, more than %d", ErrScriptLimit, n, MaxScriptBytes)
-	}
-	if args[0] == "printf" {
-		out, _ := printfCompat(args)
-		if len(out) > 3 && out[1] == "-v" {
-			return printfV(out), nil
-		}
-		return out, nil
-	}
-	if args[0] == "set" {
-		return relaxSet(args), nil
-	}
-	return args, nil
-}
-
-// relaxSet drops errexit and nounset from a `set` call: recorded commands
-// print nothing, so values a script computes with $(…) can be empty, and
-// the script should still reach its launch command.
+// relaxSet drops errexit, nounset and xtrace from a `set` call: values a
+// script computes from commands the sandbox answers only in part can be
+// empty, and the script should still reach its launch command; the trace
+// goes to the runner's log, which no script reads (a trace captured by
+// `2>&1 | grep …` would only add lines the grep drops).
 func relaxSet(args []string) []string {
 	out := []string{args[0]}
 	for i := 1; i < len(args); i++ {
@@ -387,7 +207,7 @@ func relaxSet(args []string) []string {
 			return append(out, args[i:]...)
 		}
 		if (a == "-o" || a == "+o") && i+1 < len(args) {
-			if args[i+1] == "errexit" || args[i+1] == "nounset" {
+			if args[i+1] == "errexit" || args[i+1] == "nounset" || args[i+1] == "xtrace" {
 				i++
 				continue
 			}
@@ -395,9 +215,9 @@ func relaxSet(args []string) []string {
 			i++
 			continue
 		}
-		if len(a) > 1 && a[0] == '-' {
-			a = strings.NewReplacer("e", "", "u", "").Replace(a)
-			if a == "-" {
+		if len(a) > 1 && (a[0] == '-' || a[0] == '+') {
+			a = strings.NewReplacer("e", "", "u", "", "x", "").Replace(a)
+			if a == "-" || a == "+" {
 				continue
 			}
 		}
@@ -580,71 +400,6 @@ func bashQuote(s string) string {
 	return b.String()
 }
 
-func (sb *sandbox) exec(ctx context.Context, args []string) error {
-	hc := interp.HandlerCtx(ctx)
-	c := Command{Argv: append([]string(nil), args...)}
-	if hc.Pos.IsValid() {
-		c.Line, c.Col = int(hc.Pos.Line()), int(hc.Pos.Col())
-	}
-	hc.Env.Each(func(name string, v expand.Variable) bool {
-		if !v.Exported || v.Kind != expand.String {
-			return true
-		}
-		if old, ok := sb.base[name]; ok && old == v.Str {
-			return true
-		}
-		c.Env = append(c.Env, name+"="+v.Str)
-		return true
-	})
-	sort.Strings(c.Env)
-	sb.mu.Lock()
-	if sb.closed {
-		sb.mu.Unlock()
-		return interp.NewExitStatus(1)
-	}
-	sb.run.Commands = append(sb.run.Commands, c)
-	sb.mu.Unlock()
-	// A few pure text utilities answer, so that paths built with them
-	// (source "$(dirname "$0")/…") come out right; everything else prints
-	// nothing and succeeds.
-	switch args[0] {
-	case "bash", "sh":
-		// bash -c STRING: run STRING in this interpreter, so that the
-		// commands inside are recorded too.
-		if len(args) > 2 && args[1] == "-c" {
-			return hc.Builtin(ctx, []string{"eval", args[2]})
-		}
-	case "hf", "huggingface-cli":
-		// `hf download <repo>` prints the local path; the repo id stands
-		// for it (Check 3 compares the model as the HF id).
-		if len(args) > 2 && args[1] == "download" {
-			for _, a := range args[2:] {
-				if !strings.HasPrefix(a, "-") {
-					fmt.Fprintln(hc.Stdout, a)
-					break
-				}
-			}
-		}
-	case "cat":
-		sb.cat(ctx, hc, args[1:])
-	case "tee":
-		sb.tee(hc, args[1:])
-	case "dirname":
-		if len(args) > 1 {
-			fmt.Fprintln(hc.Stdout, filepath.Dir(args[len(args)-1]))
-		}
-	case "basename":
-		if len(args) > 1 {
-			b := filepath.Base(args[1])
-			if len(args) > 2 {
-				b = strings.TrimSuffix(b, args[2])
-			}
-			fmt.Fprintln(hc.Stdout, b)
-		}
-	}
-	return nil
-}
-
 // cat copies its files (or stdin, e.g. a heredoc) to stdout, so that
 // `cat > config.yaml <<EOF … EOF` leaves the file's text in Writes. Files
 // the script wrote are read back from Writes; others only inside the
@@ -673,7 +428,7 @@ func (sb *sandbox) cat(ctx context.Context, hc interp.HandlerContext, files []st
 			io.WriteString(hc.Stdout, data)
 			continue
 		}
-		if p := abs(ctx, f); sb.readable(p) && isFile(p) {
+		if p := sb.abs(ctx, f); sb.readable(p) && isFile(p) {
 			if fh, err := os.Open(p); err == nil {
 				io.Copy(hc.Stdout, io.LimitReader(fh, 1<<20))
 				fh.Close()
@@ -714,12 +469,53 @@ func (sb *sandbox) tee(hc interp.HandlerContext, args []string) {
 	}
 }
 
-// abs resolves p against the interpreter's directory.
-func abs(ctx context.Context, p string) string {
+// abs resolves p against the interpreter's directory, then maps it from
+// where it is mounted in the job (srun --container-mounts, docker -v, a
+// staged copy of the checkout: sandbox.mount) to the real path.
+func (sb *sandbox) abs(ctx context.Context, p string) string {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(interp.HandlerCtx(ctx).Dir, p)
 	}
-	return filepath.Clean(p)
+	return sb.real(filepath.Clean(p))
+}
+
+// real maps a logical path through the mounts (longest prefix first).
+func (sb *sandbox) real(p string) string {
+	sb.fsmu.Lock()
+	defer sb.fsmu.Unlock()
+	for i := 0; i < 8; i++ { // mounts of mounts, bounded
+		best := ""
+		for m := range sb.mounts {
+			if within(p, m) && len(m) > len(best) {
+				best = m
+			}
+		}
+		if best == "" {
+			return p
+		}
+		to := sb.mounts[best]
+		if to == best {
+			return p
+		}
+		p = filepath.Join(to, strings.TrimPrefix(p, best))
+	}
+	return p
+}
+
+// mount makes the logical directory at show the real directory from (a
+// container mount or a staged copy); "/" and the sandbox's own temporary
+// directory are never remounted.
+func (sb *sandbox) mount(at, from string) {
+	at, from = filepath.Clean(at), filepath.Clean(from)
+	if at == "/" || at == from || within(at, sb.tmp) {
+		return
+	}
+	sb.fsmu.Lock()
+	if sb.mounts == nil {
+		sb.mounts = map[string]string{}
+	}
+	sb.mounts[at] = from
+	sb.fsmu.Unlock()
 }
 
 func within(p, dir string) bool {
@@ -736,56 +532,6 @@ func (sb *sandbox) readable(p string) bool {
 		}
 	}
 	return false
-}
-
-func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
-	if path == "/dev/null" {
-		return nopRW{}, nil
-	}
-	p := abs(ctx, path)
-	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_APPEND|os.O_TRUNC) != 0 {
-		return &sink{sb: sb, name: path, appendMode: flag&os.O_APPEND != 0}, nil
-	}
-	if filepath.Base(p) == "benchmark_lib.sh" {
-		return readOnly{strings.NewReader(sb.lib)}, nil
-	}
-	sb.mu.Lock()
-	data, written := sb.run.Writes[path]
-	sb.mu.Unlock()
-	if written {
-		return readOnly{strings.NewReader(data)}, nil
-	}
-	if !sb.readable(p) {
-		return nil, &os.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
-	}
-	if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
-		// A FIFO or device would block or never end (launch.ReadInput's rule).
-		return nil, &os.PathError{Op: "open", Path: path, Err: fs.ErrInvalid}
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	return readOnlyFile{f}, nil
-}
-
-func (sb *sandbox) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {
-	p := abs(ctx, name)
-	if !sb.readable(p) {
-		return nil, &os.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
-	}
-	if follow {
-		return os.Stat(p)
-	}
-	return os.Lstat(p)
-}
-
-func (sb *sandbox) readDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
-	p := abs(ctx, name)
-	if !sb.readable(p) {
-		return nil, &os.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
-	}
-	return os.ReadDir(p)
 }
 
 // sink collects what the script writes to one file.

@@ -144,8 +144,9 @@ func TestScriptEvalEnvWrapper(t *testing.T) {
 	if !strings.HasSuffix(p.Script, "agentic/qwen3.5_fp8_h200_sglang_mtp.sh") {
 		t.Fatalf("script = %q", p.Script)
 	}
-	// runners.yaml: 2,000,000 MiB × dram-utilization 0.80 = 1562 GiB.
-	if p.TotalCPUDRAMGB != 1562 || !slices.Contains(ScriptEnv(p, nil), "TOTAL_CPU_DRAM_GB=1562") {
+	// kv-offloading none: InferenceX's agentic_dram_offload_gb gives 0
+	// (the DRAM budget only exists for kv-offloading dram).
+	if p.TotalCPUDRAMGB != 0 || slices.ContainsFunc(ScriptEnv(p, nil), func(s string) bool { return strings.HasPrefix(s, "TOTAL_CPU_DRAM_GB=") }) {
 		t.Errorf("TotalCPUDRAMGB = %d", p.TotalCPUDRAMGB)
 	}
 	d := renderOne(t, ws, p, Options{})
@@ -185,7 +186,7 @@ func TestScriptEndlessLoop(t *testing.T) {
 		t.Fatalf("err = %v, want ErrScriptLimit", err)
 	}
 	msg := err.Error()
-	if !strings.HasPrefix(msg, filepath.Join("testdata", "old", "benchmarks/single_node/fixed_seq_len/loop_fp8_h200_sglang.sh")+":") || !strings.Contains(msg, ":3:") && !strings.Contains(msg, ":4:") {
+	if !strings.Contains(msg, "unsupported: the run did not end within the sandbox's bounds: benchmarks/single_node/fixed_seq_len/loop_fp8_h200_sglang.sh:") || !strings.Contains(msg, ":3:") && !strings.Contains(msg, ":4:") {
 		t.Errorf("error does not name file:line:col: %v", err)
 	}
 	// The step bound ends it too.
@@ -200,7 +201,8 @@ func TestScriptWritesNothing(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "owned.txt")
 	p := pointAt(t, ws, "kimik3-fp4-h200-sglang", 0, 1)
-	run, err := RunScript(p.Script, ScriptOptions{Env: ScriptEnv(p, []string{"TARGET=" + target})})
+	wd, _ := os.Getwd()
+	run, err := RunScript(p.Script, ScriptOptions{Env: ScriptEnv(p, []string{"TARGET=" + target}), ReadRoots: []string{"testdata/old"}, Dir: wd})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +217,7 @@ func TestScriptWritesNothing(t *testing.T) {
 	for _, c := range run.Commands {
 		names = append(names, c.Argv[0])
 	}
-	eqStrings(t, "commands", names, []string{"dirname", "hf", "touch", "cp", "sglang_common_flags", "python3"})
+	eqStrings(t, "commands", names, []string{"dirname", "hf", "touch", "cp", "python3"}) // sglang_common_flags is the library's function
 
 	// Through Render: the checkout's benchmark_lib.sh helper gives flags,
 	// its check_env_vars and wait_for_server_ready are stubbed.
@@ -232,8 +234,9 @@ func TestRelaxSet(t *testing.T) {
 	for in, want := range map[string]string{
 		"set -euo pipefail":            "set -o pipefail",
 		"set -e":                       "set +e",
-		"set -eux":                     "set -x",
-		"set -o errexit -o nounset -x": "set -x",
+		"set -eux":                     "set +e",
+		"set -o errexit -o nounset -x": "set +e",
+		"set -o xtrace -o pipefail":    "set -o pipefail",
 		"set -- -e a":                  "set -- -e a",
 	} {
 		if got := strings.Join(relaxSet(strings.Fields(in)), " "); got != want {

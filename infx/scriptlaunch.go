@@ -121,7 +121,11 @@ func ScriptProcesses(run *ScriptRun, file string) ([]launch.Process, error) {
 		if !ok {
 			continue
 		}
-		origin := launch.Origin{Kind: launch.OriginScript, Path: fmt.Sprintf("%s:%d", file, c.Line)}
+		f := c.File
+		if f == "" {
+			f = file
+		}
+		origin := launch.Origin{Kind: launch.OriginScript, Path: fmt.Sprintf("%s:%d", f, c.Line)}
 		p := launch.Process{Kind: kind, Program: strings.Join(prog, " "), Args: parseArgs(rest, origin), Origin: origin}
 		if kind == launch.KindWorker {
 			p.Role = launch.RoleAgg

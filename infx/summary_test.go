@@ -40,14 +40,15 @@ func TestRenderAllPerKey(t *testing.T) {
 		r.File != "benchmarks/multi_node/srt-slurm-recipes/sglang/dsr1/gb200-fp4/8k1k/variants.yaml" {
 		t.Errorf("row 2 conc 128 = %+v", r)
 	}
-	// The endless-loop script fails with its file:line:col.
+	// The endless-loop script is unsupported, with its file:line:col.
 	k = by["loop-fp8-h200-sglang"]
-	if k.Errors != 1 || len(k.Results) != 1 || k.Results[0].Status != OutcomeError ||
+	if k.Unsupported != 1 || len(k.Results) != 1 || k.Results[0].Status != OutcomeUnsupported ||
 		!strings.Contains(k.Results[0].Reason, "loop_fp8_h200_sglang.sh:3:7: ") {
 		t.Errorf("loop-fp8-h200-sglang = %+v", k)
 	}
-	// TRT-LLM is outside Check 3; AMD sglang-disagg is unsupported.
-	if k := by["dsr1-fp4-b200-trt"]; k.InScope || k.Rendered != 1 || k.Framework != "trt" {
+	// TRT-LLM is outside Check 3 (not rendered); AMD sglang-disagg is
+	// unsupported.
+	if k := by["dsr1-fp4-b200-trt"]; k.InScope || k.Rendered != 0 || k.OutOfScope != 1 || k.Results[0].Status != OutcomeOutOfScope || k.Framework != "trt" {
 		t.Errorf("dsr1-fp4-b200-trt = %+v", k)
 	}
 	if k := by["qwen3.5-fp8-mi355x-sglang-disagg"]; k.Unsupported != 2 || k.Results[1].Concurrency != 16 || !strings.Contains(k.Results[1].Reason, "amd_utils/models.yaml") {

@@ -1,9 +1,11 @@
 package infx
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -35,6 +37,10 @@ type Workspace struct {
 	Layout Layout
 	// Masters lists the master config files read, sorted.
 	Masters []string
+	// ConfigsDir is the directory the master configs were read from:
+	// Base/configs, or Root/.github/configs at InferenceX commits before
+	// 2026-07-02 (see Open).
+	ConfigsDir string
 	// SrtSlurmDir, when set, is a checkout of NVIDIA/srt-slurm whose
 	// recipes/ directory resolves CONFIG_FILE=recipes/… references that are
 	// not in the InferenceX checkout (otherwise such points are
@@ -43,52 +49,176 @@ type Workspace struct {
 
 	entries []*Entry
 	byKey   map[string]*Entry
+	// broken maps a config key that did not load to its problem (a
+	// *PosError); warnings lists the same problems in file order.
+	broken   map[string]error
+	warnings []Warning
 	// dramMiB is runners.yaml hardware[label].available-cpu-dram-mib.
 	dramMiB map[string]int
+	// sn caches what single-node points read from the checkout's harness
+	// (workflows, runners.yaml, launchers); see singlenode.go.
+	sn snCache
 }
 
-// Open reads the master configs of the InferenceX checkout at root, detecting
-// the layout: root/inferencex-e2e/configs/*-master.yaml (new), or
-// root/configs/*-master.yaml (new when root is itself an inferencex-e2e tree,
-// i.e. has configs/srt-recipes/ or infx/, else old). Errors: no master config
-// found; a master that does not parse (PosError with file:line:col); a config
-// key defined twice.
+// Warning is the problem of one config key that did not load: where it is
+// (1-based line and column), which key, and what is wrong without the
+// position, e.g. {Pos: configs/amd-master.yaml:724:20, Key: "k", Msg:
+// `k.kv-p2p-transfer: unknown value "x" (want one of: …)`}.
+type Warning struct {
+	Pos Pos    `json:"pos"`
+	Key string `json:"key"`
+	Msg string `json:"msg"`
+}
+
+// String gives "file:line:col: msg", the form the CLI prints to stderr.
+func (w Warning) String() string { return w.Pos.String() + ": " + w.Msg }
+
+// Open reads the master configs of the InferenceX checkout at root.
+//
+// Where the master configs are, first match wins:
+//
+//  1. root/inferencex-e2e/configs/*-master.yaml: the new layout;
+//  2. root/configs/*-master.yaml: the old layout (new when root is itself
+//     an inferencex-e2e tree, i.e. is named so or has configs/srt-recipes/
+//     or infx/); InferenceX from 2026-07-02 (e9fc98807 "move configs to
+//     root level") on;
+//  3. root/.github/configs/*-master.yaml: the old layout before 2026-07-02.
+//
+// This follows InferenceX's own matrix code: utils/constants.py
+// MASTER_CONFIGS, which run-sweep / process_changelog.py pass to
+// utils/matrix_logic/validation.py load_config_files, names exactly
+// amd-master.yaml and nvidia-master.yaml in .github/configs/ (then
+// configs/), and runners.yaml (RUNNER_CONFIG) lives next to them. At every
+// commit from 2026-06-01 to 2026-08-22 the *-master.yaml glob of that
+// directory is exactly those two files. The deprecated/ subdirectory
+// (configs/deprecated/, .github/configs/deprecated/ from 2026-06-20) holds
+// retired keys that MASTER_CONFIGS does not list, so it is not read.
+//
+// A config key whose entry breaks the master schema (validate.go; the
+// union of the schemas of that period, so that any commit loads) does not
+// fail Open: Entry and Points return its positioned error when that key is
+// asked for, ConfigKeys leaves it out, and Warnings lists it so the caller
+// can report the keys it did not ask for. A key defined twice (in one file
+// or in both) is such a problem too. Errors: no master config found; a
+// master that cannot be read or is not YAML or not a mapping (PosError
+// with file:line:col).
 func Open(root string) (*Workspace, error) {
-	ws := &Workspace{Root: root, byKey: map[string]*Entry{}}
+	ws := &Workspace{Root: root}
 	e2e := filepath.Join(root, "inferencex-e2e")
-	if ms := masterFiles(e2e); len(ms) > 0 {
+	if ms := masterFiles(filepath.Join(e2e, "configs")); len(ms) > 0 {
 		ws.Base, ws.Layout, ws.Masters = e2e, LayoutNew, ms
-	} else if ms := masterFiles(root); len(ms) > 0 {
+		ws.ConfigsDir = filepath.Join(e2e, "configs")
+	} else if ms := masterFiles(filepath.Join(root, "configs")); len(ms) > 0 {
 		ws.Base, ws.Layout, ws.Masters = root, LayoutOld, ms
+		ws.ConfigsDir = filepath.Join(root, "configs")
 		if filepath.Base(filepath.Clean(root)) == "inferencex-e2e" || isDir(filepath.Join(root, "configs", "srt-recipes")) || isDir(filepath.Join(root, "infx")) {
 			ws.Layout = LayoutNew
 		}
+	} else if ms := masterFiles(filepath.Join(root, ".github", "configs")); len(ms) > 0 {
+		ws.Base, ws.Layout, ws.Masters = root, LayoutOld, ms
+		ws.ConfigsDir = filepath.Join(root, ".github", "configs")
 	} else {
-		return nil, fmt.Errorf("%s: no InferenceX master config (configs/*-master.yaml or inferencex-e2e/configs/*-master.yaml)", root)
+		return nil, fmt.Errorf("%s: no InferenceX master config (configs/*-master.yaml, .github/configs/*-master.yaml or inferencex-e2e/configs/*-master.yaml)", root)
 	}
 	ws.dramMiB = loadRunnerDRAM(ws.Base)
-	for _, m := range ws.Masters {
-		data, err := launch.ReadInput(m)
-		if err != nil {
-			return nil, err
-		}
-		es, err := parseMaster(m, data)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range es {
-			if prev, dup := ws.byKey[e.Key]; dup {
-				return nil, &PosError{File: e.Pos.File, Line: e.Pos.Line, Col: e.Pos.Col, Err: fmt.Errorf("config key %q already defined at %s", e.Key, prev.Pos)}
-			}
-			ws.byKey[e.Key] = e
-			ws.entries = append(ws.entries, e)
-		}
+	if err := ws.load(ws.Masters); err != nil {
+		return nil, err
 	}
 	return ws, nil
 }
 
+// load parses the master files in order into ws's entries, broken keys and
+// warnings. Errors: a file that cannot be read, is not YAML or not a
+// mapping.
+func (ws *Workspace) load(files []string) error {
+	var items []masterItem
+	for _, m := range files {
+		data, err := launch.ReadInput(m)
+		if err != nil {
+			return err
+		}
+		its, err := parseMaster(m, data)
+		if err != nil {
+			return err
+		}
+		items = append(items, its...)
+	}
+	ws.setItems(items)
+	return nil
+}
+
+// setItems sets ws's entries, broken keys and warnings from the config keys
+// of every master, in file order.
+func (ws *Workspace) setItems(items []masterItem) {
+	ws.byKey, ws.broken, ws.entries, ws.warnings = map[string]*Entry{}, map[string]error{}, nil, nil
+	// A key's problem: its first definition's, else its first
+	// redefinition's (validation.py load_config_files refuses a key
+	// defined in two files; PyYAML would keep the last of one file).
+	first := map[string]masterItem{}
+	var order []string
+	problem := map[string]error{}
+	for _, it := range items {
+		f, seen := first[it.key]
+		switch {
+		case !seen:
+			first[it.key] = it
+			order = append(order, it.key)
+			if it.err != nil {
+				problem[it.key] = it.err
+			}
+		case problem[it.key] != nil:
+		case it.err != nil && it.pos.File == f.pos.File:
+			problem[it.key] = it.err // parseMaster's "already defined at line"
+		default:
+			problem[it.key] = &PosError{File: it.pos.File, Line: it.pos.Line, Col: it.pos.Col,
+				Err: fmt.Errorf("config key %q already defined at %s", it.key, f.pos)}
+		}
+	}
+	for _, k := range order {
+		if err := problem[k]; err != nil {
+			ws.broken[k] = err
+			ws.warnings = append(ws.warnings, warningOf(k, first[k].pos, err))
+			continue
+		}
+		e := first[k].entry
+		ws.byKey[k] = e
+		ws.entries = append(ws.entries, e)
+	}
+}
+
+// warningOf turns a key's problem into a Warning, at the problem's
+// position when it has one, else at the key.
+func warningOf(key string, at Pos, err error) Warning {
+	w := Warning{Pos: at, Key: key, Msg: err.Error()}
+	var pe *PosError
+	if errors.As(err, &pe) {
+		w.Msg = pe.Msg
+		if w.Msg == "" && pe.Err != nil {
+			w.Msg = pe.Err.Error()
+		}
+		if pe.Path != "" {
+			w.Msg = pe.Path + ": " + w.Msg
+		}
+		if pe.Line > 0 {
+			w.Pos = Pos{File: pe.File, Line: pe.Line, Col: pe.Col}
+		}
+	}
+	return w
+}
+
+// Warnings returns the problems of every config key that did not load, in
+// file order (the first problem of each key; a copy). Entry and Points
+// return the same problem as the error for that key, so a caller that asks
+// for some keys reports those as errors and the Warnings of the other keys
+// (Warning.Key not asked for) on stderr.
+func (ws *Workspace) Warnings() []Warning {
+	return slices.Clone(ws.warnings)
+}
+
+// masterFiles lists dir/*-master.yaml, sorted (not subdirectories such as
+// deprecated/).
 func masterFiles(dir string) []string {
-	ms, _ := filepath.Glob(filepath.Join(dir, "configs", "*-master.yaml"))
+	ms, _ := filepath.Glob(filepath.Join(dir, "*-master.yaml"))
 	sort.Strings(ms)
 	return ms
 }
@@ -116,8 +246,9 @@ func (ws *Workspace) rel(p string) string {
 	return p
 }
 
-// ConfigKeys returns every config key of every master config, in master file
-// order (sorted file names) and then file order.
+// ConfigKeys returns every config key that loaded, in master file order
+// (sorted file names) and then file order; keys that did not load are in
+// Warnings.
 func (ws *Workspace) ConfigKeys() []string {
 	out := make([]string, len(ws.entries))
 	for i, e := range ws.entries {
@@ -126,8 +257,13 @@ func (ws *Workspace) ConfigKeys() []string {
 	return out
 }
 
-// Entry returns the parsed master entry of key (ErrUnknownKey if none).
+// Entry returns the parsed master entry of key. Errors: the key's problem
+// (a *PosError, file:line:col) when its entry breaks the master schema or
+// the key is defined twice; ErrUnknownKey when no master defines it.
 func (ws *Workspace) Entry(key string) (*Entry, error) {
+	if err, ok := ws.broken[key]; ok {
+		return nil, err
+	}
 	e, ok := ws.byKey[key]
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrUnknownKey, key)

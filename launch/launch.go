@@ -87,6 +87,9 @@ const (
 	OriginInjected OriginKind = "injected"
 	// OriginScript: extracted from a benchmark shell script.
 	OriginScript OriginKind = "script"
+	// OriginLauncher: set by the runner launcher (runners/launch_*.sh) that
+	// started the script (its exports, srun --export=…), at file:line.
+	OriginLauncher OriginKind = "launcher"
 )
 
 // Origin is where one setting came from, precise enough to quote in
@@ -187,6 +190,9 @@ type Deployment struct {
 	Model     string    `json:"model,omitempty"`    // Hugging Face model id
 	Hardware  string    `json:"hardware,omitempty"` // e.g. gb300, b200, h200
 	Processes []Process `json:"processes"`
+	// Notes are facts about how the deployment was obtained that a reader
+	// needs (e.g. which runner launchers would run the script).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Workers returns the worker processes of role r, in launch order.

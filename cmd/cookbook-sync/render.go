@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -177,10 +178,16 @@ func runRender(w io.Writer, o renderOptions, changed func(string) bool) error {
 		r := rendered{p: p, version: o.version}
 		if p.Status == infx.StatusOK {
 			d, err := ws.Render(*p, opt)
-			if err != nil {
+			var pe *infx.PointError
+			switch {
+			case errors.As(err, &pe):
+				// A status (unsupported, ambiguous, missing), not bad input.
+				p.Status, p.Note = pe.Status, pe.Note
+			case err != nil:
 				return &exitError{code: exitUsage, err: err}
+			default:
+				r.d = &d
 			}
-			r.d = &d
 		}
 		out = append(out, r)
 	}
@@ -345,6 +352,9 @@ func writeText(b *strings.Builder, r rendered) {
 	}
 	if d.Model != "" || d.Hardware != "" {
 		fmt.Fprintf(b, "# model %s, hardware %s, engine %s\n", d.Model, d.Hardware, d.Engine)
+	}
+	for _, n := range d.Notes {
+		fmt.Fprintf(b, "# note: %s\n", n)
 	}
 	for i := range d.Processes {
 		p := d.Processes[i]
@@ -517,15 +527,17 @@ func writeSummary(w io.Writer, format string, s infx.Summary) error {
 		kw, fw = max(kw, len(k.ConfigKey)), max(fw, len(k.Framework))
 	}
 	row := func(key, fr string, cols ...any) {
-		fmt.Fprintf(&b, "%-*s  %-*s  %6v %8v %13v %7v %11v %6v  %v\n", append([]any{kw, key, fw, fr}, cols...)...)
+		fmt.Fprintf(&b, "%-*s  %-*s  %6v %8v %13v %7v %11v %9v %6v  %v\n", append([]any{kw, key, fw, fr}, cols...)...)
 	}
-	row("CONFIG KEY", "FRAMEWORK", "POINTS", "RENDERED", "UPSTREAM-ONLY", "MISSING", "UNSUPPORTED", "ERRORS", "CHECK 3")
+	row("CONFIG KEY", "FRAMEWORK", "POINTS", "RENDERED", "UPSTREAM-ONLY", "MISSING", "UNSUPPORTED", "AMBIGUOUS", "ERRORS", "CHECK 3")
 	for _, k := range s.ConfigKeys {
 		scope := "in scope"
 		if !k.InScope {
-			scope = "out of scope"
+			// Not rendered: one line, no per-point groups.
+			row(k.ConfigKey, k.Framework, k.Points, k.Rendered, k.UpstreamOnly, k.Missing, k.Unsupported, k.Ambiguous, k.Errors, "out of scope")
+			continue
 		}
-		row(k.ConfigKey, k.Framework, k.Points, k.Rendered, k.UpstreamOnly, k.Missing, k.Unsupported, k.Errors, scope)
+		row(k.ConfigKey, k.Framework, k.Points, k.Rendered, k.UpstreamOnly, k.Missing, k.Unsupported, k.Ambiguous, k.Errors, scope)
 		for _, g := range groupResults(k.Results) {
 			fmt.Fprintf(&b, "    %s: %s, %s: %s", g.status, plural(g.points, "point"), g.rows, g.where)
 			if g.reason != "" {
@@ -541,7 +553,8 @@ func writeSummary(w io.Writer, format string, s infx.Summary) error {
 	fmt.Fprintf(&b, "upstream-only   %d\n", s.UpstreamOnly)
 	fmt.Fprintf(&b, "missing         %d\n", s.Missing)
 	fmt.Fprintf(&b, "unsupported     %d\n", s.Unsupported)
-	fmt.Fprintf(&b, "out of scope    %d\n", s.OutOfScope)
+	fmt.Fprintf(&b, "ambiguous       %d\n", s.Ambiguous)
+	fmt.Fprintf(&b, "out of scope    %d (not rendered: Check 3 covers vLLM/SGLang only)\n", s.OutOfScope)
 	fmt.Fprintf(&b, "errors          %d\n", s.Errors)
 	for _, f := range s.Failures {
 		fmt.Fprintf(&b, "error: %s\n", f)

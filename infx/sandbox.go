@@ -1,0 +1,1860 @@
+package infx
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
+	"github.com/cookbook-sync/cookbook-sync/launch"
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// benchmarkLibStub follows benchmarks/benchmark_lib.sh when a script sources
+// it: the helpers that wait for the server, drive the benchmark client, run
+// evals, monitor GPUs or collect results become no-ops. None of them changes
+// the server command (they run after it, or prepare the client); their real
+// bodies poll the server with curl in loops the sandbox cannot answer.
+// Every other function of the library runs as written.
+// Source: SemiAnalysisAI/InferenceX benchmarks/benchmark_lib.sh (843c6254).
+const benchmarkLibStub = `
+check_env_vars() { :; }
+wait_for_server_ready() { :; }
+wait_for_ready() { :; }
+run_benchmark_serving() { :; }
+start_gpu_monitor() { :; }
+stop_gpu_monitor() { :; }
+wait_for_amd_gpu_clean() { :; }
+run_eval() { :; }
+run_lm_eval() { :; }
+run_swebench_eval() { :; }
+append_lm_eval_summary() { :; }
+install_agentic_deps() { :; }
+agentic_pip_install() { :; }
+ensure_agentic_uv() { :; }
+ensure_hf_cli() { :; }
+resolve_trace_source() { :; }
+build_replay_cmd() { :; }
+run_agentic_benchmark() { :; }
+run_agentic_replay_and_write_outputs() { :; }
+write_agentic_result_json() { :; }
+validate_required_agentic_server_metrics() { :; }
+move_profile_trace_for_relay() { :; }
+stop_background_process_tree() { :; }
+`
+
+// markerPrefix starts the word mark() puts in front of every simple
+// command: "__cs@<file index>:<line>:<col>:<context>".
+const markerPrefix = "__cs@"
+
+// execCmd is what the call handler turns an external command into, so that
+// the exec handler knows its position and context.
+const execCmd = "__cs_exec"
+
+// Call contexts: how a command's status and output are used.
+const (
+	ctxPlain = 'p' // a statement whose status nothing tests
+	ctxCond  = 'c' // its status decides a branch (if/while/&&/||/!)
+	ctxValue = 'v' // its output is used ($(…), <(…), the left of a pipe)
+	ctxFunc  = 'f' // in a function body: the context of the call
+)
+
+// marker walks a parsed file and puts a marker word in front of every
+// simple command, recording the command's file, position and context:
+// "__cs@<context>:<line>:<col>:<file name>".
+type marker struct{ name string }
+
+func (m marker) stmts(list []*syntax.Stmt, ctx byte) {
+	for _, st := range list {
+		m.stmt(st, ctx)
+	}
+}
+
+func (m marker) stmt(st *syntax.Stmt, ctx byte) {
+	if st == nil {
+		return
+	}
+	if st.Negated {
+		ctx = ctxCond
+	}
+	m.cmd(st.Cmd, ctx)
+	for _, r := range st.Redirs {
+		m.words(r.Word)
+		m.words(r.Hdoc)
+	}
+}
+
+func (m marker) words(n syntax.Node) {
+	if n == nil {
+		return
+	}
+	if w, ok := n.(*syntax.Word); ok && w == nil {
+		return
+	}
+	syntax.Walk(n, func(x syntax.Node) bool {
+		switch s := x.(type) {
+		case *syntax.CmdSubst:
+			m.stmts(s.Stmts, ctxValue)
+			return false
+		case *syntax.ProcSubst:
+			m.stmts(s.Stmts, ctxValue)
+			return false
+		}
+		return true
+	})
+}
+
+func (m marker) cmd(c syntax.Command, ctx byte) {
+	switch x := c.(type) {
+	case nil:
+	case *syntax.CallExpr:
+		for _, a := range x.Assigns {
+			m.words(a)
+		}
+		for _, w := range x.Args {
+			m.words(w)
+		}
+		if len(x.Args) > 0 {
+			pos := x.Args[0].Pos()
+			lit := &syntax.Lit{ValuePos: pos, ValueEnd: pos, Value: fmt.Sprintf("%s%c:%d:%d:%s", markerPrefix, ctx, pos.Line(), pos.Col(), m.name)}
+			x.Args = append([]*syntax.Word{{Parts: []syntax.WordPart{lit}}}, x.Args...)
+		}
+	case *syntax.IfClause:
+		for cl := x; cl != nil; cl = cl.Else {
+			m.stmts(cl.Cond, ctxCond)
+			m.stmts(cl.Then, ctx)
+		}
+	case *syntax.WhileClause:
+		m.stmts(x.Cond, ctxCond)
+		m.stmts(x.Do, bodyCtx(ctx))
+	case *syntax.ForClause:
+		m.words(x.Loop)
+		m.stmts(x.Do, bodyCtx(ctx))
+	case *syntax.BinaryCmd:
+		switch x.Op {
+		case syntax.OrStmt:
+			// `cmd || true`, `cmd || :`: nothing depends on cmd's status.
+			if isTrueStmt(x.Y) {
+				m.stmt(x.X, ctx)
+			} else {
+				m.stmt(x.X, ctxCond)
+			}
+			m.stmt(x.Y, ctx)
+		case syntax.AndStmt:
+			m.stmt(x.X, ctxCond)
+			m.stmt(x.Y, ctx)
+		default: // pipes: the left side's output feeds the right side
+			m.stmt(x.X, ctxValue)
+			m.stmt(x.Y, ctx)
+		}
+	case *syntax.Block:
+		m.stmts(x.Stmts, ctx)
+	case *syntax.Subshell:
+		m.stmts(x.Stmts, ctx)
+	case *syntax.FuncDecl:
+		// A function's output and status are those of its call: its
+		// commands take the context of the call at run time.
+		m.stmt(x.Body, ctxFunc)
+	case *syntax.CaseClause:
+		m.words(x.Word)
+		for _, it := range x.Items {
+			for _, p := range it.Patterns {
+				m.words(p)
+			}
+			m.stmts(it.Stmts, ctx)
+		}
+	case *syntax.TimeClause:
+		m.stmt(x.Stmt, ctx)
+	case *syntax.CoprocClause:
+		m.stmt(x.Stmt, ctxPlain)
+	default: // [[ ]], (( )), let, declare/local/export, test-decl
+		m.words(c)
+	}
+}
+
+// isTrueStmt reports whether a statement is the bare command `true` or
+// `:` (which succeeds whatever came before).
+func isTrueStmt(st *syntax.Stmt) bool {
+	if st == nil || st.Negated || len(st.Redirs) > 0 {
+		return false
+	}
+	c, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Assigns) > 0 || len(c.Args) != 1 {
+		return false
+	}
+	w := c.Args[0].Lit()
+	return w == "true" || w == ":"
+}
+
+// bodyCtx is the context of a loop body: a function body's stays that of
+// the call; elsewhere a loop's status is not what a script tests.
+func bodyCtx(ctx byte) byte {
+	if ctx == ctxFunc {
+		return ctxFunc
+	}
+	return ctxPlain
+}
+
+// ScriptCache keeps the prepared form of scripts (parsed, marked, guarded;
+// and the printed text of sourced files) across runs, so a checkout's
+// library and launchers are parsed once. The prepared trees are only read
+// by the interpreter. Safe for concurrent use; the zero value is ready.
+type ScriptCache struct {
+	mu    sync.Mutex
+	files map[string]*preparedFile
+	texts map[string]string
+}
+
+// preparedFile is one parsed, marked file and the functions it declares.
+type preparedFile struct {
+	file  *syntax.File
+	funcs []string
+	err   error
+}
+
+// parseScript parses, marks and guards a script (cached by name and
+// content), and registers the functions it declares.
+func (sb *sandbox) parseScript(name string, src []byte) (*syntax.File, error) {
+	key := name + "\x00" + string(src)
+	c := sb.cache
+	c.mu.Lock()
+	pf, ok := c.files[key]
+	c.mu.Unlock()
+	if !ok {
+		pf = prepareFile(name, src)
+		c.mu.Lock()
+		if c.files == nil {
+			c.files = map[string]*preparedFile{}
+		}
+		if len(c.files) < 4096 {
+			c.files[key] = pf
+		}
+		c.mu.Unlock()
+	}
+	if pf.err != nil {
+		return nil, pf.err
+	}
+	sb.mu.Lock()
+	for _, f := range pf.funcs {
+		sb.funcs[f] = true
+	}
+	sb.mu.Unlock()
+	return pf.file, nil
+}
+
+func prepareFile(name string, src []byte) *preparedFile {
+	if i := bytes.IndexByte(src, '\r'); i >= 0 {
+		// bash reads the CR as part of the line: `cmd --x 1\r` passes
+		// "1\r", a line of its own fails with "$'\r': command not found".
+		line := bytes.Count(src[:i], []byte("\n")) + 1
+		col := i - bytes.LastIndexByte(src[:i], '\n')
+		return &preparedFile{err: &PosError{File: name, Line: line, Col: col, Err: errors.New("carriage return (CRLF line endings): bash would read it as part of the line ($'\\r': command not found); convert the script to LF line endings")}}
+	}
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(src), name)
+	if err != nil {
+		var pe syntax.ParseError
+		if errors.As(err, &pe) {
+			return &preparedFile{err: &PosError{File: name, Line: int(pe.Pos.Line()), Col: int(pe.Pos.Col()), Err: errors.New(pe.Text)}}
+		}
+		return &preparedFile{err: &PosError{File: name, Err: err}}
+	}
+	pf := &preparedFile{file: file}
+	syntax.Walk(file, func(n syntax.Node) bool {
+		if fd, ok := n.(*syntax.FuncDecl); ok {
+			pf.funcs = append(pf.funcs, fd.Name.Value)
+		}
+		return true
+	})
+	// Simple commands sent to the background (`server … &`, `nohup
+	// "${CMD[@]}" &`, `eval "$CMD" &`) run in place, so the recorded
+	// order is the script's order rather than goroutine scheduling; no
+	// command really runs, so nothing waits on them. Compound background
+	// statements (monitor loops) stay in the background.
+	syntax.Walk(file, func(n syntax.Node) bool {
+		if st, ok := n.(*syntax.Stmt); ok && st.Background {
+			if _, simple := st.Cmd.(*syntax.CallExpr); simple {
+				st.Background = false
+			}
+		}
+		return true
+	})
+	marker{name: name}.stmts(file.Stmts, ctxPlain)
+	guardAssignments(file)
+	return pf
+}
+
+// RunScript runs the shell script at path in mvdan.cc/sh/v3's interpreter
+// with opt.Env and records every external command instead of executing it:
+// no process is started, nothing is written to disk (writes go to
+// ScriptRun.Writes), and files outside opt.ReadRoots look absent. Text
+// utilities and hardware probes are evaluated (package infx/shellutil);
+// `bash FILE`, `srun … bash FILE` and `docker run … FILE` run FILE in the
+// same sandbox (ScriptRun.Scripts); Slurm and container tools answer as a
+// granted allocation would. An unknown command whose status or output the
+// script uses (a condition, $(…), the left of a pipe) ends the run with
+// ScriptRun.Stop. Errors: a parse error (PosError file:line:col);
+// ErrScriptLimit wrapped in a PosError when the time or step bound is
+// exceeded. A non-zero exit status is not an error (ScriptRun.Exit).
+func RunScript(path string, opt ScriptOptions) (*ScriptRun, error) {
+	src, err := launch.ReadInput(path)
+	if err != nil {
+		return nil, err
+	}
+	return runScript(path, src, opt)
+}
+
+// maxScriptDepth bounds how deeply scripts may start scripts.
+const maxScriptDepth = 8
+
+func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultScriptTimeout
+	}
+	if opt.Steps <= 0 {
+		opt.Steps = DefaultScriptSteps
+	}
+	name := opt.Name
+	if name == "" {
+		name = path
+	}
+	cache := opt.Cache
+	if cache == nil {
+		cache = &ScriptCache{}
+	}
+	sb := &sandbox{file: path, name: name, cache: cache, base: map[string]string{}, run: &ScriptRun{File: path, Writes: map[string]string{}},
+		steps: opt.Steps, funcs: map[string]bool{}, funcCalls: MaxScriptFuncCalls, facts: opt.Facts, prepared: map[string]string{}}
+	if opt.Lib != "" {
+		if data, err := launch.ReadInput(opt.Lib); err == nil {
+			sb.lib = data
+			sb.hasLib = true
+		}
+	}
+	for _, r := range opt.ReadRoots {
+		if a, err := filepath.Abs(r); err == nil {
+			sb.roots = append(sb.roots, a)
+		}
+	}
+	file, err := sb.parseScript(name, src)
+	if err != nil {
+		return nil, err
+	}
+	if lf, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(benchmarkLibStub), "stub"); err == nil {
+		syntax.Walk(lf, func(n syntax.Node) bool {
+			if fd, ok := n.(*syntax.FuncDecl); ok {
+				sb.funcs[fd.Name.Value] = true
+			}
+			return true
+		})
+	}
+	tmp, err := os.MkdirTemp("", "infx-script-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	sb.tmp = tmp
+	dir := tmp
+	if opt.Dir != "" {
+		dir = opt.Dir
+	}
+	env := []string{"HOME=" + tmp, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + tmp, "PWD=" + dir}
+	env = append(env, opt.Env...)
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			sb.base[k] = v
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opt.Timeout)
+	defer cancel()
+	sb.stop = cancel
+	sb.aw = &arithWatch{w: &sb.out, stop: cancel}
+	status, err := sb.runFile(ctx, file, name, env, dir, opt.Params, nil, nil, nil, 0)
+	sb.mu.Lock()
+	limit, stopR := sb.limit, sb.stopReason
+	line, col, lfile := sb.lastLine, sb.lastCol, sb.lastFile
+	sb.mu.Unlock()
+	if limit != nil {
+		return nil, &PosError{File: lfile, Line: line, Col: col, Err: limit}
+	}
+	if msg := sb.aw.message(); msg != "" && stopR == nil {
+		// An arithmetic expansion failed (bash: "1/0: division by 0"):
+		// bash reports it and does not run the command it was part of, so
+		// what the script launches is not what it means to launch.
+		l, c := arithErrPos(file, sb.lastVars, msg)
+		f := name
+		if l == 0 {
+			l, c, f = line, col, lfile
+		}
+		return nil, &PosError{File: f, Line: l, Col: c, Err: fmt.Errorf("arithmetic expansion failed: %s (bash reports it and skips the command)", msg)}
+	}
+	if err != nil && stopR == nil {
+		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			return nil, &PosError{File: lfile, Line: line, Col: col, Err: fmt.Errorf("%w: still running after %v (endless loop?)", ErrScriptLimit, opt.Timeout)}
+		}
+		return nil, &PosError{File: lfile, Line: line, Col: col, Err: err}
+	}
+	cancel()
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	sb.closed = true
+	sb.run.Stop = stopR
+	sb.run.Exit = status
+	if status != 0 && sb.exitAt.Line > 0 {
+		sb.run.ExitAt = sb.exitAt
+	}
+	sb.run.ExitMsg = sb.lastErrLine()
+	return sb.run, nil
+}
+
+// runFile runs a parsed file in a new interpreter (a new bash process):
+// env is its whole environment, params its positional parameters. It
+// returns the exit status; errors are the bounds' and the stop's.
+func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, name string, env []string, dir string, params []string,
+	stdin io.Reader, stdout, stderr io.Writer, depth int) (int, error) {
+	if depth > maxScriptDepth {
+		return 1, fmt.Errorf("%w: scripts nested more than %d deep", ErrScriptLimit, maxScriptDepth)
+	}
+	if stdout == nil {
+		stdout = &sb.out
+	}
+	if stderr == nil {
+		stderr = sb.aw
+	}
+	// The interpreter starts in a real directory; a logical one (a
+	// container's working directory) is entered with cd, which the stat
+	// handler resolves through the mounts.
+	startDir := dir
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() || !filepath.IsAbs(dir) {
+		startDir = sb.tmp
+	}
+	opts := []interp.RunnerOption{
+		interp.Env(expand.ListEnviron(env...)),
+		interp.Dir(startDir),
+		interp.StdIO(stdin, &errTail{w: stdout, sb: sb}, &errTail{w: stderr, sb: sb}),
+		interp.CallHandler(sb.call),
+		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
+			return func(ctx context.Context, args []string) error { return sb.exec(ctx, args, depth) }
+		}),
+		interp.OpenHandler(sb.open),
+		interp.StatHandler(sb.stat),
+		interp.AccessHandler(sb.access),
+		interp.ReadDirHandler2(sb.readDir),
+	}
+	if len(params) > 0 {
+		opts = append(opts, interp.Params(append([]string{"--"}, params...)...))
+	}
+	runner, err := interp.New(opts...)
+	if err != nil {
+		return 1, err
+	}
+	// bash sets BASH_SOURCE (the interpreter does not): the file running,
+	// then the files that sourced it (withSource).
+	initText := "BASH_SOURCE=(" + bashQuote(name) + ")"
+	if startDir != dir {
+		initText += "\ncd " + bashQuote(dir) + " 2>/dev/null || true"
+	}
+	if init, perr := syntax.NewParser().Parse(strings.NewReader(initText), name); perr == nil {
+		if err := runner.Run(ctx, init); err != nil {
+			return 1, err
+		}
+	}
+	err = runner.Run(ctx, file)
+	if depth == 0 {
+		sb.mu.Lock()
+		sb.lastVars = runner.Vars
+		sb.mu.Unlock()
+	}
+	status := 0
+	if st, ok := interp.IsExitStatus(err); ok {
+		status = int(st)
+		err = nil
+	}
+	if err == nil && ctx.Err() == nil {
+		// Let background statements (`( … ) &`) reach the exec handler;
+		// one that never ends (a monitor loop) is abandoned, not an error.
+		if wait, perr := syntax.NewParser().Parse(strings.NewReader("wait"), name); perr == nil {
+			wctx, wcancel := context.WithTimeout(ctx, 250*time.Millisecond)
+			_ = runner.Run(wctx, wait)
+			wcancel()
+		}
+	}
+	sb.mu.Lock()
+	stopped := sb.stopReason != nil
+	sb.mu.Unlock()
+	if stopped {
+		return status, errStopped
+	}
+	return status, err
+}
+
+// errStopped ends a run at a command the sandbox cannot evaluate.
+var errStopped = errors.New("stopped at a command the sandbox cannot evaluate")
+
+// sandbox holds the handlers' state; background subshells call them from
+// other goroutines, hence the mutex.
+type sandbox struct {
+	mu        sync.Mutex
+	file, tmp string
+	roots     []string
+	base      map[string]string
+	run       *ScriptRun
+	steps     int
+	funcs     map[string]bool // shell functions declared in any parsed file
+	funcCalls int             // function calls left (MaxScriptFuncCalls)
+	limit     error           // a bound exceeded inside a subshell
+	stop      func()          // cancels the run
+	// lastFile/lastLine/lastCol is the last marked command reached.
+	lastFile          string
+	lastLine, lastCol int
+	exitAt            Pos
+	name              string       // the run's top-level script name
+	cache             *ScriptCache // prepared files
+	lib               []byte       // ScriptOptions.Lib's text
+	hasLib            bool
+	prepared          map[string]string // sourced .sh path → marked text
+	facts             shellutil.Facts
+	stopReason        *StopReason
+	closed            bool // the run is over: record nothing more
+	out               limitedBuffer
+	aw                *arithWatch
+	errLines          []string          // the last lines written to stderr
+	fnCtx             byte              // context of the current outermost function call
+	tmpCount          int               // mktemp names made
+	fsmu              sync.Mutex        // guards mounts and archives (taken without mu)
+	mounts            map[string]string // logical directory → real directory (sandbox.mount)
+	archives          map[string]string // tar archive (as named) → the directory it holds
+	lastVars          map[string]expand.Variable
+}
+
+// errTail passes output on and keeps the last lines a script printed
+// (ScriptRun.ExitMsg: the message before an exit, on stdout or stderr).
+type errTail struct {
+	w  io.Writer
+	sb *sandbox
+}
+
+func (e *errTail) Write(b []byte) (int, error) {
+	e.sb.mu.Lock()
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "+") {
+			if len(l) > 300 {
+				l = l[:300] + "…"
+			}
+			if n := len(e.sb.errLines); n > 0 && e.sb.errLines[n-1] == l {
+				continue
+			}
+			e.sb.errLines = append(e.sb.errLines, l)
+			if len(e.sb.errLines) > 4 {
+				e.sb.errLines = e.sb.errLines[1:]
+			}
+		}
+	}
+	e.sb.mu.Unlock()
+	return e.w.Write(b)
+}
+
+func (sb *sandbox) lastErrLine() string {
+	if len(sb.errLines) == 0 {
+		return ""
+	}
+	return sb.errLines[len(sb.errLines)-1]
+}
+
+// decodeMarker reads a marker word: file name, line, col, context.
+func (sb *sandbox) decodeMarker(w string) (Pos, byte) {
+	parts := strings.SplitN(strings.TrimPrefix(w, markerPrefix), ":", 4)
+	if len(parts) != 4 || len(parts[0]) != 1 {
+		return Pos{}, ctxPlain
+	}
+	line, _ := strconv.Atoi(parts[1])
+	col, _ := strconv.Atoi(parts[2])
+	return Pos{File: parts[3], Line: line, Col: col}, parts[0][0]
+}
+
+func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
+	hc := interp.HandlerCtx(ctx)
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	at, kind := Pos{File: sb.lastFile, Line: sb.lastLine, Col: sb.lastCol}, byte(ctxPlain)
+	if strings.HasPrefix(args[0], markerPrefix) {
+		at, kind = sb.decodeMarker(args[0])
+		args = args[1:]
+		sb.lastFile, sb.lastLine, sb.lastCol = at.File, at.Line, at.Col
+	} else if hc.Pos.IsValid() {
+		// An assignment's size check or eval'd text: the interpreter's
+		// position, in the file last reached.
+		if sb.lastFile == "" {
+			sb.lastFile = sb.name
+		}
+		sb.lastLine, sb.lastCol = int(hc.Pos.Line()), int(hc.Pos.Col())
+		at = Pos{File: sb.lastFile, Line: sb.lastLine, Col: sb.lastCol}
+	}
+	if len(args) == 0 {
+		return []string{":"}, nil
+	}
+	if args[0] == sizeCheckCmd {
+		total := 0
+		hc.Env.Each(func(name string, v expand.Variable) bool {
+			total += len(name) + len(v.Str)
+			for _, e := range v.List {
+				total += len(e)
+			}
+			for k, e := range v.Map {
+				total += len(k) + len(e)
+			}
+			return total <= MaxScriptBytes
+		})
+		if total > MaxScriptBytes {
+			// The check runs in a command substitution, whose failure
+			// would not end the script: stop the whole run.
+			err := fmt.Errorf("%w: variables hold more than %d bytes", ErrScriptLimit, MaxScriptBytes)
+			if sb.limit == nil {
+				sb.limit = err
+			}
+			sb.stop()
+			return nil, err
+		}
+		return []string{":"}, nil
+	}
+	sb.steps--
+	if sb.steps < 0 {
+		return nil, fmt.Errorf("%w: more than the allowed number of commands (endless loop?)", ErrScriptLimit)
+	}
+	if sb.funcs[args[0]] {
+		sb.funcCalls--
+		if sb.funcCalls < 0 {
+			return nil, fmt.Errorf("%w: more than %d shell function calls (endless recursion?)", ErrScriptLimit, MaxScriptFuncCalls)
+		}
+	}
+	if n := argsSize(args); n > MaxScriptBytes {
+		return nil, fmt.Errorf("%w: a command's arguments hold %d bytes, more than %d", ErrScriptLimit, n, MaxScriptBytes)
+	}
+	switch args[0] {
+	case "printf":
+		out, _ := printfCompat(args)
+		if len(out) > 3 && out[1] == "-v" {
+			return printfV(out), nil
+		}
+		return out, nil
+	case "set":
+		return relaxSet(args), nil
+	case "exit":
+		sb.exitAt = at
+	case "source", ".":
+		if len(args) > 1 && strings.HasSuffix(args[1], "benchmark_lib.sh") && !sb.hasLib {
+			// Read from where the script names it (inside the roots).
+			if p := sb.abs(ctx, args[1]); sb.readable(p) && isFile(p) {
+				if data, err := launch.ReadInput(p); err == nil {
+					sb.lib, sb.hasLib = data, true
+				}
+			}
+		}
+	}
+	if sb.funcs[args[0]] {
+		// A call from outside any function sets the context its body's
+		// commands take (ctxFunc); nested calls keep it.
+		if kind != ctxFunc {
+			sb.fnCtx = kind
+		}
+		return args, nil
+	}
+	if interp.IsBuiltin(args[0]) {
+		return args, nil
+	}
+	if kind == ctxFunc {
+		kind = sb.fnCtx
+		if kind == 0 {
+			kind = ctxPlain
+		}
+	}
+	return append([]string{execCmd, fmt.Sprintf("%s\x00%d\x00%d\x00%c", at.File, at.Line, at.Col, kind)}, args...), nil
+}
+
+// callSite is where an external command is written and how it is used.
+type callSite struct {
+	at   Pos
+	kind byte
+}
+
+func (sb *sandbox) exec(ctx context.Context, args []string, depth int) error {
+	hc := interp.HandlerCtx(ctx)
+	site := callSite{kind: ctxPlain}
+	if len(args) >= 2 && args[0] == execCmd {
+		f := strings.Split(args[1], "\x00")
+		if len(f) == 4 && len(f[3]) == 1 {
+			l, _ := strconv.Atoi(f[1])
+			c, _ := strconv.Atoi(f[2])
+			site = callSite{at: Pos{File: f[0], Line: l, Col: c}, kind: f[3][0]}
+		}
+		args = args[2:]
+	} else {
+		// `exec cmd`, `command cmd`, eval'd text: no marker.
+		sb.mu.Lock()
+		site.at = Pos{File: sb.lastFile, Line: sb.lastLine, Col: sb.lastCol}
+		sb.mu.Unlock()
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	c := Command{Argv: append([]string(nil), args...), File: site.at.File, Line: site.at.Line, Col: site.at.Col}
+	c.Env = sb.envDiff(hc.Env)
+	sb.mu.Lock()
+	if sb.closed || sb.stopReason != nil {
+		sb.mu.Unlock()
+		return interp.NewExitStatus(1)
+	}
+	sb.run.Commands = append(sb.run.Commands, c)
+	sb.mu.Unlock()
+	return sb.external(ctx, hc, args, nil, site, depth)
+}
+
+// envDiff lists the exported variables that differ from the run's starting
+// environment, NAME=value sorted.
+func (sb *sandbox) envDiff(env expand.Environ) []string {
+	var out []string
+	for _, kv := range exported(env) {
+		k, v, _ := strings.Cut(kv, "=")
+		if old, ok := sb.base[k]; ok && old == v {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// exported is the whole exported environment, NAME=value sorted by name.
+// Each name is looked up once: the interpreter's scopes can list a name
+// more than once (an outer value a later assignment shadows).
+func exported(env expand.Environ) []string {
+	seen := map[string]bool{}
+	var names []string
+	env.Each(func(name string, v expand.Variable) bool {
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+		return true
+	})
+	sort.Strings(names)
+	var out []string
+	for _, name := range names {
+		if v := env.Get(name); v.IsSet() && v.Exported && v.Kind == expand.String {
+			out = append(out, name+"="+v.Str)
+		}
+	}
+	return out
+}
+
+// wrappers run their arguments as a command, after options of their own;
+// value says which of their options take a separate value.
+var wrapperValueOpts = map[string]string{
+	"nohup": "", "setsid": "", "stdbuf": "ioe", "numactl": "CcmNnpPi", "taskset": "", "timeout": "sk", "nice": "n", "ionice": "cn", "sudo": "ugCDhpr", "env": "uSC",
+}
+
+// serverWords are the first words of the server launches scriptProcesses
+// recognises.
+func isServerLaunch(argv []string) bool {
+	_, _, _, _, ok := serverCommand(argv)
+	return ok
+}
+
+// benign are commands whose only effect is on files, processes or the
+// network and that succeed in the sandbox as they would on a runner: their
+// status is 0 and they print nothing the scripts read.
+var benign = map[string]bool{
+	"mkdir": true, "rm": true, "rmdir": true, "cp": true, "mv": true, "ln": true, "chmod": true, "chown": true,
+	"touch": true, "sleep": true, "kill": true, "pkill": true, "sync": true, "ulimit": true, "echo": true,
+	"true": true, "pip": true, "pip3": true, "uv": true, "git": true, "apt-get": true, "apt": true, "wget": true,
+	"tar": true, "unzip": true, "ldconfig": true, "logger": true, "renice": true,
+}
+
+// external evaluates one external command (after the call handler): it
+// never starts a process.
+func (sb *sandbox) external(ctx context.Context, hc interp.HandlerContext, args []string, extraEnv []string, site callSite, depth int) error {
+	name := path.Base(args[0])
+	if _, ok := wrapperValueOpts[name]; ok && !(name == "env" && len(args) == 1) {
+		inner, env := unwrap(name, args[1:])
+		if len(inner) == 0 {
+			return nil
+		}
+		if name == "timeout" || name == "nohup" || name == "setsid" || name == "stdbuf" || name == "numactl" || name == "taskset" || name == "nice" || name == "ionice" || name == "sudo" || name == "env" {
+			return sb.external(ctx, hc, inner, append(extraEnv, env...), site, depth)
+		}
+	}
+	if isServerLaunch(args) {
+		return nil
+	}
+	switch name {
+	case "bash", "sh":
+		return sb.bash(ctx, hc, args[1:], extraEnv, nil, site, depth)
+	case "srun":
+		return sb.srun(ctx, hc, args[1:], extraEnv, site, depth)
+	case "docker", "podman":
+		if len(args) > 1 && args[1] == "run" {
+			return sb.dockerRun(ctx, hc, args[2:], site, depth)
+		}
+		return nil
+	case "salloc":
+		fmt.Fprintln(hc.Stderr, "salloc: Granted job allocation 1")
+		fmt.Fprintln(hc.Stderr, "salloc: Nodes node-1 are ready for job")
+		return nil
+	case "sbatch":
+		fmt.Fprintln(hc.Stdout, "Submitted batch job 1")
+		return nil
+	case "squeue":
+		// An allocation's id when asked for ids by name; the job list is
+		// empty otherwise (a job waited on has ended).
+		joined := strings.Join(args[1:], " ")
+		if !strings.Contains(joined, "-j") && !strings.Contains(joined, "--job") && (strings.Contains(joined, "%A") || strings.Contains(joined, "%i")) {
+			fmt.Fprintln(hc.Stdout, "1")
+		}
+		return nil
+	case "scancel", "enroot", "unsquashfs", "flock", "scontrol", "sinfo", "srtctl":
+		return nil
+	case "tar":
+		sb.tar(ctx, args[1:])
+		return nil
+	case "sbcast":
+		// sbcast [opts] SOURCE DEST: DEST holds what SOURCE holds.
+		var ops []string
+		for _, a := range args[1:] {
+			if !strings.HasPrefix(a, "-") {
+				ops = append(ops, a)
+			}
+		}
+		if len(ops) == 2 {
+			sb.fsmu.Lock()
+			if from, ok := sb.archives[ops[0]]; ok {
+				sb.archives[ops[1]] = from
+			}
+			sb.fsmu.Unlock()
+		}
+		return nil
+	case "hf", "huggingface-cli":
+		// Model staging: MODEL_PATH holds a complete checkpoint, so a
+		// download succeeds and prints its local directory (--local-dir),
+		// or the repository id standing for the cache snapshot.
+		if len(args) > 2 && args[1] == "download" {
+			local := ""
+			for i := 2; i < len(args); i++ {
+				if args[i] == "--local-dir" && i+1 < len(args) {
+					local = args[i+1]
+				} else if v, ok := strings.CutPrefix(args[i], "--local-dir="); ok {
+					local = v
+				}
+			}
+			if local == "" {
+				for _, a := range args[2:] {
+					if !strings.HasPrefix(a, "-") {
+						local = a
+						break
+					}
+				}
+			}
+			fmt.Fprintln(hc.Stdout, local)
+		}
+		return nil
+	case "cat":
+		sb.cat(ctx, hc, args[1:])
+		return nil
+	case "ls":
+		return sb.ls(ctx, hc, args[1:])
+	case "mktemp":
+		return sb.mktemp(hc, args[1:])
+	case "find":
+		if err, ok := sb.find(ctx, hc, args[1:]); ok {
+			return err
+		}
+	case "env", "printenv":
+		if len(args) == 1 {
+			for _, kv := range exported(hc.Env) {
+				fmt.Fprintln(hc.Stdout, kv)
+			}
+			return nil
+		}
+		if name == "printenv" {
+			st := 0
+			for _, k := range args[1:] {
+				if v := hc.Env.Get(k); v.IsSet() && v.Exported {
+					fmt.Fprintln(hc.Stdout, v.String())
+				} else {
+					st = 1
+				}
+			}
+			if st != 0 {
+				return interp.NewExitStatus(1)
+			}
+			return nil
+		}
+	case "tee":
+		sb.tee(hc, args[1:])
+		return nil
+	case "python", "python3":
+		if out, ok := sb.checkpointProbe(hc, args); ok {
+			io.WriteString(hc.Stdout, out)
+			return nil
+		}
+	}
+	stdin := []byte(nil)
+	if readsStdin[name] && hc.Stdin != nil {
+		stdin, _ = io.ReadAll(io.LimitReader(hc.Stdin, 1<<20))
+	}
+	res, handled, reason := shellutil.RunFiles(args, stdin, sb.facts, func(name string) ([]byte, error) {
+		return sb.readFile(ctx, name)
+	})
+	if handled {
+		hc.Stdout.Write(res.Stdout)
+		hc.Stderr.Write(res.Stderr)
+		if res.Status != 0 {
+			return interp.NewExitStatus(uint8(res.Status))
+		}
+		return nil
+	}
+	if site.kind == ctxPlain || benign[name] {
+		return nil
+	}
+	how := "a condition"
+	if site.kind == ctxValue {
+		how = "a value the script uses"
+	}
+	why := fmt.Sprintf("%s in %s: the sandbox does not evaluate it", strings.Join(shortArgv(args), " "), how)
+	if reason != "" {
+		why += " (" + reason + ")"
+	}
+	sb.mu.Lock()
+	if sb.stopReason == nil {
+		sb.stopReason = &StopReason{At: site.at, Command: name, Reason: why}
+	}
+	sb.mu.Unlock()
+	sb.stop()
+	return errStopped
+}
+
+// ls lists what the sandbox can see: a staged checkpoint directory (model
+// staging rule), or a file or directory inside the read roots; anything
+// else does not exist here, as on a runner without it (status 2).
+func (sb *sandbox) ls(ctx context.Context, hc interp.HandlerContext, args []string) error {
+	var paths []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			paths = append(paths, a)
+		}
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	status := 0
+	for _, a := range paths {
+		p := sb.abs(ctx, a)
+		entries, err := sb.readDir(ctx, p)
+		if err == nil {
+			for _, e := range entries {
+				fmt.Fprintln(hc.Stdout, e.Name())
+			}
+			continue
+		}
+		if st, err := sb.stat(ctx, p, true); err == nil && !st.IsDir() {
+			fmt.Fprintln(hc.Stdout, a)
+			continue
+		}
+		fmt.Fprintf(hc.Stderr, "ls: cannot access '%s': No such file or directory\n", a)
+		status = 2
+	}
+	if status != 0 {
+		return interp.NewExitStatus(uint8(status))
+	}
+	return nil
+}
+
+// find walks what the sandbox can see (the read roots; the container
+// image's own files, such as /usr/local/cuda, do not exist here) with the
+// predicates the scripts use: -type f|d, -name/-iname GLOB, -perm (any),
+// -maxdepth N, -print, -quit. ok=false for anything else (an unknown
+// command). A start path that does not exist is reported as find does
+// (status 1).
+func (sb *sandbox) find(ctx context.Context, hc interp.HandlerContext, args []string) (error, bool) {
+	var starts []string
+	i := 0
+	for ; i < len(args) && !strings.HasPrefix(args[i], "-") && args[i] != "(" && args[i] != "!"; i++ {
+		starts = append(starts, args[i])
+	}
+	if len(starts) == 0 {
+		starts = []string{"."}
+	}
+	typ, quit, maxDepth := byte(0), false, -1
+	var names []string
+	var inames []string
+	for ; i < len(args); i++ {
+		switch args[i] {
+		case "-type":
+			if i+1 >= len(args) || len(args[i+1]) != 1 {
+				return nil, false
+			}
+			typ = args[i+1][0]
+			i++
+		case "-name", "-iname":
+			if i+1 >= len(args) {
+				return nil, false
+			}
+			if args[i] == "-name" {
+				names = append(names, args[i+1])
+			} else {
+				inames = append(inames, strings.ToLower(args[i+1]))
+			}
+			i++
+		case "-perm":
+			i++
+		case "-maxdepth":
+			if i+1 >= len(args) {
+				return nil, false
+			}
+			n, err := strconv.Atoi(args[i+1])
+			if err != nil {
+				return nil, false
+			}
+			maxDepth = n
+			i++
+		case "-print":
+		case "-quit":
+			quit = true
+		default:
+			return nil, false
+		}
+	}
+	status := 0
+	found := 0
+	for _, st := range starts {
+		root := sb.abs(ctx, st)
+		if !sb.readable(root) {
+			fmt.Fprintf(hc.Stderr, "find: '%s': No such file or directory\n", st)
+			status = 1
+			continue
+		}
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if p == root {
+					fmt.Fprintf(hc.Stderr, "find: '%s': No such file or directory\n", st)
+					status = 1
+				}
+				return nil
+			}
+			if quit && found > 0 {
+				return filepath.SkipAll
+			}
+			depth := 0
+			if rel, err := filepath.Rel(root, p); err == nil && rel != "." {
+				depth = strings.Count(rel, string(filepath.Separator)) + 1
+			}
+			if maxDepth >= 0 && depth > maxDepth {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if typ == 'f' && !d.Type().IsRegular() || typ == 'd' && !d.IsDir() {
+				return nil
+			}
+			for _, n := range names {
+				if ok, _ := filepath.Match(n, d.Name()); !ok {
+					return nil
+				}
+			}
+			for _, n := range inames {
+				if ok, _ := filepath.Match(n, strings.ToLower(d.Name())); !ok {
+					return nil
+				}
+			}
+			shown := st + strings.TrimPrefix(p, root)
+			fmt.Fprintln(hc.Stdout, shown)
+			found++
+			if found > 10000 {
+				return filepath.SkipAll
+			}
+			return nil
+		})
+	}
+	if status != 0 {
+		return interp.NewExitStatus(uint8(status)), true
+	}
+	return nil, true
+}
+
+// mktemp creates (in memory) and prints a temporary file or directory
+// name: the template's trailing X's become digits of a counter, so runs are
+// deterministic; the default template is $TMPDIR/tmp.XXXXXXXXXX.
+func (sb *sandbox) mktemp(hc interp.HandlerContext, args []string) error {
+	dir, tmpl, isDir := "", "", false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-d" || a == "--directory":
+			isDir = true
+		case a == "-p" || a == "--tmpdir":
+			if i+1 < len(args) {
+				dir = args[i+1]
+				i++
+			}
+		case strings.HasPrefix(a, "--tmpdir="):
+			dir = strings.TrimPrefix(a, "--tmpdir=")
+		case a == "-t" || a == "-q" || a == "-u" || a == "--dry-run" || a == "--quiet":
+		case strings.HasPrefix(a, "-"):
+		default:
+			tmpl = a
+		}
+	}
+	if tmpl == "" {
+		tmpl = "tmp.XXXXXXXXXX"
+		if dir == "" {
+			dir = hc.Env.Get("TMPDIR").String()
+		}
+	}
+	if dir != "" && !strings.HasPrefix(tmpl, "/") {
+		tmpl = filepath.Join(dir, tmpl)
+	}
+	sb.mu.Lock()
+	sb.tmpCount++
+	n := sb.tmpCount
+	sb.mu.Unlock()
+	// The last run of X's (GNU mktemp: at least 3, anywhere before a suffix).
+	end := strings.LastIndex(tmpl, "XXX")
+	if end < 0 {
+		fmt.Fprintf(hc.Stderr, "mktemp: too few X's in template '%s'\n", tmpl)
+		return interp.NewExitStatus(1)
+	}
+	start := end
+	for start > 0 && tmpl[start-1] == 'X' {
+		start--
+	}
+	for end < len(tmpl) && tmpl[end] == 'X' {
+		end++
+	}
+	name := tmpl[:start] + fmt.Sprintf("%0*d", end-start, n) + tmpl[end:]
+	if !isDir {
+		sb.mu.Lock()
+		if !sb.closed {
+			sb.run.Writes[name] = ""
+		}
+		sb.mu.Unlock()
+	}
+	fmt.Fprintln(hc.Stdout, name)
+	return nil
+}
+
+// errHostState: a read of the runner's device or kernel state.
+var errHostState = errors.New("the runner's device and kernel state (/sys, /proc, /dev) is not in the runner table")
+
+// hostState reports whether p is under /sys, /proc or /dev.
+func hostState(p string) bool {
+	return within(p, "/sys") || within(p, "/proc") || within(p, "/dev")
+}
+
+// readsStdin are the commands given their standard input.
+var readsStdin = map[string]bool{
+	"awk": true, "gawk": true, "mawk": true, "grep": true, "egrep": true, "sed": true, "head": true, "tail": true,
+	"cut": true, "tr": true, "wc": true, "sort": true, "uniq": true, "xargs": true, "jq": true, "numfmt": true, "bc": true,
+}
+
+// readFile reads a file operand of a text utility as the sandbox sees it:
+// what the script wrote, else a regular file inside the read roots (at
+// most 1 MiB); anything else does not exist.
+func (sb *sandbox) readFile(ctx context.Context, name string) ([]byte, error) {
+	sb.mu.Lock()
+	data, written := sb.run.Writes[name]
+	sb.mu.Unlock()
+	if written {
+		return []byte(data), nil
+	}
+	p := sb.abs(ctx, name)
+	if hostState(p) {
+		// The runner's devices and kernel state (/sys, /proc, /dev): not
+		// in the runner table, so unknown rather than absent.
+		return nil, &os.PathError{Op: "open", Path: name, Err: errHostState}
+	}
+	if !sb.readable(p) || !isFile(p) {
+		return nil, &os.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 1<<20))
+}
+
+// shortArgv shortens an argv for a message.
+func shortArgv(args []string) []string {
+	out := make([]string, 0, 6)
+	for i, a := range args {
+		if i == 5 {
+			out = append(out, "…")
+			break
+		}
+		if len(a) > 60 {
+			a = a[:60] + "…"
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// unwrap removes a wrapper's own options (and env's assignments).
+func unwrap(name string, args []string) (inner, env []string) {
+	valued := wrapperValueOpts[name]
+	for len(args) > 0 {
+		a := args[0]
+		if name == "env" && strings.Contains(a, "=") && !strings.HasPrefix(a, "-") {
+			env = append(env, a)
+			args = args[1:]
+			continue
+		}
+		if a == "--" {
+			args = args[1:]
+			break
+		}
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			args = args[1:]
+			if len(a) == 2 && strings.IndexByte(valued, a[1]) >= 0 && len(args) > 0 {
+				args = args[1:]
+			}
+			continue
+		}
+		break
+	}
+	if name == "timeout" && len(args) > 0 {
+		args = args[1:] // the duration
+	}
+	if name == "taskset" && len(args) > 0 {
+		args = args[1:] // the CPU mask
+	}
+	return args, env
+}
+
+// checkpointProbe answers the scripts' python3 checks of a staged
+// checkpoint: a program (`python3 -c CODE …`, or `python3 - ARGS` reading
+// it from stdin) that reads a checkpoint's config.json, *.safetensors or
+// safetensors index. Model staging rule: MODEL_PATH holds a complete
+// checkpoint, so the check succeeds; a program that prints the snapshot it
+// found prints its first path argument's HF-cache snapshot
+// (<dir>/snapshots/main: the staged cache's refs/main names revision
+// "main"). Anything else is left to the caller (an unknown command).
+func (sb *sandbox) checkpointProbe(hc interp.HandlerContext, args []string) (string, bool) {
+	code, rest := "", []string(nil)
+	switch {
+	case len(args) >= 3 && args[1] == "-c":
+		code, rest = args[2], args[3:]
+	case len(args) >= 2 && args[1] == "-" && hc.Stdin != nil:
+		data, _ := io.ReadAll(io.LimitReader(hc.Stdin, 1<<20))
+		code, rest = string(data), args[2:]
+	default:
+		return "", false
+	}
+	if !(strings.Contains(code, "safetensors") || strings.Contains(code, "config.json") || strings.Contains(code, "index.json")) {
+		return "", false
+	}
+	if strings.Contains(code, "print(snapshot") && len(rest) > 0 {
+		return strings.TrimRight(rest[0], "/") + "/snapshots/main\n", true
+	}
+	return "", true
+}
+
+// bash runs `bash [opts] FILE args…`, `bash -c STRING [name args…]` or
+// `bash` reading its script from stdin, in the same sandbox, as a new
+// process: it sees the exported environment plus extraEnv (minus unset).
+func (sb *sandbox) bash(ctx context.Context, hc interp.HandlerContext, args []string, extraEnv, unset []string, site callSite, depth int) error {
+	cmdString, haveC := "", false
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-" {
+		a := args[0]
+		args = args[1:]
+		if a == "--" {
+			break
+		}
+		if strings.Contains(a, "c") && !strings.HasPrefix(a, "--") {
+			haveC = true
+		}
+		if a == "-o" || a == "+o" {
+			if len(args) > 0 {
+				args = args[1:]
+			}
+		}
+	}
+	env := mergeEnv(exported(hc.Env), extraEnv, unset)
+	startIdx := -1
+	var src []byte
+	name, params := "", []string(nil)
+	switch {
+	case haveC:
+		if len(args) == 0 {
+			return nil
+		}
+		cmdString, args = args[0], args[1:]
+		src = []byte(cmdString)
+		name = fmt.Sprintf("bash -c at %s", site.at)
+		if len(args) > 0 {
+			params = args[1:]
+		}
+	case len(args) == 0:
+		if hc.Stdin == nil {
+			return nil
+		}
+		data, _ := io.ReadAll(io.LimitReader(hc.Stdin, 1<<20))
+		src, name = data, fmt.Sprintf("bash stdin at %s", site.at)
+	default:
+		p := sb.abs(ctx, args[0])
+		if !sb.readable(p) || !isFile(p) {
+			sb.mu.Lock()
+			sb.run.Scripts = append(sb.run.Scripts, ScriptStart{File: p, At: site.at, Missing: true, Exit: 127})
+			sb.mu.Unlock()
+			fmt.Fprintf(hc.Stderr, "bash: %s: No such file or directory\n", args[0])
+			return interp.NewExitStatus(127)
+		}
+		data, err := launch.ReadInput(p)
+		if err != nil {
+			return interp.NewExitStatus(126)
+		}
+		src, name, params = data, args[0], args[1:]
+		sb.mu.Lock()
+		st := ScriptStart{File: p, At: site.at, Unset: unset}
+		for _, kv := range env {
+			k, v, _ := strings.Cut(kv, "=")
+			if old, ok := sb.base[k]; !ok || old != v {
+				st.Env = append(st.Env, kv)
+			}
+		}
+		sort.Strings(st.Env)
+		startIdx = len(sb.run.Scripts)
+		sb.run.Scripts = append(sb.run.Scripts, st)
+		sb.exitAt = Pos{}
+		sb.mu.Unlock()
+	}
+	file, err := sb.parseScript(name, src)
+	if err != nil {
+		fmt.Fprintf(hc.Stderr, "%v\n", err)
+		return interp.NewExitStatus(2)
+	}
+	status, err := sb.runFile(ctx, file, name, env, hc.Dir, params, hc.Stdin, hc.Stdout, hc.Stderr, depth+1)
+	if startIdx >= 0 {
+		sb.mu.Lock()
+		st := &sb.run.Scripts[startIdx]
+		st.Exit = status
+		if status != 0 && sb.exitAt.Line > 0 {
+			st.ExitAt = sb.exitAt
+		}
+		st.ExitMsg = sb.lastErrLine()
+		sb.mu.Unlock()
+	}
+	if err != nil {
+		return err
+	}
+	if status != 0 {
+		return interp.NewExitStatus(uint8(status))
+	}
+	return nil
+}
+
+// mergeEnv applies NAME=value assignments and removals to an environment.
+func mergeEnv(base, set, unset []string) []string {
+	idx := map[string]int{}
+	out := append([]string(nil), base...)
+	for i, kv := range out {
+		k, _, _ := strings.Cut(kv, "=")
+		idx[k] = i
+	}
+	for _, kv := range set {
+		k, _, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		if i, found := idx[k]; found {
+			out[i] = kv
+		} else {
+			idx[k] = len(out)
+			out = append(out, kv)
+		}
+	}
+	if len(unset) > 0 {
+		drop := map[string]bool{}
+		for _, k := range unset {
+			drop[k] = true
+		}
+		kept := out[:0]
+		for _, kv := range out {
+			k, _, _ := strings.Cut(kv, "=")
+			if !drop[k] {
+				kept = append(kept, kv)
+			}
+		}
+		out = kept
+	}
+	return out
+}
+
+// srunValueOpts are srun's short options that take a separate value.
+const srunValueOpts = "ACDJLNQSWcdeiklmnoprstuwxGB"
+
+// srun runs its command in the job allocation: `--export=ALL,NAME=value,…`
+// adds variables (NAME alone passes the current value), `--export=NONE`
+// starts from nothing; `--container-workdir` with `--container-mounts`
+// mapping the checkout sets the directory. A bare `srun` with no command
+// succeeds.
+func (sb *sandbox) srun(ctx context.Context, hc interp.HandlerContext, args []string, extraEnv []string, site callSite, depth int) error {
+	var set []string
+	none := false
+	workdir := ""
+	var mounts []string
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		a := args[0]
+		args = args[1:]
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "--") {
+			k, v, hasV := strings.Cut(a, "=")
+			switch k {
+			case "--export":
+				for _, e := range strings.Split(v, ",") {
+					switch {
+					case e == "ALL" || e == "":
+					case e == "NONE" || e == "NIL":
+						none = true
+					case strings.Contains(e, "="):
+						set = append(set, e)
+					default:
+						if vv := hc.Env.Get(e); vv.IsSet() {
+							set = append(set, e+"="+vv.String())
+						}
+					}
+				}
+			case "--container-workdir":
+				workdir = v
+			case "--container-mounts":
+				mounts = strings.Split(v, ",")
+			}
+			if !hasV && srunLongTakesValue(k) && len(args) > 0 {
+				args = args[1:]
+			}
+			continue
+		}
+		if len(a) == 2 && strings.IndexByte(srunValueOpts, a[1]) >= 0 && len(args) > 0 {
+			args = args[1:]
+		}
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	hc2 := hc
+	sb.mountAll(hc, mounts)
+	if workdir != "" {
+		hc2.Dir = filepath.Clean(workdir)
+	}
+	var unset []string
+	if none {
+		hc.Env.Each(func(name string, v expand.Variable) bool {
+			if v.Exported {
+				unset = append(unset, name)
+			}
+			return true
+		})
+	}
+	set = append(append([]string(nil), extraEnv...), set...)
+	name := path.Base(args[0])
+	if name == "bash" || name == "sh" {
+		return sb.bash(ctx, hc2, args[1:], set, unset, site, depth)
+	}
+	if strings.HasSuffix(args[0], ".sh") {
+		return sb.bash(ctx, hc2, args, set, unset, site, depth)
+	}
+	return sb.external(ctx, hc2, args, set, site, depth)
+}
+
+// srunLongTakesValue: srun long options written with a separate value.
+func srunLongTakesValue(k string) bool {
+	switch k {
+	case "--jobid", "--partition", "--nodes", "--ntasks", "--job-name", "--account", "--time", "--gres", "--nodelist",
+		"--container-image", "--container-mounts", "--container-workdir", "--container-name", "--mpi", "--overlap-nodes",
+		"--cpus-per-task", "--mem", "--exclude", "--output", "--error", "--ntasks-per-node", "--gpus", "--gpus-per-node":
+		return true
+	}
+	return false
+}
+
+// mountAll applies `HOST:CONTAINER[:flags]` mounts (srun
+// --container-mounts, docker -v): the container path shows the host path
+// (itself resolved through earlier mounts).
+func (sb *sandbox) mountAll(hc interp.HandlerContext, mounts []string) {
+	for _, m := range mounts {
+		parts := strings.Split(m, ":")
+		if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+			continue
+		}
+		host := parts[0]
+		if !filepath.IsAbs(host) {
+			host = filepath.Join(hc.Dir, host)
+		}
+		sb.mount(parts[1], sb.real(filepath.Clean(host)))
+	}
+}
+
+// tar records what archives hold and where they are unpacked, so that a
+// launcher that stages the checkout (`tar -C $GITHUB_WORKSPACE -czf X .`,
+// `sbcast X Y`, `tar -C DIR -xzf Y`) runs the scripts of the checkout from
+// DIR. Nothing is written.
+func (sb *sandbox) tar(ctx context.Context, args []string) {
+	dir, file, mode := "", "", byte(0)
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-C" || a == "--directory":
+			if i+1 < len(args) {
+				dir = args[i+1]
+				i++
+			}
+		case strings.HasPrefix(a, "--directory="):
+			dir = strings.TrimPrefix(a, "--directory=")
+		case a == "-f" || a == "--file":
+			if i+1 < len(args) {
+				file = args[i+1]
+				i++
+			}
+		case strings.HasPrefix(a, "--file="):
+			file = strings.TrimPrefix(a, "--file=")
+		case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") || i == 0 && !strings.HasPrefix(a, "-"):
+			flags := strings.TrimPrefix(a, "-")
+			if strings.ContainsAny(flags, "cx") {
+				if strings.Contains(flags, "c") {
+					mode = 'c'
+				} else {
+					mode = 'x'
+				}
+				// -czf FILE: f takes the next word
+				if strings.HasSuffix(flags, "f") && i+1 < len(args) {
+					file = args[i+1]
+					i++
+				}
+			}
+		}
+	}
+	if file == "" || file == "-" {
+		return
+	}
+	switch mode {
+	case 'c':
+		src := "."
+		if dir != "" {
+			src = dir
+		}
+		sb.fsmu.Lock()
+		if sb.archives == nil {
+			sb.archives = map[string]string{}
+		}
+		sb.fsmu.Unlock()
+		real := sb.abs(ctx, src)
+		sb.fsmu.Lock()
+		sb.archives[file] = real
+		sb.fsmu.Unlock()
+	case 'x':
+		sb.fsmu.Lock()
+		from, ok := sb.archives[file]
+		sb.fsmu.Unlock()
+		if ok && dir != "" {
+			at := dir
+			if !filepath.IsAbs(at) {
+				at = filepath.Join(interp.HandlerCtx(ctx).Dir, at)
+			}
+			sb.mount(at, from)
+		}
+	}
+}
+
+// dockerRun runs `docker run [opts] IMAGE [CMD…]`'s command with only the
+// variables -e/--env name (NAME alone passes the current value), in the
+// directory -w/--workdir maps back to through -v mounts.
+func (sb *sandbox) dockerRun(ctx context.Context, hc interp.HandlerContext, args []string, site callSite, depth int) error {
+	var set []string
+	var mounts []string
+	workdir := ""
+	valued := map[string]bool{"-e": true, "--env": true, "-v": true, "--volume": true, "-w": true, "--workdir": true, "--name": true,
+		"--network": true, "--ipc": true, "--shm-size": true, "--gpus": true, "--device": true, "--group-add": true, "--cap-add": true,
+		"--security-opt": true, "-u": true, "--user": true, "--entrypoint": true, "--ulimit": true, "-p": true, "--publish": true,
+		"--runtime": true, "--env-file": true, "--label": true, "-l": true, "--mount": true, "--memory": true, "--cpus": true, "--pid": true, "-h": true, "--hostname": true}
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		a := args[0]
+		args = args[1:]
+		k, v, hasV := strings.Cut(a, "=")
+		if !hasV && valued[k] && len(args) > 0 {
+			v, args = args[0], args[1:]
+		}
+		switch k {
+		case "-e", "--env":
+			if strings.Contains(v, "=") {
+				set = append(set, v)
+			} else if vv := hc.Env.Get(v); vv.IsSet() {
+				set = append(set, v+"="+vv.String())
+			}
+		case "-v", "--volume":
+			mounts = append(mounts, v)
+		case "-w", "--workdir":
+			workdir = v
+		}
+	}
+	if len(args) < 2 {
+		return nil // image only: its own entrypoint
+	}
+	cmd := args[1:]
+	var unset []string
+	hc.Env.Each(func(name string, v expand.Variable) bool {
+		if v.Exported {
+			unset = append(unset, name)
+		}
+		return true
+	})
+	base := []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/root"}
+	hc2 := hc
+	sb.mountAll(hc, mounts)
+	if workdir != "" {
+		hc2.Dir = filepath.Clean(workdir)
+	}
+	set = append(base, set...)
+	name := path.Base(cmd[0])
+	if name == "bash" || name == "sh" {
+		return sb.bash(ctx, hc2, cmd[1:], set, unset, site, depth)
+	}
+	if strings.HasSuffix(cmd[0], ".sh") {
+		return sb.bash(ctx, hc2, cmd, set, unset, site, depth)
+	}
+	return sb.external(ctx, hc2, cmd, set, site, depth)
+}
+
+func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
+	if path == "/dev/null" {
+		return nopRW{}, nil
+	}
+	if path == "/dev/stderr" || path == "/dev/stdout" {
+		return nopRW{}, nil
+	}
+	p := sb.abs(ctx, path)
+	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_APPEND|os.O_TRUNC) != 0 {
+		return &sink{sb: sb, name: path, appendMode: flag&os.O_APPEND != 0}, nil
+	}
+	sb.mu.Lock()
+	data, written := sb.run.Writes[path]
+	sb.mu.Unlock()
+	if written {
+		return readOnly{strings.NewReader(data)}, nil
+	}
+	if filepath.Base(p) == "benchmark_lib.sh" {
+		// The library as the script names it (or ScriptOptions.Lib),
+		// marked like a script, followed by the harness stubs.
+		text, err := sb.prepare(p, true)
+		if err != nil {
+			return nil, err
+		}
+		return readOnly{strings.NewReader(withSource(path, text))}, nil
+	}
+	if !sb.readable(p) {
+		return nil, &os.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
+	}
+	if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+		// A FIFO or device would block or never end (launch.ReadInput's rule).
+		return nil, &os.PathError{Op: "open", Path: path, Err: fs.ErrInvalid}
+	}
+	if strings.HasSuffix(p, ".sh") {
+		// A sourced script: marked so its commands carry their file:line
+		// and context.
+		text, err := sb.prepare(p, false)
+		if err == nil {
+			return readOnly{strings.NewReader(withSource(path, text))}, nil
+		}
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	return readOnlyFile{f}, nil
+}
+
+// withSource brackets a sourced file's text with the BASH_SOURCE updates
+// bash makes: the file's name (as the script named it) in front while it
+// runs, removed after.
+func withSource(name, text string) string {
+	return "BASH_SOURCE=(" + bashQuote(name) + " \"${BASH_SOURCE[@]}\")\n" + text + "\nBASH_SOURCE=(\"${BASH_SOURCE[@]:1}\")\n"
+}
+
+// prepare returns the marked text of a sourced script (cached): parsed,
+// marked, printed back. lib: the benchmark library, read from
+// ScriptOptions.Lib when given, with benchmarkLibStub appended; a library
+// that is not there gives the stubs alone.
+func (sb *sandbox) prepare(p string, lib bool) (string, error) {
+	sb.mu.Lock()
+	if t, ok := sb.prepared[p]; ok {
+		sb.mu.Unlock()
+		return t, nil
+	}
+	var src []byte
+	if lib && sb.hasLib {
+		src = sb.lib
+	}
+	sb.mu.Unlock()
+	if src == nil {
+		if sb.readable(p) && isFile(p) {
+			data, err := launch.ReadInput(p)
+			if err != nil {
+				return "", err
+			}
+			src = data
+		}
+	}
+	name := sb.displayName(p)
+	tkey := name + "\x00" + string(src)
+	if lib {
+		tkey += "\x00lib"
+	}
+	sb.cache.mu.Lock()
+	if t, ok := sb.cache.texts[tkey]; ok {
+		sb.cache.mu.Unlock()
+		// The functions it declares (parseScript registered them when
+		// the text was made).
+		if len(src) > 0 {
+			if _, err := sb.parseScript(name, src); err != nil {
+				return "", err
+			}
+		}
+		sb.mu.Lock()
+		sb.prepared[p] = t
+		sb.mu.Unlock()
+		return t, nil
+	}
+	sb.cache.mu.Unlock()
+	var b strings.Builder
+	if len(src) > 0 {
+		file, err := sb.parseScript(name, src)
+		if err != nil {
+			return "", err
+		}
+		if err := syntax.NewPrinter().Print(&b, file); err != nil {
+			return "", err
+		}
+	}
+	if lib {
+		b.WriteString("\n" + benchmarkLibStub)
+	}
+	sb.mu.Lock()
+	sb.prepared[p] = b.String()
+	sb.mu.Unlock()
+	sb.cache.mu.Lock()
+	if sb.cache.texts == nil {
+		sb.cache.texts = map[string]string{}
+	}
+	if len(sb.cache.texts) < 4096 {
+		sb.cache.texts[tkey] = b.String()
+	}
+	sb.cache.mu.Unlock()
+	return b.String(), nil
+}
+
+// displayName shows a path relative to the first read root containing it.
+func (sb *sandbox) displayName(p string) string {
+	for _, r := range sb.roots {
+		if rel, err := filepath.Rel(r, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return p
+}
+
+// stagedDirs are the staged checkpoint directories of the current
+// environment: the absolute paths held by MODEL_PATH, any *_MODEL_PATH
+// variable (DRAFT_MODEL_PATH) and MODEL when it is a path. Model staging
+// rule: each holds a complete checkpoint.
+func stagedDirs(env expand.Environ) []string {
+	var out []string
+	env.Each(func(name string, v expand.Variable) bool {
+		if name == "MODEL_PATH" || name == "MODEL" || strings.HasSuffix(name, "_MODEL_PATH") {
+			if s := v.String(); strings.HasPrefix(s, "/") {
+				out = append(out, filepath.Clean(s))
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// stagedFiles are what a staged checkpoint directory holds for probes.
+var stagedFiles = []string{"config.json", "model-00001-of-00001.safetensors", "model.safetensors.index.json", "tokenizer.json", "tokenizer_config.json"}
+
+func (sb *sandbox) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {
+	p := sb.abs(ctx, name)
+	if !sb.readable(p) {
+		for _, mp := range stagedDirs(interp.HandlerCtx(ctx).Env) {
+			// Model staging: MODEL_PATH holds a complete checkpoint.
+			if p == mp {
+				return stagedInfo{name: filepath.Base(p), dir: true}, nil
+			}
+			if within(p, mp) {
+				return stagedInfo{name: filepath.Base(p)}, nil
+			}
+		}
+		return nil, &os.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	}
+	if follow {
+		return os.Stat(p)
+	}
+	return os.Lstat(p)
+}
+
+// access answers test -r/-w/-x and cd's permission check from the
+// sandbox's view: what exists here (the read roots through the mounts, the
+// staged checkpoints, the temporary directory) is readable, writable (into
+// memory) and searchable; nothing else exists. The host is never asked.
+func (sb *sandbox) access(ctx context.Context, name string, mode interp.AccessMode) error {
+	if _, err := sb.stat(ctx, name, true); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (sb *sandbox) readDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
+	p := sb.abs(ctx, name)
+	if !sb.readable(p) {
+		for _, mp := range stagedDirs(interp.HandlerCtx(ctx).Env) {
+			if p == mp {
+				var out []fs.DirEntry
+				for _, f := range stagedFiles {
+					out = append(out, fs.FileInfoToDirEntry(stagedInfo{name: f}))
+				}
+				return out, nil
+			}
+		}
+		return nil, &os.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	return os.ReadDir(p)
+}
+
+// stagedInfo is a file or directory of a staged checkpoint.
+type stagedInfo struct {
+	name string
+	dir  bool
+}
+
+func (s stagedInfo) Name() string { return s.name }
+func (s stagedInfo) Size() int64  { return 1 << 20 }
+func (s stagedInfo) Mode() fs.FileMode {
+	if s.dir {
+		return fs.ModeDir | 0o755
+	}
+	return 0o644
+}
+func (s stagedInfo) ModTime() time.Time { return time.Unix(0, 0) }
+func (s stagedInfo) IsDir() bool        { return s.dir }
+func (s stagedInfo) Sys() any           { return nil }

@@ -1,0 +1,406 @@
+package infx
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
+	"github.com/cookbook-sync/cookbook-sync/launch"
+)
+
+// snCache holds what single-node points read from the checkout's harness,
+// loaded once per Workspace.
+type snCache struct {
+	once      sync.Once
+	hw        map[string]runnerHW
+	dramCap   int
+	mu        sync.Mutex
+	launchers map[string][]launcherRef  // runner label → existing launchers
+	scripts   ScriptCache               // prepared scripts shared by the points
+	workflows map[string]cachedWorkflow // .github/workflows files by name
+	slack     int                       // max-model-len slack (generate_sweep_configs.py)
+}
+
+func (ws *Workspace) snInit() {
+	ws.sn.once.Do(func() {
+		ws.sn.hw = loadRunnerHW(ws.Base)
+		ws.sn.dramCap = ws.maxAgenticDRAMMiB()
+		ws.sn.launchers = map[string][]launcherRef{}
+		ws.sn.workflows = map[string]cachedWorkflow{}
+		ws.sn.slack = ws.readMaxModelLenSlack()
+	})
+}
+
+// existingLaunchers returns the launchers of a runner label that are in the
+// checkout.
+func (ws *Workspace) existingLaunchers(label string) []launcherRef {
+	ws.snInit()
+	ws.sn.mu.Lock()
+	defer ws.sn.mu.Unlock()
+	if ls, ok := ws.sn.launchers[label]; ok {
+		return ls
+	}
+	var out []launcherRef
+	for _, l := range ws.launchers(label) {
+		if isFile(filepath.Join(ws.Base, filepath.FromSlash(l.rel))) {
+			out = append(out, l)
+		}
+	}
+	ws.sn.launchers[label] = out
+	return out
+}
+
+// launchersOf lists the repository-relative launchers of a runner label
+// that are in the checkout (Point.Launchers).
+func (ws *Workspace) launchersOf(label string) []string {
+	var out []string
+	for _, l := range ws.existingLaunchers(label) {
+		out = append(out, l.rel)
+	}
+	return out
+}
+
+// agenticDRAMGB is the KV-offload DRAM budget of an agentic row in decimal
+// GB, as InferenceX's agentic_dram_offload_gb computes it: 0 unless
+// kv-offloading is dram; else min(available-cpu-dram-mib, the generator's
+// MAX_AGENTIC_AVAILABLE_CPU_DRAM_MIB cap) MiB × dram-utilization × (GPUs
+// the server uses on a node / gpus-per-node), in bytes / 10⁹, rounded
+// down. Single-node rows use TP×PP; disaggregated rows the prefill
+// worker's per-node footprint. 0 when runners.yaml lacks the runner's
+// hardware record. Source: InferenceX
+// utils/matrix_logic/generate_sweep_configs.py agentic_dram_offload_gb,
+// worker_gpus_per_node; configs/runners.yaml hardware.
+func (ws *Workspace) agenticDRAMGB(e *Entry, r *Row) int {
+	if r.Scenario != "agentic-coding" || r.KVOffloading != "dram" {
+		return 0
+	}
+	ws.snInit()
+	hw, ok := ws.sn.hw[e.Runner]
+	if !ok || hw.dramMiB <= 0 || hw.gpusPerNode <= 0 || r.DRAMUtilization <= 0 {
+		return 0
+	}
+	avail := hw.dramMiB
+	if ws.sn.dramCap > 0 && ws.sn.dramCap < avail {
+		avail = ws.sn.dramCap
+	}
+	gpus := 0
+	if r.Prefill != nil {
+		per := max(r.Prefill.TP, 1) * max(r.Prefill.PP, 1)
+		switch {
+		case per > hw.gpusPerNode && per%hw.gpusPerNode == 0:
+			gpus = hw.gpusPerNode
+		case per <= hw.gpusPerNode && hw.gpusPerNode%per == 0:
+			gpus = per
+		default:
+			return 0
+		}
+	} else {
+		gpus = max(r.TP, 1) * max(r.PP, 1)
+		if gpus > hw.gpusPerNode {
+			return 0
+		}
+	}
+	util, ok := new(big.Rat).SetString(strconv.FormatFloat(r.DRAMUtilization, 'f', -1, 64))
+	if !ok {
+		return 0
+	}
+	b := new(big.Rat).SetInt64(int64(avail) * 1024 * 1024)
+	b.Mul(b, util)
+	b.Mul(b, big.NewRat(int64(gpus), int64(hw.gpusPerNode)))
+	b.Quo(b, big.NewRat(1_000_000_000, 1))
+	q := new(big.Int).Quo(b.Num(), b.Denom())
+	return int(q.Int64())
+}
+
+// runnerEnv is what the GitHub runner itself gives a step, besides the
+// workflow's env: the workspace (the checkout), the runner name, and
+// GITHUB_ENV/GITHUB_OUTPUT files (written into the sandbox's memory).
+func (ws *Workspace) runnerEnv(runnerName string) []string {
+	root, _ := filepath.Abs(ws.Root)
+	return []string{
+		"GITHUB_WORKSPACE=" + root, "GITHUB_ACTIONS=true", "CI=true", "RUNNER_NAME=" + runnerName,
+		"GITHUB_ENV=/home/runner/_work/_temp/_runner_file_commands/set_env", "GITHUB_OUTPUT=/home/runner/_work/_temp/_runner_file_commands/set_output",
+		"RUNNER_TEMP=/home/runner/_work/_temp", "USER=runner",
+	}
+}
+
+// scriptOutcome is one launcher's run of a point.
+type scriptOutcome struct {
+	launcher launcherRef
+	run      *ScriptRun
+	script   string       // the benchmark script it started (filesystem path), "" if none
+	start    *ScriptStart // its start
+	err      error
+}
+
+// renderScript renders a single-node point as the workflow and runner run
+// it: for each launcher the runner label can run, the launch step of
+// .github/workflows/benchmark-tmpl.yml runs in the sandbox with the
+// workflow's env for the point, runs runners/launch_*.sh, which picks and
+// starts the benchmark script. The launchers must agree on the script
+// (else StatusAmbiguous); a launcher that ends before starting one is
+// noted. Without launchers for the label (an excerpt checkout) the script
+// found by the naming rule runs with ScriptEnv.
+func (ws *Workspace) renderScript(p Point, opt Options) ([]launch.Process, string, []string, error) {
+	facts, _ := shellutil.FactsFor(p.Runner)
+	if len(p.Launchers) == 0 {
+		so := ScriptOptions{
+			Env: ScriptEnv(p, opt.ScriptEnv), ReadRoots: []string{ws.Root},
+			Timeout: opt.ScriptTimeout, Steps: opt.ScriptSteps, Facts: facts, Name: ws.relTo(ws.Root, p.Script), Cache: &ws.sn.scripts,
+		}
+		if lib := filepath.Join(ws.Base, "benchmarks", "benchmark_lib.sh"); isFile(lib) {
+			so.Lib = lib
+		}
+		run, err := RunScript(p.Script, so)
+		if err != nil {
+			return nil, "", nil, limitStatus(p, err)
+		}
+		procs, err := ws.scriptRunProcesses(p, run, p.Script, nil, nil)
+		return procs, ws.relTo(ws.Root, p.Script), nil, err
+	}
+	var outs []scriptOutcome
+	for _, l := range ws.existingLaunchers(p.Runner) {
+		o := scriptOutcome{launcher: l}
+		o.run, o.err = ws.runLauncher(p, l, facts, opt)
+		if o.err == nil {
+			for i, s := range o.run.Scripts {
+				if rel := ws.relTo(ws.Base, s.File); strings.HasPrefix(rel, "benchmarks/") {
+					o.script, o.start = s.File, &o.run.Scripts[i]
+					break
+				}
+			}
+		}
+		outs = append(outs, o)
+	}
+	var ok []scriptOutcome
+	var notes []string
+	for _, o := range outs {
+		switch {
+		case o.err != nil:
+			return nil, "", nil, limitStatus(p, o.err)
+		case o.script == "":
+			notes = append(notes, fmt.Sprintf("%s (runner %s) starts no benchmark script: %s", o.launcher.rel, o.launcher.runners[0], endReason(o.run)))
+		default:
+			ok = append(ok, o)
+		}
+	}
+	if len(ok) == 0 {
+		return nil, "", nil, &PointError{Status: StatusUnsupported, Note: strings.Join(notes, "; "), Pos: p.RefPos}
+	}
+	scripts := map[string][]string{}
+	for _, o := range ok {
+		scripts[ws.relTo(ws.Root, o.script)] = append(scripts[ws.relTo(ws.Root, o.script)], o.launcher.rel)
+	}
+	if len(scripts) > 1 {
+		var parts []string
+		for s, ls := range scripts {
+			parts = append(parts, strings.Join(ls, ", ")+" run "+s)
+		}
+		sort.Strings(parts)
+		return nil, "", nil, &PointError{Status: StatusAmbiguous, Note: "the launchers of runner label " + p.Runner + " run different scripts: " + strings.Join(parts, "; "), Pos: p.RefPos}
+	}
+	o := ok[0]
+	if o.start.Missing {
+		return nil, "", nil, &PointError{Status: StatusMissing, Note: fmt.Sprintf("%s runs %s (%s), which is not in the checkout", o.launcher.rel, ws.relTo(ws.Root, o.script), o.start.At), Pos: p.RefPos}
+	}
+	var launcherStart, scriptStart *ScriptStart
+	for i := range o.run.Scripts {
+		s := &o.run.Scripts[i]
+		if launcherStart == nil && ws.relTo(ws.Root, s.File) == o.launcher.rel {
+			launcherStart = s
+		}
+		if scriptStart == nil && s.File == o.script {
+			scriptStart = s
+		}
+	}
+	procs, err := ws.scriptRunProcesses(p, o.run, o.script, launcherStart, scriptStart)
+	if err != nil && scriptStart != nil {
+		var pe *PointError
+		if errors.As(err, &pe) && o.run.Stop == nil && (scriptStart.ExitAt.Line > 0 || scriptStart.Exit != 0) {
+			pe.Note = "no server launch: " + startEnd(scriptStart)
+		}
+	}
+	if err != nil {
+		return nil, "", nil, err
+	}
+	var users []string
+	for _, x := range ok {
+		users = append(users, x.launcher.rel)
+	}
+	notes = append([]string{fmt.Sprintf("script chosen by %s for runner label %s", strings.Join(users, ", "), p.Runner)}, notes...)
+	if p.Script != "" && filepath.Clean(p.Script) != filepath.Clean(o.script) {
+		notes = append(notes, fmt.Sprintf("the launchers run %s, not the cited %s", ws.relTo(ws.Root, o.script), ws.relTo(ws.Root, p.Script)))
+	}
+	return procs, ws.relTo(ws.Root, o.script), notes, nil
+}
+
+// limitStatus turns a run that hit the sandbox's step or time bound into
+// an unsupported point (a loop that waits on something the sandbox does not
+// model, such as a server coming up, never ends here), with the position
+// where it was stopped; other errors (bad input) are returned as they are.
+func limitStatus(p Point, err error) error {
+	if errors.Is(err, ErrScriptLimit) {
+		return &PointError{Status: StatusUnsupported, Note: "the run did not end within the sandbox's bounds: " + err.Error(), Pos: p.RefPos, Err: err}
+	}
+	return err
+}
+
+// endReason says why a run started no benchmark script or server.
+func endReason(run *ScriptRun) string {
+	switch {
+	case run.Stop != nil:
+		return run.Stop.String()
+	case run.ExitAt.Line > 0:
+		msg := fmt.Sprintf("%s: exit %d", run.ExitAt, run.Exit)
+		if run.ExitMsg != "" {
+			msg += " after " + strconv.Quote(run.ExitMsg)
+		}
+		return msg
+	case run.Exit != 0:
+		msg := fmt.Sprintf("exit status %d", run.Exit)
+		if run.ExitMsg != "" {
+			msg += " after " + strconv.Quote(run.ExitMsg)
+		}
+		return msg
+	}
+	return "it ran to its end"
+}
+
+// relTo gives p relative to dir (both made absolute), with forward
+// slashes; p itself when it is outside dir.
+func (ws *Workspace) relTo(dir, p string) string {
+	ad, err1 := filepath.Abs(dir)
+	ap, err2 := filepath.Abs(p)
+	if err1 == nil && err2 == nil {
+		if r, err := filepath.Rel(ad, ap); err == nil && !strings.HasPrefix(r, "..") {
+			return filepath.ToSlash(r)
+		}
+	}
+	return p
+}
+
+// startEnd says how a started script ended.
+func startEnd(s *ScriptStart) string {
+	msg := ""
+	if s.ExitAt.Line > 0 {
+		msg = fmt.Sprintf("%s: exit %d", s.ExitAt, s.Exit)
+	} else {
+		msg = fmt.Sprintf("the script ended with status %d", s.Exit)
+	}
+	if s.ExitMsg != "" {
+		msg += " after " + strconv.Quote(s.ExitMsg)
+	}
+	return msg
+}
+
+// runLauncher runs the workflow's launch step for one launcher.
+func (ws *Workspace) runLauncher(p Point, l launcherRef, facts shellutil.Facts, opt Options) (*ScriptRun, error) {
+	h, err := ws.harness(p, l.runners[0])
+	if err != nil {
+		return nil, err
+	}
+	if h == nil {
+		// No workflow: start the launcher directly with the point's env.
+		h = &Harness{Run: "bash ./" + l.rel + "\n", RunPos: Pos{File: l.rel}}
+		for _, kv := range ScriptEnv(p, nil) {
+			k, v, _ := strings.Cut(kv, "=")
+			h.Env = append(h.Env, EnvVar{Name: k, Value: v})
+		}
+	}
+	env := ws.runnerEnv(l.runners[0])
+	for _, e := range h.Env {
+		env = append(env, e.Name+"="+e.Value)
+	}
+	env = append(env, opt.ScriptEnv...)
+	root, _ := filepath.Abs(ws.Root)
+	so := ScriptOptions{
+		Env: env, ReadRoots: []string{root}, Timeout: opt.ScriptTimeout, Steps: opt.ScriptSteps,
+		Facts: facts, Dir: root, Name: fmt.Sprintf("%s (launch step)", h.Workflow), Cache: &ws.sn.scripts,
+	}
+	return runScript(so.Name, []byte(h.Run), so)
+}
+
+// scriptRunProcesses turns a run's server launches into processes and
+// attributes their env: variables the workflow already exported when the
+// launcher started are harness input and left out; variables set by the
+// time the benchmark script started come from the launcher; the rest from
+// the script (or the library it sources) at the launch command.
+func (ws *Workspace) scriptRunProcesses(p Point, run *ScriptRun, script string, launcherStart, scriptStart *ScriptStart) ([]launch.Process, error) {
+	procs, err := ScriptProcesses(run, ws.relTo(ws.Root, script))
+	if err != nil {
+		if run.Stop != nil || run.ExitAt.Line > 0 || run.Exit != 0 {
+			return nil, &PointError{Status: StatusUnsupported, Note: "no server launch: " + endReason(run), Pos: p.RefPos}
+		}
+		return nil, &PointError{Status: StatusUnsupported, Note: err.Error(), Pos: p.RefPos}
+	}
+	wf := map[string]string{}
+	if launcherStart != nil {
+		for _, kv := range launcherStart.Env {
+			k, v, _ := strings.Cut(kv, "=")
+			wf[k] = v
+		}
+	}
+	fromLauncher := map[string]string{}
+	if scriptStart != nil {
+		for _, kv := range scriptStart.Env {
+			k, v, _ := strings.Cut(kv, "=")
+			fromLauncher[k] = v
+		}
+	}
+	launcherRel := ""
+	if launcherStart != nil {
+		launcherRel = ws.relTo(ws.Root, launcherStart.File)
+	}
+	for i := range procs {
+		var env []launch.EnvVar
+		for _, e := range procs[i].Env {
+			if v, ok := wf[e.Name]; ok && v == e.Value {
+				continue
+			}
+			if v, ok := fromLauncher[e.Name]; ok && v == e.Value && launcherRel != "" {
+				e.Origin = launch.Origin{Kind: launch.OriginLauncher, Path: launcherRel}
+			}
+			env = append(env, e)
+		}
+		procs[i].Env = env
+	}
+	if run.Stop != nil {
+		// The launch was recorded before the run stopped.
+		for i := range procs {
+			procs[i].Origin.Detail = "run stopped after the launch at " + run.Stop.String()
+		}
+	}
+	return procs, nil
+}
+
+// PointError is a point that cannot be rendered, with its status (missing,
+// unsupported, ambiguous, out of scope, upstream-only) and the reason, at
+// the position of its master-config row or recipe reference. errors.Is(err,
+// ErrNotRenderable) holds.
+type PointError struct {
+	Status Status
+	Note   string
+	Pos    Pos
+	// Err is the underlying error, if any (e.g. ErrScriptLimit).
+	Err error
+}
+
+// Unwrap returns the underlying error.
+func (e *PointError) Unwrap() error { return e.Err }
+
+func (e *PointError) Error() string {
+	where := ""
+	if e.Pos.File != "" {
+		where = e.Pos.String() + ": "
+	}
+	return fmt.Sprintf("%s%s: %s", where, e.Status, e.Note)
+}
+
+// Is makes errors.Is(err, ErrNotRenderable) hold.
+func (e *PointError) Is(target error) bool { return target == ErrNotRenderable }

@@ -1,0 +1,191 @@
+package infx
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
+)
+
+// openLaunch opens testdata/launch: a checkout with the workflow, runner
+// launchers, runners.yaml and scripts in InferenceX's shapes.
+func openLaunch(t testing.TB) *Workspace {
+	t.Helper()
+	ws, err := Open("testdata/launch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+func renderErr(t *testing.T, ws *Workspace, key string, row, conc int) *PointError {
+	t.Helper()
+	_, err := ws.Render(pointAt(t, ws, key, row, conc), Options{})
+	var pe *PointError
+	if !errors.As(err, &pe) {
+		t.Fatalf("%s: err = %v, want a PointError", key, err)
+	}
+	if !errors.Is(err, ErrNotRenderable) {
+		t.Errorf("%s: errors.Is(err, ErrNotRenderable) = false", key)
+	}
+	return pe
+}
+
+func envOf(p launch.Process) map[string]launch.EnvVar {
+	out := map[string]launch.EnvVar{}
+	for _, e := range p.Env {
+		out[e.Name] = e
+	}
+	return out
+}
+
+// TestLaunchersAgree: both b200 launchers run m1_fp8_b200.sh (no
+// framework-tagged script exists); the workflow's env is the starting
+// point and stays out of the process env; what the launcher exports comes
+// from the launcher, what the script exports from the script; hardware
+// probes answer from the runner's table.
+func TestLaunchersAgree(t *testing.T) {
+	ws := openLaunch(t)
+	p := pointAt(t, ws, "m1-fp8-b200-sglang", 0, 16)
+	if strings.Join(p.Launchers, ",") != "runners/launch_b200-cw.sh,runners/launch_b200-dgxc.sh" {
+		t.Fatalf("launchers = %q", p.Launchers)
+	}
+	d := renderOne(t, ws, p, Options{})
+	if d.Source.File != "benchmarks/single_node/fixed_seq_len/m1_fp8_b200.sh" {
+		t.Errorf("script = %q", d.Source.File)
+	}
+	if len(d.Notes) == 0 || !strings.Contains(d.Notes[0], "runners/launch_b200-cw.sh, runners/launch_b200-dgxc.sh") {
+		t.Errorf("notes = %q", d.Notes)
+	}
+	pr := d.Processes[0]
+	// b200-cw runs first (sorted): MODEL is the HF id, ISL+OSL+20 = 9236.
+	eqStrings(t, "args", argsText(pr.Args), []string{
+		"--model-path org/M1-FP8", "--tp 8", "--port 8888", "--context-length 9236", "--max-running-requests 32",
+	})
+	env := envOf(pr)
+	for _, harness := range []string{"PYTHONDONTWRITEBYTECODE", "RESULT_DIR", "HF_TOKEN", "GPU_COUNT", "RESULT_FILENAME"} {
+		if _, ok := env[harness]; ok {
+			t.Errorf("workflow env %s in the process env", harness)
+		}
+	}
+	if e := env["PORT"]; e.Value != "8888" || e.Origin.Kind != launch.OriginLauncher || e.Origin.Path != "runners/launch_b200-cw.sh" {
+		t.Errorf("PORT = %+v, want 8888 from the launcher", e)
+	}
+	// Script-set variables carry the launch command's position.
+	if e := env["SGLANG_ENABLE_JIT_DEEPGEMM"]; e.Value != "0" || e.Origin.Kind != launch.OriginScript || e.Origin.Path != "benchmarks/single_node/fixed_seq_len/m1_fp8_b200.sh:7" {
+		t.Errorf("SGLANG_ENABLE_JIT_DEEPGEMM = %+v", e)
+	}
+	if e := env["GPU_METRICS_CSV"]; e.Value != "gpu_metrics.csv" || e.Origin.Kind != launch.OriginScript {
+		t.Errorf("GPU_METRICS_CSV = %+v (exported by the library)", e)
+	}
+}
+
+// TestLaunchersDisagree: b200-cw prefers the framework-tagged
+// m2_fp8_b200_sglang.sh, b200-dgxc runs m2_fp8_b200.sh: ambiguous, both
+// named.
+func TestLaunchersDisagree(t *testing.T) {
+	ws := openLaunch(t)
+	pe := renderErr(t, ws, "m2-fp8-b200-sglang", 0, 16)
+	if pe.Status != StatusAmbiguous {
+		t.Fatalf("status = %s (%s), want ambiguous", pe.Status, pe.Note)
+	}
+	for _, want := range []string{"runners/launch_b200-cw.sh run benchmarks/single_node/fixed_seq_len/m2_fp8_b200_sglang.sh", "runners/launch_b200-dgxc.sh run benchmarks/single_node/fixed_seq_len/m2_fp8_b200.sh"} {
+		if !strings.Contains(pe.Note, want) {
+			t.Errorf("note %q lacks %q", pe.Note, want)
+		}
+	}
+}
+
+// TestLauncherRefuses: b200-dgxc exits for a model it does not stage; the
+// point runs on b200-cw and the note says why the other launcher is out.
+func TestLauncherRefuses(t *testing.T) {
+	ws := openLaunch(t)
+	d := renderOne(t, ws, pointAt(t, ws, "m3-fp8-b200-vllm", 0, 8), Options{})
+	if d.Source.File != "benchmarks/single_node/fixed_seq_len/m3_fp8_b200_vllm.sh" || d.Processes[0].Program != "vllm serve" {
+		t.Fatalf("source %q program %q", d.Source.File, d.Processes[0].Program)
+	}
+	joined := strings.Join(d.Notes, "\n")
+	if !strings.Contains(joined, "runners/launch_b200-dgxc.sh (runner b200-dgxc_00) starts no benchmark script: ./runners/launch_b200-dgxc.sh:10:5: exit 1 after \"Unsupported model prefix/precision: m3/fp8\"") {
+		t.Errorf("notes = %q", d.Notes)
+	}
+}
+
+// TestAgenticHarnessEnv: KV_OFFLOAD_BACKEND comes from the row's
+// kv-offload-backend, TOTAL_CPU_DRAM_GB as agentic_dram_offload_gb
+// computes it, and awk decides the HiCache cap.
+func TestAgenticHarnessEnv(t *testing.T) {
+	ws := openLaunch(t)
+	p := pointAt(t, ws, "m1-fp8-h200-sglang-agentic-mtp", 0, 32)
+	// min(3,095,781, cap 2,861,022) MiB × 2^20 B × 0.90 × 8/8 GPUs / 10^9
+	// = 2699.99… → 2699 GB.
+	if p.TotalCPUDRAMGB != 2699 || p.KVOffloadBackend != "hicache" {
+		t.Fatalf("TotalCPUDRAMGB = %d, backend %q; want 2699, hicache", p.TotalCPUDRAMGB, p.KVOffloadBackend)
+	}
+	d := renderOne(t, ws, p, Options{})
+	// 2699/8 = 337 > cap 200: the awk BEGIN test takes the cap.
+	eqStrings(t, "args", argsText(d.Processes[0].Args), []string{
+		"--model-path org/M1-FP8", "--tp 8", "--enable-hierarchical-cache", "--hicache-size 200",
+	})
+	// Row 1: kv-offloading none → no backend, no DRAM budget, no HiCache.
+	p = pointAt(t, ws, "m1-fp8-h200-sglang-agentic-mtp", 1, 4)
+	if p.TotalCPUDRAMGB != 0 {
+		t.Errorf("kv-offloading none: TotalCPUDRAMGB = %d, want 0", p.TotalCPUDRAMGB)
+	}
+	d = renderOne(t, ws, p, Options{})
+	eqStrings(t, "args", argsText(d.Processes[0].Args), []string{"--model-path org/M1-FP8", "--tp 4"})
+}
+
+// TestScriptStatuses: an unknown command in a condition, a missing script
+// and an exit before any launch are statuses with file:line, not errors.
+func TestScriptStatuses(t *testing.T) {
+	ws := openLaunch(t)
+	pe := renderErr(t, ws, "m4-fp8-h200-sglang", 0, 4)
+	if pe.Status != StatusUnsupported || !strings.Contains(pe.Note, "benchmarks/single_node/fixed_seq_len/m4_fp8_h200.sh:3:4: gpu-health-probe --strict in a condition") {
+		t.Errorf("unknown command: %s %q", pe.Status, pe.Note)
+	}
+	pe = renderErr(t, ws, "m5-fp8-h200-sglang", 0, 4)
+	if pe.Status != StatusMissing || !strings.Contains(pe.Note, "runners/launch_h200-nb.sh runs benchmarks/single_node/fixed_seq_len/m5_fp8_h200.sh") {
+		t.Errorf("missing script: %s %q", pe.Status, pe.Note)
+	}
+	pe = renderErr(t, ws, "m6-fp8-h200-sglang", 0, 4)
+	if pe.Status != StatusUnsupported || !strings.Contains(pe.Note, `benchmarks/single_node/fixed_seq_len/m6_fp8_h200.sh:4:5: exit 1 after "Error: this script supports TP <= 4, got 8"`) {
+		t.Errorf("exit: %s %q", pe.Status, pe.Note)
+	}
+	s, err := ws.RenderAll(nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Errors != 0 || s.Rendered != 4 || s.Ambiguous != 1 || s.Missing != 1 || s.Unsupported != 2 {
+		t.Errorf("summary: rendered %d ambiguous %d missing %d unsupported %d errors %d %q",
+			s.Rendered, s.Ambiguous, s.Missing, s.Unsupported, s.Errors, s.Failures)
+	}
+}
+
+// TestGHExpr: the workflow expressions benchmark-tmpl.yml uses.
+func TestGHExpr(t *testing.T) {
+	ctx := ghContext{
+		"inputs": map[string]any{"scenario-type": "agentic-coding", "dp-attn": false, "kv-offload-backend": "", "tp": "8"},
+		"matrix": map[string]any{"config": map[string]any{"kv-offload-backend": map[string]any{"name": "hicache"}, "router": nil}},
+		"runner": map[string]any{"name": "b200-dgxc_00"},
+	}
+	for in, want := range map[string]string{
+		"${{ inputs.scenario-type == 'agentic-coding' && 'agentic/' || 'fixed_seq_len/' }}": "agentic/",
+		"${{ inputs.dp-attn && '/DPA' || '' }}":                                             "",
+		"x${{ inputs.kv-offload-backend != '' && inputs.kv-offload-backend || 'none' }}":    "xnone",
+		"${{ matrix.config['kv-offload-backend'].name }}":                                   "hicache",
+		"${{ matrix.config.router && toJson(matrix.config.router) || '' }}":                 "",
+		"TP${{ inputs.tp }}-${{ runner.name }}":                                             "TP8-b200-dgxc_00",
+		"${{ format('{0}-{1}', inputs.tp, 'x') }}":                                          "8-x",
+		"${{ secrets.HF_TOKEN }}":                                                           "",
+		"${{ inputs.SCENARIO-TYPE == 'AGENTIC-CODING' }}":                                   "true",
+	} {
+		got, err := evalGHTemplate(in, ctx)
+		if err != nil || got != want {
+			t.Errorf("%s = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := evalGHTemplate("${{ inputs.tp == }}", ctx); err == nil {
+		t.Error("malformed expression accepted")
+	}
+}
