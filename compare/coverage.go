@@ -204,6 +204,13 @@ func Coverage(opt CoverageOptions) (*Report, error) {
 	// cookbook part: a tree without master configs still renders, with the
 	// recipe's own model; required for the vLLM part).
 	ws, wsErr := infx.Open(opt.InfxDir)
+	if ws != nil {
+		for _, w := range ws.Warnings() {
+			if ok, _ := path.Match(opt.ConfigKey, w.Key); opt.ConfigKey == "" || !ok {
+				rep.Warnings = append(rep.Warnings, w.String())
+			}
+		}
+	}
 	if opt.CookbookDir != "" {
 		if err := cookbookCoverage(rep, opt, ws, ixRepo, ex, rules); err != nil {
 			return nil, err

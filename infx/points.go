@@ -99,6 +99,12 @@ type Point struct {
 	// mooncake, …) and KVOffloadBackendVersion its version, if any.
 	KVOffloadBackend        string `json:"kvOffloadBackend,omitempty"`
 	KVOffloadBackendVersion string `json:"kvOffloadBackendVersion,omitempty"`
+	// Offloading is the legacy agentic `offloading` value (before
+	// 2026-07-02: none, cpu, ssd, …) and Duration the agentic run length in
+	// seconds the matrix gives (legacy `duration`, else 3600); both reach
+	// the script as the workflow passes them.
+	Offloading string `json:"offloading,omitempty"`
+	Duration   int    `json:"duration,omitempty"`
 	// Launchers are the runner launchers (runners/launch_*.sh, repository
 	// relative) the row's runner label can run, sorted; empty when the
 	// checkout has none for the label (the script is then located by the
@@ -199,6 +205,17 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 		p.KVOffloadBackend, p.KVOffloadBackendVersion = r.KVOffloadBackend.Name, r.KVOffloadBackend.Version
 	}
 	p.TotalCPUDRAMGB = ws.agenticDRAMGB(e, r)
+	p.Offloading = r.Offloading
+	if r.Scenario == "agentic-coding" {
+		// generate_sweep_configs.py: DEFAULT_AGENTIC_DURATION_SECONDS
+		// (3600); the legacy per-group `duration` (default 1800) before.
+		p.Duration = 3600
+		if r.Duration > 0 {
+			p.Duration = r.Duration
+		} else if r.Offloading != "" {
+			p.Duration = 1800
+		}
+	}
 	for _, wb := range []*WorkerBlock{r.Prefill, r.Decode, r.Worker} {
 		if wb != nil {
 			p.Settings = append(p.Settings, wb.AdditionalSettings...)

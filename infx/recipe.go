@@ -52,6 +52,9 @@ func (ws *Workspace) renderRecipe(p Point, opt Options, cache recipeCache) ([]la
 		version = DefaultSrtSlurmVersion
 	}
 	r, err := rec.Render(sel, srtslurm.Options{Version: version, Model: p.Model, Image: p.Image})
+	if errors.Is(err, srtslurm.ErrNotRendered) {
+		return nil, "", &PointError{Status: StatusUnsupported, Note: err.Error(), Pos: p.RefPos, Err: err}
+	}
 	if err != nil {
 		// Errors without a recipe position (unknown selector, unknown
 		// version) are placed at the master's reference to the recipe.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -208,6 +209,59 @@ func bodyCtx(ctx byte) byte {
 	return ctxPlain
 }
 
+// assocDeclRE finds the start of an associative array literal:
+// `declare -A NAME=(` (also local/typeset, other flags with A).
+var assocDeclRE = regexp.MustCompile(`^\s*(?:declare|local|typeset)\s+-[a-zA-Z]*A[a-zA-Z]*\s+[A-Za-z_][A-Za-z0-9_]*=\(`)
+
+// assocNameRE finds the names declared associative.
+var assocNameRE = regexp.MustCompile(`(?m)^\s*(?:declare|local|typeset)\s+-[a-zA-Z]*A[a-zA-Z]*\s+([A-Za-z_][A-Za-z0-9_]*)`)
+
+// assocKeyRE is a bare subscript at the start of a literal's line.
+var assocKeyRE = regexp.MustCompile(`^(\s*)\[([^\]"'$\x60]+)\]=`)
+
+// quoteAssocKeys quotes the bare keys of associative array literals
+// (`declare -A M=( [1024:4:false]=4 )`): bash reads them as strings, the
+// parser (which cannot know the array is associative) as arithmetic, where
+// `a:b` is a syntax error. Only such literal lines change, and only by the
+// two quotes, so every line keeps its number.
+func quoteAssocKeys(src []byte) []byte {
+	if !bytes.Contains(src, []byte("-A")) {
+		return src
+	}
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	in := false
+	var names []string
+	for _, m := range assocNameRE.FindAllSubmatch(src, -1) {
+		names = append(names, regexp.QuoteMeta(string(m[1])))
+	}
+	var useRE *regexp.Regexp
+	if len(names) > 0 {
+		// ${NAME[key…]…} and NAME[key]= with a bare key: quote it.
+		useRE = regexp.MustCompile(`(\$\{!?(?:` + strings.Join(names, "|") + `)\[|(?:^|[\s;])(?:` + strings.Join(names, "|") + `)\[)([^\]"'\x60@*][^\]"'\x60]*)\]`)
+	}
+	for i, l := range lines {
+		if useRE != nil && !in {
+			lines[i] = useRE.ReplaceAll(l, []byte(`${1}"${2}"]`))
+			l = lines[i]
+		}
+		if !in {
+			if loc := assocDeclRE.FindIndex(l); loc != nil {
+				rest := l[loc[1]:]
+				if !bytes.Contains(rest, []byte(")")) {
+					in = true
+				}
+			}
+			continue
+		}
+		if t := bytes.TrimSpace(l); bytes.HasPrefix(t, []byte(")")) {
+			in = false
+			continue
+		}
+		lines[i] = assocKeyRE.ReplaceAll(l, []byte(`${1}["${2}"]=`))
+	}
+	return bytes.Join(lines, nil)
+}
+
 // ScriptCache keeps the prepared form of scripts (parsed, marked, guarded;
 // and the printed text of sourced files) across runs, so a checkout's
 // library and launchers are parsed once. The prepared trees are only read
@@ -263,7 +317,7 @@ func prepareFile(name string, src []byte) *preparedFile {
 		col := i - bytes.LastIndexByte(src[:i], '\n')
 		return &preparedFile{err: &PosError{File: name, Line: line, Col: col, Err: errors.New("carriage return (CRLF line endings): bash would read it as part of the line ($'\\r': command not found); convert the script to LF line endings")}}
 	}
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(src), name)
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(quoteAssocKeys(src)), name)
 	if err != nil {
 		var pe syntax.ParseError
 		if errors.As(err, &pe) {
@@ -369,7 +423,10 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 	if opt.Dir != "" {
 		dir = opt.Dir
 	}
-	env := []string{"HOME=" + tmp, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + tmp, "PWD=" + dir}
+	// HOME is a logical path (what scripts derive from it must not
+	// depend on this machine); TMPDIR stays the real temporary
+	// directory the interpreter needs for process substitution.
+	env := []string{"HOME=/home/runner", "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + tmp, "PWD=" + dir}
 	env = append(env, opt.Env...)
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok {

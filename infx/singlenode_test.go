@@ -189,3 +189,22 @@ func TestGHExpr(t *testing.T) {
 		t.Error("malformed expression accepted")
 	}
 }
+
+// TestScriptAssociativeKeys: keys of associative arrays are strings, even
+// when they hold ':' (bash's reading, not arithmetic), in literals,
+// lookups and assignments; line numbers are kept.
+func TestScriptAssociativeKeys(t *testing.T) {
+	src := "declare -A M=(\n  [8192:8:1:false:1]=5\n  [a b]=x\n)\nK=8192; T=8\nN=\"${M[${K}:${T}:1:false:1]:-3}\"\nO=\"${M[1:2]:-3}\"\nM[x:y]=7\npython3 -m sglang.launch_server --n \"$N\" --o \"$O\" --m \"${M[x:y]}\" --ab \"${M[a b]}\"\n"
+	run, err := runScript("assoc.sh", []byte(src), ScriptOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs, err := ScriptProcesses(run, "assoc.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eqStrings(t, "args", argsText(procs[0].Args), []string{"--n 5", "--o 3", "--m 7", "--ab x"})
+	if procs[0].Origin.Path != "assoc.sh:9" {
+		t.Errorf("origin %s, want assoc.sh:9", procs[0].Origin.Path)
+	}
+}

@@ -165,7 +165,10 @@ func (ws *Workspace) matrixEntry(p Point) map[string]any {
 		}
 		m["kv-offloading"] = kv
 		m["total-cpu-dram-gb"] = float64(p.TotalCPUDRAMGB)
-		m["duration"] = float64(3600)
+		m["duration"] = float64(p.Duration)
+		if p.Offloading != "" {
+			m["offloading"] = p.Offloading
+		}
 		m["scenario-type"] = "agentic-coding"
 		suffix := "kvnone"
 		if kv != "none" {

@@ -180,6 +180,9 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 	if _, err := cmd.OutOrStdout().Write(out); err != nil {
 		return err
 	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(cmd.ErrOrStderr(), "cookbook-sync: warning: %s\n", w)
+	}
 	switch {
 	case rep.Errors:
 		return &exitError{code: exitUsage, err: errors.New("some cited recipes could not be rendered, or vLLM recipes could not be read (\"error\" above)")}

@@ -83,7 +83,7 @@ unknown config key, row, concurrency or selector, an empty or unknown
 any point that failed to render.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRender(cmd.OutOrStdout(), o, cmd.Flags().Changed)
+			return runRender(cmd.OutOrStdout(), cmd.ErrOrStderr(), o, cmd.Flags().Changed)
 		},
 	}
 	fl := c.Flags()
@@ -100,7 +100,7 @@ any point that failed to render.`,
 	return c
 }
 
-func runRender(w io.Writer, o renderOptions, changed func(string) bool) error {
+func runRender(w, ew io.Writer, o renderOptions, changed func(string) bool) error {
 	if o.format != "text" && o.format != "json" {
 		return usageErr("--format %q: want text or json", o.format)
 	}
@@ -142,6 +142,13 @@ func runRender(w io.Writer, o renderOptions, changed func(string) bool) error {
 			return &exitError{code: exitUsage, err: err}
 		}
 		ws.SrtSlurmDir = o.srtSlurmDir
+		// Problems in keys not asked about are warnings (a key asked
+		// about reports its own problem as an error).
+		for _, wn := range ws.Warnings() {
+			if o.key == "" || wn.Key != o.key {
+				fmt.Fprintf(ew, "cookbook-sync: warning: %s\n", wn)
+			}
+		}
 	}
 	switch {
 	case o.list:

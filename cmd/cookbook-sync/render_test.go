@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -423,5 +424,35 @@ func TestRenderExitStatus(t *testing.T) {
 	_, out, _ := runCLI("render", "--help")
 	if !strings.Contains(out, "Exit status: 0 the points") || !strings.Contains(out, "1 none\nof the selected points") {
 		t.Errorf("help lacks the exit status:\n%s", out)
+	}
+}
+
+// TestRenderWarnsOtherKeys: a master config with one broken key (an
+// unknown kv-offload-backend) still renders the other keys; the broken key
+// is a warning with file:line:col on stderr, and asking for it is an error
+// at its position (exit 2).
+func TestRenderWarnsOtherKeys(t *testing.T) {
+	dir := t.TempDir()
+	broken, err := os.ReadFile("../../infx/testdata/invalid/kv-offload-backend.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := "ok-fp8-h200-sglang:\n  image: lmsysorg/sglang:v0.5.12\n  model: org/M\n  model-prefix: ok\n  runner: h200\n  precision: fp8\n  framework: sglang\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n      search-space:\n      - { tp: 8, conc-list: [4] }\n"
+	if err := os.MkdirAll(filepath.Join(dir, "configs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "configs", "nvidia-master.yaml"), append([]byte(good), broken...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI("render", "--infx", dir, "--list")
+	if code != exitOK || !strings.Contains(out, "ok-fp8-h200-sglang") || strings.Contains(out, "\nk ") {
+		t.Errorf("--list: exit %d\n%s", code, out)
+	}
+	if !strings.Contains(errs, "cookbook-sync: warning: "+filepath.Join(dir, "configs", "nvidia-master.yaml")+":") || !strings.Contains(errs, "floppy") {
+		t.Errorf("no positioned warning for the broken key: %q", errs)
+	}
+	code, _, errs = runCLI("render", "--infx", dir, "--config-key", "k")
+	if code != exitUsage || !strings.Contains(errs, "floppy") || strings.Contains(errs, "warning:") {
+		t.Errorf("--config-key k: exit %d, stderr %q", code, errs)
 	}
 }

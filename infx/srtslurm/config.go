@@ -1,6 +1,7 @@
 package srtslurm
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -50,8 +51,12 @@ type config struct {
 	connectorOK bool
 	dpLaunch    string
 	setCVD      bool
-	publishEv   bool
-	numaBind    bool
+	// pdColocation is where backend.allow_prefill_decode_colocation: true
+	// is set (srtctl backends/vllm.py packs prefill and decode workers on
+	// shared nodes, which this package does not do), nil when unset.
+	pdColocation *src
+	publishEv    bool
+	numaBind     bool
 
 	frontType      string // dynamo | sglang | vllm | trtllm_serve | sglang-direct (v2 "sglang")
 	multiFront     bool
@@ -200,6 +205,11 @@ func (g getter) envMap(m *omap, key string) (*omap, error) {
 
 // buildConfig types the effective recipe m. Schema 2 recipes are first
 // normalised to the schema-1 fields (spec §10a).
+// ErrNotRendered marks an srtctl feature the recipe uses that this package
+// does not render (errors.Is on the returned *Error): the point is
+// unsupported, not bad input.
+var ErrNotRendered = errors.New("srtctl feature not rendered")
+
 func buildConfig(file string, m *omap) (*config, error) {
 	g := getter{file}
 	c := &config{file: file, schema: 1,
@@ -378,6 +388,11 @@ func buildConfig(file string, m *omap) (*config, error) {
 	}
 	if c.setCVD, err = g.boolean(be, "set_cuda_visible_devices", false); err != nil {
 		return nil, err
+	}
+	if e, ok := be.get("allow_prefill_decode_colocation"); ok {
+		if b, isBool := e.Val.(bool); isBool && b {
+			c.pdColocation = &e.Src
+		}
 	}
 	if obs, _, err := g.mapAt(m, "observability"); err != nil {
 		return nil, err

@@ -340,6 +340,12 @@ func (rd *renderer) run() (*Rendering, error) {
 		rd.served = path.Base(hostModel)
 	}
 	if err := rd.allocate(colocate); err != nil {
+		if s := rd.c.pdColocation; s != nil {
+			// The placement srtctl would make packs prefill and decode
+			// together; without it the workers do not fit.
+			return nil, &Error{File: rd.file, Line: s.Line, Col: s.Col, Path: s.Path,
+				Msg: "vLLM prefill/decode colocation (srtctl backends/vllm.py allow_prefill_decode_colocation) is not rendered: " + err.Error(), Err: ErrNotRendered}
+		}
 		return nil, err
 	}
 	if err := rd.layoutProcs(); err != nil {

@@ -354,3 +354,35 @@ func TestGPUsPerWorkerWholeNodes(t *testing.T) {
 		t.Errorf("decode = %+v", dec)
 	}
 }
+
+// TestColocationNotRendered: a vLLM recipe whose workers fit only with
+// srtctl's prefill/decode colocation (backend.allow_prefill_decode_colocation)
+// is refused with ErrNotRendered at the flag's position, not as bad input;
+// the same recipe without the flag is a placement error.
+func TestColocationNotRendered(t *testing.T) {
+	src := `name: x
+model: {path: org/m, container: img, precision: fp4}
+resources: {gpu_type: b300, gpus_per_node: 8, prefill_nodes: 1, decode_nodes: 1, prefill_workers: 2, decode_workers: 3, gpus_per_prefill: 2, gpus_per_decode: 4}
+frontend: {type: dynamo}
+backend:
+  type: vllm
+  allow_prefill_decode_colocation: true
+  vllm_config: {prefill: {}, decode: {}}
+`
+	rec, err := Parse("colo.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = rec.Render("", Options{Version: "v1.0.68", Model: "org/m", Image: "img"})
+	var ie *Error
+	if !errors.Is(err, ErrNotRendered) || !errors.As(err, &ie) || ie.Line != 7 || !strings.Contains(err.Error(), "decode worker 2 does not fit") {
+		t.Fatalf("err = %v, want ErrNotRendered at colo.yaml:7", err)
+	}
+	rec, err = Parse("plain.yaml", []byte(strings.Replace(src, "  allow_prefill_decode_colocation: true\n", "", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err = rec.Render("", Options{Version: "v1.0.68", Model: "org/m", Image: "img"}); err == nil || errors.Is(err, ErrNotRendered) {
+		t.Fatalf("without the flag: err = %v, want a placement error", err)
+	}
+}
