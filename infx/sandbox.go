@@ -709,6 +709,11 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 		return relaxSet(args), nil
 	case "exit":
 		sb.exitAt = at
+	case "kill":
+		// Processes the script started are running in the sandbox's model
+		// (nothing dies: `kill -0 $PID` succeeds) and no signal reaches
+		// anything (kill never touches the host's processes).
+		return []string{":"}, nil
 	case "source", ".":
 		if len(args) > 1 && strings.HasSuffix(args[1], "benchmark_lib.sh") && !sb.hasLib {
 			// Read from where the script names it (inside the roots).
@@ -1209,6 +1214,18 @@ func (sb *sandbox) mktemp(hc interp.HandlerContext, args []string) error {
 	return nil
 }
 
+// runnerHostFiles are the device-state files the scripts read whose
+// content on a runner is documented, by runner SKU. Anything else under
+// /sys, /proc or /dev is unknown (errHostState).
+//   - b300: /sys/class/infiniband/mlx5_0/ports/1/state is ACTIVE on a
+//     healthy node: benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh
+//     (InferenceX 843c6254) picks the first ACTIVE rail starting at mlx5_0
+//     "so a healthy node is unchanged" (mlx5_0 is down only on b300-016 and
+//     b300-017). The kernel prints "<state number>: <state name>".
+var runnerHostFiles = map[string]map[string]string{
+	"b300": {"/sys/class/infiniband/mlx5_0/ports/1/state": "4: ACTIVE\n"},
+}
+
 // errHostState: a read of the runner's device or kernel state.
 var errHostState = errors.New("the runner's device and kernel state (/sys, /proc, /dev) is not in the runner table")
 
@@ -1234,6 +1251,9 @@ func (sb *sandbox) readFile(ctx context.Context, name string) ([]byte, error) {
 		return []byte(data), nil
 	}
 	p := sb.abs(ctx, name)
+	if v, ok := runnerHostFiles[sb.facts.SKU][p]; ok {
+		return []byte(v), nil
+	}
 	if hostState(p) {
 		// The runner's devices and kernel state (/sys, /proc, /dev): not
 		// in the runner table, so unknown rather than absent.
