@@ -28,8 +28,10 @@ const SchemaVersion = 1
 // vocabulary for both coverage modes (StatusUpstreamOnly, vLLM rows
 // "recipe not found" / "script not found"), fail-closed "not verified"
 // points and rows ("allowUnverified", "unverifiedGap", "counts.unverified"),
-// result "sides", and the key verdict precedence of vLLM-family keys.
-const SchemaRevision = 4
+// result "sides", and the key verdict precedence of vLLM-family keys; 5
+// "warnings", "differences[].note" (possible commit drift) and the
+// single-node statuses unsupported / ambiguous point.
+const SchemaRevision = 5
 
 // PointStatus says what coverage could do with one cited point.
 type PointStatus string

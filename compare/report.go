@@ -26,10 +26,7 @@ type Report struct {
 	InferenceX  RepoInfo   `json:"inferencex"`
 	// Points holds one entry per cited point, in file, cell, point order.
 	Points []PointResult `json:"points"`
-	// Warnings are problems of master-config keys no compared point uses
-	// ("file:line:col: message"); a key that is used reports its problem on
-	// its points.
-	Warnings []string `json:"warnings,omitempty"`
+
 	// VLLMRecipes is the --vllm-recipes checkout (nil without it);
 	// VLLMRecipeErrors the recipe files that failed to decode (bad input,
 	// file:line:col); VLLM one entry per vLLM-family config key, in master
@@ -59,6 +56,10 @@ type Report struct {
 	UnverifiedGap bool `json:"unverifiedGap,omitempty"`
 	// Errors is true when any point has StatusError (bad input).
 	Errors bool `json:"errors"`
+	// Warnings are problems of master-config keys no compared point uses
+	// ("file:line:col: message"); a key that is used reports its problem on
+	// its points.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // PolicyInfo names the exclusion rules the report was judged against.
