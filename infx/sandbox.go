@@ -586,12 +586,13 @@ type sandbox struct {
 	closed            bool // the run is over: record nothing more
 	out               limitedBuffer
 	aw                *arithWatch
-	errLines          []string          // the last lines written to stderr
-	fnCtx             byte              // context of the current outermost function call
-	tmpCount          int               // mktemp names made
-	fsmu              sync.Mutex        // guards mounts and archives (taken without mu)
-	mounts            map[string]string // logical directory → real directory (sandbox.mount)
-	archives          map[string]string // tar archive (as named) → the directory it holds
+	errLines          []string            // the last lines written to stderr
+	fnCtx             byte                // context of the current outermost function call
+	tmpCount          int                 // mktemp names made
+	markers           map[string]callSite // decoded marker words (decodeMarker)
+	fsmu              sync.Mutex          // guards mounts and archives (taken without mu)
+	mounts            map[string]string   // logical directory → real directory (sandbox.mount)
+	archives          map[string]string   // tar archive (as named) → the directory it holds
 	lastVars          map[string]expand.Variable
 }
 
@@ -631,6 +632,18 @@ func (sb *sandbox) lastErrLine() string {
 
 // decodeMarker reads a marker word: file name, line, col, context.
 func (sb *sandbox) decodeMarker(w string) (Pos, byte) {
+	if m, ok := sb.markers[w]; ok {
+		return m.at, m.kind
+	}
+	at, kind := parseMarker(w)
+	if sb.markers == nil {
+		sb.markers = map[string]callSite{}
+	}
+	sb.markers[w] = callSite{at: at, kind: kind}
+	return at, kind
+}
+
+func parseMarker(w string) (Pos, byte) {
 	parts := strings.SplitN(strings.TrimPrefix(w, markerPrefix), ":", 4)
 	if len(parts) != 4 || len(parts[0]) != 1 {
 		return Pos{}, ctxPlain
