@@ -2,6 +2,8 @@ package infx
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -207,4 +209,59 @@ func TestScriptAssociativeKeys(t *testing.T) {
 	if procs[0].Origin.Path != "assoc.sh:9" {
 		t.Errorf("origin %s, want assoc.sh:9", procs[0].Origin.Path)
 	}
+}
+
+// BenchmarkRenderSingleNode renders every point of testdata/launch (the
+// workflow step, the runner launchers, the scripts and the library run in
+// the sandbox for each launcher of each point).
+func BenchmarkRenderSingleNode(b *testing.B) {
+	ws, err := Open("testdata/launch")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ws.RenderAll(nil, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestLaunchOlderLayout: the same checkout in the shape of commits before
+// 2026-07-02 (master configs and runners.yaml under .github/configs/,
+// runners.yaml a flat label → runner names mapping) renders the same
+// script with the same flags.
+func TestLaunchOlderLayout(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/launch")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".github", "configs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "configs", "nvidia-master.yaml"), filepath.Join(dir, ".github", "configs", "nvidia-master.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	flat := "b200:\n  - b200-cw_00\n  - b200-dgxc_00\nh200:\n  - h200-nb_0\ncluster:h200-dgxc:\n  - h200-nb_1\n"
+	if err := os.WriteFile(filepath.Join(dir, ".github", "configs", "runners.yaml"), []byte(flat), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "configs")); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pointAt(t, ws, "m1-fp8-b200-sglang", 0, 16)
+	if len(p.Launchers) != 2 {
+		t.Fatalf("launchers = %q", p.Launchers)
+	}
+	d := renderOne(t, ws, p, Options{})
+	if d.Source.File != "benchmarks/single_node/fixed_seq_len/m1_fp8_b200.sh" {
+		t.Errorf("script = %q", d.Source.File)
+	}
+	eqStrings(t, "args", argsText(d.Processes[0].Args), []string{
+		"--model-path org/M1-FP8", "--tp 8", "--port 8888", "--context-length 9236", "--max-running-requests 32",
+	})
 }
