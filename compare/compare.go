@@ -202,6 +202,44 @@ func engineOf(d *launch.Deployment, p *launch.Process) string {
 // either side, in the order agg, prefill, decode, frontend, etcd, nats,
 // nginx, mooncake-master, mooncake-store. Errors only when the embedded
 // exclusion or normalization data is invalid.
+// withInherited returns the recipe deployment with the harness env every
+// process inherits (Deployment.Inherited) added to each worker's env where
+// the worker does not set it, except the variables an excluding rule
+// classifies (harness, collection, synthetic acceptance, placement, each
+// with its consumer): those are the same plumbing for every point and stay
+// out of the comparison and the report. A production setting the workflow
+// gives every script is thus compared like one the script sets.
+func withInherited(rc *launch.Deployment, ex *exclusions.Set) *launch.Deployment {
+	if len(rc.Inherited) == 0 {
+		return rc
+	}
+	out := *rc
+	out.Processes = append([]launch.Process(nil), rc.Processes...)
+	for i := range out.Processes {
+		p := &out.Processes[i]
+		if p.Kind != launch.KindWorker {
+			continue
+		}
+		set := map[string]bool{}
+		for _, e := range p.Env {
+			set[e.Name] = true
+		}
+		env := append([]launch.EnvVar(nil), p.Env...)
+		for _, e := range rc.Inherited {
+			if set[e.Name] {
+				continue
+			}
+			if r, ok := ex.Match(exclusions.Setting{Kind: exclusions.KindEnv, Name: e.Name, Value: e.Value, Engine: engineOf(rc, p), Role: roleOf(p)}); ok &&
+				(r.Class.Excluded() || r.Class == exclusions.ClassPlacement) {
+				continue
+			}
+			env = append(env, e)
+		}
+		p.Env = env
+	}
+	return &out
+}
+
 func Compare(cb, rc *launch.Deployment, opt Options) ([]Result, error) {
 	ex := opt.Exclusions
 	if ex == nil {
@@ -235,6 +273,7 @@ func Compare(cb, rc *launch.Deployment, opt Options) ([]Result, error) {
 		}
 		return m
 	}
+	rc = withInherited(rc, ex)
 	cbRoles, rcRoles := group(cb), group(rc)
 	// The request entry point decides which services a deployment uses
 	// (etcd/NATS only behind Dynamo); the recipe's is what ran.

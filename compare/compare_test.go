@@ -2,6 +2,7 @@ package compare
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
@@ -297,5 +298,37 @@ func TestCompareSpeculativeConfigSynthetic(t *testing.T) {
 	if d.Verdict != Differs || len(d.Differences) != 1 || d.Differences[0].Setting != "--speculative-config" ||
 		*d.Differences[0].Recipe != `{"method":"mtp","num_speculative_tokens":4}` {
 		t.Errorf("num_speculative_tokens 3 vs 4: %s %+v", d.Verdict, d.Differences)
+	}
+}
+
+// TestCompareInheritedEnv: the env the harness gives every process
+// (Deployment.Inherited) is compared like the process's own where no rule
+// excludes it: a production setting the workflow sets (SGLANG_FOO_BAR)
+// differs, workflow plumbing (PYTHONDONTWRITEBYTECODE, RESULT_DIR) neither
+// differs nor crowds the report; a variable the process sets itself wins.
+func TestCompareInheritedEnv(t *testing.T) {
+	cb := cookbookAgg()
+	rc := cookbookAgg()
+	rc.Inherited = []launch.EnvVar{
+		{Name: "SGLANG_FOO_BAR", Value: "1", Origin: launch.Origin{Kind: launch.OriginWorkflow, Path: ".github/workflows/benchmark-tmpl.yml:54"}},
+		{Name: "PYTHONDONTWRITEBYTECODE", Value: "1", Origin: launch.Origin{Kind: launch.OriginWorkflow}},
+		{Name: "RESULT_DIR", Value: "/workspace/results", Origin: launch.Origin{Kind: launch.OriginWorkflow}},
+		{Name: "SGLANG_ENABLE_SPEC_V2", Value: "0", Origin: launch.Origin{Kind: launch.OriginWorkflow}},
+	}
+	a := run(t, cb, rc)["agg"]
+	if a.Verdict != Differs || len(a.Differences) != 1 || a.Differences[0].Setting != "env SGLANG_FOO_BAR" || deref(a.Differences[0].Recipe) != "1" {
+		t.Fatalf("agg: %s %+v", a.Verdict, a.Differences)
+	}
+	if len(a.Differences[0].Origins) == 0 || a.Differences[0].Origins[len(a.Differences[0].Origins)-1].Kind != launch.OriginWorkflow {
+		t.Errorf("origins %+v, want the workflow", a.Differences[0].Origins)
+	}
+	for _, x := range append(a.Excluded, a.Info...) {
+		if strings.Contains(x.Setting, "PYTHONDONTWRITEBYTECODE") || strings.Contains(x.Setting, "RESULT_DIR") {
+			t.Errorf("inherited plumbing listed: %+v", x)
+		}
+	}
+	// The frontend (not a worker) inherits nothing here.
+	if f := run(t, cb, rc)["frontend"]; f.Verdict != Covered {
+		t.Errorf("frontend: %s %+v", f.Verdict, f.Differences)
 	}
 }

@@ -56,13 +56,14 @@ func (ws *Workspace) render(p Point, opt Options, cache recipeCache) (launch.Dep
 		d.Source.File, d.Source.Recipe, d.Source.Selector = ws.rel(p.Recipe), p.RecipeRef, sel
 		d.Processes = procs
 	case KindScript:
-		procs, file, notes, err := ws.renderScript(p, opt)
+		procs, file, notes, inherited, err := ws.renderScript(p, opt)
 		if err != nil {
 			return launch.Deployment{}, err
 		}
 		d.Source.File = file
 		d.Processes = procs
 		d.Notes = notes
+		d.Inherited = inherited
 	default:
 		return launch.Deployment{}, fmt.Errorf("%w: %s", ErrNotRenderable, p.Note)
 	}

@@ -948,6 +948,11 @@ func (sb *sandbox) external(ctx context.Context, hc interp.HandlerContext, args 
 		return sb.ls(ctx, hc, args[1:])
 	case "mktemp":
 		return sb.mktemp(hc, args[1:])
+	case "realpath", "readlink":
+		if out, ok := sb.realpath(ctx, args); ok {
+			io.WriteString(hc.Stdout, out)
+			return nil
+		}
 	case "find":
 		if err, ok := sb.find(ctx, hc, args[1:]); ok {
 			return err
@@ -1164,6 +1169,51 @@ func (sb *sandbox) find(ctx context.Context, hc interp.HandlerContext, args []st
 		return interp.NewExitStatus(uint8(status)), true
 	}
 	return nil, true
+}
+
+// realpath answers `realpath [-e|-m|-s|-q] PATH…` and `readlink -f|-m
+// PATH…`: the absolute, cleaned path as the script names it. The sandbox's
+// world has no symbolic links (paths in the checkout are shown as the
+// script names them, never as the host resolves them), and a path outside
+// the sandbox is taken to exist as named (a runner's squash file, model
+// directory). ok=false for other forms (readlink without -f, -e on a path
+// the sandbox knows is absent).
+func (sb *sandbox) realpath(ctx context.Context, args []string) (string, bool) {
+	name := path.Base(args[0])
+	var ops []string
+	mustExist := false
+	canon := name == "realpath"
+	for _, a := range args[1:] {
+		switch {
+		case a == "-f" || a == "-m" || a == "--canonicalize" || a == "--canonicalize-missing":
+			canon = true
+		case a == "-e" || a == "--canonicalize-existing":
+			canon, mustExist = true, true
+		case a == "-s" || a == "-q" || a == "-z" || a == "--no-symlinks" || a == "--quiet":
+		case strings.HasPrefix(a, "-"):
+			return "", false
+		default:
+			ops = append(ops, a)
+		}
+	}
+	if !canon || len(ops) == 0 {
+		return "", false
+	}
+	var b strings.Builder
+	for _, o := range ops {
+		p := o
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(interp.HandlerCtx(ctx).Dir, p)
+		}
+		p = filepath.Clean(p)
+		if mustExist {
+			if _, err := sb.stat(ctx, p, true); err != nil {
+				return "", false
+			}
+		}
+		b.WriteString(p + "\n")
+	}
+	return b.String(), true
 }
 
 // mktemp creates (in memory) and prints a temporary file or directory

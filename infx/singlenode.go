@@ -133,6 +133,7 @@ func (ws *Workspace) runnerEnv(runnerName string) []string {
 // scriptOutcome is one launcher's run of a point.
 type scriptOutcome struct {
 	launcher launcherRef
+	runner   string // the runner name it ran for
 	run      *ScriptRun
 	script   string       // the benchmark script it started (filesystem path), "" if none
 	start    *ScriptStart // its start
@@ -147,7 +148,7 @@ type scriptOutcome struct {
 // (else StatusAmbiguous); a launcher that ends before starting one is
 // noted. Without launchers for the label (an excerpt checkout) the script
 // found by the naming rule runs with ScriptEnv.
-func (ws *Workspace) renderScript(p Point, opt Options) ([]launch.Process, string, []string, error) {
+func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process, file string, notes []string, inherited []launch.EnvVar, err error) {
 	facts, _ := shellutil.FactsFor(p.Runner)
 	if len(p.Launchers) == 0 {
 		so := ScriptOptions{
@@ -159,55 +160,86 @@ func (ws *Workspace) renderScript(p Point, opt Options) ([]launch.Process, strin
 		}
 		run, err := RunScript(p.Script, so)
 		if err != nil {
-			return nil, "", nil, limitStatus(p, err)
+			return nil, "", nil, nil, limitStatus(p, err)
 		}
 		procs, err := ws.scriptRunProcesses(p, run, p.Script, nil, nil)
-		return procs, ws.relTo(ws.Root, p.Script), nil, err
+		return procs, ws.relTo(ws.Root, p.Script), nil, nil, err
 	}
 	var outs []scriptOutcome
+	// A launcher may branch on its own runner name
+	// (PORT_OFFSET=${RUNNER_NAME: -1}, node excludes, …): each launcher runs
+	// for the first and the last runner name the label lists for it.
 	for _, l := range ws.existingLaunchers(p.Runner) {
-		o := scriptOutcome{launcher: l}
-		o.run, o.err = ws.runLauncher(p, l, facts, opt)
-		if o.err == nil {
-			for i, s := range o.run.Scripts {
-				if rel := ws.relTo(ws.Base, s.File); strings.HasPrefix(rel, "benchmarks/") {
-					o.script, o.start = s.File, &o.run.Scripts[i]
-					break
+		for _, rn := range endsOf(l.runners) {
+			o := scriptOutcome{launcher: l, runner: rn}
+			o.run, o.err = ws.runLauncher(p, l, rn, facts, opt)
+			if o.err == nil {
+				for i, s := range o.run.Scripts {
+					if rel := ws.relTo(ws.Base, s.File); strings.HasPrefix(rel, "benchmarks/") {
+						o.script, o.start = s.File, &o.run.Scripts[i]
+						break
+					}
 				}
 			}
+			outs = append(outs, o)
 		}
-		outs = append(outs, o)
 	}
 	var ok []scriptOutcome
-	var notes []string
+
+	refused := map[string][]string{} // reason → runner names
+	var refusedOrder []string
 	for _, o := range outs {
 		switch {
 		case o.err != nil:
-			return nil, "", nil, limitStatus(p, o.err)
+			return nil, "", nil, nil, limitStatus(p, o.err)
+		case o.script == "" && o.run.Stop != nil:
+			// The launcher could not be followed: what it would run is
+			// unknown, so the point is.
+			return nil, "", nil, nil, &PointError{Status: StatusUnsupported, Note: fmt.Sprintf("%s (runner %s) could not be followed: %s", o.launcher.rel, o.runner, o.run.Stop), Pos: p.RefPos}
 		case o.script == "":
-			notes = append(notes, fmt.Sprintf("%s (runner %s) starts no benchmark script: %s", o.launcher.rel, o.launcher.runners[0], endReason(o.run)))
+			why := fmt.Sprintf("%s starts no benchmark script: %s", o.launcher.rel, endReason(o.run))
+			if _, seen := refused[why]; !seen {
+				refusedOrder = append(refusedOrder, why)
+			}
+			refused[why] = append(refused[why], o.runner)
 		default:
 			ok = append(ok, o)
 		}
 	}
-	if len(ok) == 0 {
-		return nil, "", nil, &PointError{Status: StatusUnsupported, Note: strings.Join(notes, "; "), Pos: p.RefPos}
+	for _, why := range refusedOrder {
+		notes = append(notes, fmt.Sprintf("%s (%s)", why, runnersText(refused[why])))
 	}
-	scripts := map[string][]string{}
+	if len(ok) == 0 {
+		return nil, "", nil, nil, &PointError{Status: StatusUnsupported, Note: strings.Join(notes, "; "), Pos: p.RefPos}
+	}
+	scripts := map[string]map[string][]string{} // script → launcher → runner names
 	for _, o := range ok {
-		scripts[ws.relTo(ws.Root, o.script)] = append(scripts[ws.relTo(ws.Root, o.script)], o.launcher.rel)
+		s := ws.relTo(ws.Root, o.script)
+		if scripts[s] == nil {
+			scripts[s] = map[string][]string{}
+		}
+		scripts[s][o.launcher.rel] = append(scripts[s][o.launcher.rel], o.runner)
 	}
 	if len(scripts) > 1 {
 		var parts []string
-		for s, ls := range scripts {
-			parts = append(parts, strings.Join(ls, ", ")+" run "+s)
+		for s, byL := range scripts {
+			var ls []string
+			for l, rns := range byL {
+				ls = append(ls, fmt.Sprintf("%s (%s)", l, runnersText(rns)))
+			}
+			sort.Strings(ls)
+			verb := "runs"
+			if len(ls) > 1 {
+				verb = "run"
+			}
+			parts = append(parts, strings.Join(ls, ", ")+" "+verb+" "+s)
 		}
 		sort.Strings(parts)
-		return nil, "", nil, &PointError{Status: StatusAmbiguous, Note: "the launchers of runner label " + p.Runner + " run different scripts: " + strings.Join(parts, "; "), Pos: p.RefPos}
+		return nil, "", nil, nil, &PointError{Status: StatusAmbiguous, Note: "the runners of label " + p.Runner + " run different scripts: " + strings.Join(parts, "; "), Pos: p.RefPos}
 	}
 	o := ok[0]
 	if o.start.Missing {
-		return nil, "", nil, &PointError{Status: StatusMissing, Note: fmt.Sprintf("%s runs %s (%s), which is not in the checkout", o.launcher.rel, ws.relTo(ws.Root, o.script), o.start.At), Pos: p.RefPos}
+		return nil, "", nil, nil, &PointError{Status: StatusMissing, Note: fmt.Sprintf("%s runs %s (%s), which is not in the checkout", o.launcher.rel, ws.relTo(ws.Root, o.script), o.start.At), Pos: p.RefPos}
 	}
 	var launcherStart, scriptStart *ScriptStart
 	for i := range o.run.Scripts {
@@ -219,7 +251,10 @@ func (ws *Workspace) renderScript(p Point, opt Options) ([]launch.Process, strin
 			scriptStart = s
 		}
 	}
-	procs, err := ws.scriptRunProcesses(p, o.run, o.script, launcherStart, scriptStart)
+	procs, err = ws.scriptRunProcesses(p, o.run, o.script, launcherStart, scriptStart)
+	if err == nil {
+		inherited = ws.inheritedEnv(p, o.runner, scriptStart)
+	}
 	if err != nil && scriptStart != nil {
 		var pe *PointError
 		if errors.As(err, &pe) && o.run.Stop == nil && (scriptStart.ExitAt.Line > 0 || scriptStart.Exit != 0) {
@@ -227,17 +262,21 @@ func (ws *Workspace) renderScript(p Point, opt Options) ([]launch.Process, strin
 		}
 	}
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, nil, err
 	}
 	var users []string
+	seenL := map[string]bool{}
 	for _, x := range ok {
-		users = append(users, x.launcher.rel)
+		if !seenL[x.launcher.rel] {
+			seenL[x.launcher.rel] = true
+			users = append(users, x.launcher.rel)
+		}
 	}
 	notes = append([]string{fmt.Sprintf("script chosen by %s for runner label %s", strings.Join(users, ", "), p.Runner)}, notes...)
 	if p.Script != "" && filepath.Clean(p.Script) != filepath.Clean(o.script) {
 		notes = append(notes, fmt.Sprintf("the launchers run %s, not the cited %s", ws.relTo(ws.Root, o.script), ws.relTo(ws.Root, p.Script)))
 	}
-	return procs, ws.relTo(ws.Root, o.script), notes, nil
+	return procs, ws.relTo(ws.Root, o.script), notes, inherited, nil
 }
 
 // limitStatus turns a run that hit the sandbox's step or time bound into
@@ -272,6 +311,42 @@ func endReason(run *ScriptRun) string {
 	return "it ran to its end"
 }
 
+// inheritedEnv is the workflow env the benchmark script started with
+// (Harness.Env, with the workflow file:line as origin), less what the
+// launcher took away (docker run passes only -e) or changed (then the
+// launcher's value is in the process env).
+func (ws *Workspace) inheritedEnv(p Point, runner string, start *ScriptStart) []launch.EnvVar {
+	h, err := ws.harness(p, runner)
+	if err != nil || h == nil {
+		return nil
+	}
+	drop := map[string]bool{}
+	if start != nil {
+		for _, k := range start.Unset {
+			drop[k] = true
+		}
+		for _, kv := range start.Env {
+			k, _, _ := strings.Cut(kv, "=")
+			drop[k] = true
+		}
+	}
+	var out []launch.EnvVar
+	seen := map[string]int{}
+	for _, e := range h.Env {
+		if drop[e.Name] {
+			continue
+		}
+		ev := launch.EnvVar{Name: e.Name, Value: e.Value, Origin: launch.Origin{Kind: launch.OriginWorkflow, Path: fmt.Sprintf("%s:%d", e.Pos.File, e.Pos.Line)}}
+		if i, dup := seen[e.Name]; dup {
+			out[i] = ev // a step env overrides the job env
+			continue
+		}
+		seen[e.Name] = len(out)
+		out = append(out, ev)
+	}
+	return out
+}
+
 // relTo gives p relative to dir (both made absolute), with forward
 // slashes; p itself when it is outside dir.
 func (ws *Workspace) relTo(dir, p string) string {
@@ -283,6 +358,25 @@ func (ws *Workspace) relTo(dir, p string) string {
 		}
 	}
 	return p
+}
+
+// endsOf is the first and the last of a list (one when they are the same).
+func endsOf(xs []string) []string {
+	if len(xs) <= 1 {
+		return xs
+	}
+	return []string{xs[0], xs[len(xs)-1]}
+}
+
+// runnersText lists runner names, shortened past four.
+func runnersText(rns []string) string {
+	if len(rns) == 1 {
+		return "runner " + rns[0]
+	}
+	if len(rns) <= 4 {
+		return "runners " + strings.Join(rns, ", ")
+	}
+	return fmt.Sprintf("runners %s, … %s (%d)", strings.Join(rns[:3], ", "), rns[len(rns)-1], len(rns))
 }
 
 // startEnd says how a started script ended.
@@ -300,8 +394,8 @@ func startEnd(s *ScriptStart) string {
 }
 
 // runLauncher runs the workflow's launch step for one launcher.
-func (ws *Workspace) runLauncher(p Point, l launcherRef, facts shellutil.Facts, opt Options) (*ScriptRun, error) {
-	h, err := ws.harness(p, l.runners[0])
+func (ws *Workspace) runLauncher(p Point, l launcherRef, runner string, facts shellutil.Facts, opt Options) (*ScriptRun, error) {
+	h, err := ws.harness(p, runner)
 	if err != nil {
 		return nil, err
 	}
@@ -313,7 +407,7 @@ func (ws *Workspace) runLauncher(p Point, l launcherRef, facts shellutil.Facts, 
 			h.Env = append(h.Env, EnvVar{Name: k, Value: v})
 		}
 	}
-	env := ws.runnerEnv(l.runners[0])
+	env := ws.runnerEnv(runner)
 	for _, e := range h.Env {
 		env = append(env, e.Name+"="+e.Value)
 	}

@@ -92,7 +92,8 @@ func TestLaunchersDisagree(t *testing.T) {
 	if pe.Status != StatusAmbiguous {
 		t.Fatalf("status = %s (%s), want ambiguous", pe.Status, pe.Note)
 	}
-	for _, want := range []string{"runners/launch_b200-cw.sh run benchmarks/single_node/fixed_seq_len/m2_fp8_b200_sglang.sh", "runners/launch_b200-dgxc.sh run benchmarks/single_node/fixed_seq_len/m2_fp8_b200.sh"} {
+	for _, want := range []string{"runners/launch_b200-cw.sh (runner b200-cw_00) runs benchmarks/single_node/fixed_seq_len/m2_fp8_b200_sglang.sh",
+		"runners/launch_b200-dgxc.sh (runners b200-dgxc_00, b200-dgxc_01) runs benchmarks/single_node/fixed_seq_len/m2_fp8_b200.sh"} {
 		if !strings.Contains(pe.Note, want) {
 			t.Errorf("note %q lacks %q", pe.Note, want)
 		}
@@ -108,7 +109,7 @@ func TestLauncherRefuses(t *testing.T) {
 		t.Fatalf("source %q program %q", d.Source.File, d.Processes[0].Program)
 	}
 	joined := strings.Join(d.Notes, "\n")
-	if !strings.Contains(joined, "runners/launch_b200-dgxc.sh (runner b200-dgxc_00) starts no benchmark script: ./runners/launch_b200-dgxc.sh:10:5: exit 1 after \"Unsupported model prefix/precision: m3/fp8\"") {
+	if !strings.Contains(joined, "runners/launch_b200-dgxc.sh starts no benchmark script: ./runners/launch_b200-dgxc.sh:10:5: exit 1 after \"Unsupported model prefix/precision: m3/fp8\" (runners b200-dgxc_00, b200-dgxc_01)") {
 		t.Errorf("notes = %q", d.Notes)
 	}
 }
@@ -264,4 +265,76 @@ func TestLaunchOlderLayout(t *testing.T) {
 	eqStrings(t, "args", argsText(d.Processes[0].Args), []string{
 		"--model-path org/M1-FP8", "--tp 8", "--port 8888", "--context-length 9236", "--max-running-requests 32",
 	})
+}
+
+// copyLaunch copies testdata/launch into a temporary checkout and applies
+// edits (file → old → new) to it.
+func copyLaunch(t *testing.T, edits ...[3]string) *Workspace {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/launch")); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range edits {
+		p := filepath.Join(dir, e[0])
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), e[1]) {
+			t.Fatalf("%s lacks %q", e[0], e[1])
+		}
+		if err := os.WriteFile(p, []byte(strings.Replace(string(data), e[1], e[2], 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+// TestLauncherNotFollowed: one launcher of the label branches on a command
+// the sandbox cannot evaluate before it picks the script. What that
+// runner would run is unknown, so the point is unsupported (it is not
+// rendered from the other launcher alone).
+func TestLauncherNotFollowed(t *testing.T) {
+	ws := copyLaunch(t, [3]string{"runners/launch_b200-dgxc.sh", "salloc --partition", "if nvidia-topo-check; then BENCH_SCRIPT=x.sh; fi\nsalloc --partition"})
+	pe := renderErr(t, ws, "m1-fp8-b200-sglang", 0, 16)
+	if pe.Status != StatusUnsupported || !strings.Contains(pe.Note, "runners/launch_b200-dgxc.sh (runner b200-dgxc_00) could not be followed: ./runners/launch_b200-dgxc.sh:14:4: nvidia-topo-check in a condition") {
+		t.Errorf("%s: %q", pe.Status, pe.Note)
+	}
+}
+
+// TestLauncherRunnerBranch: the last runner of a launcher picks another
+// script (a branch on RUNNER_NAME): ambiguous, naming the runners.
+func TestLauncherRunnerBranch(t *testing.T) {
+	ws := copyLaunch(t, [3]string{"runners/launch_b200-dgxc.sh", "salloc --partition", "[[ \"$RUNNER_NAME\" == *_01 ]] && BENCH_SCRIPT=benchmarks/single_node/fixed_seq_len/m2_fp8_b200.sh\nsalloc --partition"})
+	pe := renderErr(t, ws, "m1-fp8-b200-sglang", 0, 16)
+	if pe.Status != StatusAmbiguous || !strings.Contains(pe.Note, "runners/launch_b200-dgxc.sh (runner b200-dgxc_01) runs benchmarks/single_node/fixed_seq_len/m2_fp8_b200.sh") {
+		t.Errorf("%s: %q", pe.Status, pe.Note)
+	}
+}
+
+// TestWorkflowEnvInherited: the workflow's env reaches the script's server;
+// it is kept as the deployment's inherited env with its workflow position.
+func TestWorkflowEnvInherited(t *testing.T) {
+	ws := copyLaunch(t, [3]string{".github/workflows/benchmark-tmpl.yml", "  RESULT_DIR: /workspace/results\n", "  RESULT_DIR: /workspace/results\n  SGLANG_FOO_BAR: '1'\n"})
+	d := renderOne(t, ws, pointAt(t, ws, "m1-fp8-b200-sglang", 0, 16), Options{})
+	var got []string
+	for _, e := range d.Inherited {
+		if e.Name == "SGLANG_FOO_BAR" || e.Name == "PYTHONDONTWRITEBYTECODE" {
+			got = append(got, e.Name+"="+e.Value+" "+e.Origin.String())
+		}
+	}
+	eqStrings(t, "inherited", got, []string{
+		"SGLANG_FOO_BAR=1 workflow .github/workflows/benchmark-tmpl.yml:54",
+		"PYTHONDONTWRITEBYTECODE=1 workflow .github/workflows/benchmark-tmpl.yml:55",
+	})
+	for _, e := range d.Processes[0].Env {
+		if e.Name == "SGLANG_FOO_BAR" {
+			t.Errorf("inherited env written into the process env: %+v", e)
+		}
+	}
 }

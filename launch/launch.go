@@ -87,6 +87,9 @@ const (
 	OriginInjected OriginKind = "injected"
 	// OriginScript: extracted from a benchmark shell script.
 	OriginScript OriginKind = "script"
+	// OriginWorkflow: set by the benchmark workflow's env blocks
+	// (.github/workflows/benchmark-tmpl.yml), at file:line.
+	OriginWorkflow OriginKind = "workflow"
 	// OriginLauncher: set by the runner launcher (runners/launch_*.sh) that
 	// started the script (its exports, srun --export=…), at file:line.
 	OriginLauncher OriginKind = "launcher"
@@ -193,6 +196,11 @@ type Deployment struct {
 	// Notes are facts about how the deployment was obtained that a reader
 	// needs (e.g. which runner launchers would run the script).
 	Notes []string `json:"notes,omitempty"`
+	// Inherited is the environment every process starts with from the
+	// harness (the benchmark workflow's env blocks, with their origins):
+	// not written into each process's Env, but part of what the server
+	// sees. package compare adds the ones no rule excludes to each worker.
+	Inherited []EnvVar `json:"inherited,omitempty"`
 }
 
 // Workers returns the worker processes of role r, in launch order.
