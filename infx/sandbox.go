@@ -262,6 +262,37 @@ func quoteAssocKeys(src []byte) []byte {
 	return bytes.Join(lines, nil)
 }
 
+// hostParams are the parameters the interpreter would answer from this
+// machine's process; the sandbox gives fixed values (a script's output
+// must not depend on where cookbook-sync runs): $$ 4242, $PPID 4241,
+// $RANDOM 12345, $BASHPID 4242.
+var hostParams = map[string]string{"$": "4242", "PPID": "4241", "RANDOM": "12345", "BASHPID": "4242"}
+
+// fixHostParams replaces the plain expansions of hostParams ($$, ${PPID},
+// …) by their fixed values.
+func fixHostParams(f *syntax.File) {
+	fix := func(parts []syntax.WordPart) {
+		for i, p := range parts {
+			pe, ok := p.(*syntax.ParamExp)
+			if !ok || pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.Index != nil || pe.Slice != nil || pe.Repl != nil || pe.Exp != nil || pe.Names != 0 {
+				continue
+			}
+			if v, ok := hostParams[pe.Param.Value]; ok {
+				parts[i] = &syntax.Lit{ValuePos: pe.Pos(), ValueEnd: pe.End(), Value: v}
+			}
+		}
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Word:
+			fix(x.Parts)
+		case *syntax.DblQuoted:
+			fix(x.Parts)
+		}
+		return true
+	})
+}
+
 // ScriptCache keeps the prepared form of scripts (parsed, marked, guarded;
 // and the printed text of sourced files) across runs, so a checkout's
 // library and launchers are parsed once. The prepared trees are only read
@@ -347,6 +378,7 @@ func prepareFile(name string, src []byte) *preparedFile {
 	})
 	marker{name: name}.stmts(file.Stmts, ctxPlain)
 	guardAssignments(file)
+	fixHostParams(file)
 	return pf
 }
 
@@ -426,7 +458,9 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 	// HOME is a logical path (what scripts derive from it must not
 	// depend on this machine); TMPDIR stays the real temporary
 	// directory the interpreter needs for process substitution.
-	env := []string{"HOME=/home/runner", "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + tmp, "PWD=" + dir}
+	// UID/EUID/GID are a logical runner user's, so that nothing of this
+	// machine (the interpreter would take the host's) reaches the output.
+	env := []string{"HOME=/home/runner", "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + tmp, "PWD=" + dir, "UID=1000", "EUID=1000", "GID=1000"}
 	env = append(env, opt.Env...)
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -439,9 +473,12 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 	sb.aw = &arithWatch{w: &sb.out, stop: cancel}
 	status, err := sb.runFile(ctx, file, name, env, dir, opt.Params, nil, nil, nil, 0)
 	sb.mu.Lock()
-	limit, stopR := sb.limit, sb.stopReason
+	limit, stopR, bad := sb.limit, sb.stopReason, sb.badInput
 	line, col, lfile := sb.lastLine, sb.lastCol, sb.lastFile
 	sb.mu.Unlock()
+	if bad != nil {
+		return nil, bad
+	}
 	if limit != nil {
 		return nil, &PosError{File: lfile, Line: line, Col: col, Err: limit}
 	}
@@ -556,6 +593,20 @@ func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, name string, 
 	return status, err
 }
 
+// inputError ends the run on bad input in a file of the checkout (a
+// script or sourced file that does not parse): runScript returns err.
+func (sb *sandbox) inputError(err error) {
+	sb.mu.Lock()
+	if sb.badInput == nil {
+		sb.badInput = err
+	}
+	if sb.stopReason == nil {
+		sb.stopReason = &StopReason{Reason: err.Error()}
+	}
+	sb.mu.Unlock()
+	sb.stop()
+}
+
 // errStopped ends a run at a command the sandbox cannot evaluate.
 var errStopped = errors.New("stopped at a command the sandbox cannot evaluate")
 
@@ -588,6 +639,7 @@ type sandbox struct {
 	aw                *arithWatch
 	errLines          []string            // the last lines written to stderr
 	fnCtx             byte                // context of the current outermost function call
+	badInput          error               // a file of the checkout that does not parse (inputError)
 	tmpCount          int                 // mktemp names made
 	markers           map[string]callSite // decoded marker words (decodeMarker)
 	fsmu              sync.Mutex          // guards mounts and archives (taken without mu)
@@ -1480,6 +1532,12 @@ func (sb *sandbox) bash(ctx context.Context, hc interp.HandlerContext, args []st
 	}
 	file, err := sb.parseScript(name, src)
 	if err != nil {
+		if startIdx >= 0 {
+			// A script of the checkout that bash could not read is bad
+			// input: the run ends with its file:line:col.
+			sb.inputError(err)
+			return errStopped
+		}
 		fmt.Fprintf(hc.Stderr, "%v\n", err)
 		return interp.NewExitStatus(2)
 	}
@@ -1880,6 +1938,7 @@ func (sb *sandbox) prepare(p string, lib bool) (string, error) {
 	if len(src) > 0 {
 		file, err := sb.parseScript(name, src)
 		if err != nil {
+			sb.inputError(err)
 			return "", err
 		}
 		if err := syntax.NewPrinter().Print(&b, file); err != nil {

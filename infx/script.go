@@ -525,13 +525,25 @@ func within(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
 
+// readable reports whether the sandbox may read p: inside its temporary
+// directory or a read root, also after resolving symbolic links (a link
+// in the checkout that points outside it is not followed).
 func (sb *sandbox) readable(p string) bool {
 	if within(p, sb.tmp) {
 		return true
 	}
 	for _, r := range sb.roots {
 		if within(p, r) {
-			return true
+			real, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				// Does not exist (yet): nothing to follow.
+				return true
+			}
+			rr, err := filepath.EvalSymlinks(r)
+			if err != nil {
+				return false
+			}
+			return within(real, rr)
 		}
 	}
 	return false

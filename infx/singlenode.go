@@ -25,6 +25,11 @@ type snCache struct {
 	scripts   ScriptCache               // prepared scripts shared by the points
 	workflows map[string]cachedWorkflow // .github/workflows files by name
 	slack     int                       // max-model-len slack (generate_sweep_configs.py)
+	// runnerLabels is runners.yaml's label → runner names, runnersFile the
+	// file read and runnersErr why it could not be (bad input).
+	runnerLabels map[string][]string
+	runnersFile  string
+	runnersErr   error
 }
 
 func (ws *Workspace) snInit() {
@@ -34,6 +39,7 @@ func (ws *Workspace) snInit() {
 		ws.sn.launchers = map[string][]launcherRef{}
 		ws.sn.workflows = map[string]cachedWorkflow{}
 		ws.sn.slack = ws.readMaxModelLenSlack()
+		ws.sn.runnerLabels, ws.sn.runnersFile, ws.sn.runnersErr = ws.loadRunnerLabels()
 	})
 }
 
@@ -150,6 +156,11 @@ type scriptOutcome struct {
 // found by the naming rule runs with ScriptEnv.
 func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process, file string, notes []string, inherited []launch.EnvVar, err error) {
 	facts, _ := shellutil.FactsFor(p.Runner)
+	ws.snInit()
+	if ws.sn.runnersErr != nil {
+		// Which launcher runs the script cannot be known.
+		return nil, "", nil, nil, ws.sn.runnersErr
+	}
 	if len(p.Launchers) == 0 {
 		so := ScriptOptions{
 			Env: ScriptEnv(p, opt.ScriptEnv), ReadRoots: []string{ws.Root},
@@ -163,7 +174,16 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 			return nil, "", nil, nil, limitStatus(p, err)
 		}
 		procs, err := ws.scriptRunProcesses(p, run, p.Script, nil, nil)
-		return procs, ws.relTo(ws.Root, p.Script), nil, nil, err
+		var notes []string
+		switch {
+		case ws.sn.runnersFile == "":
+			notes = append(notes, "the checkout has no configs/runners.yaml: the script is the one the launchers' common naming rule finds")
+		case len(ws.sn.runnerLabels[p.Runner]) == 0:
+			notes = append(notes, fmt.Sprintf("runner label %s is not in %s: the script is the one the launchers' common naming rule finds", p.Runner, ws.relTo(ws.Root, ws.sn.runnersFile)))
+		default:
+			notes = append(notes, fmt.Sprintf("no launcher of runner label %s (runners/launch_*.sh) is in the checkout: the script is the one the launchers' common naming rule finds", p.Runner))
+		}
+		return procs, ws.relTo(ws.Root, p.Script), notes, nil, err
 	}
 	var outs []scriptOutcome
 	// A launcher may branch on its own runner name
@@ -298,13 +318,13 @@ func endReason(run *ScriptRun) string {
 	case run.ExitAt.Line > 0:
 		msg := fmt.Sprintf("%s: exit %d", run.ExitAt, run.Exit)
 		if run.ExitMsg != "" {
-			msg += " after " + strconv.Quote(run.ExitMsg)
+			msg += " (last output: " + strconv.Quote(run.ExitMsg) + ")"
 		}
 		return msg
 	case run.Exit != 0:
 		msg := fmt.Sprintf("exit status %d", run.Exit)
 		if run.ExitMsg != "" {
-			msg += " after " + strconv.Quote(run.ExitMsg)
+			msg += " (last output: " + strconv.Quote(run.ExitMsg) + ")"
 		}
 		return msg
 	}
@@ -388,7 +408,7 @@ func startEnd(s *ScriptStart) string {
 		msg = fmt.Sprintf("the script ended with status %d", s.Exit)
 	}
 	if s.ExitMsg != "" {
-		msg += " after " + strconv.Quote(s.ExitMsg)
+		msg += " (last output: " + strconv.Quote(s.ExitMsg) + ")"
 	}
 	return msg
 }

@@ -109,7 +109,7 @@ func TestLauncherRefuses(t *testing.T) {
 		t.Fatalf("source %q program %q", d.Source.File, d.Processes[0].Program)
 	}
 	joined := strings.Join(d.Notes, "\n")
-	if !strings.Contains(joined, "runners/launch_b200-dgxc.sh starts no benchmark script: ./runners/launch_b200-dgxc.sh:10:5: exit 1 after \"Unsupported model prefix/precision: m3/fp8\" (runners b200-dgxc_00, b200-dgxc_01)") {
+	if !strings.Contains(joined, "runners/launch_b200-dgxc.sh starts no benchmark script: ./runners/launch_b200-dgxc.sh:10:5: exit 1 (last output: \"Unsupported model prefix/precision: m3/fp8\") (runners b200-dgxc_00, b200-dgxc_01)") {
 		t.Errorf("notes = %q", d.Notes)
 	}
 }
@@ -152,7 +152,7 @@ func TestScriptStatuses(t *testing.T) {
 		t.Errorf("missing script: %s %q", pe.Status, pe.Note)
 	}
 	pe = renderErr(t, ws, "m6-fp8-h200-sglang", 0, 4)
-	if pe.Status != StatusUnsupported || !strings.Contains(pe.Note, `benchmarks/single_node/fixed_seq_len/m6_fp8_h200.sh:4:5: exit 1 after "Error: this script supports TP <= 4, got 8"`) {
+	if pe.Status != StatusUnsupported || !strings.Contains(pe.Note, `benchmarks/single_node/fixed_seq_len/m6_fp8_h200.sh:4:5: exit 1 (last output: "Error: this script supports TP <= 4, got 8")`) {
 		t.Errorf("exit: %s %q", pe.Status, pe.Note)
 	}
 	s, err := ws.RenderAll(nil, Options{})
@@ -337,4 +337,47 @@ func TestWorkflowEnvInherited(t *testing.T) {
 			t.Errorf("inherited env written into the process env: %+v", e)
 		}
 	}
+}
+
+// TestLaunchedScriptParseError: a benchmark script a launcher starts that
+// bash cannot read is bad input at the script's file:line:col (not a
+// status, not the workflow step's later exit).
+func TestLaunchedScriptParseError(t *testing.T) {
+	ws := copyLaunch(t, [3]string{"benchmarks/single_node/fixed_seq_len/m3_fp8_b200_vllm.sh", "vllm serve", "if then fi (\nvllm serve"})
+	_, err := ws.Render(pointAt(t, ws, "m3-fp8-b200-vllm", 0, 8), Options{})
+	var pe *PosError
+	if !errors.As(err, &pe) || errors.Is(err, ErrNotRenderable) || pe.File != "benchmarks/single_node/fixed_seq_len/m3_fp8_b200_vllm.sh" || pe.Line != 2 {
+		t.Fatalf("err = %v, want bad input at benchmarks/single_node/fixed_seq_len/m3_fp8_b200_vllm.sh:2", err)
+	}
+}
+
+// TestSymlinkOutOfCheckout: a symbolic link committed in the checkout that
+// points outside it is not followed: the script reads nothing through it.
+func TestSymlinkOutOfCheckout(t *testing.T) {
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("TOKEN=leaked\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws := copyLaunch(t, [3]string{"benchmarks/single_node/fixed_seq_len/m3_fp8_b200_vllm.sh", "vllm serve \"$MODEL\"", "X=$(cat benchmarks/link 2>/dev/null)\nvllm serve \"$MODEL\" --x \"y$X\""})
+	if err := os.Symlink(secret, filepath.Join(ws.Root, "benchmarks", "link")); err != nil {
+		t.Fatal(err)
+	}
+	d := renderOne(t, ws, pointAt(t, ws, "m3-fp8-b200-vllm", 0, 8), Options{})
+	if v, _ := launch.Lookup(d.Processes[0].Args, "--x"); len(v) != 1 || v[0] != "y" {
+		t.Errorf("--x = %q: read through a symlink out of the checkout", v)
+	}
+}
+
+// TestScriptHostParams: $$, $PPID and $RANDOM have fixed values, not this
+// machine's.
+func TestScriptHostParams(t *testing.T) {
+	run, err := runScript("pp.sh", []byte("x=\"a$$-${PPID}-$RANDOM\"\npython3 -m sglang.launch_server --x \"$x\" --y $$\n"), ScriptOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs, err := ScriptProcesses(run, "pp.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eqStrings(t, "args", argsText(procs[0].Args), []string{"--x a4242-4241-12345", "--y 4242"})
 }

@@ -32,6 +32,7 @@ func TestRenderTextScript(t *testing.T) {
 	want := `# dsr1-fp8-h200-sglang row 0 conc 8 (fixed-seq-len 8192/1024)
 # script benchmarks/single_node/fixed_seq_len/dsr1_fp8_h200_sglang.sh
 # model deepseek-ai/DeepSeek-R1-0528, hardware h200, engine sglang
+# note: no launcher of runner label h200 (runners/launch_*.sh) is in the checkout: the script is the one the launchers' common naming rule finds
 
 # agg worker: 1 worker, 1 node/worker
 # every env var and flag: script
@@ -454,5 +455,24 @@ func TestRenderWarnsOtherKeys(t *testing.T) {
 	code, _, errs = runCLI("render", "--infx", dir, "--config-key", "k")
 	if code != exitUsage || !strings.Contains(errs, "floppy") || strings.Contains(errs, "warning:") {
 		t.Errorf("--config-key k: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestRenderBrokenRunners: a runners.yaml that does not parse decides which
+// launcher runs a script: rendering a script point is bad input (exit 2)
+// at the file's position.
+func TestRenderBrokenRunners(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../infx/testdata/launch")); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "configs", "runners.yaml")
+	data, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, []byte(strings.Replace(string(data), "  h200:\n", "  h200: {\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI("render", "--infx", dir, "--config-key", "m4-fp8-h200-sglang")
+	if code != exitUsage || !strings.Contains(errs, p+":") {
+		t.Errorf("exit %d, stderr %q; want 2 at %s", code, errs, p)
 	}
 }
