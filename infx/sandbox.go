@@ -763,6 +763,13 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 	if n := argsSize(args); n > MaxScriptBytes {
 		return nil, fmt.Errorf("%w: a command's arguments hold %d bytes, more than %d", ErrScriptLimit, n, MaxScriptBytes)
 	}
+	if kind == ctxFunc && !sb.funcs[args[0]] {
+		// A command in a function body takes the context of the call.
+		kind = sb.fnCtx
+		if kind == 0 {
+			kind = ctxPlain
+		}
+	}
 	switch args[0] {
 	case "printf":
 		out, _ := printfCompat(args)
@@ -774,6 +781,23 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 		return relaxSet(args), nil
 	case "exit":
 		sb.exitAt = at
+	case "command", "type", "hash":
+		if out, status, known := sb.lookup(args); known {
+			io.WriteString(hc.Stdout, out)
+			if status != 0 {
+				return []string{"false"}, nil
+			}
+			return []string{":"}, nil
+		} else if kind != ctxPlain {
+			why := fmt.Sprintf("%s in %s: whether %s is installed on the runner is not known to the sandbox", strings.Join(shortArgv(args), " "), ctxWord(kind), args[len(args)-1])
+			if sb.stopReason == nil {
+				sb.stopReason = &StopReason{At: at, Command: args[0], Reason: why}
+			}
+			sb.stop()
+			return nil, errStopped
+		} else if len(args) > 1 && (args[1] == "-v" || args[1] == "-V" || args[1] == "-P" || args[1] == "-p") {
+			return []string{"false"}, nil
+		}
 	case "kill":
 		// Processes the script started are running in the sandbox's model
 		// (nothing dies: `kill -0 $PID` succeeds) and no signal reaches
@@ -807,6 +831,78 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 		}
 	}
 	return append([]string{execCmd, fmt.Sprintf("%s\x00%d\x00%d\x00%c", at.File, at.Line, at.Col, kind)}, args...), nil
+}
+
+// onRunner are the commands a runner's job environment has besides the
+// ones the sandbox evaluates (shellutil.Commands) and the shell's own:
+// the image's Python and package tools and the Slurm/enroot client tools
+// the launchers call.
+var onRunner = map[string]bool{
+	"python3": true, "python": true, "pip": true, "pip3": true, "uv": true, "git": true, "bash": true, "sh": true,
+	"curl": true, "tar": true, "cat": true, "tee": true, "ls": true, "find": true, "mktemp": true, "realpath": true,
+	"readlink": true, "mkdir": true, "rm": true, "cp": true, "mv": true, "ln": true, "chmod": true, "touch": true,
+	"sleep": true, "env": true, "timeout": true, "nohup": true, "flock": true, "hf": true, "huggingface-cli": true,
+	"srun": true, "salloc": true, "sbatch": true, "squeue": true, "scancel": true, "scontrol": true, "sinfo": true,
+	"enroot": true, "unsquashfs": true, "sbcast": true,
+}
+
+// lookup answers `command -v|-V NAME…`, `type [-P|-p|-t] NAME…` and `hash
+// NAME…` from the sandbox's view: functions and builtins as the shell
+// knows them, the GPU probes from the runner table (shellutil.Installed),
+// the commands the sandbox evaluates and onRunner as installed at
+// /usr/bin. known=false when a name is none of these: whether it is
+// installed is not known.
+func (sb *sandbox) lookup(args []string) (out string, status int, known bool) {
+	var names []string
+	verbose := false
+	for _, a := range args[1:] {
+		switch {
+		case a == "-V":
+			verbose = true
+		case strings.HasPrefix(a, "-"):
+		default:
+			names = append(names, a)
+		}
+	}
+	if len(names) == 0 || args[0] == "command" && len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+		return "", 0, false // `command NAME`: runs NAME (not a lookup)
+	}
+	evaluated := map[string]bool{}
+	for _, c := range shellutil.Commands() {
+		evaluated[c] = true
+	}
+	var b strings.Builder
+	for _, n := range names {
+		switch {
+		case sb.funcs[n]:
+			b.WriteString(n + "\n")
+			if verbose {
+				b.Reset()
+				b.WriteString(n + " is a function\n")
+			}
+		case interp.IsBuiltin(n):
+			b.WriteString(n + "\n")
+		default:
+			inst, k := shellutil.Installed(n, sb.facts)
+			switch {
+			case k && !inst:
+				status = 1
+			case k && inst, evaluated[n], onRunner[n]:
+				b.WriteString("/usr/bin/" + n + "\n")
+			default:
+				return "", 0, false
+			}
+		}
+	}
+	return b.String(), status, true
+}
+
+// ctxWord names a call context for a message.
+func ctxWord(kind byte) string {
+	if kind == ctxValue {
+		return "a value the script uses"
+	}
+	return "a condition"
 }
 
 // callSite is where an external command is written and how it is used.
@@ -993,6 +1089,14 @@ func (sb *sandbox) external(ctx context.Context, hc interp.HandlerContext, args 
 			fmt.Fprintln(hc.Stdout, local)
 		}
 		return nil
+	case "which":
+		if out, status, known := sb.lookup(append([]string{"type", "-P"}, args[1:]...)); known {
+			io.WriteString(hc.Stdout, out)
+			if status != 0 {
+				return interp.NewExitStatus(1)
+			}
+			return nil
+		}
 	case "cat":
 		sb.cat(ctx, hc, args[1:])
 		return nil
@@ -1343,6 +1447,23 @@ var runnerHostFiles = map[string]map[string]string{
 
 // errHostState: a read of the runner's device or kernel state.
 var errHostState = errors.New("the runner's device and kernel state (/sys, /proc, /dev) is not in the runner table")
+
+// systemPath reports whether p is a file of the runner's or the image's
+// system (not the checkout, a staged model or the job's storage):
+// /etc, /usr, /opt, /lib*, /bin, /sbin, /var, /root, /boot, /run, /sys,
+// /proc and /dev (except the standard streams).
+func systemPath(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr":
+		return false
+	}
+	for _, d := range []string{"/etc", "/usr", "/opt", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/var", "/root", "/boot", "/run", "/sys", "/proc", "/dev"} {
+		if within(p, d) {
+			return true
+		}
+	}
+	return false
+}
 
 // hostState reports whether p is under /sys, /proc or /dev.
 func hostState(p string) bool {
@@ -1994,6 +2115,18 @@ var stagedFiles = []string{"config.json", "model-00001-of-00001.safetensors", "m
 
 func (sb *sandbox) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {
 	p := sb.abs(ctx, name)
+	if systemPath(p) && !sb.readable(p) {
+		// The runner's (or the image's) own files: whether they exist is
+		// not known here, so a test of one cannot be answered.
+		sb.mu.Lock()
+		if sb.stopReason == nil {
+			sb.stopReason = &StopReason{At: Pos{File: sb.lastFile, Line: sb.lastLine, Col: sb.lastCol}, Command: "test",
+				Reason: fmt.Sprintf("a test of %s: the runner's system files are not in the sandbox", name)}
+		}
+		sb.mu.Unlock()
+		sb.stop()
+		return nil, &os.PathError{Op: "stat", Path: name, Err: errHostState}
+	}
 	if !sb.readable(p) {
 		for _, mp := range stagedDirs(interp.HandlerCtx(ctx).Env) {
 			// Model staging: MODEL_PATH holds a complete checkpoint.

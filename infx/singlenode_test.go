@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
@@ -380,4 +381,40 @@ func TestScriptHostParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	eqStrings(t, "args", argsText(procs[0].Args), []string{"--x a4242-4241-12345", "--y 4242"})
+}
+
+// TestScriptCommandLookup: `command -v` answers from the sandbox's view —
+// functions, the image's tools, GPU probes by vendor — and an unknown
+// tool tested in a condition is unsupported, never "not installed".
+func TestScriptCommandLookup(t *testing.T) {
+	h200, _ := shellutil.FactsFor("h200")
+	src := "f() { :; }\nA=no; B=no; C=no; D=no\ncommand -v f >/dev/null && A=yes\ncommand -v python3 >/dev/null && B=yes\ncommand -v rocm-smi >/dev/null && C=yes\ncommand -v nvidia-smi >/dev/null && D=yes\npython3 -m sglang.launch_server --a $A --b $B --c $C --d $D\n"
+	run, err := runScript("lk.sh", []byte(src), ScriptOptions{Facts: h200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs, err := ScriptProcesses(run, "lk.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eqStrings(t, "args", argsText(procs[0].Args), []string{"--a yes", "--b yes", "--c no", "--d yes"})
+	run, err = runScript("lk2.sh", []byte("if command -v my-site-tool >/dev/null; then X=1; fi\npython3 -m sglang.launch_server\n"), ScriptOptions{Facts: h200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Stop == nil || run.Stop.At.Line != 1 || !strings.Contains(run.Stop.Reason, "whether my-site-tool is installed") {
+		t.Errorf("stop = %+v", run.Stop)
+	}
+}
+
+// TestScriptSystemPathTest: a test of the runner's own system files is
+// unknown (unsupported), never "absent".
+func TestScriptSystemPathTest(t *testing.T) {
+	run, err := runScript("sys.sh", []byte("X=\nif [ -f /etc/os-release ]; then X=--foo; fi\npython3 -m sglang.launch_server $X\n"), ScriptOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Stop == nil || run.Stop.At.Line != 2 || !strings.Contains(run.Stop.Reason, "a test of /etc/os-release") {
+		t.Errorf("stop = %+v", run.Stop)
+	}
 }
