@@ -3,6 +3,8 @@ package infx
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 	"strconv"
 	"strings"
 	"time"
@@ -214,6 +216,7 @@ func (ws *Workspace) RenderAll(keys []string, opt Options) (Summary, error) {
 	}
 	var s Summary
 	cache := recipeCache{}
+	scripts := ws.renderScripts(keys, opt)
 	for _, k := range keys {
 		pts, err := ws.Points(k)
 		if err != nil {
@@ -252,7 +255,13 @@ func (ws *Workspace) RenderAll(keys []string, opt Options) (Summary, error) {
 				s.Unsupported++
 				ks.Unsupported++
 			default:
-				d, err := ws.render(p, opt, cache)
+				var d launch.Deployment
+				var err error
+				if r, ok := scripts[scriptKey{p.ConfigKey, p.Row, p.Concurrency}]; ok {
+					d, err = r.d, r.err
+				} else {
+					d, err = ws.render(p, opt, cache)
+				}
 				var pe *PointError
 				switch {
 				case errors.As(err, &pe):
@@ -292,4 +301,56 @@ func (ws *Workspace) RenderAll(keys []string, opt Options) (Summary, error) {
 		s.ConfigKeys = append(s.ConfigKeys, ks)
 	}
 	return s, nil
+}
+
+// scriptKey names one point of a RenderAll run.
+type scriptKey struct {
+	key       string
+	row, conc int
+}
+
+// scriptResult is a pre-rendered script point.
+type scriptResult struct {
+	d   launch.Deployment
+	err error
+}
+
+// renderScripts renders the in-scope single-node script points of keys on
+// every CPU at once (each runs the workflow step, launchers and scripts in
+// its own sandbox; the Workspace caches are safe for concurrent use).
+func (ws *Workspace) renderScripts(keys []string, opt Options) map[scriptKey]scriptResult {
+	var todo []Point
+	for _, k := range keys {
+		pts, err := ws.Points(k)
+		if err != nil {
+			continue
+		}
+		for _, p := range pts {
+			if p.InScope && p.Kind == KindScript && p.Status == StatusOK {
+				todo = append(todo, p)
+			}
+		}
+	}
+	out := make(map[scriptKey]scriptResult, len(todo))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	next := make(chan Point)
+	for w := 0; w < max(1, runtime.GOMAXPROCS(0)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range next {
+				d, err := ws.render(p, opt, nil)
+				mu.Lock()
+				out[scriptKey{p.ConfigKey, p.Row, p.Concurrency}] = scriptResult{d, err}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, p := range todo {
+		next <- p
+	}
+	close(next)
+	wg.Wait()
+	return out
 }
