@@ -79,9 +79,33 @@ const (
 type marker struct{ name string }
 
 func (m marker) stmts(list []*syntax.Stmt, ctx byte) {
-	for _, st := range list {
-		m.stmt(st, ctx)
+	for i, st := range list {
+		c := ctx
+		if (ctx == ctxPlain || ctx == ctxFunc) && i+1 < len(list) && readsStatus(list[i+1]) {
+			// `cmd; rc=$?`, `cmd; if [ $? -ne 0 ]`: the next statement
+			// tests this one's status.
+			c = ctxCond
+		}
+		m.stmt(st, c)
 	}
+}
+
+// readsStatus reports whether a statement reads $? outside any nested
+// command list of its own (a $(…), a function body).
+func readsStatus(st *syntax.Stmt) bool {
+	found := false
+	syntax.Walk(st, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.FuncDecl:
+			return false
+		case *syntax.ParamExp:
+			if x.Param != nil && x.Param.Value == "?" {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 func (m marker) stmt(st *syntax.Stmt, ctx byte) {

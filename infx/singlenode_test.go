@@ -418,3 +418,15 @@ func TestScriptSystemPathTest(t *testing.T) {
 		t.Errorf("stop = %+v", run.Stop)
 	}
 }
+
+// TestScriptStatusRead: an unknown command whose status the next statement
+// reads ($?) is tested like a condition: unsupported, not success.
+func TestScriptStatusRead(t *testing.T) {
+	run, err := runScript("rc.sh", []byte("probe-tool --check\nrc=$?\nif [ $rc -eq 0 ]; then X=--foo; fi\npython3 -m sglang.launch_server $X\n"), ScriptOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Stop == nil || run.Stop.At.Line != 1 || run.Stop.Command != "probe-tool" {
+		t.Errorf("stop = %+v", run.Stop)
+	}
+}
