@@ -171,6 +171,7 @@ type StopReason struct {
 	Reason  string `json:"reason"`
 }
 
+// String gives "file:line:col: reason".
 func (s *StopReason) String() string {
 	return fmt.Sprintf("%s: %s", s.At, s.Reason)
 }

@@ -508,6 +508,8 @@ type PointError struct {
 // Unwrap returns the underlying error.
 func (e *PointError) Unwrap() error { return e.Err }
 
+// Error gives "file:line:col: status: note" (the position of the point's
+// master-config row or recipe reference).
 func (e *PointError) Error() string {
 	where := ""
 	if e.Pos.File != "" {
