@@ -1,6 +1,7 @@
 package infx
 
 import (
+	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
@@ -305,7 +306,17 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 		p.Kind, p.Status, p.RefPos = KindOther, StatusUnsupported, r.Pos
 		switch e.Framework {
 		case "sglang-disagg", "atom-disagg":
-			p.Note = e.Framework + ": flags assembled by server_sglang.sh from benchmarks/multi_node/amd_utils/models.yaml, not an srt-slurm recipe"
+			// runners/launch_mi355x-amds.sh (multinode branch) runs
+			// benchmarks/multi_node/<prefix>_<precision>_<sku>_<framework>.sh,
+			// which submits amd_utils/job.slurm; each node's
+			// amd_utils/server_sglang.sh reads models.yaml with an inline
+			// python3 program the sandbox does not run.
+			script := fmt.Sprintf("benchmarks/multi_node/%s_%s_%s_%s.sh", e.ModelPrefix, e.Precision, Hardware(e.Runner), e.Framework)
+			where := "not in the checkout"
+			if isFile(filepath.Join(ws.Base, filepath.FromSlash(script))) {
+				where = "in the checkout"
+			}
+			p.Note = fmt.Sprintf("%s: AMD multi-node script %s (%s) submits benchmarks/multi_node/amd_utils/job.slurm, whose server_sglang.sh assembles each node's flags from amd_utils/models.yaml with an inline python3 program; multi-node Slurm jobs and python3 are not run by the sandbox", e.Framework, script, where)
 		case "tilert":
 			p.Note = "tilert: launched by its own multinode scripts, not an srt-slurm recipe"
 		default:

@@ -136,7 +136,7 @@ func TestRenderAllSummary(t *testing.T) {
 		"\ndsr1-fp4-b200-trt                    trt                 1        0             0       0           0         0      0  out of scope\n",
 		"\ndsr1-fp8-h200-sglang                 sglang              4        4             0       0           0         0      0  in scope\nqwen3.5-fp8-h200-vllm ",
 		"\nqwen3.5-fp8-mi355x-sglang-disagg     sglang-disagg       2        0             0       0           2         0      0  in scope\n" +
-			"    unsupported: 2 points, row 0 conc 8,16: (no recipe or script) — sglang-disagg: flags assembled by server_sglang.sh from benchmarks/multi_node/amd_utils/models.yaml, not an srt-slurm recipe\n",
+			"    unsupported: 2 points, row 0 conc 8,16: (no recipe or script) — sglang-disagg: AMD multi-node script benchmarks/multi_node/qwen3.5_fp8_mi355x_sglang-disagg.sh (not in the checkout) submits benchmarks/multi_node/amd_utils/job.slurm, whose server_sglang.sh assembles each node's flags from amd_utils/models.yaml with an inline python3 program; multi-node Slurm jobs and python3 are not run by the sandbox\n",
 		"\n    unsupported: 1 point, row 0 conc 1: benchmarks/single_node/fixed_seq_len/loop_fp8_h200_sglang.sh — ",
 	} {
 		if !strings.Contains(out, want) {
