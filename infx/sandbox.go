@@ -1010,7 +1010,7 @@ var wrapperValueOpts = map[string]string{
 	"nohup": "", "setsid": "", "stdbuf": "ioe", "numactl": "CcmNnpPi", "taskset": "", "timeout": "sk", "nice": "n", "ionice": "cn", "sudo": "ugCDhpr", "env": "uSC",
 }
 
-// serverWords are the first words of the server launches scriptProcesses
+// isServerLaunch reports whether argv is a server launch scriptProcesses
 // recognises.
 func isServerLaunch(argv []string) bool {
 	_, _, _, _, ok := serverCommand(argv)

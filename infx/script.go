@@ -77,23 +77,6 @@ func guardAssignments(f *syntax.File) {
 	})
 }
 
-// funcNames lists the shell functions the script and the sourced library
-// declare, so the call handler can tell a function call from a command.
-func funcNames(file *syntax.File, lib string) map[string]bool {
-	names := map[string]bool{}
-	collect := func(n syntax.Node) bool {
-		if fd, ok := n.(*syntax.FuncDecl); ok {
-			names[fd.Name.Value] = true
-		}
-		return true
-	}
-	syntax.Walk(file, collect)
-	if lf, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(lib), "benchmark_lib.sh"); err == nil {
-		syntax.Walk(lf, collect)
-	}
-	return names
-}
-
 // ScriptOptions bound and configure one script run.
 type ScriptOptions struct {
 	// Env is the point's environment, "NAME=value" (MODEL, TP, EP_SIZE,
