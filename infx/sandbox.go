@@ -400,6 +400,7 @@ func prepareFile(name string, src []byte) *preparedFile {
 		}
 		return true
 	})
+	rewriteProcSubst(file)
 	marker{name: name}.stmts(file.Stmts, ctxPlain)
 	guardAssignments(file)
 	fixHostParams(file)

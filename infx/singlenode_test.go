@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
 	"github.com/cookbook-sync/cookbook-sync/launch"
@@ -428,5 +429,26 @@ func TestScriptStatusRead(t *testing.T) {
 	}
 	if run.Stop == nil || run.Stop.At.Line != 1 || run.Stop.Command != "probe-tool" {
 		t.Errorf("stop = %+v", run.Stop)
+	}
+}
+
+// TestScriptProcSubst: process substitutions read and unread end (no FIFO,
+// no hang), and what `<(…)` produces is what the reader sees.
+func TestScriptProcSubst(t *testing.T) {
+	src := ": <(true)\nX=\nwhile read -r l; do X=\"$X$l\"; done < <(printf 'a\\nb\\n')\nY=$(cat <(echo yy))\npython3 -m sglang.launch_server --x \"$X\" --y \"$Y\" --c <(echo cfg)\n"
+	run, err := runScript("ps.sh", []byte(src), ScriptOptions{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs, err := ScriptProcesses(run, "ps.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := argsText(procs[0].Args)
+	if len(got) != 3 || got[0] != "--x ab" || got[1] != "--y yy" || !strings.HasPrefix(got[2], "--c "+procSubstPrefix) {
+		t.Errorf("args = %q", got)
+	}
+	if run.Writes[strings.TrimPrefix(got[2], "--c ")] != "cfg\n" {
+		t.Errorf("writes = %q", run.Writes)
 	}
 }
