@@ -807,6 +807,9 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 	case "exit":
 		sb.exitAt = at
 	case "command", "type", "hash":
+		if args[0] == "command" && (len(args) < 2 || !strings.HasPrefix(args[1], "-v") && !strings.HasPrefix(args[1], "-V")) {
+			break // `command NAME …` runs NAME
+		}
 		if out, status, known := sb.lookup(args); known {
 			io.WriteString(hc.Stdout, out)
 			if status != 0 {
