@@ -257,6 +257,13 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 		sort.Strings(parts)
 		return nil, "", nil, nil, &PointError{Status: StatusAmbiguous, Note: "the runners of label " + p.Runner + " run different scripts: " + strings.Join(parts, "; "), Pos: p.RefPos}
 	}
+	for _, x := range ok {
+		if x.run.Stop != nil && !launched(x.run) {
+			// The same script, but this runner's run of it could not be
+			// followed to its server launch: what it starts is unknown.
+			return nil, "", nil, nil, &PointError{Status: StatusUnsupported, Note: fmt.Sprintf("%s (runner %s) runs %s, which could not be followed: %s", x.launcher.rel, x.runner, ws.relTo(ws.Root, x.script), x.run.Stop), Pos: p.RefPos}
+		}
+	}
 	o := ok[0]
 	if o.start.Missing {
 		return nil, "", nil, nil, &PointError{Status: StatusMissing, Note: fmt.Sprintf("%s runs %s (%s), which is not in the checkout", o.launcher.rel, ws.relTo(ws.Root, o.script), o.start.At), Pos: p.RefPos}
@@ -378,6 +385,16 @@ func (ws *Workspace) relTo(dir, p string) string {
 		}
 	}
 	return p
+}
+
+// launched reports whether a run recorded a server launch.
+func launched(run *ScriptRun) bool {
+	for _, c := range run.Commands {
+		if isServerLaunch(c.Argv) {
+			return true
+		}
+	}
+	return false
 }
 
 // endsOf is the first and the last of a list (one when they are the same).
