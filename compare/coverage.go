@@ -504,8 +504,8 @@ func snippetFiles(dir string) ([]string, error) {
 
 // noteDrift qualifies every difference of a point whose recipe may have
 // moved since the cookbook point was generated: the recipe changed since
-// prov.sha, prov.sha is not in --infx, or the concurrency moved (MatchPoint
-// drift). A reader then knows the difference may be commit drift rather
+// prov.sha, prov.sha is not in --infx (also when --infx has no git
+// history), or the concurrency moved (MatchPoint drift). A reader then knows the difference may be commit drift rather
 // than a documentation gap.
 func noteDrift(pr *PointResult) {
 	note := ""
@@ -516,6 +516,9 @@ func noteDrift(pr *PointResult) {
 		note = "possible commit drift: " + pr.Drift.Detail
 	case pr.Drift.State == DriftUnknown && strings.Contains(pr.Drift.Detail, "is not in the checkout"):
 		note = "possible commit drift: " + strings.Replace(pr.Drift.Detail, "is not in the checkout", "is not in --infx", 1)
+	case pr.Drift.State == DriftUnknown && pr.ProvSHA != "" && strings.Contains(pr.Drift.Detail, "not a git checkout"):
+		// prov.sha cannot be in a tree without history either.
+		note = fmt.Sprintf("possible commit drift: --infx is not a git checkout, so prov.sha %.12s cannot be compared", pr.ProvSHA)
 	}
 	if note == "" {
 		return

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -105,24 +104,7 @@ func ScriptEnv(p Point, extra []string) []string {
 	if p.ISL > 0 || p.OSL > 0 {
 		env = append(env, "ISL="+strconv.Itoa(p.ISL), "OSL="+strconv.Itoa(p.OSL), "MAX_MODEL_LEN="+strconv.Itoa(p.ISL+p.OSL))
 	}
-	idx := map[string]int{}
-	for i, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		idx[k] = i
-	}
-	for _, kv := range extra {
-		k, _, ok := strings.Cut(kv, "=")
-		if !ok {
-			continue
-		}
-		if i, found := idx[k]; found {
-			env[i] = kv
-		} else {
-			idx[k] = len(env)
-			env = append(env, kv)
-		}
-	}
-	return env
+	return mergeEnv(env, extra, nil)
 }
 
 // Summary counts a run over config keys (RenderAll) and lists every
@@ -216,12 +198,17 @@ func (ws *Workspace) RenderAll(keys []string, opt Options) (Summary, error) {
 	}
 	var s Summary
 	cache := recipeCache{}
-	scripts := ws.renderScripts(keys, opt)
-	for _, k := range keys {
+	points := make([][]Point, len(keys))
+	for i, k := range keys {
 		pts, err := ws.Points(k)
 		if err != nil {
 			return s, err
 		}
+		points[i] = pts
+	}
+	scripts := ws.renderScripts(points, opt)
+	for i, k := range keys {
+		pts := points[i]
 		e, _ := ws.Entry(k)
 		ks := KeySummary{ConfigKey: k, Framework: e.Framework, InScope: InScope(e.Framework)}
 		s.Keys++
@@ -315,16 +302,12 @@ type scriptResult struct {
 	err error
 }
 
-// renderScripts renders the in-scope single-node script points of keys on
+// renderScripts renders the in-scope single-node script points given on
 // every CPU at once (each runs the workflow step, launchers and scripts in
 // its own sandbox; the Workspace caches are safe for concurrent use).
-func (ws *Workspace) renderScripts(keys []string, opt Options) map[scriptKey]scriptResult {
+func (ws *Workspace) renderScripts(points [][]Point, opt Options) map[scriptKey]scriptResult {
 	var todo []Point
-	for _, k := range keys {
-		pts, err := ws.Points(k)
-		if err != nil {
-			continue
-		}
+	for _, pts := range points {
 		for _, p := range pts {
 			if p.InScope && p.Kind == KindScript && p.Status == StatusOK {
 				todo = append(todo, p)

@@ -13,49 +13,77 @@ type runnerHW struct {
 	gpusPerNode int // gpus-per-node
 }
 
-// loadRunnerDRAM reads configs/runners.yaml `hardware:` (runner label →
-// {available-cpu-dram-mib, gpus-per-node}) and returns the DRAM per runner
-// label in MiB. A missing or unreadable file gives an empty map: the DRAM
-// budget is only an input to agentic scripts (TOTAL_CPU_DRAM_GB).
-func loadRunnerDRAM(base string) map[string]int {
-	out := map[string]int{}
-	for k, v := range loadRunnerHW(base) {
-		if v.dramMiB > 0 {
-			out[k] = v.dramMiB
-		}
-	}
-	return out
+// runnersFile is what configs/runners.yaml says: the runner names of each
+// label and the hardware records.
+type runnersFile struct {
+	file   string              // the file read ("" when the checkout has none)
+	labels map[string][]string // label → runner names, in file order
+	hw     map[string]runnerHW // label → hardware record
 }
 
-// loadRunnerHW reads configs/runners.yaml (or .github/configs/runners.yaml
-// before 2026-07-02) `hardware:` records by runner label.
-func loadRunnerHW(base string) map[string]runnerHW {
-	out := map[string]runnerHW{}
+// loadRunners reads configs/runners.yaml (or .github/configs/runners.yaml
+// before 2026-07-02) once: `labels:` (or, in older files, a flat mapping of
+// label → runner names) and `hardware:` (label → available-cpu-dram-mib,
+// gpus-per-node). A file that exists but does not parse, or whose labels
+// are not lists of runner names, is an error with its position: it decides
+// which launcher runs a script. No file gives empty maps.
+// Source: InferenceX configs/runners.yaml; utils/matrix_logic reads it.
+func loadRunners(base string) (runnersFile, error) {
+	rf := runnersFile{labels: map[string][]string{}, hw: map[string]runnerHW{}}
 	for _, p := range []string{filepath.Join(base, "configs", "runners.yaml"), filepath.Join(base, ".github", "configs", "runners.yaml")} {
+		if !exists(p) {
+			continue
+		}
+		rf.file = p
 		data, err := launch.ReadInput(p)
 		if err != nil {
-			continue
+			return rf, err
 		}
 		root, err := parseYAML(p, data)
 		if err != nil {
-			return out
+			return rf, err
 		}
-		hw := resolveAlias(mapGet(root, "hardware"))
-		if hw == nil || hw.Kind != yaml.MappingNode {
-			return out
-		}
-		for i := 0; i+1 < len(hw.Content); i += 2 {
-			rec := resolveAlias(hw.Content[i+1])
-			var r runnerHW
-			if v, err := nodeInt(p, mapGet(rec, "available-cpu-dram-mib"), ""); err == nil && v > 0 {
-				r.dramMiB = v
+		root = resolveAlias(root)
+		if hw := resolveAlias(mapGet(root, "hardware")); hw != nil && hw.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(hw.Content); i += 2 {
+				rec := resolveAlias(hw.Content[i+1])
+				var r runnerHW
+				if v, err := nodeInt(p, mapGet(rec, "available-cpu-dram-mib"), ""); err == nil && v > 0 {
+					r.dramMiB = v
+				}
+				if v, err := nodeInt(p, mapGet(rec, "gpus-per-node"), ""); err == nil && v > 0 {
+					r.gpusPerNode = v
+				}
+				rf.hw[hw.Content[i].Value] = r
 			}
-			if v, err := nodeInt(p, mapGet(rec, "gpus-per-node"), ""); err == nil && v > 0 {
-				r.gpusPerNode = v
-			}
-			out[hw.Content[i].Value] = r
 		}
-		return out
+		labels := resolveAlias(mapGet(root, "labels"))
+		flat := labels == nil
+		if flat {
+			labels = root
+		}
+		if labels == nil || labels.Kind != yaml.MappingNode {
+			return rf, posErr(p, labels, "runner labels: expected a mapping of label to runner names")
+		}
+		for i := 0; i+1 < len(labels.Content); i += 2 {
+			k, n := labels.Content[i], resolveAlias(labels.Content[i+1])
+			if flat && k.Value == "hardware" {
+				continue
+			}
+			if n == nil || n.Kind != yaml.SequenceNode {
+				return rf, posErr(p, n, "runner label %s: expected a list of runner names", k.Value)
+			}
+			var names []string
+			for _, c := range n.Content {
+				c = resolveAlias(c)
+				if c.Kind != yaml.ScalarNode {
+					return rf, posErr(p, c, "runner label %s: expected a runner name", k.Value)
+				}
+				names = append(names, c.Value)
+			}
+			rf.labels[k.Value] = names
+		}
+		return rf, nil
 	}
-	return out
+	return rf, nil
 }

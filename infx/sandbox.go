@@ -1008,10 +1008,12 @@ func exported(env expand.Environ) []string {
 	return out
 }
 
-// wrappers run their arguments as a command, after options of their own;
-// value says which of their options take a separate value.
+// wrapperValueOpts are the commands that run their arguments as a command,
+// after options of their own, with the short options that take a separate
+// value (`exec` and `time` as the shell spells them in a recorded argv).
 var wrapperValueOpts = map[string]string{
 	"nohup": "", "setsid": "", "stdbuf": "ioe", "numactl": "CcmNnpPi", "taskset": "", "timeout": "sk", "nice": "n", "ionice": "cn", "sudo": "ugCDhpr", "env": "uSC",
+	"exec": "a", "time": "",
 }
 
 // isServerLaunch reports whether argv is a server launch scriptProcesses
@@ -1026,8 +1028,8 @@ func isServerLaunch(argv []string) bool {
 // status is 0 and they print nothing the scripts read.
 var benign = map[string]bool{
 	"mkdir": true, "rm": true, "rmdir": true, "cp": true, "mv": true, "ln": true, "chmod": true, "chown": true,
-	"touch": true, "sleep": true, "kill": true, "pkill": true, "sync": true, "ulimit": true, "echo": true,
-	"true": true, "pip": true, "pip3": true, "uv": true, "git": true, "apt-get": true, "apt": true, "wget": true,
+	"touch": true, "sleep": true, "pkill": true, "sync": true,
+	"pip": true, "pip3": true, "uv": true, "git": true, "apt-get": true, "apt": true, "wget": true,
 	"tar": true, "unzip": true, "ldconfig": true, "logger": true, "renice": true,
 }
 
@@ -1040,9 +1042,7 @@ func (sb *sandbox) external(ctx context.Context, hc interp.HandlerContext, args 
 		if len(inner) == 0 {
 			return nil
 		}
-		if name == "timeout" || name == "nohup" || name == "setsid" || name == "stdbuf" || name == "numactl" || name == "taskset" || name == "nice" || name == "ionice" || name == "sudo" || name == "env" {
-			return sb.external(ctx, hc, inner, append(extraEnv, env...), site, depth)
-		}
+		return sb.external(ctx, hc, inner, append(extraEnv, env...), site, depth)
 	}
 	if isServerLaunch(args) {
 		return nil
@@ -1474,7 +1474,7 @@ var runnerHostFiles = map[string]map[string]string{
 }
 
 // errHostState: a read of the runner's device or kernel state.
-var errHostState = errors.New("the runner's device and kernel state (/sys, /proc, /dev) is not in the runner table")
+var errHostState = errors.New("the runner's system files, devices and kernel state are not in the runner table")
 
 // systemPath reports whether p is a file of the runner's or the image's
 // system (not the checkout, a staged model or the job's storage):
@@ -1491,11 +1491,6 @@ func systemPath(p string) bool {
 		}
 	}
 	return false
-}
-
-// hostState reports whether p is under /sys, /proc or /dev.
-func hostState(p string) bool {
-	return within(p, "/sys") || within(p, "/proc") || within(p, "/dev")
 }
 
 // readsStdin are the commands given their standard input.
@@ -1518,9 +1513,9 @@ func (sb *sandbox) readFile(ctx context.Context, name string) ([]byte, error) {
 	if v, ok := runnerHostFiles[sb.facts.SKU][p]; ok {
 		return []byte(v), nil
 	}
-	if hostState(p) {
-		// The runner's devices and kernel state (/sys, /proc, /dev): not
-		// in the runner table, so unknown rather than absent.
+	if systemPath(p) && !sb.readable(p) {
+		// The runner's (or the image's) own files, its devices and kernel
+		// state: not in the runner table, so unknown rather than absent.
 		return nil, &os.PathError{Op: "open", Path: name, Err: errHostState}
 	}
 	if !sb.readable(p) || !isFile(p) {
@@ -1815,14 +1810,20 @@ func (sb *sandbox) srun(ctx context.Context, hc interp.HandlerContext, args []st
 		})
 	}
 	set = append(append([]string(nil), extraEnv...), set...)
-	name := path.Base(args[0])
-	if name == "bash" || name == "sh" {
-		return sb.bash(ctx, hc2, args[1:], set, unset, site, depth)
+	return sb.jobCommand(ctx, hc2, args, set, unset, site, depth)
+}
+
+// jobCommand runs the command of an srun or docker run: a script (`bash
+// FILE`, `FILE.sh`, `bash -c …`) in the sandbox as a new process, anything
+// else as an external command, with the job's environment changes.
+func (sb *sandbox) jobCommand(ctx context.Context, hc interp.HandlerContext, cmd, set, unset []string, site callSite, depth int) error {
+	if name := path.Base(cmd[0]); name == "bash" || name == "sh" {
+		return sb.bash(ctx, hc, cmd[1:], set, unset, site, depth)
 	}
-	if strings.HasSuffix(args[0], ".sh") {
-		return sb.bash(ctx, hc2, args, set, unset, site, depth)
+	if strings.HasSuffix(cmd[0], ".sh") {
+		return sb.bash(ctx, hc, cmd, set, unset, site, depth)
 	}
-	return sb.external(ctx, hc2, args, set, site, depth)
+	return sb.external(ctx, hc, cmd, set, site, depth)
 }
 
 // srunLongTakesValue: srun long options written with a separate value.
@@ -1972,15 +1973,7 @@ func (sb *sandbox) dockerRun(ctx context.Context, hc interp.HandlerContext, args
 	if workdir != "" {
 		hc2.Dir = filepath.Clean(workdir)
 	}
-	set = append(base, set...)
-	name := path.Base(cmd[0])
-	if name == "bash" || name == "sh" {
-		return sb.bash(ctx, hc2, cmd[1:], set, unset, site, depth)
-	}
-	if strings.HasSuffix(cmd[0], ".sh") {
-		return sb.bash(ctx, hc2, cmd, set, unset, site, depth)
-	}
-	return sb.external(ctx, hc2, cmd, set, site, depth)
+	return sb.jobCommand(ctx, hc2, cmd, append(base, set...), unset, site, depth)
 }
 
 func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {

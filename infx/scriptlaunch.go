@@ -9,10 +9,6 @@ import (
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
-// launcherWrappers are commands that run their arguments as a command
-// (possibly after options of their own).
-var launcherWrappers = map[string]bool{"nohup": true, "env": true, "setsid": true, "exec": true, "time": true, "stdbuf": true, "numactl": true, "taskset": true, "timeout": true}
-
 // serverModules are `python -m <module>` servers: module → process kind.
 var serverModules = map[string]launch.Kind{
 	"sglang.launch_server":               launch.KindWorker,
@@ -33,27 +29,12 @@ var serverModules = map[string]launch.Kind{
 func serverCommand(argv []string) (program []string, rest []string, env []string, kind launch.Kind, ok bool) {
 	for len(argv) > 0 {
 		w := path.Base(argv[0])
-		if !launcherWrappers[w] {
+		if _, ok := wrapperValueOpts[w]; !ok {
 			break
 		}
-		argv = argv[1:]
-		// Skip the wrapper's own options and, for env, its assignments.
-		for len(argv) > 0 {
-			a := argv[0]
-			if w == "env" && strings.Contains(a, "=") && !strings.HasPrefix(a, "-") {
-				env = append(env, a)
-				argv = argv[1:]
-				continue
-			}
-			if strings.HasPrefix(a, "-") {
-				argv = argv[1:]
-				continue
-			}
-			if w == "timeout" || w == "taskset" {
-				argv = argv[1:] // the duration / CPU mask
-			}
-			break
-		}
+		inner, e := unwrap(w, argv[1:])
+		env = append(env, e...)
+		argv = inner
 	}
 	if len(argv) == 0 {
 		return nil, nil, nil, "", false

@@ -18,28 +18,25 @@ import (
 // loaded once per Workspace.
 type snCache struct {
 	once      sync.Once
-	hw        map[string]runnerHW
 	dramCap   int
 	mu        sync.Mutex
 	launchers map[string][]launcherRef  // runner label → existing launchers
 	scripts   ScriptCache               // prepared scripts shared by the points
 	workflows map[string]cachedWorkflow // .github/workflows files by name
 	slack     int                       // max-model-len slack (generate_sweep_configs.py)
-	// runnerLabels is runners.yaml's label → runner names, runnersFile the
-	// file read and runnersErr why it could not be (bad input).
-	runnerLabels map[string][]string
-	runnersFile  string
-	runnersErr   error
+	// runners is configs/runners.yaml; runnersErr why it could not be
+	// read (bad input for every script point).
+	runners    runnersFile
+	runnersErr error
 }
 
 func (ws *Workspace) snInit() {
 	ws.sn.once.Do(func() {
-		ws.sn.hw = loadRunnerHW(ws.Base)
 		ws.sn.dramCap = ws.maxAgenticDRAMMiB()
 		ws.sn.launchers = map[string][]launcherRef{}
 		ws.sn.workflows = map[string]cachedWorkflow{}
 		ws.sn.slack = ws.readMaxModelLenSlack()
-		ws.sn.runnerLabels, ws.sn.runnersFile, ws.sn.runnersErr = ws.loadRunnerLabels()
+		ws.sn.runners, ws.sn.runnersErr = loadRunners(ws.Base)
 	})
 }
 
@@ -87,7 +84,7 @@ func (ws *Workspace) agenticDRAMGB(e *Entry, r *Row) int {
 		return 0
 	}
 	ws.snInit()
-	hw, ok := ws.sn.hw[e.Runner]
+	hw, ok := ws.sn.runners.hw[e.Runner]
 	if !ok || hw.dramMiB <= 0 || hw.gpusPerNode <= 0 || r.DRAMUtilization <= 0 {
 		return 0
 	}
@@ -164,7 +161,7 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 	if len(p.Launchers) == 0 {
 		so := ScriptOptions{
 			Env: ScriptEnv(p, opt.ScriptEnv), ReadRoots: []string{ws.Root},
-			Timeout: opt.ScriptTimeout, Steps: opt.ScriptSteps, Facts: facts, Name: ws.relTo(ws.Root, p.Script), Cache: &ws.sn.scripts,
+			Timeout: opt.ScriptTimeout, Steps: opt.ScriptSteps, Facts: facts, Name: ws.rel(p.Script), Cache: &ws.sn.scripts,
 		}
 		if lib := filepath.Join(ws.Base, "benchmarks", "benchmark_lib.sh"); isFile(lib) {
 			so.Lib = lib
@@ -176,14 +173,14 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 		procs, err := ws.scriptRunProcesses(p, run, p.Script, nil, nil)
 		var notes []string
 		switch {
-		case ws.sn.runnersFile == "":
+		case ws.sn.runners.file == "":
 			notes = append(notes, "the checkout has no configs/runners.yaml: the script is the one the launchers' common naming rule finds")
-		case len(ws.sn.runnerLabels[p.Runner]) == 0:
-			notes = append(notes, fmt.Sprintf("runner label %s is not in %s: the script is the one the launchers' common naming rule finds", p.Runner, ws.relTo(ws.Root, ws.sn.runnersFile)))
+		case len(ws.sn.runners.labels[p.Runner]) == 0:
+			notes = append(notes, fmt.Sprintf("runner label %s is not in %s: the script is the one the launchers' common naming rule finds", p.Runner, ws.rel(ws.sn.runners.file)))
 		default:
 			notes = append(notes, fmt.Sprintf("no launcher of runner label %s (runners/launch_*.sh) is in the checkout: the script is the one the launchers' common naming rule finds", p.Runner))
 		}
-		return procs, ws.relTo(ws.Root, p.Script), notes, nil, err
+		return procs, ws.rel(p.Script), notes, nil, err
 	}
 	var outs []scriptOutcome
 	// A launcher may branch on its own runner name
@@ -234,7 +231,7 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 	}
 	scripts := map[string]map[string][]string{} // script → launcher → runner names
 	for _, o := range ok {
-		s := ws.relTo(ws.Root, o.script)
+		s := ws.rel(o.script)
 		if scripts[s] == nil {
 			scripts[s] = map[string][]string{}
 		}
@@ -261,21 +258,19 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 		if x.run.Stop != nil && !launched(x.run) {
 			// The same script, but this runner's run of it could not be
 			// followed to its server launch: what it starts is unknown.
-			return nil, "", nil, nil, &PointError{Status: StatusUnsupported, Note: fmt.Sprintf("%s (runner %s) runs %s, which could not be followed: %s", x.launcher.rel, x.runner, ws.relTo(ws.Root, x.script), x.run.Stop), Pos: p.RefPos}
+			return nil, "", nil, nil, &PointError{Status: StatusUnsupported, Note: fmt.Sprintf("%s (runner %s) runs %s, which could not be followed: %s", x.launcher.rel, x.runner, ws.rel(x.script), x.run.Stop), Pos: p.RefPos}
 		}
 	}
 	o := ok[0]
 	if o.start.Missing {
-		return nil, "", nil, nil, &PointError{Status: StatusMissing, Note: fmt.Sprintf("%s runs %s (%s), which is not in the checkout", o.launcher.rel, ws.relTo(ws.Root, o.script), o.start.At), Pos: p.RefPos}
+		return nil, "", nil, nil, &PointError{Status: StatusMissing, Note: fmt.Sprintf("%s runs %s (%s), which is not in the checkout", o.launcher.rel, ws.rel(o.script), o.start.At), Pos: p.RefPos}
 	}
-	var launcherStart, scriptStart *ScriptStart
+	scriptStart := o.start
+	var launcherStart *ScriptStart
 	for i := range o.run.Scripts {
-		s := &o.run.Scripts[i]
-		if launcherStart == nil && ws.relTo(ws.Root, s.File) == o.launcher.rel {
-			launcherStart = s
-		}
-		if scriptStart == nil && s.File == o.script {
-			scriptStart = s
+		if ws.rel(o.run.Scripts[i].File) == o.launcher.rel {
+			launcherStart = &o.run.Scripts[i]
+			break
 		}
 	}
 	procs, err = ws.scriptRunProcesses(p, o.run, o.script, launcherStart, scriptStart)
@@ -301,9 +296,9 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 	}
 	notes = append([]string{fmt.Sprintf("script chosen by %s for runner label %s", strings.Join(users, ", "), p.Runner)}, notes...)
 	if p.Script != "" && filepath.Clean(p.Script) != filepath.Clean(o.script) {
-		notes = append(notes, fmt.Sprintf("the launchers run %s, not the cited %s", ws.relTo(ws.Root, o.script), ws.relTo(ws.Root, p.Script)))
+		notes = append(notes, fmt.Sprintf("the launchers run %s, not the cited %s", ws.rel(o.script), ws.rel(p.Script)))
 	}
-	return procs, ws.relTo(ws.Root, o.script), notes, inherited, nil
+	return procs, ws.rel(o.script), notes, inherited, nil
 }
 
 // limitStatus turns a run that hit the sandbox's step or time bound into
@@ -463,7 +458,7 @@ func (ws *Workspace) runLauncher(p Point, l launcherRef, runner string, facts sh
 // time the benchmark script started come from the launcher; the rest from
 // the script (or the library it sources) at the launch command.
 func (ws *Workspace) scriptRunProcesses(p Point, run *ScriptRun, script string, launcherStart, scriptStart *ScriptStart) ([]launch.Process, error) {
-	procs, err := ScriptProcesses(run, ws.relTo(ws.Root, script))
+	procs, err := ScriptProcesses(run, ws.rel(script))
 	if err != nil {
 		if run.Stop != nil || run.ExitAt.Line > 0 || run.Exit != 0 {
 			return nil, &PointError{Status: StatusUnsupported, Note: "no server launch: " + endReason(run), Pos: p.RefPos}
@@ -486,7 +481,7 @@ func (ws *Workspace) scriptRunProcesses(p Point, run *ScriptRun, script string, 
 	}
 	launcherRel := ""
 	if launcherStart != nil {
-		launcherRel = ws.relTo(ws.Root, launcherStart.File)
+		launcherRel = ws.rel(launcherStart.File)
 	}
 	for i := range procs {
 		var env []launch.EnvVar

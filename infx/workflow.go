@@ -404,57 +404,7 @@ func ghTyped(v any, typ string) any {
 // runners/launch_${RUNNER_NAME%%_*}.sh.
 func (ws *Workspace) runnerNames(label string) []string {
 	ws.snInit()
-	return ws.sn.runnerLabels[label]
-}
-
-// loadRunnerLabels reads the label → runner names mapping of
-// configs/runners.yaml (or .github/configs/runners.yaml). A file that
-// exists but does not parse, or whose labels are not lists of names, is an
-// error with its position (it decides which launcher runs a script); no
-// file gives an empty mapping.
-func (ws *Workspace) loadRunnerLabels() (map[string][]string, string, error) {
-	out := map[string][]string{}
-	for _, p := range []string{filepath.Join(ws.Base, "configs", "runners.yaml"), filepath.Join(ws.Base, ".github", "configs", "runners.yaml")} {
-		if !exists(p) {
-			continue
-		}
-		data, err := launch.ReadInput(p)
-		if err != nil {
-			return nil, p, err
-		}
-		root, err := parseYAML(p, data)
-		if err != nil {
-			return nil, p, err
-		}
-		root = resolveAlias(root)
-		labels := resolveAlias(mapGet(root, "labels"))
-		if labels == nil {
-			labels = root
-		}
-		if labels == nil || labels.Kind != yaml.MappingNode {
-			return nil, p, posErr(p, labels, "runner labels: expected a mapping of label to runner names")
-		}
-		for i := 0; i+1 < len(labels.Content); i += 2 {
-			k, n := labels.Content[i], resolveAlias(labels.Content[i+1])
-			if k.Value == "hardware" && labels == root {
-				continue // the flat layout has no hardware section; tolerate one
-			}
-			if n == nil || n.Kind != yaml.SequenceNode {
-				return nil, p, posErr(p, n, "runner label %s: expected a list of runner names", k.Value)
-			}
-			var names []string
-			for _, c := range n.Content {
-				c = resolveAlias(c)
-				if c.Kind != yaml.ScalarNode {
-					return nil, p, posErr(p, c, "runner label %s: expected a runner name", k.Value)
-				}
-				names = append(names, c.Value)
-			}
-			out[k.Value] = names
-		}
-		return out, p, nil
-	}
-	return out, "", nil
+	return ws.sn.runners.labels[label]
 }
 
 // launchers groups a label's runner names by the launcher each one runs

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
@@ -53,8 +52,6 @@ type Workspace struct {
 	// *PosError); warnings lists the same problems in file order.
 	broken   map[string]error
 	warnings []Warning
-	// dramMiB is runners.yaml hardware[label].available-cpu-dram-mib.
-	dramMiB map[string]int
 	// sn caches what single-node points read from the checkout's harness
 	// (workflows, runners.yaml, launchers); see singlenode.go.
 	sn snCache
@@ -120,7 +117,6 @@ func Open(root string) (*Workspace, error) {
 	} else {
 		return nil, fmt.Errorf("%s: no InferenceX master config (configs/*-master.yaml, .github/configs/*-master.yaml or inferencex-e2e/configs/*-master.yaml)", root)
 	}
-	ws.dramMiB = loadRunnerDRAM(ws.Base)
 	if err := ws.load(ws.Masters); err != nil {
 		return nil, err
 	}
@@ -240,10 +236,7 @@ func isFile(p string) bool {
 
 // rel gives p relative to Root when it is inside it (for messages).
 func (ws *Workspace) rel(p string) string {
-	if r, err := filepath.Rel(ws.Root, p); err == nil && !strings.HasPrefix(r, "..") {
-		return filepath.ToSlash(r)
-	}
-	return p
+	return ws.relTo(ws.Root, p)
 }
 
 // ConfigKeys returns every config key that loaded, in master file order

@@ -54,7 +54,7 @@ func TestCoverageDemoText(t *testing.T) {
 		"qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg     #0    0   sglang  none  agg       covered-with-exclusions",
 		"qwen3.5-fp8-b200-sglang-agentic-mtp             #0    0   sglang  none  -         script not found",
 		"qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg     #1    0   sglang  none  -         recipe not found",
-		"    --mem-fraction-static: cookbook 0.8, recipe 0.75\n",
+		"    --mem-fraction-static: cookbook 0.8, recipe 0.75 (possible commit drift: --infx is not a git checkout, so prov.sha 222222222222 cannot be compared)\n",
 		"  qwen3.5-fp8-b200-sglang-agentic-mtp#0 point 0: not verified: script not found\n    single-node script benchmarks/single_node/agentic/qwen3.5_fp8_b200_sglang_mtp.sh is not in the InferenceX checkout (--infx)\n",
 		"  qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg#1 point 0: not verified: recipe not found\n    recipe inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/qwen3.5/sglang/gb300-fp8/agentx/agg-tp8-c1.yaml is not in the InferenceX checkout (--infx)\n",
 		"Roles: covered 3, covered-with-exclusions 10, differs 1\n",
@@ -161,7 +161,7 @@ func TestCoverageDemoMarkdown(t *testing.T) {
 		"## `qwen3.5-fp8-gb300-dynamo-sglang-agentic-disagg`\n",
 		"- Variant: `benchmarks/multi_node/srt-slurm-recipes/sglang/qwen3.5/gb300-fp8/agentic/disagg-gb300-1p1d-tp4-tp4-c8.yaml`\n",
 		"| decode | differs | 25 | 1 | 9 | 0 |\n",
-		"| `--mem-fraction-static` | `0.8` | `0.75` |\n",
+		"| `--mem-fraction-static` | `0.8` | `0.75`<br>`possible commit drift: --infx is not a git checkout, so prov.sha 222222222222 cannot be compared` |\n",
 		"| `--enable-metrics` | (absent) | (set) | collection | collection-enable-metrics | Prometheus metrics for result collection (AIPERF_REQUIRED_SERVER_METRIC_PREFIX); no effect on serving | seed-signoff |\n",
 		"- Result: **recipe not found** (not verified)",
 		// judgment-class differences are informational, in their own table
