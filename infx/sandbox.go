@@ -1189,11 +1189,7 @@ func (sb *sandbox) external(ctx context.Context, hc interp.HandlerContext, args 
 	if site.kind == ctxPlain || benign[name] {
 		return nil
 	}
-	how := "a condition"
-	if site.kind == ctxValue {
-		how = "a value the script uses"
-	}
-	why := fmt.Sprintf("%s in %s: the sandbox does not evaluate it", strings.Join(shortArgv(args), " "), how)
+	why := fmt.Sprintf("%s in %s: the sandbox does not evaluate it", strings.Join(shortArgv(args), " "), ctxWord(site.kind))
 	if reason != "" {
 		why += " (" + reason + ")"
 	}

@@ -136,7 +136,8 @@ func (ws *Workspace) runnerEnv(runnerName string) []string {
 // scriptOutcome is one launcher's run of a point.
 type scriptOutcome struct {
 	launcher launcherRef
-	runner   string // the runner name it ran for
+	runner   string   // the runner name it ran for
+	harness  *Harness // the workflow's env and launch step (nil: no workflow)
 	run      *ScriptRun
 	script   string       // the benchmark script it started (filesystem path), "" if none
 	start    *ScriptStart // its start
@@ -189,7 +190,7 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 	for _, l := range ws.existingLaunchers(p.Runner) {
 		for _, rn := range endsOf(l.runners) {
 			o := scriptOutcome{launcher: l, runner: rn}
-			o.run, o.err = ws.runLauncher(p, l, rn, facts, opt)
+			o.run, o.harness, o.err = ws.runLauncher(p, l, rn, facts, opt)
 			if o.err == nil {
 				for i, s := range o.run.Scripts {
 					if rel := ws.relTo(ws.Base, s.File); strings.HasPrefix(rel, "benchmarks/") {
@@ -275,7 +276,7 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 	}
 	procs, err = ws.scriptRunProcesses(p, o.run, o.script, launcherStart, scriptStart)
 	if err == nil {
-		inherited = ws.inheritedEnv(p, o.runner, scriptStart)
+		inherited = inheritedEnv(o.harness, scriptStart)
 	}
 	if err != nil && scriptStart != nil {
 		var pe *PointError
@@ -333,13 +334,13 @@ func endReason(run *ScriptRun) string {
 	return "it ran to its end"
 }
 
-// inheritedEnv is the workflow env the benchmark script started with
+// inheritedEnv is the workflow env (h, nil when the checkout has no
+// workflow) the benchmark script started with
 // (Harness.Env, with the workflow file:line as origin), less what the
 // launcher took away (docker run passes only -e) or changed (then the
 // launcher's value is in the process env).
-func (ws *Workspace) inheritedEnv(p Point, runner string, start *ScriptStart) []launch.EnvVar {
-	h, err := ws.harness(p, runner)
-	if err != nil || h == nil {
+func inheritedEnv(h *Harness, start *ScriptStart) []launch.EnvVar {
+	if h == nil {
 		return nil
 	}
 	drop := map[string]bool{}
@@ -426,11 +427,12 @@ func startEnd(s *ScriptStart) string {
 }
 
 // runLauncher runs the workflow's launch step for one launcher.
-func (ws *Workspace) runLauncher(p Point, l launcherRef, runner string, facts shellutil.Facts, opt Options) (*ScriptRun, error) {
-	h, err := ws.harness(p, runner)
+func (ws *Workspace) runLauncher(p Point, l launcherRef, runner string, facts shellutil.Facts, opt Options) (*ScriptRun, *Harness, error) {
+	wf, err := ws.harness(p, runner)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	h := wf
 	if h == nil {
 		// No workflow: start the launcher directly with the point's env.
 		h = &Harness{Run: "bash ./" + l.rel + "\n", RunPos: Pos{File: l.rel}}
@@ -449,7 +451,8 @@ func (ws *Workspace) runLauncher(p Point, l launcherRef, runner string, facts sh
 		Env: env, ReadRoots: []string{root}, Timeout: opt.ScriptTimeout, Steps: opt.ScriptSteps,
 		Facts: facts, Dir: root, Name: fmt.Sprintf("%s (launch step)", h.Workflow), Cache: &ws.sn.scripts,
 	}
-	return runScript(so.Name, []byte(h.Run), so)
+	run, err := runScript(so.Name, []byte(h.Run), so)
+	return run, wf, err
 }
 
 // scriptRunProcesses turns a run's server launches into processes and
