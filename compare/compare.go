@@ -158,6 +158,29 @@ func roleOrder() []string {
 	return []string{"agg", "prefill", "decode", "frontend", "etcd", "nats", "nginx", "mooncake-master", "mooncake-store"}
 }
 
+// rolesOf is roleOrder followed by every other role present on either
+// side (a service kind the launcher starts that compare has no place for:
+// the schema-2 services registry's generic services, exporters, …), sorted:
+// a role is never left out of the comparison.
+func rolesOf(a, b map[string][]*launch.Process) []string {
+	out := roleOrder()
+	known := map[string]bool{}
+	for _, r := range out {
+		known[r] = true
+	}
+	var extra []string
+	for _, m := range []map[string][]*launch.Process{a, b} {
+		for r := range m {
+			if !known[r] {
+				known[r] = true
+				extra = append(extra, r)
+			}
+		}
+	}
+	sort.Strings(extra)
+	return append(out, extra...)
+}
+
 func roleOf(p *launch.Process) string {
 	switch {
 	case p.Kind == launch.KindWorker:
@@ -285,7 +308,7 @@ func Compare(cb, rc *launch.Deployment, opt Options) ([]Result, error) {
 		fe = "none" // workers serve directly (single-node SGLang)
 	}
 	var out []Result
-	for _, role := range roleOrder() {
+	for _, role := range rolesOf(cbRoles, rcRoles) {
 		cs, rs := cbRoles[role], rcRoles[role]
 		for i := 0; i < max(len(cs), len(rs)); i++ {
 			res := Result{Cookbook: cb.Source, Recipe: rc.Source, Role: role, Index: i}
@@ -304,6 +327,7 @@ func Compare(cb, rc *launch.Deployment, opt Options) ([]Result, error) {
 				checkProhibited(&res, rules.NormalizeProcess(cs[i], engineOf(cb, cs[i]), hfOf(cb)), true, engineOf(cb, cs[i]), ex)
 			default:
 				comparePair(&res, rules, ex, cb, cs[i], rc, rs[i])
+				unusedService(&res, lr, rules, ex, cb, rc, rs[i])
 			}
 			out = append(out, res)
 		}
@@ -411,24 +435,31 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, cb *launch.Deplo
 			keys = append(keys, k)
 		}
 	}
-	if cp.Kind.IsService() {
-		// services: present (paired) and how many; their command lines
-		// are launcher plumbing (/configs/etcd, setup_head.py, nginx.conf)
-		keys = []string{"count"}
-	}
+	// Services are compared like workers: program, arguments, env, count
+	// (spec/srt-slurm.md §10b); addresses and ports are placement rules.
+	byName := filePass(res, cn, rn, keys)
 	verdict := Covered
 	for _, k := range keys {
 		c, r := cn.Settings[k], rn.Settings[k]
+		if c == nil && r == nil {
+			continue // dropped by filePass
+		}
 		var cv, rv *string
 		var origins []launch.Origin
 		var s *Setting
 		if c != nil {
 			v := c.Value
+			if byName[k] {
+				v = c.File
+			}
 			cv, s = &v, c
 			origins = append(origins, c.Origins...)
 		}
 		if r != nil {
 			v := r.Value
+			if byName[k] {
+				v = r.File
+			}
 			rv, s = &v, r
 			origins = append(origins, r.Origins...)
 		}
@@ -438,7 +469,7 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, cb *launch.Deplo
 			verdict = Worse(verdict, Prohibited)
 			continue
 		}
-		if cv != nil && rv != nil && Equal(*cv, *rv) {
+		if cv != nil && rv != nil && (*cv == *rv || !s.Literal && !(c != nil && c.Literal) && Equal(*cv, *rv)) {
 			res.Matched++
 			continue
 		}

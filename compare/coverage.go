@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -366,6 +367,7 @@ func comparePoint(pr *PointResult, f *cookbook.File, sel cookbook.Selection, mod
 		pr.Status, pr.Message = StatusError, err.Error()
 		return
 	}
+	attachCookbookFiles(&dec.Deployment, f, sel)
 	rc := *rr.d
 	rc.Source.Recipe, rc.Source.Selector = rel, pr.Selector
 	res, err := Compare(&dec.Deployment, &rc, Options{Exclusions: ex, Rules: rules})
@@ -526,6 +528,36 @@ func noteDrift(pr *PointResult) {
 	for i := range pr.Roles {
 		for j := range pr.Roles[i].Differences {
 			pr.Roles[i].Differences[j].Note = note
+		}
+	}
+}
+
+// attachCookbookFiles gives each process of a decoded cookbook deployment
+// the content of the config files it reads (launch.Process.FileContents):
+// the selected router's files (cells[i].routers[r].files, keys into the
+// top-level AgentX `files` map of sgl-project/sglang
+// docs/src/snippets/agentx/*.jsx) whose name the process's block mentions
+// (Process.Files, as the page shows a file under the block that names it).
+func attachCookbookFiles(d *launch.Deployment, f *cookbook.File, sel cookbook.Selection) {
+	if sel.Cell < 0 || sel.Cell >= len(f.Cells) {
+		return
+	}
+	rt, ok := f.Cells[sel.Cell].Routers[sel.Router]
+	if !ok {
+		return
+	}
+	for i := range d.Processes {
+		p := &d.Processes[i]
+		for _, k := range rt.Files {
+			fe, ok := f.Files.Lookup(k)
+			if !ok || fe.Name == "" || !slices.Contains(p.Files, fe.Name) {
+				continue
+			}
+			if _, dup := p.FileContent(fe.Name); dup {
+				continue
+			}
+			p.FileContents = append(p.FileContents, launch.FileContent{Path: fe.Name, Content: fe.Content,
+				Origin: launch.Origin{Kind: launch.OriginCookbook, Path: fmt.Sprintf("files[%q]", k)}})
 		}
 	}
 }

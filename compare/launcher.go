@@ -157,11 +157,19 @@ func workerInstances(d *launch.Deployment) int {
 // itself that the recipe asked for (origin not injected) and that no
 // exclusion rule classifies. Empty: p is launcher plumbing.
 func (r *LauncherRule) needs(rules *Rules, ex *exclusions.Set, cb, rc *launch.Deployment, p *launch.Process, role string) []string {
+	return r.needsIn(rules, ex, []side{{"cookbook", cb}, {"recipe", rc}}, rc, p, role)
+}
+
+// side is a named deployment ("cookbook", "recipe").
+type side struct {
+	name string
+	d    *launch.Deployment
+}
+
+// needsIn is needs over the deployments sides (p belongs to rc).
+func (r *LauncherRule) needsIn(rules *Rules, ex *exclusions.Set, sides []side, rc *launch.Deployment, p *launch.Process, role string) []string {
 	var out []string
-	for _, side := range []struct {
-		name string
-		d    *launch.Deployment
-	}{{"cookbook", cb}, {"recipe", rc}} {
+	for _, side := range sides {
 		for i := range side.d.Processes {
 			q := &side.d.Processes[i]
 			engine := engineOf(side.d, q)
@@ -198,8 +206,8 @@ func (r *LauncherRule) needs(rules *Rules, ex *exclusions.Set, cb, rc *launch.De
 	norm := rules.NormalizeProcess(p, engine, hfOf(rc))
 	for _, k := range norm.Order {
 		s := norm.Settings[k]
-		if s.Kind == "field" || allInjected(s.Origins) {
-			continue
+		if s.Kind == "field" && s.Parent == "" || allInjected(s.Origins) {
+			continue // the process's shape (program, count), or launcher plumbing
 		}
 		rule, ok := ex.Match(exSetting(s, s.Value, engine, role))
 		if ok && rule.Class != exclusions.ClassProhibited && !(rule.Class == exclusions.ClassPlacement && rule.MustMatch) {

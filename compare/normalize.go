@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -268,6 +269,23 @@ type Setting struct {
 	Value   string // normalized; "" for a bare flag
 	Raw     string // as written (first occurrence)
 	Origins []launch.Origin
+
+	// File is the name (last path element) of the file a flag's value
+	// names: a file flag's path, a file the process lists
+	// (launch.Process.Files) or carries (FileContents). Content: the value
+	// is the file's content (contentValue), not its path; Expanded: the
+	// content was read into settings of their own (nginx.conf, nats.conf),
+	// each with Parent = this flag's key. Path is the path as written.
+	File     string
+	Content  bool
+	Expanded bool
+	Path     string
+	// Parent is, for a setting read from a config file, the key of the
+	// flag that names the file ("-c").
+	Parent string
+	// Literal: compare the values exactly, not with placeholders
+	// ("$http_x_session_id" is an nginx variable).
+	Literal bool
 }
 
 // Normalized is the settings of one process by key, plus the key order.
@@ -309,8 +327,25 @@ func (r *Rules) NormalizeProcess(p *launch.Process, engine, hfID string) *Normal
 			hfID = v[0]
 		}
 	}
-	n.add(&Setting{Key: "program", Kind: "field", Name: "program", Value: r.Program(p.Program), Raw: p.Program, Origins: []launch.Origin{p.Origin}}, false)
-	for _, a := range p.Args {
+	prog, args := r.Program(p.Program), p.Args
+	svc := isService(p.Kind)
+	if svc {
+		// a service is compared like a worker (program, args, env, count;
+		// spec/srt-slurm.md §10b): its command may carry arguments
+		// ("nats-server -c nats.conf") and a launcher's mount directory
+		// ("/configs/etcd")
+		var extra []launch.Arg
+		prog, extra = serviceProgram(p.Program)
+		prog = r.Program(prog)
+		if len(extra) > 0 {
+			for i := range extra {
+				extra[i].Origin = p.Origin
+			}
+			args = append(extra, args...)
+		}
+	}
+	n.add(&Setting{Key: "program", Kind: "field", Name: "program", Value: prog, Raw: p.Program, Origins: []launch.Origin{p.Origin}}, false)
+	for _, a := range args {
 		flag, vals := a.Flag, a.Values
 		if flag == "" {
 			// positional (vllm serve <model>)
@@ -322,7 +357,28 @@ func (r *Rules) NormalizeProcess(p *launch.Process, engine, hfID string) *Normal
 			flag = flag[:i]
 		}
 		raw := strings.TrimSpace(flag + " " + strings.Join(vals, " "))
+		if p.Kind == launch.KindNATS {
+			if name, ok := natsFlag[flag]; ok {
+				v := "enabled"
+				if name != "jetstream" {
+					v = natsSize(strings.Join(vals, " "))
+				}
+				n.add(&Setting{Key: "nats." + name, Kind: "field", Name: "nats." + name, Value: v, Raw: raw, Origins: []launch.Origin{a.Origin}}, true)
+				continue
+			}
+		}
 		flag = r.Flag(engine, flag)
+		if len(vals) == 1 {
+			if s, subs, ok := r.fileSetting(p, flag, vals[0], raw, a.Origin); ok {
+				for _, sub := range subs {
+					// nats-server: a later key wins; nginx: a repeated
+					// directive (proxy_set_header) adds
+					n.add(sub, p.Kind != launch.KindNginx)
+				}
+				n.add(s, last)
+				continue
+			}
+		}
 		var val string
 		switch {
 		case len(vals) == 0:
@@ -359,6 +415,13 @@ func (r *Rules) NormalizeProcess(p *launch.Process, engine, hfID string) *Normal
 		}
 		n.add(&Setting{Key: flag, Kind: "flag", Name: flag, Value: val, Raw: raw, Origins: []launch.Origin{a.Origin}}, last)
 	}
+	for k, d := range r.Defaults[engine] {
+		// a config-file setting at the program's default (nats.max_payload
+		// 1 MiB) is the same as absent
+		if st, ok := n.Settings[k]; ok && st.Parent != "" && st.Value == d {
+			n.remove(k)
+		}
+	}
 	for _, e := range p.Env {
 		name, v := r.Env(e.Name, e.Value)
 		n.add(&Setting{Key: "env " + name, Kind: "env", Name: name, Value: v, Raw: e.Name + "=" + e.Value, Origins: []launch.Origin{e.Origin}}, true)
@@ -375,7 +438,7 @@ func (r *Rules) NormalizeProcess(p *launch.Process, engine, hfID string) *Normal
 		field("nodes-per-worker", p.NodesPerWorker)
 	case p.Kind.IsFrontend():
 		field("count", p.Count)
-	case p.Kind.IsService():
+	case svc:
 		c := p.CountNodes
 		if len(p.Ports) > 1 {
 			c = max(c, 1) * len(p.Ports)
@@ -383,6 +446,71 @@ func (r *Rules) NormalizeProcess(p *launch.Process, engine, hfID string) *Normal
 		field("count", c)
 	}
 	return n
+}
+
+// isService reports whether k is a service (any process that is neither a
+// worker nor a request entry point: etcd, NATS, nginx, Mooncake, and any
+// other kind a launcher starts, e.g. the schema-2 services registry's).
+func isService(k launch.Kind) bool {
+	return k != launch.KindWorker && !k.IsFrontend()
+}
+
+// remove drops the setting with key k.
+func (n *Normalized) remove(k string) {
+	if _, ok := n.Settings[k]; !ok {
+		return
+	}
+	delete(n.Settings, k)
+	for i, o := range n.Order {
+		if o == k {
+			n.Order = append(n.Order[:i:i], n.Order[i+1:]...)
+			break
+		}
+	}
+}
+
+// fileSetting reads a flag whose value names a file: a file or JSON flag
+// given a path, a file the process lists (Files) or one it carries
+// (FileContents). With the content, the value is the content
+// (contentValue), or, for nginx and NATS config files, the flag stands for
+// the settings read from the file (nginxConfig, natsConfig), returned as
+// subs with Parent = flag. Without it, the value is the file's name. ok is
+// false when the value does not name a file.
+func (r *Rules) fileSetting(p *launch.Process, flag, v, raw string, o launch.Origin) (*Setting, []*Setting, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" || strings.HasPrefix(v, "{") || strings.HasPrefix(v, "[") {
+		return nil, nil, false
+	}
+	base := path.Base(strings.TrimRight(v, "/"))
+	fc, has := p.FileContent(v)
+	if !has && !r.file[flag] && !(r.json[flag] && strings.Contains(v, "/")) && !slices.Contains(p.Files, base) {
+		return nil, nil, false
+	}
+	s := &Setting{Key: flag, Kind: "flag", Name: flag, Value: base, Raw: raw, Origins: []launch.Origin{o}, File: base, Path: v}
+	if !has {
+		return s, nil, true
+	}
+	s.Content = true
+	s.Origins = append(s.Origins, fc.Origin)
+	var fs []fileSetting
+	var err error
+	switch p.Kind {
+	case launch.KindNginx:
+		fs, err = nginxConfig(fc.Content)
+	case launch.KindNATS:
+		fs, err = natsConfig(fc.Content)
+	}
+	if err != nil || fs == nil {
+		s.Value = contentValue(r, flag, base, fc.Content)
+		return s, nil, true
+	}
+	s.Expanded = true
+	subs := make([]*Setting, 0, len(fs))
+	for _, f := range fs {
+		subs = append(subs, &Setting{Key: f.name, Kind: "field", Name: f.name, Value: f.value, Raw: base + ": " + f.name + " " + f.value,
+			Origins: []launch.Origin{fc.Origin}, Parent: flag, Literal: f.literal})
+	}
+	return s, subs, true
 }
 
 // splitJSON takes keys out of a canonical JSON object value: it returns the

@@ -228,6 +228,7 @@ func compareScript(pr *PointResult, f *cookbook.File, sel cookbook.Selection, fi
 		pr.Status, pr.Message = StatusError, err.Error()
 		return
 	}
+	attachCookbookFiles(&dec.Deployment, f, sel)
 	m := MatchPoint(ws, pr.ConfigKey, queryOf(f, sel, &dec.Deployment, rules))
 	if m.Status != StatusCompared {
 		pr.Status, pr.Message = m.Status, m.Message

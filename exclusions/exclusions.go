@@ -134,7 +134,7 @@ type Setting struct {
 	Name   string // normalized flag, env name or field path
 	Value  string // normalized value ("" for a bare flag)
 	Engine string // workers: sglang | vllm | trtllm; frontends: dynamo | sglang-router | vllm-router; field "present": the frontend that ran or "none"
-	Role   string // agg | prefill | decode | frontend | etcd | nats | nginx | mooncake
+	Role   string // agg | prefill | decode | frontend | etcd | nats | nginx | mooncake | another service kind
 }
 
 // Match selects the settings a Rule applies to. Exactly one of Flag, Env and
@@ -464,8 +464,9 @@ func globRegexp(g string) (*regexp.Regexp, error) {
 
 // Match returns the first rule (in file order) that applies to st; the
 // returned Rule is shared and must not be modified. A rule's
-// role "worker" matches agg, prefill and decode; "service" matches etcd,
-// nats, nginx and mooncake; an empty engine/role/value matches anything.
+// role "worker" matches agg, prefill and decode; "service" matches every
+// other role but the frontend (etcd, nats, nginx, mooncake, any other
+// service kind); an empty engine/role/value matches anything.
 func (s *Set) Match(st Setting) (*Rule, bool) {
 	if s == nil {
 		return nil, false
@@ -518,10 +519,23 @@ func (r *Rule) matches(st Setting) bool {
 	if r.role != nil && !r.role.MatchString(st.Role) {
 		switch {
 		case r.role.MatchString("worker") && (st.Role == "agg" || st.Role == "prefill" || st.Role == "decode"):
-		case r.role.MatchString("service") && (st.Role == "etcd" || st.Role == "nats" || st.Role == "nginx" || st.Role == "mooncake"):
+		case r.role.MatchString("service") && isServiceRole(st.Role):
 		default:
 			return false
 		}
+	}
+	return true
+}
+
+// isServiceRole reports whether role is a service's: any role but the
+// workers' (agg, prefill, decode) and the frontend's — etcd, nats, nginx,
+// mooncake, and any kind a launcher's services registry starts
+// (NVIDIA/srt-slurm src/srtctl/services/config.py kinds; spec/srt-slurm.md
+// §10b).
+func isServiceRole(role string) bool {
+	switch role {
+	case "", "agg", "prefill", "decode", "frontend":
+		return false
 	}
 	return true
 }

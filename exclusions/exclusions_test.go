@@ -50,7 +50,13 @@ func TestDefaultClassifiesSeedSettings(t *testing.T) {
 		{Setting{Kind: KindEnv, Name: "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE", Value: "1", Role: "decode"}, ClassProhibited},
 		{Setting{Kind: KindEnv, Name: "SGLANG_DISAGGREGATION_WAITING_TIMEOUT", Value: "100000", Role: "prefill"}, ClassJudgment},
 		{Setting{Kind: KindFlag, Name: "--cuda-graph-max-bs", Value: "64", Role: "decode"}, ClassJudgment},
-		{Setting{Kind: KindField, Name: "count", Value: "1", Role: "etcd"}, ClassHarness},
+		// services are compared like workers; where they listen is not
+		{Setting{Kind: KindFlag, Name: "--advertise-client-urls", Value: "http://10.0.0.0:2379", Engine: "etcd", Role: "etcd"}, ClassPlacement},
+		{Setting{Kind: KindField, Name: "nats.jetstream.store_dir", Value: "/tmp/nats", Engine: "nats", Role: "nats"}, ClassHarness},
+		{Setting{Kind: KindField, Name: "nginx.http.upstream.server", Value: "10.0.0.2:8180", Engine: "nginx", Role: "nginx"}, ClassPlacement},
+		{Setting{Kind: KindField, Name: "nginx.http.upstream.servers", Value: "3", Engine: "nginx", Role: "nginx"}, ClassJudgment},
+		{Setting{Kind: KindField, Name: "nginx.http.server.listen", Value: "8000", Engine: "nginx", Role: "nginx"}, ClassHarness},
+		{Setting{Kind: KindField, Name: "present", Value: "yes", Engine: "dynamo", Role: "dcgm-exporter"}, ClassCollection},
 	}
 	for _, c := range cases {
 		r, ok := s.Match(c.st)
@@ -72,6 +78,19 @@ func TestDefaultClassifiesSeedSettings(t *testing.T) {
 		{Kind: KindEnv, Name: "SGLANG_ENABLE_SPEC_V2", Value: "1", Role: "agg"},
 		{Kind: KindFlag, Name: "--router-mode", Value: "kv", Role: "frontend"},
 		{Kind: KindField, Name: "count", Value: "2", Role: "mooncake"},
+		// a service's count, program and production settings are compared
+		// (spec/srt-slurm.md §10b)
+		{Kind: KindField, Name: "count", Value: "1", Role: "etcd"},
+		{Kind: KindField, Name: "count", Value: "1", Role: "nginx"},
+		{Kind: KindField, Name: "program", Value: "nats-server", Role: "nats"},
+		{Kind: KindField, Name: "nats.max_payload", Value: "33554432", Engine: "nats", Role: "nats"},
+		{Kind: KindField, Name: "nats.jetstream", Value: "enabled", Engine: "nats", Role: "nats"},
+		{Kind: KindField, Name: "nginx.balance", Value: "hash $http_x_correlation_id consistent", Engine: "nginx", Role: "nginx"},
+		{Kind: KindField, Name: "nginx.http.keepalive_timeout", Value: "600s", Engine: "nginx", Role: "nginx"},
+		{Kind: KindField, Name: "nginx.http.upstream.keepalive", Value: "512", Engine: "nginx", Role: "nginx"},
+		{Kind: KindField, Name: "nginx.http.upstream.keepalive_timeout", Value: "600s", Engine: "nginx", Role: "nginx"},
+		{Kind: KindField, Name: "nginx.http.client_max_body_size", Value: "45m", Engine: "nginx", Role: "nginx"},
+		{Kind: KindField, Name: "present", Value: "yes", Engine: "dynamo", Role: "lmcache-server"},
 		// --http-port is harness only on the frontend.
 		{Kind: KindFlag, Name: "--http-port", Value: "1", Role: "agg"},
 	} {
@@ -110,7 +129,10 @@ rules:
 		{Setting{Kind: KindFlag, Name: "--x-a", Value: "1", Engine: "sglang", Role: "frontend"}, ""},
 		{Setting{Kind: KindEnv, Name: "--x-a", Value: "1", Engine: "sglang", Role: "agg"}, ""},
 		{Setting{Kind: KindField, Name: "count", Role: "nats"}, "svc"},
+		{Setting{Kind: KindField, Name: "count", Role: "mooncake"}, "svc"},
+		{Setting{Kind: KindField, Name: "count", Role: "lmcache-server"}, "svc"}, // a services-registry kind
 		{Setting{Kind: KindField, Name: "count", Role: "frontend"}, ""},
+		{Setting{Kind: KindField, Name: "count", Role: "decode"}, ""},
 	} {
 		r, ok := s.Match(c.st)
 		got := ""
@@ -314,5 +336,64 @@ func TestParseConsumer(t *testing.T) {
 	}
 	if n < 45 {
 		t.Errorf("%d env rules with a consumer, want at least 45", n)
+	}
+}
+
+// Only named Dynamo plumbing is excluded (cookbook-sync issue 8 item 1 and
+// the "compare by content" issue): ports, the request/event plane (whether
+// NATS is needed is judged from the plane by compare/launcher.yaml, not by
+// this list), log format and build directories. Every other DYN_* — router,
+// tokenizer, affinity, KV events, codec — is compared, and no rule may
+// match DYN_ names by a wildcard.
+func TestDynEnvOnlyNamedPlumbingExcluded(t *testing.T) {
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, rule string }{
+		{"DYN_SYSTEM_PORT", "harness-dyn-env"},
+		{"DYN_SYSTEM_PORT_BASE", "harness-dyn-env"},
+		{"DYN_REQUEST_PLANE", "harness-dyn-env"},
+		{"DYN_EVENT_PLANE", "harness-dyn-env"},
+		{"DYN_VLLM_KV_EVENT_PORT", "harness-dyn-env"},
+		{"DYN_LOG", "collection-dyn-log"},
+		{"DYN_SKIP_SGLANG_LOG_FORMATTING", "collection-dyn-logging"},
+		{"DYN_LOGGING_JSONL", "collection-dyn-logging"},
+		{"DYN_LOCK_DIR", "harness-dyn-build"},
+	} {
+		for _, role := range []string{"decode", "frontend"} {
+			r, ok := s.Match(Setting{Kind: KindEnv, Name: c.name, Value: "1", Role: role})
+			if !ok || r.ID != c.rule {
+				t.Errorf("%s on %s: rule %v, want %s", c.name, role, r, c.rule)
+				continue
+			}
+			if r.Class.Excluded() && r.Consumer == "" {
+				t.Errorf("%s: rule %s excludes without a consumer", c.name, r.ID)
+			}
+		}
+	}
+	for _, name := range []string{
+		"DYN_ROUTER_TEMPERATURE", "DYN_ROUTER_SESSION_AFFINITY_TTL_SECS", "DYN_ROUTER_QUEUE_THRESHOLD",
+		"DYN_ROUTER_ACTIVE_REQUEST_EXPIRY_SECS", "DYN_ROUTER_LOAD_BLOCK_SIZE", "DYN_TOKENIZER", "DYN_TOKENIZER_CACHE",
+		"DYN_TOKENIZER_CACHE_BYTES", "DYN_ENGINE_CONV_AFFINITY", "DYN_REQUEST_PLANE_CODEC", "DYN_DEFAULT_THINKING_MODE",
+		"DYN_PUBLISH_KV_EVENTS", "DYN_TCP_CHANNEL_BUFFER", "DYN_CONNECTOR", "DYN_TRTLLM_ENABLE_ATTENTION_DP",
+		"DYN_SOMETHING_NEW",
+	} {
+		for _, role := range []string{"agg", "prefill", "decode", "frontend", "nats"} {
+			if r, ok := s.Match(Setting{Kind: KindEnv, Name: name, Value: "0.0", Role: role}); ok {
+				t.Errorf("%s on %s: matched rule %s (%s), want it compared", name, role, r.ID, r.Class)
+			}
+		}
+	}
+	for _, r := range s.Rules() {
+		if r.Match.Env == "" || !strings.ContainsAny(r.Match.Env, "*?") {
+			continue
+		}
+		if m, ok := s.Match(Setting{Kind: KindEnv, Name: "DYN_ROUTER_TEMPERATURE", Value: "x", Role: "frontend"}); ok && m.ID == r.ID {
+			t.Errorf("rule %s: env glob %q matches a DYN_ name", r.ID, r.Match.Env)
+		}
+		if strings.Contains(r.Match.Env, "DYN_") {
+			t.Errorf("rule %s: env glob %q over DYN_ names; list them", r.ID, r.Match.Env)
+		}
 	}
 }

@@ -111,6 +111,17 @@ type Point struct {
 	// checkout has none for the label (the script is then located by the
 	// launchers' common naming rule, see scriptCandidates).
 	Launchers []string `json:"launchers,omitempty"`
+	// Prefill and Decode are a multi-node row's worker blocks, and
+	// RowConcurrencies the row's concurrency list (the multi-node matrix
+	// entry carries them: generate_sweep_configs.py).
+	Prefill          *WorkerBlock `json:"-"`
+	Decode           *WorkerBlock `json:"-"`
+	RowConcurrencies []int        `json:"-"`
+	// edits are sed expressions a launcher applies to the recipe in place
+	// (Submission.Edits).
+	edits []string
+	// setupScript overrides the recipe's setup_script (Submission).
+	setupScript string
 	// DRAMUtilization is the agentic scenario's dram-utilization;
 	// TotalCPUDRAMGB the host DRAM budget it gives on the runner
 	// (runners.yaml available-cpu-dram-mib × dram-utilization, in GiB,
@@ -222,6 +233,7 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 			p.Settings = append(p.Settings, wb.AdditionalSettings...)
 		}
 	}
+	p.Prefill, p.Decode, p.RowConcurrencies = r.Prefill, r.Decode, r.Concurrencies
 	if p.TP == 0 && r.Worker != nil {
 		p.TP, p.EP, p.DPAttn = r.Worker.TP, r.Worker.EP, r.Worker.DPAttn
 	}
@@ -290,6 +302,13 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 		if !ok {
 			p.Kind, p.Status = KindOther, StatusUnsupported
 			p.Note = "CONFIG_FILE " + cf.Value + " is not an srt-slurm recipe (" + e.Framework + " launcher config)"
+			break
+		}
+		if ls := ws.launchersOf(e.Runner); len(ls) > 0 && e.Multinode {
+			// The launchers decide which srt-slurm clone (repository,
+			// ref) runs the recipe and whether it is the checkout's copy
+			// or the clone's own file: Render runs them (submission).
+			p.Launchers, p.Status = ls, StatusOK
 			break
 		}
 		cands := []string{filepath.Join(ws.Base, "benchmarks", "multi_node", "srt-slurm-recipes", rest)}

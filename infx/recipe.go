@@ -14,7 +14,7 @@ import (
 // renderRecipe loads the point's recipe (composed with its lane blocks in
 // the new layout), picks the variant and renders it with the master entry's
 // model and image.
-func (ws *Workspace) renderRecipe(p Point, opt Options, cache recipeCache) ([]launch.Process, string, error) {
+func (ws *Workspace) renderRecipe(p Point, version string, cache recipeCache) ([]launch.Process, string, error) {
 	rec, err := cache.load(ws, p)
 	if err != nil {
 		return nil, "", err
@@ -47,11 +47,7 @@ func (ws *Workspace) renderRecipe(p Point, opt Options, cache recipeCache) ([]la
 			}
 		}
 	}
-	version := opt.SrtSlurmVersion
-	if version == "" {
-		version = DefaultSrtSlurmVersion
-	}
-	r, err := rec.Render(sel, srtslurm.Options{Version: version, Model: p.Model, Image: p.Image})
+	r, err := rec.Render(sel, srtslurm.Options{Version: version, Model: p.Model, Image: p.Image, SetupScript: p.setupScript})
 	if errors.Is(err, srtslurm.ErrNotRendered) {
 		return nil, "", &PointError{Status: StatusUnsupported, Note: err.Error(), Pos: p.RefPos, Err: err}
 	}
@@ -135,6 +131,9 @@ func (c recipeCache) load(ws *Workspace, p Point) (*srtslurm.Recipe, error) {
 		return ws.loadRecipe(p)
 	}
 	key := p.Recipe
+	if len(p.edits) > 0 {
+		key += "\x00" + strings.Join(p.edits, "\x00")
+	}
 	if len(p.LaneBlocks) > 0 {
 		key = fmt.Sprint(p.Recipe, p.LaneBlocks, p.Model, p.Image, p.Precision, p.ISL, p.OSL, p.Concurrency)
 	}
@@ -154,6 +153,11 @@ func (ws *Workspace) loadRecipe(p Point) (*srtslurm.Recipe, error) {
 		return nil, refErr(p, err)
 	}
 	name := p.Recipe
+	if len(p.edits) > 0 {
+		if data, err = applyEdits(data, p.edits); err != nil {
+			return nil, &PointError{Status: StatusUnsupported, Pos: p.RefPos, Note: fmt.Sprintf("the launcher edits the recipe in place before srtctl reads it, and the sandbox cannot evaluate the edit: %v", err), Err: err}
+		}
+	}
 	rec, err := srtslurm.Parse(name, data)
 	if err != nil || len(p.LaneBlocks) == 0 {
 		return rec, err

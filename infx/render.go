@@ -50,7 +50,23 @@ func (ws *Workspace) render(p Point, opt Options, cache recipeCache) (launch.Dep
 	}
 	switch p.Kind {
 	case KindRecipe:
-		procs, sel, err := ws.renderRecipe(p, opt, cache)
+		version := opt.SrtSlurmVersion
+		if version == "" {
+			version = DefaultSrtSlurmVersion
+		}
+		if p.Multinode && len(p.Launchers) > 0 && p.LaneBlocks == nil {
+			sub, err := ws.submission(p, opt)
+			if err != nil {
+				return launch.Deployment{}, err
+			}
+			var notes []string
+			p, version, notes, err = ws.submittedPoint(p, sub, opt)
+			if err != nil {
+				return launch.Deployment{}, err
+			}
+			d.Notes = append(d.Notes, notes...)
+		}
+		procs, sel, err := ws.renderRecipe(p, version, cache)
 		if err != nil {
 			return launch.Deployment{}, err
 		}

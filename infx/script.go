@@ -122,6 +122,8 @@ type Command struct {
 	File string `json:"file"`
 	Line int    `json:"line"`
 	Col  int    `json:"col"`
+	// Dir is the logical working directory the command ran in.
+	Dir string `json:"dir,omitempty"`
 }
 
 // ScriptStart is one script a run started with `bash FILE` (directly, or
@@ -170,6 +172,13 @@ type ScriptRun struct {
 	Writes map[string]string `json:"writes,omitempty"`
 	// Scripts are the scripts the run started (bash FILE), in order.
 	Scripts []ScriptStart `json:"scripts,omitempty"`
+	// Clones are the git clones the run made (with the ref checked out),
+	// Copies the directories it copied with cp -r, in order.
+	Clones []GitClone `json:"clones,omitempty"`
+	Copies []CopyInto `json:"copies,omitempty"`
+	// Srtctl is the srtctl apply that ended the run (multi-node
+	// launchers), nil when it reached none.
+	Srtctl *SrtctlApply `json:"srtctl,omitempty"`
 	// Stop is set when the run ended at a command the sandbox cannot
 	// evaluate (an unknown command in a condition or a value).
 	Stop *StopReason `json:"stop,omitempty"`

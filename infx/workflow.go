@@ -158,6 +158,35 @@ func (ws *Workspace) matrixEntry(p Point) map[string]any {
 		"ep": float64(ep), "dp-attn": p.DPAttn, "spec-decoding": spec, "conc": float64(p.Concurrency),
 		"disagg": p.Disagg, "run-eval": false,
 	}
+	if p.Multinode {
+		// generate_sweep_configs.py multi-node entries: the row's
+		// concurrencies as one list, and the prefill / decode worker
+		// blocks with their additional-settings.
+		var concs []any
+		for _, c := range p.RowConcurrencies {
+			concs = append(concs, float64(c))
+		}
+		if len(concs) == 0 {
+			concs = []any{float64(p.Concurrency)}
+		}
+		m["conc"] = concs
+		for name, wb := range map[string]*WorkerBlock{"prefill": p.Prefill, "decode": p.Decode} {
+			if wb == nil {
+				continue
+			}
+			w := map[string]any{"num-worker": float64(wb.NumWorker), "tp": float64(wb.TP), "ep": float64(max(wb.EP, 1)),
+				"pp": float64(max(wb.PP, 1)), "dcp-size": float64(1), "pcp-size": float64(1), "dp-attn": wb.DPAttn}
+			if wb.Hardware != "" {
+				w["hardware"] = wb.Hardware
+			}
+			var as []any
+			for _, s := range wb.AdditionalSettings {
+				as = append(as, s.Name+"="+s.Value)
+			}
+			w["additional-settings"] = as
+			m[name] = w
+		}
+	}
 	if p.Scenario == "agentic-coding" {
 		kv := p.KVOffloading
 		if kv == "" {
@@ -194,6 +223,17 @@ func (ws *Workspace) matrixEntry(p Point) map[string]any {
 	return m
 }
 
+// templateOf names the workflow template run-sweep.yml calls for the
+// point's jobs: benchmark-multinode-tmpl.yml for multi-node entries,
+// benchmark-tmpl.yml otherwise (InferenceX .github/workflows/run-sweep.yml
+// sweep-multi-node-* / sweep-single-node-* jobs).
+func templateOf(p Point) string {
+	if p.Multinode {
+		return "benchmark-multinode-tmpl.yml"
+	}
+	return "benchmark-tmpl.yml"
+}
+
 // seqLenStr is generate_sweep_configs.py seq_len_to_str: 1024 → "1k",
 // 8192 → "8k", otherwise the number.
 func seqLenStr(isl, osl int) string {
@@ -219,11 +259,15 @@ func (ws *Workspace) benchmarkInputs(p Point, matrix map[string]any) (map[string
 	if sweep != nil {
 		jobs := resolveAlias(mapGet(sweep.root, "jobs"))
 		if jobs != nil && jobs.Kind == yaml.MappingNode {
-			want := "single_node['agentic']"
+			node := "single_node"
+			if p.Multinode {
+				node = "multi_node"
+			}
+			want := node + "['agentic']"
 			for i := 0; i+1 < len(jobs.Content); i += 2 {
 				job := resolveAlias(jobs.Content[i+1])
 				uses := resolveAlias(mapGet(job, "uses"))
-				if uses == nil || !strings.HasSuffix(uses.Value, "/benchmark-tmpl.yml") {
+				if uses == nil || !strings.HasSuffix(uses.Value, "/"+templateOf(p)) {
 					continue
 				}
 				mx := resolveAlias(mapGet(resolveAlias(mapGet(resolveAlias(mapGet(job, "strategy")), "matrix")), "config"))
@@ -231,7 +275,7 @@ func (ws *Workspace) benchmarkInputs(p Point, matrix map[string]any) (map[string
 					continue
 				}
 				agentic := strings.Contains(mx.Value, want)
-				if agentic != (p.Scenario == "agentic-coding") || !strings.Contains(mx.Value, "single_node[") {
+				if agentic != (p.Scenario == "agentic-coding") || !strings.Contains(mx.Value, node+"[") {
 					continue
 				}
 				with := resolveAlias(mapGet(job, "with"))
@@ -274,7 +318,7 @@ func evalGHValue(s string, ctx ghContext) (any, error) {
 // malformed (file:line:col). A checkout without
 // .github/workflows/benchmark-tmpl.yml gives (nil, nil).
 func (ws *Workspace) harness(p Point, runnerName string) (*Harness, error) {
-	tmpl, err := ws.loadWorkflow("benchmark-tmpl.yml")
+	tmpl, err := ws.loadWorkflow(templateOf(p))
 	if err != nil || tmpl == nil {
 		return nil, err
 	}

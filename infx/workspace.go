@@ -45,6 +45,10 @@ type Workspace struct {
 	// not in the InferenceX checkout (otherwise such points are
 	// StatusUpstreamOnly).
 	SrtSlurmDir string
+	// SrtSlurmVersion is the srt-slurm ref SrtSlurmDir is at, as the user
+	// states it ("" = not stated); recipes read from SrtSlurmDir for a
+	// launcher pinned to another ref carry a commit-drift note.
+	SrtSlurmVersion string
 
 	entries []*Entry
 	byKey   map[string]*Entry

@@ -28,6 +28,11 @@ const (
 	KindNginx          Kind = "nginx"           // nginx in front of several frontends
 	KindMooncakeMaster Kind = "mooncake-master" // mooncake_master (KV tier "mooncake")
 	KindMooncakeStore  Kind = "mooncake-store"  // mooncake store service (KV tier "mooncake")
+	// KindService is a generic service of a schema-2 srt-slurm recipe
+	// (NVIDIA/srt-slurm srtctl 2.x src/srtctl/services/config.py, services[]
+	// entry with type generic): a recipe-given command, compared like a
+	// worker (presence, count, command, args, env).
+	KindService Kind = "service"
 )
 
 // IsFrontend reports whether k is a request entry point (router or frontend):
@@ -146,7 +151,8 @@ type Process struct {
 	NodesPerWorker int `json:"nodesPerWorker,omitempty"`
 	// GPUsPerNode is the number of GPUs one worker uses on each node (0 = unknown).
 	GPUsPerNode int `json:"gpusPerNode,omitempty"`
-	// Count is the number of instances of a frontend (0 = 1).
+	// Count is the number of instances of a frontend, or of a service of a
+	// schema-2 srt-slurm recipe (0 = 1).
 	Count int `json:"count,omitempty"`
 	// CountNodes is the number of nodes a service runs on (0 = 1).
 	CountNodes int `json:"countNodes,omitempty"`
@@ -156,8 +162,61 @@ type Process struct {
 	Preamble []string `json:"preamble,omitempty"`
 	// Files names the files the process reads (e.g. "nats.conf").
 	Files []string `json:"files,omitempty"`
+	// FileContents holds the content of files the process reads, where the
+	// source carries it: the SGLang cookbook's AgentX `files`
+	// (sgl-project/sglang docs/src/snippets/agentx/*.jsx, keyed from
+	// cells[].routers[].files), the files srt-slurm writes (NVIDIA/srt-slurm
+	// src/srtctl/templates/nginx.conf.j2, cli/setup_head.py nats.conf).
+	// package compare compares a file-valued argument by this content when
+	// both sides carry it, else by file name.
+	FileContents []FileContent `json:"fileContents,omitempty"`
 	// Origin is where the process itself came from.
 	Origin Origin `json:"origin"`
+}
+
+// FileContent is one file a Process reads, with its content (see
+// Process.FileContents).
+type FileContent struct {
+	// Path is the file as the process names it in its arguments
+	// ("nginx.conf", "/logs/nginx.conf", "/tmp/nats.conf").
+	Path    string `json:"path"`
+	Content string `json:"content"`
+	// Origin is where the content came from (a cookbook files entry, a
+	// recipe setting the launcher turned into the file).
+	Origin Origin `json:"origin"`
+}
+
+// FileContent returns the content of the file arg names: the FileContents
+// entry whose Path is arg or, failing that, the only entry with the same
+// base name ("/logs/nginx.conf" and "nginx.conf").
+func (p *Process) FileContent(arg string) (FileContent, bool) {
+	arg = strings.TrimSpace(arg)
+	if arg == "" {
+		return FileContent{}, false
+	}
+	for _, f := range p.FileContents {
+		if f.Path == arg {
+			return f, true
+		}
+	}
+	var found []FileContent
+	for _, f := range p.FileContents {
+		if baseName(f.Path) == baseName(arg) {
+			found = append(found, f)
+		}
+	}
+	if len(found) == 1 {
+		return found[0], true
+	}
+	return FileContent{}, false
+}
+
+func baseName(p string) string {
+	p = strings.TrimRight(p, "/")
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
 }
 
 // Source identifies where a Deployment came from. Cookbook fields and

@@ -96,10 +96,12 @@ func TestRenderJSONRecipe(t *testing.T) {
 	for _, p := range got[0].Processes {
 		kinds = append(kinds, strings.TrimSpace(p.Role+" "+p.Kind))
 	}
-	if strings.Join(kinds, ",") != "etcd,nats,prefill worker,decode worker,nginx,dynamo-frontend" {
+	// schema 2 (srtctl 2.x services registry, srt-slurm.md §10b): no NATS
+	// unless something rides on it
+	if strings.Join(kinds, ",") != "etcd,prefill worker,decode worker,nginx,dynamo-frontend" {
 		t.Errorf("launch order = %v", kinds)
 	}
-	dec := got[0].Processes[3]
+	dec := got[0].Processes[2]
 	if dec.Nodes != 1 || dec.Argv[0] != "python3" || dec.Argv[2] != "dynamo.sglang" {
 		t.Errorf("decode = %+v", dec)
 	}

@@ -45,6 +45,11 @@ type Facts struct {
 	// report as total: runners.yaml `available-cpu-dram-mib` × 1024; 0
 	// when not documented (a SKU whose clusters differ).
 	HostMemKiB int64
+	// WorkspaceFS is the filesystem type `findmnt -o FSTYPE` prints for
+	// the runner's GITHUB_WORKSPACE; "" when not documented. gb200:
+	// "lustre" (InferenceX runners/launch_gb200-nv.sh: "Current Watchtower
+	// runners keep GITHUB_WORKSPACE on Lustre").
+	WorkspaceFS string
 	// Hostname is what `hostname` prints.
 	Hostname string
 	// Now is the instant `date` reports; the zero value means
@@ -102,7 +107,7 @@ var skuFacts = map[string]Facts{
 	"h200":       {Vendor: "nvidia", GPUName: "NVIDIA H200", GPUCount: 8, GPUMemGB: 141},
 	"b200":       {Vendor: "nvidia", GPUName: "NVIDIA B200", GPUCount: 8, GPUMemGB: 180},
 	"b300":       {Vendor: "nvidia", GPUCount: 8, GPUMemGB: 268},
-	"gb200":      {Vendor: "nvidia", GPUName: "NVIDIA GB200", GPUCount: 4, GPUMemMiB: 189471, GPUMemGB: 192},
+	"gb200":      {Vendor: "nvidia", GPUName: "NVIDIA GB200", GPUCount: 4, GPUMemMiB: 189471, GPUMemGB: 192, WorkspaceFS: "lustre"},
 	"gb300":      {Vendor: "nvidia", GPUCount: 4, GPUMemGB: 288},
 	"rtx6000pro": {Vendor: "nvidia", GPUCount: 8, GPUMemGB: 96},
 	"mi300x":     {Vendor: "amd", GPUCount: 8, GPUMemGB: 192},

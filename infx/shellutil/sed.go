@@ -28,6 +28,9 @@ type sedCmd struct {
 	global bool
 	nth    int
 	print  bool
+	// a, i, c: the text (GNU sed: `a\` + newline + text, or the one-line
+	// `a\text` / `a text` forms)
+	text string
 	// q
 	exit int
 	// { … }
@@ -316,6 +319,10 @@ func (p *sedParser) commands(inBlock bool) ([]*sedCmd, error) {
 			if err := p.subst(cmd); err != nil {
 				return nil, err
 			}
+		case 'a', 'i', 'c':
+			cmd.text = p.textArg()
+			cmds = append(cmds, cmd)
+			continue
 		default:
 			return nil, unsup("sed command %q", string(cmd.name))
 		}
@@ -325,6 +332,39 @@ func (p *sedParser) commands(inBlock bool) ([]*sedCmd, error) {
 		}
 		cmds = append(cmds, cmd)
 	}
+}
+
+// textArg reads the text of an a, i or c command up to the end of its
+// line, as GNU sed does: after `\` (and an optional newline) the text keeps
+// its leading whitespace; in the one-line form without `\` leading
+// whitespace is skipped. A backslash escapes the next character (a
+// backslash-newline continues the text on the next line).
+func (p *sedParser) textArg() string {
+	for !p.eof() && (p.s[p.i] == ' ' || p.s[p.i] == '\t') {
+		p.i++
+	}
+	if !p.eof() && p.s[p.i] == '\\' {
+		p.i++
+		if !p.eof() && p.s[p.i] == '\n' {
+			p.i++
+		}
+	}
+	var b strings.Builder
+	for !p.eof() {
+		c := p.s[p.i]
+		if c == '\n' {
+			p.i++
+			break
+		}
+		if c == '\\' && p.i+1 < len(p.s) {
+			b.WriteByte(p.s[p.i+1])
+			p.i += 2
+			continue
+		}
+		b.WriteByte(c)
+		p.i++
+	}
+	return b.String()
 }
 
 func (p *sedParser) subst(cmd *sedCmd) error {
@@ -479,6 +519,8 @@ type sedRun struct {
 	missing bool // the last output lacked its newline
 	quit    bool
 	status  int
+	// appended is the text the a commands queued for the end of the cycle.
+	appended []string
 }
 
 func (r *sedRun) emit(s string, noEOL bool) {
@@ -553,6 +595,16 @@ func (r *sedRun) exec(cmds []*sedCmd, ps *string) (deleted bool) {
 		case 'p':
 			r.emit(*ps, r.noEOL)
 		case 'd':
+			return true
+		case 'a':
+			r.appended = append(r.appended, cmd.text)
+		case 'i':
+			r.emit(cmd.text, false)
+		case 'c':
+			// With a range, the text replaces its last line only.
+			if cmd.a2 == nil || !cmd.active {
+				r.emit(cmd.text, false)
+			}
 			return true
 		case '=':
 			r.emit(strconv.Itoa(r.lineNo), false)
@@ -642,8 +694,12 @@ func runSed(c *call) (int, error) {
 		ps := l.s
 		deleted := r.exec(cmds, &ps)
 		if !deleted && !r.quiet {
-			r.emit(ps, l.noEOL)
+			r.emit(ps, l.noEOL && len(r.appended) == 0)
 		}
+		for _, t := range r.appended {
+			r.emit(t, false)
+		}
+		r.appended = r.appended[:0]
 		if r.quit {
 			return r.status, nil
 		}

@@ -184,7 +184,7 @@ func TestUnhandled(t *testing.T) {
 		{"launch_b200-dgxc-slurm.sh:420", []string{"tail", "-F", "-s", "2", "-n+1", "job.log", "--pid=42"}, f, "following"},
 		{"apply_k3_container_patches.sh:1232", []string{"awk", "-v", "A=a.diff", "-v", "B=b.diff", "/^diff --git /{p=$0}\n{ if (a) print > A; else if (b) print > B }", "pr.diff"}, f, "output redirection"},
 		{"launch_b200-dgxc-slurm.sh:366", []string{"sed", "-i", `s/^name:.*/name: "r"/`, "config.yaml"}, f, "option -i"},
-		{"launch_b300-nv.sh:204", []string{"sed", "/^name:.*/a sbatch_directives:", "c.yaml"}, f, `sed command "a"`},
+		{"sed y", []string{"sed", "y/ab/xy/"}, f, `sed command "y"`},
 		{"server_vllm.sh:59", []string{"hostname", "-I"}, f, "hostname -I"},
 		{"benchmark_lib.sh:1399", []string{"python3", "-c", "import minisweagent"}, f, "not a command"},
 		{"benchmark_lib.sh:895", []string{"mktemp", "-d"}, f, "not a command"},

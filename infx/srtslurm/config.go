@@ -76,6 +76,8 @@ type config struct {
 	dynHash      string
 	dynTOT       bool
 	dynWheel     string
+	dynCargo     []string // dynamo.cargo_patches
+	dynCargoSrc  *src
 	requestPlane string
 	rpSet        bool
 	eventPlane   string
@@ -89,6 +91,12 @@ type config struct {
 	clientColocate bool
 
 	observability bool
+
+	// services is the effective services list of a schema-2 recipe (spec
+	// §10b, services.go), in effective order; svcWarnings are its
+	// collection-only kinds.
+	services    []*service
+	svcWarnings []string
 
 	environment *omap
 	setupScript string
@@ -455,6 +463,7 @@ func buildConfig(file string, m *omap) (*config, error) {
 	if c.affinityHeader, err = g.str(fe, "nginx_session_affinity_header", "X-Dynamo-Session-ID"); err != nil {
 		return nil, err
 	}
+	c.keepalive = "600s"
 	if e, ok := fe.get("nginx_keepalive_timeout"); ok && e.Val != nil {
 		c.keepalive = pyStr(e.Val)
 	}
@@ -492,6 +501,17 @@ func buildConfig(file string, m *omap) (*config, error) {
 	}
 	if c.dynWheel, err = g.str(dyn, "wheel", ""); err != nil {
 		return nil, err
+	}
+	if e, ok := dyn.get("cargo_patches"); ok && e.Val != nil {
+		l, ok := e.Val.([]any)
+		if !ok {
+			return nil, g.errf(e, "expected a list of strings, got %s", typeName(e.Val))
+		}
+		for _, x := range l {
+			c.dynCargo = append(c.dynCargo, pyStr(x))
+		}
+		s := e.Src
+		c.dynCargoSrc = &s
 	}
 	if e, ok := dyn.get("request_plane"); ok && e.Val != nil {
 		if c.requestPlane, err = g.str(dyn, "request_plane", ""); err != nil {
@@ -539,6 +559,11 @@ func buildConfig(file string, m *omap) (*config, error) {
 	}
 	if c.srunOptions, _, err = g.mapAt(m, "srun_options"); err != nil {
 		return nil, err
+	}
+	if c.schema == 2 {
+		if c.services, c.svcWarnings, err = effectiveServices(c, m); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }
@@ -652,47 +677,12 @@ func normalizeV2(file string, m *omap) (*omap, error) {
 	}
 	infra := newMap()
 	if se, ok := out.get("services"); ok && se.Val != nil {
-		l, ok := se.Val.([]any)
-		if !ok {
-			return nil, g.errf(se, "services must be a list, got %s", typeName(se.Val))
+		// The services registry (services.go, spec §10b): the list stays
+		// in the recipe for effectiveServices; the infra fields it implies
+		// are set here (spec §10a table).
+		if err := normalizeServices(file, se, infra); err != nil {
+			return nil, err
 		}
-		for i, it := range l {
-			sm, ok := it.(*omap)
-			if !ok {
-				return nil, errAt(file, src{Path: fmt.Sprintf("%s[%d]", se.Src.Path, i), Line: se.Src.Line, Col: se.Src.Col}, "a service must be a mapping")
-			}
-			t, _ := g.str(sm, "type", "")
-			switch t {
-			case "etcd", "nats":
-				if pl, _, err := g.mapAt(sm, "placement"); err == nil && pl != nil {
-					if n, ok := pl.get("node"); ok && n.Val == "dedicated" {
-						infra.set("etcd_nats_dedicated_node", true, n.Src)
-					}
-				}
-				if op, _, err := g.mapAt(sm, "options"); err == nil && op != nil {
-					if p, ok := op.get("max_payload_mb"); ok {
-						infra.set("nats_max_payload_mb", p.Val, p.Src)
-					}
-				}
-			case "mooncake-master":
-				mc := newMap()
-				for _, f := range sm.entries {
-					switch f.Key {
-					case "type", "name", "placement":
-					default:
-						mc.set(f.Key, f.Val, f.Src)
-					}
-				}
-				backend.set("mooncake_kv_store", mc, se.Src)
-			default:
-				t2, _ := sm.get("type")
-				if t2 == nil {
-					t2 = se
-				}
-				return nil, g.errf(t2, "unknown service type %q (etcd, nats, mooncake-master)", t)
-			}
-		}
-		out.del("services")
 	}
 	if infra.len() > 0 {
 		out.set("infra", infra, src{Path: "services"})

@@ -116,22 +116,27 @@ func TestFrontendTopology(t *testing.T) {
 		{"fe-v2-disagg.yaml", "override_infra_placement", services{nodes: 3, infra: "node0", head: "node1",
 			frontends: []string{"node0"}, port: "8000"}},
 		// frontend.placement.node: dedicated → dedicated_node: one extra
-		// node (node0) for the frontend; etcd/nats stay on the head.
-		{"fe-v2-disagg.yaml", "override_dedicated_frontend", services{nodes: 3, infra: "node1", head: "node1",
+		// node (node0) for the frontend, which is the head, and etcd/nats
+		// default to the head (srtctl core/runtime.py Nodes.from_slurm;
+		// oracle testdata/oracle/sgl-fe-dedicated.main.txt).
+		{"fe-v2-disagg.yaml", "override_dedicated_frontend", services{nodes: 3, infra: "node0", head: "node0",
 			frontends: []string{"node0"}, port: "8000"}},
 		// schema 1, nothing dedicated: head node0 has infra and nginx.
 		{"fe-v1.yaml", "override_plain", services{nodes: 2, infra: "node0", head: "node0", nginx: "node0",
 			frontends: []string{"node1"}, port: "8180", upstreams: []string{"10.0.0.1:8180"}}},
-		{"fe-v1.yaml", "override_dedicated_frontend", services{nodes: 3, infra: "node1", head: "node1",
+		{"fe-v1.yaml", "override_dedicated_frontend", services{nodes: 3, infra: "node0", head: "node0",
 			frontends: []string{"node0"}, port: "8000"}},
-		// infra + client dedicated, colocate_with_frontend false: 2 extra nodes.
-		{"fe-v1.yaml", "override_client_apart", services{nodes: 4, infra: "node0", head: "node2", nginx: "node2",
-			frontends: []string{"node3"}, port: "8180", upstreams: []string{"10.0.0.3:8180"}}},
-		// infra + client dedicated share one node by default.
-		{"fe-v1.yaml", "override_client_shared", services{nodes: 3, infra: "node0", head: "node1", nginx: "node1",
+		// infra + client dedicated, colocate_with_frontend false: 2 extra
+		// nodes, infra first, the client node last (Nodes.from_slurm).
+		{"fe-v1.yaml", "override_client_apart", services{nodes: 4, infra: "node0", head: "node1", nginx: "node1",
 			frontends: []string{"node2"}, port: "8180", upstreams: []string{"10.0.0.2:8180"}}},
+		// infra + client dedicated share one node by default: the last one,
+		// as a client node never is the first.
+		{"fe-v1.yaml", "override_client_shared", services{nodes: 3, infra: "node2", head: "node0", nginx: "node0",
+			frontends: []string{"node1"}, port: "8180", upstreams: []string{"10.0.0.1:8180"}}},
+		// orchestrator_placement: first_decode → the first decode leader.
 		{"fe-v1.yaml", "override_orch_infra", services{nodes: 3, infra: "node0", head: "node1",
-			frontends: []string{"node0"}, port: "8000"}},
+			frontends: []string{"node2"}, port: "8000"}},
 		// sglang router: two agg nodes → nginx on node0, min(10, 1) = 1 router.
 		{"fe-router.yaml", "", services{nodes: 2, infra: "node0", head: "node0", nginx: "node0",
 			frontends: []string{"node1"}, port: "8180", upstreams: []string{"10.0.0.1:8180"}}},
@@ -207,7 +212,8 @@ func TestFrontendCommands(t *testing.T) {
 		kinds = append(kinds, string(st.Kind))
 	}
 	// spec §1 step 10: etcd/nats, workers, then nginx and the frontends
-	if got := strings.Join(kinds, " "); got != "etcd worker worker nginx dynamo-frontend" {
+	// (schema 2: etcd and NATS are one registry srun each, spec §10b)
+	if got := strings.Join(kinds, " "); got != "etcd nats worker worker nginx dynamo-frontend" {
 		t.Errorf("launch order %s", got)
 	}
 
@@ -231,7 +237,7 @@ func TestFrontendCommands(t *testing.T) {
 	if envString(r[0].Env) != "ROUTER_ENV=1" || r[0].Preamble != "" {
 		t.Errorf("router env %q preamble %q", envString(r[0].Env), r[0].Preamble)
 	}
-	if w := stepsOf(rt, launch.KindWorker); len(w) != 2 || !strings.Contains(w[0].Preamble, "/configs/setup.sh") {
+	if w := stepsOf(rt, launch.KindWorker); len(w) != 2 || !strings.Contains(w[0].Preamble, "setup_script=setup.sh && script_path=\"/configs/${setup_script}\"") {
 		t.Errorf("router workers keep the setup script: %+v", w)
 	}
 	var dp *launch.Process
@@ -289,17 +295,19 @@ func TestServicesEtcdNatsMooncake(t *testing.T) {
 		return launch.Process{}, false
 	}
 
-	// v2 services: etcd/nats dedicated, max_payload_mb 8
+	// v2 services: etcd/nats dedicated, max_payload_mb 8; the schema-2
+	// services registry starts each as its own srun (spec §10b, services.go)
 	out := mustRender(t, "fe-v2-disagg.yaml", "base", Options{})
 	et := stepsOf(out, launch.KindEtcd)
 	if len(et) != 1 || et[0].Nodes[0] != "node0" || et[0].Image != "img" ||
-		strings.Join(et[0].Argv(), " ") != "python3 /tmp/setup_head.py --name fe-v2 --log-dir <log_dir> --nats-max-payload-mb 8" {
-		t.Errorf("setup_head %+v", et)
+		strings.Join(et[0].Argv(), " ") != "/configs/etcd --data-dir /tmp/etcd --listen-client-urls http://0.0.0.0:2379 --advertise-client-urls http://10.0.0.0:2379" {
+		t.Errorf("etcd %+v", et)
 	}
 	if p, _ := proc(out, launch.KindEtcd); argv(p) != "/configs/etcd --data-dir /tmp/etcd --listen-client-urls http://0.0.0.0:2379 --advertise-client-urls http://10.0.0.0:2379" {
 		t.Errorf("etcd %s", argv(p))
 	}
-	if p, _ := proc(out, launch.KindNATS); argv(p) != "/configs/nats-server -js -c /tmp/nats.conf" {
+	// setup_head.py start_nats: a max payload runs -c <conf> without -js
+	if p, _ := proc(out, launch.KindNATS); argv(p) != "/configs/nats-server -c /tmp/nats.conf" {
 		t.Errorf("nats %s", argv(p))
 	}
 	w := stepsOf(out, launch.KindWorker)
@@ -317,7 +325,7 @@ func TestServicesEtcdNatsMooncake(t *testing.T) {
 	for _, st := range mc.Steps {
 		kinds = append(kinds, string(st.Kind))
 	}
-	if got := strings.Join(kinds, " "); got != "etcd mooncake-master worker worker nginx dynamo-frontend" {
+	if got := strings.Join(kinds, " "); got != "etcd nats mooncake-master worker worker nginx dynamo-frontend" {
 		t.Errorf("launch order %s", got)
 	}
 	m := stepsOf(mc, launch.KindMooncakeMaster)
@@ -355,12 +363,13 @@ func TestServicesEtcdNatsMooncake(t *testing.T) {
 		t.Errorf("setup_head %+v", et)
 	}
 
-	// a dedicated frontend node does not move etcd/nats off the head
+	// a dedicated frontend node is the head, and etcd/nats default to the
+	// head (srtctl core/runtime.py Nodes.from_slurm)
 	df := mustRender(t, "fe-v1.yaml", "override_dedicated_frontend", Options{})
-	if et := stepsOf(df, launch.KindEtcd); len(et) != 1 || et[0].Nodes[0] != "node1" {
+	if et := stepsOf(df, launch.KindEtcd); len(et) != 1 || et[0].Nodes[0] != "node0" {
 		t.Errorf("setup_head %+v", et)
 	}
-	if fe := stepsOf(df, launch.KindDynamoFrontend); len(fe) != 1 || envString(fe[0].Env)[:len("ETCD_ENDPOINTS=http://node1:2379")] != "ETCD_ENDPOINTS=http://node1:2379" {
+	if fe := stepsOf(df, launch.KindDynamoFrontend); len(fe) != 1 || envString(fe[0].Env)[:len("ETCD_ENDPOINTS=http://node0:2379")] != "ETCD_ENDPOINTS=http://node0:2379" {
 		t.Errorf("frontend %+v", fe)
 	}
 
@@ -391,7 +400,7 @@ func TestFrontendKeyLocations(t *testing.T) {
 		{"fe-bad-v1-placement.yaml", "", []string{"testdata/fe-bad-v1-placement.yaml:5:3", `unknown frontend key "placement"`}},
 		{"fe-bad-v1-source.yaml", "", []string{"testdata/fe-bad-v1-source.yaml:5:3", `unknown dynamo key "source"`}},
 		{"fe-bad-v2-client.yaml", "", []string{"testdata/fe-bad-v2-client.yaml:6:", "benchmark.client_dedicated_node is a schema-1 key"}},
-		{"fe-v1.yaml", "override_orch_bad", []string{"testdata/fe-v1.yaml:", `unknown frontend placement "somewhere"`}},
+		{"fe-v1.yaml", "override_orch_bad", []string{"testdata/fe-v1.yaml:", `frontend.orchestrator_placement="somewhere" is invalid`}},
 	} {
 		r, err := Load(filepath.Join("testdata", tc.file))
 		if err == nil {

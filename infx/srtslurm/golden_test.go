@@ -207,3 +207,122 @@ func TestGoldenSrtSlurmText(t *testing.T) {
 	}
 	t.Logf("%d/%d golden renderings byte-identical", pass, len(cases))
 }
+
+// renderOracles renders the recipe of every testdata/oracle/<what>.<ref>.txt
+// (renderings made by running srt-slurm's own code, see
+// testdata/oracle/README.md) with the ref named in the file name. Recipes
+// under testdata/ are read from this package; benchmarks/… recipes from
+// the InferenceX tree in SRT_SLURM_INFX_DIR (default
+// ../shared/corpus/upstream/InferenceX), and skipped loudly when it is
+// absent. An oracle whose second line is "# error: …" records a recipe
+// srtctl refuses: Render must fail too (c.got is then "# error: <our error>").
+func renderOracles(t *testing.T) []goldenCase {
+	files, err := filepath.Glob(filepath.Join("testdata", "oracle", "*.txt"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no oracle files in testdata/oracle (%v)", err)
+	}
+	idir, haveInfx := sharedDir(t, "SRT_SLURM_INFX_DIR", "../shared/corpus/upstream/InferenceX")
+	var cases []goldenCase
+	for _, gf := range files {
+		name := filepath.Base(gf)
+		data, err := os.ReadFile(gf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := goldenCase{name: name, want: string(data)}
+		first, rest, _ := strings.Cut(c.want, "\n")
+		ref := strings.TrimPrefix(first, "# recipe: ")
+		recipePath, sel, _ := strings.Cut(ref, ":")
+		m := reGoldenRef.FindStringSubmatch(strings.TrimSuffix(name, ".txt"))
+		if m == nil {
+			t.Errorf("%s: cannot tell the srt-slurm ref from the file name", name)
+			continue
+		}
+		p := recipePath
+		if !strings.HasPrefix(recipePath, "testdata/") {
+			if !haveInfx {
+				t.Logf("SKIP %s: InferenceX recipes dir %s absent (set SRT_SLURM_INFX_DIR)", name, idir)
+				continue
+			}
+			p = filepath.Join(idir, recipePath)
+		}
+		wantErr := strings.HasPrefix(rest, "# error: ")
+		rec, err := Load(p)
+		var out *Rendering
+		if err == nil {
+			out, err = rec.Render(sel, Options{Version: m[1]})
+		}
+		switch {
+		case err != nil && wantErr:
+			c.got = c.want // refused, as srtctl does
+			t.Logf("%s: refused as by srtctl: %v", name, err)
+		case err != nil:
+			c.got = "# error: " + err.Error()
+		case wantErr:
+			out.Label = ref
+			c.got = out.Text()
+		default:
+			out.Label = ref
+			c.got = out.Text()
+		}
+		cases = append(cases, c)
+	}
+	if !haveInfx {
+		t.Logf("LOUD SKIP: %s absent; only the testdata recipes were checked", idir)
+	}
+	return cases
+}
+
+// TestGoldenOracleText compares our rendering with every oracle rendering
+// of testdata/oracle byte for byte (same comparison as
+// TestGoldenSrtSlurmText), and checks that the recipes srtctl refuses are
+// refused by Render too.
+func TestGoldenOracleText(t *testing.T) {
+	cases := renderOracles(t)
+	pass := 0
+	dump := os.Getenv("ORACLE_GOT_DIR") // debugging aid: write our renderings there
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if dump != "" {
+				if err := os.WriteFile(filepath.Join(dump, c.name), []byte(c.got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if c.got == c.want {
+				pass++
+				return
+			}
+			if strings.HasPrefix(c.got, "# error: ") {
+				t.Fatalf("Render failed: %s", c.got)
+			}
+			if _, rest, _ := strings.Cut(c.want, "\n"); strings.HasPrefix(rest, "# error: ") {
+				t.Fatalf("srtctl refuses this recipe (%s) but Render accepts it", strings.TrimSpace(rest))
+			}
+			diffText(t, c.got, c.want)
+		})
+	}
+	t.Logf("%d/%d oracle renderings byte-identical (or refused as by srtctl)", pass, len(cases))
+}
+
+// diffText reports the first differing lines of got and want.
+func diffText(t *testing.T, got, want string) {
+	t.Helper()
+	gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+	n := 0
+	for i := 0; i < len(gl) || i < len(wl); i++ {
+		var g, w string
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if g != w {
+			t.Errorf("line %d:\n got %s\nwant %s", i+1, g, w)
+			if n++; n >= 6 {
+				t.Errorf("… (more differences)")
+				return
+			}
+		}
+	}
+}

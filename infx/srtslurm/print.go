@@ -83,33 +83,47 @@ func (r *Rendering) Text() string {
 	return strings.Join(blocks, "\n")
 }
 
-// nginxConf renders srt-slurm's nginx.conf template
-// (src/srtctl/templates/nginx.conf.j2 at main) for frontends at ips:8180.
-func nginxConf(ips []string, affinity bool, header, keepalive string) string {
-	if keepalive == "" {
-		keepalive = "600s"
-	}
+// nginxTpl says which generation of srt-slurm's nginx.conf.j2 a ref has
+// (NVIDIA/srt-slurm src/srtctl/templates/nginx.conf.j2): ulimit is the
+// {% if nginx_raise_ulimit %} block (392b98f6, not on the
+// sa-submission-q2-2026 / aflowers branches), affinity the 45m body cap plus
+// session-affinity blocks (38fc4c00 + a98738de, tag v1.0.6), keepalive the
+// keepalive settings (61f1e23b, tag v1.0.40).
+type nginxTpl struct{ ulimit, affinity, keepalive bool }
+
+// nginxConf renders nginx.conf.j2 of generation t (Jinja's default
+// whitespace: a block tag's line keeps its newline) for frontends at
+// ips:8180 behind listen port 8000.
+func nginxConf(t nginxTpl, ips []string, ulimit, affinity bool, header, keepalive string) string {
 	var b strings.Builder
 	b.WriteString(`# SPDX-FileCopyrightText: Copyright (c) 2025 NVIDIA CORPORATION & AFFILIATES. All rights reserved.
 # SPDX-License-Identifier: Apache-2.0
 # Defines the group of servers to which NGINX will proxy requests.
 # NGINX will cycle through these servers in a round-robin fashion by default.
 worker_processes auto;
-
-
-http {
-    # Raise the request-body cap (nginx default is 1 MiB) so the load balancer
+`)
+	if t.ulimit {
+		if ulimit {
+			b.WriteString("\nworker_rlimit_nofile 1048576;\n")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\nhttp {\n")
+	if t.affinity {
+		b.WriteString(`    # Raise the request-body cap (nginx default is 1 MiB) so the load balancer
     # does not reject large client requests with 413 before they reach the
     # frontend. Agentic replay traces (e.g. multi-turn cc-traces warmup bodies)
     # exceed 1 MiB; this mirrors the dynamo frontend's own body limit so nginx
     # is never the bottleneck and is never more permissive than the backend.
     client_max_body_size 45m;
-    access_log off;
-
 `)
-	if affinity {
-		v := "$http_" + strings.ReplaceAll(strings.ToLower(header), "-", "_")
-		b.WriteString(`    # Keep a Dynamo session on one frontend. Anonymous requests use NGINX's
+	}
+	b.WriteString("    access_log off;\n")
+	if t.affinity {
+		if affinity {
+			v := "$http_" + strings.ReplaceAll(strings.ToLower(header), "-", "_")
+			b.WriteString(`
+    # Keep a Dynamo session on one frontend. Anonymous requests use NGINX's
     # generated request ID so an empty session header cannot pin all traffic.
 
     map ` + v + ` $frontend_hash_key {
@@ -117,31 +131,39 @@ http {
         "" $request_id;
     }
 `)
+		}
+		b.WriteString("\n")
 	}
-	b.WriteString(`
-
-    # Agentic replay reproduces recorded think-time, so a session's connection can
+	b.WriteString("\n")
+	if t.keepalive {
+		b.WriteString(`    # Agentic replay reproduces recorded think-time, so a session's connection can
     # sit idle for minutes between turns. nginx's default keepalive_timeout of 75s
     # closes it underneath a pooled client connection, and the client's next write
     # on that socket surfaces as "broken pipe" / "server disconnected" with nothing
     # logged server-side.
     keepalive_timeout ` + keepalive + `;
 
-    upstream backend_servers {
-
 `)
-	if affinity {
-		b.WriteString("        hash $frontend_hash_key consistent;\n")
 	}
-	b.WriteString("\n        ")
+	b.WriteString("    upstream backend_servers {\n")
+	if t.affinity {
+		if affinity {
+			b.WriteString("\n        hash $frontend_hash_key consistent;\n")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("        ")
 	for _, ip := range ips {
 		b.WriteString("\n        server " + ip + ":8180;\n        ")
 	}
-	b.WriteString(`
-        # Reuse upstream connections instead of a fresh TCP handshake per request.
+	b.WriteString("\n")
+	if t.keepalive {
+		b.WriteString(`        # Reuse upstream connections instead of a fresh TCP handshake per request.
         keepalive 512;
         keepalive_timeout ` + keepalive + `;
-    }
+`)
+	}
+	b.WriteString(`    }
 
     # The main server block that listens for incoming traffic.
     server {
@@ -154,12 +176,16 @@ http {
             proxy_buffering off;
             proxy_read_timeout 24h;
             proxy_send_timeout 24h;
-
+`)
+	if t.keepalive {
+		b.WriteString(`
             # Required for the upstream keepalive pool above: without these nginx
             # talks HTTP/1.0 to the backend and opens a new connection per request.
             proxy_http_version 1.1;
             proxy_set_header Connection "";
-        }
+`)
+	}
+	b.WriteString(`        }
     }
 }
 

@@ -13,19 +13,24 @@
 // those of ../shared/spec/srt-slurm.md (NVIDIA/srt-slurm c88ef731 and older
 // refs); the section numbers in comments refer to that spec.
 //
-// Checked against srt-slurm's own renderings (../shared/golden/srt-slurm):
-// SGLang (dynamo and sglang router), direct vLLM, TRT-LLM with dynamo,
-// nginx.conf with session affinity, hash and pypi dynamo installs. Built
-// from the spec without a rendering to check against, so approximate: the
-// text of the dynamo wheel / top-of-tree install and setup-script
-// preambles, nginx.conf without session affinity, the Mooncake client env
-// and config path, the lmcache/kvbm connector presets, the trtllm_serve
-// orchestrator, the schema-2 builders, observability (its debug-span
-// env vars are not rendered; Rendering.Warnings says so), and the node of
-// a frontend placed by frontend.dedicated_node or orchestrator_placement
-// (the spec says only "on the head (or per orchestrator_placement)"; the
-// dedicated frontend node is taken to be node 0, or the node after the
-// dedicated infra node when benchmark.colocate_with_frontend is false).
+// Checked byte for byte against srt-slurm's own renderings
+// (../shared/golden/srt-slurm, and testdata/oracle made by running
+// srt-slurm's code with testdata/oracle/render_oracle.py): SGLang (dynamo
+// and sglang router, agg and disagg), dynamo vLLM (per-node and per-GPU
+// DP), direct vLLM, TRT-LLM with dynamo (agg and disagg), nginx.conf with
+// and without session affinity (custom header, keepalive, ulimit), the
+// dynamo version / hash (with cargo_patches) / top-of-tree / wheel
+// installs, setup-script preambles, the lmcache / kvbm connector presets,
+// frontend.dedicated_node, benchmark.colocate_with_frontend and
+// frontend.orchestrator_placement, and the recipes srtctl refuses at load
+// time. Not yet matching a rendering: the Mooncake client env (srtctl puts
+// MOONCAKE_MASTER / MOONCAKE_TE_META_DATA_SERVER after the worker's own
+// env and does not export mooncake_kv_store.env on the master step; this
+// package does), vLLM's mooncake store config file, and the trtllm_serve
+// orchestrator (srtctl runs it under mpi=pmix with --config and writes
+// ser.yaml). Built from the spec without a rendering: the schema-2
+// builders and observability (its debug-span env vars are not rendered;
+// Rendering.Warnings says so).
 package srtslurm
 
 import (

@@ -27,6 +27,12 @@ type Options struct {
 	// Image replaces the recipe's model.container (the master config's
 	// image; the recipe's value is only an alias).
 	Image string
+	// SetupScript, when set, replaces the recipe's setup_script: `srtctl
+	// apply --setup-script X` (or SRTCTL_SETUP_SCRIPT in the submitting
+	// environment) reaches the job as SRTCTL_SETUP_SCRIPT, which do_sweep
+	// puts in place of config.setup_script (NVIDIA/srt-slurm
+	// src/srtctl/cli/do_sweep.py, templates/job_script_minimal.j2).
+	SetupScript string
 }
 
 // Rendering is what srt-slurm starts for one recipe variant: the srun
@@ -94,6 +100,9 @@ type Step struct {
 	Preamble string
 	Program  string
 	Args     []launch.Arg
+	// Service is the services-registry entry name of a schema-2 service
+	// step (spec §10b), "" otherwise.
+	Service string
 }
 
 // Argv is the step's command: Program split on spaces, then the arguments.
@@ -131,11 +140,15 @@ func (r *Recipe) Render(selector string, opt Options) (*Rendering, error) {
 	if opt.Image != "" {
 		c.container = opt.Image
 	}
+	if opt.SetupScript != "" {
+		c.setupScript = opt.SetupScript
+	}
 	var warnings []string
 	if c.modelPath == "" {
 		c.modelPath = "<model>"
 		warnings = append(warnings, "model.path is not set (the InferenceX binder sets it from the master config); rendered as <model>: pass Options.Model")
 	}
+	warnings = append(warnings, c.svcWarnings...)
 	if c.observability {
 		warnings = append(warnings, "observability.enabled: the debug-span env vars srt-slurm adds to every role and frontend are not rendered")
 	}
@@ -148,6 +161,9 @@ func (r *Recipe) Render(selector string, opt Options) (*Rendering, error) {
 	}
 	if c.dynWheel != "" && !prof.wheelField {
 		return nil, rdErr(r.File, c, "dynamo.wheel", "dynamo.wheel is not in srt-slurm %s (the recipe fails validation there)", prof.name)
+	}
+	if err := validate(r.File, c, prof); err != nil {
+		return nil, err
 	}
 	rd := &renderer{c: c, p: prof, file: r.File, optModel: opt.Model,
 		inj: launch.Origin{Kind: launch.OriginInjected, Detail: "srt-slurm " + prof.name}}
@@ -211,6 +227,7 @@ type renderer struct {
 	served      string
 	modelArg    string
 	rp          string
+	svc         *svcState // schema-2 services (services.go)
 }
 
 func host(i int) string { return "node" + strconv.Itoa(i) }
@@ -284,39 +301,62 @@ func (rd *renderer) run() (*Rendering, error) {
 			return nil, rd.errPath("resources", "%s: too many workers or GPUs per worker", m.resKey())
 		}
 	}
-	// Dedicated nodes (spec §6 placement, §7 node count) come first in
-	// the allocation: one node shared by infra, frontend and benchmark
-	// client, or, with benchmark.colocate_with_frontend: false, one node
-	// each (in that order; the spec fixes only infra = node 0).
-	extra := 0
-	rd.frontNode = -1
-	infraNode := -1
+	// Dedicated nodes (srtctl core/runtime.py Nodes.from_slurm, the node
+	// count of cli/submit.py): infra, frontend and benchmark client, in
+	// that order, share one extra node (benchmark.colocate_with_frontend,
+	// default true) or get one each. A shared node, and the separate infra
+	// and frontend nodes, come first in the allocation; a client node
+	// (shared or not) is the last one. The head is the frontend node when
+	// there is one, else the first worker node; infra defaults to the head.
+	var roles []string
 	for i, set := range []bool{c.infraDedicated, c.frontDedicated, c.clientDedic} {
-		if !set {
-			continue
+		if set {
+			roles = append(roles, []string{"infra", "frontend", "client"}[i])
 		}
-		n := 0
-		if !c.clientColocate {
-			n = extra
-		}
-		if n+1 > extra {
-			extra = n + 1
-		}
-		switch i {
-		case 0:
-			infraNode = n
-		case 1:
-			rd.frontNode = n
-		}
+	}
+	extra := len(roles)
+	if extra > 0 && c.clientColocate {
+		extra = 1
 	}
 	rd.nNodes = wn + extra
-	for i := extra; i < rd.nNodes; i++ {
+	reserved := map[string]int{}
+	first, last := 0, rd.nNodes // worker nodes are [first, last)
+	if len(roles) > 0 {
+		hasClient := roles[len(roles)-1] == "client"
+		if c.clientColocate {
+			shared := 0
+			if hasClient {
+				shared, last = rd.nNodes-1, rd.nNodes-1
+			} else {
+				first = 1
+			}
+			for _, r := range roles {
+				reserved[r] = shared
+			}
+		} else {
+			for i, r := range roles {
+				if r != "client" {
+					reserved[r] = i
+					first = i + 1
+				}
+			}
+			if hasClient {
+				reserved["client"] = rd.nNodes - 1
+				last = rd.nNodes - 1
+			}
+		}
+	}
+	for i := first; i < last; i++ {
 		rd.workerNodes = append(rd.workerNodes, i)
 	}
+	rd.frontNode = -1
 	rd.head = rd.workerNodes[0]
+	if n, ok := reserved["frontend"]; ok {
+		rd.head, rd.frontNode = n, n
+	}
 	rd.infra = rd.head
-	if infraNode >= 0 {
-		rd.infra = infraNode
+	if n, ok := reserved["infra"]; ok {
+		rd.infra = n
 	}
 	// model path / served name (spec §4.1)
 	rd.modelArg = "/model"
@@ -749,20 +789,15 @@ func dropSet(keys ...string) map[string]bool {
 func (rd *renderer) installInner() string {
 	c := rd.c
 	switch {
+	case c.dynWheel != "":
+		return wheelInstall(c.dynWheel)
 	case c.dynHash != "":
 		if !rd.p.flock {
 			return strings.ReplaceAll(hashLiveInstallSA, "HASH", c.dynHash)
 		}
-		return strings.ReplaceAll(hashCachedInstall, "HASH", c.dynHash)
+		return hashInstall(c.dynHash, c.dynCargo)
 	case c.dynTOT:
-		// Not in the golden set: an approximation of the live HEAD build.
-		return "echo 'Installing dynamo from source (top of tree)...' && DYN_BUILD_DIR=$(mktemp -d) && cd $DYN_BUILD_DIR && git clone https://github.com/ai-dynamo/dynamo.git && cd dynamo/lib/bindings/python/ && maturin build --release -o /tmp && pip install --break-system-packages --force-reinstall /tmp/ai_dynamo_runtime*.whl && cd $DYN_BUILD_DIR/dynamo && pip install --break-system-packages -e . && echo 'Dynamo installed from source (top of tree)'"
-	case c.dynWheel != "":
-		// Not in the golden set: the wheel installer with its env
-		// (DYNAMO_WHEEL_NAME / DYNAMO_VERSION, §5 layer 3); the echo
-		// texts are an approximation.
-		w := c.dynWheel
-		return "echo 'Installing dynamo wheel " + w + "...' && python3 /srtctl-runtime/dynamo_wheels.py install && echo 'Dynamo " + w + " installed'"
+		return totInstall
 	}
 	v := c.dynVersion
 	if v == "" {
@@ -787,9 +822,14 @@ func (rd *renderer) setup() string {
 	if s == "" {
 		return ""
 	}
-	q := shellQuote("/configs/" + s)
-	qp := shellQuote("/configs/patches/" + s)
-	return "if [ -f " + q + " ]; then bash " + q + "; elif [ -f " + qp + " ]; then bash " + qp + "; else echo " + shellQuote("WARNING: setup script "+s+" not found") + "; fi"
+	// srtctl cli/mixins/worker_stage.py _build_worker_preamble and
+	// frontends/dynamo.py _build_preamble at c88ef731.
+	return "setup_script=" + shellQuote(s) + ` && script_path="/configs/${setup_script}" && ` +
+		`patch_script_path="/configs/patches/${setup_script}" && ` +
+		`echo "Running setup script: ${script_path} (fallback ${patch_script_path})" && ` +
+		`if [ -f "${script_path}" ]; then bash "${script_path}"; ` +
+		`elif [ -f "${patch_script_path}" ]; then bash "${patch_script_path}"; ` +
+		`else echo "WARNING: ${script_path} or ${patch_script_path} not found"; fi`
 }
 
 func joinPreamble(parts ...string) string {
@@ -911,7 +951,42 @@ func (rd *renderer) workerEnv(pr *proc, sysIndex int, trt bool) []launch.EnvVar 
 			}
 		}
 	}
+	rd.kvbmEnv(&l, pr)
 	return l.vars
+}
+
+// kvbmEnv fills the KVBM leader ZMQ settings of an endpoint whose env
+// selects DYN_CONNECTOR=kvbm (srtctl cli/mixins/worker_stage.py
+// _apply_kvbm_endpoint_env at c88ef731): the leader IP on multi-node
+// endpoints, and a pub/ack port pair 5600 + 2×(kv-events port − 5200),
+// each unless the recipe set it.
+func (rd *renderer) kvbmEnv(l *envList, pr *proc) {
+	i, ok := l.idx["DYN_CONNECTOR"]
+	if !ok || strings.ToLower(l.vars[i].Value) != "kvbm" {
+		return
+	}
+	setDefault := func(k, v string) {
+		if _, ok := l.idx[k]; !ok {
+			l.set(k, v, rd.inj)
+		}
+	}
+	e := pr.ep
+	leader := e.procs[0]
+	if len(e.nodes) > 1 {
+		setDefault("DYN_KVBM_LEADER_ZMQ_HOST", ip(leader.node))
+	}
+	if rd.c.backend != "vllm" && !rd.c.kvEvents[e.mode] {
+		return // no kv-events port allocated
+	}
+	off := leader.kv - rd.p.kvBase
+	if off < 0 {
+		off = 0
+	}
+	pub := 5600 + off*2
+	if pub+1 <= 65535 {
+		setDefault("DYN_KVBM_LEADER_ZMQ_PUB_PORT", strconv.Itoa(pub))
+		setDefault("DYN_KVBM_LEADER_ZMQ_ACK_PORT", strconv.Itoa(pub+1))
+	}
 }
 
 func (rd *renderer) kvEventsJSON(port int, vllm bool) string {
@@ -1128,8 +1203,15 @@ func (rd *renderer) build() (*Rendering, error) {
 	}
 	dep.Hardware = c.gpuType
 
+	// schema 2: the services registry (services.go, spec §10b) replaces
+	// steps 1 and 2.
+	if c.schema == 2 {
+		if err := rd.renderServices(out, startInfra, startBeforeWorkers); err != nil {
+			return nil, err
+		}
+	}
 	// 1. etcd + NATS
-	if c.frontType != "vllm" && c.frontType != "trtllm_serve" {
+	if c.schema != 2 && c.frontType != "vllm" && c.frontType != "trtllm_serve" {
 		var a argList
 		a.add(o, "", "/tmp/setup_head.py")
 		a.add(o, "--name", c.name)
@@ -1157,7 +1239,7 @@ func (rd *renderer) build() (*Rendering, error) {
 		dep.Processes = append(dep.Processes, np)
 	}
 	// 2. mooncake master
-	if c.mooncake != nil {
+	if c.schema != 2 && c.mooncake != nil {
 		var a argList
 		for _, f := range []string{"--port=8700", "--enable_http_metadata_server=true", "--http_metadata_server_port=8701", "--eviction_high_watermark_ratio=0.9", "--default_kv_lease_ttl=10000", "--rpc_thread_num=16", "--enable_metric_reporting=true", "--metrics_port=8702"} {
 			a.add(o, f)
@@ -1248,10 +1330,16 @@ func (rd *renderer) build() (*Rendering, error) {
 	if err := rd.frontends(out); err != nil {
 		return nil, err
 	}
+	if c.schema == 2 {
+		if err := rd.renderServices(out, startAfterFrontend); err != nil {
+			return nil, err
+		}
+		rd.applyDiscoveryEnv(out)
+	}
 	// files
 	if c.backend == "trtllm" {
 		for _, m := range rd.modes() {
-			out.Files = append(out.Files, File{Name: "trtllm_config_" + string(m) + ".yaml", Content: safeDump(c.modeCfg[m])})
+			out.Files = append(out.Files, File{Name: "trtllm_config_" + m.resKey() + ".yaml", Content: safeDump(c.modeCfg[m])})
 		}
 	}
 	sort.SliceStable(out.Files, func(i, j int) bool { return out.Files[i].Name < out.Files[j].Name })
@@ -1280,14 +1368,14 @@ func (rd *renderer) trtStep(e *ep) (Step, error) {
 				a.add(recipeOrigin(v.Src), "--"+k, pyStr(v.Val))
 			}
 		}
-		a.add(o, "--config", "/logs/trtllm_config_"+string(e.mode)+".yaml")
+		a.add(o, "--config", "/logs/trtllm_config_"+e.mode.resKey()+".yaml")
 	} else {
 		a.add(o, "--model-path", model)
 		a.add(o, "--served-model-name", path.Base(c.modelPath))
 		if e.mode != modeAgg {
 			a.add(o, "--disaggregation-mode", string(e.mode))
 		}
-		a.add(o, "--extra-engine-args", "/logs/trtllm_config_"+string(e.mode)+".yaml")
+		a.add(o, "--extra-engine-args", "/logs/trtllm_config_"+e.mode.resKey()+".yaml")
 		a.add(o, "--request-plane", rd.rp)
 		if c.publishEv {
 			a.add(recipeOrigin(src{Path: "backend.publish_events_and_metrics"}), "--publish-events-and-metrics")
@@ -1308,25 +1396,29 @@ func (rd *renderer) frontends(out *Rendering) error {
 	if c.frontType == "vllm" || c.frontType == "sglang-direct" {
 		return nil
 	}
-	// The single frontend (spec §6): on the head, or per the frontend's
-	// placement: frontend.dedicated_node (v2 placement.node: dedicated) →
-	// the dedicated node; orchestrator_placement (v2 placement.node) head
-	// or infra → that node.
+	// The single frontend (srtctl cli/mixins/frontend_stage.py
+	// _compute_frontend_topology): on the head (the dedicated frontend
+	// node when frontend.dedicated_node), or per
+	// frontend.orchestrator_placement: first_decode / last_decode → the
+	// first / last distinct decode-leader node (core/topology.py
+	// placed_node). With nginx, the frontends run on the worker nodes other
+	// than the head.
 	single := rd.head
-	switch {
-	case rd.frontNode >= 0:
-		single = rd.frontNode
-	case c.orchPlacement == "" || c.orchPlacement == "head":
-	case c.orchPlacement == "infra":
-		single = rd.infra
-	default:
-		return rd.errPath("frontend.orchestrator_placement", "unknown frontend placement %q (head, infra, dedicated)", c.orchPlacement)
-	}
 	var feNodes []int
 	port := "8000"
-	nonHead := rd.workerNodes[1:]
+	var nonHead []int
+	for _, n := range rd.workerNodes {
+		if n != rd.head {
+			nonHead = append(nonHead, n)
+		}
+	}
 	multi := len(rd.workerNodes) > 1 && c.multiFront
 	if !multi {
+		n, err := rd.placedNode()
+		if err != nil {
+			return err
+		}
+		single = n
 		feNodes = []int{single}
 	} else {
 		n := c.numAddFront + 1
@@ -1351,7 +1443,7 @@ func (rd *renderer) frontends(out *Rendering) error {
 		for _, n := range feNodes {
 			ips = append(ips, ip(n))
 		}
-		out.Files = append(out.Files, File{Name: "nginx.conf", Content: nginxConf(ips, c.affinity, c.affinityHeader, c.keepalive)})
+		out.Files = append(out.Files, File{Name: "nginx.conf", Content: nginxConf(rd.p.nginx, ips, c.nginxUlimit, c.affinity, c.affinityHeader, c.keepalive)})
 		var na argList
 		na.add(o, "-c", "/logs/nginx.conf")
 		na.add(o, "-g", "daemon off;")
@@ -1448,6 +1540,50 @@ func (rd *renderer) frontends(out *Rendering) error {
 			Count: len(feNodes), Preamble: pre, Origin: recipeOrigin(src{Path: "frontend"})})
 	}
 	return nil
+}
+
+// placedNode resolves frontend.orchestrator_placement (srtctl
+// core/topology.py placed_node): head, first_decode or last_decode.
+func (rd *renderer) placedNode() (int, error) {
+	pl := rd.c.orchPlacement
+	switch pl {
+	case "", "head":
+		return rd.head, nil
+	case "infra":
+		if rd.c.schema == 2 {
+			// schema-2 frontend.placement.node: infra (spec §10a; not in
+			// srtctl c88ef731, which knows no schema 2).
+			return rd.infra, nil
+		}
+	case "first_decode", "last_decode":
+		var nodes []int
+		for _, e := range rd.eps {
+			if e.mode != modeDecode {
+				continue
+			}
+			n := e.nodes[0]
+			if !containsInt(nodes, n) {
+				nodes = append(nodes, n)
+			}
+		}
+		if len(nodes) == 0 {
+			return 0, rd.errPath("frontend.orchestrator_placement", "frontend.orchestrator_placement=%q but no decode workers were found", pl)
+		}
+		if pl == "first_decode" {
+			return nodes[0], nil
+		}
+		return nodes[len(nodes)-1], nil
+	}
+	return 0, rd.errPath("frontend.orchestrator_placement", "frontend.orchestrator_placement=%q is invalid (expected head|first_decode|last_decode)", pl)
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }
 
 func (rd *renderer) workerURL(e *ep) string {

@@ -211,8 +211,9 @@ func TestSchema2(t *testing.T) {
 		t.Errorf("infra %s head %s", pd.Infra, pd.Head)
 	}
 	et := stepsOf(pd, launch.KindEtcd)
-	if len(et) != 1 || strings.Join(et[0].Argv(), " ") != "python3 /tmp/setup_head.py --name v2pd --log-dir <log_dir> --nats-max-payload-mb 16" {
-		t.Errorf("setup_head %+v", et)
+	// schema 2: etcd is its own registry srun (spec §10b, services.go)
+	if len(et) != 1 || et[0].Nodes[0] != "node0" || strings.Join(et[0].Argv(), " ") != "/configs/etcd --data-dir /tmp/etcd --listen-client-urls http://0.0.0.0:2379 --advertise-client-urls http://10.0.0.0:2379" {
+		t.Errorf("etcd %+v", et)
 	}
 	routers := stepsOf(pd, launch.KindSGLangRouter)
 	if len(routers) != 2 || len(stepsOf(pd, launch.KindNginx)) != 1 {

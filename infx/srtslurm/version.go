@@ -43,6 +43,10 @@ type profile struct {
 	telemetryField     bool // top-level telemetry accepted
 	aflowersDotted     bool // vLLM: only the part before the first '.' gets _ → -
 	nixlBlock          bool // vLLM DP endpoints reserve a NIXL block
+	nginx              nginxTpl
+	cargoPatches       bool // dynamo.cargo_patches accepted (cb651682, v1.0.36)
+	trtServeSingle     bool // trtllm_serve refuses enable_multiple_frontends (2580a31e, v1.0.51)
+	dedicatedPlacement bool // frontend.dedicated_node needs orchestrator_placement head (a19d9451, v1.0.62)
 }
 
 func mainProfile() profile {
@@ -51,16 +55,50 @@ func mainProfile() profile {
 		kvBase: 5200, nixlBase: 5400, dpRPCBase: 8400, skipLogFmt: true, dynLog: true,
 		runtimeEnvFront: true, popModelPath: true, fingerprint: true, vllmPort: true, vllmPortUnset: true,
 		dpPerNodeDefault: true, dpLaunchSelector: true, deviceIDs: true, directVLLM: true, flock: true,
-		wheelField: true, telemetryField: true, nixlBlock: true}
+		wheelField: true, telemetryField: true, nixlBlock: true,
+		nginx: nginxTpl{ulimit: true, affinity: true, keepalive: true}, cargoPatches: true, trtServeSingle: true,
+		dedicatedPlacement: true}
 }
 
 var reTag = regexp.MustCompile(`^v1\.0\.(\d+)$`)
 
 // KnownVersions lists the srt-slurm refs Options.Version accepts besides
 // the tags v1.0.25 … v1.0.68 (spec §0): main, sa-submission-q2-2026,
-// aflowers/vllm-gb200-v0.20.0, a98738de and c1fb6989.
+// aflowers/vllm-gb200-v0.20.0, a98738de (= tag v1.0.6), c1fb6989 (= tag
+// v1.0.2), and the commits InferenceX pins that are tags (commitTags).
+// Not covered: aflowers/gb200-dsv4-recipes (a branch off 2026-04-02
+// fdb10f65 that shares neither profile) and de59739b (not in
+// NVIDIA/srt-slurm's history as mirrored).
 func KnownVersions() []string {
-	return []string{"main", "sa-submission-q2-2026", "aflowers/vllm-gb200-v0.20.0", "a98738de", "c1fb6989"}
+	return []string{"main", "sa-submission-q2-2026", "aflowers/vllm-gb200-v0.20.0", "a98738de", "c1fb6989",
+		"c1b6b5c9", "c180328b", "04e87fcc", "217f9438"}
+}
+
+// ProfileFor returns the name of the injection profile srt-slurm ref
+// renders with (the ref itself for tags and known branches; a commit that a
+// tag points at renders as that tag), or an error for a ref whose profile
+// is not known (NVIDIA/srt-slurm history; see KnownVersions).
+func ProfileFor(ref string) (string, error) {
+	if tag, ok := commitTags[ref]; ok {
+		return tag, nil
+	}
+	p, err := lookupProfile(ref)
+	if err != nil {
+		return "", err
+	}
+	return p.name, nil
+}
+
+// commitTags maps the commits InferenceX launchers pin
+// (runners/launch_*.sh at 843c6254) to the NVIDIA/srt-slurm tag that points
+// at the same commit: each is the commit of that tag (`git tag
+// --points-at`, checked with `git describe --tags` in the srt-slurm
+// mirror), so it renders exactly as the tag.
+var commitTags = map[string]string{
+	"c1b6b5c9": "v1.0.29",
+	"c180328b": "v1.0.38",
+	"04e87fcc": "v1.0.44",
+	"217f9438": "v1.0.53",
 }
 
 // lookupProfile returns the injection profile of ref v (spec §0 table).
@@ -81,6 +119,8 @@ func lookupProfile(v string) (profile, error) {
 		p.skipLogFmt, p.dynLog = false, false
 		p.vllmPort, p.vllmPortUnset = false, false
 		p.dpPerNodeDefault, p.dpLaunchSelector, p.deviceIDs, p.directVLLM = false, false, false, false
+		p.nginx = nginxTpl{}
+		p.cargoPatches, p.trtServeSingle, p.dedicatedPlacement = false, false, false
 		if sa {
 			p.name = "sa-submission-q2-2026"
 			p.httpStep = 1
@@ -103,12 +143,21 @@ func lookupProfile(v string) (profile, error) {
 		return p, nil
 	case "a98738de", "c1fb6989":
 		p.name = v
+		// a98738de is tag v1.0.6 (nginx session affinity, #233);
+		// c1fb6989 is tag v1.0.2 (nginx.conf.j2 before the 45m body cap).
+		p.nginx = nginxTpl{ulimit: true, affinity: v == "a98738de"}
+		p.cargoPatches, p.trtServeSingle, p.dedicatedPlacement = false, false, false
 		p.rpFlag = false
 		p.envRPNats = true
 		p.ncclPort = false
 		p.vllmPort, p.vllmPortUnset = false, false
 		p.dpPerNodeDefault, p.dpLaunchSelector, p.deviceIDs, p.directVLLM = false, false, false, false
 		return p, nil
+	}
+	if tag, ok := commitTags[v]; ok {
+		p, err := lookupProfile(tag)
+		p.name = v
+		return p, err
 	}
 	m := reTag.FindStringSubmatch(v)
 	if m == nil {
@@ -124,5 +173,9 @@ func lookupProfile(v string) (profile, error) {
 	p.dpLaunchSelector = n >= 31
 	p.directVLLM = n >= 38
 	p.dpPerNodeDefault = n >= 68
+	p.nginx.keepalive = n >= 40
+	p.cargoPatches = n >= 36
+	p.trtServeSingle = n >= 51
+	p.dedicatedPlacement = n >= 62
 	return p, nil
 }

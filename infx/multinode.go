@@ -1,0 +1,328 @@
+package infx
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
+	"github.com/cookbook-sync/cookbook-sync/infx/srtslurm"
+)
+
+// SrtSlurmRepo is the repository InferenceX launchers clone srt-slurm from
+// when they do not use a fork (runners/launch_*.sh: git clone
+// https://github.com/NVIDIA/srt-slurm.git).
+const SrtSlurmRepo = "NVIDIA/srt-slurm"
+
+// Submission is how a multi-node point reaches srtctl, as its launchers
+// run it (InferenceX runners/launch_*.sh, multi-node branch): the srt-slurm
+// repository and ref they clone, the InferenceX directories they copy into
+// the clone's recipes/, and the recipe they submit with `srtctl apply -f`.
+type Submission struct {
+	// Repo is the cloned repository (owner/name on GitHub, else the URL);
+	// Ref the ref it runs ("" = the default branch at run time); RefAt
+	// where the launcher writes it.
+	Repo  string `json:"repo"`
+	Ref   string `json:"ref,omitempty"`
+	RefAt Pos    `json:"refAt"`
+	// Launchers are the launchers (and runner names) that were run; they
+	// agree on everything above and below.
+	Launchers []string `json:"launchers"`
+	// File is the srtctl -f path as given (relative to the clone), without
+	// the selector; Selector the part after ':'.
+	File     string `json:"file"`
+	Selector string `json:"selector,omitempty"`
+	ApplyAt  Pos    `json:"applyAt"`
+	// InCheckout is true when the file is one the launcher copied from the
+	// InferenceX checkout (Recipe is then its path there); false when it
+	// is the clone's own file at Ref (upstream-only).
+	InCheckout bool   `json:"inCheckout"`
+	Recipe     string `json:"recipe,omitempty"`
+	// CloneRel is File's path inside the clone ("recipes/…").
+	CloneRel string `json:"cloneRel"`
+	// Edits are the sed expressions the launcher applies to the recipe in
+	// place before srtctl reads it (`sed -i EXPR "${CONFIG_FILE%%:*}"`).
+	Edits []string `json:"edits,omitempty"`
+	// SetupScript replaces the recipe's setup_script (SrtctlApply).
+	SetupScript string `json:"setupScript,omitempty"`
+}
+
+// RefText is the ref as a reader needs it: "main" when the launcher takes
+// the default branch.
+func (s *Submission) RefText() string {
+	if s.Ref == "" {
+		return "default branch (main)"
+	}
+	return s.Ref
+}
+
+// submission runs the point's launchers (the workflow's multi-node launch
+// step, for the first and last runner name of each launcher) up to their
+// srtctl apply and returns where the recipe comes from. The launchers must
+// agree (else StatusAmbiguous); a launcher that cannot be followed to its
+// srtctl apply makes the point unsupported.
+func (ws *Workspace) submission(p Point, opt Options) (*Submission, error) {
+	facts, _ := shellutil.FactsFor(p.Runner)
+	ws.snInit()
+	if ws.sn.runnersErr != nil {
+		return nil, ws.sn.runnersErr
+	}
+	type outcome struct {
+		sub    *Submission
+		who    string
+		reason string
+	}
+	var outs []outcome
+	for _, l := range ws.existingLaunchers(p.Runner) {
+		for _, rn := range endsOf(l.runners) {
+			who := fmt.Sprintf("%s (runner %s)", l.rel, rn)
+			run, _, err := ws.runLauncher(p, l, rn, facts, opt)
+			if err != nil {
+				return nil, limitStatus(p, err)
+			}
+			if run.Srtctl == nil {
+				outs = append(outs, outcome{who: who, reason: endReason(run)})
+				continue
+			}
+			sub, err := ws.resolveSubmission(p, run)
+			if err != nil {
+				return nil, err
+			}
+			sub.Launchers = []string{who}
+			outs = append(outs, outcome{sub: sub, who: who})
+		}
+	}
+	var ok []outcome
+	var refused []string
+	for _, o := range outs {
+		if o.sub == nil {
+			refused = append(refused, o.who+" submits nothing: "+o.reason)
+			continue
+		}
+		ok = append(ok, o)
+	}
+	if len(refused) > 0 {
+		return nil, &PointError{Status: StatusUnsupported, Note: strings.Join(refused, "; "), Pos: p.RefPos}
+	}
+	if len(ok) == 0 {
+		return nil, &PointError{Status: StatusUnsupported, Note: "no launcher of runner label " + p.Runner + " in the checkout", Pos: p.RefPos}
+	}
+	first := ok[0].sub
+	for _, o := range ok[1:] {
+		s := o.sub
+		if s.Repo != first.Repo || s.Ref != first.Ref || s.File != first.File || s.Selector != first.Selector || s.Recipe != first.Recipe ||
+			s.SetupScript != first.SetupScript {
+			// (Edits differ by runner: the job name; the first run's are applied.)
+			return nil, &PointError{Status: StatusAmbiguous, Pos: p.RefPos, Note: fmt.Sprintf(
+				"the launchers of runner label %s submit differently: %s submits %s from %s@%s; %s submits %s from %s@%s",
+				p.Runner, ok[0].who, first.File, first.Repo, first.RefText(), o.who, s.File, s.Repo, s.RefText())}
+		}
+		first.Launchers = append(first.Launchers, o.who)
+	}
+	return first, nil
+}
+
+// resolveSubmission reads a launcher run that reached srtctl apply: the
+// clone the apply runs in, the file it names (a copy from the checkout, or
+// the clone's own), and the sed edits made to it.
+func (ws *Workspace) resolveSubmission(p Point, run *ScriptRun) (*Submission, error) {
+	ap := run.Srtctl
+	file, sel := splitSelector(ap.File)
+	s := &Submission{File: file, Selector: sel, ApplyAt: ws.relPos(ap.At), SetupScript: ap.SetupScript}
+	logical := file
+	if !filepath.IsAbs(logical) {
+		logical = filepath.Join(ap.Dir, logical)
+	}
+	logical = filepath.Clean(logical)
+	var clone *GitClone
+	for i := len(run.Clones) - 1; i >= 0; i-- {
+		if within(logical, run.Clones[i].Dir) || within(ap.Dir, run.Clones[i].Dir) {
+			clone = &run.Clones[i]
+			break
+		}
+	}
+	if clone == nil {
+		return nil, &PointError{Status: StatusUnsupported, Pos: ws.relPos(ap.At),
+			Note: fmt.Sprintf("srtctl apply -f %s runs outside any srt-slurm clone the launcher made: which srt-slurm renders it is not known", ap.File)}
+	}
+	s.Repo, s.Ref, s.RefAt = clone.Repo(), clone.Checkout(), ws.relPos(clone.CheckoutAt())
+	rel, _ := filepath.Rel(clone.Dir, logical)
+	s.CloneRel = filepath.ToSlash(rel)
+	// The longest copy destination holding the file wins (later copies
+	// over earlier ones of the same destination).
+	best := -1
+	for i, c := range run.Copies {
+		if within(logical, c.Dst) && (best < 0 || len(c.Dst) >= len(run.Copies[best].Dst)) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		c := run.Copies[best]
+		real := filepath.Join(c.Src, strings.TrimPrefix(logical, c.Dst))
+		s.InCheckout, s.Recipe = true, real
+	} else if strings.HasPrefix(s.CloneRel, "../") || s.CloneRel == ".." {
+		// A path out of the clone (into the checkout, by an absolute path).
+		if root, err := filepath.Abs(ws.Root); err == nil && within(logical, root) {
+			s.InCheckout, s.Recipe = true, logical
+		}
+	}
+	if s.InCheckout && !isFile(s.Recipe) {
+		return nil, &PointError{Status: StatusMissing, Pos: ws.relPos(ap.At),
+			Note: fmt.Sprintf("the launcher copies %s into its srt-slurm clone, and it is not in the checkout", ws.rel(s.Recipe))}
+	}
+	// sed -i edits of the recipe (the job name, health-check attempts).
+	for _, c := range run.Commands {
+		if len(c.Argv) < 3 || path.Base(c.Argv[0]) != "sed" {
+			continue
+		}
+		inPlace := false
+		var exprs, files []string
+		for j := 1; j < len(c.Argv); j++ {
+			a := c.Argv[j]
+			switch {
+			case a == "-i" || strings.HasPrefix(a, "-i") && !strings.HasPrefix(a, "--"):
+				inPlace = true
+			case a == "-e" && j+1 < len(c.Argv):
+				exprs = append(exprs, c.Argv[j+1])
+				j++
+			case strings.HasPrefix(a, "-"):
+			case len(exprs) == 0:
+				exprs = append(exprs, a)
+			default:
+				files = append(files, a)
+			}
+		}
+		if !inPlace {
+			continue
+		}
+		for _, f := range files {
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(c.Dir, f)
+			}
+			if filepath.Clean(f) == logical {
+				s.Edits = append(s.Edits, exprs...)
+			}
+		}
+	}
+	return s, nil
+}
+
+// relPos makes a position's file repository-relative.
+func (ws *Workspace) relPos(at Pos) Pos {
+	if at.File != "" && filepath.IsAbs(at.File) {
+		at.File = ws.rel(at.File)
+	}
+	return at
+}
+
+// applyEdits runs the launcher's sed expressions over the recipe text, as
+// `sed -i` does before srtctl reads it. An expression the sandbox's sed
+// cannot evaluate is an error.
+func applyEdits(text []byte, edits []string) ([]byte, error) {
+	for _, e := range edits {
+		res, handled, reason := shellutil.RunFiles([]string{"sed", e}, text, shellutil.Facts{}, func(string) ([]byte, error) {
+			return nil, fmt.Errorf("no files")
+		})
+		if !handled || res.Status != 0 {
+			if reason == "" {
+				reason = strings.TrimSpace(string(res.Stderr))
+			}
+			return nil, fmt.Errorf("sed %q: %s", e, reason)
+		}
+		text = res.Stdout
+	}
+	return text, nil
+}
+
+// sortedKeys returns m's keys sorted.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// submittedPoint points p at the recipe its launchers submit and returns
+// the srt-slurm version to render it with (the launcher's pinned ref), with
+// notes for the reader. Errors (*PointError): a fork of srt-slurm
+// (unsupported: its rules are not covered), a recipe that is the clone's
+// own file and not in --srt-slurm-dir (upstream-only).
+func (ws *Workspace) submittedPoint(p Point, sub *Submission, opt Options) (_ Point, _ string, notes []string, _ error) {
+	where := fmt.Sprintf("%s@%s (%s)", sub.Repo, sub.RefText(), sub.RefAt)
+	if sub.Repo != SrtSlurmRepo {
+		return p, "", nil, &PointError{Status: StatusUnsupported, Pos: p.RefPos, Note: fmt.Sprintf(
+			"the launcher submits %s with the srt-slurm fork %s: the fork's rendering rules are not covered", sub.File, where)}
+	}
+	version := sub.Ref
+	if version == "" {
+		version = "main"
+	}
+	if tag := srtSlurmTagOf(version); tag != "" {
+		// A commit pin at a release tag renders with the tag's profile.
+		version = tag
+	}
+	name, err := srtslurm.ProfileFor(version)
+	if err != nil && len(version) > 8 && isHex(version) {
+		// Profiles of commits are keyed by their 8-digit abbreviation.
+		name, err = srtslurm.ProfileFor(version[:8])
+	}
+	if err == nil {
+		version = name
+	}
+	if err != nil {
+		return p, "", nil, &PointError{Status: StatusUnsupported, Pos: p.RefPos, Note: fmt.Sprintf(
+			"the launcher submits %s with %s, an srt-slurm ref whose injected flags and env are not covered (%v)", sub.File, where, err)}
+	}
+	p.Selector, p.edits, p.setupScript = sub.Selector, sub.Edits, sub.SetupScript
+	if sub.SetupScript != "" {
+		notes = append(notes, fmt.Sprintf("setup script %s from the launcher's srtctl apply (%s) replaces the recipe's setup_script", sub.SetupScript, sub.ApplyAt))
+	}
+	notes = append([]string{fmt.Sprintf("srt-slurm %s, as %s clone%s it; rendered with that ref's injected flags and env",
+		where, strings.Join(sub.Launchers, ", "), plural(len(sub.Launchers)))}, notes...)
+	if version == "main" {
+		notes[0] += " (main moves: taken at " + DefaultSrtSlurmVersion + ")"
+	}
+	if sub.InCheckout {
+		p.Recipe = sub.Recipe
+		p.RecipeRef = ws.rel(sub.Recipe)
+		notes = append(notes, fmt.Sprintf("recipe %s, copied by the launcher to %s", ws.rel(sub.Recipe), sub.CloneRel))
+		return p, version, notes, nil
+	}
+	p.RecipeRef = sub.CloneRel
+	if ws.SrtSlurmDir != "" {
+		if f := filepath.Join(ws.SrtSlurmDir, filepath.FromSlash(sub.CloneRel)); isFile(f) {
+			p.Recipe = f
+			dirVer := ws.SrtSlurmVersion
+			if dirVer == "" {
+				dirVer = "unknown version"
+			}
+			n := fmt.Sprintf("recipe %s read from --srt-slurm-dir (%s)", sub.CloneRel, dirVer)
+			if dirVer != version {
+				n += fmt.Sprintf("; the launcher runs it at %s, where it may differ (possible commit drift)", sub.RefText())
+			}
+			return p, version, append(notes, n), nil
+		}
+	}
+	return p, "", nil, &PointError{Status: StatusUpstreamOnly, Pos: p.RefPos, Note: fmt.Sprintf(
+		"recipe %s is not copied from the checkout: the launcher submits the file of its srt-slurm clone %s", sub.CloneRel, where)}
+}
+
+func isHex(s string) bool {
+	for _, r := range s {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return "s"
+	}
+	return ""
+}
