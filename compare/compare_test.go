@@ -106,11 +106,11 @@ func TestCompareCoveredWithExclusions(t *testing.T) {
 	if f.Verdict != CoveredWithExclusions || f.Matched != 3 || len(f.Excluded) != 1 || f.Excluded[0].Rule != "harness-http-port" {
 		t.Errorf("frontend: %+v", f)
 	}
-	// etcd: services are compared by presence and count only (the
-	// cookbook's --data-dir vs srt-slurm's /configs/etcd command line is
-	// launcher plumbing).
+	// etcd: services are compared like workers (program and count match);
+	// the cookbook's --data-dir is where etcd keeps its state (harness).
 	e := got["etcd"]
-	if e.Verdict != Covered || e.Matched != 1 || len(e.Differences) != 0 {
+	if e.Verdict != CoveredWithExclusions || e.Matched != 2 || len(e.Differences) != 0 ||
+		len(e.Excluded) != 1 || e.Excluded[0].Setting != "--data-dir" || e.Excluded[0].Rule != "harness-etcd-data-dir" {
 		t.Errorf("etcd: %+v", e)
 	}
 }

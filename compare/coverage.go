@@ -31,8 +31,12 @@ const SchemaVersion = 1
 // points and rows ("allowUnverified", "unverifiedGap", "counts.unverified"),
 // result "sides", and the key verdict precedence of vLLM-family keys; 5
 // "warnings", "differences[].note" (possible commit drift) and the
-// single-node statuses unsupported / ambiguous point.
-const SchemaRevision = 5
+// single-node statuses unsupported / ambiguous point; 6 services compared
+// like workers (program, args, env, count, and the settings of the config
+// files they read: "nginx.*", "nats.*"), roles of any service kind, and
+// "note" on compared roles (a file compared by name, a launcher-started
+// service nothing uses).
+const SchemaRevision = 6
 
 // PointStatus says what coverage could do with one cited point.
 type PointStatus string
@@ -111,8 +115,18 @@ type CoverageOptions struct {
 	// Exclusions classifies differences; nil = exclusions.Default().
 	Exclusions *exclusions.Set
 	// Render renders one recipe variant; nil = RenderSrtSlurm (package
-	// infx/srtslurm, srt-slurm's default version).
+	// infx/srtslurm, srt-slurm's default version). Used for cited recipes
+	// whose master-config point has no launcher in the checkout; the others
+	// are rendered as their launcher submits them (launcherRender).
 	Render RenderFunc
+	// SrtSlurmDir is an NVIDIA/srt-slurm checkout: a recipe the launcher
+	// submits from its srt-slurm clone (not copied from the InferenceX
+	// checkout) is read from it instead of being upstream-only.
+	// SrtSlurmVersion names the ref SrtSlurmDir is at ("" = not stated;
+	// recipes read from it for a launcher pinned elsewhere carry a
+	// commit-drift note) and the version rendered when a launcher's pin is
+	// not known.
+	SrtSlurmDir, SrtSlurmVersion string
 }
 
 // RenderFunc renders the variant selector ("" = the recipe as written,
@@ -208,6 +222,7 @@ func Coverage(opt CoverageOptions) (*Report, error) {
 	// recipe's own model; required for the vLLM part).
 	ws, wsErr := infx.Open(opt.InfxDir)
 	if ws != nil {
+		ws.SrtSlurmDir, ws.SrtSlurmVersion = opt.SrtSlurmDir, opt.SrtSlurmVersion
 		for _, w := range ws.Warnings() {
 			if ok, _ := path.Match(opt.ConfigKey, w.Key); opt.ConfigKey == "" || !ok {
 				rep.Warnings = append(rep.Warnings, w.String())
@@ -304,7 +319,7 @@ func cookbookCoverage(rep *Report, opt CoverageOptions, ws *infx.Workspace, ixRe
 						model = e.Model
 					}
 				}
-				comparePoint(&pr, f, sel, model, opt.InfxDir, ws, ixRepo, render, renders, ex, rules)
+				comparePoint(&pr, f, sel, model, opt, ws, ixRepo, render, renders, ex, rules)
 				noteDrift(&pr)
 				rep.Points = append(rep.Points, pr)
 			}
@@ -326,8 +341,9 @@ type renderResult struct {
 	err error
 }
 
-func comparePoint(pr *PointResult, f *cookbook.File, sel cookbook.Selection, model, infxDir string, ws *infx.Workspace, repo *gitRepo,
+func comparePoint(pr *PointResult, f *cookbook.File, sel cookbook.Selection, model string, opt CoverageOptions, ws *infx.Workspace, repo *gitRepo,
 	render RenderFunc, cache map[string]renderResult, ex *exclusions.Set, rules *Rules) {
+	infxDir := opt.InfxDir
 	file, rel := resolveRecipe(infxDir, pr.Recipe)
 	if file != "" {
 		pr.RecipeFile = rel
@@ -347,6 +363,27 @@ func comparePoint(pr *PointResult, f *cookbook.File, sel cookbook.Selection, mod
 		}
 		compareScript(pr, f, sel, file, ws, cache, ex, rules)
 		return
+	}
+	_, cloneRef := srtSlurmRecipe(pr.Recipe)
+	if dec, err := f.Decode(sel); err == nil && (file != "" || cloneRef) {
+		// A cited file that is in --infx, or a path of the srt-slurm clone
+		// (CONFIG_FILE form): rendered as the launcher submits it. A cited
+		// file that is not in --infx at all (a later InferenceX commit's
+		// path) stays "recipe not found" below.
+		if d, handled := launcherRender(pr, f, sel, &dec.Deployment, ws, opt, cache, rules); handled {
+			if d != nil {
+				attachCookbookFiles(&dec.Deployment, f, sel)
+				rc := *d
+				rc.Source.Recipe = d.Source.File
+				res, err := Compare(&dec.Deployment, &rc, Options{Exclusions: ex, Rules: rules})
+				if err != nil {
+					pr.Status, pr.Message = StatusError, err.Error()
+					return
+				}
+				pr.Status, pr.Roles, pr.Verdict = StatusCompared, res, Summary(res)
+			}
+			return
+		}
 	}
 	if file == "" {
 		notFound(pr, f, sel, ws, rules)

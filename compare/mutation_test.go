@@ -1005,7 +1005,7 @@ func (co *mutCheckout) fastRun(s *mutSetup, tg *mutTarget) map[mutPointID]PointR
 		}
 		sel := f.Measured(id.Cell, id.Point)
 		pr.Router, pr.KV = sel.Router, sel.KV
-		comparePoint(&pr, f, sel, s.models[c.ConfigKey], co.infx, co.ws, nil, render, cache, co.ex, co.rules)
+		comparePoint(&pr, f, sel, s.models[c.ConfigKey], CoverageOptions{InfxDir: co.infx}, co.ws, nil, render, cache, co.ex, co.rules)
 		out[id] = pr
 	}
 	return out

@@ -271,10 +271,12 @@ func srtSlurmTagOf(ref string) string {
 	return ""
 }
 
-// cpInto records `cp -r SRC DST` of a directory of the read roots: DST
-// shows SRC from then on (a mount: nothing is written). With -T (or a
-// SRC ending in "/."), DST is SRC's copy itself; without, when DST is an
-// existing directory, the copy is DST/<base of SRC>.
+// cpInto records `cp [-r] SRC… DST` of files or directories of the read
+// roots: DST shows SRC from then on (a mount: nothing is written). A
+// directory needs -r (or -a); with -T, or a SRC ending in "/.", DST is
+// SRC's copy itself; otherwise, when DST is an existing directory (or ends
+// in "/", or several sources are given), each copy is DST/<base of SRC>.
+// Copies of anything the sandbox cannot read are not recorded.
 func (sb *sandbox) cpInto(ctx context.Context, hc interp.HandlerContext, args []string, site callSite) {
 	recursive, noTarget := false, false
 	var ops []string
@@ -283,7 +285,7 @@ func (sb *sandbox) cpInto(ctx context.Context, hc interp.HandlerContext, args []
 		case a == "--no-target-directory":
 			noTarget = true
 		case strings.HasPrefix(a, "--"):
-			if a == "--recursive" {
+			if a == "--recursive" || a == "--archive" {
 				recursive = true
 			}
 		case strings.HasPrefix(a, "-") && len(a) > 1:
@@ -293,30 +295,33 @@ func (sb *sandbox) cpInto(ctx context.Context, hc interp.HandlerContext, args []
 			ops = append(ops, a)
 		}
 	}
-	if !recursive || len(ops) != 2 {
+	if len(ops) < 2 || noTarget && len(ops) != 2 {
 		return
 	}
-	src, dst := ops[0], ops[1]
-	if strings.HasSuffix(src, "/.") {
-		noTarget = true
-	}
-	realSrc := sb.abs(ctx, src)
-	if st, err := os.Stat(realSrc); err != nil || !st.IsDir() || !sb.readable(realSrc) {
-		return
-	}
+	dst := ops[len(ops)-1]
 	if !filepath.IsAbs(dst) {
 		dst = filepath.Join(hc.Dir, dst)
 	}
+	intoDir := len(ops) > 2 || strings.HasSuffix(ops[len(ops)-1], "/")
 	dst = filepath.Clean(dst)
-	if !noTarget {
-		if st, err := os.Stat(sb.real(dst)); err == nil && st.IsDir() {
-			dst = filepath.Join(dst, filepath.Base(filepath.Clean(realSrc)))
-		}
+	if st, err := os.Stat(sb.real(dst)); err == nil && st.IsDir() {
+		intoDir = true
 	}
-	sb.mount(dst, realSrc)
-	sb.mu.Lock()
-	sb.run.Copies = append(sb.run.Copies, CopyInto{Src: realSrc, Dst: dst, At: site.at})
-	sb.mu.Unlock()
+	for _, src := range ops[:len(ops)-1] {
+		realSrc := sb.abs(ctx, src)
+		st, err := os.Stat(realSrc)
+		if err != nil || !sb.readable(realSrc) || st.IsDir() && !recursive || !st.IsDir() && !st.Mode().IsRegular() {
+			continue
+		}
+		to := dst
+		if intoDir && !noTarget && !(st.IsDir() && strings.HasSuffix(src, "/.")) {
+			to = filepath.Join(dst, filepath.Base(filepath.Clean(realSrc)))
+		}
+		sb.mount(to, realSrc)
+		sb.mu.Lock()
+		sb.run.Copies = append(sb.run.Copies, CopyInto{Src: realSrc, Dst: to, At: site.at})
+		sb.mu.Unlock()
+	}
 }
 
 // srtctl records `srtctl apply -f FILE` (the job submission of a

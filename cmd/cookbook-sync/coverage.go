@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
+	"github.com/cookbook-sync/cookbook-sync/infx"
 	"github.com/cookbook-sync/cookbook-sync/upstream"
 )
 
@@ -35,6 +36,9 @@ type coverageOptions struct {
 	// (package upstream) and reported; api is --api-url / --retries.
 	upstream []string
 	api      upAPIOptions
+	// srtSlurmDir / srtSlurmVersion: --srt-slurm-dir and --srt-slurm-version
+	// (compare.CoverageOptions).
+	srtSlurmDir, srtSlurmVersion string
 }
 
 func newCoverageCmd() *cobra.Command {
@@ -92,6 +96,17 @@ affecting the exit status.
 key matches; a glob that matches none is bad usage (exit 2), as is a run with
 nothing to compare.
 
+Multi-node points are rendered as their launcher submits them: the launcher
+(runners/launch_*.sh of the row's runner label) runs in the sandbox up to its
+srtctl apply, which names the srt-slurm repository and ref it clones (the
+injected flags and env of that ref are rendered; a fork is unsupported), the
+recipe it submits (a copy from the InferenceX checkout, or the clone's own
+file: upstream-only unless --srt-slurm-dir DIR holds it), its in-place edits
+of the recipe and its --setup-script. --srt-slurm-version V names the ref of
+--srt-slurm-dir (a recipe read from it for a launcher pinned to another ref
+carries a commit-drift note) and the version rendered when no launcher is in
+the checkout (default v1.0.68).
+
 --upstream URL (repeatable) also reads the Check 3 (b) state of each upstream
 link the sign-off cites — a PR (open, draft, closed-unmerged, merged with
 mergedAt) or a published page (exists, missing) — through the GitHub API
@@ -118,6 +133,8 @@ parse).`,
 	f.StringVar(&o.format, "format", "text", "output format: text, markdown or json")
 	f.BoolVar(&o.allowUnverified, "allow-unverified", false, "list points / vLLM rows that could not be verified (upstream-only, recipe not found, …) without making them a gap")
 	f.StringArrayVar(&o.upstream, "upstream", nil, "upstream `URL` (PR or published page) that must be merged / published; repeatable")
+	f.StringVar(&o.srtSlurmDir, "srt-slurm-dir", "", "NVIDIA/srt-slurm checkout `DIR` for recipes a launcher submits from its srt-slurm clone")
+	f.StringVar(&o.srtSlurmVersion, "srt-slurm-version", infx.DefaultSrtSlurmVersion, "the srt-slurm ref --srt-slurm-dir is at, and the version rendered when a launcher's pin is not known")
 	o.api.register(c)
 	return c
 }
@@ -136,6 +153,9 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 			return &exitError{code: exitUsage, err: err}
 		}
 	}
+	if err := checkSrtSlurmFlags(o.srtSlurmDir, o.srtSlurmVersion); err != nil {
+		return err
+	}
 	if o.vllmRecipes != "" && o.infx == "" {
 		return &exitError{code: exitUsage, err: errors.New("--vllm-recipes needs --infx (the InferenceX checkout whose vLLM-family keys are covered)")}
 	}
@@ -151,7 +171,8 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 		defer os.RemoveAll(dir)
 		o.infx, o.cookbook = filepath.Join(dir, "inferencex"), filepath.Join(dir, "sglang")
 	}
-	rep, err := compare.Coverage(compare.CoverageOptions{InfxDir: o.infx, CookbookDir: o.cookbook, VLLMRecipesDir: o.vllmRecipes, ConfigKey: o.configKey, AllowUnverified: o.allowUnverified})
+	rep, err := compare.Coverage(compare.CoverageOptions{InfxDir: o.infx, CookbookDir: o.cookbook, VLLMRecipesDir: o.vllmRecipes, ConfigKey: o.configKey, AllowUnverified: o.allowUnverified,
+		SrtSlurmDir: o.srtSlurmDir, SrtSlurmVersion: o.srtSlurmVersion})
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}

@@ -119,20 +119,8 @@ func runRender(w, ew io.Writer, o renderOptions, changed func(string) bool) erro
 	if o.infx == "" && o.recipe == "" {
 		return usageErr("--infx DIR is required with --config-key, --all and --list")
 	}
-	if o.version == "" {
-		return usageErr("--srt-slurm-version: empty (default %s)", infx.DefaultSrtSlurmVersion)
-	}
-	if o.srtSlurmDir != "" {
-		st, err := os.Stat(o.srtSlurmDir)
-		if err != nil {
-			return usageErr("--srt-slurm-dir: %v", err)
-		}
-		if !st.IsDir() {
-			return usageErr("--srt-slurm-dir %s: not a directory (want an NVIDIA/srt-slurm checkout)", o.srtSlurmDir)
-		}
-	}
-	if err := srtslurm.CheckVersion(o.version); err != nil {
-		return usageErr("--srt-slurm-version: %v", err)
+	if err := checkSrtSlurmFlags(o.srtSlurmDir, o.version); err != nil {
+		return err
 	}
 	opt := infx.Options{SrtSlurmVersion: o.version}
 	var ws *infx.Workspace
@@ -141,7 +129,7 @@ func runRender(w, ew io.Writer, o renderOptions, changed func(string) bool) erro
 		if ws, err = infx.Open(o.infx); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		ws.SrtSlurmDir = o.srtSlurmDir
+		ws.SrtSlurmDir, ws.SrtSlurmVersion = o.srtSlurmDir, o.version
 		// Problems in keys not asked about are warnings (a key asked
 		// about reports its own problem as an error).
 		for _, wn := range ws.Warnings() {
@@ -699,4 +687,26 @@ func writeList(w io.Writer, format string, ws *infx.Workspace) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// checkSrtSlurmFlags validates --srt-slurm-dir (a directory) and
+// --srt-slurm-version (a ref with a known injection profile), for render
+// and coverage alike; errors are usage errors (exit 2).
+func checkSrtSlurmFlags(dir, version string) error {
+	if version == "" {
+		return usageErr("--srt-slurm-version: empty (default %s)", infx.DefaultSrtSlurmVersion)
+	}
+	if dir != "" {
+		st, err := os.Stat(dir)
+		if err != nil {
+			return usageErr("--srt-slurm-dir: %v", err)
+		}
+		if !st.IsDir() {
+			return usageErr("--srt-slurm-dir %s: not a directory (want an NVIDIA/srt-slurm checkout)", dir)
+		}
+	}
+	if err := srtslurm.CheckVersion(version); err != nil {
+		return usageErr("--srt-slurm-version: %v", err)
+	}
+	return nil
 }

@@ -178,6 +178,7 @@ func (r *Recipe) Render(selector string, opt Options) (*Rendering, error) {
 		out.Label += ":" + selector
 	}
 	out.Deployment.Source = launch.Source{File: r.File, Recipe: r.File, Selector: selector}
+	out.attachFileContents()
 	return out, nil
 }
 
