@@ -207,7 +207,9 @@ func natsSize(v string) string {
 // ("hash $http_x_correlation_id consistent" with the map's other entries
 // after it); the map blocks are read only for that. An upstream's server
 // lines are "nginx.http.upstream.server" (their addresses, joined with
-// " ; ") and "nginx.http.upstream.servers" (how many). Source of the files
+// " ; ") and "nginx.http.upstream.servers" (how many); a proxy_pass to an
+// upstream names it "<upstream>" (the block's name is the file's own
+// identifier). Source of the files
 // compared: NVIDIA/srt-slurm src/srtctl/templates/nginx.conf.j2
 // (frontend.nginx_session_affinity, nginx_session_affinity_header,
 // nginx_keepalive_timeout) and the AgentX `files` nginx.conf entries.
@@ -300,6 +302,19 @@ func nginxConfig(content string) ([]fileSetting, error) {
 	}
 	if len(words) > 0 {
 		return nil, fmt.Errorf("directive %q without ';'", strings.Join(words, " "))
+	}
+	// proxy_pass http://<upstream>: the upstream's name is an identifier of
+	// this file ("backend_servers", "frontends"), not a setting
+	for i := range out {
+		for _, u := range upstreams {
+			if len(u.args) == 1 {
+				for _, sch := range []string{"http://", "https://", "grpc://"} {
+					if out[i].value == sch+u.args[0] || strings.HasPrefix(out[i].value, sch+u.args[0]+"/") {
+						out[i].value = sch + "<upstream>" + strings.TrimPrefix(out[i].value, sch+u.args[0])
+					}
+				}
+			}
+		}
 	}
 	for _, u := range upstreams {
 		m := "round robin"

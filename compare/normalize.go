@@ -483,7 +483,7 @@ func (r *Rules) fileSetting(p *launch.Process, flag, v, raw string, o launch.Ori
 	}
 	base := path.Base(strings.TrimRight(v, "/"))
 	fc, has := p.FileContent(v)
-	if !has && !r.file[flag] && !(r.json[flag] && strings.Contains(v, "/")) && !slices.Contains(p.Files, base) {
+	if !has && !r.file[flag] && !(r.json[flag] && strings.Contains(v, "/")) && !slices.Contains(p.Files, base) && !slices.Contains(p.Files, v) {
 		return nil, nil, false
 	}
 	s := &Setting{Key: flag, Kind: "flag", Name: flag, Value: base, Raw: raw, Origins: []launch.Origin{o}, File: base, Path: v}

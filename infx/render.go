@@ -71,6 +71,7 @@ func (ws *Workspace) render(p Point, opt Options, cache recipeCache) (launch.Dep
 			return launch.Deployment{}, err
 		}
 		d.Source.File, d.Source.Recipe, d.Source.Selector = ws.rel(p.Recipe), p.RecipeRef, sel
+		d.Source.SrtSlurm = version
 		d.Processes = procs
 	case KindScript:
 		procs, file, notes, inherited, err := ws.renderScript(p, opt)

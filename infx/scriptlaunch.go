@@ -115,8 +115,10 @@ func ScriptProcesses(run *ScriptRun, file string) ([]launch.Process, error) {
 		// such as trtllm-serve --extra_llm_api_options config.yaml).
 		for _, a := range p.Args {
 			for _, v := range a.Values {
-				if _, ok := run.Writes[v]; ok {
+				if w, ok := run.Writes[v]; ok {
 					p.Files = append(p.Files, v)
+					// its content, so compare compares the file, not its path
+					p.FileContents = append(p.FileContents, launch.FileContent{Path: v, Content: w, Origin: origin})
 				}
 			}
 		}

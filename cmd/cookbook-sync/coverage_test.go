@@ -36,7 +36,9 @@ const demoSnippet = "docs/src/snippets/agentx/Qwen/qwen3.5-demo.jsx"
 // The demo workspace: the agg cell is covered with exclusions (srtctl's
 // injected --nccl-port, --enable-metrics, …), the disagg cell's decode
 // worker differs on --mem-fraction-static (cookbook 0.8, recipe 0.75: the
-// values written in demo/), etcd/NATS/nginx are covered, one cell cites a
+// values written in demo/), etcd/NATS are covered, nginx covered with
+// exclusions (the cookbook's nginx.conf balances 2 frontends, srt-slurm's 1:
+// judgment and placement), one cell cites a
 // shell script that is not in the demo tree ("script not found") and one a
 // recipe that is not in the tree ("recipe not found"): both not verified,
 // listed under Gaps (fail closed).
@@ -57,10 +59,10 @@ func TestCoverageDemoText(t *testing.T) {
 		"    --mem-fraction-static: cookbook 0.8, recipe 0.75 (possible commit drift: --infx is not a git checkout, so prov.sha 222222222222 cannot be compared)\n",
 		"  qwen3.5-fp8-b200-sglang-agentic-mtp#0 point 0: not verified: script not found\n    single-node script benchmarks/single_node/agentic/qwen3.5_fp8_b200_sglang_mtp.sh is not in the InferenceX checkout (--infx)\n",
 		"  qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg#1 point 0: not verified: recipe not found\n    recipe inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/qwen3.5/sglang/gb300-fp8/agentx/agg-tp8-c1.yaml is not in the InferenceX checkout (--infx)\n",
-		"Roles: covered 3, covered-with-exclusions 10, differs 1\n",
+		"Roles: covered 2, covered-with-exclusions 7, differs 1\n",
 		"Points: covered-with-exclusions 2, recipe not found 1, script not found 1, differs 1\n",
 		"Not verified: 2 (a gap: their settings were not compared; --allow-unverified lists them without failing)\n",
-		"Exclusion policy: 2026-12-01.1 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)",
+		"Exclusion policy: 2026-12-01.2 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -156,7 +158,7 @@ func TestCoverageDemoMarkdown(t *testing.T) {
 	}
 	for _, want := range []string{
 		"# Check 3 coverage evidence (cookbook-sync)\n",
-		"- Exclusion policy: 2026-12-01.1 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)\n",
+		"- Exclusion policy: 2026-12-01.2 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)\n",
 		"  - `" + demoSnippet + "` sha256 `",
 		"## `qwen3.5-fp8-gb300-dynamo-sglang-agentic-disagg`\n",
 		"- Variant: `benchmarks/multi_node/srt-slurm-recipes/sglang/qwen3.5/gb300-fp8/agentic/disagg-gb300-1p1d-tp4-tp4-c8.yaml`\n",
@@ -210,6 +212,9 @@ func TestCoverageExitCodes(t *testing.T) {
 		{"upstream not a URL", []string{"--upstream", "not-a-url"}, `--upstream "not-a-url": not a URL`},
 		{"upstream no host", []string{"--upstream", "https:///pull/1"}, `--upstream "https:///pull/1": not a URL`},
 		{"extra arg", []string{"x"}, "unknown command"},
+		{"srt-slurm-dir not a directory", []string{"--srt-slurm-dir", filepath.Join(infx, "nope")}, "--srt-slurm-dir: "},
+		{"unknown srt-slurm version", []string{"--srt-slurm-version", "v9.9.9"}, `--srt-slurm-version: unknown srt-slurm version "v9.9.9"`},
+		{"empty srt-slurm version", []string{"--srt-slurm-version", ""}, "--srt-slurm-version: empty (default v1.0.68)"},
 	} {
 		code, _, errs := runCoverageCLI(t, c.args...)
 		if code != exitUsage || !strings.Contains(errs, c.want) {

@@ -287,6 +287,9 @@ func writeRendered(w io.Writer, format string, rs []rendered) error {
 				j.Source, j.Engine, j.Model, j.Hardware = &d.Source, d.Engine, d.Model, d.Hardware
 				if r.p == nil || r.p.Kind == infx.KindRecipe {
 					j.SrtSlurm = r.version
+					if r.d.Source.SrtSlurm != "" {
+						j.SrtSlurm = r.d.Source.SrtSlurm
+					}
 				}
 				for i := range d.Processes {
 					p := &d.Processes[i]
@@ -343,7 +346,11 @@ func writeText(b *strings.Builder, r rendered) {
 	if r.p != nil && r.p.Kind == infx.KindScript {
 		fmt.Fprintf(b, "# script %s\n", src)
 	} else {
-		fmt.Fprintf(b, "# recipe %s (srt-slurm %s)\n", src, r.version)
+		v := r.version
+		if d.Source.SrtSlurm != "" {
+			v = d.Source.SrtSlurm
+		}
+		fmt.Fprintf(b, "# recipe %s (srt-slurm %s)\n", src, v)
 	}
 	if d.Model != "" || d.Hardware != "" {
 		fmt.Fprintf(b, "# model %s, hardware %s, engine %s\n", d.Model, d.Hardware, d.Engine)

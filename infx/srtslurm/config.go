@@ -46,7 +46,10 @@ type config struct {
 	modeEnv     map[mode]*omap
 	extraArgs   map[mode][]string
 	kvEvents    map[mode]bool
+	// mooncake is backend.mooncake_kv_store (nil = not set), checked by
+	// mooncakeConfig; mooncakeAt is where it is written.
 	mooncake    *omap
+	mooncakeAt  src
 	connector   any // string or nil
 	connectorOK bool
 	dpLaunch    string
@@ -56,7 +59,10 @@ type config struct {
 	// shared nodes, which this package does not do), nil when unset.
 	pdColocation *src
 	publishEv    bool
+	publishSet   bool // publish_events_and_metrics written in the recipe
 	numaBind     bool
+	numaSet      bool // numa_memory_bind written (not null): auto otherwise
+	numaAt       src
 
 	frontType      string // dynamo | sglang | vllm | trtllm_serve | sglang-direct (v2 "sglang")
 	multiFront     bool
@@ -68,6 +74,11 @@ type config struct {
 	keepalive      string
 	frontArgs      *omap
 	frontEnv       *omap
+	// trtllm_serve ser.yaml additions (frontend.ctx_router, gen_router,
+	// server_config_extra; dict[str, Any] | None)
+	ctxRouter      *omap
+	genRouter      *omap
+	serExtra       *omap
 	orchPlacement  string
 	frontDedicated bool
 
@@ -209,6 +220,51 @@ func (g getter) envMap(m *omap, key string) (*omap, error) {
 		}
 	}
 	return x, nil
+}
+
+// mooncakeConfig reads backend.mooncake_kv_store with the types of
+// NVIDIA/srt-slurm src/srtctl/backends/sglang.py MooncakeKVStoreConfig and
+// backends/vllm.py VLLMMooncakeKVStoreConfig (c88ef731): container str,
+// env dict[str, str], master_extra_args list[str], and for vLLM
+// store_config dict; marshmallow rejects other keys, other types, and the
+// field itself on the TRT-LLM backend. nil when unset or null.
+func (g getter) mooncakeConfig(be *omap, backend string) (*omap, error) {
+	m, e, err := g.mapAt(be, "mooncake_kv_store")
+	if err != nil || m == nil {
+		return m, err
+	}
+	if backend != "sglang" && backend != "vllm" {
+		return nil, g.errf(e, "backend.mooncake_kv_store is not a %s backend field (srt-slurm: SGLang and vLLM only)", backend)
+	}
+	known := keySet("container", "env", "master_extra_args")
+	if backend == "vllm" {
+		known["store_config"] = true
+	}
+	if err := unknownKey(g.file, m, known, "backend.mooncake_kv_store"); err != nil {
+		return nil, err
+	}
+	if _, err := g.str(m, "container", ""); err != nil {
+		return nil, err
+	}
+	if _, err := g.envMap(m, "env"); err != nil {
+		return nil, err
+	}
+	if x, ok := m.get("master_extra_args"); ok && x.Val != nil {
+		l, ok := x.Val.([]any)
+		if !ok {
+			return nil, g.errf(x, "master_extra_args must be a list of strings, got %s", typeName(x.Val))
+		}
+		for i, it := range l {
+			if _, ok := it.(string); !ok {
+				return nil, errAt(g.file, src{Path: fmt.Sprintf("%s[%d]", x.Src.Path, i), Line: x.Src.Line, Col: x.Src.Col},
+					"master_extra_args[%d] must be a string, got %s %s (quote it)", i, typeName(it), pyRepr(it))
+			}
+		}
+	}
+	if _, _, err := g.mapAt(m, "store_config"); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // buildConfig types the effective recipe m. Schema 2 recipes are first
@@ -379,8 +435,11 @@ func buildConfig(file string, m *omap) (*config, error) {
 			return nil, g.errf(e, "expected a boolean or a per-mode mapping, got %s", typeName(e.Val))
 		}
 	}
-	if c.mooncake, _, err = g.mapAt(be, "mooncake_kv_store"); err != nil {
+	if c.mooncake, err = g.mooncakeConfig(be, c.backend); err != nil {
 		return nil, err
+	}
+	if e, ok := be.get("mooncake_kv_store"); ok {
+		c.mooncakeAt = e.Src
 	}
 	c.connector, c.connectorOK = "nixl", true
 	if e, ok := be.get("connector"); ok {
@@ -412,6 +471,9 @@ func buildConfig(file string, m *omap) (*config, error) {
 	if c.publishEv, err = g.boolean(be, "publish_events_and_metrics", c.observability && c.backend == "trtllm"); err != nil {
 		return nil, err
 	}
+	if e, ok := be.get("publish_events_and_metrics"); ok && e.Val != nil {
+		c.publishSet = true
+	}
 	if c.observability && c.backend == "trtllm" {
 		// observability defaults for every engine config (spec §1 step 4);
 		// values in the recipe win.
@@ -427,6 +489,9 @@ func buildConfig(file string, m *omap) (*config, error) {
 	}
 	if c.numaBind, err = g.boolean(be, "numa_memory_bind", false); err != nil {
 		return nil, err
+	}
+	if e, ok := be.get("numa_memory_bind"); ok && e.Val != nil {
+		c.numaSet, c.numaAt = true, e.Src
 	}
 
 	fe, _, err := g.mapAt(m, "frontend")
@@ -466,6 +531,15 @@ func buildConfig(file string, m *omap) (*config, error) {
 	c.keepalive = "600s"
 	if e, ok := fe.get("nginx_keepalive_timeout"); ok && e.Val != nil {
 		c.keepalive = pyStr(e.Val)
+	}
+	if c.ctxRouter, _, err = g.mapAt(fe, "ctx_router"); err != nil {
+		return nil, err
+	}
+	if c.genRouter, _, err = g.mapAt(fe, "gen_router"); err != nil {
+		return nil, err
+	}
+	if c.serExtra, _, err = g.mapAt(fe, "server_config_extra"); err != nil {
+		return nil, err
 	}
 	if c.frontArgs, _, err = g.mapAt(fe, "args"); err != nil {
 		return nil, err

@@ -15,7 +15,9 @@ import (
 //
 //   - the files srt-slurm writes into the log directory (Rendering.Files:
 //     nginx.conf from src/srtctl/templates/nginx.conf.j2, the TRT-LLM engine
-//     YAMLs), for every argument naming one;
+//     YAMLs, trtllm_serve's ser.yaml), for every argument naming one, and
+//     for every /logs/ env value naming one (the vLLM Mooncake store config
+//     of MOONCAKE_CONFIG_PATH, backends/vllm.py);
 //   - the nats.conf NVIDIA/srt-slurm src/srtctl/cli/setup_head.py
 //     start_nats writes when the head step gets --nats-max-payload-mb N
 //     (infra.nats_max_payload_mb): "max_payload: <N MiB in bytes>" and a
@@ -37,6 +39,23 @@ func (r *Rendering) attachFileContents() {
 	}
 	for i := range r.Deployment.Processes {
 		p := &r.Deployment.Processes[i]
+		// a file named by an env value (the vLLM workers'
+		// MOONCAKE_CONFIG_PATH=/logs/mooncake_store_config.json)
+		for _, e := range p.Env {
+			if !strings.HasPrefix(e.Value, "/logs/") {
+				continue
+			}
+			if _, ok := p.FileContent(e.Value); ok {
+				continue
+			}
+			for _, f := range r.Files {
+				if path.Base(e.Value) == f.Name {
+					p.FileContents = append(p.FileContents, launch.FileContent{Path: e.Value, Content: f.Content,
+						Origin: launch.Origin{Kind: launch.OriginInjected, Path: e.Value, Detail: "srt-slurm " + r.Version}})
+					break
+				}
+			}
+		}
 		for _, a := range p.Args {
 			for _, v := range a.Values {
 				if _, ok := p.FileContent(v); ok {

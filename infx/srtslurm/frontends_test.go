@@ -1,6 +1,7 @@
 package srtslurm
 
 import (
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -350,17 +351,43 @@ func TestServicesEtcdNatsMooncake(t *testing.T) {
 		}
 	}
 
-	// v1 mooncake_kv_store without container: model container, infra = head.
+	// v1 mooncake_kv_store without container: model container, infra = head,
+	// master_extra_args appended, no env on the master srun (do_sweep.py
+	// start_mooncake_master); the workers get get_mooncake_worker_env after
+	// their own env: LOCAL_HOSTNAME, mooncake_kv_store.env, MASTER, META.
 	v1 := mustRender(t, "fe-v1.yaml", "override_mooncake", Options{})
 	m = stepsOf(v1, launch.KindMooncakeMaster)
-	if len(m) != 1 || m[0].Nodes[0] != "node0" || m[0].Image != "img" || !strings.HasSuffix(strings.Join(m[0].Argv(), " "), "--metrics_port=8702 --a=1 --b=2") {
+	if len(m) != 1 || m[0].Nodes[0] != "node0" || m[0].Image != "img" || len(m[0].Env) != 0 ||
+		strings.Join(m[0].Argv(), " ") != "mooncake_master --port=8700 --enable_http_metadata_server=true --http_metadata_server_port=8701 --eviction_high_watermark_ratio=0.9 --default_kv_lease_ttl=10000 --rpc_thread_num=16 --enable_metric_reporting=true --metrics_port=8702 --a=1 --b=2" {
 		t.Errorf("v1 mooncake master %+v", m)
+	}
+	mw := stepsOf(v1, launch.KindWorker)
+	if len(mw) != 2 {
+		t.Fatalf("v1 mooncake: %d workers", len(mw))
+	}
+	for i, st := range mw {
+		env := envString(st.Env)
+		want := fmt.Sprintf("MOONCAKE_LOCAL_HOSTNAME=10.0.0.%d MC_TE_METRIC=0 MOONCAKE_MASTER=10.0.0.0:8700 MOONCAKE_TE_META_DATA_SERVER=http://10.0.0.0:8701/metadata", i)
+		if !strings.HasSuffix(env, want) {
+			t.Errorf("v1 mooncake worker %d env %s, want suffix %s", i, env, want)
+		}
+	}
+	if fileOf(v1, mooncakeStoreConfigFile) != "" {
+		t.Errorf("v1 SGLang mooncake writes %s (vLLM's store config)", mooncakeStoreConfigFile)
 	}
 
 	// infra.nats_max_payload_mb (schema 1)
 	oi := mustRender(t, "fe-v1.yaml", "override_orch_infra", Options{})
 	if et := stepsOf(oi, launch.KindEtcd); len(et) != 1 || et[0].Nodes[0] != "node0" || !strings.HasSuffix(strings.Join(et[0].Argv(), " "), "--nats-max-payload-mb 32") {
 		t.Errorf("setup_head %+v", et)
+	}
+	// setup_head.py start_nats: the config file alone (its jetstream block
+	// turns JetStream on), else -js -sd /tmp/nats
+	if p, _ := proc(oi, launch.KindNATS); argv(p) != "/configs/nats-server -c /tmp/nats.conf" {
+		t.Errorf("nats with payload: %s", argv(p))
+	}
+	if p, _ := proc(v1, launch.KindNATS); argv(p) != "/configs/nats-server -js -sd /tmp/nats" {
+		t.Errorf("nats without payload: %s", argv(p))
 	}
 
 	// a dedicated frontend node is the head, and etcd/nats default to the
@@ -373,8 +400,7 @@ func TestServicesEtcdNatsMooncake(t *testing.T) {
 		t.Errorf("frontend %+v", fe)
 	}
 
-	// direct vllm serve: no etcd, NATS or nginx (§4.3), whatever
-	// enable_multiple_frontends says.
+	// direct vllm serve: no etcd, NATS or nginx (§4.3).
 	vd := mustRender(t, "fe-vllm-direct.yaml", "", Options{})
 	for _, k := range []launch.Kind{launch.KindEtcd, launch.KindNATS, launch.KindNginx, launch.KindDynamoFrontend} {
 		if len(stepsOf(vd, k)) != 0 {

@@ -33,7 +33,9 @@ func shellJoin(argv []string) string {
 // Text prints the rendering in the form of srt-slurm's golden renderings
 // (../shared/golden/srt-slurm/README.md): a header, one "## srun on" block
 // per step (exports, preamble label, shlex-joined command), the distinct
-// bash preambles, then the files srt-slurm writes.
+// bash preambles, then the files srt-slurm writes. A schema-2 service step
+// also names its services entry ("   # service: <name>", first line of the
+// block).
 func (r *Rendering) Text() string {
 	var blocks []string
 	var h strings.Builder
@@ -59,6 +61,11 @@ func (r *Rendering) Text() string {
 			extra = "ntasks=" + s.NTasks + " mpi=" + s.MPI
 		}
 		b.WriteString(" " + extra + " image=" + s.Image + "\n")
+		if s.Service != "" {
+			// schema-2 services registry entry (not in srt-slurm's
+			// renderings, which predate it)
+			b.WriteString("   # service: " + s.Service + "\n")
+		}
 		for _, e := range s.Env {
 			b.WriteString("   env " + e.Name + "=" + e.Value + "\n")
 		}
@@ -218,17 +225,26 @@ events {
 // safeDump is PyYAML safe_dump(data, default_flow_style=False) of a
 // mapping: block style, keys sorted, sequences not indented under their key,
 // scalars in PyYAML's plain or single-quoted form.
-func safeDump(m *omap) string {
+func safeDump(m *omap) string { return dumpYAML(m, true) }
+
+// safeDumpOrdered is safe_dump(data, sort_keys=False): keys in insertion
+// order.
+func safeDumpOrdered(m *omap) string { return dumpYAML(m, false) }
+
+func dumpYAML(m *omap, sortKeys bool) string {
 	var b strings.Builder
 	if m == nil || m.len() == 0 {
 		return "{}\n"
 	}
-	dumpMap(&b, m, 0)
+	dumpMap(&b, m, 0, sortKeys)
 	return b.String()
 }
 
-func sortedEntries(m *omap) []*entry {
+func sortedEntries(m *omap, sortKeys bool) []*entry {
 	es := append([]*entry(nil), m.entries...)
+	if !sortKeys {
+		return es
+	}
 	for i := 1; i < len(es); i++ {
 		for j := i; j > 0 && es[j].Key < es[j-1].Key; j-- {
 			es[j], es[j-1] = es[j-1], es[j]
@@ -237,15 +253,15 @@ func sortedEntries(m *omap) []*entry {
 	return es
 }
 
-func dumpMap(b *strings.Builder, m *omap, indent int) {
+func dumpMap(b *strings.Builder, m *omap, indent int, sortKeys bool) {
 	pad := strings.Repeat(" ", indent)
-	for _, e := range sortedEntries(m) {
+	for _, e := range sortedEntries(m, sortKeys) {
 		b.WriteString(pad + yamlScalar(e.Key) + ":")
-		dumpValue(b, e.Val, indent, true)
+		dumpValue(b, e.Val, indent, sortKeys)
 	}
 }
 
-func dumpValue(b *strings.Builder, v any, indent int, inMap bool) {
+func dumpValue(b *strings.Builder, v any, indent int, sortKeys bool) {
 	switch x := v.(type) {
 	case *omap:
 		if x.len() == 0 {
@@ -253,7 +269,7 @@ func dumpValue(b *strings.Builder, v any, indent int, inMap bool) {
 			return
 		}
 		b.WriteString("\n")
-		dumpMap(b, x, indent+2)
+		dumpMap(b, x, indent+2, sortKeys)
 	case []any:
 		if len(x) == 0 {
 			b.WriteString(" []\n")
@@ -270,15 +286,15 @@ func dumpValue(b *strings.Builder, v any, indent int, inMap bool) {
 					continue
 				}
 				// first key on the dash line
-				es := sortedEntries(y)
+				es := sortedEntries(y, sortKeys)
 				b.WriteString(" " + yamlScalar(es[0].Key) + ":")
-				dumpValue(b, es[0].Val, indent+2, true)
+				dumpValue(b, es[0].Val, indent+2, sortKeys)
 				for _, e := range es[1:] {
 					b.WriteString(strings.Repeat(" ", indent+2) + yamlScalar(e.Key) + ":")
-					dumpValue(b, e.Val, indent+2, true)
+					dumpValue(b, e.Val, indent+2, sortKeys)
 				}
 			case []any:
-				dumpValue(b, y, indent+2, false)
+				dumpValue(b, y, indent+2, sortKeys)
 			default:
 				b.WriteString(" " + yamlScalarValue(it) + "\n")
 			}

@@ -936,21 +936,8 @@ func (rd *renderer) workerEnv(pr *proc, sysIndex int, trt bool) []launch.EnvVar 
 			l.set("VLLM_PORT", strconv.Itoa(20000+50*sysIndex), o)
 		}
 	}
-	if c.mooncake != nil {
-		l.set("MOONCAKE_MASTER", ip(rd.infra)+":8700", o)
-		l.set("MOONCAKE_TE_META_DATA_SERVER", "http://"+ip(rd.infra)+":8701/metadata", o)
-		l.set("MOONCAKE_LOCAL_HOSTNAME", ip(pr.node), o)
-		if c.backend == "vllm" {
-			l.set("MOONCAKE_CONFIG_PATH", "/logs/mooncake_config_"+host(pr.node)+".json", o)
-		}
-		// mooncake_kv_store.env holds client settings (MC_STORE_CLIENT_*,
-		// MC_TE_*): the spec does not say which sruns get it; the workers
-		// are the Mooncake clients.
-		if em, ok := c.mooncake.get("env"); ok {
-			if m, ok := em.Val.(*omap); ok {
-				l.addEnv(m, false, "", 0)
-			}
-		}
+	if c.mooncake != nil && !trt {
+		rd.mooncakeWorkerEnv(&l, pr)
 	}
 	rd.kvbmEnv(&l, pr)
 	return l.vars
@@ -1226,11 +1213,14 @@ func (rd *renderer) build() (*Rendering, error) {
 		ea.add(o, "--listen-client-urls", "http://0.0.0.0:2379")
 		ea.add(o, "--advertise-client-urls", "http://"+ip(rd.infra)+":2379")
 		dep.Processes = append(dep.Processes, launch.Process{Kind: launch.KindEtcd, Program: "/configs/etcd", Args: ea, Origin: o})
+		// setup_head.py start_nats (every ref): a config file when
+		// --nats-max-payload-mb is given (its jetstream block turns
+		// JetStream on), else -js -sd /tmp/nats.
 		var na argList
-		na.add(o, "-js")
 		if c.natsPayload != "" {
 			na.add(o, "-c", "/tmp/nats.conf")
 		} else {
+			na.add(o, "-js")
 			na.add(o, "-sd", "/tmp/nats")
 		}
 		np := launch.Process{Kind: launch.KindNATS, Program: "/configs/nats-server", Args: na, Origin: o}
@@ -1241,35 +1231,7 @@ func (rd *renderer) build() (*Rendering, error) {
 	}
 	// 2. mooncake master
 	if c.schema != 2 && c.mooncake != nil {
-		var a argList
-		for _, f := range []string{"--port=8700", "--enable_http_metadata_server=true", "--http_metadata_server_port=8701", "--eviction_high_watermark_ratio=0.9", "--default_kv_lease_ttl=10000", "--rpc_thread_num=16", "--enable_metric_reporting=true", "--metrics_port=8702"} {
-			a.add(o, f)
-		}
-		if e, ok := c.mooncake.get("master_extra_args"); ok && e.Val != nil {
-			switch x := e.Val.(type) {
-			case []any:
-				for _, it := range x {
-					a.add(recipeOrigin(e.Src), pyStr(it))
-				}
-			default:
-				for _, f := range strings.Fields(pyStr(x)) {
-					a.add(recipeOrigin(e.Src), f)
-				}
-			}
-		}
-		img := c.container
-		if e, ok := c.mooncake.get("container"); ok && e.Val != nil {
-			img = pyStr(e.Val)
-		}
-		var env envList
-		if em, ok := c.mooncake.get("env"); ok {
-			if m, ok := em.Val.(*omap); ok {
-				env.addEnv(m, false, "", 0)
-			}
-		}
-		st := Step{Kind: launch.KindMooncakeMaster, Nodes: []string{host(rd.infra)}, Image: img, Env: env.vars, Program: "mooncake_master", Args: a}
-		out.Steps = append(out.Steps, st)
-		dep.Processes = append(dep.Processes, launch.Process{Kind: launch.KindMooncakeMaster, Program: st.Program, Args: st.Args, Env: st.Env, Origin: recipeOrigin(src{Path: "backend.mooncake_kv_store"})})
+		rd.mooncakeMaster(out)
 	}
 	// 3. workers
 	roleFirst := map[mode]*Step{}
@@ -1351,7 +1313,14 @@ func (rd *renderer) trtStep(e *ep) (Step, error) {
 	c, o := rd.c, rd.inj
 	leader := e.procs[0]
 	prog := "trtllm-llmapi-launch python3 -m dynamo.trtllm"
-	if c.numaBind || (e.mode != modeAgg && (c.gpuType == "gb200" || c.gpuType == "gb300")) {
+	// backends/trtllm.py build_worker_command: numa_memory_bind unset →
+	// gb200/gb300 prefill and decode workers; set → its value, still for
+	// prefill and decode only.
+	numa := e.mode != modeAgg && (c.gpuType == "gb200" || c.gpuType == "gb300")
+	if c.numaSet {
+		numa = c.numaBind && e.mode != modeAgg
+	}
+	if numa {
 		prog = "numactl -m 0,1 " + prog
 	}
 	model := rd.modelArg
@@ -1363,7 +1332,13 @@ func (rd *renderer) trtStep(e *ep) (Step, error) {
 		prog = strings.Replace(prog, "python3 -m dynamo.trtllm", "trtllm-serve", 1)
 		a.add(o, "", model)
 		a.add(o, "--host", "0.0.0.0")
-		a.add(o, "--port", strconv.Itoa(leader.http))
+		// aggregate: the one worker owns the public port
+		// (runtime.frontend_port, 8000; 2580a31e, v1.0.51)
+		port := leader.http
+		if e.mode == modeAgg {
+			port = 8000
+		}
+		a.add(o, "--port", strconv.Itoa(port))
 		for _, k := range []string{"tensor_parallel_size", "moe_expert_parallel_size", "pipeline_parallel_size"} {
 			if v, ok := c.modeCfg[e.mode].get(k); ok && v.Val != nil {
 				a.add(recipeOrigin(v.Src), "--"+k, pyStr(v.Val))
@@ -1378,8 +1353,11 @@ func (rd *renderer) trtStep(e *ep) (Step, error) {
 		}
 		a.add(o, "--extra-engine-args", "/logs/trtllm_config_"+e.mode.resKey()+".yaml")
 		a.add(o, "--request-plane", rd.rp)
-		if c.publishEv {
+		switch {
+		case c.publishSet && c.publishEv:
 			a.add(recipeOrigin(src{Path: "backend.publish_events_and_metrics"}), "--publish-events-and-metrics")
+		case !c.publishSet && (c.publishEv || rd.p.publishDefault):
+			a.add(o, "--publish-events-and-metrics")
 		}
 	}
 	for _, x := range c.extraArgs[e.mode] {
@@ -1515,13 +1493,22 @@ func (rd *renderer) frontends(out *Rendering) error {
 			st = Step{Kind: launch.KindSGLangRouter, Nodes: []string{host(n)}, Image: c.container, Env: l.vars,
 				Program: "python -m sglang_router.launch_router", Args: a}
 		case "trtllm_serve":
+			// frontends/trtllm_serve.py start_frontends: aggregate jobs
+			// start no frontend (the worker owns port 8000); disaggregated
+			// ones run the orchestrator on the frontend node under
+			// mpi=pmix with the ser.yaml it writes.
+			if c.workers[modeAgg] > 0 {
+				continue
+			}
 			var l envList
 			l.addEnv(c.frontEnv, false, "", 0)
 			var a argList
 			a.add(o, "", "disaggregated")
-			a.add(o, "-c", "/logs/ser.yaml")
-			st = Step{Kind: launch.KindDynamoFrontend, Nodes: []string{host(n)}, Image: c.container, Env: l.vars,
+			a.add(o, "--config", "/logs/ser.yaml")
+			a = append(a, rd.frontArgs()...)
+			st = Step{Kind: launch.KindDynamoFrontend, Nodes: []string{host(n)}, NTasks: "None", MPI: "pmix", Image: c.container, Env: l.vars,
 				Program: "trtllm-serve", Args: a}
+			out.Files = append(out.Files, File{Name: "ser.yaml", Content: rd.serYAML(port)})
 		}
 		out.Steps = append(out.Steps, st)
 		if first == nil {

@@ -976,6 +976,11 @@ func (rd *renderer) renderService(out *Rendering, s *service) {
 	}
 	p := launch.Process{Kind: kind, Program: prog, Args: args, Env: firstEnv, Count: len(inst), CountNodes: len(nodes),
 		Preamble: pre, Origin: origin}
+	if s.kind == svcMooncakeMaster && c.backend == "vllm" && c.mooncake != nil {
+		// the vLLM workers' MOONCAKE_CONFIG_PATH file, as v1.0.68
+		// do_sweep.start_mooncake_master writes it (mooncake.go)
+		out.Files = append(out.Files, File{Name: mooncakeStoreConfigFile, Content: rd.mooncakeStoreConfig()})
+	}
 	if s.kind == svcNATS && s.payloadMB > 0 && s.commandAt == nil {
 		p.Files = []string{"nats.conf"}
 		out.Files = append(out.Files, File{Name: "nats.conf", Content: natsConf(s.payloadMB)})

@@ -381,6 +381,13 @@ func TestServicesMooncake(t *testing.T) {
 			t.Errorf("%s not on %s", tc.name, tc.node)
 		}
 	}
+	// Text names the services entry of a service step
+	if txt := out.Text(); !strings.Contains(txt, "\n## srun on node1  image=img\n   # service: store-b\n   env ETCD_ENDPOINTS=http://node0:2379\n   env MOONCAKE_LOCAL_HOSTNAME=nic0\n") ||
+		strings.Count(txt, "   # service: ") != 6 {
+		t.Errorf("Text service lines:\n%s", txt)
+	}
+	// one launch.Process per services entry (Count = its instances), not
+	// one per kind: two mooncake-store entries are two processes
 	sp := procsOf(out, launch.KindMooncakeStore)
 	if len(sp) != 2 || sp[0].Count != 2 || sp[0].CountNodes != 2 || sp[1].Count != 2 || sp[1].CountNodes != 2 ||
 		strings.Join(sp[0].Argv(), " ") != "python -m mooncake.mooncake_store_service --port=8800" || sp[0].Origin.Path != "base.services[0]" {

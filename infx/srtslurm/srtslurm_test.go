@@ -253,6 +253,14 @@ func TestBadInput(t *testing.T) {
 		{"v2-v1key.yaml", "", Options{}, []string{"testdata/v2-v1key.yaml:5:10", "schema-1 key"}},
 		{"unknown-key.yaml", "", Options{}, []string{"testdata/unknown-key.yaml:4:1", `unknown top-level key "fronted"`}},
 		{"too-small.yaml", "", Options{}, []string{"testdata/too-small.yaml:4:3", "resources", "worker node(s)"}},
+		// mooncake_kv_store types and the refs that have it
+		{"mooncake-bad.yaml", "override_extra_string", Options{}, []string{"testdata/mooncake-bad.yaml:19:44", "master_extra_args must be a list of strings, got a string"}},
+		{"mooncake-bad.yaml", "override_extra_int", Options{}, []string{"testdata/mooncake-bad.yaml:22", "master_extra_args[1] must be a string, got an integer 4"}},
+		{"mooncake-bad.yaml", "override_env_int", Options{}, []string{"testdata/mooncake-bad.yaml:25:45", "environment values must be strings"}},
+		{"mooncake-bad.yaml", "override_store_config_sglang", Options{}, []string{"testdata/mooncake-bad.yaml:28:", `unknown backend.mooncake_kv_store key "store_config"`}},
+		{"mooncake-bad.yaml", "override_unknown", Options{}, []string{"testdata/mooncake-bad.yaml:31:", `unknown backend.mooncake_kv_store key "master_port"`}},
+		{"mooncake-bad.yaml", "override_extra_args", Options{Version: "v1.0.34"}, []string{"testdata/mooncake-bad.yaml:34:", "master_extra_args is not in srt-slurm v1.0.34"}},
+		{"mooncake-bad.yaml", "override_ok", Options{Version: "sa-submission-q2-2026"}, []string{"testdata/mooncake-bad.yaml:12:", "mooncake_kv_store is not in srt-slurm sa-submission-q2-2026"}},
 	} {
 		r, err := Load(filepath.Join("testdata", tc.file))
 		if err == nil {

@@ -47,6 +47,24 @@ type profile struct {
 	cargoPatches       bool // dynamo.cargo_patches accepted (cb651682, v1.0.36)
 	trtServeSingle     bool // trtllm_serve refuses enable_multiple_frontends (2580a31e, v1.0.51)
 	dedicatedPlacement bool // frontend.dedicated_node needs orchestrator_placement head (a19d9451, v1.0.62)
+	// mooncake is the generation of backend.mooncake_kv_store
+	// (src/srtctl/backends/{sglang,vllm}.py, cli/do_sweep.py
+	// start_mooncake_master): 0 absent (sa-submission-q2-2026, aflowers),
+	// 1 SGLang only, master --eviction_high_watermark_ratio=0.95 (efbd13d7:
+	// c1fb6989, a98738de), 2 vLLM too with the store config JSON and the
+	// metrics port (7e576747, v1.0.12; v1.0.25–27), 3 the 0.9 watermarks,
+	// lease TTL and RPC threads (v1.0.28–34), 4 without
+	// --nof_eviction_high_watermark_ratio, plus master_extra_args
+	// (607e01b8, v1.0.35).
+	mooncake int
+	// trtServe: frontend.type trtllm_serve exists (22930723, v1.0.9; not on
+	// the sa-submission / aflowers branches nor at c1fb6989 / a98738de).
+	trtServe bool
+	// numaField: backend.numa_memory_bind accepted (c8d6fd17, v1.0.64).
+	numaField bool
+	// publishDefault: TRT-LLM publish_events_and_metrics defaults to true
+	// (34585170, v1.0.22; false from b959ff7d, v1.0.26).
+	publishDefault bool
 }
 
 func mainProfile() profile {
@@ -57,7 +75,7 @@ func mainProfile() profile {
 		dpPerNodeDefault: true, dpLaunchSelector: true, deviceIDs: true, directVLLM: true, flock: true,
 		wheelField: true, telemetryField: true, nixlBlock: true,
 		nginx: nginxTpl{ulimit: true, affinity: true, keepalive: true}, cargoPatches: true, trtServeSingle: true,
-		dedicatedPlacement: true}
+		dedicatedPlacement: true, mooncake: 4, trtServe: true, numaField: true}
 }
 
 var reTag = regexp.MustCompile(`^v1\.0\.(\d+)$`)
@@ -121,6 +139,7 @@ func lookupProfile(v string) (profile, error) {
 		p.dpPerNodeDefault, p.dpLaunchSelector, p.deviceIDs, p.directVLLM = false, false, false, false
 		p.nginx = nginxTpl{}
 		p.cargoPatches, p.trtServeSingle, p.dedicatedPlacement = false, false, false
+		p.mooncake, p.trtServe, p.numaField = 0, false, false
 		if sa {
 			p.name = "sa-submission-q2-2026"
 			p.httpStep = 1
@@ -147,6 +166,7 @@ func lookupProfile(v string) (profile, error) {
 		// c1fb6989 is tag v1.0.2 (nginx.conf.j2 before the 45m body cap).
 		p.nginx = nginxTpl{ulimit: true, affinity: v == "a98738de"}
 		p.cargoPatches, p.trtServeSingle, p.dedicatedPlacement = false, false, false
+		p.mooncake, p.trtServe, p.numaField = 1, false, false
 		p.rpFlag = false
 		p.envRPNats = true
 		p.ncclPort = false
@@ -177,5 +197,13 @@ func lookupProfile(v string) (profile, error) {
 	p.cargoPatches = n >= 36
 	p.trtServeSingle = n >= 51
 	p.dedicatedPlacement = n >= 62
+	p.numaField = n >= 64
+	p.publishDefault = n < 26
+	switch {
+	case n < 28:
+		p.mooncake = 2
+	case n < 35:
+		p.mooncake = 3
+	}
 	return p, nil
 }

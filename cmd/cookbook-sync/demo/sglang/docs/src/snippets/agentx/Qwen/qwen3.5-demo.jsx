@@ -42,9 +42,9 @@ export const agentx = {
    "name": "nats.conf",
    "content": "max_payload: 8388608\njetstream { store_dir: \"/tmp/nats\" }\n"
   },
-  "nginx.conf#6d939fbe": {
+  "nginx.conf#3f274881": {
    "name": "nginx.conf",
-   "content": "events { worker_connections 4096; }\nhttp {\n  upstream frontends {\n    server $FRONTEND_0_IP:8180;\n    server $FRONTEND_1_IP:8180;\n  }\n  server {\n    listen 8000;\n    location / { proxy_pass http://frontends; }\n  }\n}\n"
+   "content": "# SPDX-FileCopyrightText: Copyright (c) 2025 NVIDIA CORPORATION & AFFILIATES. All rights reserved.\n# SPDX-License-Identifier: Apache-2.0\n# Defines the group of servers to which NGINX will proxy requests.\n# NGINX will cycle through these servers in a round-robin fashion by default.\nworker_processes auto;\n\n\nhttp {\n    # Raise the request-body cap (nginx default is 1 MiB) so the load balancer\n    # does not reject large client requests with 413 before they reach the\n    # frontend. Agentic replay traces (e.g. multi-turn cc-traces warmup bodies)\n    # exceed 1 MiB; this mirrors the dynamo frontend's own body limit so nginx\n    # is never the bottleneck and is never more permissive than the backend.\n    client_max_body_size 45m;\n    access_log off;\n\n\n    # Agentic replay reproduces recorded think-time, so a session's connection can\n    # sit idle for minutes between turns. nginx's default keepalive_timeout of 75s\n    # closes it underneath a pooled client connection, and the client's next write\n    # on that socket surfaces as \"broken pipe\" / \"server disconnected\" with nothing\n    # logged server-side.\n    keepalive_timeout 600s;\n\n    upstream backend_servers {\n\n        \n        server $FRONTEND_0_IP:8180;\n        \n        server $FRONTEND_1_IP:8180;\n        \n        # Reuse upstream connections instead of a fresh TCP handshake per request.\n        keepalive 512;\n        keepalive_timeout 600s;\n    }\n\n    # The main server block that listens for incoming traffic.\n    server {\n        listen 8000; # Public-facing port for incoming HTTP requests.\n\n        location / {\n            # Pass the request to the upstream group defined above.\n            proxy_pass http://backend_servers;\n\n            proxy_buffering off;\n            proxy_read_timeout 24h;\n            proxy_send_timeout 24h;\n\n            # Required for the upstream keepalive pool above: without these nginx\n            # talks HTTP/1.0 to the backend and opens a new connection per request.\n            proxy_http_version 1.1;\n            proxy_set_header Connection \"\";\n        }\n    }\n}\n\nevents {\n\n    #\n    # Determines how many clients will be served by each worker process.\n    # (Max clients = worker_connections * worker_processes)\n    # Should be equal to `ulimit -n / worker_processes`\n    #\n    worker_connections 65535;\n\n    #\n    # Let each process accept multiple connections.\n    # Accept as many connections as possible, after nginx gets notification\n    # about a new connection.\n    # May flood worker_connections, if that option is set too low.\n    #\n    multi_accept on;\n\n    #\n    # Preferred connection method for newer linux versions.\n    # Essential for linux, optmized to serve many clients with each thread.\n    #\n    use epoll;\n}"
   }
  },
  "cells": [
@@ -349,7 +349,7 @@ export const agentx = {
      ],
      "files": [
       "nats.conf#48a4de48",
-      "nginx.conf#6d939fbe"
+      "nginx.conf#3f274881"
      ],
      "blocks": [
       {

@@ -1,0 +1,102 @@
+package infx
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
+)
+
+// flagValue returns the values of the first flag of p named f (nil when absent).
+func flagValue(p launch.Process, f string) []string {
+	for _, a := range p.Args {
+		if a.Flag == f {
+			return a.Values
+		}
+	}
+	return nil
+}
+
+// TestMultinodeLauncherSubmission runs testdata/multinode's launcher (a
+// reduced InferenceX runners/launch_*.sh) to its srtctl apply: the
+// srt-slurm ref it clones becomes the rendering profile, its cp -rT of the
+// checkout's recipe directory decides the file, its sed -i append adds a
+// recipe key, its --setup-script replaces the recipe's, and a fd-9 flock
+// redirect does not derail the run.
+func TestMultinodeLauncherSubmission(t *testing.T) {
+	ws, err := Open("testdata/multinode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := ws.Points("m1-fp8-h200-dynamo-sglang")
+	if err != nil || len(pts) != 2 {
+		t.Fatalf("points %d, %v", len(pts), err)
+	}
+	if pts[0].Status != StatusOK || !slices.Equal(pts[0].Launchers, []string{"runners/launch_h200-x.sh"}) {
+		t.Fatalf("point 0: status %s launchers %v", pts[0].Status, pts[0].Launchers)
+	}
+	d, err := ws.Render(pts[0], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Source.SrtSlurm != "v1.0.44" || d.Source.File != "benchmarks/multi_node/srt-slurm-recipes/sglang/m1/agentic/disagg-1p1d.yaml" {
+		t.Errorf("source %+v", d.Source)
+	}
+	want := []string{
+		"srt-slurm NVIDIA/srt-slurm@v1.0.44 (./runners/launch_h200-x.sh:8:5), as runners/launch_h200-x.sh (runner h200-x_0), runners/launch_h200-x.sh (runner h200-x_1) clone it; rendered with that ref's injected flags and env",
+		"setup script install-extras.sh from the launcher's srtctl apply (./runners/launch_h200-x.sh:32:17) replaces the recipe's setup_script",
+		"recipe benchmarks/multi_node/srt-slurm-recipes/sglang/m1/agentic/disagg-1p1d.yaml, copied by the launcher to recipes/sglang/m1/agentic/disagg-1p1d.yaml",
+	}
+	if !slices.Equal(d.Notes, want) {
+		t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(d.Notes, "\n"), strings.Join(want, "\n"))
+	}
+	var workers int
+	for _, p := range d.Processes {
+		if p.Kind != launch.KindWorker {
+			continue
+		}
+		workers++
+		if v := flagValue(p, "--dist-timeout"); !slices.Equal(v, []string{"1800"}) {
+			t.Errorf("%s: --dist-timeout %v, want [1800] (the launcher's sed -i append)", p.Role, v)
+		}
+		if pre := strings.Join(p.Preamble, " "); !strings.Contains(pre, "setup_script=install-extras.sh") || strings.Contains(pre, "recipe-setup.sh") {
+			t.Errorf("%s: preamble %q, want the launcher's setup script", p.Role, pre)
+		}
+		if p.Args[0].Origin.Detail != "srt-slurm v1.0.44" {
+			t.Errorf("%s: injected origin %q", p.Role, p.Args[0].Origin.Detail)
+		}
+	}
+	if workers != 2 {
+		t.Errorf("%d workers", workers)
+	}
+
+	// Row 1: the clone's own file, upstream-only without --srt-slurm-dir.
+	_, err = ws.Render(pts[1], Options{})
+	var pe *PointError
+	if !errors.As(err, &pe) || pe.Status != StatusUpstreamOnly ||
+		pe.Note != "recipe recipes/h200/8k1k/upstream-only.yaml is not copied from the checkout: the launcher submits the file of its srt-slurm clone NVIDIA/srt-slurm@v1.0.44 (./runners/launch_h200-x.sh:8:5)" {
+		t.Errorf("row 1 without --srt-slurm-dir: %v", err)
+	}
+	// With an srt-slurm checkout at another ref: rendered with the
+	// launcher's profile, with a commit-drift note.
+	ws.SrtSlurmDir, ws.SrtSlurmVersion = "testdata/multinode-srt", "v1.0.68"
+	d, err = ws.Render(pts[1], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Source.SrtSlurm != "v1.0.44" || !slices.Contains(d.Notes, "recipe recipes/h200/8k1k/upstream-only.yaml read from --srt-slurm-dir (v1.0.68); the launcher runs it at v1.0.44, where it may differ (possible commit drift)") {
+		t.Errorf("row 1 with --srt-slurm-dir: source %+v notes %q", d.Source, d.Notes)
+	}
+	if v := flagValue(d.Processes[2], "--mem-fraction-static"); !slices.Equal(v, []string{"0.85"}) {
+		t.Errorf("row 1 prefill --mem-fraction-static %v (process %s)", v, d.Processes[2].Role)
+	}
+
+	// A fork of srt-slurm: its rules are not covered.
+	pts, _ = ws.Points("m2-fp8-h200-dynamo-sglang")
+	_, err = ws.Render(pts[0], Options{})
+	if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, "the srt-slurm fork someone/srt-slurm-fork@0123456789abcdef0123456789abcdef01234567 (./runners/launch_h200-x.sh:16:5): the fork's rendering rules are not covered") {
+		t.Errorf("fork: %v", err)
+	}
+}
