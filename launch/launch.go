@@ -236,12 +236,12 @@ type Source struct {
 	ConfigKey   string `json:"configKey,omitempty"`
 	Row         int    `json:"row,omitempty"`
 	Concurrency int    `json:"concurrency,omitempty"`
+	Recipe      string `json:"recipe,omitempty"`
+	Selector    string `json:"selector,omitempty"` // "", base, override_<name>, zip_override_<name>[i]
 	// SrtSlurm is the srt-slurm version (injection profile) an srt-slurm
 	// recipe was rendered with: the ref the point's launcher clones, or
 	// the default (package infx/srtslurm).
 	SrtSlurm string `json:"srtSlurm,omitempty"`
-	Recipe      string `json:"recipe,omitempty"`
-	Selector    string `json:"selector,omitempty"` // "", base, override_<name>, zip_override_<name>[i]
 
 	// vLLM recipes selection.
 	Variant  string `json:"variant,omitempty"`
