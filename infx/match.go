@@ -58,6 +58,15 @@ func (ws *Workspace) matchVariant(p Point, sels []string) (string, error) {
 			fits = append(fits, sel)
 		}
 	}
+	if len(fits) != 1 && ws.Layout == LayoutOld {
+		// srtctl apply -f FILE without a selector submits every variant
+		// as its own job (NVIDIA/srt-slurm src/srtctl/cli/submit.py;
+		// shared/spec/srt-slurm.md §8.1): not bad input, but the point
+		// cannot be tied to one of them.
+		return "", &PointError{Status: StatusAmbiguous, Pos: p.RefPos, Note: fmt.Sprintf(
+			"CONFIG_FILE names no variant of %s, so srtctl apply submits each of its %d variants as a job, and %d of them fit TP=%d CONC=%d KV_OFFLOADING=%s: the point cannot be tied to one",
+			ws.rel(name), len(sels), len(fits), p.TP, p.Concurrency, kv)}
+	}
 	if len(fits) != 1 {
 		return "", &PosError{File: p.RefPos.File, Line: p.RefPos.Line, Col: p.RefPos.Col,
 			Err: fmt.Errorf("%s: row names no variant and %d of %v fit TP=%d CONC=%d KV_OFFLOADING=%s (want exactly one; write file.yaml:<selector>)", name, len(fits), sels, p.TP, p.Concurrency, kv)}

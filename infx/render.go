@@ -65,6 +65,9 @@ func (ws *Workspace) render(p Point, opt Options, cache recipeCache) (launch.Dep
 				return launch.Deployment{}, err
 			}
 			d.Notes = append(d.Notes, notes...)
+		} else if p.Multinode && p.LaneBlocks == nil && ws.Layout == LayoutOld {
+			d.Notes = append(d.Notes, fmt.Sprintf("no launcher of runner label %s is in the checkout (runners/launch_*.sh): the srt-slurm ref it clones and what it copies into the clone are not known; rendered from %s with srt-slurm %s",
+				p.Runner, ws.rel(p.Recipe), version))
 		}
 		procs, sel, err := ws.renderRecipe(p, version, cache)
 		if err != nil {

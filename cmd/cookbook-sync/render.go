@@ -146,7 +146,7 @@ func runRender(w, ew io.Writer, o renderOptions, changed func(string) bool) erro
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		if err := writeSummary(w, o.format, s); err != nil {
+		if err := writeSummary(w, o.format, s, o.srtSlurmDir != ""); err != nil {
 			return err
 		}
 		if s.Errors > 0 {
@@ -517,7 +517,7 @@ func plural(n int, s string) string {
 // points that were not rendered (status, points, rows, recipe or script,
 // reason), then the totals and the render errors. JSON: the infx.Summary
 // (totals, configKeys[] with each point's outcome).
-func writeSummary(w io.Writer, format string, s infx.Summary) error {
+func writeSummary(w io.Writer, format string, s infx.Summary, withSrtSlurmDir bool) error {
 	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -540,7 +540,7 @@ func writeSummary(w io.Writer, format string, s infx.Summary) error {
 			continue
 		}
 		row(k.ConfigKey, k.Framework, k.Points, k.Rendered, k.UpstreamOnly, k.Missing, k.Unsupported, k.Ambiguous, k.Errors, scope)
-		for _, g := range groupResults(k.Results) {
+		for _, g := range groupResults(k.Results, withSrtSlurmDir) {
 			fmt.Fprintf(&b, "    %s: %s, %s: %s", g.status, plural(g.points, "point"), g.rows, g.where)
 			if g.reason != "" {
 				b.WriteString(" — " + g.reason)
@@ -575,7 +575,7 @@ type resultGroup struct {
 // groupResults groups the non-rendered points of a key by status, recipe
 // (or script) and reason, in order of first appearance. rows reads
 // "row 0 conc 4,8" or "rows 0,2".
-func groupResults(rs []infx.PointResult) []resultGroup {
+func groupResults(rs []infx.PointResult, withSrtSlurmDir bool) []resultGroup {
 	type acc struct {
 		g     resultGroup
 		rows  []int
@@ -600,7 +600,7 @@ func groupResults(rs []infx.PointResult) []resultGroup {
 		if where == "" {
 			where = "(no recipe or script)"
 		}
-		reason := shortReason(r)
+		reason := shortReason(r, withSrtSlurmDir)
 		key := string(r.Status) + "\x00" + where + "\x00" + reason
 		a := by[key]
 		if a == nil {
@@ -632,7 +632,7 @@ func groupResults(rs []infx.PointResult) []resultGroup {
 
 // shortReason is a point's reason without what the line already shows
 // (the recipe path, the script paths tried).
-func shortReason(r infx.PointResult) string {
+func shortReason(r infx.PointResult, withSrtSlurmDir bool) string {
 	if n := len(r.ScriptsTried); n > 0 {
 		return fmt.Sprintf("no single-node script in the checkout (%d names tried; --format json lists them)", n)
 	}
@@ -641,7 +641,11 @@ func shortReason(r infx.PointResult) string {
 		reason = strings.TrimPrefix(reason, pre+r.Recipe+" is ")
 	}
 	if r.Status == infx.OutcomeUpstreamOnly {
-		reason += " (--srt-slurm-dir renders it from a checkout)"
+		if withSrtSlurmDir {
+			reason += " (not in --srt-slurm-dir either)"
+		} else {
+			reason += " (--srt-slurm-dir renders it from a checkout)"
+		}
 	}
 	return reason
 }

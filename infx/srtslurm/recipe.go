@@ -13,24 +13,38 @@
 // those of ../shared/spec/srt-slurm.md (NVIDIA/srt-slurm c88ef731 and older
 // refs); the section numbers in comments refer to that spec.
 //
-// Checked byte for byte against srt-slurm's own renderings
-// (../shared/golden/srt-slurm, and testdata/oracle made by running
-// srt-slurm's code with testdata/oracle/render_oracle.py): SGLang (dynamo
-// and sglang router, agg and disagg), dynamo vLLM (per-node and per-GPU
-// DP), direct vLLM, TRT-LLM with dynamo (agg and disagg), nginx.conf with
-// and without session affinity (custom header, keepalive, ulimit), the
-// dynamo version / hash (with cargo_patches) / top-of-tree / wheel
-// installs, setup-script preambles, the lmcache / kvbm connector presets,
+// Checked byte for byte (Text) against srt-slurm's own renderings:
+// ../shared/golden/srt-slurm (9 files) and testdata/oracle (49 files made
+// by running srt-slurm's code with testdata/oracle/render_oracle.py, Slurm
+// faked; refs main = v1.0.68, v1.0.53, v1.0.45, c180328b = v1.0.38,
+// v1.0.31, v1.0.29, v1.0.25, a98738de and sa-submission-q2-2026). Covered
+// there: SGLang (dynamo and sglang router,
+// agg and disagg), dynamo vLLM (per-node and per-GPU DP), direct vLLM,
+// TRT-LLM with dynamo (agg and disagg, publish_events_and_metrics'
+// default), the trtllm_serve frontend (disaggregated orchestrator under
+// mpi=pmix with its ser.yaml, ctx_router / gen_router /
+// server_config_extra, orchestrator args and env; aggregate mode on port
+// 8000), numa_memory_bind, nginx.conf with and without session affinity
+// (custom header, keepalive, ulimit), the dynamo version / hash (with
+// cargo_patches) / top-of-tree / wheel installs, setup-script preambles,
+// the lmcache / kvbm connector presets, the Mooncake KV store (master
+// command per ref generation with master_extra_args, its container, the
+// workers' MOONCAKE_* env and mooncake_kv_store.env, vLLM's
+// mooncake_store_config.json), infra.nats_max_payload_mb,
 // frontend.dedicated_node, benchmark.colocate_with_frontend and
-// frontend.orchestrator_placement, and the recipes srtctl refuses at load
-// time. Not yet matching a rendering: the Mooncake client env (srtctl puts
-// MOONCAKE_MASTER / MOONCAKE_TE_META_DATA_SERVER after the worker's own
-// env and does not export mooncake_kv_store.env on the master step; this
-// package does), vLLM's mooncake store config file, and the trtllm_serve
-// orchestrator (srtctl runs it under mpi=pmix with --config and writes
-// ser.yaml). Built from the spec without a rendering: the schema-2
-// builders and observability (its debug-span env vars are not rendered;
-// Rendering.Warnings says so).
+// frontend.orchestrator_placement, and recipes srtctl refuses at load time
+// (the error text differs; only the refusal is checked).
+//
+// Not checked against a rendering: the launch.Deployment view (derived
+// from the steps; etcd and NATS there are setup_head.py's two children,
+// whose argv srt-slurm never prints), the refs without an oracle file
+// (their profile is read from the source at the ref, spec §0), the
+// aflowers branch, and everything of schema 2 (the services registry of
+// services.go and the schema-2 builders are built from spec §10a/§10b: no
+// srtctl 2.x code is available) and observability (its debug-span env vars
+// are not rendered; Rendering.Warnings says so). Not rendered at all:
+// srun options, container mounts, env_to_unset (kept in Step.Unset, not
+// printed), profiling, the benchmark client.
 package srtslurm
 
 import (

@@ -882,17 +882,15 @@ func (rd *renderer) svcCommand(s *service) (string, argList) {
 	}
 	a = appendWords(a, rest, origin)
 	if s.kind == svcMooncakeMaster && rd.c.mooncake != nil {
-		if e, ok := rd.c.mooncake.get("master_extra_args"); ok && e.Val != nil {
-			var extra []string
-			switch x := e.Val.(type) {
-			case []any:
-				for _, it := range x {
-					extra = append(extra, pyStr(it))
+		// a list of strings (config.go mooncakeConfig checks it)
+		if e, ok := rd.c.mooncake.get("master_extra_args"); ok {
+			if x, ok := e.Val.([]any); ok {
+				extra := make([]string, len(x))
+				for i, it := range x {
+					extra[i] = pyStr(it)
 				}
-			default:
-				extra = strings.Fields(pyStr(x))
+				a = appendWords(a, extra, func(i int) launch.Origin { return recipeOrigin(e.Src) })
 			}
-			a = appendWords(a, extra, func(i int) launch.Origin { return recipeOrigin(e.Src) })
 		}
 	}
 	a = appendWords(a, s.args, func(i int) launch.Origin {
@@ -935,7 +933,15 @@ func appendWords(a argList, words []string, origin func(i int) launch.Origin) ar
 	return a
 }
 
-// renderService adds one service: a step per instance and one Process.
+// renderService adds one service: a step per instance (Step.Service names
+// the entry; Text prints it) and one launch.Process per services entry,
+// with Count = its instances and CountNodes = the distinct nodes they run
+// on. Several entries of one kind stay several Processes: the AgentX
+// cookbook's mooncake-store blocks (one --port per entry, spec §10b) are
+// two entries here, not one Process with Ports, so each entry's command,
+// args and env are compared on their own (package compare counts a
+// service as CountNodes × len(Ports)); per: worker instances beyond one
+// per node show in Count only.
 func (rd *renderer) renderService(out *Rendering, s *service) {
 	c, st := rd.c, rd.svc
 	inst := st.inst[s]

@@ -120,6 +120,9 @@ func validate(file string, c *config, p profile) error {
 			return bad("backend.mooncake_kv_store.master_extra_args", "mooncake_kv_store.master_extra_args is not in srt-slurm %s (added in 607e01b8, v1.0.35)", p.name)
 		}
 	}
+	if c.natsPayload != "" && !p.natsPayloadField {
+		return bad("infra.nats_max_payload_mb", "infra.nats_max_payload_mb is not in srt-slurm %s (the recipe fails validation there)", p.name)
+	}
 	if c.numaSet && !p.numaField {
 		return bad("backend.numa_memory_bind", "backend.numa_memory_bind is not in srt-slurm %s (added in c8d6fd17, v1.0.64)", p.name)
 	}

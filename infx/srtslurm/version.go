@@ -62,6 +62,9 @@ type profile struct {
 	trtServe bool
 	// numaField: backend.numa_memory_bind accepted (c8d6fd17, v1.0.64).
 	numaField bool
+	// natsPayloadField: infra.nats_max_payload_mb accepted (409ffd46; not
+	// on sa-submission-q2-2026).
+	natsPayloadField bool
 	// publishDefault: TRT-LLM publish_events_and_metrics defaults to true
 	// (34585170, v1.0.22; false from b959ff7d, v1.0.26).
 	publishDefault bool
@@ -75,7 +78,7 @@ func mainProfile() profile {
 		dpPerNodeDefault: true, dpLaunchSelector: true, deviceIDs: true, directVLLM: true, flock: true,
 		wheelField: true, telemetryField: true, nixlBlock: true,
 		nginx: nginxTpl{ulimit: true, affinity: true, keepalive: true}, cargoPatches: true, trtServeSingle: true,
-		dedicatedPlacement: true, mooncake: 4, trtServe: true, numaField: true}
+		dedicatedPlacement: true, mooncake: 4, trtServe: true, numaField: true, natsPayloadField: true}
 }
 
 var reTag = regexp.MustCompile(`^v1\.0\.(\d+)$`)
@@ -150,6 +153,7 @@ func lookupProfile(v string) (profile, error) {
 			p.flock = false
 			p.wheelField = false
 			p.telemetryField = false
+			p.natsPayloadField = false
 		} else {
 			p.name = "aflowers/vllm-gb200-v0.20.0"
 			p.httpStep = 1000
