@@ -113,13 +113,19 @@ func TestGenerateFixture(t *testing.T) {
 	// Dynamo prefill worker of the measured 2P1D cell.
 	pre := blockText(t, f, 3, "dynamo", "worker", "prefill")
 	for _, s := range []string{
-		"DYN_REQUEST_PLANE=tcp \\", `ETCD_ENDPOINTS="http://$ETCD_IP:2379" \`, `NATS_SERVER="nats://$NATS_IP:4222" \`,
+		"DYN_REQUEST_PLANE=tcp \\", `ETCD_ENDPOINTS="http://$ETCD_IP:2379" \`,
 		"python3 -m dynamo.sglang \\\n  --model-path example/Qwen9-FP4 \\\n  --served-model-name example/Qwen9-FP4 \\\n  --host 0.0.0.0 \\\n  --port 30000 \\\n  --disaggregation-mode prefill \\\n  --disaggregation-bootstrap-port 8998 \\\n  --request-plane tcp \\",
 		"  --tensor-parallel-size 4 \\", "  --watchdog-timeout 1000000",
 	} {
 		if !strings.Contains(pre, s) {
 			t.Errorf("2P1D dynamo prefill lacks %q:\n%s", s, pre)
 		}
+	}
+	// Schema 2 with the default tcp request plane: nothing rides on NATS,
+	// so srtctl 2.x starts none and injects no NATS_SERVER
+	// (shared/spec/srt-slurm.md §10b).
+	if strings.Contains(pre, "NATS_SERVER") {
+		t.Errorf("2P1D dynamo prefill has NATS_SERVER:\n%s", pre)
 	}
 	// Derived sglang router of the same cell.
 	rt := blockText(t, f, 3, "sglang", "sglang-router", "")
@@ -160,7 +166,7 @@ func TestGenerateFixture(t *testing.T) {
 	// Compressed form: the prefill and decode workers of the first Dynamo
 	// cell share one env (envs[0] + envRef), the other router is stored as
 	// `from` deltas and later cells `ref` earlier ones.
-	if len(f.Envs) != 1 || !slices.Equal(f.Envs[0], Env{{"DYN_REQUEST_PLANE", "tcp"}, {"ETCD_ENDPOINTS", "http://$ETCD_IP:2379"}, {"NATS_SERVER", "nats://$NATS_IP:4222"}, {"SGLANG_ENABLE_SPEC_V2", "1"}}) {
+	if len(f.Envs) != 1 || !slices.Equal(f.Envs[0], Env{{"DYN_REQUEST_PLANE", "tcp"}, {"ETCD_ENDPOINTS", "http://$ETCD_IP:2379"}, {"SGLANG_ENABLE_SPEC_V2", "1"}}) {
 		t.Errorf("envs %v", f.Envs)
 	}
 	for _, s := range []string{`"envRef": 0`, `"from": `, `"ref": [`} {

@@ -16,10 +16,10 @@
 // Checked byte for byte (Text) against srt-slurm's own renderings:
 // ../shared/golden/srt-slurm (9 files) and testdata/oracle (49 files made
 // by running srt-slurm's code with testdata/oracle/render_oracle.py, Slurm
-// faked; refs main = v1.0.68, v1.0.53, v1.0.45, c180328b = v1.0.38,
+// faked; together they cover refs main = v1.0.68, v1.0.53, v1.0.45, c180328b = v1.0.38,
 // v1.0.31, v1.0.29, v1.0.25, a98738de and sa-submission-q2-2026). Covered
-// there: SGLang (dynamo and sglang router,
-// agg and disagg), dynamo vLLM (per-node and per-GPU DP), direct vLLM,
+// there: SGLang (dynamo and sglang router, agg and disagg), dynamo vLLM
+// (per-node and per-GPU DP), direct vLLM,
 // TRT-LLM with dynamo (agg and disagg, publish_events_and_metrics'
 // default), the trtllm_serve frontend (disaggregated orchestrator under
 // mpi=pmix with its ser.yaml, ctx_router / gen_router /
