@@ -385,6 +385,17 @@ func comparePoint(pr *PointResult, f *cookbook.File, sel cookbook.Selection, mod
 			return
 		}
 	}
+	fromDir := ""
+	if file == "" && cloneRef && opt.SrtSlurmDir != "" {
+		// A cited recipes/… path of the srt-slurm clone that no launcher of
+		// the checkout resolved: read from --srt-slurm-dir.
+		c := filepath.Join(opt.SrtSlurmDir, filepath.FromSlash(strings.TrimPrefix(path.Clean("/"+pr.Recipe), "/")))
+		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
+			file, rel = c, pr.Recipe
+			pr.RecipeFile = rel
+			fromDir = fmt.Sprintf("recipe %s read from --srt-slurm-dir (%s); no launcher of the checkout says which srt-slurm ref runs it", pr.Recipe, opt.SrtSlurmVersion)
+		}
+	}
 	if file == "" {
 		notFound(pr, f, sel, ws, rules)
 		return
@@ -415,6 +426,9 @@ func comparePoint(pr *PointResult, f *cookbook.File, sel cookbook.Selection, mod
 	pr.Status = StatusCompared
 	pr.Roles = res
 	pr.Verdict = Summary(res)
+	if fromDir != "" {
+		pr.Message = fromDir
+	}
 }
 
 // srtSlurmRecipe returns <file> for a cited srt-slurm recipes/<file> path

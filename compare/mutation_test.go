@@ -46,6 +46,14 @@ type mutExempt struct {
 	Path string `yaml:"path"`
 	Rule string `yaml:"rule"`
 	Why  string `yaml:"why"`
+	// Render, when "placement", makes the entry conditional: the leaf is
+	// still mutated, and an uncaught mutation of it is exempt only when
+	// its rendered deployment is unchanged or changed in placement keys
+	// alone (mutPlacementKeys: GPU indices, node addresses, ports, idle
+	// nodes, the frontend count and what follows it). Any other change
+	// (workers, nodes per worker, a flag, an env var, a file) stays
+	// uncaught.
+	Render string `yaml:"render,omitempty"`
 
 	alts [][]string
 	used int
@@ -88,6 +96,9 @@ func checkReviewed(list []*mutExempt, ids map[string]bool) []error {
 		}
 		if !ids[e.Rule] {
 			errs = append(errs, fmt.Errorf("exempt[%d] %s: rule %q is not in exclusions/rules.yaml nor compare/launcher.yaml", i, e.Path, e.Rule))
+		}
+		if e.Render != "" && e.Render != "placement" {
+			errs = append(errs, fmt.Errorf("exempt[%d] %s: render %q (want placement or nothing)", i, e.Path, e.Render))
 		}
 		if seen[e.Path] {
 			errs = append(errs, fmt.Errorf("exempt[%d]: path %s listed twice", i, e.Path))
@@ -171,6 +182,9 @@ func matchSegs(pat, segs []string) bool {
 
 func exemptFor(list []*mutExempt, eff []string) *mutExempt {
 	for _, e := range list {
+		if e.Render != "" {
+			continue
+		}
 		for _, a := range e.alts {
 			if matchSegs(a, eff) {
 				return e
@@ -178,6 +192,97 @@ func exemptFor(list []*mutExempt, eff []string) *mutExempt {
 		}
 	}
 	return nil
+}
+
+// condExemptFor is the conditional entry (Render set) matching eff, if any.
+func condExemptFor(list []*mutExempt, eff []string) *mutExempt {
+	for _, e := range list {
+		if e.Render == "" {
+			continue
+		}
+		for _, a := range e.alts {
+			if matchSegs(a, eff) {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// mutPlacementKeys are the rendered-deployment keys (procSigs) a
+// placement-only change may touch, each with the exclusion rule that makes
+// it irrelevant to Check 3. Workers, nodes per worker, flags, env vars and
+// files not listed here are compared and never count as placement.
+var mutPlacementKeys = map[string]string{
+	"gpusPerNode":              "harness-cuda-visible-devices", // GPUs of a node a worker sees (CUDA_VISIBLE_DEVICES)
+	"env CUDA_VISIBLE_DEVICES": "harness-cuda-visible-devices",
+	"env HEAD_NODE_IP":         "harness-head-node-ip",
+	"--dump-config-to":         "harness-dump-config",
+	"--dist-init-addr":         "placement-dist-init-addr",
+	"--http-port":              "harness-http-port",
+	"--port":                   "harness-port",
+	"ports":                    "harness-port",
+}
+
+// mutFrontendCountRules are the rules for a change of the frontend count
+// and of what follows it: nginx present or not, and nginx.conf (its
+// upstream servers are the frontends' addresses, one per frontend).
+var mutFrontendCountRules = []string{"judgment-frontend-count", "judgment-nginx-present", "placement-nginx-upstream-servers", "judgment-nginx-upstream-count"}
+
+// placementOnly reports whether the rendered deployment changed from b to g
+// in placement keys only (or not at all): the same processes, except nginx
+// appearing or going with the frontend count; every changed key listed in
+// mutPlacementKeys, or a frontend's count; nginx.conf only alongside a
+// frontend-count change, an nginx process appearing or going, or the head
+// node moving (its upstream servers are the frontends' node addresses).
+func placementOnly(b, g *launch.Deployment) bool {
+	bs, gs := procSigs(b), procSigs(g)
+	frontMoved, confChanged := false, false
+	for k := range bs {
+		if gs[k] == nil {
+			if !strings.HasPrefix(k, string(launch.KindNginx)) {
+				return false
+			}
+			frontMoved = true
+		}
+	}
+	for k, v := range gs {
+		o := bs[k]
+		if o == nil {
+			if !strings.HasPrefix(k, string(launch.KindNginx)) {
+				return false
+			}
+			frontMoved = true
+			continue
+		}
+		keys := map[string]bool{}
+		for s := range v {
+			keys[s] = true
+		}
+		for s := range o {
+			keys[s] = true
+		}
+		for s := range keys {
+			ov, ook := o[s]
+			nv, nok := v[s]
+			if ook == nok && ov == nv {
+				continue
+			}
+			switch {
+			case mutPlacementKeys[s] != "":
+				if s == "env HEAD_NODE_IP" {
+					frontMoved = true
+				}
+			case s == "count" && strings.Contains(k, "frontend"):
+				frontMoved = true
+			case s == "file /logs/nginx.conf":
+				confChanged = true
+			default:
+				return false
+			}
+		}
+	}
+	return !confChanged || frontMoved
 }
 
 // ---------------------------------------------------------------------------
@@ -1188,6 +1293,10 @@ type mutation struct {
 	outcomes map[mutPointID]mutOutcome
 	err      error
 	render   string // for uncaught: what changed in the rendered deployment
+	// cond: the conditional reviewed entry of the leaf (Render set);
+	// placement: the rendered deployment changed in placement keys only
+	cond      *mutExempt
+	placement bool
 	// confirmed: also run through Coverage; confirmErr when they disagree
 	confirmed  bool
 	confirmErr error
@@ -1274,6 +1383,9 @@ func pathRole(eff []string) string {
 // mutStats counts a suite run.
 type mutStats struct {
 	mutations, caught, exempt, confirmed int
+	// condExempt: mutated leaves of a conditional reviewed entry whose
+	// render changed in placement keys only (also counted in exempt)
+	condExempt int
 	uncaught                             []*mutation
 	byRule                               map[string]int
 }
@@ -1312,7 +1424,7 @@ func buildMutations(t testing.TB, s *mutSetup, tg *mutTarget, reviewed []*mutExe
 			continue
 		}
 		text, shown := mutateScalar(lf.node, lf.key)
-		m := &mutation{tg: tg, what: "leaf", path: eff, old: lf.node.Value, new: shown, role: pathRole(lf.eff), file: tg.recipeRel}
+		m := &mutation{tg: tg, what: "leaf", path: eff, old: lf.node.Value, new: shown, role: pathRole(lf.eff), file: tg.recipeRel, cond: condExemptFor(reviewed, lf.eff)}
 		from, to, err := li.scalarSpan(lf.node)
 		if err == nil {
 			m.data = applySplices(src, []splice{{from, to, text}})
@@ -1405,23 +1517,25 @@ func bumpFirstNumber(data []byte) []byte {
 }
 
 // renderDiff says what a mutation changed in the rendered deployment
-// (processes by role: flags, env, counts, files), or "unchanged".
-func renderDiff(s *mutSetup, co *mutCheckout, m *mutation, model string) string {
+// (processes by role: flags, env, counts, files), or "unchanged", and
+// whether the change touched placement keys only (placementOnly).
+func renderDiff(s *mutSetup, co *mutCheckout, m *mutation, model string) (string, bool) {
 	file := filepath.Join(co.infx, filepath.FromSlash(m.tg.recipeRel))
 	b, err1 := RenderSrtSlurm(filepath.Join(s.infxDir, filepath.FromSlash(m.tg.recipeRel)), m.tg.selector, model)
 	if m.file != m.tg.recipeRel {
-		return "not rendered from the recipe"
+		return "not rendered from the recipe", false
 	}
 	tmp := file + ".render.yaml"
 	if err := os.WriteFile(tmp, m.data, 0o644); err != nil {
-		return err.Error()
+		return err.Error(), false
 	}
 	defer os.Remove(tmp)
 	g, err2 := RenderSrtSlurm(tmp, m.tg.selector, model)
 	if err1 != nil || err2 != nil {
-		return fmt.Sprintf("render errors: %v / %v", err1, err2)
+		return fmt.Sprintf("render errors: %v / %v", err1, err2), false
 	}
 	bs, gs := procSigs(b), procSigs(g)
+	place := placementOnly(b, g)
 	var d []string
 	for k, v := range gs {
 		if bs[k] == nil {
@@ -1447,13 +1561,13 @@ func renderDiff(s *mutSetup, co *mutCheckout, m *mutation, model string) string 
 		}
 	}
 	if len(d) == 0 {
-		return "rendered deployment unchanged"
+		return "rendered deployment unchanged", place
 	}
 	sort.Strings(d)
 	if len(d) > 4 {
 		d = append(d[:4], fmt.Sprintf("… %d more", len(d)-4))
 	}
-	return strings.Join(d, "; ")
+	return strings.Join(d, "; "), place
 }
 
 func mutShort(s string) string {
@@ -1559,6 +1673,12 @@ func runSuite(t *testing.T, s *mutSetup, targets []*mutTarget, reviewed []*mutEx
 		st.mutations++
 		if m.caught() {
 			st.caught++
+		} else if m.cond != nil && m.placement {
+			// mutated, and the render proves the change placement-only
+			m.cond.used++
+			st.exempt++
+			st.condExempt++
+			st.byRule[m.cond.Rule]++
 		} else {
 			st.uncaught = append(st.uncaught, m)
 		}
@@ -1621,7 +1741,7 @@ func runMutation(s *mutSetup, co *mutCheckout, m *mutation, confirm bool) {
 			model = modelOf(s, b.ConfigKey)
 			break
 		}
-		m.render = renderDiff(s, co, m, model)
+		m.render, m.placement = renderDiff(s, co, m, model)
 	}
 }
 
@@ -1632,7 +1752,7 @@ func modelOf(s *mutSetup, key string) string { return s.models[key] }
 // when any mutation is not caught.
 func (st *mutStats) report(t *testing.T, label string) {
 	t.Helper()
-	t.Logf("%s: mutations %d, caught %d, exempt %d, uncaught %d (%d also run through Coverage)", label, st.mutations, st.caught, st.exempt, len(st.uncaught), st.confirmed)
+	t.Logf("%s: mutations %d, caught %d, exempt %d (%d of them mutated: render changed in placement keys only), uncaught %d (%d also run through Coverage)", label, st.mutations, st.caught, st.exempt, st.condExempt, len(st.uncaught), st.confirmed)
 	var rules []string
 	for r, n := range st.byRule {
 		rules = append(rules, fmt.Sprintf("%s %d", r, n))

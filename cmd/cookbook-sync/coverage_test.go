@@ -318,3 +318,57 @@ func TestCoverageBadNetworkFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestCoverageSrtSlurmDir: a cookbook point citing a recipes/… path of the
+// srt-slurm clone is upstream-only without --srt-slurm-dir and compared
+// from the srt-slurm checkout with it (the note names the directory's
+// version); --srt-slurm-version names that version.
+func TestCoverageSrtSlurmDir(t *testing.T) {
+	infxDir, cb := demoDirs(t)
+	const rel = "sglang/qwen3.5/gb300-fp8/agentic/disagg-gb300-1p1d-tp4-tp4-c8.yaml"
+	snip := filepath.Join(cb, demoSnippet)
+	text, err := os.ReadFile(snip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = bytes.ReplaceAll(text, []byte("benchmarks/multi_node/srt-slurm-recipes/"+rel), []byte("recipes/"+rel))
+	if err := os.WriteFile(snip, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srt := t.TempDir()
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(srt, "recipes", rel)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(infxDir, "benchmarks/multi_node/srt-slurm-recipes", rel)
+	if err := os.Rename(src, filepath.Join(srt, "recipes", rel)); err != nil {
+		t.Fatal(err)
+	}
+	statuses := func(out string) map[string]int {
+		var rep struct {
+			Points []struct {
+				Recipe, Status, Message string
+			} `json:"points"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		m := map[string]int{}
+		for _, p := range rep.Points {
+			if p.Recipe == "recipes/"+rel {
+				m[p.Status]++
+				if p.Status == "compared" && p.Message != "recipe recipes/"+rel+" read from --srt-slurm-dir (v1.0.53); no launcher of the checkout says which srt-slurm ref runs it" {
+					t.Errorf("message %q", p.Message)
+				}
+			}
+		}
+		return m
+	}
+	_, out, _ := runCoverageCLI(t, "--infx", infxDir, "--cookbook", cb, "--format", "json", "--allow-unverified")
+	if got := statuses(out); got["upstream-only"] == 0 || got["compared"] != 0 {
+		t.Errorf("without --srt-slurm-dir: %v, want upstream-only", got)
+	}
+	_, out, errs := runCoverageCLI(t, "--infx", infxDir, "--cookbook", cb, "--format", "json", "--allow-unverified", "--srt-slurm-dir", srt, "--srt-slurm-version", "v1.0.53")
+	if got := statuses(out); got["compared"] == 0 || got["upstream-only"] != 0 {
+		t.Errorf("with --srt-slurm-dir: %v (stderr %s), want compared", got, errs)
+	}
+}
