@@ -373,6 +373,7 @@ func comparePoint(pr *PointResult, f *cookbook.File, sel cookbook.Selection, mod
 		if d, handled := launcherRender(pr, f, sel, &dec.Deployment, ws, opt, cache, rules); handled {
 			if d != nil {
 				attachCookbookFiles(&dec.Deployment, f, sel)
+				attachCookbookInstall(&dec.Deployment, f, sel)
 				rc := *d
 				rc.Source.Recipe = d.Source.File
 				res, err := Compare(&dec.Deployment, &rc, Options{Exclusions: ex, Rules: rules})
@@ -416,6 +417,7 @@ func comparePoint(pr *PointResult, f *cookbook.File, sel cookbook.Selection, mod
 		return
 	}
 	attachCookbookFiles(&dec.Deployment, f, sel)
+	attachCookbookInstall(&dec.Deployment, f, sel)
 	rc := *rr.d
 	rc.Source.Recipe, rc.Source.Selector = rel, pr.Selector
 	res, err := Compare(&dec.Deployment, &rc, Options{Exclusions: ex, Rules: rules})

@@ -720,8 +720,9 @@ type sandbox struct {
 	mounts            map[string]string   // logical directory → real directory (sandbox.mount)
 	archives          map[string]string   // tar archive (as named) → the directory it holds
 	lastVars          map[string]expand.Variable
-	cloneDirs         []string // real directories standing for git clones (srtctlrun.go)
-	allocated         bool     // salloc / sbatch ran: the run has a Slurm job
+	cloneDirs         []string        // real directories standing for git clones (srtctlrun.go)
+	allocated         bool            // salloc / sbatch ran: the run has a Slurm job
+	made              map[string]bool // files a modelled command made or found (squash images)
 }
 
 // errTail passes output on and keeps the last lines a script printed
@@ -1137,7 +1138,20 @@ func (sb *sandbox) external(ctx context.Context, hc interp.HandlerContext, args 
 			fmt.Fprintln(hc.Stdout, "1")
 		}
 		return nil
-	case "scancel", "enroot", "unsquashfs", "flock", "scontrol", "sinfo":
+	case "unsquashfs", "enroot":
+		// A squash file the run imports (`enroot import -o FILE`) or finds
+		// valid (`unsquashfs -l FILE` succeeds here) exists from then on.
+		if f := squashOperand(args); f != "" {
+			p := sb.abs(ctx, f) // takes fsmu itself
+			sb.fsmu.Lock()
+			if sb.made == nil {
+				sb.made = map[string]bool{}
+			}
+			sb.made[p] = true
+			sb.fsmu.Unlock()
+		}
+		return nil
+	case "scancel", "flock", "scontrol", "sinfo":
 		return nil
 	case "srtctl":
 		return sb.srtctl(hc, args, site)
@@ -1168,6 +1182,12 @@ func (sb *sandbox) external(ctx context.Context, hc interp.HandlerContext, args 
 				fmt.Fprintln(hc.Stdout, fs)
 				return nil
 			}
+		}
+	case "sed":
+		// `sed -i EXPR FILE` of a file the run wrote (a heredoc'd
+		// srtslurm.yaml): edited in memory, as sed would on disk.
+		if sb.sedInPlace(args) {
+			return nil
 		}
 	case "make":
 		if len(args) > 1 && args[1] == "setup" {
@@ -2256,6 +2276,13 @@ func (sb *sandbox) stat(ctx context.Context, name string, follow bool) (fs.FileI
 		// at /usr/bin (lookup) are there for a test too.
 		return stagedInfo{name: base, exec: true}, nil
 	}
+	sb.fsmu.Lock()
+	made := sb.made[p]
+	sb.fsmu.Unlock()
+	if made {
+		// A squash image the run imported or found valid (squashOperand).
+		return stagedInfo{name: filepath.Base(p)}, nil
+	}
 	if systemPath(p) && !sb.readable(p) {
 		// The runner's (or the image's) own files: whether they exist is
 		// not known here, so a test of one cannot be answered.
@@ -2351,4 +2378,74 @@ func isEvaluated(name string) bool {
 		}
 	}
 	return false
+}
+
+// squashOperand is the squash file of `unsquashfs -l FILE` or `enroot
+// import -o FILE …`, "" for other forms.
+func squashOperand(args []string) string {
+	switch path.Base(args[0]) {
+	case "unsquashfs":
+		if len(args) >= 3 && args[1] == "-l" {
+			return args[len(args)-1]
+		}
+	case "enroot":
+		if len(args) >= 2 && args[1] == "import" {
+			for i := 2; i+1 < len(args); i++ {
+				if args[i] == "-o" || args[i] == "--output" {
+					return args[i+1]
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// sedInPlace evaluates `sed -i [-e] EXPR… FILE…` when every FILE is one the
+// run wrote (ScriptRun.Writes): their text is replaced by sed's output.
+// It reports false (not handled) otherwise, or when sed cannot evaluate the
+// expression.
+func (sb *sandbox) sedInPlace(args []string) bool {
+	var exprs, files []string
+	inPlace, haveScript := false, false
+	for j := 1; j < len(args); j++ {
+		a := args[j]
+		switch {
+		case a == "-i" || a == "--in-place":
+			inPlace = true
+		case a == "-e" && j+1 < len(args):
+			exprs = append(exprs, "-e", args[j+1])
+			haveScript = true
+			j++
+		case a == "-E" || a == "-r" || a == "-n":
+			exprs = append(exprs, a)
+		case strings.HasPrefix(a, "-"):
+			return false
+		case !haveScript:
+			exprs = append(exprs, a)
+			haveScript = true
+		default:
+			files = append(files, a)
+		}
+	}
+	if !inPlace || len(files) == 0 || !haveScript {
+		return false
+	}
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	out := map[string]string{}
+	for _, f := range files {
+		text, ok := sb.run.Writes[f]
+		if !ok {
+			return false
+		}
+		res, handled, _ := shellutil.RunFiles(append([]string{"sed"}, exprs...), []byte(text), sb.facts, nil)
+		if !handled || res.Status != 0 {
+			return false
+		}
+		out[f] = string(res.Stdout)
+	}
+	for f, t := range out {
+		sb.run.Writes[f] = t
+	}
+	return true
 }
