@@ -429,6 +429,7 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, cb *launch.Deplo
 	rn := rules.NormalizeProcess(rp, engineOf(rc, rp), rcHF)
 	engine := engineOf(cb, cp)
 	addDynamoInstall(res, cn, rn, cp, rp)
+	addImage(cn, rn, cp, rp)
 
 	keys := append([]string(nil), cn.Order...)
 	for _, k := range rn.Order {

@@ -420,6 +420,8 @@ func comparePoint(pr *PointResult, f *cookbook.File, sel cookbook.Selection, mod
 	attachCookbookInstall(&dec.Deployment, f, sel)
 	rc := *rr.d
 	rc.Source.Recipe, rc.Source.Selector = rel, pr.Selector
+	rc.Processes = withMasterImage(rc.Processes, ws, pr.ConfigKey)
+	infx.AttachSrtSlurmConfigs(rc.Processes, opt.SrtSlurmDir, opt.SrtSlurmVersion)
 	res, err := Compare(&dec.Deployment, &rc, Options{Exclusions: ex, Rules: rules})
 	if err != nil {
 		pr.Status, pr.Message = StatusError, err.Error()
@@ -594,6 +596,14 @@ func noteDrift(pr *PointResult) {
 func attachCookbookFiles(d *launch.Deployment, f *cookbook.File, sel cookbook.Selection) {
 	if sel.Cell < 0 || sel.Cell >= len(f.Cells) {
 		return
+	}
+	if img := f.Cells[sel.Cell].Image; img != "" {
+		// The cell's image is what its engine workers run (addImage).
+		for i := range d.Processes {
+			if p := &d.Processes[i]; p.Kind == launch.KindWorker && p.Image == "" {
+				p.Image = img
+			}
+		}
 	}
 	rt, ok := f.Cells[sel.Cell].Routers[sel.Router]
 	if !ok {

@@ -18,7 +18,7 @@ var (
 	dynWheelRe  = regexp.MustCompile(`ai_dynamo-([^-\s'"]+)-py3-none-any\.whl`)
 	dynPipRe    = regexp.MustCompile(`ai-dynamo==([^\s'"\\]+)`)
 	dynHeadRe   = regexp.MustCompile(`Installing dynamo from source \(HEAD\)`)
-	dynCheckout = regexp.MustCompile(`git checkout ([0-9a-f]{7,40})\b`)
+	dynCheckout = regexp.MustCompile(`git checkout ([^\s&;|)]+)`)
 	dynPatchRe  = regexp.MustCompile(`dynamo-wheels/[0-9a-f]+-patch-([0-9a-f]+)/`)
 	dynCommitRe = regexp.MustCompile(`github\.com/ai-dynamo/dynamo/commit/([0-9a-f]{7,40})\b`)
 )
@@ -52,6 +52,8 @@ func dynamoInstall(lines []string) string {
 			out = append(out, v)
 		case dynCommitRe.MatchString(l):
 			out = append(out, "ai-dynamo source commit "+dynCommitRe.FindStringSubmatch(l)[1])
+		case l == noInstallLine:
+			out = append(out, dynamoFromImage)
 		}
 	}
 	return strings.Join(out, "; ")
@@ -67,16 +69,26 @@ func attachCookbookInstall(d *launch.Deployment, f *cookbook.File, sel cookbook.
 		return
 	}
 	rt, ok := f.Cells[sel.Cell].Routers[sel.Router]
-	if !ok || len(rt.Install) == 0 {
+	if !ok || rt.Install == nil {
 		return
+	}
+	lines := rt.Install
+	if len(lines) == 0 {
+		// `install: []`: the router states that nothing is installed, so
+		// the frontend runs the container image's Dynamo.
+		lines = []string{noInstallLine}
 	}
 	for i := range d.Processes {
 		p := &d.Processes[i]
 		if p.Kind == launch.KindDynamoFrontend && dynamoInstall(p.Preamble) == "" {
-			p.Preamble = append(p.Preamble, rt.Install...)
+			p.Preamble = append(p.Preamble, lines...)
 		}
 	}
 }
+
+// noInstallLine stands, in a cookbook frontend's preamble, for a router
+// whose install list is empty (the image's Dynamo).
+const noInstallLine = "# no Dynamo install: the container image's Dynamo"
 
 // dynamoInstallSetting is the dynamo-install setting of a Dynamo frontend
 // (nil for other processes). On the recipe side (cookbookSide false) an

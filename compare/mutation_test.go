@@ -46,6 +46,10 @@ type mutExempt struct {
 	Path string `yaml:"path"`
 	Rule string `yaml:"rule"`
 	Why  string `yaml:"why"`
+	// Render "role-excluded" makes the entry conditional too: an uncaught
+	// mutation is exempt only when, at every point, a process is excluded
+	// as a whole by Rule (wholeProcessExcluded).
+	//
 	// Render, when "placement", makes the entry conditional: the leaf is
 	// still mutated, and an uncaught mutation of it is exempt only when
 	// its rendered deployment is unchanged or changed in placement keys
@@ -107,8 +111,8 @@ func checkReviewed(list []*mutExempt, ids map[string]bool) []error {
 		if !ids[e.Rule] {
 			errs = append(errs, fmt.Errorf("exempt[%d] %s: rule %q is not in exclusions/rules.yaml nor compare/launcher.yaml", i, e.Path, e.Rule))
 		}
-		if e.Render != "" && e.Render != "placement" {
-			errs = append(errs, fmt.Errorf("exempt[%d] %s: render %q (want placement or nothing)", i, e.Path, e.Render))
+		if e.Render != "" && e.Render != "placement" && e.Render != "role-excluded" {
+			errs = append(errs, fmt.Errorf("exempt[%d] %s: render %q (want placement, role-excluded or nothing)", i, e.Path, e.Render))
 		}
 		if seen[e.Path] {
 			errs = append(errs, fmt.Errorf("exempt[%d]: path %s listed twice", i, e.Path))
@@ -999,7 +1003,11 @@ func containsStr(l []string, s string) bool {
 // cookbook tree per snippet file (Coverage then parses only that file).
 type mutCheckout struct {
 	infx string
-	cb   map[string]string // snippet repo path → cookbook root holding only it
+	// srt is the checkout's copy of the srt-slurm configs/ files the
+	// targets name (srtConfigsPrefix mutations write there); "" without
+	// Options.SrtSlurmDir.
+	srt string
+	cb  map[string]string // snippet repo path → cookbook root holding only it
 
 	// the fast path's parsed inputs (they do not change between mutations)
 	snip  map[string]*cookbook.File
@@ -1034,8 +1042,10 @@ func cutMaster(src []byte, keys map[string]bool) []byte {
 	keep := false
 	for _, line := range strings.SplitAfter(string(src), "\n") {
 		if line != "" && line[0] != ' ' && line[0] != '#' && line[0] != '\n' && line[0] != '\t' {
-			k, _, _ := strings.Cut(line, ":")
-			keep = keys[strings.Trim(k, `"'`)]
+			k, rest, _ := strings.Cut(line, ":")
+			// a block that defines an anchor (`key: &name`) is kept:
+			// the kept entries may alias it
+			keep = keys[strings.Trim(k, `"'`)] || strings.Contains(rest, "&")
 		}
 		if keep {
 			out.WriteString(line)
@@ -1070,7 +1080,11 @@ func makeCheckout(t testing.TB, s *mutSetup, dir string, targets []*mutTarget) *
 			if err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, filepath.Join(co.infx, filepath.FromSlash(d), filepath.Base(m)), cutMaster(data, keys))
+			if cut := cutMaster(data, keys); len(bytes.TrimSpace(cut)) > 0 {
+				// (a master file none of whose keys is kept is left out:
+				// an empty YAML document does not load)
+				writeFile(t, filepath.Join(co.infx, filepath.FromSlash(d), filepath.Base(m)), cut)
+			}
 		}
 		if len(ms) > 0 {
 			break
@@ -1091,7 +1105,21 @@ func makeCheckout(t testing.TB, s *mutSetup, dir string, targets []*mutTarget) *
 		}
 		co.snip[rp] = f
 	}
-	co.ws, _ = infxpkg.Open(co.infx)
+	ws, wsErr := infxpkg.Open(co.infx)
+	if wsErr != nil {
+		// a tree with master configs must still open once reduced
+		if _, err := infxpkg.Open(s.infxDir); err == nil {
+			t.Fatalf("the reduced checkout does not open: %v", wsErr)
+		}
+	}
+	co.ws = ws
+	if s.opt.SrtSlurmDir != "" {
+		co.srt = filepath.Join(dir, "srt-slurm")
+		src := filepath.Join(s.opt.SrtSlurmDir, "configs")
+		if err := os.CopyFS(filepath.Join(co.srt, "configs"), os.DirFS(src)); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
 	co.ex = s.opt.Exclusions
 	if co.ex == nil {
 		var err error
@@ -1124,7 +1152,7 @@ func (co *mutCheckout) fastRun(s *mutSetup, tg *mutTarget) map[mutPointID]PointR
 		}
 		sel := f.Measured(id.Cell, id.Point)
 		pr.Router, pr.KV = sel.Router, sel.KV
-		comparePoint(&pr, f, sel, s.models[c.ConfigKey], CoverageOptions{InfxDir: co.infx}, co.ws, nil, render, cache, co.ex, co.rules)
+		comparePoint(&pr, f, sel, s.models[c.ConfigKey], CoverageOptions{InfxDir: co.infx, SrtSlurmDir: co.srt, SrtSlurmVersion: s.opt.SrtSlurmVersion}, co.ws, nil, render, cache, co.ex, co.rules)
 		out[id] = pr
 	}
 	return out
@@ -1138,6 +1166,9 @@ func (co *mutCheckout) run(s *mutSetup, tg *mutTarget) (map[mutPointID]PointResu
 		for _, k := range tg.keys {
 			opt := s.opt
 			opt.InfxDir, opt.CookbookDir, opt.ConfigKey, opt.AllowUnverified = co.infx, co.cb[rp], k, true
+			if co.srt != "" {
+				opt.SrtSlurmDir = co.srt
+			}
 			rep, err := Coverage(opt)
 			if err != nil {
 				if strings.Contains(err.Error(), "no cookbook cell cites") {
@@ -1512,7 +1543,15 @@ func fileMutation(t testing.TB, s *mutSetup, tg *mutTarget, lf mutLeaf) *mutatio
 		m.data = bumpFirstNumber(data)
 		return m
 	}
-	m.err = fmt.Errorf("the file is not in the InferenceX checkout (srt-slurm mounts its own configs/ at /configs): coverage never reads it, so a change to its content cannot be caught")
+	if rest, ok := strings.CutPrefix(v, "/configs/"); ok && s.opt.SrtSlurmDir != "" {
+		// srt-slurm's own configs/ (coverage reads it from --srt-slurm-dir)
+		if data, err := os.ReadFile(filepath.Join(s.opt.SrtSlurmDir, "configs", filepath.FromSlash(rest))); err == nil {
+			m.file = srtConfigsPrefix + rest
+			m.data = bumpFirstNumber(data)
+			return m
+		}
+	}
+	m.err = fmt.Errorf("the file is neither in the InferenceX checkout nor in the srt-slurm checkout's configs/: coverage never reads it, so a change to its content cannot be caught")
 	return m
 }
 
@@ -1647,7 +1686,9 @@ func runSuite(t *testing.T, s *mutSetup, targets []*mutTarget, reviewed []*mutEx
 		}
 		for id, b := range tg.base {
 			if g, ok := got[id]; !ok || !sameOutcome(b, g) {
-				t.Fatalf("%s %s point %d: the reduced checkout does not reproduce the full run (%s → %s)", tg.name(), b.CellID, id.Point, b.Verdict, g.Verdict)
+				bj, _ := json.Marshal(b.Roles)
+				gj, _ := json.Marshal(g.Roles)
+				t.Fatalf("%s %s point %d: the reduced checkout does not reproduce the full run (%s → %s):\n%s\n%s", tg.name(), b.CellID, id.Point, b.Verdict, g.Verdict, bj, gj)
 			}
 		}
 	}
@@ -1700,8 +1741,15 @@ func runSuite(t *testing.T, s *mutSetup, targets []*mutTarget, reviewed []*mutEx
 	return muts
 }
 
+// srtConfigsPrefix marks a mutation.file that is srt-slurm's configs/<rest>
+// (the checkout's copy under mutCheckout.srt).
+const srtConfigsPrefix = "srt-slurm:configs/"
+
 func runMutation(s *mutSetup, co *mutCheckout, m *mutation, confirm bool) {
 	p := filepath.Join(co.infx, filepath.FromSlash(m.file))
+	if rest, ok := strings.CutPrefix(m.file, srtConfigsPrefix); ok {
+		p = filepath.Join(co.srt, "configs", filepath.FromSlash(rest))
+	}
 	orig, err := os.ReadFile(p)
 	if err != nil && !os.IsNotExist(err) {
 		m.err = err
@@ -1756,7 +1804,36 @@ func runMutation(s *mutSetup, co *mutCheckout, m *mutation, confirm bool) {
 			break
 		}
 		m.render, m.placement = renderDiff(s, co, m, model)
+		if m.cond != nil && m.cond.Render == "role-excluded" {
+			m.placement = wholeProcessExcluded(got, m.cond.Rule)
+			m.render += " {role excluded as a whole by " + m.cond.Rule + ": " + strconv.FormatBool(m.placement) + "}"
+		}
 	}
+}
+
+// wholeProcessExcluded reports whether, at every point, some role is
+// excluded as a whole (its "present" setting) by rule: the process the
+// leaf configures is one no deployment uses (e.g. harness-etcd-nats-unused:
+// NATS that srtctl starts for a deployment behind the SGLang router), so no
+// setting of it matters.
+func wholeProcessExcluded(got map[mutPointID]PointResult, rule string) bool {
+	if len(got) == 0 {
+		return false
+	}
+	for _, pr := range got {
+		found := false
+		for _, r := range pr.Roles {
+			for _, e := range r.Excluded {
+				if e.Setting == "present" && e.Rule == rule {
+					found = true
+				}
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // modelOf is the HF model Coverage binds for a config key (ws.Entry).
@@ -1795,9 +1872,14 @@ func (st *mutStats) report(t *testing.T, label string) {
 func mutCorpusSetups(t *testing.T) []*mutSetup {
 	infx, sglang, _ := corpusDirs(t)
 	up, _ := upstreamDirs(t)
+	// srt-slurm's own configs/ (the /configs files recipes name, e.g.
+	// deepep_config.json) are read from the srt-slurm checkout, as
+	// `coverage --srt-slurm-dir` does.
+	srt := filepath.Join("..", "..", "shared", "corpus", "upstream", "srt-slurm")
+	opt := CoverageOptions{SrtSlurmDir: srt, SrtSlurmVersion: "v1.0.68"}
 	return []*mutSetup{
-		{name: "pairs", infxDir: infx, cbDir: sglang},
-		{name: "upstream", infxDir: up, cbDir: sglang},
+		{name: "pairs", infxDir: infx, cbDir: sglang, opt: opt},
+		{name: "upstream", infxDir: up, cbDir: sglang, opt: opt},
 	}
 }
 

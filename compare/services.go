@@ -54,6 +54,14 @@ func filePass(res *Result, cn, rn *Normalized, keys []string) map[string]bool {
 			if c.Content == r.Content || c.File == "" || r.File == "" {
 				continue // both by content, both by name, or a file against an inline value
 			}
+			if c.Content && strings.HasPrefix(r.Path, "/configs/") {
+				// srt-slurm's own configs/ file (not InferenceX's): its
+				// content is not known without the srt-slurm checkout, and
+				// an unknown never counts as a match.
+				r.Value = fmt.Sprintf("(content not known: srt-slurm's own %s; --srt-slurm-dir reads it)", r.Path)
+				r.Literal = true
+				continue
+			}
 			byName[k] = true
 			side, p := "recipe", r.Path
 			if !c.Content {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
 	"github.com/cookbook-sync/cookbook-sync/infx/srtslurm"
+	"go.yaml.in/yaml/v3"
 )
 
 // SrtSlurmRepo is the repository InferenceX launchers clone srt-slurm from
@@ -47,6 +48,11 @@ type Submission struct {
 	Edits []string `json:"edits,omitempty"`
 	// SetupScript replaces the recipe's setup_script (SrtctlApply).
 	SetupScript string `json:"setupScript,omitempty"`
+	// Containers is the `containers:` map of the srtslurm.yaml the
+	// launcher writes (alias → image file on the cluster), nil when it
+	// writes none; ClusterYAML names the file.
+	Containers  map[string]string `json:"containers,omitempty"`
+	ClusterYAML string            `json:"clusterYaml,omitempty"`
 }
 
 // RefText is the ref as a reader needs it: "main" when the launcher takes
@@ -172,6 +178,28 @@ func (ws *Workspace) resolveSubmission(p Point, run *ScriptRun) (*Submission, er
 		return nil, &PointError{Status: StatusMissing, Pos: ws.relPos(ap.At),
 			Note: fmt.Sprintf("the launcher copies %s into its srt-slurm clone, and it is not in the checkout", ws.rel(s.Recipe))}
 	}
+	// The cluster config srtctl reads (srtslurm.yaml in its working
+	// directory), as the launcher wrote it (heredoc, then sed -i edits).
+	for _, name := range sortedKeys(run.Writes) {
+		w := name
+		if !filepath.IsAbs(w) {
+			w = filepath.Join(ap.Dir, w)
+		}
+		if filepath.Base(w) != "srtslurm.yaml" || filepath.Dir(filepath.Clean(w)) != filepath.Clean(ap.Dir) {
+			continue
+		}
+		var doc struct {
+			Containers map[string]string `yaml:"containers"`
+		}
+		if err := yaml.Unmarshal([]byte(run.Writes[name]), &doc); err != nil {
+			return nil, &PointError{Status: StatusUnsupported, Pos: ws.relPos(ap.At),
+				Note: fmt.Sprintf("the srtslurm.yaml the launcher writes does not parse: %v", err)}
+		}
+		s.Containers, s.ClusterYAML = doc.Containers, name
+		if s.Containers == nil {
+			s.Containers = map[string]string{}
+		}
+	}
 	// sed -i edits of the recipe (the job name, health-check attempts).
 	for _, c := range run.Commands {
 		if len(c.Argv) < 3 || path.Base(c.Argv[0]) != "sed" {
@@ -278,6 +306,20 @@ func (ws *Workspace) submittedPoint(p Point, sub *Submission, opt Options) (_ Po
 			"the launcher submits %s with %s, an srt-slurm ref whose injected flags and env are not covered (%v)", sub.File, where, err)}
 	}
 	p.Selector, p.edits, p.setupScript = sub.Selector, sub.Edits, sub.SetupScript
+	if sub.Containers != nil {
+		// srtctl resolves model.container / nginx_container through the
+		// launcher's containers: map; the aliases that name the master
+		// image's file run the master image.
+		master, ok := sub.Containers[p.Image]
+		p.containers = map[string]string{}
+		for alias, file := range sub.Containers {
+			if ok && file == master {
+				p.containers[alias] = p.Image
+			} else {
+				p.containers[alias] = file
+			}
+		}
+	}
 	if sub.SetupScript != "" {
 		notes = append(notes, fmt.Sprintf("setup script %s from the launcher's srtctl apply (%s) replaces the recipe's setup_script", sub.SetupScript, sub.ApplyAt))
 	}

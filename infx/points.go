@@ -122,6 +122,9 @@ type Point struct {
 	edits []string
 	// setupScript overrides the recipe's setup_script (Submission).
 	setupScript string
+	// containers resolves the recipe's container aliases (Submission);
+	// nil: the master image replaces model.container.
+	containers map[string]string
 	// DRAMUtilization is the agentic scenario's dram-utilization;
 	// TotalCPUDRAMGB the host DRAM budget it gives on the runner
 	// (runners.yaml available-cpu-dram-mib × dram-utilization, in GiB,

@@ -47,7 +47,7 @@ func (ws *Workspace) renderRecipe(p Point, version string, cache recipeCache) ([
 			}
 		}
 	}
-	r, err := rec.Render(sel, srtslurm.Options{Version: version, Model: p.Model, Image: p.Image, SetupScript: p.setupScript})
+	r, err := rec.Render(sel, srtslurm.Options{Version: version, Model: p.Model, Image: p.Image, SetupScript: p.setupScript, Containers: p.containers})
 	if errors.Is(err, srtslurm.ErrNotRendered) {
 		return nil, "", &PointError{Status: StatusUnsupported, Note: err.Error(), Pos: p.RefPos, Err: err}
 	}
@@ -61,6 +61,7 @@ func (ws *Workspace) renderRecipe(p Point, version string, cache recipeCache) ([
 		return nil, "", err
 	}
 	markServedName(r)
+	AttachSrtSlurmConfigs(r.Deployment.Processes, ws.SrtSlurmDir, ws.SrtSlurmVersion)
 	return r.Deployment.Processes, sel, nil
 }
 

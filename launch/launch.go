@@ -139,11 +139,14 @@ type EnvVar struct {
 // Process is one launched program (a cookbook "block"): a worker of a role,
 // a router/frontend, or a service.
 type Process struct {
-	Kind    Kind     `json:"kind"`
-	Role    Role     `json:"role,omitempty"`
-	Program string   `json:"program"` // e.g. "python3 -m sglang.launch_server", "vllm serve"
-	Args    []Arg    `json:"args,omitempty"`
-	Env     []EnvVar `json:"env,omitempty"`
+	Kind    Kind   `json:"kind"`
+	Role    Role   `json:"role,omitempty"`
+	Program string `json:"program"` // e.g. "python3 -m sglang.launch_server", "vllm serve"
+	// Image is the container image the process runs in, as its source names
+	// it ("lmsysorg/sglang:v0.5.16-cu130"); "" when the source states none.
+	Image string   `json:"image,omitempty"`
+	Args  []Arg    `json:"args,omitempty"`
+	Env   []EnvVar `json:"env,omitempty"`
 
 	// Workers is the number of identical worker instances (workers only; 0 = 1).
 	Workers int `json:"workers,omitempty"`

@@ -62,7 +62,7 @@ func TestCoverageDemoText(t *testing.T) {
 		"Roles: covered 2, covered-with-exclusions 7, differs 1\n",
 		"Points: covered-with-exclusions 2, recipe not found 1, script not found 1, differs 1\n",
 		"Not verified: 2 (a gap: their settings were not compared; --allow-unverified lists them without failing)\n",
-		"Exclusion policy: 2026-12-01.2 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)",
+		"Exclusion policy: 2026-12-01.3 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -158,7 +158,7 @@ func TestCoverageDemoMarkdown(t *testing.T) {
 	}
 	for _, want := range []string{
 		"# Check 3 coverage evidence (cookbook-sync)\n",
-		"- Exclusion policy: 2026-12-01.2 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)\n",
+		"- Exclusion policy: 2026-12-01.3 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)\n",
 		"  - `" + demoSnippet + "` sha256 `",
 		"## `qwen3.5-fp8-gb300-dynamo-sglang-agentic-disagg`\n",
 		"- Variant: `benchmarks/multi_node/srt-slurm-recipes/sglang/qwen3.5/gb300-fp8/agentic/disagg-gb300-1p1d-tp4-tp4-c8.yaml`\n",

@@ -27,6 +27,15 @@ type Options struct {
 	// Image replaces the recipe's model.container (the master config's
 	// image; the recipe's value is only an alias).
 	Image string
+	// Containers is srtslurm.yaml's `containers:` map (alias → image) of
+	// the cluster that runs the recipe; model.container and
+	// frontend.nginx_container resolve through it, and a value that is no
+	// alias is the image as written (NVIDIA/srt-slurm src/srtctl/core/
+	// config.py resolve_config_with_defaults). When Containers is set, Image
+	// does not replace model.container: the caller maps its aliases to the
+	// image. nil: no cluster config (Image, when set, replaces the
+	// container as before).
+	Containers map[string]string
 	// SetupScript, when set, replaces the recipe's setup_script: `srtctl
 	// apply --setup-script X` (or SRTCTL_SETUP_SCRIPT in the submitting
 	// environment) reaches the job as SRTCTL_SETUP_SCRIPT, which do_sweep
@@ -137,7 +146,14 @@ func (r *Recipe) Render(selector string, opt Options) (*Rendering, error) {
 	if opt.Model != "" {
 		c.modelPath = opt.Model
 	}
-	if opt.Image != "" {
+	if opt.Containers != nil {
+		if v, ok := opt.Containers[c.container]; ok {
+			c.container = v
+		}
+		if v, ok := opt.Containers[c.nginxImage]; ok {
+			c.nginxImage = v
+		}
+	} else if opt.Image != "" {
 		c.container = opt.Image
 	}
 	if opt.SetupScript != "" {
@@ -1285,7 +1301,7 @@ func (rd *renderer) build() (*Rendering, error) {
 		if st.Preamble != "" {
 			pre = []string{st.Preamble}
 		}
-		dep.Processes = append(dep.Processes, launch.Process{Kind: launch.KindWorker, Role: roleOf(m), Program: st.Program,
+		dep.Processes = append(dep.Processes, launch.Process{Kind: launch.KindWorker, Role: roleOf(m), Program: st.Program, Image: st.Image,
 			Args: st.Args, Env: st.Env, Workers: c.workers[m], NodesPerWorker: npw, GPUsPerNode: gpn, Preamble: pre,
 			Origin: recipeOrigin(src{Path: rd.c.modeCfgPath[m]})})
 	}
@@ -1426,7 +1442,7 @@ func (rd *renderer) frontends(out *Rendering) error {
 		var na argList
 		na.add(o, "-c", "/logs/nginx.conf")
 		na.add(o, "-g", "daemon off;")
-		np := launch.Process{Kind: launch.KindNginx, Program: "nginx", Args: na, Files: []string{"nginx.conf"}, Origin: o}
+		np := launch.Process{Kind: launch.KindNginx, Program: "nginx", Image: c.nginxImage, Args: na, Files: []string{"nginx.conf"}, Origin: o}
 		if c.nginxUlimit {
 			np.Preamble = []string{"ulimit -n 1048576"}
 		}
@@ -1524,7 +1540,7 @@ func (rd *renderer) frontends(out *Rendering) error {
 		if c.frontType == "trtllm_serve" {
 			kind = launch.KindDynamoFrontend
 		}
-		dep.Processes = append(dep.Processes, launch.Process{Kind: kind, Program: first.Program, Args: first.Args, Env: first.Env,
+		dep.Processes = append(dep.Processes, launch.Process{Kind: kind, Program: first.Program, Image: first.Image, Args: first.Args, Env: first.Env,
 			Count: len(feNodes), Preamble: pre, Origin: recipeOrigin(src{Path: "frontend"})})
 	}
 	return nil
