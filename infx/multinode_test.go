@@ -2,6 +2,9 @@ package infx
 
 import (
 	"errors"
+	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -46,7 +49,7 @@ func TestMultinodeLauncherSubmission(t *testing.T) {
 	}
 	want := []string{
 		"srt-slurm NVIDIA/srt-slurm@v1.0.44 (./runners/launch_h200-x.sh:8:5), as runners/launch_h200-x.sh (runner h200-x_0), runners/launch_h200-x.sh (runner h200-x_1) clone it; rendered with that ref's injected flags and env",
-		"setup script install-extras.sh from the launcher's srtctl apply (./runners/launch_h200-x.sh:32:17) replaces the recipe's setup_script",
+		"setup script install-extras.sh from the launcher's srtctl apply (./runners/launch_h200-x.sh:40:17) replaces the recipe's setup_script",
 		"recipe benchmarks/multi_node/srt-slurm-recipes/sglang/m1/agentic/disagg-1p1d.yaml, copied by the launcher to recipes/sglang/m1/agentic/disagg-1p1d.yaml",
 	}
 	if !slices.Equal(d.Notes, want) {
@@ -98,5 +101,72 @@ func TestMultinodeLauncherSubmission(t *testing.T) {
 	_, err = ws.Render(pts[0], Options{})
 	if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, "the srt-slurm fork someone/srt-slurm-fork@0123456789abcdef0123456789abcdef01234567 (./runners/launch_h200-x.sh:16:5): the fork's rendering rules are not covered") {
 		t.Errorf("fork: %v", err)
+	}
+}
+
+// TestMultinodeContainers: the srtslurm.yaml the launcher writes (heredoc,
+// then a sed -i append) is srtctl's cluster config: the recipe's container
+// alias resolves to the master image's squash, so the workers run the
+// master config's image.
+func TestMultinodeContainers(t *testing.T) {
+	ws, err := Open("testdata/multinode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, _ := ws.Points("m1-fp8-h200-dynamo-sglang")
+	d, err := ws.Render(pts[0], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range d.Processes {
+		if p.Kind == launch.KindWorker {
+			n++
+			if p.Image != "lmsysorg/sglang:v0.5.16" {
+				t.Errorf("%s worker image %q, want the master image", p.Role, p.Image)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d workers", n)
+	}
+	sub, err := ws.submission(pts[0], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"dynamo-sglang": "/squash/lmsysorg_sglang_v0.5.16.sqsh", "lmsysorg/sglang:v0.5.16": "/squash/lmsysorg_sglang_v0.5.16.sqsh", "nginx-sqsh": "/squash/nginx_1.27.4.sqsh"}
+	if !maps.Equal(sub.Containers, want) || sub.ClusterYAML != "srtslurm.yaml" {
+		t.Errorf("containers %v (%s), want %v", sub.Containers, sub.ClusterYAML, want)
+	}
+}
+
+// TestAttachSrtSlurmConfigs: a /configs/ file a flag names is read from the
+// srt-slurm checkout's configs/; a path out of it, or a file that is not
+// there, stays path-only.
+func TestAttachSrtSlurmConfigs(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "configs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "configs", "deepep_config.json"), []byte(`{"a":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "secret.json"), []byte(`{}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	procs := []launch.Process{{Kind: launch.KindWorker, Args: []launch.Arg{
+		{Flag: "--deepep-config", Values: []string{"/configs/deepep_config.json"}},
+		{Flag: "--other", Values: []string{"/configs/../secret.json"}},
+		{Flag: "--missing", Values: []string{"/configs/nope.json"}},
+	}}}
+	AttachSrtSlurmConfigs(procs, dir, "v1.0.68")
+	fc := procs[0].FileContents
+	if len(fc) != 1 || fc[0].Path != "/configs/deepep_config.json" || fc[0].Content != `{"a":1}` ||
+		fc[0].Origin.Detail != "srt-slurm configs/ read from --srt-slurm-dir (v1.0.68)" {
+		t.Errorf("file contents %+v", fc)
+	}
+	AttachSrtSlurmConfigs(procs, "", "")
+	if len(procs[0].FileContents) != 1 {
+		t.Errorf("dir \"\" attached something")
 	}
 }

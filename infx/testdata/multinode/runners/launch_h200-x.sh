@@ -20,6 +20,14 @@ if ! command -v srtctl &> /dev/null; then
     echo "Error: Failed to install srtctl"
     exit 1
 fi
+SQUASH_FILE="/squash/$(echo "$IMAGE" | sed 's/[\/:@#]/_/g').sqsh"
+cat > srtslurm.yaml <<EOF
+containers:
+  dynamo-sglang: "${SQUASH_FILE}"
+  "${IMAGE}": "${SQUASH_FILE}"
+EOF
+sed -i '/^  dynamo-sglang:/a\  nginx-sqsh: /squash/nginx_1.27.4.sqsh' srtslurm.yaml
+grep -q '^  nginx-sqsh: ' srtslurm.yaml || exit 1
 make setup ARCH=x86_64 || exit 1
 CONFIG_PATH="${CONFIG_FILE%%:*}"
 if [[ ! -f "$CONFIG_PATH" ]]; then
