@@ -174,6 +174,10 @@ func (ws *Workspace) resolveSubmission(p Point, run *ScriptRun) (*Submission, er
 			s.InCheckout, s.Recipe = true, logical
 		}
 	}
+	if !s.InCheckout && (s.CloneRel == ".." || strings.HasPrefix(s.CloneRel, "../")) {
+		return nil, &PointError{Status: StatusUnsupported, Pos: ws.relPos(ap.At),
+			Note: fmt.Sprintf("srtctl apply -f %s names a file outside the srt-slurm clone and the checkout: what it submits is not known", ap.File)}
+	}
 	if s.InCheckout && !isFile(s.Recipe) {
 		return nil, &PointError{Status: StatusMissing, Pos: ws.relPos(ap.At),
 			Note: fmt.Sprintf("the launcher copies %s into its srt-slurm clone, and it is not in the checkout", ws.rel(s.Recipe))}

@@ -170,3 +170,34 @@ func TestAttachSrtSlurmConfigs(t *testing.T) {
 		t.Errorf("dir \"\" attached something")
 	}
 }
+
+// TestMultinodeApplyOutsideClone: a launcher whose srtctl apply names a
+// file outside its srt-slurm clone and the checkout (a hostile or broken
+// launcher) makes the point unsupported; nothing outside is read, even
+// with --srt-slurm-dir.
+func TestMultinodeApplyOutsideClone(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/multinode")); err != nil {
+		t.Fatal(err)
+	}
+	l := filepath.Join(dir, "runners", "launch_h200-x.sh")
+	src, err := os.ReadFile(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = []byte(strings.Replace(string(src), `srtctl apply -f "$CONFIG_FILE"`, `srtctl apply -f ../../../../etc/passwd`, 1))
+	if err := os.WriteFile(l, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.SrtSlurmDir = "testdata/multinode-srt"
+	pts, _ := ws.Points("m1-fp8-h200-dynamo-sglang")
+	_, err = ws.Render(pts[0], Options{})
+	var pe *PointError
+	if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, "srtctl apply -f ../../../../etc/passwd names a file outside the srt-slurm clone and the checkout") {
+		t.Errorf("got %v", err)
+	}
+}
