@@ -1954,12 +1954,12 @@ func TestCorpusMutation(t *testing.T) {
 	st.report(t, fmt.Sprintf("corpus (%s)", time.Since(start).Round(time.Second)))
 }
 
-// mutFixture is the small InferenceX checkout and AgentX snippet under
-// testdata/mutation (a copy of the cookbook-sync demo: a schema-2 override
-// bundle in the inferencex-e2e layout, cited with two selectors, and a
-// schema-1 Dynamo disagg recipe in the old layout).
+// mutFixture is the small InferenceX checkout and AgentX snippet of the
+// cookbook-sync demo (cmd/cookbook-sync/demo: a schema-2 override bundle in
+// the inferencex-e2e layout, cited with two selectors, and a schema-1
+// Dynamo disagg recipe in the old layout).
 func mutFixture(opt CoverageOptions) *mutSetup {
-	d := filepath.Join("testdata", "mutation")
+	d := filepath.Join("..", "cmd", "cookbook-sync", "demo")
 	return &mutSetup{name: "fixture", infxDir: filepath.Join(d, "inferencex"), cbDir: filepath.Join(d, "sglang"), opt: opt}
 }
 
