@@ -36,7 +36,7 @@ const SchemaVersion = 1
 // files they read: "nginx.*", "nats.*"), roles of any service kind, and
 // "note" on compared roles (a file compared by name, a launcher-started
 // service nothing uses).
-const SchemaRevision = 6
+const SchemaRevision = 7
 
 // PointStatus says what coverage could do with one cited point.
 type PointStatus string

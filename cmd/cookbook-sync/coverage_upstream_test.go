@@ -81,7 +81,7 @@ func TestCoverageUpstreamMerged(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if code != exitOK || rep.Gap || rep.SchemaVersion != 1 || rep.SchemaRevision != 6 || len(rep.Upstream) != 1 {
+	if code != exitOK || rep.Gap || rep.SchemaVersion != 1 || rep.SchemaRevision != 7 || len(rep.Upstream) != 1 {
 		t.Fatalf("exit %d: %+v", code, rep)
 	}
 	u := rep.Upstream[0]

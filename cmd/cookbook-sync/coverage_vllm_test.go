@@ -64,7 +64,7 @@ func TestCoverageVLLMCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitGap {
 		t.Fatalf("json: exit %d %v\n%s", code, err, out)
 	}
-	if rep.SchemaRevision != 6 || rep.VLLMRecipes.Dir != vllmRecipes || len(rep.VLLM) != 4 || !rep.Gap || rep.Counts.VLLM["differs"] != 2 ||
+	if rep.SchemaRevision != 7 || rep.VLLMRecipes.Dir != vllmRecipes || len(rep.VLLM) != 4 || !rep.Gap || rep.Counts.VLLM["differs"] != 2 ||
 		rep.Counts.Unverified != 2 || !rep.UnverifiedGap {
 		t.Errorf("json header %+v", rep)
 	}
