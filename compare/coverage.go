@@ -421,7 +421,7 @@ func comparePoint(pr *PointResult, f *cookbook.File, sel cookbook.Selection, mod
 	rc := *rr.d
 	rc.Source.Recipe, rc.Source.Selector = rel, pr.Selector
 	rc.Processes = withMasterImage(rc.Processes, ws, pr.ConfigKey)
-	infx.AttachSrtSlurmConfigs(rc.Processes, opt.SrtSlurmDir, opt.SrtSlurmVersion)
+	infx.AttachSrtSlurmConfigs(rc.Processes, opt.SrtSlurmDir, opt.SrtSlurmVersion, "")
 	res, err := Compare(&dec.Deployment, &rc, Options{Exclusions: ex, Rules: rules})
 	if err != nil {
 		pr.Status, pr.Message = StatusError, err.Error()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -43,9 +44,11 @@ type Submission struct {
 	Recipe     string `json:"recipe,omitempty"`
 	// CloneRel is File's path inside the clone ("recipes/…").
 	CloneRel string `json:"cloneRel"`
-	// Edits are the sed expressions the launcher applies to the recipe in
-	// place before srtctl reads it (`sed -i EXPR "${CONFIG_FILE%%:*}"`).
-	Edits []string `json:"edits,omitempty"`
+	// Edits are what the launcher does to the recipe file between its copy
+	// (or clone) and srtctl apply, in order: `sed -i EXPR
+	// "${CONFIG_FILE%%:*}"`, appends (`printf … >> "$CONFIG_PATH"`) and
+	// rewrites (`cat > "$CONFIG_PATH"`).
+	Edits []RecipeEdit `json:"edits,omitempty"`
 	// SetupScript replaces the recipe's setup_script (SrtctlApply).
 	SetupScript string `json:"setupScript,omitempty"`
 	// Containers is the `containers:` map of the srtslurm.yaml the
@@ -89,7 +92,17 @@ func (ws *Workspace) submission(p Point, opt Options) (*Submission, error) {
 				return nil, limitStatus(p, err)
 			}
 			if run.Srtctl == nil {
-				outs = append(outs, outcome{who: who, reason: endReason(run)})
+				reason := endReason(run)
+				if run.Stop == nil {
+					// The launcher's own end, not the workflow step's
+					// (which then fails on the missing results).
+					for i := range run.Scripts {
+						if st := &run.Scripts[i]; ws.relTo(ws.Base, st.File) == l.rel && (st.Exit != 0 || st.ExitAt.Line > 0) {
+							reason = startEnd(st)
+						}
+					}
+				}
+				outs = append(outs, outcome{who: who, reason: reason})
 				continue
 			}
 			sub, err := ws.resolveSubmission(p, run)
@@ -164,6 +177,11 @@ func (ws *Workspace) resolveSubmission(p Point, run *ScriptRun) (*Submission, er
 			best = i
 		}
 	}
+	if best >= 0 && run.Copies[best].Opaque {
+		c := run.Copies[best]
+		return nil, &PointError{Status: StatusUnsupported, Pos: ws.relPos(c.At), Note: fmt.Sprintf(
+			"the launcher copies %s, which is outside the checkout (or a link out of it), to the recipe it submits (%s): what srtctl reads is not known", c.Src, s.CloneRel)}
+	}
 	if best >= 0 {
 		c := run.Copies[best]
 		real := filepath.Join(c.Src, strings.TrimPrefix(logical, c.Dst))
@@ -182,6 +200,20 @@ func (ws *Workspace) resolveSubmission(p Point, run *ScriptRun) (*Submission, er
 		return nil, &PointError{Status: StatusMissing, Pos: ws.relPos(ap.At),
 			Note: fmt.Sprintf("the launcher copies %s into its srt-slurm clone, and it is not in the checkout", ws.rel(s.Recipe))}
 	}
+	if s.InCheckout {
+		// A link in the checkout that leads out of it is not followed.
+		absRoot, _ := filepath.Abs(ws.Root)
+		absRecipe, _ := filepath.Abs(s.Recipe)
+		root, err1 := filepath.EvalSymlinks(absRoot)
+		real, err2 := filepath.EvalSymlinks(absRecipe)
+		if err1 != nil || err2 != nil || !within(real, root) {
+			return nil, &PointError{Status: StatusUnsupported, Pos: ws.relPos(ap.At), Note: fmt.Sprintf(
+				"the recipe the launcher copies, %s, is a link out of the checkout: it is not read", ws.rel(s.Recipe))}
+		}
+	}
+	if why := touchedAfterClone(run, clone, logical); why != "" {
+		return nil, &PointError{Status: StatusUnsupported, Pos: ws.relPos(ap.At), Note: why}
+	}
 	// The cluster config srtctl reads (srtslurm.yaml in its working
 	// directory), as the launcher wrote it (heredoc, then sed -i edits).
 	for _, name := range sortedKeys(run.Writes) {
@@ -192,36 +224,42 @@ func (ws *Workspace) resolveSubmission(p Point, run *ScriptRun) (*Submission, er
 		if filepath.Base(w) != "srtslurm.yaml" || filepath.Dir(filepath.Clean(w)) != filepath.Clean(ap.Dir) {
 			continue
 		}
-		var doc struct {
-			Containers map[string]string `yaml:"containers"`
-		}
-		if err := yaml.Unmarshal([]byte(run.Writes[name]), &doc); err != nil {
+		containers, err := clusterContainers([]byte(run.Writes[name]))
+		if err != nil {
 			return nil, &PointError{Status: StatusUnsupported, Pos: ws.relPos(ap.At),
-				Note: fmt.Sprintf("the srtslurm.yaml the launcher writes does not parse: %v", err)}
+				Note: fmt.Sprintf("the srtslurm.yaml the launcher writes (%s) cannot be read as srtctl reads it: %s", w, oneLine(err.Error()))}
 		}
-		s.Containers, s.ClusterYAML = doc.Containers, name
-		if s.Containers == nil {
-			s.Containers = map[string]string{}
-		}
+		s.Containers, s.ClusterYAML = containers, name
 	}
-	// sed -i edits of the recipe (the job name, health-check attempts).
+	// sed -i edits, appends and rewrites of the recipe (the job name,
+	// health-check attempts, added keys), in execution order.
+	type seqEdit struct {
+		seq int
+		e   RecipeEdit
+	}
+	var seqs []seqEdit
 	for _, c := range run.Commands {
 		if len(c.Argv) < 3 || path.Base(c.Argv[0]) != "sed" {
 			continue
 		}
-		inPlace := false
-		var exprs, files []string
+		inPlace, haveScript := false, false
+		var args, files []string
 		for j := 1; j < len(c.Argv); j++ {
 			a := c.Argv[j]
 			switch {
-			case a == "-i" || strings.HasPrefix(a, "-i") && !strings.HasPrefix(a, "--"):
+			case a == "-i" || a == "--in-place" || strings.HasPrefix(a, "-i") && !strings.HasPrefix(a, "--"):
 				inPlace = true
 			case a == "-e" && j+1 < len(c.Argv):
-				exprs = append(exprs, c.Argv[j+1])
+				args = append(args, "-e", c.Argv[j+1])
+				haveScript = true
 				j++
+			case a == "-E" || a == "-r" || a == "-n":
+				args = append(args, a)
 			case strings.HasPrefix(a, "-"):
-			case len(exprs) == 0:
-				exprs = append(exprs, a)
+				args = append(args, a) // refused by sed below: not evaluated
+			case !haveScript:
+				args = append(args, a)
+				haveScript = true
 			default:
 				files = append(files, a)
 			}
@@ -234,9 +272,27 @@ func (ws *Workspace) resolveSubmission(p Point, run *ScriptRun) (*Submission, er
 				f = filepath.Join(c.Dir, f)
 			}
 			if filepath.Clean(f) == logical {
-				s.Edits = append(s.Edits, exprs...)
+				seqs = append(seqs, seqEdit{c.Seq, RecipeEdit{Kind: "sed", Args: args, At: ws.relPos(Pos{File: c.File, Line: c.Line, Col: c.Col})}})
 			}
 		}
+	}
+	for _, w := range run.Written {
+		if w.Path != logical {
+			continue
+		}
+		if w.Truncated {
+			return nil, &PointError{Status: StatusUnsupported, Pos: ws.relPos(w.At),
+				Note: "the launcher writes more than 1 MiB into the recipe it submits: what srtctl reads is not known"}
+		}
+		kind := "write"
+		if w.Append {
+			kind = "append"
+		}
+		seqs = append(seqs, seqEdit{w.Seq, RecipeEdit{Kind: kind, Text: w.Data, At: ws.relPos(w.At)}})
+	}
+	sort.SliceStable(seqs, func(i, j int) bool { return seqs[i].seq < seqs[j].seq })
+	for _, x := range seqs {
+		s.Edits = append(s.Edits, x.e)
 	}
 	return s, nil
 }
@@ -249,21 +305,44 @@ func (ws *Workspace) relPos(at Pos) Pos {
 	return at
 }
 
-// applyEdits runs the launcher's sed expressions over the recipe text, as
-// `sed -i` does before srtctl reads it. An expression the sandbox's sed
-// cannot evaluate is an error.
-func applyEdits(text []byte, edits []string) ([]byte, error) {
+// RecipeEdit is one change a launcher makes to the recipe file it
+// submits: Kind "sed" (`sed -i` with Args, the script and its options),
+// "append" (Text added at the end) or "write" (Text replaces the file); At
+// is where the launcher does it.
+type RecipeEdit struct {
+	Kind string   `json:"kind"`
+	Args []string `json:"args,omitempty"`
+	Text string   `json:"text,omitempty"`
+	At   Pos      `json:"at"`
+}
+
+// String names the edit for a cache key.
+func (e RecipeEdit) String() string {
+	return e.Kind + "\x00" + strings.Join(e.Args, "\x00") + "\x00" + e.Text
+}
+
+// applyEdits makes the launcher's edits to the recipe text, in order, as
+// the file is before srtctl reads it. A sed the sandbox cannot evaluate is
+// an error naming where the launcher runs it.
+func applyEdits(text []byte, edits []RecipeEdit) ([]byte, error) {
 	for _, e := range edits {
-		res, handled, reason := shellutil.RunFiles([]string{"sed", e}, text, shellutil.Facts{}, func(string) ([]byte, error) {
-			return nil, fmt.Errorf("no files")
-		})
-		if !handled || res.Status != 0 {
-			if reason == "" {
-				reason = strings.TrimSpace(string(res.Stderr))
+		switch e.Kind {
+		case "write":
+			text = []byte(e.Text)
+		case "append":
+			text = append(append([]byte(nil), text...), e.Text...)
+		default:
+			res, handled, reason := shellutil.RunFiles(append([]string{"sed"}, e.Args...), text, shellutil.Facts{}, func(string) ([]byte, error) {
+				return nil, fmt.Errorf("no files")
+			})
+			if !handled || res.Status != 0 {
+				if reason == "" {
+					reason = strings.TrimSpace(string(res.Stderr))
+				}
+				return nil, fmt.Errorf("%s: sed %q: %s", e.At, strings.Join(e.Args, " "), reason)
 			}
-			return nil, fmt.Errorf("sed %q: %s", e, reason)
+			text = res.Stdout
 		}
-		text = res.Stdout
 	}
 	return text, nil
 }
@@ -329,8 +408,8 @@ func (ws *Workspace) submittedPoint(p Point, sub *Submission, opt Options) (_ Po
 	}
 	notes = append([]string{fmt.Sprintf("srt-slurm %s, as %s clone%s it; rendered with that ref's injected flags and env",
 		where, strings.Join(sub.Launchers, ", "), plural(len(sub.Launchers)))}, notes...)
-	if version == "main" {
-		notes[0] += " (main moves: taken at " + DefaultSrtSlurmVersion + ")"
+	if sub.Ref == "" || sub.Ref == "main" {
+		notes[0] += " (main moves: taken at " + DefaultSrtSlurmVersion + ", NVIDIA/srt-slurm c88ef731; possible commit drift)"
 	}
 	if sub.InCheckout {
 		p.Recipe = sub.Recipe
@@ -369,6 +448,116 @@ func isHex(s string) bool {
 func plural(n int) string {
 	if n == 1 {
 		return "s"
+	}
+	return ""
+}
+
+// clusterContainers reads the `containers:` mapping of an srtslurm.yaml
+// the way srtctl loads it (PyYAML safe_load, NVIDIA/srt-slurm
+// src/srtctl/core/config.py load_cluster_config): a key given twice keeps
+// its last value, at the top level and inside containers:. Values are
+// scalars; anything else is an error. A file without containers: gives an
+// empty map.
+func clusterContainers(data []byte) (map[string]string, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	if len(doc.Content) == 0 {
+		return out, nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("line %d: the document is not a mapping", root.Line)
+	}
+	var cont *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "containers" {
+			cont = root.Content[i+1] // the last one wins
+		}
+	}
+	if cont == nil || cont.Kind == yaml.ScalarNode && (cont.Tag == "!!null" || cont.Value == "") {
+		return out, nil
+	}
+	if cont.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("line %d: containers is not a mapping", cont.Line)
+	}
+	for i := 0; i+1 < len(cont.Content); i += 2 {
+		k, v := cont.Content[i], cont.Content[i+1]
+		if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode {
+			return nil, fmt.Errorf("line %d: containers.%s is not a scalar", v.Line, k.Value)
+		}
+		out[k.Value] = v.Value
+	}
+	return out, nil
+}
+
+// oneLine joins a multi-line message into one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}
+
+// recipeReaders are the commands that may name the submitted recipe without
+// changing it (reading, testing, listing; sed -i is applied as an edit,
+// cp as a recorded copy, srtctl apply submits it).
+var recipeReaders = map[string]bool{
+	"cat": true, "grep": true, "egrep": true, "fgrep": true, "head": true, "tail": true, "wc": true,
+	"sha256sum": true, "sha1sum": true, "md5sum": true, "stat": true, "ls": true, "realpath": true,
+	"readlink": true, "dirname": true, "basename": true, "echo": true, "printf": true, "diff": true,
+	"test": true, "[": true, "file": true, "mkdir": true, "touch": true, "chmod": true, "srtctl": true,
+	"git": true, "make": true, "uv": true,
+}
+
+// touchedAfterClone reports ("" = nothing) a command of the run after the
+// srt-slurm clone that may change the submitted recipe (logical path) in a
+// way the sandbox does not model: a write to it (redirection, tee), or a
+// command other than a reader, a recorded cp or a sed -i that names it or a
+// directory holding it (mv, rm, a python3 program, …). What srtctl reads
+// would then not be the file rendered.
+func touchedAfterClone(run *ScriptRun, clone *GitClone, logical string) string {
+	start := -1
+	for i, c := range run.Commands {
+		if c.File == clone.At.File && c.Line == clone.At.Line && c.Col == clone.At.Col && len(c.Argv) > 1 && path.Base(c.Argv[0]) == "git" {
+			start = i
+			break
+		}
+	}
+	copied := map[Pos]bool{}
+	for _, c := range run.Copies {
+		copied[c.At] = true
+	}
+	for _, c := range run.Commands[start+1:] {
+		if len(c.Argv) == 0 {
+			continue
+		}
+		name := path.Base(c.Argv[0])
+		at := Pos{File: c.File, Line: c.Line, Col: c.Col}
+		if recipeReaders[name] || name == "cp" && copied[at] {
+			continue
+		}
+		if name == "sed" && slices.ContainsFunc(c.Argv[1:], func(a string) bool { return a == "-i" || strings.HasPrefix(a, "-i") && !strings.HasPrefix(a, "--") }) {
+			continue // applied as an edit (Submission.Edits)
+		}
+		if name == "python3" || name == "python" {
+			if len(c.Argv) > 1 && path.Base(c.Argv[1]) == "inject_synthetic_acceptance.py" {
+				continue // modelled: a no-op unless SYNTHETIC_ACCEPTANCE (sandbox)
+			}
+		}
+		for _, a := range c.Argv[1:] {
+			a, _, _ = strings.Cut(a, ":")
+			if a == "" || strings.HasPrefix(a, "-") {
+				continue
+			}
+			if !filepath.IsAbs(a) {
+				a = filepath.Join(c.Dir, a)
+			}
+			a = filepath.Clean(a)
+			if a == logical || within(logical, a) && a != "/" {
+				return fmt.Sprintf("the launcher runs %s on the recipe it submits (%s) at %s: what srtctl reads is not modelled",
+					strings.Join(shortArgv(c.Argv), " "), logical, at)
+			}
+		}
 	}
 	return ""
 }

@@ -48,8 +48,8 @@ func TestMultinodeLauncherSubmission(t *testing.T) {
 		t.Errorf("source %+v", d.Source)
 	}
 	want := []string{
-		"srt-slurm NVIDIA/srt-slurm@v1.0.44 (./runners/launch_h200-x.sh:8:5), as runners/launch_h200-x.sh (runner h200-x_0), runners/launch_h200-x.sh (runner h200-x_1) clone it; rendered with that ref's injected flags and env",
-		"setup script install-extras.sh from the launcher's srtctl apply (./runners/launch_h200-x.sh:40:17) replaces the recipe's setup_script",
+		"srt-slurm NVIDIA/srt-slurm@v1.0.44 (runners/launch_h200-x.sh:8:5), as runners/launch_h200-x.sh (runner h200-x_0), runners/launch_h200-x.sh (runner h200-x_1) clone it; rendered with that ref's injected flags and env",
+		"setup script install-extras.sh from the launcher's srtctl apply (runners/launch_h200-x.sh:40:17) replaces the recipe's setup_script",
 		"recipe benchmarks/multi_node/srt-slurm-recipes/sglang/m1/agentic/disagg-1p1d.yaml, copied by the launcher to recipes/sglang/m1/agentic/disagg-1p1d.yaml",
 	}
 	if !slices.Equal(d.Notes, want) {
@@ -79,7 +79,7 @@ func TestMultinodeLauncherSubmission(t *testing.T) {
 	_, err = ws.Render(pts[1], Options{})
 	var pe *PointError
 	if !errors.As(err, &pe) || pe.Status != StatusUpstreamOnly ||
-		pe.Note != "recipe recipes/h200/8k1k/upstream-only.yaml is not copied from the checkout: the launcher submits the file of its srt-slurm clone NVIDIA/srt-slurm@v1.0.44 (./runners/launch_h200-x.sh:8:5)" {
+		pe.Note != "recipe recipes/h200/8k1k/upstream-only.yaml is not copied from the checkout: the launcher submits the file of its srt-slurm clone NVIDIA/srt-slurm@v1.0.44 (runners/launch_h200-x.sh:8:5)" {
 		t.Errorf("row 1 without --srt-slurm-dir: %v", err)
 	}
 	// With an srt-slurm checkout at another ref: rendered with the
@@ -99,7 +99,7 @@ func TestMultinodeLauncherSubmission(t *testing.T) {
 	// A fork of srt-slurm: its rules are not covered.
 	pts, _ = ws.Points("m2-fp8-h200-dynamo-sglang")
 	_, err = ws.Render(pts[0], Options{})
-	if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, "the srt-slurm fork someone/srt-slurm-fork@0123456789abcdef0123456789abcdef01234567 (./runners/launch_h200-x.sh:16:5): the fork's rendering rules are not covered") {
+	if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, "the srt-slurm fork someone/srt-slurm-fork@0123456789abcdef0123456789abcdef01234567 (runners/launch_h200-x.sh:16:5): the fork's rendering rules are not covered") {
 		t.Errorf("fork: %v", err)
 	}
 }
@@ -159,13 +159,13 @@ func TestAttachSrtSlurmConfigs(t *testing.T) {
 		{Flag: "--other", Values: []string{"/configs/../secret.json"}},
 		{Flag: "--missing", Values: []string{"/configs/nope.json"}},
 	}}}
-	AttachSrtSlurmConfigs(procs, dir, "v1.0.68")
+	AttachSrtSlurmConfigs(procs, dir, "v1.0.68", "v1.0.50")
 	fc := procs[0].FileContents
 	if len(fc) != 1 || fc[0].Path != "/configs/deepep_config.json" || fc[0].Content != `{"a":1}` ||
-		fc[0].Origin.Detail != "srt-slurm configs/ read from --srt-slurm-dir (v1.0.68)" {
+		fc[0].Origin.Detail != "srt-slurm configs/ read from --srt-slurm-dir (v1.0.68); the launcher runs srt-slurm v1.0.50, where it may differ (possible commit drift)" {
 		t.Errorf("file contents %+v", fc)
 	}
-	AttachSrtSlurmConfigs(procs, "", "")
+	AttachSrtSlurmConfigs(procs, "", "", "")
 	if len(procs[0].FileContents) != 1 {
 		t.Errorf("dir \"\" attached something")
 	}
@@ -199,5 +199,93 @@ func TestMultinodeApplyOutsideClone(t *testing.T) {
 	var pe *PointError
 	if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, "srtctl apply -f ../../../../etc/passwd names a file outside the srt-slurm clone and the checkout") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestMultinodeRecipeTouched: what a launcher does to the recipe file
+// between its copy and srtctl apply is applied when the sandbox can model
+// it (appends, rewrites from the checkout) and makes the point unsupported
+// otherwise (mv, rm, an unknown program, a copy from outside the checkout,
+// a link out of it) — never a silent render of a stale file.
+func TestMultinodeRecipeTouched(t *testing.T) {
+	const recipeDir = "benchmarks/multi_node/srt-slurm-recipes/sglang/m1/agentic"
+	for _, c := range []struct {
+		name, line string
+		setup      func(dir string) error
+		env        string // an env var the rendered prefill worker must have ("" = none)
+		unsup      string // the unsupported note must contain this ("" = renders)
+	}{
+		{name: "append", line: `printf 'environment:\n  APPENDED_BY_LAUNCHER: "1"\n' >> "$CONFIG_PATH"`, env: "APPENDED_BY_LAUNCHER=1"},
+		{name: "rewrite from checkout", line: `cat "$GITHUB_WORKSPACE/` + recipeDir + `/other.yaml" > "$CONFIG_PATH"`, env: "OTHER_RECIPE=1",
+			setup: func(dir string) error {
+				src, err := os.ReadFile(filepath.Join(dir, recipeDir, "disagg-1p1d.yaml"))
+				if err != nil {
+					return err
+				}
+				return os.WriteFile(filepath.Join(dir, recipeDir, "other.yaml"), append(src, "environment:\n  OTHER_RECIPE: \"1\"\n"...), 0o644)
+			}},
+		{name: "mv", line: `mv /tmp/x.yaml "$CONFIG_PATH"`, unsup: "the launcher runs mv /tmp/x.yaml recipes/sglang/m1/agentic/disagg-1p1d.yaml on the recipe it submits"},
+		{name: "rm", line: `rm -f "$CONFIG_PATH"`, unsup: "the launcher runs rm -f"},
+		{name: "python", line: `python3 -c 'open("x","w")' "$CONFIG_PATH"`, unsup: "the launcher runs python3"},
+		{name: "cp from outside", line: `cp /etc/hostname "$CONFIG_PATH"`, unsup: "the launcher copies /etc/hostname, which is outside the checkout (or a link out of it), to the recipe it submits"},
+		{name: "link out", line: `:`, unsup: "submits nothing: runners/launch_h200-x.sh:35:5: exit 1 (last output: \"Error: CONFIG_FILE does not exist: recipes/sglang/m1/agentic/disagg-1p1d.yaml\")",
+			setup: func(dir string) error {
+				p := filepath.Join(dir, recipeDir, "disagg-1p1d.yaml")
+				if err := os.Remove(p); err != nil {
+					return err
+				}
+				return os.Symlink("/etc/hostname", p)
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.CopyFS(dir, os.DirFS("testdata/multinode")); err != nil {
+				t.Fatal(err)
+			}
+			if c.setup != nil {
+				if err := c.setup(dir); err != nil {
+					t.Fatal(err)
+				}
+			}
+			l := filepath.Join(dir, "runners", "launch_h200-x.sh")
+			src, err := os.ReadFile(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src = []byte(strings.Replace(string(src), "SRTCTL_OUTPUT=", c.line+"\nSRTCTL_OUTPUT=", 1))
+			if err := os.WriteFile(l, src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ws, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pts, _ := ws.Points("m1-fp8-h200-dynamo-sglang")
+			d, err := ws.Render(pts[0], Options{})
+			var pe *PointError
+			if c.unsup != "" {
+				if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, c.unsup) {
+					t.Errorf("got %v, want unsupported with %q", err, c.unsup)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, p := range d.Processes {
+				if p.Role != launch.RolePrefill {
+					continue
+				}
+				for _, e := range p.Env {
+					if e.Name+"="+e.Value == c.env {
+						found = true
+					}
+				}
+			}
+			if !found {
+				t.Errorf("prefill worker lacks %s", c.env)
+			}
+		})
 	}
 }

@@ -117,9 +117,9 @@ type Point struct {
 	Prefill          *WorkerBlock `json:"-"`
 	Decode           *WorkerBlock `json:"-"`
 	RowConcurrencies []int        `json:"-"`
-	// edits are sed expressions a launcher applies to the recipe in place
-	// (Submission.Edits).
-	edits []string
+	// edits are a launcher's changes to the recipe file before srtctl
+	// reads it (Submission.Edits).
+	edits []RecipeEdit
 	// setupScript overrides the recipe's setup_script (Submission).
 	setupScript string
 	// containers resolves the recipe's container aliases (Submission);

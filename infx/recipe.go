@@ -61,7 +61,7 @@ func (ws *Workspace) renderRecipe(p Point, version string, cache recipeCache) ([
 		return nil, "", err
 	}
 	markServedName(r)
-	AttachSrtSlurmConfigs(r.Deployment.Processes, ws.SrtSlurmDir, ws.SrtSlurmVersion)
+	AttachSrtSlurmConfigs(r.Deployment.Processes, ws.SrtSlurmDir, ws.SrtSlurmVersion, version)
 	return r.Deployment.Processes, sel, nil
 }
 
@@ -133,7 +133,9 @@ func (c recipeCache) load(ws *Workspace, p Point) (*srtslurm.Recipe, error) {
 	}
 	key := p.Recipe
 	if len(p.edits) > 0 {
-		key += "\x00" + strings.Join(p.edits, "\x00")
+		for _, e := range p.edits {
+			key += "\x00" + e.String()
+		}
 	}
 	if len(p.LaneBlocks) > 0 {
 		key = fmt.Sprint(p.Recipe, p.LaneBlocks, p.Model, p.Image, p.Precision, p.ISL, p.OSL, p.Concurrency)

@@ -549,6 +549,9 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 	if limit != nil {
 		return nil, &PosError{File: lfile, Line: line, Col: col, Err: limit}
 	}
+	if msg := sb.aw.limitMessage(); msg != "" && stopR == nil {
+		return nil, &PosError{File: lfile, Line: line, Col: col, Err: fmt.Errorf("%w: %s (bash would expand it)", ErrScriptLimit, msg)}
+	}
 	if msg := sb.aw.message(); msg != "" && stopR == nil {
 		// An arithmetic expansion failed (bash: "1/0: division by 0"):
 		// bash reports it and does not run the command it was part of, so
@@ -722,6 +725,7 @@ type sandbox struct {
 	lastVars          map[string]expand.Variable
 	cloneDirs         []string        // real directories standing for git clones (srtctlrun.go)
 	allocated         bool            // salloc / sbatch ran: the run has a Slurm job
+	seq               int             // Command.Seq / WrittenFile.Seq counter (mu)
 	made              map[string]bool // files a modelled command made or found (squash images)
 }
 
@@ -1021,6 +1025,8 @@ func (sb *sandbox) exec(ctx context.Context, args []string, depth int) error {
 		sb.mu.Unlock()
 		return interp.NewExitStatus(1)
 	}
+	sb.seq++
+	c.Seq = sb.seq
 	sb.run.Commands = append(sb.run.Commands, c)
 	sb.mu.Unlock()
 	return sb.external(ctx, hc, args, nil, site, depth)
@@ -1794,7 +1800,9 @@ func (sb *sandbox) bash(ctx context.Context, hc interp.HandlerContext, args []st
 		if err != nil {
 			return interp.NewExitStatus(126)
 		}
-		src, name, params = data, args[0], args[1:]
+		// ("./runners/x.sh" is named "runners/x.sh" in positions: the same
+		// file, as the rest of the output names it)
+		src, name, params = data, path.Clean(args[0]), args[1:]
 		sb.mu.Lock()
 		st := ScriptStart{File: p, At: site.at, Unset: unset}
 		for _, kv := range env {
@@ -2120,7 +2128,11 @@ func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.File
 	}
 	p := sb.abs(ctx, path)
 	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_APPEND|os.O_TRUNC) != 0 {
-		return &sink{sb: sb, name: path, appendMode: flag&os.O_APPEND != 0}, nil
+		lp := path
+		if !filepath.IsAbs(lp) {
+			lp = filepath.Join(interp.HandlerCtx(ctx).Dir, lp)
+		}
+		return &sink{sb: sb, name: path, logical: lp, appendMode: flag&os.O_APPEND != 0}, nil
 	}
 	sb.mu.Lock()
 	data, written := sb.run.Writes[path]

@@ -124,6 +124,8 @@ type Command struct {
 	Col  int    `json:"col"`
 	// Dir is the logical working directory the command ran in.
 	Dir string `json:"dir,omitempty"`
+	// Seq orders commands and file writes (WrittenFile.Seq) of one run.
+	Seq int `json:"seq"`
 }
 
 // ScriptStart is one script a run started with `bash FILE` (directly, or
@@ -172,6 +174,9 @@ type ScriptRun struct {
 	Writes map[string]string `json:"writes,omitempty"`
 	// Scripts are the scripts the run started (bash FILE), in order.
 	Scripts []ScriptStart `json:"scripts,omitempty"`
+	// Written lists every write to a file (logical absolute paths), in
+	// order.
+	Written []WrittenFile `json:"written,omitempty"`
 	// Clones are the git clones the run made (with the ref checked out),
 	// Copies the directories it copied with cp -r, in order.
 	Clones []GitClone `json:"clones,omitempty"`
@@ -462,6 +467,11 @@ func (sb *sandbox) tee(hc interp.HandlerContext, args []string) {
 		} else {
 			sb.run.Writes[f] = buf.String()
 		}
+		lp := f
+		if !filepath.IsAbs(lp) {
+			lp = filepath.Join(hc.Dir, lp)
+		}
+		sb.noteWrite(lp, buf.String(), appendMode, false)
 	}
 }
 
@@ -546,6 +556,8 @@ func (sb *sandbox) readable(p string) bool {
 type sink struct {
 	sb         *sandbox
 	name       string
+	logical    string // the file's logical absolute path
+	over       bool   // more was written than kept
 	appendMode bool
 	buf        bytes.Buffer
 }
@@ -554,6 +566,8 @@ func (s *sink) Read([]byte) (int, error) { return 0, io.EOF }
 func (s *sink) Write(b []byte) (int, error) {
 	if s.buf.Len() < 1<<20 {
 		s.buf.Write(b)
+	} else {
+		s.over = true
 	}
 	return len(b), nil
 }
@@ -568,7 +582,33 @@ func (s *sink) Close() error {
 	} else {
 		s.sb.run.Writes[s.name] = s.buf.String()
 	}
+	s.sb.noteWrite(s.logical, s.buf.String(), s.appendMode, s.over)
 	return nil
+}
+
+// WrittenFile is a file a run wrote to (a redirection, tee, mktemp): its
+// logical absolute path and the command last reached when it was written.
+type WrittenFile struct {
+	Path string `json:"path"`
+	At   Pos    `json:"at"`
+	// Data is what was written; Append: added to the file's end (>>,
+	// tee -a), else it replaced the file; Truncated: more was written than
+	// the sandbox keeps (1 MiB), so Data is not all of it.
+	Data      string `json:"data,omitempty"`
+	Append    bool   `json:"append,omitempty"`
+	Truncated bool   `json:"truncated,omitempty"`
+	// Seq orders writes and commands (Command.Seq).
+	Seq int `json:"seq"`
+}
+
+// noteWrite records a write to the logical path p (sb.mu held).
+func (sb *sandbox) noteWrite(p, data string, appendMode, truncated bool) {
+	if p == "" {
+		return
+	}
+	sb.seq++
+	sb.run.Written = append(sb.run.Written, WrittenFile{Path: filepath.Clean(p), At: Pos{File: sb.lastFile, Line: sb.lastLine, Col: sb.lastCol},
+		Data: data, Append: appendMode, Truncated: truncated, Seq: sb.seq})
 }
 
 type nopRW struct{}
@@ -597,11 +637,22 @@ type arithWatch struct {
 	stop context.CancelFunc
 	mu   sync.Mutex
 	msg  string
+	// limit is the interpreter's "brace expansion would exceed N
+	// elements" (mvdan.cc/sh/v3 expand/braces.go): bash would expand it,
+	// the interpreter expands nothing, so the run is stopped.
+	limit string
 }
 
 func (a *arithWatch) Write(b []byte) (int, error) {
 	for _, l := range strings.Split(string(b), "\n") {
-		if l = strings.TrimSpace(l); isArithErr(l) {
+		if l = strings.TrimSpace(l); strings.Contains(l, "brace expansion would exceed") {
+			a.mu.Lock()
+			if a.limit == "" {
+				a.limit = l
+				a.stop()
+			}
+			a.mu.Unlock()
+		} else if isArithErr(l) {
 			a.mu.Lock()
 			if a.msg == "" {
 				a.msg = l
@@ -611,6 +662,13 @@ func (a *arithWatch) Write(b []byte) (int, error) {
 		}
 	}
 	return a.w.Write(b)
+}
+
+// limitMessage is the brace-expansion bound message, "" when none.
+func (a *arithWatch) limitMessage() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.limit
 }
 
 func (a *arithWatch) message() string {

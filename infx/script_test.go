@@ -350,3 +350,17 @@ func TestScriptSizeAndRecursionBounds(t *testing.T) {
 		t.Errorf("argv = %q, want %q", argv, want)
 	}
 }
+
+// TestScriptBraceExpansionBound: a brace range the interpreter will not
+// expand (more than 16Ki words) stops the run at the sandbox's bounds
+// instead of silently running the loop zero times.
+func TestScriptBraceExpansionBound(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "b.sh")
+	if err := os.WriteFile(p, []byte("n=0\nfor i in {1..200000}; do n=$((n+1)); done\n[ \"$n\" = 0 ] && python3 -m sglang.launch_server --tp 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := RunScript(p, ScriptOptions{ReadRoots: []string{filepath.Dir(p)}})
+	if !errors.Is(err, ErrScriptLimit) || !strings.Contains(err.Error(), "brace expansion would exceed 16384 elements") {
+		t.Errorf("got %v, want the sandbox's bound", err)
+	}
+}

@@ -111,7 +111,7 @@ func TestLauncherRefuses(t *testing.T) {
 		t.Fatalf("source %q program %q", d.Source.File, d.Processes[0].Program)
 	}
 	joined := strings.Join(d.Notes, "\n")
-	if !strings.Contains(joined, "runners/launch_b200-dgxc.sh starts no benchmark script: ./runners/launch_b200-dgxc.sh:10:5: exit 1 (last output: \"Unsupported model prefix/precision: m3/fp8\") (runners b200-dgxc_00, b200-dgxc_01)") {
+	if !strings.Contains(joined, "runners/launch_b200-dgxc.sh starts no benchmark script: runners/launch_b200-dgxc.sh:10:5: exit 1 (last output: \"Unsupported model prefix/precision: m3/fp8\") (runners b200-dgxc_00, b200-dgxc_01)") {
 		t.Errorf("notes = %q", d.Notes)
 	}
 }
@@ -304,7 +304,7 @@ func copyLaunch(t *testing.T, edits ...[3]string) *Workspace {
 func TestLauncherNotFollowed(t *testing.T) {
 	ws := copyLaunch(t, [3]string{"runners/launch_b200-dgxc.sh", "salloc --partition", "if nvidia-topo-check; then BENCH_SCRIPT=x.sh; fi\nsalloc --partition"})
 	pe := renderErr(t, ws, "m1-fp8-b200-sglang", 0, 16)
-	if pe.Status != StatusUnsupported || !strings.Contains(pe.Note, "runners/launch_b200-dgxc.sh (runner b200-dgxc_00) could not be followed: ./runners/launch_b200-dgxc.sh:14:4: nvidia-topo-check in a condition") {
+	if pe.Status != StatusUnsupported || !strings.Contains(pe.Note, "runners/launch_b200-dgxc.sh (runner b200-dgxc_00) could not be followed: runners/launch_b200-dgxc.sh:14:4: nvidia-topo-check in a condition") {
 		t.Errorf("%s: %q", pe.Status, pe.Note)
 	}
 }

@@ -17,10 +17,12 @@ const SrtSlurmConfigsPrefix = "/configs/"
 // AttachSrtSlurmConfigs gives each process the content of the files its
 // flags name under /configs/, read from the srt-slurm checkout dir
 // (dir/configs/…), so that they are compared by content
-// (launch.Process.FileContents). A file already attached, one that is not
+// (launch.Process.FileContents); runs is the srt-slurm version the job
+// runs ("" = not known), named in the origin when it is not dir's
+// version. A file already attached, one that is not
 // in dir, or a path that leaves dir/configs is left alone. The processes
 // are changed in place; dir "" does nothing.
-func AttachSrtSlurmConfigs(procs []launch.Process, dir, version string) {
+func AttachSrtSlurmConfigs(procs []launch.Process, dir, version, runs string) {
 	if dir == "" {
 		return
 	}
@@ -47,6 +49,9 @@ func AttachSrtSlurmConfigs(procs []launch.Process, dir, version string) {
 				detail := "srt-slurm configs/ read from --srt-slurm-dir"
 				if version != "" {
 					detail += " (" + version + ")"
+				}
+				if runs != "" && version != "" && runs != version {
+					detail += "; the launcher runs srt-slurm " + runs + ", where it may differ (possible commit drift)"
 				}
 				p.FileContents = append(p.FileContents, launch.FileContent{Path: v, Content: string(data),
 					Origin: launch.Origin{Kind: launch.OriginInjected, Path: "configs/" + rest, Detail: detail}})

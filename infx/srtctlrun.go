@@ -64,6 +64,9 @@ type CopyInto struct {
 	Src string `json:"src"`
 	Dst string `json:"dst"`
 	At  Pos    `json:"at"`
+	// Opaque: the source is outside the read roots (or a link out of
+	// them): Dst holds something whose content is not known here.
+	Opaque bool `json:"opaque,omitempty"`
 }
 
 // SrtctlApply is the `srtctl apply -f FILE[:selector]` that ends a
@@ -310,7 +313,20 @@ func (sb *sandbox) cpInto(ctx context.Context, hc interp.HandlerContext, args []
 	for _, src := range ops[:len(ops)-1] {
 		realSrc := sb.abs(ctx, src)
 		st, err := os.Stat(realSrc)
-		if err != nil || !sb.readable(realSrc) || st.IsDir() && !recursive || !st.IsDir() && !st.Mode().IsRegular() {
+		if err == nil && !sb.readable(realSrc) || err != nil && !sb.readable(realSrc) {
+			// A source out of the sandbox's view (outside the checkout, or
+			// a link out of it): what lands at the destination is not
+			// known.
+			to := dst
+			if intoDir && !noTarget {
+				to = filepath.Join(dst, filepath.Base(filepath.Clean(src)))
+			}
+			sb.mu.Lock()
+			sb.run.Copies = append(sb.run.Copies, CopyInto{Src: src, Dst: to, At: site.at, Opaque: true})
+			sb.mu.Unlock()
+			continue
+		}
+		if err != nil || st.IsDir() && !recursive || !st.IsDir() && !st.Mode().IsRegular() {
 			continue
 		}
 		to := dst

@@ -52,8 +52,21 @@ missing, unsupported, errors, Check 3 scope), under it one line per group of
 points that were not rendered (recipe or script, rows and concurrencies, why),
 then the totals and the render errors; with --format json, the totals and every
 key's points (row, concurrency, status, recipe, selector, file, reason).
---srt-slurm-dir points at an NVIDIA/srt-slurm checkout used for CONFIG_FILE
-recipes that are not in the InferenceX checkout (upstream-only).
+A multi-node point runs its launcher (runners/launch_*.sh of the row's runner
+label, through .github/workflows/benchmark-multinode-tmpl.yml) in the sandbox
+up to its srtctl apply: the srt-slurm repository and ref it clones give the
+injected flags and env rendered (a fork is unsupported), what it copies into
+the clone (cp, cp -rT) decides whether the recipe is the checkout's or the
+clone's own (upstream-only), its sed -i / >> / > edits of the recipe are
+applied, its srtslurm.yaml containers: resolve the image, and its
+--setup-script replaces the recipe's; anything else it does to the recipe
+(mv, rm, an unknown program, a copy from outside the checkout) makes the point
+unsupported. The notes under "# recipe" say which ref, launcher line and copy.
+--srt-slurm-dir points at an NVIDIA/srt-slurm checkout: recipes a launcher
+submits from its clone are read from it (with a commit-drift note when
+--srt-slurm-version, the ref of that checkout, differs from the launcher's),
+and so are the /configs/ files recipes name. --srt-slurm-version is also the
+version rendered when no launcher is in the checkout, and for --recipe.
 
 Text format: one block per process. The block's comment lines give its title
 (role, kind, workers, nodes, GPUs), the preamble srt-slurm runs before it (its
