@@ -371,7 +371,11 @@ func buildConfig(file string, m *omap) (*config, error) {
 	case "sglang", "vllm", "trtllm":
 	case "mocker":
 		e, _ := be.get("type")
-		return nil, g.errf(e, "backend type mocker is not rendered (it starts no inference engine)")
+		err := g.errf(e, "backend type mocker is not rendered: srtctl starts the dynamo.mocker scheduler simulator (NVIDIA/srt-slurm src/srtctl/backends/mocker.py), no inference engine")
+		if pe, ok := err.(*Error); ok {
+			pe.Err = ErrNotRendered
+		}
+		return nil, err
 	default:
 		e, _ := be.get("type")
 		return nil, g.errf(e, "unknown backend type %q (sglang, vllm, trtllm)", c.backend)
