@@ -185,8 +185,14 @@ func (ws *Workspace) resolveSubmission(p Point, run *ScriptRun) (*Submission, er
 	if best >= 0 {
 		c := run.Copies[best]
 		real := filepath.Join(c.Src, strings.TrimPrefix(logical, c.Dst))
-		s.InCheckout, s.Recipe = true, real
-	} else if strings.HasPrefix(s.CloneRel, "../") || s.CloneRel == ".." {
+		if c.Dst == logical || exists(real) {
+			s.InCheckout, s.Recipe = true, real
+		}
+		// else: a directory copied over the clone's does not hold the
+		// file, so srtctl reads the clone's own (cp overlays, it does not
+		// delete).
+	}
+	if !s.InCheckout && (strings.HasPrefix(s.CloneRel, "../") || s.CloneRel == "..") {
 		// A path out of the clone (into the checkout, by an absolute path).
 		if root, err := filepath.Abs(ws.Root); err == nil && within(logical, root) {
 			s.InCheckout, s.Recipe = true, logical

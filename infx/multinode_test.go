@@ -289,3 +289,32 @@ func TestMultinodeRecipeTouched(t *testing.T) {
 		})
 	}
 }
+
+// TestMultinodeDirCopyOverlays: a directory copied over the clone's
+// (cp -rT) that does not hold the submitted file leaves the clone's own
+// file in place: the point is upstream-only, not missing.
+func TestMultinodeDirCopyOverlays(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/multinode")); err != nil {
+		t.Fatal(err)
+	}
+	l := filepath.Join(dir, "runners", "launch_h200-x.sh")
+	src, err := os.ReadFile(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = []byte(strings.Replace(string(src), "SRTCTL_OUTPUT=", "CONFIG_FILE=recipes/sglang/m1/agentic/clone-only.yaml\nSRTCTL_OUTPUT=", 1))
+	if err := os.WriteFile(l, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, _ := ws.Points("m1-fp8-h200-dynamo-sglang")
+	_, err = ws.Render(pts[0], Options{})
+	var pe *PointError
+	if !errors.As(err, &pe) || pe.Status != StatusUpstreamOnly || !strings.Contains(pe.Note, "recipe recipes/sglang/m1/agentic/clone-only.yaml is not copied from the checkout") {
+		t.Errorf("got %v", err)
+	}
+}
