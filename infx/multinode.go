@@ -2,6 +2,7 @@ package infx
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -51,11 +52,28 @@ type Submission struct {
 	Edits []RecipeEdit `json:"edits,omitempty"`
 	// SetupScript replaces the recipe's setup_script (SrtctlApply).
 	SetupScript string `json:"setupScript,omitempty"`
+	runner      string // the runner name the launcher ran for
 	// Containers is the `containers:` map of the srtslurm.yaml the
 	// launcher writes (alias → image file on the cluster), nil when it
 	// writes none; ClusterYAML names the file.
 	Containers  map[string]string `json:"containers,omitempty"`
 	ClusterYAML string            `json:"clusterYaml,omitempty"`
+}
+
+// editsKey is the launcher's edits with the runner name it ran for
+// replaced by a placeholder: launchers name the job after the runner
+// (`sed -i "s/^name:.*/name: \"${RUNNER_NAME}\"/"`), which is the same
+// edit on every runner.
+func (s *Submission) editsKey() string {
+	var b strings.Builder
+	for _, e := range s.Edits {
+		k := e.Kind + "\x00" + strings.Join(e.Args, "\x00") + "\x00" + e.Text
+		if s.runner != "" {
+			k = strings.ReplaceAll(k, s.runner, "<runner>")
+		}
+		b.WriteString(k + "\x01")
+	}
+	return b.String()
 }
 
 // RefText is the ref as a reader needs it: "main" when the launcher takes
@@ -109,7 +127,7 @@ func (ws *Workspace) submission(p Point, opt Options) (*Submission, error) {
 			if err != nil {
 				return nil, err
 			}
-			sub.Launchers = []string{who}
+			sub.Launchers, sub.runner = []string{who}, rn
 			outs = append(outs, outcome{sub: sub, who: who})
 		}
 	}
@@ -132,8 +150,7 @@ func (ws *Workspace) submission(p Point, opt Options) (*Submission, error) {
 	for _, o := range ok[1:] {
 		s := o.sub
 		if s.Repo != first.Repo || s.Ref != first.Ref || s.File != first.File || s.Selector != first.Selector || s.Recipe != first.Recipe ||
-			s.SetupScript != first.SetupScript {
-			// (Edits differ by runner: the job name; the first run's are applied.)
+			s.SetupScript != first.SetupScript || !maps.Equal(s.Containers, first.Containers) || s.editsKey() != first.editsKey() {
 			return nil, &PointError{Status: StatusAmbiguous, Pos: p.RefPos, Note: fmt.Sprintf(
 				"the launchers of runner label %s submit differently: %s submits %s from %s@%s; %s submits %s from %s@%s",
 				p.Runner, ok[0].who, first.File, first.Repo, first.RefText(), o.who, s.File, s.Repo, s.RefText())}
