@@ -221,12 +221,20 @@ func Coverage(opt CoverageOptions) (*Report, error) {
 	// cookbook part: a tree without master configs still renders, with the
 	// recipe's own model; required for the vLLM part).
 	ws, wsErr := infx.Open(opt.InfxDir)
+	if err := infxOpenError(opt.InfxDir, wsErr); err != nil {
+		return nil, err
+	}
 	if ws != nil {
 		ws.SrtSlurmDir, ws.SrtSlurmVersion = opt.SrtSlurmDir, opt.SrtSlurmVersion
 		for _, w := range ws.Warnings() {
 			if ok, _ := path.Match(opt.ConfigKey, w.Key); opt.ConfigKey == "" || !ok {
 				rep.Warnings = append(rep.Warnings, w.String())
+				continue
 			}
+			// A key asked for (--config-key) that does not load is bad
+			// input, never a silently smaller comparison.
+			_, err := ws.Entry(w.Key)
+			return nil, err
 		}
 	}
 	if opt.CookbookDir != "" {
@@ -259,6 +267,28 @@ func Coverage(opt CoverageOptions) (*Report, error) {
 	}
 	rep.count()
 	return rep, nil
+}
+
+// infxOpenError is the error of an --infx that infx.Open could not use:
+// a master config that cannot be read or parsed (a *launch.InputError with
+// file:line:col), or a directory that holds no master config and nothing
+// else of an InferenceX checkout (configs/, benchmarks/, runners/,
+// inferencex-e2e/, .github/; an empty directory). A checkout without master
+// configs that has recipes or scripts is still read (the cookbook part
+// renders the cited files with their own model). nil when err is nil.
+func infxOpenError(dir string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, infx.ErrNoMasterConfig) {
+		return err
+	}
+	for _, sub := range []string{"configs", "benchmarks", "runners", "inferencex-e2e", ".github"} {
+		if st, e := os.Stat(filepath.Join(dir, sub)); e == nil && st.IsDir() {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: --infx %s is not an InferenceX checkout (no configs/, benchmarks/, runners/, inferencex-e2e/ or .github/): %v", ErrUsage, launch.QuotePath(dir), err)
 }
 
 // cookbookCoverage is the cookbook part of Coverage (ws may be nil).
@@ -315,7 +345,12 @@ func cookbookCoverage(rep *Report, opt CoverageOptions, ws *infx.Workspace, ixRe
 				model := ""
 				if ws != nil {
 					// older entries name an srt alias, not an HF id
-					if e, err := ws.Entry(c.ConfigKey); err == nil && looksHF(e.Model) {
+					e, err := ws.Entry(c.ConfigKey)
+					if err != nil && !errors.Is(err, infx.ErrUnknownKey) {
+						// the compared key does not load: bad input
+						return err
+					}
+					if err == nil && looksHF(e.Model) {
 						model = e.Model
 					}
 				}

@@ -163,15 +163,21 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("export const agentx = {};\n"))
 	f.Add([]byte("// c\nexport const agentx = {\"cells\": []};"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		file, err := Parse("fuzz.jsx", src)
-		if err != nil {
-			return
-		}
-		for _, s := range file.Selections() {
-			d, err := file.Decode(s)
-			if err == nil {
-				_ = d.OracleJSON()
+		err := fuzzWithin(fuzzBound, func() error {
+			file, err := Parse("fuzz.jsx", src)
+			if err != nil {
+				return nil
 			}
+			for _, s := range file.Selections() {
+				d, err := file.Decode(s)
+				if err == nil {
+					_ = d.OracleJSON()
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%v\ninput: %q", err, src)
 		}
 	})
 }

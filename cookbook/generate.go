@@ -46,8 +46,16 @@ type GenerateOptions struct {
 	Prov map[string]Prov
 	// Previous is the current upstream file, if any: its cell order, cell
 	// ids, hardware/checkpoint order and source.prs order are kept, so the
-	// upstream diff shows only real changes.
+	// upstream diff shows only real changes. The output is merged into it:
+	// a previous cell that no generated cell replaces is carried over
+	// unchanged (Generated.Kept; every selection of it is verified to decode
+	// as in Previous), unless DropCells is set.
 	Previous *File
+	// DropCells removes, instead of keeping, the previous cells that no
+	// generated cell replaces and whose config key is in the run's scope
+	// (every key, or the keys matching Keys); they are listed in
+	// Generated.Removed. Cells of keys outside Keys are always kept.
+	DropCells bool
 	// Exclusions classifies settings; nil means exclusions.Default().
 	Exclusions *exclusions.Set
 	// RenderOptions are passed to infx Render.
@@ -72,13 +80,20 @@ type Skipped struct {
 }
 
 // Generated is Generate's result: the data, its encoded bytes (verified),
-// the points that were skipped and the settings left out by the exclusion
-// list ("<configKey> row N: role: --flag (class: reason)").
+// the points that were skipped, the settings left out by the exclusion
+// list ("<configKey> row N: role: --flag (class: reason)"), the config keys
+// left out for a prohibited setting (Refused), and the cells of
+// GenerateOptions.Previous no generated cell replaces: carried over (Kept)
+// or, with DropCells, removed (Removed — what a plan publishing Bytes over
+// Previous removes from the page).
 type Generated struct {
 	Data    Data
 	Bytes   []byte
 	Skipped []Skipped
 	Dropped []string
+	Refused []Refused
+	Kept    []PreviousCell
+	Removed []PreviousCell
 }
 
 // ErrVerify is returned (wrapped) when the encoded output does not decode
@@ -117,8 +132,13 @@ var ErrNothing = errors.New("no renderable point")
 // hicache is offered when a cell was measured with HiCache (its own
 // --enable-hierarchical-cache/--hicache-* flags, --hicache-size excluded) or
 // another generated cell has HiCache settings (first such cell in order, as
-// donor); mooncake is offered only when measured (no kvMooncake donor
-// settings are generated), otherwise listed in kv.unavailable with a reason.
+// donor); the settings are those of the cell's first point measured with
+// HiCache, so a cell whose rows differ only by the KV tier (no offload at
+// low concurrency, HiCache above) offers hicache on every point. mooncake is
+// offered only when measured (no kvMooncake donor settings are generated;
+// on points measured without it only when Previous has kvMooncake),
+// otherwise listed in kv.unavailable with a reason. A derived tier is never
+// offered without its donor settings (the page would throw).
 //
 // Disclosures: "synthetic-acceptance" when a synthetic-acceptance setting
 // was left out or the row uses speculative decoding (InferenceX simulates the
@@ -128,10 +148,19 @@ var ErrNothing = errors.New("no renderable point")
 // of a nightly tag, else null; imageStatus "ok" (the registry is not
 // queried).
 //
-// Errors: bad options; a prohibited setting in any rendered point (never
-// published); ErrNothing; ErrVerify when the encoded bytes do not decode back
-// to every generated block of every point and router. Render errors of
-// single points are not fatal: the point is listed in Generated.Skipped.
+// Prohibited settings (exclusions/rules.yaml class "prohibited"): a config
+// key with one in any rendered point is left out whole and listed in
+// Generated.Refused with the rule; the other keys are generated.
+//
+// Previous: the output is merged into it (see merge, generate_merge.go);
+// kept cells are verified to decode, selection by selection, exactly as in
+// Previous.
+//
+// Errors: bad options; ErrNothing (no key gave a renderable point; the
+// message names the refused keys); ErrVerify when the encoded bytes do not
+// decode back to every generated block of every point and router. Render
+// errors of single points are not fatal: the point is listed in
+// Generated.Skipped.
 func Generate(ws *infx.Workspace, opt GenerateOptions) (*Generated, error) {
 	if ws == nil {
 		return nil, errors.New("generate: no InferenceX workspace")
@@ -181,60 +210,30 @@ func Generate(ws *infx.Workspace, opt GenerateOptions) (*Generated, error) {
 	g := &Generated{}
 	var rows []*genRow
 	for _, k := range keys {
-		pts, err := ws.Points(k)
+		kr, err := renderKey(ws, k, ex, &opt)
 		if err != nil {
 			return nil, err
 		}
-		e, _ := ws.Entry(k)
-		byRow := map[int]*genRow{}
-		for _, p := range pts {
-			if p.Scenario != "agentic-coding" {
-				continue // AgentX documents the agentic-coding scenario only
-			}
-			if p.Status != infx.StatusOK {
-				g.Skipped = append(g.Skipped, Skipped{k, p.Row, p.Concurrency, string(p.Status) + ": " + p.Note})
-				continue
-			}
-			d, err := ws.Render(p, opt.RenderOptions)
-			if err != nil {
-				g.Skipped = append(g.Skipped, Skipped{k, p.Row, p.Concurrency, err.Error()})
-				continue
-			}
-			sh, err := shapeOf(&d, ex)
-			if err != nil {
-				return nil, fmt.Errorf("%s row %d conc %d: %w", k, p.Row, p.Concurrency, err)
-			}
-			if sh.model == "" {
-				sh.model = p.Model
-			}
-			if p.SpecDecoding != "" && p.SpecDecoding != "none" {
-				// InferenceX injects the golden acceptance length into every
-				// agentic spec-decode point at launch (infx/srt_slurm/
-				// synthetic_acceptance.py; inferencex.md (b) step 5).
-				sh.synthetic = true
-			}
-			for _, dr := range sh.dropped {
-				g.Dropped = append(g.Dropped, fmt.Sprintf("%s row %d: %s", k, p.Row, dr))
-			}
-			r := byRow[p.Row]
-			if r == nil {
-				r = &genRow{p: p, router: e.Router}
-				for i := range e.Rows {
-					if e.Rows[i].Index == p.Row && e.Rows[i].Router != nil {
-						r.router = e.Rows[i].Router
-					}
-				}
-				byRow[p.Row] = r
-				rows = append(rows, r)
-			}
-			r.concs = append(r.concs, genConc{conc: p.Concurrency, shape: sh, recipe: d.Source.File, selector: d.Source.Selector})
+		if kr.refused != nil {
+			g.Refused = append(g.Refused, *kr.refused)
+			continue
 		}
+		g.Skipped = append(g.Skipped, kr.skipped...)
+		g.Dropped = append(g.Dropped, kr.dropped...)
+		rows = append(rows, kr.rows...)
 	}
 	g.Dropped = uniqSorted(g.Dropped)
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("generate: model %q: %w (%d points skipped)", opt.Model, ErrNothing, len(g.Skipped))
+		msg := fmt.Sprintf("%d points skipped", len(g.Skipped))
+		for _, r := range g.Refused {
+			msg += "; " + r.String()
+		}
+		return nil, fmt.Errorf("generate: model %q: %w (%s)", opt.Model, ErrNothing, msg)
 	}
 	cells := buildCells(rows, opt.CellPerRow)
+	if opt.Previous != nil {
+		cells = merge(cells, opt.Previous, &opt, g, keys)
+	}
 	data, err := assemble(cells, &opt)
 	if err != nil {
 		return nil, err
@@ -250,12 +249,79 @@ func Generate(ws *infx.Workspace, opt GenerateOptions) (*Generated, error) {
 	if opt.tamper != nil {
 		out = opt.tamper(out)
 	}
-	if err := verify(out, cells); err != nil {
+	if err := verify(out, cells, opt.Previous); err != nil {
 		return nil, err
 	}
 	g.Data = *data
 	g.Bytes = out
 	return g, nil
+}
+
+// keyRender is what one config key gave: its rows, or its refusal.
+type keyRender struct {
+	rows    []*genRow
+	skipped []Skipped
+	dropped []string
+	refused *Refused
+}
+
+// renderKey renders every agentic-coding point of config key k. A point
+// with a prohibited setting refuses the whole key (nothing of it is
+// published); render errors of single points are Skipped.
+func renderKey(ws *infx.Workspace, k string, ex *exclusions.Set, opt *GenerateOptions) (*keyRender, error) {
+	pts, err := ws.Points(k)
+	if err != nil {
+		return nil, err
+	}
+	e, _ := ws.Entry(k)
+	kr := &keyRender{}
+	byRow := map[int]*genRow{}
+	for _, p := range pts {
+		if p.Scenario != "agentic-coding" {
+			continue // AgentX documents the agentic-coding scenario only
+		}
+		if p.Status != infx.StatusOK {
+			kr.skipped = append(kr.skipped, Skipped{k, p.Row, p.Concurrency, string(p.Status) + ": " + p.Note})
+			continue
+		}
+		d, err := ws.Render(p, opt.RenderOptions)
+		if err != nil {
+			kr.skipped = append(kr.skipped, Skipped{k, p.Row, p.Concurrency, err.Error()})
+			continue
+		}
+		sh, err := shapeOf(&d, ex)
+		if pe := (*ProhibitedError)(nil); errors.As(err, &pe) {
+			return &keyRender{refused: &Refused{ConfigKey: k, Row: p.Row, Concurrency: p.Concurrency, Rule: pe.Rule, Setting: pe.Where + ": " + pe.Setting, Reason: pe.Reason}}, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s row %d conc %d: %w", k, p.Row, p.Concurrency, err)
+		}
+		if sh.model == "" {
+			sh.model = p.Model
+		}
+		if p.SpecDecoding != "" && p.SpecDecoding != "none" {
+			// InferenceX injects the golden acceptance length into every
+			// agentic spec-decode point at launch (infx/srt_slurm/
+			// synthetic_acceptance.py; inferencex.md (b) step 5).
+			sh.synthetic = true
+		}
+		for _, dr := range sh.dropped {
+			kr.dropped = append(kr.dropped, fmt.Sprintf("%s row %d: %s", k, p.Row, dr))
+		}
+		r := byRow[p.Row]
+		if r == nil {
+			r = &genRow{p: p, router: e.Router}
+			for i := range e.Rows {
+				if e.Rows[i].Index == p.Row && e.Rows[i].Router != nil {
+					r.router = e.Rows[i].Router
+				}
+			}
+			byRow[p.Row] = r
+			kr.rows = append(kr.rows, r)
+		}
+		r.concs = append(r.concs, genConc{conc: p.Concurrency, shape: sh, recipe: d.Source.File, selector: d.Source.Selector})
+	}
+	return kr, nil
 }
 
 func uniqSorted(s []string) []string {
@@ -297,6 +363,10 @@ type genCell struct {
 	gpus                                   int
 	disagg                                 bool
 	points                                 []*genPoint
+	// kept is the previous file's cell carried over unchanged (merge), at
+	// index keptIndex there; nil for generated cells.
+	kept      *Cell
+	keptIndex int
 }
 
 // sameBlocks reports whether two router → blocks maps are equal.
@@ -435,20 +505,34 @@ var nightlyCommit = regexp.MustCompile(`nightly[^:@]*-([0-9a-f]{8})(?:@|$)`)
 
 // assemble builds the Data (full blocks, then compressed) from the cells.
 func assemble(cells []*genCell, opt *GenerateOptions) (*Data, error) {
-	if prev := opt.Previous; prev != nil {
-		reorder(cells, prev)
-	}
-	// Ids must be unique (a previous id may coincide with a new cell's).
+	// Ids must be unique (a previous id may coincide with a new cell's);
+	// a kept cell keeps its id.
 	used := map[string]bool{}
 	for _, c := range cells {
+		if c.kept != nil {
+			used[c.id] = true
+		}
+	}
+	for _, c := range cells {
+		if c.kept != nil {
+			continue
+		}
 		if used[c.id] {
 			c.id += "@row" + strconv.Itoa(c.minRow)
 		}
 		used[c.id] = true
 	}
 	d := &Data{Model: opt.DisplayName, GeneratedOn: opt.GeneratedOn, Source: opt.Source}
+	d.Source.PRs = maps.Clone(opt.Source.PRs)
 	if d.Source.PRs == nil {
 		d.Source.PRs = map[string]SyncPR{}
+	}
+	// A kept cell's PRs stay listed in source.prs (a verified-pr or
+	// in-progress status names an open PR listed there, spec (c)).
+	for _, c := range cells {
+		if c.kept != nil {
+			keepPRs(d.Source.PRs, c.kept, opt.Previous)
+		}
 	}
 	// hardware and checkpoints: previous order first, then first appearance.
 	var hwIDs, ckpts []string
@@ -470,21 +554,40 @@ func assemble(cells []*genCell, opt *GenerateOptions) (*Data, error) {
 			ckpts = append(ckpts, c.ckpt)
 		}
 	}
+	// Labels (and precisions) as in the previous file.
+	prevHW, prevCk := map[string]Hardware{}, map[string]Checkpoint{}
+	if opt.Previous != nil {
+		for _, h := range opt.Previous.Hardware {
+			prevHW[h.ID] = h
+		}
+		for _, c := range opt.Previous.Checkpoints {
+			prevCk[c.ID] = c
+		}
+	}
 	for _, h := range hwIDs {
 		if usedHW[h] {
-			d.Hardware = append(d.Hardware, Hardware{ID: h, Label: strings.ToUpper(h)})
+			hw, ok := prevHW[h]
+			if !ok {
+				hw = Hardware{ID: h, Label: strings.ToUpper(h)}
+			}
+			d.Hardware = append(d.Hardware, hw)
 		}
 	}
 	for _, c := range ckpts {
 		if usedCk[c] {
-			d.Checkpoints = append(d.Checkpoints, Checkpoint{ID: c})
+			ck, ok := prevCk[c]
+			if !ok {
+				ck = Checkpoint{ID: c}
+			}
+			d.Checkpoints = append(d.Checkpoints, ck)
 		}
 	}
-	// HiCache donor: the first cell measured with HiCache settings.
+	// HiCache donor: the first generated cell with a point measured with
+	// HiCache settings.
 	var donor *genCell
 	var donorArgs Args
 	for _, c := range cells {
-		if a := c.points[0].shape.hicacheArgs(); a != nil {
+		if a := c.hicacheArgs(); a != nil {
 			donor, donorArgs = c, a
 			break
 		}
@@ -496,7 +599,21 @@ func assemble(cells []*genCell, opt *GenerateOptions) (*Data, error) {
 		files[k] = FileEntry{Key: k, Name: name, Content: content}
 		return k
 	}
+	mooncakeDerived := false
 	for _, c := range cells {
+		if c.kept != nil {
+			cell := keptData(c)
+			for _, r := range cell.Routers {
+				for _, k := range r.Files {
+					if fe, ok := opt.Previous.Files.Lookup(k); ok {
+						files[k] = fe
+					}
+				}
+			}
+			mooncakeDerived = mooncakeDerived || offersDerived(&cell, launch.KVMooncake)
+			d.Cells = append(d.Cells, cell)
+			continue
+		}
 		cell := Cell{
 			ID: c.id, HW: c.hw, Ckpt: c.ckpt, Label: c.label, Detail: c.detail, GPUs: c.gpus, ConfigKey: c.key,
 			Image: c.image, ImageStatus: "ok", Submitted: c.submitted, Setup: []SetupStep{}, Disclosures: []string{},
@@ -507,7 +624,7 @@ func assemble(cells []*genCell, opt *GenerateOptions) (*Data, error) {
 		// KV tiers.
 		cell.KV.Unavailable = map[string]string{}
 		avail := map[string]bool{launch.KVNone: true}
-		own := c.points[0].shape.hicacheArgs()
+		own := c.hicacheArgs()
 		switch {
 		case own != nil:
 			avail[launch.KVHiCache] = true
@@ -523,8 +640,19 @@ func assemble(cells []*genCell, opt *GenerateOptions) (*Data, error) {
 			avail[p.shape.measuredKV()] = true
 			synthetic = synthetic || p.shape.synthetic
 		}
+		if avail[launch.KVHiCache] && cell.KV.HiCache == nil && !allMeasured(c, launch.KVHiCache) {
+			// Measured with HiCache (on decode workers only) but no
+			// settings to derive the tier for the other points.
+			delete(avail, launch.KVHiCache)
+		}
 		if !avail[launch.KVMooncake] {
 			cell.KV.Unavailable[launch.KVMooncake] = "no verified Mooncake settings for this model yet"
+		} else if !allMeasured(c, launch.KVMooncake) && (opt.Previous == nil || opt.Previous.KVMooncake == nil) {
+			// No kvMooncake donor settings to derive the tier for the
+			// points measured without it: offered only where measured
+			// (the page offers each point its measured tier).
+			delete(avail, launch.KVMooncake)
+			cell.KV.Unavailable[launch.KVMooncake] = "measured with Mooncake on some points only; no verified Mooncake settings to derive it for the others"
 		}
 		for _, t := range kvTiers {
 			if avail[t] {
@@ -534,6 +662,7 @@ func assemble(cells []*genCell, opt *GenerateOptions) (*Data, error) {
 		if synthetic {
 			cell.Disclosures = append(cell.Disclosures, "synthetic-acceptance")
 		}
+		mooncakeDerived = mooncakeDerived || offersDerived(&cell, launch.KVMooncake)
 		// Provenance.
 		prov := provFor(c.key, opt)
 		recipes := map[string]bool{}
@@ -578,6 +707,9 @@ func assemble(cells []*genCell, opt *GenerateOptions) (*Data, error) {
 			cell.Routers[r] = rt
 		}
 		d.Cells = append(d.Cells, cell)
+	}
+	if mooncakeDerived && opt.Previous != nil {
+		d.KVMooncake = opt.Previous.KVMooncake // the donor settings the kept / mooncake cells derive from
 	}
 	for _, k := range slices.Sorted(maps.Keys(files)) {
 		d.Files = append(d.Files, files[k])
@@ -625,34 +757,6 @@ func provFor(key string, opt *GenerateOptions) Prov {
 	return p
 }
 
-// reorder applies the previous file's cell order and ids: a generated cell
-// takes the id of the previous cell with the same config key whose points
-// share a search-space row; matched cells keep the previous order, new ones
-// follow in the generated order.
-func reorder(cells []*genCell, prev *File) {
-	pos := map[*genCell]int{}
-	taken := map[int]bool{}
-	for _, c := range cells {
-		rows := map[int]bool{}
-		for _, p := range c.points {
-			rows[p.row.p.Row] = true
-		}
-		pos[c] = len(prev.Cells)
-		for i := range prev.Cells {
-			pc := &prev.Cells[i]
-			if taken[i] || pc.ConfigKey != c.key {
-				continue
-			}
-			if slices.ContainsFunc(pc.Points, func(p Point) bool { return rows[p.Item] }) {
-				pos[c], taken[i] = i, true
-				c.id = pc.ID
-				break
-			}
-		}
-	}
-	slices.SortStableFunc(cells, func(a, b *genCell) int { return pos[a] - pos[b] })
-}
-
 // blockEqual compares two full blocks field by field.
 func blockEqual(a, b *BlockEntry) bool {
 	return a.Kind == b.Kind && a.Role == b.Role && a.Workers == b.Workers && a.NodesPerWorker == b.NodesPerWorker &&
@@ -667,7 +771,7 @@ func blockEqual(a, b *BlockEntry) bool {
 // every router at its measured KV tier, comparing each block (title, kind,
 // role, shell text) with the generated full block; then decodes every other
 // selection the page offers, which must not fail.
-func verify(out []byte, cells []*genCell) error {
+func verify(out []byte, cells []*genCell, prev *File) error {
 	f, err := Parse("generated.jsx", out)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrVerify, err)
@@ -676,6 +780,12 @@ func verify(out []byte, cells []*genCell) error {
 		return fmt.Errorf("%w: %d cells, generated %d", ErrVerify, len(f.Cells), len(cells))
 	}
 	for ci, c := range cells {
+		if c.kept != nil {
+			if err := verifyKept(f, ci, c, prev); err != nil {
+				return err
+			}
+			continue
+		}
 		if len(f.Cells[ci].Points) != len(c.points) {
 			return fmt.Errorf("%w: cell %s: %d points, generated %d", ErrVerify, c.id, len(f.Cells[ci].Points), len(c.points))
 		}

@@ -101,8 +101,25 @@ func hostFree(v string) string {
 
 var ibPlacement = map[string]bool{"MOONCAKE_DEVICE": true, "NCCL_IB_HCA": true, "UCX_NET_DEVICES": true}
 
+// ProhibitedError is a setting of a rendered point that the exclusion list
+// classifies as prohibited (exclusions/rules.yaml, class "prohibited", e.g.
+// prohibited-nvfp4-ckpt-fp8-nextn-moe: Check 13): it is never published, and
+// Generate leaves the whole config key out (Generated.Refused).
+type ProhibitedError struct {
+	Where   string // "decode worker", "frontend"
+	Setting string // "--flag" or "env NAME"
+	Rule    string // exclusions rule id
+	Reason  string // the rule's reason
+}
+
+// Error gives "<where>: <setting> is prohibited (<rule>: <reason>)".
+func (e *ProhibitedError) Error() string {
+	return fmt.Sprintf("%s: %s is prohibited (%s: %s)", e.Where, e.Setting, e.Rule, e.Reason)
+}
+
 // shapeOf classifies the settings of a rendered deployment. Errors: a
-// prohibited setting (with the rule's reason), a worker without a role.
+// prohibited setting (*ProhibitedError, with the rule's reason), a worker
+// without a role.
 func shapeOf(d *launch.Deployment, ex *exclusions.Set) (*renderedShape, error) {
 	s := &renderedShape{model: d.Model}
 	s.front.submitted = "sglang"
@@ -140,7 +157,7 @@ func shapeOf(d *launch.Deployment, ex *exclusions.Set) (*renderedShape, error) {
 				st := exclusions.Setting{Kind: exclusions.KindFlag, Name: a.Flag, Value: strings.Join(a.Values, " "), Engine: "sglang", Role: role}
 				if r, ok := ex.Match(st); ok {
 					if r.Class == exclusions.ClassProhibited {
-						return nil, fmt.Errorf("%s worker: %s is prohibited (%s: %s)", role, a.Flag, r.ID, r.Reason)
+						return nil, &ProhibitedError{Where: role + " worker", Setting: a.Flag, Rule: r.ID, Reason: r.Reason}
 					}
 					if r.Class != exclusions.ClassJudgment {
 						drop(role, a.Flag, r)
@@ -166,7 +183,7 @@ func shapeOf(d *launch.Deployment, ex *exclusions.Set) (*renderedShape, error) {
 				if r, ok := ex.Match(st); ok {
 					switch {
 					case r.Class == exclusions.ClassProhibited:
-						return nil, fmt.Errorf("%s worker: env %s is prohibited (%s: %s)", role, e.Name, r.ID, r.Reason)
+						return nil, &ProhibitedError{Where: role + " worker", Setting: "env " + e.Name, Rule: r.ID, Reason: r.Reason}
 					case r.Class == exclusions.ClassPlacement && ibPlacement[e.Name]:
 						val = "$IB_DEVICES"
 					case r.Class != exclusions.ClassJudgment:
@@ -195,7 +212,7 @@ func shapeOf(d *launch.Deployment, ex *exclusions.Set) (*renderedShape, error) {
 				st := exclusions.Setting{Kind: exclusions.KindFlag, Name: a.Flag, Value: strings.Join(a.Values, " "), Engine: engine, Role: "frontend"}
 				if r, ok := ex.Match(st); ok {
 					if r.Class == exclusions.ClassProhibited {
-						return nil, fmt.Errorf("frontend: %s is prohibited (%s: %s)", a.Flag, r.ID, r.Reason)
+						return nil, &ProhibitedError{Where: "frontend", Setting: a.Flag, Rule: r.ID, Reason: r.Reason}
 					}
 					if r.Class != exclusions.ClassJudgment {
 						continue

@@ -74,6 +74,10 @@ func (f *File) validate() error {
 			return f.errPath(cp.with("id"), "duplicate cell id %q (also cells[%d].id)", c.ID, prev)
 		}
 		ids[c.ID] = ci
+		if c.GPUs < 0 {
+			// a count of GPUs the page prints; our own rule (issue 10)
+			return f.errPath(cp.with("gpus"), "negative GPU count %d", c.GPUs)
+		}
 		// spec (a) "cell.points[j]": point 0 never has a patch (the
 		// routers' blocks are point 0's launch); the page ignores it.
 		if len(c.Points) > 0 && c.Points[0].Patch != nil {
@@ -175,6 +179,16 @@ func (f *File) checkBlock(p jpath, b *BlockEntry, deltaOK bool) error {
 	}
 	if b.Ref != nil && b.Ref.bad != "" {
 		return f.errPath(p.with("ref"), "%s", b.Ref.bad)
+	}
+	// Counts are absent (0) or positive: the page multiplies them into the
+	// launch (spec (a) "Blocks — full form"); a negative one is bad input.
+	for _, n := range []struct {
+		key string
+		v   int
+	}{{"workers", b.Workers}, {"nodes_per_worker", b.NodesPerWorker}, {"count", b.Count}, {"count_nodes", b.CountNodes}} {
+		if n.v < 0 {
+			return f.errPath(p.with(n.key), "negative %s %d", n.key, n.v)
+		}
 	}
 	if !b.isDelta() {
 		if b.Kind == "" {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cookbook-sync/cookbook-sync/launch"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -14,8 +16,8 @@ type Pos struct {
 	Col  int    `json:"col"`
 }
 
-// String gives "file:line:col".
-func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col) }
+// String gives "file:line:col" (the file through launch.QuotePath).
+func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", launch.QuotePath(p.File), p.Line, p.Col) }
 
 func nodePos(file string, n *yaml.Node) Pos {
 	if n == nil {

@@ -2,6 +2,7 @@ package infx
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -317,23 +318,29 @@ func FuzzParseMaster(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		its, err := parseMaster("fuzz.yaml", data)
+		err := fuzzWithin(fuzzBound, func() error {
+			its, err := parseMaster("fuzz.yaml", data)
+			if err != nil {
+				return nil
+			}
+			ws := &Workspace{Root: ".", Base: "."}
+			ws.setItems(its)
+			for _, k := range ws.ConfigKeys() {
+				if _, err := ws.Points(k); err != nil {
+					return err
+				}
+			}
+			// A key that did not load is a warning and, asked for, an error.
+			for _, w := range ws.Warnings() {
+				var pe *PosError
+				if _, err := ws.Points(w.Key); !errors.As(err, &pe) {
+					return fmt.Errorf("broken key %q: Points error %v", w.Key, err)
+				}
+			}
+			return nil
+		})
 		if err != nil {
-			return
-		}
-		ws := &Workspace{Root: ".", Base: "."}
-		ws.setItems(its)
-		for _, k := range ws.ConfigKeys() {
-			if _, err := ws.Points(k); err != nil {
-				t.Fatal(err)
-			}
-		}
-		// A key that did not load is a warning and, asked for, an error.
-		for _, w := range ws.Warnings() {
-			var pe *PosError
-			if _, err := ws.Points(w.Key); !errors.As(err, &pe) {
-				t.Fatalf("broken key %q: Points error %v", w.Key, err)
-			}
+			t.Fatalf("%v\ninput: %q", err, data)
 		}
 	})
 }

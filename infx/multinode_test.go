@@ -228,7 +228,8 @@ func TestMultinodeRecipeTouched(t *testing.T) {
 		{name: "rm", line: `rm -f "$CONFIG_PATH"`, unsup: "the launcher runs rm -f"},
 		{name: "python", line: `python3 -c 'open("x","w")' "$CONFIG_PATH"`, unsup: "the launcher runs python3"},
 		{name: "cp from outside", line: `cp /etc/hostname "$CONFIG_PATH"`, unsup: "the launcher copies /etc/hostname, which is outside the checkout (or a link out of it), to the recipe it submits"},
-		{name: "link out", line: `:`, unsup: "submits nothing: runners/launch_h200-x.sh:35:5: exit 1 (last output: \"Error: CONFIG_FILE does not exist: recipes/sglang/m1/agentic/disagg-1p1d.yaml\")",
+		// issue 10: the jail refuses the link and the run reports it.
+		{name: "link out", line: `:`, unsup: "agentic/disagg-1p1d.yaml: a symbolic link resolves outside the checkout (refused",
 			setup: func(dir string) error {
 				p := filepath.Join(dir, recipeDir, "disagg-1p1d.yaml")
 				if err := os.Remove(p); err != nil {

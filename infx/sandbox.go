@@ -413,6 +413,9 @@ func prepareFile(name string, src []byte) *preparedFile {
 		col := i - bytes.LastIndexByte(src[:i], '\n')
 		return &preparedFile{err: &PosError{File: name, Line: line, Col: col, Err: errors.New("carriage return (CRLF line endings): bash would read it as part of the line ($'\\r': command not found); convert the script to LF line endings")}}
 	}
+	if err := checkNesting(name, src); err != nil {
+		return &preparedFile{err: err}
+	}
 	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(quoteAssocKeys(src)), name)
 	if err != nil {
 		var pe syntax.ParseError
@@ -422,12 +425,24 @@ func prepareFile(name string, src []byte) *preparedFile {
 		return &preparedFile{err: &PosError{File: name, Err: err}}
 	}
 	pf := &preparedFile{file: file}
+	var anon *syntax.FuncDecl
 	syntax.Walk(file, func(n syntax.Node) bool {
 		if fd, ok := n.(*syntax.FuncDecl); ok {
+			if fd.Name == nil {
+				// `() ( : )`, `()00`: the parser takes an anonymous
+				// function (zsh); bash reports a syntax error.
+				if anon == nil {
+					anon = fd
+				}
+				return true
+			}
 			pf.funcs = append(pf.funcs, fd.Name.Value)
 		}
 		return true
 	})
+	if anon != nil {
+		return &preparedFile{err: &PosError{File: name, Line: int(anon.Pos().Line()), Col: int(anon.Pos().Col()), Err: errors.New("a function without a name: bash reports a syntax error near unexpected token `)'")}}
+	}
 	// Simple commands sent to the background (`server … &`, `nohup
 	// "${CMD[@]}" &`, `eval "$CMD" &`) run in place, so the recorded
 	// order is the script's order rather than goroutine scheduling; no
@@ -444,6 +459,9 @@ func prepareFile(name string, src []byte) *preparedFile {
 	rewriteProcSubst(file)
 	marker{name: name}.stmts(file.Stmts, ctxPlain)
 	guardAssignments(file)
+	guardReplacements(file)
+	countIterations(file, name)
+	markTests(file, name)
 	fixHostParams(file)
 	dropHighFDs(file)
 	return pf
@@ -462,12 +480,45 @@ func prepareFile(name string, src []byte) *preparedFile {
 // ErrScriptLimit wrapped in a PosError when the time or step bound is
 // exceeded. A non-zero exit status is not an error (ScriptRun.Exit).
 func RunScript(path string, opt ScriptOptions) (*ScriptRun, error) {
-	src, err := launch.ReadInput(path)
+	j := newJail(absRoots(opt.ReadRoots))
+	defer j.close()
+	var src []byte
+	var err error
+	if a, aerr := filepath.Abs(path); aerr == nil && j.contains(a) {
+		// Inside the checkout: through the jail (no link out of it).
+		src, err = j.readInput(a)
+	} else {
+		src, err = launch.ReadInput(path)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return runScript(path, src, opt)
 }
+
+// absRoots are the read roots as absolute, cleaned paths.
+func absRoots(roots []string) []string {
+	var out []string
+	for _, r := range roots {
+		if a, err := filepath.Abs(r); err == nil {
+			out = append(out, filepath.Clean(a))
+		}
+	}
+	return out
+}
+
+// logicalTmp is the runner's temporary directory as scripts see it
+// ($TMPDIR, mktemp's default, the default working directory): an empty
+// directory of the sandbox's own that exists only in memory.
+const logicalTmp = "/tmp"
+
+// noTempDir is the TMPDIR the interpreter itself is given (mvdan.cc/sh/v3
+// takes it for its process-substitution FIFOs and opens
+// "$TMPDIR/sh-interp-*" with os.OpenFile, past the open handler): a path
+// with a NUL byte, which no system call accepts, so the interpreter can
+// neither create a FIFO nor open a file of a script's choosing. Scripts
+// see logicalTmp (the run's first statement sets it back).
+const noTempDir = "/\x00cookbook-sync-no-tmpdir"
 
 // maxScriptDepth bounds how deeply scripts may start scripts.
 const maxScriptDepth = 8
@@ -488,16 +539,22 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 		cache = &ScriptCache{}
 	}
 	sb := &sandbox{file: path, name: name, cache: cache, base: map[string]string{}, run: &ScriptRun{File: path, Writes: map[string]string{}},
-		steps: opt.Steps, funcs: map[string]bool{}, funcCalls: MaxScriptFuncCalls, facts: opt.Facts, prepared: map[string]string{}}
+		steps: opt.Steps, maxIters: opt.Steps, funcs: map[string]bool{}, funcCalls: MaxScriptFuncCalls, facts: opt.Facts, prepared: map[string]string{}}
+	sb.roots = absRoots(opt.ReadRoots)
+	sb.jail = newJail(sb.roots)
+	defer sb.jail.close()
+	sb.vdirs = map[string]bool{logicalTmp: true}
 	if opt.Lib != "" {
-		if data, err := launch.ReadInput(opt.Lib); err == nil {
+		var data []byte
+		var err error
+		if a, aerr := filepath.Abs(opt.Lib); aerr == nil && sb.jail.contains(a) {
+			data, err = sb.jail.readInput(a)
+		} else {
+			data, err = launch.ReadInput(opt.Lib)
+		}
+		if err == nil {
 			sb.lib = data
 			sb.hasLib = true
-		}
-	}
-	for _, r := range opt.ReadRoots {
-		if a, err := filepath.Abs(r); err == nil {
-			sb.roots = append(sb.roots, a)
 		}
 	}
 	file, err := sb.parseScript(name, src)
@@ -506,28 +563,27 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 	}
 	if lf, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(benchmarkLibStub), "stub"); err == nil {
 		syntax.Walk(lf, func(n syntax.Node) bool {
-			if fd, ok := n.(*syntax.FuncDecl); ok {
+			if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil {
 				sb.funcs[fd.Name.Value] = true
 			}
 			return true
 		})
 	}
-	tmp, err := os.MkdirTemp("", "infx-script-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp)
-	sb.tmp = tmp
-	dir := tmp
+	// Nothing of this machine is used: no temporary directory is made
+	// (writes go to memory, process substitutions are rewritten into
+	// in-memory files), the default working directory is the logical
+	// logicalTmp, and the environment is only the one given (the tool's
+	// own, with its tokens, is never read).
+	dir := logicalTmp
 	if opt.Dir != "" {
 		dir = opt.Dir
+		sb.startDir = filepath.Clean(opt.Dir)
 	}
-	// HOME is a logical path (what scripts derive from it must not
-	// depend on this machine); TMPDIR stays the real temporary
-	// directory the interpreter needs for process substitution.
-	// UID/EUID/GID are a logical runner user's, so that nothing of this
-	// machine (the interpreter would take the host's) reaches the output.
-	env := []string{"HOME=/home/runner", "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + tmp, "PWD=" + dir, "UID=1000", "EUID=1000", "GID=1000"}
+	// HOME and TMPDIR are logical paths (what scripts derive from them
+	// must not depend on this machine). UID/EUID/GID are a logical runner
+	// user's, so that nothing of this machine (the interpreter would take
+	// the host's) reaches the output.
+	env := []string{"HOME=/home/runner", "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + logicalTmp, "PWD=" + dir, "UID=1000", "EUID=1000", "GID=1000"}
 	env = append(env, opt.Env...)
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -603,15 +659,34 @@ func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, name string, 
 	if stderr == nil {
 		stderr = sb.aw
 	}
-	// The interpreter starts in a real directory; a logical one (a
-	// container's working directory) is entered with cd, which the stat
-	// handler resolves through the mounts.
+	// The interpreter starts in a real directory (a directory of the
+	// checkout, or the one the caller chose); a logical one (a
+	// container's working directory, the logical temporary directory) is
+	// entered from "/" with cd, which the stat handler resolves through
+	// the mounts. The host is not asked about a directory a script names.
 	startDir := dir
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() || !filepath.IsAbs(dir) {
-		startDir = sb.tmp
+	if !filepath.IsAbs(dir) || !(sb.jail.isDir(dir) || depth == 0 && filepath.Clean(dir) == sb.startDir && isHostDir(dir)) {
+		startDir = "/"
 	}
+	// The interpreter's own TMPDIR is noTempDir; the script's is set back
+	// by the first statement.
+	ienv := make([]string, 0, len(env)+1)
+	tmpVal, hasTmp := "", false
+	oldPWD, hasOldPWD := "", false
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "TMPDIR":
+			tmpVal, hasTmp = v, true
+			continue
+		case "OLDPWD":
+			oldPWD, hasOldPWD = v, true
+		}
+		ienv = append(ienv, kv)
+	}
+	ienv = append(ienv, "TMPDIR="+noTempDir)
 	opts := []interp.RunnerOption{
-		interp.Env(expand.ListEnviron(env...)),
+		interp.Env(expand.ListEnviron(ienv...)),
 		interp.Dir(startDir),
 		interp.StdIO(stdin, &errTail{w: stdout, sb: sb}, &errTail{w: stderr, sb: sb}),
 		interp.CallHandler(sb.call),
@@ -633,8 +708,18 @@ func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, name string, 
 	// bash sets BASH_SOURCE (the interpreter does not): the file running,
 	// then the files that sourced it (withSource).
 	initText := "BASH_SOURCE=(" + bashQuote(name) + ")"
+	if hasTmp {
+		initText += "\nexport TMPDIR=" + bashQuote(tmpVal)
+	} else {
+		initText += "\nunset TMPDIR"
+	}
 	if startDir != dir {
 		initText += "\ncd " + bashQuote(dir) + " 2>/dev/null || true"
+		if hasOldPWD {
+			initText += "\nOLDPWD=" + bashQuote(oldPWD)
+		} else {
+			initText += "\nunset OLDPWD"
+		}
 	}
 	if init, perr := syntax.NewParser().Parse(strings.NewReader(initText), name); perr == nil {
 		if err := runner.Run(ctx, init); err != nil {
@@ -691,8 +776,13 @@ var errStopped = errors.New("stopped at a command the sandbox cannot evaluate")
 // other goroutines, hence the mutex.
 type sandbox struct {
 	mu        sync.Mutex
-	file, tmp string
+	file      string
 	roots     []string
+	jail      *jail           // every read of the disk (jail.go)
+	vdirs     map[string]bool // logical directories that exist only in memory (logicalTmp, git clones)
+	startDir  string          // ScriptOptions.Dir, cleaned
+	iters     int             // loop iterations run (stepCmd)
+	maxIters  int             // ScriptOptions.Steps
 	base      map[string]string
 	run       *ScriptRun
 	steps     int
@@ -723,7 +813,7 @@ type sandbox struct {
 	mounts            map[string]string   // logical directory → real directory (sandbox.mount)
 	archives          map[string]string   // tar archive (as named) → the directory it holds
 	lastVars          map[string]expand.Variable
-	cloneDirs         []string        // real directories standing for git clones (srtctlrun.go)
+	cloneDirs         []string        // logical directories standing for git clones (srtctlrun.go)
 	allocated         bool            // salloc / sbatch ran: the run has a Slurm job
 	seq               int             // Command.Seq / WrittenFile.Seq counter (mu)
 	made              map[string]bool // files a modelled command made or found (squash images)
@@ -831,6 +921,50 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 		}
 		return []string{":"}, nil
 	}
+	switch args[0] {
+	case posCmd:
+		if len(args) > 1 && strings.HasPrefix(args[1], markerPrefix) {
+			at, _ := sb.decodeMarker(args[1])
+			sb.lastFile, sb.lastLine, sb.lastCol = at.File, at.Line, at.Col
+		}
+		return []string{":"}, nil
+	case stepCmd:
+		if len(args) > 1 && strings.HasPrefix(args[1], markerPrefix) {
+			at, _ := sb.decodeMarker(args[1])
+			sb.lastFile, sb.lastLine, sb.lastCol = at.File, at.Line, at.Col
+		}
+		// A loop iteration (countIterations): bounded like commands, so
+		// a loop of no simple command ends at the step bound too.
+		sb.iters++
+		if sb.iters > sb.maxIters {
+			err := fmt.Errorf("%w: more than %d loop iterations (endless loop?)", ErrScriptLimit, sb.maxIters)
+			if sb.limit == nil {
+				sb.limit = err
+			}
+			sb.stop()
+			return nil, err
+		}
+		return []string{":"}, nil
+	case replCheckCmd:
+		if err := replCheck(args[1:]); err != nil {
+			if sb.limit == nil {
+				sb.limit = err
+			}
+			sb.stop()
+			return nil, err
+		}
+		return []string{":"}, nil
+	case "eval":
+		// The interpreter parses eval'd text itself: bound its nesting
+		// first (checkNesting), as for a file.
+		if err := checkNesting(at.String(), []byte(strings.Join(args[1:], " "))); err != nil {
+			if sb.limit == nil {
+				sb.limit = err
+			}
+			sb.stop()
+			return nil, err
+		}
+	}
 	sb.steps--
 	if sb.steps < 0 {
 		return nil, fmt.Errorf("%w: more than the allowed number of commands (endless loop?)", ErrScriptLimit)
@@ -867,7 +1001,10 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 			break // `command NAME …` runs NAME
 		}
 		if out, status, known := sb.lookup(args); known {
+			// hc.Stdout (errTail) takes sb.mu itself.
+			sb.mu.Unlock()
 			io.WriteString(hc.Stdout, out)
+			sb.mu.Lock()
 			if status != 0 {
 				return []string{"false"}, nil
 			}
@@ -879,7 +1016,10 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 			}
 			sb.stop()
 			return nil, errStopped
-		} else if len(args) > 1 && (args[1] == "-v" || args[1] == "-V" || args[1] == "-P" || args[1] == "-p") {
+		} else {
+			// Not known and nothing depends on the answer: not found,
+			// without asking this machine (the interpreter's own lookup
+			// would search the host's PATH).
 			return []string{"false"}, nil
 		}
 	case "kill":
@@ -888,10 +1028,30 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 		// anything (kill never touches the host's processes).
 		return []string{":"}, nil
 	case "source", ".":
+		if len(args) > 1 && args[1] != "" && !strings.Contains(args[1], "/") {
+			// bash looks a bare name up in PATH first; the interpreter
+			// would ask this machine, so the lookup is made here, in the
+			// sandbox's view, and the name passed on as a path.
+			found := "./" + args[1]
+			for _, d := range filepath.SplitList(hc.Env.Get("PATH").String()) {
+				if d == "" {
+					continue
+				}
+				c := filepath.Join(d, args[1])
+				if !filepath.IsAbs(c) {
+					c = filepath.Join(hc.Dir, c)
+				}
+				if sb.jail.isFile(sb.real(c)) {
+					found = c
+					break
+				}
+			}
+			args = append([]string{args[0], found}, args[2:]...)
+		}
 		if len(args) > 1 && strings.HasSuffix(args[1], "benchmark_lib.sh") && !sb.hasLib {
 			// Read from where the script names it (inside the roots).
-			if p := sb.abs(ctx, args[1]); sb.readable(p) && isFile(p) {
-				if data, err := launch.ReadInput(p); err == nil {
+			if p := sb.abs(ctx, args[1]); sb.jail.isFile(p) {
+				if data, err := sb.jail.readInput(p); err == nil {
 					sb.lib, sb.hasLib = data, true
 				}
 			}
@@ -1294,7 +1454,7 @@ func (sb *sandbox) external(ctx context.Context, hc interp.HandlerContext, args 
 		sb.tee(hc, args[1:])
 		return nil
 	case "python", "python3":
-		if len(args) > 1 && path.Base(args[1]) == "inject_synthetic_acceptance.py" && sb.readable(sb.abs(ctx, args[1])) {
+		if len(args) > 1 && path.Base(args[1]) == "inject_synthetic_acceptance.py" && sb.jail.isFile(sb.abs(ctx, args[1])) {
 			// InferenceX runners/inject_synthetic_acceptance.py inject():
 			// a no-op (status 0, no output) unless SYNTHETIC_ACCEPTANCE is
 			// "true" and EVAL_ONLY is not; then it rewrites the recipe's
@@ -1362,15 +1522,14 @@ func (sb *sandbox) ls(ctx context.Context, hc interp.HandlerContext, args []stri
 	}
 	status := 0
 	for _, a := range paths {
-		p := sb.abs(ctx, a)
-		entries, err := sb.readDir(ctx, p)
+		entries, err := sb.readDir(ctx, a)
 		if err == nil {
 			for _, e := range entries {
 				fmt.Fprintln(hc.Stdout, e.Name())
 			}
 			continue
 		}
-		if st, err := sb.stat(ctx, p, true); err == nil && !st.IsDir() {
+		if st, err := sb.stat(ctx, a, true); err == nil && !st.IsDir() {
 			fmt.Fprintln(hc.Stdout, a)
 			continue
 		}
@@ -1442,12 +1601,13 @@ func (sb *sandbox) find(ctx context.Context, hc interp.HandlerContext, args []st
 	found := 0
 	for _, st := range starts {
 		root := sb.abs(ctx, st)
-		if !sb.readable(root) {
+		if _, err := sb.jail.stat(root, true); err != nil {
+			sb.refused(st, err)
 			fmt.Fprintf(hc.Stderr, "find: '%s': No such file or directory\n", st)
 			status = 1
 			continue
 		}
-		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		_ = sb.jail.walk(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if p == root {
 					fmt.Fprintf(hc.Stderr, "find: '%s': No such file or directory\n", st)
@@ -1654,20 +1814,49 @@ func (sb *sandbox) readFile(ctx context.Context, name string) ([]byte, error) {
 	if v, ok := runnerHostFiles[sb.facts.SKU][p]; ok {
 		return []byte(v), nil
 	}
-	if systemPath(p) && !sb.readable(p) {
+	if systemPath(p) && !sb.jail.contains(p) {
 		// The runner's (or the image's) own files, its devices and kernel
 		// state: not in the runner table, so unknown rather than absent.
 		return nil, &os.PathError{Op: "open", Path: name, Err: errHostState}
 	}
-	if !sb.readable(p) || !isFile(p) {
+	b, err := sb.jail.readFile(p, 1<<20)
+	if err != nil {
+		sb.refused(name, err)
 		return nil, &os.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
+	return b, nil
+}
+
+// refused ends the run when err is the jail's refusal of a path that
+// resolves outside the checkout (errJailEscape): the script sees no file,
+// and the run reports the path, at the command last reached.
+func (sb *sandbox) refused(name string, err error) {
+	if !errors.Is(err, errJailEscape) {
+		return
 	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, 1<<20))
+	sb.mu.Lock()
+	if sb.stopReason == nil {
+		sb.stopReason = &StopReason{At: sb.lastPos(), Command: "read",
+			Reason: fmt.Sprintf("a read of %s: %v", name, errJailEscape)}
+	}
+	sb.mu.Unlock()
+	sb.stop()
+}
+
+// lastPos is the last command reached (sb.mu held); before any, the
+// run's script.
+func (sb *sandbox) lastPos() Pos {
+	if sb.lastFile == "" {
+		return Pos{File: sb.name}
+	}
+	return Pos{File: sb.lastFile, Line: sb.lastLine, Col: sb.lastCol}
+}
+
+// isHostDir reports whether the caller's working directory
+// (ScriptOptions.Dir) is a directory on this machine.
+func isHostDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }
 
 // shortArgv shortens an argv for a message.
@@ -1789,16 +1978,14 @@ func (sb *sandbox) bash(ctx context.Context, hc interp.HandlerContext, args []st
 		src, name = data, fmt.Sprintf("bash stdin at %s", site.at)
 	default:
 		p := sb.abs(ctx, args[0])
-		if !sb.readable(p) || !isFile(p) {
+		data, err := sb.jail.readInput(p)
+		if err != nil {
+			sb.refused(args[0], err)
 			sb.mu.Lock()
 			sb.run.Scripts = append(sb.run.Scripts, ScriptStart{File: p, At: site.at, Missing: true, Exit: 127})
 			sb.mu.Unlock()
 			fmt.Fprintf(hc.Stderr, "bash: %s: No such file or directory\n", args[0])
 			return interp.NewExitStatus(127)
-		}
-		data, err := launch.ReadInput(p)
-		if err != nil {
-			return interp.NewExitStatus(126)
 		}
 		// ("./runners/x.sh" is named "runners/x.sh" in positions: the same
 		// file, as the rest of the output names it)
@@ -2149,14 +2336,7 @@ func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.File
 		}
 		return readOnly{strings.NewReader(withSource(path, text))}, nil
 	}
-	if !sb.readable(p) {
-		return nil, &os.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
-	}
-	if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
-		// A FIFO or device would block or never end (launch.ReadInput's rule).
-		return nil, &os.PathError{Op: "open", Path: path, Err: fs.ErrInvalid}
-	}
-	if strings.HasSuffix(p, ".sh") {
+	if strings.HasSuffix(p, ".sh") && sb.jail.isFile(p) {
 		// A sourced script: marked so its commands carry their file:line
 		// and context.
 		text, err := sb.prepare(p, false)
@@ -2164,9 +2344,17 @@ func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.File
 			return readOnly{strings.NewReader(withSource(path, text))}, nil
 		}
 	}
-	f, err := os.Open(p)
+	// Through the jail: a regular file inside a read root (a FIFO or
+	// device would block or never end; a link out of the root is
+	// refused and ends the run).
+	f, err := sb.jail.open(p)
 	if err != nil {
-		return nil, err
+		sb.refused(path, err)
+		var pe *os.PathError
+		if errors.As(err, &pe) && errors.Is(pe.Err, errNotRegular) {
+			return nil, &os.PathError{Op: "open", Path: path, Err: fs.ErrInvalid}
+		}
+		return nil, &os.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
 	}
 	return readOnlyFile{f}, nil
 }
@@ -2194,9 +2382,10 @@ func (sb *sandbox) prepare(p string, lib bool) (string, error) {
 	}
 	sb.mu.Unlock()
 	if src == nil {
-		if sb.readable(p) && isFile(p) {
-			data, err := launch.ReadInput(p)
+		if sb.jail.isFile(p) {
+			data, err := sb.jail.readInput(p)
 			if err != nil {
+				sb.refused(p, err)
 				return "", err
 			}
 			src = data
@@ -2295,19 +2484,28 @@ func (sb *sandbox) stat(ctx context.Context, name string, follow bool) (fs.FileI
 		// A squash image the run imported or found valid (squashOperand).
 		return stagedInfo{name: filepath.Base(p)}, nil
 	}
-	if systemPath(p) && !sb.readable(p) {
+	if sb.vdirs[p] || sb.isCloneDir(p) {
+		return stagedInfo{name: filepath.Base(p), dir: true}, nil
+	}
+	if systemPath(p) && !sb.jail.contains(p) {
 		// The runner's (or the image's) own files: whether they exist is
 		// not known here, so a test of one cannot be answered.
 		sb.mu.Lock()
 		if sb.stopReason == nil {
-			sb.stopReason = &StopReason{At: Pos{File: sb.lastFile, Line: sb.lastLine, Col: sb.lastCol}, Command: "test",
+			sb.stopReason = &StopReason{At: sb.lastPos(), Command: "test",
 				Reason: fmt.Sprintf("a test of %s: the runner's system files are not in the sandbox", name)}
 		}
 		sb.mu.Unlock()
 		sb.stop()
 		return nil, &os.PathError{Op: "stat", Path: name, Err: errHostState}
 	}
-	if !sb.readable(p) {
+	if !sb.jail.contains(p) {
+		if sb.inClone(p) {
+			// A file of a git clone the run made: its content is the
+			// repository's at the ref, not known here, but a launcher's
+			// test that it exists holds (SrtctlApply resolves what it is).
+			return stagedInfo{name: filepath.Base(p)}, nil
+		}
 		for _, mp := range stagedDirs(interp.HandlerCtx(ctx).Env) {
 			// Model staging: MODEL_PATH holds a complete checkpoint.
 			if p == mp {
@@ -2319,17 +2517,12 @@ func (sb *sandbox) stat(ctx context.Context, name string, follow bool) (fs.FileI
 		}
 		return nil, &os.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 	}
-	st, err := os.Stat(p)
-	if !follow {
-		st, err = os.Lstat(p)
+	st, err := sb.jail.stat(p, follow)
+	if err != nil {
+		sb.refused(name, err)
+		return nil, &os.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 	}
-	if err != nil && sb.inClone(p) {
-		// A file of a git clone the run made: its content is the
-		// repository's at the ref, not known here, but a launcher's test
-		// that it exists holds (SrtctlApply resolves what it is).
-		return stagedInfo{name: filepath.Base(p)}, nil
-	}
-	return st, err
+	return st, nil
 }
 
 // access answers test -r/-w/-x and cd's permission check from the
@@ -2345,7 +2538,10 @@ func (sb *sandbox) access(ctx context.Context, name string, mode interp.AccessMo
 
 func (sb *sandbox) readDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
 	p := sb.abs(ctx, name)
-	if !sb.readable(p) {
+	if sb.vdirs[p] || sb.isCloneDir(p) {
+		return nil, nil // an empty directory of the run's own
+	}
+	if !sb.jail.contains(p) {
 		for _, mp := range stagedDirs(interp.HandlerCtx(ctx).Env) {
 			if p == mp {
 				var out []fs.DirEntry
@@ -2357,7 +2553,12 @@ func (sb *sandbox) readDir(ctx context.Context, name string) ([]fs.DirEntry, err
 		}
 		return nil, &os.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
 	}
-	return os.ReadDir(p)
+	ents, err := sb.jail.readDir(p)
+	if err != nil {
+		sb.refused(name, err)
+		return nil, &os.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	return ents, nil
 }
 
 // stagedInfo is a file or directory of a staged checkpoint.
@@ -2380,7 +2581,7 @@ func (s stagedInfo) Mode() fs.FileMode {
 }
 func (s stagedInfo) ModTime() time.Time { return time.Unix(0, 0) }
 func (s stagedInfo) IsDir() bool        { return s.dir }
-func (s stagedInfo) Sys() any           { return nil }
+func (s stagedInfo) Sys() any           { return noOwnerStat() }
 
 // isEvaluated reports whether shellutil evaluates the command name.
 func isEvaluated(name string) bool {

@@ -77,6 +77,196 @@ func guardAssignments(f *syntax.File) {
 	})
 }
 
+// stepCmd is the command countIterations puts in every loop; the call
+// handler counts it against the step bound (sandbox.iters).
+const stepCmd = "__cookbook_sync_step"
+
+// countIterations makes every loop count its iterations: `while`/`until`
+// run stepCmd first in their condition (whose status is its last
+// command's), `for` and `select` first in their body. A loop whose body
+// has no simple command (`while [[ 1 ]]; do ((x++)); done`) then ends at
+// the step bound, not at the wall-time bound.
+func countIterations(f *syntax.File, name string) {
+	step := func(at syntax.Pos) *syntax.Stmt {
+		w := func(v string) *syntax.Word { return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: v}}} }
+		return &syntax.Stmt{Cmd: &syntax.CallExpr{Args: []*syntax.Word{w(stepCmd), w(markerWord(ctxPlain, at, name))}}}
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.WhileClause:
+			x.Cond = append([]*syntax.Stmt{step(x.Pos())}, x.Cond...)
+		case *syntax.ForClause:
+			x.Do = append([]*syntax.Stmt{step(x.Pos())}, x.Do...)
+		}
+		return true
+	})
+}
+
+// markerWord is the marker of a position (marker.cmd's format).
+func markerWord(ctx byte, at syntax.Pos, name string) string {
+	return fmt.Sprintf("%s%c:%d:%d:%s", markerPrefix, ctx, at.Line(), at.Col(), name)
+}
+
+// posCmd is the command markTests puts in a file test's operand; the call
+// handler records its position (the command last reached), so that a test
+// the sandbox cannot answer is reported where it is written.
+const posCmd = "__cookbook_sync_pos"
+
+// markTests puts `$(posCmd MARKER)` (which prints nothing) in front of the
+// operand of every file test of a [[ … ]] clause (-e FILE, A -nt B, …).
+func markTests(f *syntax.File, name string) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		var w *syntax.Word
+		switch x := n.(type) {
+		case *syntax.UnaryTest:
+			if x.Op >= syntax.TsExists && x.Op <= syntax.TsSocket || x.Op == syntax.TsSmbLink || x.Op == syntax.TsSticky ||
+				x.Op == syntax.TsGIDSet || x.Op == syntax.TsUIDSet || x.Op == syntax.TsGrpOwn || x.Op == syntax.TsUsrOwn ||
+				x.Op == syntax.TsModif || x.Op == syntax.TsRead || x.Op == syntax.TsWrite || x.Op == syntax.TsExec || x.Op == syntax.TsNoEmpty {
+				w, _ = x.X.(*syntax.Word)
+			}
+		case *syntax.BinaryTest:
+			if x.Op == syntax.TsNewer || x.Op == syntax.TsOlder || x.Op == syntax.TsDevIno {
+				w, _ = x.X.(*syntax.Word)
+			}
+		}
+		if w != nil {
+			check := &syntax.CmdSubst{Stmts: []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: []*syntax.Word{
+				{Parts: []syntax.WordPart{&syntax.Lit{Value: posCmd}}},
+				{Parts: []syntax.WordPart{&syntax.Lit{Value: markerWord(ctxPlain, w.Pos(), name)}}},
+			}}}}}
+			w.Parts = append([]syntax.WordPart{check}, w.Parts...)
+		}
+		return true
+	})
+}
+
+// replCheckCmd is the command guardReplacements puts in front of every
+// pattern replacement; the call handler answers it (replCheck).
+const replCheckCmd = "__cookbook_sync_repl_check"
+
+// guardReplacements makes every pattern replacement `${x//pat/repl}` check
+// the size of its result before the interpreter computes it: in front of
+// it goes `$(replCheckCmd all|one "pat" "${x}" -- "repl")`, which prints
+// nothing and stops the run (replCheck) when the result could exceed
+// MaxScriptBytes. Nested replacements are guarded first, so a guard's own
+// operands are guarded too.
+func guardReplacements(f *syntax.File) {
+	type site struct {
+		parts *[]syntax.WordPart
+		pe    *syntax.ParamExp
+	}
+	var sites []site
+	syntax.Walk(f, func(n syntax.Node) bool {
+		var parts *[]syntax.WordPart
+		switch x := n.(type) {
+		case *syntax.Word:
+			parts = &x.Parts
+		case *syntax.DblQuoted:
+			parts = &x.Parts
+		default:
+			return true
+		}
+		for _, p := range *parts {
+			if pe, ok := p.(*syntax.ParamExp); ok && pe.Repl != nil && pe.Repl.With != nil && pe.Param != nil && pe.Names == 0 {
+				sites = append(sites, site{parts, pe})
+			}
+		}
+		return true
+	})
+	for i := len(sites) - 1; i >= 0; i-- { // innermost first
+		s := sites[i]
+		idx := -1
+		for j, p := range *s.parts {
+			if p == s.pe {
+				idx = j
+				break
+			}
+		}
+		if idx < 0 {
+			continue
+		}
+		mode := "one"
+		if s.pe.Repl.All {
+			mode = "all"
+		}
+		lit := func(v string) *syntax.Word {
+			return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: v}}}
+		}
+		operand := &syntax.ParamExp{Param: s.pe.Param, Index: s.pe.Index, Excl: s.pe.Excl}
+		args := []*syntax.Word{lit(replCheckCmd), lit(mode), quotedCopy(s.pe.Repl.Orig),
+			{Parts: []syntax.WordPart{&syntax.DblQuoted{Parts: []syntax.WordPart{operand}}}}, lit("--"), quotedCopy(s.pe.Repl.With)}
+		check := &syntax.CmdSubst{Stmts: []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: args}}}}
+		np := make([]syntax.WordPart, 0, len(*s.parts)+1)
+		np = append(np, (*s.parts)[:idx]...)
+		np = append(np, check)
+		np = append(np, (*s.parts)[idx:]...)
+		*s.parts = np
+	}
+}
+
+// quotedCopy is a word with w's parts, in double quotes when every part
+// may stand there (one field, no globbing), else as it is.
+func quotedCopy(w *syntax.Word) *syntax.Word {
+	if w == nil {
+		return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: ""}}}
+	}
+	parts := append([]syntax.WordPart(nil), w.Parts...)
+	for _, p := range parts {
+		switch p.(type) {
+		case *syntax.Lit, *syntax.ParamExp, *syntax.CmdSubst, *syntax.ArithmExp:
+		default:
+			return &syntax.Word{Parts: parts}
+		}
+	}
+	if len(parts) == 0 {
+		return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: ""}}}
+	}
+	return &syntax.Word{Parts: []syntax.WordPart{&syntax.DblQuoted{Parts: parts}}}
+}
+
+// replCheck answers replCheckCmd: args are "all"|"one", the pattern, the
+// operand's fields, "--" and the replacement's fields. The result of the
+// replacement is at most each field's length plus, per match, the
+// replacement's: a literal pattern's matches are counted, a glob's are at
+// most one per byte (and one for the empty string). An error
+// (ErrScriptLimit) when that could exceed MaxScriptBytes.
+func replCheck(args []string) error {
+	if len(args) < 3 {
+		return nil
+	}
+	all, pat, rest := args[0] == "all", args[1], args[2:]
+	sep := len(rest)
+	for i, a := range rest {
+		if a == "--" {
+			sep = i
+		}
+	}
+	repl := 0
+	for i, a := range rest[min(sep+1, len(rest)):] {
+		repl += len(a)
+		if i > 0 {
+			repl++
+		}
+	}
+	literal := pat != "" && !strings.ContainsAny(pat, "*?[\\")
+	total := 0
+	for _, f := range rest[:sep] {
+		matches := 1
+		if all {
+			if literal {
+				matches = strings.Count(f, pat)
+			} else {
+				matches = len(f) + 1
+			}
+		}
+		total += len(f) + matches*repl
+		if total > MaxScriptBytes || total < 0 {
+			return fmt.Errorf("%w: a pattern replacement (${name//pattern/replacement}) could produce more than %d bytes; refused before it is expanded", ErrScriptLimit, MaxScriptBytes)
+		}
+	}
+	return nil
+}
+
 // ScriptOptions bound and configure one script run.
 type ScriptOptions struct {
 	// Env is the point's environment, "NAME=value" (MODEL, TP, EP_SIZE,
@@ -429,12 +619,14 @@ func (sb *sandbox) cat(ctx context.Context, hc interp.HandlerContext, files []st
 			io.WriteString(hc.Stdout, data)
 			continue
 		}
-		if p := sb.abs(ctx, f); sb.readable(p) && isFile(p) {
-			if fh, err := os.Open(p); err == nil {
-				io.Copy(hc.Stdout, io.LimitReader(fh, 1<<20))
-				fh.Close()
-			}
+		p := sb.abs(ctx, f)
+		fh, err := sb.jail.open(p)
+		if err != nil {
+			sb.refused(f, err)
+			continue
 		}
+		io.Copy(hc.Stdout, io.LimitReader(fh, 1<<20))
+		fh.Close()
 	}
 }
 
@@ -509,11 +701,11 @@ func (sb *sandbox) real(p string) string {
 }
 
 // mount makes the logical directory at show the real directory from (a
-// container mount or a staged copy); "/" and the sandbox's own temporary
-// directory are never remounted.
+// container mount or a staged copy); "/" and the sandbox's own logical
+// directories (logicalTmp) are never remounted.
 func (sb *sandbox) mount(at, from string) {
 	at, from = filepath.Clean(at), filepath.Clean(from)
-	if at == "/" || at == from || within(at, sb.tmp) {
+	if at == "/" || at == from || sb.vdirs[at] {
 		return
 	}
 	sb.fsmu.Lock()
@@ -526,30 +718,6 @@ func (sb *sandbox) mount(at, from string) {
 
 func within(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
-}
-
-// readable reports whether the sandbox may read p: inside its temporary
-// directory or a read root, also after resolving symbolic links (a link
-// in the checkout that points outside it is not followed).
-func (sb *sandbox) readable(p string) bool {
-	if within(p, sb.tmp) {
-		return true
-	}
-	for _, r := range sb.roots {
-		if within(p, r) {
-			real, err := filepath.EvalSymlinks(p)
-			if err != nil {
-				// Does not exist (yet): nothing to follow.
-				return true
-			}
-			rr, err := filepath.EvalSymlinks(r)
-			if err != nil {
-				return false
-			}
-			return within(real, rr)
-		}
-	}
-	return false
 }
 
 // sink collects what the script writes to one file.

@@ -271,13 +271,34 @@ func FuzzRunScript(f *testing.F) {
 		"eval \"$(echo trtllm-serve m)\"",
 		"f() { f; }; f",
 		"echo > /tmp/x; cat < /etc/passwd",
+		// Issue 10's hostile shapes: a nameless function (the nil
+		// dereference), an unread process substitution, a write to the
+		// interpreter's FIFO name, an expansion bomb, host queries, a loop
+		// without a simple command, nesting past the bound.
+		"()00",
+		"() ( : )",
+		": <(true); vllm serve m --config <(echo x)",
+		"echo x > \"$TMPDIR/sh-interp-1\"; vllm serve m",
+		`x=$(printf "%065536d" 0); : "${x//0/$x}"`,
+		"[[ -r /etc/shadow ]] && echo y; [[ -x /bin/sh ]]; command -v ls; vllm serve m",
+		"x=1; while [[ $x ]]; do x=1; done",
+		strings.Repeat("(", 2000) + strings.Repeat(")", 2000),
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		run, err := runScript("fuzz.sh", []byte(src), ScriptOptions{Timeout: 50 * time.Millisecond, Steps: 2000, Env: []string{"TP=8"}})
-		if err == nil {
-			_, _ = ScriptProcesses(run, "fuzz.sh")
+		// The script's own 50 ms wall limit must also bound blocked I/O
+		// (an unread process substitution, a FIFO): an input still
+		// running after 2 s is a hang, not a slow run.
+		err := fuzzWithin(2*time.Second, func() error {
+			run, err := runScript("fuzz.sh", []byte(src), ScriptOptions{Timeout: 50 * time.Millisecond, Steps: 2000, Env: []string{"TP=8"}})
+			if err == nil {
+				_, _ = ScriptProcesses(run, "fuzz.sh")
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%v\ninput: %q", err, src)
 		}
 	})
 }

@@ -191,6 +191,11 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 		for _, rn := range endsOf(l.runners) {
 			o := scriptOutcome{launcher: l, runner: rn}
 			o.run, o.harness, o.err = ws.runLauncher(p, l, rn, facts, opt)
+			if o.err != nil {
+				// The point's outcome is this error (the first in
+				// order): the other runner names are not run.
+				return nil, "", nil, nil, limitStatus(p, o.err)
+			}
 			if o.err == nil {
 				for i, s := range o.run.Scripts {
 					if rel := ws.relTo(ws.Base, s.File); strings.HasPrefix(rel, "benchmarks/") {

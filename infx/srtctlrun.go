@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -158,15 +157,14 @@ func (sb *sandbox) git(ctx context.Context, hc interp.HandlerContext, args []str
 		n := len(sb.run.Clones)
 		sb.run.Clones = append(sb.run.Clones, GitClone{URL: pos[0], Branch: branch, Dir: target, At: site.at})
 		sb.mu.Unlock()
-		// The clone is an empty directory of the run's own (nothing is
-		// fetched): what the launcher copies into it shows through mounts.
-		real := filepath.Join(sb.tmp, fmt.Sprintf("clone-%d", n))
-		if err := os.MkdirAll(real, 0o755); err == nil {
-			sb.mount(target, real)
-			sb.fsmu.Lock()
-			sb.cloneDirs = append(sb.cloneDirs, real)
-			sb.fsmu.Unlock()
-		}
+		// The clone is an empty directory of the run's own that exists
+		// only in memory (nothing is fetched or made on disk): what the
+		// launcher copies into it shows through mounts.
+		real := fmt.Sprintf("%s/clone-%d", cloneDirRoot, n)
+		sb.fsmu.Lock()
+		sb.cloneDirs = append(sb.cloneDirs, real)
+		sb.fsmu.Unlock()
+		sb.mount(target, real)
 	case "checkout", "switch":
 		ref := ""
 		for j := 0; j < len(rest); j++ {
@@ -307,13 +305,13 @@ func (sb *sandbox) cpInto(ctx context.Context, hc interp.HandlerContext, args []
 	}
 	intoDir := len(ops) > 2 || strings.HasSuffix(ops[len(ops)-1], "/")
 	dst = filepath.Clean(dst)
-	if st, err := os.Stat(sb.real(dst)); err == nil && st.IsDir() {
+	if rd := sb.real(dst); sb.isCloneDir(rd) || sb.vdirs[rd] || sb.jail.isDir(rd) {
 		intoDir = true
 	}
 	for _, src := range ops[:len(ops)-1] {
 		realSrc := sb.abs(ctx, src)
-		st, err := os.Stat(realSrc)
-		if err == nil && !sb.readable(realSrc) || err != nil && !sb.readable(realSrc) {
+		st, err := sb.jail.stat(realSrc, true)
+		if !sb.jail.contains(realSrc) || errors.Is(err, errJailEscape) {
 			// A source out of the sandbox's view (outside the checkout, or
 			// a link out of it): what lands at the destination is not
 			// known.
@@ -394,6 +392,22 @@ func installerURL(args []string) bool {
 			if _, ok := installers[u.Host]; ok && strings.HasSuffix(u.Path, "/install.sh") {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// cloneDirRoot holds the logical directories standing for git clones: a
+// path with a NUL byte, which is never a file on any disk.
+const cloneDirRoot = "/\x00cookbook-sync-clones"
+
+// isCloneDir reports whether the real path p is a git clone's directory.
+func (sb *sandbox) isCloneDir(p string) bool {
+	sb.fsmu.Lock()
+	defer sb.fsmu.Unlock()
+	for _, d := range sb.cloneDirs {
+		if p == d {
+			return true
 		}
 	}
 	return false

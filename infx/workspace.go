@@ -3,6 +3,7 @@ package infx
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,6 +24,11 @@ const (
 	// schema-2 recipes, configs/srt-recipes/ lane blocks).
 	LayoutNew Layout = "new"
 )
+
+// ErrNoMasterConfig: Open found no master config under the directory, in
+// none of the places InferenceX's utils/constants.py MASTER_CONFIGS has
+// named (see Open).
+var ErrNoMasterConfig = errors.New("no InferenceX master config")
 
 // Workspace is an opened InferenceX checkout: its layout and parsed master
 // configs. It is read-only; Render never writes into it.
@@ -102,7 +108,8 @@ func (w Warning) String() string { return w.Pos.String() + ": " + w.Msg }
 // can report the keys it did not ask for. A key defined twice (in one file
 // or in both) is such a problem too. Errors: no master config found; a
 // master that cannot be read or is not YAML or not a mapping (PosError
-// with file:line:col).
+// with file:line:col). With no master config at all the error wraps
+// ErrNoMasterConfig.
 func Open(root string) (*Workspace, error) {
 	ws := &Workspace{Root: root}
 	e2e := filepath.Join(root, "inferencex-e2e")
@@ -119,7 +126,7 @@ func Open(root string) (*Workspace, error) {
 		ws.Base, ws.Layout, ws.Masters = root, LayoutOld, ms
 		ws.ConfigsDir = filepath.Join(root, ".github", "configs")
 	} else {
-		return nil, fmt.Errorf("%s: no InferenceX master config (configs/*-master.yaml, .github/configs/*-master.yaml or inferencex-e2e/configs/*-master.yaml)", root)
+		return nil, &PosError{File: root, Err: fmt.Errorf("%w (configs/*-master.yaml, .github/configs/*-master.yaml or inferencex-e2e/configs/*-master.yaml)", ErrNoMasterConfig)}
 	}
 	if err := ws.load(ws.Masters); err != nil {
 		return nil, err
@@ -135,7 +142,7 @@ func (ws *Workspace) load(files []string) error {
 	for _, m := range files {
 		data, err := launch.ReadInput(m)
 		if err != nil {
-			return err
+			return readError(m, err)
 		}
 		its, err := parseMaster(m, data)
 		if err != nil {
@@ -145,6 +152,21 @@ func (ws *Workspace) load(files []string) error {
 	}
 	ws.setItems(items)
 	return nil
+}
+
+// readError turns a master config that cannot be read (missing, a
+// dangling link, unreadable, a FIFO or device, too large) into a PosError
+// naming the file, so that every command reports it as bad input.
+func readError(file string, err error) error {
+	var ie *PosError
+	if errors.As(err, &ie) {
+		return err
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &PosError{File: file, Msg: "master config cannot be read: " + pe.Err.Error(), Err: err}
+	}
+	return &PosError{File: file, Msg: "master config cannot be read: " + err.Error(), Err: err}
 }
 
 // setItems sets ws's entries, broken keys and warnings from the config keys

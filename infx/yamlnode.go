@@ -1,18 +1,14 @@
 package infx
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
 	"go.yaml.in/yaml/v3"
 )
-
-var yamlLineRE = regexp.MustCompile(`line (\d+): `)
 
 // parseYAML parses data (the contents of file) into its document node. A
 // syntax error becomes a PosError: go.yaml.in/yaml/v3 reports only the line,
@@ -28,28 +24,12 @@ func parseYAML(file string, data []byte) (*yaml.Node, error) {
 	return doc.Content[0], nil
 }
 
-// yamlError turns a go.yaml.in/yaml/v3 error into a PosError.
+// yamlError turns a go.yaml.in/yaml/v3 error into a PosError, always
+// positioned (launch.YAMLErrorPos: yaml.v3 reports only the line, so the
+// column is that of the line's first non-blank character; an unknown
+// anchor is placed at its alias, an unexpected end of stream at the end).
 func yamlError(file string, data []byte, err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 0
-	if m := yamlLineRE.FindStringSubmatchIndex(msg); m != nil {
-		line, _ = strconv.Atoi(msg[m[2]:m[3]])
-		msg = msg[:m[0]] + msg[m[1]:]
-	}
-	col := 0
-	if line == 0 {
-		if l, c, ok := launch.InvalidUTF8(data); ok {
-			return &PosError{File: file, Line: l, Col: c, Err: fmt.Errorf("YAML: %s", msg)}
-		}
-	}
-	if line > 0 {
-		col = 1
-		lines := bytes.Split(data, []byte("\n"))
-		if line <= len(lines) {
-			l := lines[line-1]
-			col = len(l) - len(bytes.TrimLeft(l, " \t")) + 1
-		}
-	}
+	line, col, msg := launch.YAMLErrorPos(data, err.Error())
 	return &PosError{File: file, Line: line, Col: col, Err: fmt.Errorf("YAML: %s", msg)}
 }
 

@@ -26,10 +26,12 @@ type InputError struct {
 }
 
 // Error formats "file:line:col: path: msg", leaving out the unknown parts;
-// with an empty Msg the cause's text stands in its place.
+// with an empty Msg the cause's text stands in its place. The file name is
+// printed through QuotePath and the rest through EscapeControl, so a name or
+// value with terminal escapes reaches the user escaped.
 func (e *InputError) Error() string {
 	var b strings.Builder
-	b.WriteString(e.File)
+	b.WriteString(QuotePath(e.File))
 	if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d", e.Line)
 		if e.Col > 0 {
@@ -37,16 +39,18 @@ func (e *InputError) Error() string {
 		}
 	}
 	b.WriteString(": ")
+	var rest strings.Builder
 	if e.Path != "" {
-		b.WriteString(e.Path)
-		b.WriteString(": ")
+		rest.WriteString(e.Path)
+		rest.WriteString(": ")
 	}
 	switch {
 	case e.Msg != "":
-		b.WriteString(e.Msg)
+		rest.WriteString(e.Msg)
 	case e.Err != nil:
-		b.WriteString(e.Err.Error())
+		rest.WriteString(e.Err.Error())
 	}
+	b.WriteString(EscapeControl(rest.String()))
 	return b.String()
 }
 

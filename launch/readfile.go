@@ -24,7 +24,7 @@ func ReadInput(path string) ([]byte, error) {
 	if err := regular(path, st); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, openInputFlags, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,11 @@
 package recipes
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"strings"
 	"testing"
 	"time"
 )
@@ -18,24 +21,32 @@ func FuzzMarkdownShell(f *testing.F) {
 	f.Add("=== \"4xH100\"\n\n    ```bash\n    export A=1\n    vllm serve m\n    ```\n")
 	f.Add("<details>\n<summary>H200</summary>\n\n```bash\nvllm serve m -tp 8  ```\n\ntext\n")
 	f.Add("```\nif [ x ]; then\nA=1\nfi\ndocker run --gpus all vllm/vllm-openai:latest m &\n```\n")
+	// Issue 10: nesting past the depth bound, in Markdown and in a fence.
+	var nested strings.Builder
+	for i := range 150 {
+		nested.WriteString(strings.Repeat(" ", 2*i) + "- x\n")
+	}
+	f.Add(nested.String())
+	f.Add(strings.Repeat(">", 300) + " x\n")
+	f.Add("```bash\n" + strings.Repeat("(", 2000) + "vllm serve m" + strings.Repeat(")", 2000) + "\n```\n")
 	f.Fuzz(func(t *testing.T, src string) {
-		start := time.Now()
-		defer func() {
-			if d := time.Since(start); d > 30*time.Second { // a hang, not a speed check
-				t.Fatalf("slow input (%v): %q", d, src)
+		err := fuzzWithin(fuzzBound, func() error {
+			blocks, err := ParseMarkdown("f.md", []byte(src), 1, 0)
+			if err != nil {
+				return nil
 			}
-		}()
-		blocks, err := ParseMarkdown("f.md", []byte(src), 1, 0)
+			for _, b := range blocks {
+				if b.Err != nil && !posRe.MatchString(b.Err.Error()) {
+					return fmt.Errorf("error without position: %v", b.Err)
+				}
+				_ = BlockDeployments(b)
+			}
+			_, _ = ParseShell(src)
+			return nil
+		})
 		if err != nil {
-			return
+			t.Fatalf("%v\ninput: %q", err, src)
 		}
-		for _, b := range blocks {
-			if b.Err != nil && !posRe.MatchString(b.Err.Error()) {
-				t.Fatalf("error without position: %v", b.Err)
-			}
-			_ = BlockDeployments(b)
-		}
-		_, _ = ParseShell(src)
 	})
 }
 
@@ -51,21 +62,72 @@ func FuzzRecipeSynthesis(f *testing.F) {
 	}
 	f.Add([]byte("model: {model_id: a/b}\nvariants: {default: {tp: {h200: 99}, vram_minimum_gb: 5000}}\ncompatible_strategies: [pd_cluster, multi_node_dep]\nstrategy_min_gpus: {tp: 100000}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		doc, err := parseYAML("models/x/y.yaml", data)
-		if err != nil {
-			return
-		}
-		root := deref(doc)
-		if !isMap(root) {
-			return
-		}
-		s := *base
-		s.Recipes = []*Recipe{{HFID: "x/y", File: "models/x/y.yaml", yamlDoc: yamlDoc{rel: "models/x/y.yaml", root: root}}}
-		for _, r := range s.Renderings() {
-			_ = r.Deployment()
-			for i := range r.Roles {
-				_ = r.Roles[i].Command()
+		err := fuzzWithin(fuzzBound, func() error {
+			doc, err := parseYAML("models/x/y.yaml", data)
+			if err != nil {
+				return nil
 			}
+			root := deref(doc)
+			if !isMap(root) {
+				return nil
+			}
+			s := *base
+			s.Recipes = []*Recipe{{HFID: "x/y", File: "models/x/y.yaml", yamlDoc: yamlDoc{rel: "models/x/y.yaml", root: root}}}
+			for _, r := range s.Renderings() {
+				_ = r.Deployment()
+				for i := range r.Roles {
+					_ = r.Roles[i].Command()
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%v\ninput: %q", err, data)
 		}
 	})
+}
+
+// fuzzBound is how long one fuzz input may run before it counts as a hang
+// (not a speed check: inputs take milliseconds).
+const fuzzBound = 10 * time.Second
+
+// fuzzWithin runs body in its own goroutine and returns its error, a
+// recovered panic with its stack, or a hang error once d has passed. The
+// bound is a timer, not a deferred check, so a body that never returns
+// still fails the input. The body reports through its result because
+// t.Fatal may only be called from the test goroutine.
+func fuzzWithin(d time.Duration, body func() error) error {
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+			}
+		}()
+		done <- body()
+	}()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-timer.C:
+		return fmt.Errorf("hang: no result within %v", d)
+	}
+}
+
+// TestHostileFuzzHangCheck: the fuzz bound fails a body that never returns
+// (the old deferred check passed it) and reports a panic, not a crash.
+func TestHostileFuzzHangCheck(t *testing.T) {
+	block := make(chan struct{})
+	defer close(block)
+	if err := fuzzWithin(20*time.Millisecond, func() error { <-block; return nil }); err == nil || !strings.Contains(err.Error(), "hang: no result within 20ms") {
+		t.Errorf("blocked body: err = %v, want the hang error", err)
+	}
+	if err := fuzzWithin(time.Second, func() error { panic("boom") }); err == nil || !strings.HasPrefix(err.Error(), "panic: boom\n") {
+		t.Errorf("panicking body: err = %v, want the panic", err)
+	}
+	if err := fuzzWithin(time.Second, func() error { return nil }); err != nil {
+		t.Errorf("quick body: err = %v", err)
+	}
 }

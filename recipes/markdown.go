@@ -119,13 +119,18 @@ type mdContext struct {
 // `=== "tab"` bodies and `!!!` admonition bodies are re-parsed) and returns
 // every fenced block with its context; shell-like blocks that mention a
 // launch are parsed with ParseShell. firstLine/colOff place src inside file
-// (1 and 0 for a whole .md file). It never panics on input.
+// (1 and 0 for a whole .md file). It never panics on input. Text over
+// MaxMarkdownSize or nested deeper than MaxMarkdownDepth is refused before
+// goldmark sees it (*launch.InputError at file:line:col).
 func ParseMarkdown(file string, src []byte, firstLine, colOff int) (blocks []*Block, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			blocks, err = nil, fmt.Errorf("%s:%d:1: markdown parser failure: %v", file, firstLine, r)
 		}
 	}()
+	if err := checkMarkdownBounds(file, src, firstLine, colOff); err != nil {
+		return nil, err
+	}
 	var cols []int
 	if colOff != 0 {
 		n := strings.Count(string(src), "\n") + 1

@@ -266,6 +266,9 @@ func parseShellStrict(src string) (res *ShellResult, err error) {
 			res, err = nil, &ShellError{Line: 1, Col: 1, Msg: fmt.Sprint("shell parser failure: ", r)}
 		}
 	}()
+	if e := checkShellBounds(src); e != nil {
+		return nil, e
+	}
 	fixed, fixes := lenient(src)
 	p := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash))
 	f, perr := p.Parse(strings.NewReader(fixed), "")

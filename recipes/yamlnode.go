@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cookbook-sync/cookbook-sync/launch"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -198,25 +200,25 @@ func pos(file string, n *yaml.Node) string {
 func parseYAML(file string, data []byte) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, yamlError(file, err)
+		return nil, yamlError(file, data, err)
 	}
 	return &doc, nil
 }
 
-// yamlError rewrites a yaml.v3 error ("yaml: line N: msg") as file:N:1: msg.
-func yamlError(file string, err error) error {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "yaml: ")
-	if strings.HasPrefix(msg, "line ") {
-		rest := msg[5:]
-		if i := strings.Index(rest, ":"); i > 0 {
-			if ln, e := strconv.Atoi(rest[:i]); e == nil {
-				return fmt.Errorf("%s:%d:1: %s", file, ln, strings.TrimSpace(rest[i+1:]))
-			}
-		}
-	}
+// yamlError rewrites a yaml.v3 error as a *launch.InputError at
+// file:line:col (launch.YAMLErrorPos: the line yaml.v3 names, column 1;
+// an unknown anchor at its alias, an unexpected end of stream without a
+// line at the end of data; 1:1 when nothing places it).
+func yamlError(file string, data []byte, err error) error {
 	if ye, ok := err.(*yaml.TypeError); ok && len(ye.Errors) > 0 {
-		return fmt.Errorf("%s: %s", file, strings.Join(ye.Errors, "; "))
+		return fmt.Errorf("%s: %s", launch.QuotePath(file), strings.Join(ye.Errors, "; "))
 	}
-	return fmt.Errorf("%s:1:1: %s", file, msg)
+	line, col, msg := launch.YAMLErrorPos(data, err.Error())
+	if line == 0 {
+		line, col = 1, 1
+	}
+	if strings.HasPrefix(strings.TrimPrefix(err.Error(), "yaml: "), "line ") {
+		col = 1 // this package's convention for the lines yaml.v3 names
+	}
+	return &launch.InputError{File: file, Line: line, Col: col, Msg: msg}
 }

@@ -104,7 +104,7 @@ func (c *Client) apply(ctx context.Context, p *Plan) (*ApplyResult, error) {
 		// Start the fork's branch at the upstream base first (objects are
 		// shared in the fork network), so the commit's parent is reachable
 		// there; the update below is then a fast-forward.
-		if err := st.setRef(ctx, live.Branch, live.Parent, "", false); err != nil {
+		if err := c.moveRef(ctx, st, live.Branch, live.Parent, "", false); err != nil {
 			return nil, fmt.Errorf("create %s in %s at %s: %w", live.Branch, live.HeadRepo, short(live.Parent), err)
 		}
 		live.Head, head = live.Parent, live.Parent
@@ -122,8 +122,8 @@ func (c *Client) apply(ctx context.Context, p *Plan) (*ApplyResult, error) {
 	}
 	if head != live.Head {
 		force := live.Head != "" && live.Parent != live.Head
-		if err := st.setRef(ctx, live.Branch, head, live.Head, force); err != nil {
-			return nil, fmt.Errorf("%w: update %s: %v", ErrBranchMoved, live.Branch, err)
+		if err := c.moveRef(ctx, st, live.Branch, head, live.Head, force); err != nil {
+			return nil, err
 		}
 	}
 	res.Head = head
@@ -151,19 +151,93 @@ func (c *Client) apply(ctx context.Context, p *Plan) (*ApplyResult, error) {
 			res.Reopened = live.Action == ActionReopen
 		}
 	case ActionCreate, ActionRecreate:
-		body := live.Body
-		pr, _, err := c.gh.PullRequests.Create(ctx, owner, name, &github.NewPullRequest{
-			Title: github.String(live.Title), Head: github.String(live.headOwner() + ":" + live.Branch), Base: github.String(live.Base),
-			Body: github.String(body), MaintainerCanModify: github.Bool(true)})
+		n, u, err := c.createPR(ctx, owner, name, &live, marker)
 		if err != nil {
-			if statusOf(err) == http.StatusUnprocessableEntity {
-				return res, fmt.Errorf("open PR for %s: GitHub refused (a PR for this branch may have appeared meanwhile; run again, it will be found): %w", live.Branch, err)
-			}
-			return res, fmt.Errorf("open PR for %s: %w", live.Branch, err)
+			return res, err
 		}
-		res.PR, res.URL, res.Created = pr.GetNumber(), pr.GetHTMLURL(), true
+		res.PR, res.URL, res.Created = n, u, true
 	}
 	return res, nil
+}
+
+// moveRef sets branch to sha where it was at old ("" = absent). It never
+// reports "moved by someone else" without having seen it: when the write
+// fails — GitHub refused it, answered 5xx or the connection broke, so it may
+// or may not have taken effect — it reads the branch back first. At sha: the
+// write took effect, done. Still at old after a transient failure: the write
+// is tried again (at most Options.MaxRetries times, with backoff).
+// Anywhere else: someone else moved it (ErrBranchMoved). A read-back that
+// fails too leaves the state unknown: an error, not ErrBranchMoved.
+func (c *Client) moveRef(ctx context.Context, st store, branch, sha, old string, force bool) error {
+	for attempt := 0; ; attempt++ {
+		werr := st.setRef(ctx, branch, sha, old, force)
+		if werr == nil {
+			return nil
+		}
+		cur, rerr := st.ref(ctx, branch)
+		switch {
+		case rerr != nil:
+			return fmt.Errorf("update %s to %s: %v; reading it back failed too (%v): its state is unknown, run again", branch, short(sha), werr, rerr)
+		case cur == sha:
+			return nil
+		case cur != old:
+			return fmt.Errorf("%w: update %s: it is at %s, expected %s (%v)", ErrBranchMoved, branch, orNone(cur), orNone(old), werr)
+		case transient(werr) && attempt < c.opts.MaxRetries:
+			if err := c.opts.Sleep(ctx, min(backoff(attempt), c.opts.MaxRetryWait)); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("update %s to %s (it is still at %s): %w", branch, short(sha), orNone(cur), werr)
+		}
+	}
+}
+
+// createPR opens the PR of p (POST pulls). When the POST fails — GitHub
+// refused it, answered 5xx or the connection broke, so the PR may or may not
+// have been opened — it first reads back the open PRs from p's branch
+// (GET pulls?state=open&head=…): one carrying marker is the PR (opened by
+// the failed attempt or by a concurrent run), done. None after a transient
+// failure: the POST is tried again (at most Options.MaxRetries times).
+func (c *Client) createPR(ctx context.Context, owner, name string, p *Plan, marker string) (int, string, error) {
+	for attempt := 0; ; attempt++ {
+		pr, _, err := c.gh.PullRequests.Create(ctx, owner, name, &github.NewPullRequest{
+			Title: github.String(p.Title), Head: github.String(p.headOwner() + ":" + p.Branch), Base: github.String(p.Base),
+			Body: github.String(p.Body), MaintainerCanModify: github.Bool(true)})
+		if err == nil {
+			return pr.GetNumber(), pr.GetHTMLURL(), nil
+		}
+		found, rerr := c.openPRFrom(ctx, owner, name, p.headOwner(), p.Branch, marker)
+		switch {
+		case rerr != nil:
+			return 0, "", fmt.Errorf("open PR for %s: %w; reading back failed too (%v): whether it was opened is unknown; run again, it will be found", p.Branch, err, rerr)
+		case found != nil:
+			return found.GetNumber(), found.GetHTMLURL(), nil
+		case transient(err) && attempt < c.opts.MaxRetries:
+			if serr := c.opts.Sleep(ctx, min(backoff(attempt), c.opts.MaxRetryWait)); serr != nil {
+				return 0, "", serr
+			}
+		case statusOf(err) == http.StatusUnprocessableEntity:
+			return 0, "", fmt.Errorf("open PR for %s: GitHub refused (a PR for this branch may have appeared meanwhile; run again, it will be found): %w", p.Branch, err)
+		default:
+			return 0, "", fmt.Errorf("open PR for %s: %w", p.Branch, err)
+		}
+	}
+}
+
+// openPRFrom returns the open PR from headOwner:branch whose body carries
+// marker, or nil.
+func (c *Client) openPRFrom(ctx context.Context, owner, name, headOwner, branch, marker string) (*github.PullRequest, error) {
+	list, _, err := c.gh.PullRequests.List(ctx, owner, name, &github.PullRequestListOptions{State: "open", Head: headOwner + ":" + branch,
+		ListOptions: github.ListOptions{PerPage: 100}})
+	if err != nil {
+		return nil, err
+	}
+	for _, pr := range list {
+		if pr.GetHead().GetRef() == branch && strings.EqualFold(headOwnerOf(pr, owner), headOwner) && strings.Contains(pr.GetBody(), marker) {
+			return pr, nil
+		}
+	}
+	return nil, nil
 }
 
 func orNone(s string) string {

@@ -26,9 +26,12 @@
 // HTTP basic auth to the checkout's remote), never in a URL, git argument,
 // log line or error. A server may echo them back (an error message quoting
 // the Authorization header): every response body is passed through one
-// redactor before anything reads it, and every error a Client method returns
-// is wrapped by the same redactor, so the token — raw, URL- or JSON-escaped,
-// or base64 of "x-access-token:<token>" — shows as "***" (see Client.Redact).
+// redactor (package secrets) before anything reads it, and every error a
+// Client method returns is wrapped by the same redactor, so the token and
+// Options.Secrets — as is or transformed (case, fragments, reversed, hex,
+// base64, escaped) — show as "***" (see Client.Redact). Plan and Apply
+// refuse to push a file that carries any of them or a token-shaped string
+// (Client.CheckSecrets).
 //
 // Every request attempt is bounded by Options.RequestTimeout (30 s, answer
 // body included) and every call with its retries (at most MaxRetriesLimit)
@@ -49,6 +52,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/cookbook-sync/cookbook-sync/secrets"
 )
 
 // DefaultAPIURL is the REST base URL of github.com.
@@ -74,6 +79,11 @@ type Options struct {
 	// Token is the GitHub token (from GH_TOKEN / GITHUB_TOKEN). It is only ever
 	// put into the Authorization header of requests to the APIURL host.
 	Token string
+	// Secrets are the other secret values of the running process (the CLI
+	// passes secrets.FromEnviron(os.Environ())): like the token, they are
+	// redacted from everything the Client returns and refused in everything
+	// Plan and Apply would push (issue 10, "Secrets never leave").
+	Secrets []secrets.Secret
 	// HTTPClient is the underlying client; nil means a client with
 	// http.DefaultTransport. Its Transport is wrapped, not modified; its
 	// Timeout is replaced by CallTimeout.
@@ -192,7 +202,7 @@ func New(opts Options) (*Client, error) {
 		inner = http.DefaultTransport
 	}
 	stats := &Stats{}
-	red := newRedactor(opts.Token)
+	red := newRedactor(opts.Token, opts.Secrets...)
 	var rt http.RoundTripper = &authTransport{next: inner, host: base.Host, token: opts.Token}
 	rt = &redactTransport{next: rt, red: red}
 	rt = &retryTransport{next: rt, max: opts.MaxRetries, maxWait: opts.MaxRetryWait, sleep: opts.Sleep, now: opts.Now, stats: stats,
@@ -204,6 +214,11 @@ func New(opts Options) (*Client, error) {
 	wrapped.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if len(via) >= 5 {
 			return errors.New("too many redirects")
+		}
+		// Only the API host asked is trusted: an answer from elsewhere
+		// could say anything about any PR (issue 10, fail closed).
+		if !strings.EqualFold(req.URL.Host, base.Host) || req.URL.Scheme != base.Scheme {
+			return fmt.Errorf("redirect to %s://%s refused: only answers from the API host %s are trusted", req.URL.Scheme, req.URL.Host, base.Host)
 		}
 		return nil
 	}
@@ -329,9 +344,9 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if timedOut {
 				err = fmt.Errorf("%s %s: no complete answer within %s (request timeout): %w", req.Method, req.URL.Path, t.timeout, err)
 			}
-			// Network errors are retried for reads only (a write may have
-			// reached GitHub).
-			if req.Method != http.MethodGet || attempt >= t.max || req.Context().Err() != nil {
+			// Network errors are retried for replayable requests only (a
+			// write may have reached GitHub).
+			if !replayable(req) || attempt >= t.max || req.Context().Err() != nil {
 				return nil, err
 			}
 			t.stats.add(0, 0, 1)
@@ -341,6 +356,14 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			continue
 		}
 		wait, retry := t.retryAfter(resp, attempt)
+		// A 5xx does not say whether a write took effect: only replayable
+		// requests are repeated blindly; the caller of any other write
+		// reads the state back first (Apply: moveRef, createPR). A
+		// rate-limit answer (403 / 429) says the request was refused, so
+		// it is retried for every method.
+		if resp.StatusCode >= 500 && !replayable(req) {
+			retry = false
+		}
 		if !retry || attempt >= t.max || wait > t.maxWait {
 			resp.Body = &limitedBody{r: &cancelBody{ReadCloser: resp.Body, cancel: cancel, ctx: r.Context(), parent: req.Context(), timeout: t.timeout}, left: maxBody}
 			return resp, nil
@@ -353,6 +376,41 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
+}
+
+// replayable reports whether req may be sent again without knowing whether
+// the first attempt took effect: reads; the content-addressed writes of the
+// Git Data API (POST git/blobs, git/trees, git/commits: the same body makes
+// the same object); and PATCH pulls/{n}, which sets title, body and state to
+// given values. Creating or moving a ref and opening a PR are not: Apply
+// reads their state back instead (moveRef, createPR).
+func replayable(req *http.Request) bool {
+	p := req.URL.Path
+	switch req.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return true
+	case http.MethodPost:
+		return strings.HasSuffix(p, "/git/blobs") || strings.HasSuffix(p, "/git/trees") || strings.HasSuffix(p, "/git/commits")
+	case http.MethodPatch:
+		i := strings.LastIndex(p, "/pulls/")
+		if i < 0 {
+			return false
+		}
+		_, err := strconv.Atoi(p[i+len("/pulls/"):])
+		return err == nil
+	}
+	return false
+}
+
+// transient reports whether a failed call may have failed for a passing
+// reason — a 5xx answer or a broken connection — so that after reading the
+// state back it may be tried again.
+func transient(err error) bool {
+	if code := statusOf(err); code != 0 {
+		return code >= 500
+	}
+	var ue *url.Error
+	return errors.As(err, &ue)
 }
 
 // cancelBody ends an attempt's context when the body is closed, and names

@@ -101,7 +101,10 @@ func (e Evidence) validate() error {
 }
 
 // checkPlanInput refuses a bad title or evidence, and any text that would
-// publish the Client's token (file contents, title, evidence).
+// publish a secret (c.CheckSecrets: the Client's token, Options.Secrets —
+// as is or transformed — or any token-shaped string) in a file content, the
+// title or the evidence. The error names the file or field, the position and
+// the kind of secret, never the secret.
 func (c *Client) checkPlanInput(title string, e Evidence, files []PlannedFile) error {
 	if err := ValidateTitle(title); err != nil {
 		return &InputError{err}
@@ -109,15 +112,22 @@ func (c *Client) checkPlanInput(title string, e Evidence, files []PlannedFile) e
 	if err := e.validate(); err != nil {
 		return &InputError{err}
 	}
-	texts := append([]string{title, e.InferenceXRepo, e.InferenceXSHA, e.Coverage}, append(e.ConfigKeys, e.Runs...)...)
-	for _, s := range texts {
-		if c.red.contains(s) {
-			return &InputError{errors.New("the title or evidence contains the GitHub token (GH_TOKEN / GITHUB_TOKEN): refusing to publish it")}
+	fields := []struct{ name, text string }{{"title", title}, {"inferencex repo", e.InferenceXRepo},
+		{"inferencex sha", e.InferenceXSHA}, {"coverage summary", e.Coverage}}
+	for _, k := range e.ConfigKeys {
+		fields = append(fields, struct{ name, text string }{"config key", k})
+	}
+	for _, r := range e.Runs {
+		fields = append(fields, struct{ name, text string }{"run", r})
+	}
+	for _, f := range fields {
+		if err := c.CheckSecrets([]byte(f.text)); err != nil {
+			return &InputError{fmt.Errorf("%s:%w", f.name, err)}
 		}
 	}
 	for _, f := range files {
-		if c.red.contains(f.New) {
-			return &InputError{fmt.Errorf("file %s contains the GitHub token (GH_TOKEN / GITHUB_TOKEN): refusing to publish it", f.Path)}
+		if err := c.CheckSecrets([]byte(f.New)); err != nil {
+			return &InputError{fmt.Errorf("file %s:%w", f.Path, err)}
 		}
 	}
 	return nil

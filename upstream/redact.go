@@ -2,77 +2,51 @@ package upstream
 
 import (
 	"bytes"
-	"encoding/base64"
-	"encoding/json"
 	"io"
 	"net/http"
-	"net/url"
-	"sort"
-	"strings"
+
+	"github.com/cookbook-sync/cookbook-sync/secrets"
 )
 
-// Redacted is what every occurrence of the token is replaced with.
-const Redacted = "***"
+// Redacted is what every secret found is replaced with (secrets.Redacted).
+const Redacted = secrets.Redacted
 
-// redactor replaces every form of one token that can appear in text: the
-// token itself, its URL (query and path) escapings, its JSON escaping, and the
-// base64 forms (standard, URL-safe, padded and raw) of the token and of the
-// HTTP basic-auth credential "x-access-token:<token>" that the checkout path
-// sends. A zero redactor (no token) changes nothing.
+// redactor is the package's redaction point over one secrets.Set: the
+// Client's token (Options.Token) and the other secrets of the running
+// process (Options.Secrets), found as is and transformed — any letter case,
+// fragments of at least secrets.MinLen characters, reversed, hex, base64 of
+// the value or of the basic-auth credential "x-access-token:<token>" the
+// checkout path sends, URL- and JSON-escaped — plus any string shaped like a
+// GitHub token (package secrets). A redactor with no secret values leaves
+// server text alone (token shapes are still refused in what is published).
 //
-// It is the one redaction point of the package: the Client's transport passes
-// every response body through it (so no server text — error messages, titles,
-// documentation URLs — carries the token into the process) and every error a
-// Client method returns is wrapped by it (redactedError).
+// The Client's transport passes every response body through it (so no
+// server text — error messages, titles, documentation URLs — carries a
+// secret into the process) and every error a Client method returns is
+// wrapped by it (redactedError).
 type redactor struct {
-	forms []string // longest first, so a longer form is replaced before its substrings
+	set *secrets.Set
 }
 
-// newRedactor builds the redactor of token ("" gives a no-op redactor).
-func newRedactor(token string) *redactor {
-	r := &redactor{}
-	if token == "" {
-		return r
+// tokenName is how errors name the Client's token.
+const tokenName = "the GitHub token (GH_TOKEN / GITHUB_TOKEN)"
+
+// newRedactor builds the redactor of token ("" for none) and extra (first,
+// so a token that is also in extra — GH_TOKEN — is named as there).
+func newRedactor(token string, extra ...secrets.Secret) *redactor {
+	ss := append([]secrets.Secret(nil), extra...)
+	if token != "" {
+		ss = append(ss, secrets.Secret{Name: tokenName, Value: token})
 	}
-	seen := map[string]bool{}
-	add := func(s string) {
-		if s != "" && !seen[s] {
-			seen[s] = true
-			r.forms = append(r.forms, s)
-		}
-	}
-	add(token)
-	add(url.QueryEscape(token))
-	add(url.PathEscape(token))
-	if b, err := json.Marshal(token); err == nil {
-		add(strings.Trim(string(b), `"`))
-	}
-	var jb bytes.Buffer
-	enc := json.NewEncoder(&jb)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(token) == nil {
-		add(strings.Trim(strings.TrimSpace(jb.String()), `"`))
-	}
-	for _, plain := range []string{token, "x-access-token:" + token, ":" + token} {
-		for _, e := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
-			add(e.EncodeToString([]byte(plain)))
-		}
-	}
-	sort.SliceStable(r.forms, func(i, j int) bool { return len(r.forms[i]) > len(r.forms[j]) })
-	return r
+	return &redactor{set: secrets.New(ss...)}
 }
 
-// String returns s with every form of the token replaced by Redacted.
+// String returns s with every secret found replaced by Redacted.
 func (r *redactor) String(s string) string {
 	if r == nil {
 		return s
 	}
-	for _, f := range r.forms {
-		if strings.Contains(s, f) {
-			s = strings.ReplaceAll(s, f, Redacted)
-		}
-	}
-	return s
+	return r.set.Redact(s)
 }
 
 // Bytes is String for a byte slice (b is not modified; the result may be b).
@@ -80,32 +54,31 @@ func (r *redactor) Bytes(b []byte) []byte {
 	if r == nil {
 		return b
 	}
-	for _, f := range r.forms {
-		if bytes.Contains(b, []byte(f)) {
-			b = bytes.ReplaceAll(b, []byte(f), []byte(Redacted))
-		}
-	}
-	return b
+	return r.set.RedactBytes(b)
 }
 
-// contains reports whether s carries any form of the token.
+// contains reports whether s carries any secret or token-shaped string.
 func (r *redactor) contains(s string) bool {
 	if r == nil {
 		return false
 	}
-	for _, f := range r.forms {
-		if strings.Contains(s, f) {
-			return true
-		}
+	return r.set.Contains(s)
+}
+
+// check is secrets.Set.Check: a *secrets.LeakError naming the kind of
+// secret in data and where, never the secret.
+func (r *redactor) check(data []byte) error {
+	if r == nil {
+		return secrets.New().Check(data)
 	}
-	return false
+	return r.set.Check(data)
 }
 
 // wrap returns err with a redacted text (nil stays nil). errors.Is / errors.As
 // still see the wrapped chain (ErrBadSnippet, *InputError, ErrBranchMoved…);
 // the go-github errors in it were built from already-redacted bodies.
 func (r *redactor) wrap(err error) error {
-	if err == nil || r == nil || len(r.forms) == 0 {
+	if err == nil || r == nil {
 		return err
 	}
 	if re, ok := err.(*redactedError); ok {
@@ -123,11 +96,18 @@ type redactedError struct {
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
-// Redact returns s with every form of the Client's token (raw, URL- or
-// JSON-escaped, base64 of the token or of the basic-auth credential
-// "x-access-token:<token>") replaced by "***". The CLI passes everything it
-// prints that came from the Client through it as a last guard.
+// Redact returns s with every secret of the Client (its token and
+// Options.Secrets, as is or transformed: see package secrets) and every
+// token-shaped string replaced by "***". The CLI passes everything it prints
+// that came from the Client through it as a last guard.
 func (c *Client) Redact(s string) string { return c.red.String(s) }
+
+// CheckSecrets returns a *secrets.LeakError (errors.Is secrets.ErrSecret)
+// when data carries a secret of the Client or a token-shaped string: the
+// error gives LINE:COL and the kind of secret, never the secret. Plan and
+// Apply run it on every file they would push; the CLI on every file it
+// writes.
+func (c *Client) CheckSecrets(data []byte) error { return c.red.check(data) }
 
 // RedactError returns err with its text redacted like Redact (nil stays nil);
 // errors.Is / errors.As still see the wrapped chain.
@@ -151,7 +131,7 @@ func (t *redactTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, t.red.wrap(err)
 	}
-	if len(t.red.forms) == 0 || resp.Body == nil || resp.Body == http.NoBody {
+	if t.red.set.Len() == 0 || resp.Body == nil || resp.Body == http.NoBody {
 		return resp, nil
 	}
 	body, rerr := io.ReadAll(io.LimitReader(resp.Body, maxRedactBody+1))

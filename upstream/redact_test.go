@@ -83,7 +83,7 @@ func TestTokenNotInStatusErrors(t *testing.T) {
 		s.AddFault(&fakegithub.Fault{Path: `/pulls/1$`, Count: -1, Status: status, Body: echoBody(testToken)})
 		// A title carrying the token (a 200 answer) is redacted too.
 		s.AddFault(&fakegithub.Fault{Path: `/pulls/2$`, Count: -1, Status: 200,
-			Body: `{"number":2,"state":"open","draft":false,"merged":false,"title":"$AUTH"}`})
+			Body: `{"number":2,"state":"open","draft":false,"merged":false,"title":"$AUTH","base":{"repo":{"full_name":"sgl-project/sglang"}}}`})
 		rs := c.StatusAll(context.Background(), []string{"https://github.com/sgl-project/sglang/pull/1", "https://github.com/sgl-project/sglang/pull/2"})
 		if rs[0].Err == nil || rs[0].State != StateUnknown || rs[1].State != StateOpen {
 			t.Fatalf("%d: %+v", status, rs)

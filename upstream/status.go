@@ -180,9 +180,13 @@ var ErrNotMergeable = errors.New("not a PR or published-page link (Check 3 (b): 
 // /repos/{owner}/{repo} and GET /repos/{owner}/{repo}/contents/{path}?ref=…).
 //
 // Whenever the state cannot be established — API error after retries,
-// malformed answer, "merged" without mergedAt, an unsupported link — it
-// returns State StateUnknown and a non-nil error, so callers fail closed. A
-// page whose source files are all absent (404) is StateMissing with no error.
+// malformed answer, an inconsistent one (merged without state "closed" or
+// without merged_at, a merged_at on an unmerged PR, no "merged" field), an
+// answer about another PR number, repository or file, an answer from
+// another host than the API host asked (a redirect elsewhere is refused),
+// an unsupported link — it returns State StateUnknown and a non-nil error
+// saying why, so callers fail closed. A page whose source files are all
+// absent (404) is StateMissing with no error.
 func (c *Client) Status(ctx context.Context, link string) (LinkState, error) {
 	st, err := c.status(ctx, link)
 	st.Title = c.red.String(st.Title)
@@ -206,31 +210,77 @@ func (c *Client) status(ctx context.Context, link string) (LinkState, error) {
 	return st, fmt.Errorf("link %s: %w", link, ErrNotMergeable)
 }
 
+// prStatus reads GET /repos/{owner}/{repo}/pulls/{n} and fails closed: the
+// PR is merged only when the answer says "merged": true, "state": "closed"
+// and carries a "merged_at", and the answer is about the PR asked for (its
+// "number" and its "base.repo.full_name") and came from the API host asked
+// (InferenceX .github/codeowner-signoff-verify-prompt.md: "gh pr view …
+// --json state,mergedAt" must give MERGED with a mergedAt; "if the status
+// can't be verified, the check fails"). Any other combination is
+// StateUnknown with the reason.
 func (c *Client) prStatus(ctx context.Context, st LinkState) (LinkState, error) {
 	owner, name, _ := splitRepo(st.Repo)
-	pr, _, err := c.gh.PullRequests.Get(ctx, owner, name, st.Number)
+	pr, resp, err := c.gh.PullRequests.Get(ctx, owner, name, st.Number)
 	if err != nil {
 		return st, fmt.Errorf("pr %s#%d: merge state unreadable: %w", st.Repo, st.Number, err)
 	}
-	st.Title = pr.GetTitle()
-	merged := pr.GetMerged() || pr.MergedAt != nil
-	switch {
-	case merged:
-		if pr.MergedAt == nil || pr.MergedAt.IsZero() {
-			return st, fmt.Errorf("pr %s#%d: merged without mergedAt: merge state unreadable", st.Repo, st.Number)
+	unknown := func(format string, args ...any) (LinkState, error) {
+		st.State, st.MergedAt = StateUnknown, nil
+		return st, fmt.Errorf("pr %s#%d: %s: merge state unknown", st.Repo, st.Number, fmt.Sprintf(format, args...))
+	}
+	if err := c.fromAPIHost(resp); err != nil {
+		return unknown("%v", err)
+	}
+	if pr.GetNumber() != st.Number {
+		return unknown("the answer is about PR #%d, not #%d", pr.GetNumber(), st.Number)
+	}
+	if got := pr.GetBase().GetRepo().GetFullName(); !strings.EqualFold(got, st.Repo) {
+		if got == "" {
+			return unknown("the answer does not say which repository the PR is in (no base.repo.full_name)")
 		}
+		return unknown("the answer is about a PR of %q, not of %s", got, st.Repo)
+	}
+	st.Title = pr.GetTitle()
+	state := pr.GetState()
+	hasMergedAt := pr.MergedAt != nil && !pr.MergedAt.IsZero()
+	mergedAt := "no merged_at"
+	if hasMergedAt {
+		mergedAt = "merged_at " + pr.MergedAt.UTC().Format(time.RFC3339)
+	}
+	switch {
+	case state != "open" && state != "closed":
+		return unknown("unexpected state %q", state)
+	case pr.Merged == nil:
+		return unknown("the answer has no \"merged\" field (state %q, %s)", state, mergedAt)
+	case *pr.Merged && state == "closed" && hasMergedAt:
 		t := pr.MergedAt.UTC()
 		st.State, st.MergedAt = StateMerged, &t
-	case pr.GetState() == "closed":
+	case *pr.Merged:
+		return unknown("inconsistent answer: merged true with state %q and %s", state, mergedAt)
+	case hasMergedAt:
+		return unknown("inconsistent answer: merged false with state %q and %s", state, mergedAt)
+	case state == "closed":
 		st.State = StateClosedUnmerged
-	case pr.GetState() == "open" && pr.GetDraft():
+	case pr.GetDraft():
 		st.State = StateDraft
-	case pr.GetState() == "open":
-		st.State = StateOpen
 	default:
-		return st, fmt.Errorf("pr %s#%d: unexpected state %q: merge state unreadable", st.Repo, st.Number, pr.GetState())
+		st.State = StateOpen
 	}
 	return st, nil
+}
+
+// fromAPIHost checks that an answer came from the API host asked (scheme and
+// host of Options.APIURL): a redirect elsewhere is refused by the Client's
+// CheckRedirect already; this is the second lock.
+func (c *Client) fromAPIHost(resp *github.Response) error {
+	if resp == nil || resp.Response == nil || resp.Request == nil || resp.Request.URL == nil {
+		return errors.New("the answer does not say where it came from")
+	}
+	u := resp.Request.URL
+	if !strings.EqualFold(u.Host, c.base.Host) || u.Scheme != c.base.Scheme {
+		return fmt.Errorf("the answer came from %s://%s, not from the API host asked (%s)", u.Scheme, u.Host, c.base.Host)
+	}
+	return nil
 }
 
 func (c *Client) pageStatus(ctx context.Context, st LinkState, files []string) (LinkState, error) {
@@ -257,11 +307,18 @@ func (c *Client) pageStatus(ctx context.Context, st LinkState, files []string) (
 	return st, nil
 }
 
-// defaultBranch returns the repository's default branch (GET /repos/{o}/{r}).
+// defaultBranch returns the repository's default branch (GET /repos/{o}/{r}),
+// from an answer about that repository (full_name) from the API host.
 func (c *Client) defaultBranch(ctx context.Context, owner, name string) (string, error) {
-	r, _, err := c.gh.Repositories.Get(ctx, owner, name)
+	r, resp, err := c.gh.Repositories.Get(ctx, owner, name)
 	if err != nil {
 		return "", fmt.Errorf("repository %s/%s: %w", owner, name, err)
+	}
+	if err := c.fromAPIHost(resp); err != nil {
+		return "", fmt.Errorf("repository %s/%s: %w", owner, name, err)
+	}
+	if got := r.GetFullName(); !strings.EqualFold(got, owner+"/"+name) {
+		return "", fmt.Errorf("repository %s/%s: the answer is about %q", owner, name, got)
 	}
 	if r.GetDefaultBranch() == "" {
 		return "", fmt.Errorf("repository %s/%s: no default_branch in the answer", owner, name)
@@ -270,17 +327,27 @@ func (c *Client) defaultBranch(ctx context.Context, owner, name string) (string,
 }
 
 // fileBlobSHA returns the blob SHA of path at ref (GET contents). exists is
-// false on 404; a directory is an error.
+// false on 404; a directory, an answer about another path or of another type
+// than "file", or from another host, is an error.
 func (c *Client) fileBlobSHA(ctx context.Context, owner, name, p, ref string) (sha string, exists bool, err error) {
-	f, dir, _, err := c.gh.Repositories.GetContents(ctx, owner, name, p, &github.RepositoryContentGetOptions{Ref: ref})
+	f, dir, resp, err := c.gh.Repositories.GetContents(ctx, owner, name, p, &github.RepositoryContentGetOptions{Ref: ref})
 	if err != nil {
 		if isNotFound(err) {
+			if herr := c.fromAPIHost(resp); herr != nil {
+				return "", false, herr
+			}
 			return "", false, nil
 		}
 		return "", false, err
 	}
+	if err := c.fromAPIHost(resp); err != nil {
+		return "", false, err
+	}
 	if f == nil || dir != nil {
 		return "", false, fmt.Errorf("%s is a directory", p)
+	}
+	if f.GetPath() != p || f.GetType() != "file" {
+		return "", false, fmt.Errorf("%s: the answer is about %q of type %q, not the file asked", p, f.GetPath(), f.GetType())
 	}
 	if f.GetSHA() == "" {
 		return "", false, fmt.Errorf("%s: contents answer without sha", p)

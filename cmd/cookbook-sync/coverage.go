@@ -15,6 +15,7 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
 	"github.com/cookbook-sync/cookbook-sync/infx"
+	"github.com/cookbook-sync/cookbook-sync/launch"
 	"github.com/cookbook-sync/cookbook-sync/upstream"
 )
 
@@ -198,11 +199,15 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 	default:
 		out = []byte(rep.Text())
 	}
+	if o.format != "json" {
+		// file names and values of the checkouts, printed as text
+		out = []byte(launch.EscapeControl(string(out)))
+	}
 	if _, err := cmd.OutOrStdout().Write(out); err != nil {
 		return err
 	}
 	for _, w := range rep.Warnings {
-		fmt.Fprintf(cmd.ErrOrStderr(), "cookbook-sync: warning: %s\n", w)
+		fmt.Fprintf(cmd.ErrOrStderr(), "cookbook-sync: warning: %s\n", launch.EscapeControl(w))
 	}
 	switch {
 	case rep.Errors:

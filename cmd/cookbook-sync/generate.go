@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,6 +21,7 @@ import (
 	"github.com/cookbook-sync/cookbook-sync/infx"
 	"github.com/cookbook-sync/cookbook-sync/infx/srtslurm"
 	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/secrets"
 )
 
 // generateOptions are the flags of `cookbook-sync generate`.
@@ -31,6 +33,7 @@ type generateOptions struct {
 	previous           string
 	main, date, name   string
 	cellPerRow         bool
+	dropCells          bool
 	version, srtSlurmD string
 }
 
@@ -61,8 +64,19 @@ N=SHA), or --provenance FILE (YAML or JSON):
   keys: {<config key>: {sha, pr, run, status, date, comment, recipe}}
 
 Flags override the file. generatedOn is --date, else the file's, else the
-previous file's, else today (UTC). --previous keeps the current upstream file's
-cell order and ids.
+previous file's, else today (UTC).
+
+--previous (the current upstream file) keeps its cell order and ids, and the
+output is merged into it: nothing upstream is lost. A previous cell that no
+generated cell replaces — its config key not selected by --keys, left out for
+a prohibited setting, not renderable from this checkout, or its rows gone — is
+carried over unchanged (verified to decode exactly as in --previous) and
+listed as kept. --drop-cells removes those of them whose config key is in the
+run's scope (every key of the model, or those matching --keys) instead, and
+lists them as removed; cells of keys outside --keys are always kept.
+
+A config key with a prohibited setting (exclusion list, class prohibited) is
+left out whole and named with the rule; the other keys are written.
 
 Checks before anything is rendered: --srt-slurm-version must be a known
 srt-slurm version; every sha (--main, --prs N=SHA, main/prs/keys in the file)
@@ -70,14 +84,17 @@ srt-slurm version; every sha (--main, --prs N=SHA, main/prs/keys in the file)
 calendar days; PR numbers 1 to 2^31; prs and keys statuses verified,
 verified-pr or in-progress (agentx-format.md (c));
 every keys entry a config key of --model in --infx. Errors name the flag, or
-file:line:col and the YAML path. If -o is a symlink, its target is written
-(the link stays).
+file:line:col and the YAML path. The output is refused when it contains a
+GitHub token-shaped string or (a transformed echo of) the value of a secret
+environment variable of this process (package secrets). If -o is a symlink,
+its target is written (the link stays); the file and its directory are
+fsynced.
 
 Exit status:
   0  the file was written (and verified)
   2  bad usage or bad input (flag value, provenance file, InferenceX
-     checkout, prohibited setting, nothing renderable, verification failed);
-     nothing is written`,
+     checkout, every selected key refused or unrenderable, verification
+     failed, a secret in the output); nothing is written`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runGenerate(cmd.OutOrStdout(), o)
@@ -94,6 +111,7 @@ Exit status:
 	fl.StringVar(&o.date, "date", "", "generatedOn date YYYY-MM-DD")
 	fl.StringVar(&o.name, "display-name", "", "model display name (default: the prefix, capitalised)")
 	fl.BoolVar(&o.cellPerRow, "cell-per-row", false, "one cell per config key × search-space row (default: rows of one shape share a cell)")
+	fl.BoolVar(&o.dropCells, "drop-cells", false, "remove --previous cells no generated cell replaces (keys in scope only) instead of keeping them")
 	fl.StringVar(&o.version, "srt-slurm-version", infx.DefaultSrtSlurmVersion, "srt-slurm injection profile")
 	fl.StringVar(&o.srtSlurmD, "srt-slurm-dir", "", "NVIDIA/srt-slurm checkout for upstream-only CONFIG_FILE recipes")
 	fl.StringVarP(&o.out, "output", "o", "", "output file (written atomically)")
@@ -119,8 +137,11 @@ func runGenerate(w io.Writer, o generateOptions) error {
 	if o.infx == "" || o.model == "" || o.out == "" {
 		return usageErr("--infx, --model and -o are required")
 	}
+	if o.dropCells && o.previous == "" {
+		return usageErr("--drop-cells needs --previous (the cells it would remove)")
+	}
 	opt := cookbook.GenerateOptions{
-		Model: o.model, Keys: o.keys, DisplayName: o.name, CellPerRow: o.cellPerRow,
+		Model: o.model, Keys: o.keys, DisplayName: o.name, CellPerRow: o.cellPerRow, DropCells: o.dropCells,
 		RenderOptions: infx.Options{SrtSlurmVersion: o.version},
 		Source:        cookbook.SyncSource{PRs: map[string]cookbook.SyncPR{}},
 	}
@@ -233,6 +254,9 @@ func runGenerate(w io.Writer, o generateOptions) error {
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
+	if err := secrets.Check(g.Bytes); err != nil {
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s: %w", o.out, err)}
+	}
 	if err := writeAtomic(o.out, g.Bytes); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
@@ -241,6 +265,24 @@ func runGenerate(w io.Writer, o generateOptions) error {
 		points += len(c.Points)
 	}
 	fmt.Fprintf(w, "wrote %s: %d cells, %d points, %d bytes (verified: every point decodes back)\n", o.out, len(g.Data.Cells), points, len(g.Bytes))
+	if len(g.Refused) > 0 {
+		fmt.Fprintf(w, "left out %d config keys (prohibited setting, never published):\n", len(g.Refused))
+		for _, r := range g.Refused {
+			fmt.Fprintf(w, "  %s\n", r)
+		}
+	}
+	if len(g.Kept) > 0 {
+		fmt.Fprintf(w, "kept %d cells of %s unchanged (not regenerated; --drop-cells removes those in scope):\n", len(g.Kept), o.previous)
+		for _, c := range g.Kept {
+			fmt.Fprintf(w, "  %s: %s\n", c.ID, c.Reason)
+		}
+	}
+	if len(g.Removed) > 0 {
+		fmt.Fprintf(w, "removed %d cells of %s (--drop-cells):\n", len(g.Removed), o.previous)
+		for _, c := range g.Removed {
+			fmt.Fprintf(w, "  %s: %s\n", c.ID, c.Reason)
+		}
+	}
 	if len(g.Skipped) > 0 {
 		// One line per config key: how many points, and the first reason.
 		var keys []string
@@ -396,11 +438,13 @@ func yamlPos(file string, n *yaml.Node) string {
 }
 
 // writeAtomic writes data to path through a temporary file in the same
-// directory as the file written, synced, then renamed over it: readers
-// never see a partial file, and a failure leaves the file untouched. When
-// path is a symlink the write goes through to its target (resolved with
-// filepath.EvalSymlinks; the temporary file is made in the target's
-// directory), so the link stays a link. An existing file keeps its mode.
+// directory as the file written, fsynced, then renamed over it, and the
+// directory fsynced after the rename: readers never see a partial file, a
+// failure leaves the file untouched, and a crash after success keeps the
+// new content. When path is a symlink (or a chain of them) the write goes
+// through to its final target (resolved with filepath.EvalSymlinks; the
+// temporary file is made in the target's directory), so every link stays a
+// link; a dangling link is an error. An existing file keeps its mode.
 func writeAtomic(path string, data []byte) error {
 	mode := os.FileMode(0o644)
 	if st, err := os.Lstat(path); err == nil {
@@ -448,5 +492,20 @@ func writeAtomic(path string, data []byte) error {
 		return err
 	}
 	ok = true
+	return syncDir(dir)
+}
+
+// syncDir fsyncs directory dir, making a rename in it durable. File systems
+// that cannot sync a directory (EINVAL, e.g. some network mounts; Windows)
+// are not an error: the rename is still atomic there.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, errors.ErrUnsupported) {
+		return fmt.Errorf("%s: fsync: %w", dir, err)
+	}
 	return nil
 }

@@ -231,3 +231,136 @@ func TestGenerateCLISymlinkOutput(t *testing.T) {
 		}
 	}
 }
+
+const mixedFixture = "../../cookbook/testdata/generate/mixed"
+
+// TestHostileGenerateCLIKeysKeepsPrevious (issue 10 item 7): a --keys run
+// merges into --previous and keeps every other cell (listed as kept);
+// --drop-cells needs --previous; a prohibited key is left out and named
+// with its rule while the rest is written.
+func TestHostileGenerateCLIKeysKeepsPrevious(t *testing.T) {
+	dir := t.TempDir()
+	prev := filepath.Join(dir, "prev.jsx")
+	var stdout, errb bytes.Buffer
+	if code := run(generateArgs(prev), &stdout, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	out := filepath.Join(dir, "out.jsx")
+	stdout.Reset()
+	if code := run(generateArgs(out, "--previous", prev, "--keys", "*-agg"), &stdout, &errb); code != 0 {
+		t.Fatalf("--keys: exit %d: %s", code, errb.String())
+	}
+	want := "kept 2 cells of " + prev + " unchanged (not regenerated; --drop-cells removes those in scope):\n" +
+		"  qwen9-fp4-gb300-dynamo-sglang-agentic-disagg#0: config key not selected\n" +
+		"  qwen9-fp4-gb300-dynamo-sglang-agentic-disagg#1: config key not selected\n"
+	if !strings.Contains(stdout.String(), want) || !strings.HasPrefix(stdout.String(), "wrote "+out+": 4 cells,") {
+		t.Errorf("summary:\n%s", stdout.String())
+	}
+	pf, err := cookbook.ReadFile(prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	of, err := cookbook.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rm := cookbook.RemovedCells(pf, of); len(rm) != 0 {
+		t.Errorf("cells removed: %v", rm)
+	}
+	// --drop-cells: the unselected key's cells are still kept (out of scope).
+	stdout.Reset()
+	if code := run(generateArgs(out, "--previous", prev, "--keys", "*-agg", "--drop-cells"), &stdout, &errb); code != 0 {
+		t.Fatalf("--drop-cells: exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(stdout.String(), want) || strings.Contains(stdout.String(), "removed ") {
+		t.Errorf("--drop-cells summary:\n%s", stdout.String())
+	}
+	// --drop-cells without --previous.
+	errb.Reset()
+	if code := run(generateArgs(filepath.Join(dir, "x.jsx"), "--drop-cells"), &stdout, &errb); code != 2 || !strings.Contains(errb.String(), "--drop-cells needs --previous") {
+		t.Errorf("--drop-cells alone: exit %d: %s", code, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.jsx")); !os.IsNotExist(err) {
+		t.Error("file written on a usage error")
+	}
+	// A prohibited key: left out, named; the other key written.
+	stdout.Reset()
+	mixed := filepath.Join(dir, "mixed.jsx")
+	args := generateArgs(mixed)
+	args[2] = mixedFixture
+	if code := run(args, &stdout, &errb); code != 0 {
+		t.Fatalf("mixed: exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(stdout.String(), "left out 1 config keys (prohibited setting, never published):\n"+
+		"  qwen9-fp4-gb300-sglang-agentic-nextn: left out: row 0 conc 1: agg worker: env SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE is prohibited (prohibited-nvfp4-ckpt-fp8-nextn-moe: ") {
+		t.Errorf("mixed summary:\n%s", stdout.String())
+	}
+	if b, _ := os.ReadFile(mixed); bytes.Contains(b, []byte("NEXTN_MOE")) || !bytes.Contains(b, []byte("qwen9-fp4-gb300-sglang-agentic-agg#0")) {
+		t.Error("mixed output: refused key published or the other key missing")
+	}
+}
+
+// TestHostileGenerateCLISecretRefused (issue 10 item 4, generate's part):
+// output carrying the value of a secret environment variable is refused:
+// exit 2, no file, and the message names the variable, never the value.
+func TestHostileGenerateCLISecretRefused(t *testing.T) {
+	const secret = "example/Qwen9-FP4" // the checkpoint id: every generated worker prints it
+	t.Setenv("HOSTILE_API_KEY", secret)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "qwen9.jsx")
+	var stdout, errb bytes.Buffer
+	code := run(generateArgs(out), &stdout, &errb)
+	if code != 2 || !strings.Contains(errb.String(), out+":") || !strings.Contains(errb.String(), "HOSTILE_API_KEY") {
+		t.Errorf("exit %d: %s", code, errb.String())
+	}
+	if strings.Contains(errb.String()+stdout.String(), secret) {
+		t.Error("the secret is printed")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files written: %v", entries)
+	}
+}
+
+// TestHostileGenerateCLIWriteThroughLinks (issue 10 item 6): -o through a
+// chain of symlinks writes the final target and keeps both links; a
+// dangling link is refused (exit 2) and nothing is created.
+func TestHostileGenerateCLIWriteThroughLinks(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "qwen9.jsx")
+	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l2, l1 := filepath.Join(dir, "l2.jsx"), filepath.Join(dir, "l1.jsx")
+	if err := os.Symlink("qwen9.jsx", l2); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	if err := os.Symlink("l2.jsx", l1); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, errb bytes.Buffer
+	if code := run(generateArgs(l1), &stdout, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, l := range []string{l1, l2} {
+		if st, err := os.Lstat(l); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s is no longer a link", l)
+		}
+	}
+	if b, _ := os.ReadFile(target); !bytes.HasPrefix(b, []byte("// GENERATED")) {
+		t.Errorf("target not written: %.40q", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
+		t.Errorf("leftover files: %v", entries)
+	}
+	dangling := filepath.Join(dir, "dangling.jsx")
+	if err := os.Symlink("missing/nowhere.jsx", dangling); err != nil {
+		t.Fatal(err)
+	}
+	errb.Reset()
+	if code := run(generateArgs(dangling), &stdout, &errb); code != 2 || !strings.Contains(errb.String(), "cannot resolve the symlink") {
+		t.Errorf("dangling: exit %d: %s", code, errb.String())
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "missing")); !os.IsNotExist(err) {
+		t.Error("dangling link: something was created")
+	}
+}

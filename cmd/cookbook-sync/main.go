@@ -15,6 +15,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
 // Exit codes, documented in the package comment and the README.
@@ -52,12 +54,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee != errGap {
-			fmt.Fprintln(stderr, "cookbook-sync:", ee.err)
+			printError(stderr, ee.err)
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "cookbook-sync:", err)
+	printError(stderr, err)
 	return exitUsage
+}
+
+// printError prints err on stderr with every terminal control character
+// escaped (launch.EscapeControl): file names and values in messages come
+// from checkouts written by strangers. It is the last line of defence behind
+// the readers' own quoting (launch.QuotePath).
+func printError(stderr io.Writer, err error) {
+	fmt.Fprintln(stderr, "cookbook-sync:", launch.EscapeControl(err.Error()))
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {

@@ -67,7 +67,12 @@ at most 64 MiB); a --file for docs/src/snippets/agentx/**.jsx must parse as an
 AgentX snippet (errors give file:line:col); --coverage must be UTF-8 text;
 --title is one line; --inferencex-sha is 7-40 hex digits; --run is a run id
 (37714835620, 37714835620/attempts/2) or a GitHub Actions run URL; --checkout
-is a git checkout with the --remote. Nothing may contain the token.`
+is a git checkout with the --remote. Nothing pushed may carry a secret:
+GH_TOKEN / GITHUB_TOKEN or any variable named *TOKEN*, *SECRET*, *KEY*,
+*PASSWORD*, *CREDENTIAL* (as is, in another case, as a fragment of 8+
+characters, reversed, hex or base64), or a string shaped like a GitHub token
+(ghp_…, github_pat_…): the error names the file, line:col and the kind of
+secret, never the secret.`
 
 // prExitStatus is the "Exit status" section of pr's help.
 const prExitStatus = `

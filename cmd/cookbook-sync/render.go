@@ -147,7 +147,7 @@ func runRender(w, ew io.Writer, o renderOptions, changed func(string) bool) erro
 		// about reports its own problem as an error).
 		for _, wn := range ws.Warnings() {
 			if o.key == "" || wn.Key != o.key {
-				fmt.Fprintf(ew, "cookbook-sync: warning: %s\n", wn)
+				fmt.Fprintf(ew, "cookbook-sync: warning: %s\n", launch.EscapeControl(wn.String()))
 			}
 		}
 	}

@@ -7,14 +7,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/secrets"
 	"github.com/cookbook-sync/cookbook-sync/upstream"
 )
 
@@ -85,8 +88,11 @@ func (o *upAPIOptions) client() (*upstream.Client, error) {
 	if retries == 0 {
 		retries = -1 // upstream: 0 means the default
 	}
+	// Every other secret of the process (GH_TOKEN, *KEY*, *SECRET*…) is
+	// redacted from what the Client returns and refused in what pr pushes
+	// and refresh --write writes, like the token (package secrets).
 	c, err := upstream.New(upstream.Options{APIURL: o.apiURL, Token: upToken(), MaxRetries: retries,
-		RequestTimeout: timeout, CallTimeout: callTimeout})
+		RequestTimeout: timeout, CallTimeout: callTimeout, Secrets: secrets.FromEnviron(os.Environ())})
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
@@ -258,20 +264,27 @@ in-progress → verified-pr (the run succeeded) → verified (and the PR merged)
 Only the status values change; every other byte is kept. Records that cannot
 move (no run cited, run failed, PR closed) are listed.
 
-Without --write the changes are only printed.
+Without --write the changes are only printed. With --write the file is
+replaced atomically (temporary file fsynced, renamed, directory fsynced); a
+symlink is written through to its target and stays a link. Nothing is written
+that carries a secret: GH_TOKEN / GITHUB_TOKEN or any variable named *TOKEN*,
+*SECRET*, *KEY*, *PASSWORD*, *CREDENTIAL* (as is, in another case, as a
+fragment of 8+ characters, reversed, hex or base64), or a string shaped like
+a GitHub token (ghp_…, github_pat_…).
 
 Exit status:
   0  done (changes printed, or written with --write)
   1  an API failure: nothing written
   2  bad usage, an unreadable or non-regular file (FIFO, device, directory,
-     > 64 MiB) or a file that is not an AgentX snippet`,
+     > 64 MiB), a file that is not an AgentX snippet, or (--write) an update
+     that would carry a secret: nothing written`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runUpstreamRefresh(cmd.Context(), cmd.OutOrStdout(), args[0], o)
 		},
 	}
 	o.register(c)
-	c.Flags().BoolVar(&o.write, "write", false, "write the updated file in place (atomically)")
+	c.Flags().BoolVar(&o.write, "write", false, "write the updated file in place (atomically, fsynced; through a symlink to its target)")
 	c.Flags().StringVar(&o.format, "format", "text", "output format: text or json")
 	return c
 }
@@ -309,6 +322,11 @@ func upRefresh(ctx context.Context, w io.Writer, cl *upstream.Client, file strin
 		}
 	}
 	if o.write && applied > 0 {
+		// Never write a secret: the token, another secret of the process,
+		// as is or transformed, or a token-shaped string (package secrets).
+		if err := cl.CheckSecrets(out); err != nil {
+			return &exitError{code: exitUsage, err: fmt.Errorf("%s:%w; nothing written", file, err)}
+		}
 		if err := upWriteAtomic(file, out); err != nil {
 			return upFailure(err)
 		}
@@ -346,26 +364,77 @@ func upReadFile(name string) ([]byte, error) {
 	return launch.ReadInput(name)
 }
 
-// upWriteAtomic replaces name with data via a temp file in the same directory
-// and a rename, keeping the file mode.
+// upWriteAtomic replaces the content of name with data, atomically and
+// durably: through a temporary file in the directory of the file written —
+// the symlink's final target when name is a symlink, so the link stays a
+// link (like generate's -o) — written, fsynced, renamed over the file, and
+// the directory fsynced after the rename, so a crash leaves the old or the
+// new content, never a partial or vanished file. The file keeps its mode; a
+// target that is not a regular file is refused.
 func upWriteAtomic(name string, data []byte) error {
+	return upWriteThrough(name, data, (*os.File).Sync)
+}
+
+// upWriteThrough is upWriteAtomic with the fsync given (tests record it).
+func upWriteThrough(name string, data []byte, sync func(*os.File) error) error {
+	target := name
 	mode := os.FileMode(0o644)
-	if st, err := os.Stat(name); err == nil {
+	st, err := os.Lstat(name)
+	switch {
+	case err == nil:
+		if st.Mode()&os.ModeSymlink != 0 {
+			if target, err = filepath.EvalSymlinks(name); err != nil {
+				return fmt.Errorf("%s: cannot resolve the symlink: %w", name, err)
+			}
+			if st, err = os.Stat(target); err != nil {
+				return err
+			}
+		}
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("%s: not a regular file", target)
+		}
 		mode = st.Mode().Perm()
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
+	dir := filepath.Dir(target)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp*")
 	if err != nil {
 		return err
 	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), mode)); err != nil {
-		os.Remove(tmp.Name())
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		os.Remove(tmp.Name())
+	if err := tmp.Chmod(mode); err != nil {
 		return err
+	}
+	if err := sync(tmp); err != nil {
+		return fmt.Errorf("%s: fsync: %w", tmp.Name(), err)
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), target); err != nil {
+		return err
+	}
+	done = true
+	if runtime.GOOS == "windows" { // directories cannot be opened for fsync there
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := sync(d); err != nil {
+		return fmt.Errorf("%s: fsync of the directory: %w", dir, err)
 	}
 	return nil
 }

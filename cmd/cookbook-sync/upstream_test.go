@@ -99,7 +99,7 @@ func TestCLITokenNeverPrinted(t *testing.T) {
 	// A 200 answer echoing the header in the PR title: redacted in text and JSON.
 	s := cliFake(t)
 	s.AddFault(&fakegithub.Fault{Path: `/pulls/7$`, Count: -1, Status: 200,
-		Body: `{"number":7,"state":"closed","merged":true,"merged_at":"2026-01-01T00:00:00Z","title":"$AUTH"}`})
+		Body: `{"number":7,"state":"closed","merged":true,"merged_at":"2026-01-01T00:00:00Z","title":"$AUTH","base":{"repo":{"full_name":"sgl-project/sglang"}}}`})
 	code, out, errOut := cliRun(t, "upstream", "status", "--api-url", s.URL, "--format", "json", "https://github.com/sgl-project/sglang/pull/7")
 	if code != 0 || len(cliLeaks(out+errOut)) > 0 || !strings.Contains(out, `"title": "Bearer ***"`) {
 		t.Errorf("title echo: exit %d\n%s%s", code, out, errOut)

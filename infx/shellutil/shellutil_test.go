@@ -2,6 +2,7 @@ package shellutil
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 	"testing"
@@ -593,15 +594,21 @@ func FuzzRun(f *testing.F) {
 	facts, _ := FactsFor("gb200")
 	f.Fuzz(func(t *testing.T, argv, stdin string) {
 		args := strings.Split(argv, "\x00")
-		res, handled, reason := run(args, []byte(stdin), facts, nil)
-		if !handled && reason == "" {
-			t.Fatalf("%q: refused without a reason", args)
-		}
-		if len(res.Stdout) > MaxOutput || len(res.Stderr) > MaxOutput {
-			t.Fatalf("%q: output %d/%d bytes over the cap", args, len(res.Stdout), len(res.Stderr))
-		}
-		if res.Status < 0 || res.Status > 255 {
-			t.Fatalf("%q: status %d", args, res.Status)
+		err := fuzzWithin(fuzzBound, func() error {
+			res, handled, reason := run(args, []byte(stdin), facts, nil)
+			if !handled && reason == "" {
+				return fmt.Errorf("%q: refused without a reason", args)
+			}
+			if len(res.Stdout) > MaxOutput || len(res.Stderr) > MaxOutput {
+				return fmt.Errorf("%q: output %d/%d bytes over the cap", args, len(res.Stdout), len(res.Stderr))
+			}
+			if res.Status < 0 || res.Status > 255 {
+				return fmt.Errorf("%q: status %d", args, res.Status)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%v\nargv: %q\nstdin: %q", err, args, stdin)
 		}
 	})
 }

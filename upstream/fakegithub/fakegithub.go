@@ -40,7 +40,10 @@ type Request struct {
 // Fault makes matching requests fail: Count times (-1 = forever) answer
 // Status with Header and Body. "$AUTH" in Body is replaced by the request's
 // Authorization header as received (JSON-escaped), like a server that echoes
-// it into its error message.
+// it into its error message. With After the request is carried out first
+// (its changes are made) and only the answer is replaced — a gateway that
+// times out after the write landed, the case a non-idempotent POST must not
+// be blindly retried for.
 type Fault struct {
 	Method string // "" = any
 	Path   string // regexp matched against the URL path
@@ -48,6 +51,7 @@ type Fault struct {
 	Status int
 	Header map[string]string
 	Body   string
+	After  bool
 }
 
 // Server is the fake. Lock Mu when reading or changing state from a test
@@ -507,8 +511,17 @@ func (s *Server) handle(req *http.Request, body []byte) (int, map[string]string,
 			f.Count--
 		}
 		auth, _ := json.Marshal(req.Header.Get("Authorization"))
-		return f.Status, f.Header, []byte(strings.ReplaceAll(f.Body, "$AUTH", strings.Trim(string(auth), `"`)))
+		answer := []byte(strings.ReplaceAll(f.Body, "$AUTH", strings.Trim(string(auth), `"`)))
+		if f.After {
+			s.handleNormally(req, body)
+		}
+		return f.Status, f.Header, answer
 	}
+	return s.handleNormally(req, body)
+}
+
+// handleNormally answers req as GitHub would (Mu held).
+func (s *Server) handleNormally(req *http.Request, body []byte) (int, map[string]string, []byte) {
 	if req.Method != http.MethodGet && s.Token != "" {
 		a := req.Header.Get("Authorization")
 		if a != "Bearer "+s.Token && a != "token "+s.Token {

@@ -1,0 +1,9 @@
+//go:build !unix
+
+package infx
+
+// openNonBlock: no such flag here.
+const openNonBlock = 0
+
+// noOwnerStat: the interpreter's -O and -G are Unix-only.
+func noOwnerStat() any { return nil }
