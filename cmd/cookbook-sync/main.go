@@ -6,6 +6,8 @@
 //	0  success; for coverage: every compared role is covered
 //	1  a gap was found (coverage: a role differs, is missing or prohibited)
 //	2  bad usage or bad input (the message names file:line:col or the data path)
+//	3  --deadline passed before the command finished (outputs are written
+//	   atomically: a file is either replaced whole or not at all)
 package main
 
 import (
@@ -13,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -21,9 +24,10 @@ import (
 
 // Exit codes, documented in the package comment and the README.
 const (
-	exitOK    = 0
-	exitGap   = 1
-	exitUsage = 2
+	exitOK       = 0
+	exitGap      = 1
+	exitUsage    = 2
+	exitDeadline = 3
 )
 
 // exitError carries an exit code through cobra's RunE.
@@ -40,14 +44,39 @@ func (e *exitError) Unwrap() error { return e.err }
 var errGap = &exitError{code: exitGap, err: errors.New("gap found")}
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runExit(os.Args[1:], os.Stdout, os.Stderr, os.Exit))
 }
 
-// run executes the CLI with args and returns the exit code.
+// run executes the CLI with args and returns the exit code. A --deadline
+// that passes ends the process (os.Exit(3)).
 func run(args []string, stdout, stderr io.Writer) int {
+	return runExit(args, stdout, stderr, os.Exit)
+}
+
+// runExit is run with the function that ends the process when --deadline
+// passes (tests pass their own).
+func runExit(args []string, stdout, stderr io.Writer, exit func(int)) int {
 	root := newRootCmd(stdout, stderr)
+	var deadline time.Duration
+	var timer *time.Timer
+	root.PersistentFlags().DurationVar(&deadline, "deadline", 0, "end the command with exit 3 when it has not finished after this long (e.g. 10m; 0 = no deadline)")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if deadline < 0 {
+			return &exitError{code: exitUsage, err: fmt.Errorf("--deadline %s: want a positive duration (or 0)", deadline)}
+		}
+		if deadline > 0 {
+			timer = time.AfterFunc(deadline, func() {
+				fmt.Fprintf(stderr, "cookbook-sync: --deadline %s passed before the command finished\n", deadline)
+				exit(exitDeadline)
+			})
+		}
+		return nil
+	}
 	root.SetArgs(args)
 	err := root.Execute()
+	if timer != nil {
+		timer.Stop()
+	}
 	if err == nil {
 		return exitOK
 	}

@@ -230,6 +230,7 @@ func prPlanApply(ctx context.Context, w io.Writer, cl *upstream.Client, verb str
 		}
 		return upFailure(fmt.Errorf("pr %s: %w", verb, err))
 	}
+	removed := removedCells(plan)
 	if verb == "plan" {
 		if format == "json" {
 			b, err := json.MarshalIndent(plan, "", "  ")
@@ -238,6 +239,9 @@ func prPlanApply(ctx context.Context, w io.Writer, cl *upstream.Client, verb str
 			}
 			fmt.Fprintf(w, "%s\n", b)
 		} else {
+			for _, r := range removed {
+				fmt.Fprintf(w, "# %s: removes %d cell%s: %s\n", r.path, len(r.ids), pluralS(len(r.ids)), strings.Join(r.ids, ", "))
+			}
 			io.WriteString(w, plan.Diff())
 		}
 		if plan.Action == upstream.ActionBlocked {
@@ -311,4 +315,40 @@ func applyPlan(ctx context.Context, w io.Writer, cl *upstream.Client, plan *upst
 		fmt.Fprintf(w, "%s #%d %s\n", what, res.PR, res.URL)
 	}
 	return nil
+}
+
+// fileRemoval is the cells an AgentX snippet of a plan loses.
+type fileRemoval struct {
+	path string
+	ids  []string
+}
+
+// removedCells lists, per AgentX snippet of the plan, the cells of the
+// current file (Old) that the new content no longer has
+// (cookbook.RemovedCells); files that lose none are left out. `pr plan`
+// prints them: a plan that removes upstream cells says so before anything
+// is pushed.
+func removedCells(plan *upstream.Plan) []fileRemoval {
+	var out []fileRemoval
+	for _, f := range plan.Files {
+		if !isAgentXSnippet(f.Path) || f.Old == "" {
+			continue
+		}
+		oldF, err1 := cookbook.Parse(f.Path, []byte(f.Old))
+		newF, err2 := cookbook.Parse(f.Path, []byte(f.New))
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		if ids := cookbook.RemovedCells(oldF, newF); len(ids) > 0 {
+			out = append(out, fileRemoval{path: f.Path, ids: ids})
+		}
+	}
+	return out
+}
+
+func pluralS(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -328,3 +328,31 @@ func TestPRApplySavedPlan(t *testing.T) {
 		t.Errorf("--plan with --repo: exit %d", code)
 	}
 }
+
+// TestPRPlanSaysRemovedCells: a plan whose snippet drops cells of the file
+// upstream says how many and which before anything is pushed.
+func TestPRPlanSaysRemovedCells(t *testing.T) {
+	s := fakegithub.New()
+	t.Cleanup(s.Close)
+	s.Token = cliToken
+	two := strings.Replace(cliSnippetText("v1"), "\n ]\n};", `,
+  {
+   "id": "agg-tp8",
+   "label": "Agg TP8",
+   "submitted": "sglang",
+   "routers": {"sglang": {"blocks": [{"kind": "worker", "role": "agg", "cmd": "python3 -m sglang.launch_server", "args": [["--tp", "8"]]}]}},
+   "points": [{"concs": [1], "kv": "none"}]
+  }
+ ]
+};`, 1)
+	s.AddRepo(cliRepo, "main", map[string]string{cliSnippet: two})
+	t.Setenv("GH_TOKEN", cliToken)
+	t.Setenv("GITHUB_TOKEN", "")
+	local := filepath.Join(t.TempDir(), "qwen3.5.jsx")
+	os.WriteFile(local, []byte(cliSnippetText("v2")), 0o644)
+	code, out, errOut := cliRun(t, "pr", "plan", "--api-url", s.URL, "--retries", "0", "--repo", cliRepo, "--model", "Qwen/qwen3.5",
+		"--file", cliSnippet+"="+local, "--inferencex-sha", "ceb50ba212080174e0563d2be1db9b0d654ab2ef")
+	if code != 0 || !strings.Contains(out, "# "+cliSnippet+": removes 1 cell: agg-tp8\n") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr: %s", code, out, errOut)
+	}
+}

@@ -326,7 +326,7 @@ func writeRendered(w io.Writer, format string, rs []rendered) error {
 		}
 		writeText(&b, r)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, launch.EscapeControl(b.String()))
 	return err
 }
 
@@ -574,7 +574,7 @@ func writeSummary(w io.Writer, format string, s infx.Summary, withSrtSlurmDir bo
 	for _, f := range s.Failures {
 		fmt.Fprintf(&b, "error: %s\n", f)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, launch.EscapeControl(b.String()))
 	return err
 }
 
@@ -709,7 +709,7 @@ func writeList(w io.Writer, format string, ws *infx.Workspace) error {
 		}
 		fmt.Fprintf(&b, "%-*s  %-*s  %4d %6d  %s\n", kw, k.ConfigKey, fw, k.Framework, k.Rows, k.Points, scope)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, launch.EscapeControl(b.String()))
 	return err
 }
 

@@ -304,6 +304,11 @@ func splitK(p string) (string, string, error) {
 			return "", "", unsup("\\K with top-level alternation")
 		}
 	}
+	if idx < 0 {
+		// the only \K is inside a bracket expression ("[\K"): not the
+		// keep-out operator
+		return "", "", unsup("\\K inside a bracket expression")
+	}
 	return p[:idx], p[idx+2:], nil
 }
 

@@ -22,3 +22,14 @@ func TestSedAppendInsertChange(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileGrepKInClass: `grep -P '[\K'` (a \K only inside a bracket
+// expression; FuzzRun crasher) is refused, not a panic.
+func TestHostileGrepKInClass(t *testing.T) {
+	for _, pat := range []string{`[\K`, `a[\K]b`, `[^\K]`} {
+		_, handled, why := RunFiles([]string{"grep", "-P", pat}, []byte("0\n"), Facts{}, nil)
+		if handled && why != "" {
+			t.Errorf("%q: handled with reason %q", pat, why)
+		}
+	}
+}
