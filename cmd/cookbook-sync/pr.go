@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cookbook-sync/cookbook-sync/cookbook"
+	"github.com/cookbook-sync/cookbook-sync/launch"
 	"github.com/cookbook-sync/cookbook-sync/upstream"
 )
 
@@ -263,7 +264,7 @@ func applySavedPlan(ctx context.Context, w io.Writer, o prOptions) error {
 	}
 	var plan upstream.Plan
 	if err := json.Unmarshal(b, &plan); err != nil {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s: %w", o.planFile, err)}
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s: %w", jsonErrPos(o.planFile, b, err), err)}
 	}
 	for _, f := range plan.Files {
 		if isAgentXSnippet(f.Path) {
@@ -351,4 +352,36 @@ func pluralS(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// jsonErrPos places a JSON decoding error of file's data at line:col: the
+// syntax error's or type error's offset, else the end of the data (an
+// unexpected end).
+func jsonErrPos(file string, data []byte, err error) string {
+	off := len(data)
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se) && int(se.Offset) < len(data):
+		off = int(se.Offset) - 1 // the offending byte (Offset counts it)
+	case se != nil:
+		off = len(data) // unexpected end: after the last byte
+	case errors.As(err, &te):
+		off = int(te.Offset) - 1
+	}
+	if off < 0 {
+		off = 0
+	}
+	if off > len(data) {
+		off = len(data)
+	}
+	line, col := 1, 1
+	for _, c := range data[:off] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return fmt.Sprintf("%s:%d:%d", launch.QuotePath(file), line, col)
 }

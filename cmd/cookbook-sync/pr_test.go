@@ -356,3 +356,22 @@ func TestPRPlanSaysRemovedCells(t *testing.T) {
 		t.Errorf("exit %d, stdout:\n%s\nstderr: %s", code, out, errOut)
 	}
 }
+
+// TestHostileSavedPlanJSONPosition: a saved plan that is not valid JSON
+// (or has a wrong type) is bad input with its line:col.
+func TestHostileSavedPlanJSONPosition(t *testing.T) {
+	t.Setenv("GH_TOKEN", cliToken)
+	dir := t.TempDir()
+	for _, c := range []struct{ data, want string }{
+		{"{\n  \"branch\": \"x\",\n  \"files\": [}\n", "plan.json:3:13: invalid character '}'"},
+		{"{\n  \"files\": 7\n}\n", "plan.json:2:12: json: cannot unmarshal number"},
+		{"{\n  \"branch\": ", "plan.json:2:13: unexpected end of JSON input"},
+	} {
+		p := filepath.Join(dir, "plan.json")
+		os.WriteFile(p, []byte(c.data), 0o644)
+		code, _, errOut := cliRun(t, "pr", "apply", "--plan", p)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", c.data, code, errOut, c.want)
+		}
+	}
+}
