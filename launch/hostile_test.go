@@ -90,3 +90,26 @@ func TestHostileReadInputFIFOOpen(t *testing.T) {
 		t.Fatal("open of a FIFO without writer blocked")
 	}
 }
+
+// TestHostileReadInputPseudoFS: a link to /proc/self/environ (or any file
+// of /proc, /sys, /dev) is refused, its content never read.
+func TestHostileReadInputPseudoFS(t *testing.T) {
+	dir := t.TempDir()
+	for _, target := range []string{"/proc/self/environ", "/proc/self/cmdline", "/sys/kernel/address_bits", "/dev/null"} {
+		if _, err := os.Stat(target); err != nil {
+			continue // not on this machine
+		}
+		l := filepath.Join(dir, filepath.Base(target)+".yaml")
+		if err := os.Symlink(target, l); err != nil {
+			t.Fatal(err)
+		}
+		data, err := ReadInput(l)
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "pseudo file system: not read") || data != nil {
+			t.Errorf("%s: %v (%d bytes)", target, err, len(data))
+		}
+	}
+	if _, err := ReadInput("/proc/self/environ"); err == nil {
+		t.Error("/proc/self/environ read")
+	}
+}

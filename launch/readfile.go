@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
 // MaxInputSize is the largest input file any reader accepts: 64 MiB, far
@@ -19,6 +21,9 @@ func ReadInput(path string) ([]byte, error) {
 	// Stat before opening: opening a FIFO with no writer blocks.
 	st, err := os.Stat(path)
 	if err != nil {
+		return nil, err
+	}
+	if err := notPseudo(path); err != nil {
 		return nil, err
 	}
 	if err := regular(path, st); err != nil {
@@ -58,4 +63,28 @@ func regular(path string, st os.FileInfo) error {
 		what = "a directory, want a file"
 	}
 	return &InputError{File: path, Msg: what}
+}
+
+// pseudoRoots are the kernel's pseudo file systems: their "regular" files
+// (/proc/self/environ, /proc/self/cmdline, /sys/…) hold the running
+// process's state, secrets included, never input.
+var pseudoRoots = []string{"/proc", "/sys", "/dev"}
+
+// notPseudo refuses a path that is, or resolves through symbolic links
+// to, a file of a pseudo file system (a link committed in a checkout that
+// points at /proc/self/environ): its content is never read.
+func notPseudo(path string) error {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
+	if abs, err := filepath.Abs(real); err == nil {
+		real = abs
+	}
+	for _, r := range pseudoRoots {
+		if real == r || strings.HasPrefix(real, r+string(filepath.Separator)) {
+			return &InputError{File: path, Msg: fmt.Sprintf("resolves to %s, a file of the kernel's %s pseudo file system: not read", real, r)}
+		}
+	}
+	return nil
 }

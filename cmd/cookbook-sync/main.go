@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/secrets"
 )
 
 // Exit codes, documented in the package comment and the README.
@@ -96,7 +97,7 @@ func runExit(args []string, stdout, stderr io.Writer, exit func(int)) int {
 // from checkouts written by strangers. It is the last line of defence behind
 // the readers' own quoting (launch.QuotePath).
 func printError(stderr io.Writer, err error) {
-	fmt.Fprintln(stderr, "cookbook-sync:", launch.EscapeControl(err.Error()))
+	fmt.Fprintln(stderr, "cookbook-sync:", launch.EscapeControl(secrets.Redact(err.Error())))
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
