@@ -2,6 +2,7 @@ package cookbook
 
 import (
 	"errors"
+	"github.com/cookbook-sync/cookbook-sync/internal/fuzzbound"
 	"os"
 	"strings"
 	"testing"
@@ -163,7 +164,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("export const agentx = {};\n"))
 	f.Add([]byte("// c\nexport const agentx = {\"cells\": []};"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		err := fuzzWithin(fuzzBound, func() error {
+		err := fuzzbound.Within(fuzzbound.Bound, func() error {
 			file, err := Parse("fuzz.jsx", src)
 			if err != nil {
 				return nil

@@ -3,6 +3,7 @@ package infx
 import (
 	"errors"
 	"fmt"
+	"github.com/cookbook-sync/cookbook-sync/internal/fuzzbound"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -318,7 +319,7 @@ func FuzzParseMaster(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		err := fuzzWithin(fuzzBound, func() error {
+		err := fuzzbound.Within(fuzzbound.Bound, func() error {
 			its, err := parseMaster("fuzz.yaml", data)
 			if err != nil {
 				return nil

@@ -2,6 +2,7 @@ package infx
 
 import (
 	"errors"
+	"github.com/cookbook-sync/cookbook-sync/internal/fuzzbound"
 	"os"
 	"path/filepath"
 	"slices"
@@ -290,7 +291,7 @@ func FuzzRunScript(f *testing.F) {
 		// The script's own 50 ms wall limit must also bound blocked I/O
 		// (an unread process substitution, a FIFO): an input still
 		// running after 2 s is a hang, not a slow run.
-		err := fuzzWithin(2*time.Second, func() error {
+		err := fuzzbound.Within(2*time.Second, func() error {
 			run, err := runScript("fuzz.sh", []byte(src), ScriptOptions{Timeout: 50 * time.Millisecond, Steps: 2000, Env: []string{"TP=8"}})
 			if err == nil {
 				_, _ = ScriptProcesses(run, "fuzz.sh")

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/fuzzbound"
 )
 
 // FuzzMarkdownShell feeds arbitrary Markdown through the goldmark walk, the
@@ -30,7 +30,7 @@ func FuzzMarkdownShell(f *testing.F) {
 	f.Add(strings.Repeat(">", 300) + " x\n")
 	f.Add("```bash\n" + strings.Repeat("(", 2000) + "vllm serve m" + strings.Repeat(")", 2000) + "\n```\n")
 	f.Fuzz(func(t *testing.T, src string) {
-		err := fuzzWithin(fuzzBound, func() error {
+		err := fuzzbound.Within(fuzzbound.Bound, func() error {
 			blocks, err := ParseMarkdown("f.md", []byte(src), 1, 0)
 			if err != nil {
 				return nil
@@ -62,7 +62,7 @@ func FuzzRecipeSynthesis(f *testing.F) {
 	}
 	f.Add([]byte("model: {model_id: a/b}\nvariants: {default: {tp: {h200: 99}, vram_minimum_gb: 5000}}\ncompatible_strategies: [pd_cluster, multi_node_dep]\nstrategy_min_gpus: {tp: 100000}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		err := fuzzWithin(fuzzBound, func() error {
+		err := fuzzbound.Within(fuzzbound.Bound, func() error {
 			doc, err := parseYAML("models/x/y.yaml", data)
 			if err != nil {
 				return nil
@@ -85,49 +85,4 @@ func FuzzRecipeSynthesis(f *testing.F) {
 			t.Fatalf("%v\ninput: %q", err, data)
 		}
 	})
-}
-
-// fuzzBound is how long one fuzz input may run before it counts as a hang
-// (not a speed check: inputs take milliseconds).
-const fuzzBound = 10 * time.Second
-
-// fuzzWithin runs body in its own goroutine and returns its error, a
-// recovered panic with its stack, or a hang error once d has passed. The
-// bound is a timer, not a deferred check, so a body that never returns
-// still fails the input. The body reports through its result because
-// t.Fatal may only be called from the test goroutine.
-func fuzzWithin(d time.Duration, body func() error) error {
-	done := make(chan error, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- fmt.Errorf("panic: %v\n%s", r, debug.Stack())
-			}
-		}()
-		done <- body()
-	}()
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-timer.C:
-		return fmt.Errorf("hang: no result within %v", d)
-	}
-}
-
-// TestHostileFuzzHangCheck: the fuzz bound fails a body that never returns
-// (the old deferred check passed it) and reports a panic, not a crash.
-func TestHostileFuzzHangCheck(t *testing.T) {
-	block := make(chan struct{})
-	defer close(block)
-	if err := fuzzWithin(20*time.Millisecond, func() error { <-block; return nil }); err == nil || !strings.Contains(err.Error(), "hang: no result within 20ms") {
-		t.Errorf("blocked body: err = %v, want the hang error", err)
-	}
-	if err := fuzzWithin(time.Second, func() error { panic("boom") }); err == nil || !strings.HasPrefix(err.Error(), "panic: boom\n") {
-		t.Errorf("panicking body: err = %v, want the panic", err)
-	}
-	if err := fuzzWithin(time.Second, func() error { return nil }); err != nil {
-		t.Errorf("quick body: err = %v", err)
-	}
 }

@@ -3,6 +3,7 @@ package shellutil
 import (
 	"errors"
 	"fmt"
+	"github.com/cookbook-sync/cookbook-sync/internal/fuzzbound"
 	"io/fs"
 	"strings"
 	"testing"
@@ -594,7 +595,7 @@ func FuzzRun(f *testing.F) {
 	facts, _ := FactsFor("gb200")
 	f.Fuzz(func(t *testing.T, argv, stdin string) {
 		args := strings.Split(argv, "\x00")
-		err := fuzzWithin(fuzzBound, func() error {
+		err := fuzzbound.Within(fuzzbound.Bound, func() error {
 			res, handled, reason := run(args, []byte(stdin), facts, nil)
 			if !handled && reason == "" {
 				return fmt.Errorf("%q: refused without a reason", args)
