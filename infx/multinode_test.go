@@ -176,19 +176,9 @@ func TestAttachSrtSlurmConfigs(t *testing.T) {
 // launcher) makes the point unsupported; nothing outside is read, even
 // with --srt-slurm-dir.
 func TestMultinodeApplyOutsideClone(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("testdata/multinode")); err != nil {
-		t.Fatal(err)
-	}
-	l := filepath.Join(dir, "runners", "launch_h200-x.sh")
-	src, err := os.ReadFile(l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src = []byte(strings.Replace(string(src), `srtctl apply -f "$CONFIG_FILE"`, `srtctl apply -f ../../../../etc/passwd`, 1))
-	if err := os.WriteFile(l, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := editedMultinode(t, nil, func(l string) string {
+		return strings.Replace(l, `srtctl apply -f "$CONFIG_FILE"`, `srtctl apply -f ../../../../etc/passwd`, 1)
+	})
 	ws, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -239,24 +229,9 @@ func TestMultinodeRecipeTouched(t *testing.T) {
 			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			if err := os.CopyFS(dir, os.DirFS("testdata/multinode")); err != nil {
-				t.Fatal(err)
-			}
-			if c.setup != nil {
-				if err := c.setup(dir); err != nil {
-					t.Fatal(err)
-				}
-			}
-			l := filepath.Join(dir, "runners", "launch_h200-x.sh")
-			src, err := os.ReadFile(l)
-			if err != nil {
-				t.Fatal(err)
-			}
-			src = []byte(strings.Replace(string(src), "SRTCTL_OUTPUT=", c.line+"\nSRTCTL_OUTPUT=", 1))
-			if err := os.WriteFile(l, src, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			dir := editedMultinode(t, c.setup, func(l string) string {
+				return strings.Replace(l, "SRTCTL_OUTPUT=", c.line+"\nSRTCTL_OUTPUT=", 1)
+			})
 			ws, err := Open(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -295,19 +270,9 @@ func TestMultinodeRecipeTouched(t *testing.T) {
 // (cp -rT) that does not hold the submitted file leaves the clone's own
 // file in place: the point is upstream-only, not missing.
 func TestMultinodeDirCopyOverlays(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("testdata/multinode")); err != nil {
-		t.Fatal(err)
-	}
-	l := filepath.Join(dir, "runners", "launch_h200-x.sh")
-	src, err := os.ReadFile(l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src = []byte(strings.Replace(string(src), "SRTCTL_OUTPUT=", "CONFIG_FILE=recipes/sglang/m1/agentic/clone-only.yaml\nSRTCTL_OUTPUT=", 1))
-	if err := os.WriteFile(l, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := editedMultinode(t, nil, func(l string) string {
+		return strings.Replace(l, "SRTCTL_OUTPUT=", "CONFIG_FILE=recipes/sglang/m1/agentic/clone-only.yaml\nSRTCTL_OUTPUT=", 1)
+	})
 	ws, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -318,4 +283,29 @@ func TestMultinodeDirCopyOverlays(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Status != StatusUpstreamOnly || !strings.Contains(pe.Note, "recipe recipes/sglang/m1/agentic/clone-only.yaml is not copied from the checkout") {
 		t.Errorf("got %v", err)
 	}
+}
+
+// editedMultinode copies testdata/multinode into a temporary directory,
+// runs setup on it (nil: none) and applies edit to the text of its
+// launcher; it returns the copy's directory.
+func editedMultinode(t *testing.T, setup func(dir string) error, edit func(launcher string) string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/multinode")); err != nil {
+		t.Fatal(err)
+	}
+	if setup != nil {
+		if err := setup(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := filepath.Join(dir, "runners", "launch_h200-x.sh")
+	src, err := os.ReadFile(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(l, []byte(edit(string(src))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
