@@ -567,7 +567,20 @@ func touchedAfterClone(run *ScriptRun, clone *GitClone, logical string) string {
 				continue // modelled: a no-op unless SYNTHETIC_ACCEPTANCE (sandbox)
 			}
 		}
-		for _, a := range c.Argv[1:] {
+		args := c.Argv[1:]
+		if name == "cp" || name == "rsync" || name == "install" {
+			// copies change only their destination (the last operand)
+			var ops []string
+			for _, a := range args {
+				if !strings.HasPrefix(a, "-") {
+					ops = append(ops, a)
+				}
+			}
+			if len(ops) > 0 {
+				args = ops[len(ops)-1:]
+			}
+		}
+		for _, a := range args {
 			a, _, _ = strings.Cut(a, ":")
 			if a == "" || strings.HasPrefix(a, "-") {
 				continue

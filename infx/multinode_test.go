@@ -309,3 +309,20 @@ func editedMultinode(t *testing.T, setup func(dir string) error, edit func(launc
 	}
 	return dir
 }
+
+// TestMultinodeCopyFromWorkspaceIsNotATouch: a copy whose source holds the
+// clone (rsync of the whole workspace elsewhere) does not change the
+// submitted recipe; only a copy onto it does.
+func TestMultinodeCopyFromWorkspaceIsNotATouch(t *testing.T) {
+	dir := editedMultinode(t, nil, func(l string) string {
+		return strings.Replace(l, "SRTCTL_OUTPUT=", "rsync -a --exclude='.git/' \"${GITHUB_WORKSPACE}/\" /shared/workspace-copy/\nSRTCTL_OUTPUT=", 1)
+	})
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, _ := ws.Points("m1-fp8-h200-dynamo-sglang")
+	if _, err := ws.Render(pts[0], Options{}); err != nil {
+		t.Errorf("rsync of the workspace: %v", err)
+	}
+}
