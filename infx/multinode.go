@@ -239,7 +239,7 @@ func (ws *Workspace) resolveSubmission(p Point, run *ScriptRun) (*Submission, er
 	}
 	// The cluster config srtctl reads (srtslurm.yaml in its working
 	// directory), as the launcher wrote it (heredoc, then sed -i edits).
-	for _, name := range sortedKeys(run.Writes) {
+	for _, name := range slices.Sorted(maps.Keys(run.Writes)) {
 		w := name
 		if !filepath.IsAbs(w) {
 			w = filepath.Join(ap.Dir, w)
@@ -370,16 +370,6 @@ func applyEdits(text []byte, edits []RecipeEdit) ([]byte, error) {
 	return text, nil
 }
 
-// sortedKeys returns m's keys sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // submittedPoint points p at the recipe its launchers submit and returns
 // the srt-slurm version to render it with (the launcher's pinned ref), with
 // notes for the reader. Errors (*PointError): a fork of srt-slurm
@@ -395,15 +385,8 @@ func (ws *Workspace) submittedPoint(p Point, sub *Submission, opt Options) (_ Po
 	if version == "" {
 		version = "main"
 	}
-	if tag := srtSlurmTagOf(version); tag != "" {
-		// A commit pin at a release tag renders with the tag's profile.
-		version = tag
-	}
+	// (a commit pin at a release tag renders with the tag's profile)
 	name, err := srtslurm.ProfileFor(version)
-	if err != nil && len(version) > 8 && isHex(version) {
-		// Profiles of commits are keyed by their 8-digit abbreviation.
-		name, err = srtslurm.ProfileFor(version[:8])
-	}
 	if err == nil {
 		version = name
 	}
@@ -429,8 +412,12 @@ func (ws *Workspace) submittedPoint(p Point, sub *Submission, opt Options) (_ Po
 	if sub.SetupScript != "" {
 		notes = append(notes, fmt.Sprintf("setup script %s from the launcher's srtctl apply (%s) replaces the recipe's setup_script", sub.SetupScript, sub.ApplyAt))
 	}
-	notes = append([]string{fmt.Sprintf("srt-slurm %s, as %s clone%s it; rendered with that ref's injected flags and env",
-		where, strings.Join(sub.Launchers, ", "), plural(len(sub.Launchers)))}, notes...)
+	verb := "clone"
+	if len(sub.Launchers) == 1 {
+		verb = "clones"
+	}
+	notes = append([]string{fmt.Sprintf("srt-slurm %s, as %s %s it; rendered with that ref's injected flags and env",
+		where, strings.Join(sub.Launchers, ", "), verb)}, notes...)
 	if sub.Ref == "" || sub.Ref == "main" {
 		notes[0] += " (main moves: taken at " + DefaultSrtSlurmVersion + ", NVIDIA/srt-slurm c88ef731; possible commit drift)"
 	}
@@ -457,22 +444,6 @@ func (ws *Workspace) submittedPoint(p Point, sub *Submission, opt Options) (_ Po
 	}
 	return p, "", nil, &PointError{Status: StatusUpstreamOnly, Pos: p.RefPos, Note: fmt.Sprintf(
 		"recipe %s is not copied from the checkout: the launcher submits the file of its srt-slurm clone %s", sub.CloneRel, where)}
-}
-
-func isHex(s string) bool {
-	for _, r := range s {
-		if !strings.ContainsRune("0123456789abcdef", r) {
-			return false
-		}
-	}
-	return s != ""
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return "s"
-	}
-	return ""
 }
 
 // clusterContainers reads the `containers:` mapping of an srtslurm.yaml
