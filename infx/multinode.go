@@ -265,27 +265,12 @@ func (ws *Workspace) resolveSubmission(p Point, run *ScriptRun) (*Submission, er
 		if len(c.Argv) < 3 || path.Base(c.Argv[0]) != "sed" {
 			continue
 		}
-		inPlace, haveScript := false, false
-		var args, files []string
-		for j := 1; j < len(c.Argv); j++ {
-			a := c.Argv[j]
-			switch {
-			case a == "-i" || a == "--in-place" || strings.HasPrefix(a, "-i") && !strings.HasPrefix(a, "--"):
-				inPlace = true
-			case a == "-e" && j+1 < len(c.Argv):
-				args = append(args, "-e", c.Argv[j+1])
-				haveScript = true
-				j++
-			case a == "-E" || a == "-r" || a == "-n":
-				args = append(args, a)
-			case strings.HasPrefix(a, "-"):
-				args = append(args, a) // refused by sed below: not evaluated
-			case !haveScript:
-				args = append(args, a)
-				haveScript = true
-			default:
-				files = append(files, a)
-			}
+		args, files, inPlace, ok := sedArgs(c.Argv)
+		if inPlace && !ok {
+			// an in-place edit the sandbox's sed does not take (-i.bak,
+			// -s, …): any operand may be the recipe; kept as written, sed
+			// refuses it and the point is unsupported (applyEdits)
+			args, files = c.Argv[1:], c.Argv[1:]
 		}
 		if !inPlace {
 			continue
@@ -530,7 +515,7 @@ func touchedAfterClone(run *ScriptRun, clone *GitClone, logical string) string {
 		if recipeReaders[name] || name == "cp" && copied[at] {
 			continue
 		}
-		if name == "sed" && slices.ContainsFunc(c.Argv[1:], func(a string) bool { return a == "-i" || strings.HasPrefix(a, "-i") && !strings.HasPrefix(a, "--") }) {
+		if _, _, inPlace, _ := sedArgs(c.Argv); name == "sed" && inPlace {
 			continue // applied as an edit (Submission.Edits)
 		}
 		if name == "python3" || name == "python" {

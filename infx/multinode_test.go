@@ -326,3 +326,43 @@ func TestMultinodeCopyFromWorkspaceIsNotATouch(t *testing.T) {
 		t.Errorf("rsync of the workspace: %v", err)
 	}
 }
+
+// TestMultinodeSedForms: in-place sed edits of the recipe are applied when
+// the sandbox's sed takes them (-e, -E) and make the point unsupported
+// when it does not (-i.bak, -s): never silently skipped.
+func TestMultinodeSedForms(t *testing.T) {
+	for _, c := range []struct{ line, env, unsup string }{
+		{line: `sed -i -E -e 's/^(setup_script:).*/\1 "other.sh"/' -e '$a environment:\n  SED_E: "1"' "$CONFIG_PATH"`, env: "SED_E=1"},
+		{line: `sed -i.bak '$a environment:\n  SED_BAK: "1"' "$CONFIG_PATH"`, unsup: "the sandbox cannot evaluate the edit"},
+		{line: `sed -s -i '$a x: 1' "$CONFIG_PATH"`, unsup: "what srtctl reads is not modelled"},
+	} {
+		dir := editedMultinode(t, nil, func(l string) string {
+			return strings.Replace(l, "SRTCTL_OUTPUT=", c.line+"\nSRTCTL_OUTPUT=", 1)
+		})
+		ws, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pts, _ := ws.Points("m1-fp8-h200-dynamo-sglang")
+		d, err := ws.Render(pts[0], Options{})
+		if c.unsup != "" {
+			var pe *PointError
+			if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, c.unsup) {
+				t.Errorf("%s: got %v, want unsupported", c.line, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.line, err)
+		}
+		found := false
+		for _, p := range d.Processes {
+			for _, e := range p.Env {
+				found = found || p.Role == launch.RolePrefill && e.Name+"="+e.Value == c.env
+			}
+		}
+		if !found {
+			t.Errorf("%s: prefill worker lacks %s", c.line, c.env)
+		}
+	}
+}

@@ -2618,29 +2618,8 @@ func squashOperand(args []string) string {
 // It reports false (not handled) otherwise, or when sed cannot evaluate the
 // expression.
 func (sb *sandbox) sedInPlace(args []string) bool {
-	var exprs, files []string
-	inPlace, haveScript := false, false
-	for j := 1; j < len(args); j++ {
-		a := args[j]
-		switch {
-		case a == "-i" || a == "--in-place":
-			inPlace = true
-		case a == "-e" && j+1 < len(args):
-			exprs = append(exprs, "-e", args[j+1])
-			haveScript = true
-			j++
-		case a == "-E" || a == "-r" || a == "-n":
-			exprs = append(exprs, a)
-		case strings.HasPrefix(a, "-"):
-			return false
-		case !haveScript:
-			exprs = append(exprs, a)
-			haveScript = true
-		default:
-			files = append(files, a)
-		}
-	}
-	if !inPlace || len(files) == 0 || !haveScript {
+	exprs, files, inPlace, ok := sedArgs(args)
+	if !ok || !inPlace || len(files) == 0 {
 		return false
 	}
 	sb.mu.Lock()
@@ -2661,4 +2640,33 @@ func (sb *sandbox) sedInPlace(args []string) bool {
 		sb.run.Writes[f] = t
 	}
 	return true
+}
+
+// sedArgs splits a `sed` command line into sed's script arguments (the
+// script or -e scripts, with -E/-r/-n), its files, and whether -i edits
+// them in place. ok is false when there is no script or an option the
+// sandbox's sed does not take (-i with a suffix, -s, -z, …).
+func sedArgs(argv []string) (script, files []string, inPlace, ok bool) {
+	haveScript := false
+	for j := 1; j < len(argv); j++ {
+		a := argv[j]
+		switch {
+		case a == "-i" || a == "--in-place":
+			inPlace = true
+		case a == "-e" && j+1 < len(argv):
+			script = append(script, "-e", argv[j+1])
+			haveScript = true
+			j++
+		case a == "-E" || a == "-r" || a == "-n":
+			script = append(script, a)
+		case strings.HasPrefix(a, "-"):
+			return nil, nil, inPlace || strings.HasPrefix(a, "-i"), false
+		case !haveScript:
+			script = append(script, a)
+			haveScript = true
+		default:
+			files = append(files, a)
+		}
+	}
+	return script, files, inPlace, haveScript
 }

@@ -337,8 +337,9 @@ func (p *sedParser) commands(inBlock bool) ([]*sedCmd, error) {
 // textArg reads the text of an a, i or c command up to the end of its
 // line, as GNU sed does: after `\` (and an optional newline) the text keeps
 // its leading whitespace; in the one-line form without `\` leading
-// whitespace is skipped. A backslash escapes the next character (a
-// backslash-newline continues the text on the next line).
+// whitespace is skipped. \n and \t are a newline and a tab, a backslash
+// escapes any other character (a backslash-newline continues the text on
+// the next line).
 func (p *sedParser) textArg() string {
 	for !p.eof() && (p.s[p.i] == ' ' || p.s[p.i] == '\t') {
 		p.i++
@@ -357,7 +358,14 @@ func (p *sedParser) textArg() string {
 			break
 		}
 		if c == '\\' && p.i+1 < len(p.s) {
-			b.WriteByte(p.s[p.i+1])
+			switch e := p.s[p.i+1]; e {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			default:
+				b.WriteByte(e)
+			}
 			p.i += 2
 			continue
 		}

@@ -15,6 +15,8 @@ func TestSedAppendInsertChange(t *testing.T) {
 		{[]string{"sed", `/^      watchdog-timeout:/a\      dist-timeout: 1800`}, "a\n      watchdog-timeout: 5\nb\n", "a\n      watchdog-timeout: 5\n      dist-timeout: 1800\nb\n"},
 		{[]string{"sed", "-e", `2i\  x`, "-e", "3c  y"}, "a\nb\nc\n", "a\n  x\nb\ny\n"},
 		{[]string{"sed", "$a end"}, "a\nb", "a\nb\nend\n"},
+		{[]string{"sed", "-e", `$a environment:\n  SED_E: "1"`}, "a\n", "a\nenvironment:\n  SED_E: \"1\"\n"},
+		{[]string{"sed", "-e", `$a\  x\ty\\z`}, "a\n", "a\n  x\ty\\z\n"},
 	} {
 		res, ok, why := RunFiles(c.args, []byte(c.in), Facts{}, nil)
 		if !ok || string(res.Stdout) != c.want {
