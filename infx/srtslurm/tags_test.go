@@ -11,12 +11,12 @@ import "testing"
 func TestProfileForCommits(t *testing.T) {
 	for ref, want := range map[string]string{
 		"c180328b98c3793ca84a1e24a030f90545eb7d5d": "v1.0.38",
-		"c180328b":                                 "v1.0.38",
+		"c180328b": "v1.0.38",
 		"c1b6b5c97f323baefad577d70c4e8392b6f537d9": "v1.0.29",
-		"217f9438":                                 "v1.0.53",
+		"217f9438": "v1.0.53",
 		"a98738de9b2233459b5456e9ed71af09ce893f92": "a98738de",
-		"main":                                     "v1.0.68",
-		"v1.0.44":                                  "v1.0.44",
+		"main":    "v1.0.68",
+		"v1.0.44": "v1.0.44",
 	} {
 		if got, err := ProfileFor(ref); err != nil || got != want {
 			t.Errorf("ProfileFor(%s) = %q, %v; want %q", ref, got, err, want)
