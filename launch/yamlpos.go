@@ -36,7 +36,7 @@ func YAMLErrorPos(data []byte, msg string) (line, col int, text string) {
 		line, _ = strconv.Atoi(text[m[2]:m[3]])
 		text = text[:m[0]] + text[m[1]:]
 		if line > bytes.Count(data, []byte("\n"))+1 {
-			l, c := offsetPos(data, len(data))
+			l, c := OffsetPos(data, len(data))
 			return l, c, text
 		}
 		return line, firstNonBlankCol(data, line), text
@@ -46,18 +46,18 @@ func YAMLErrorPos(data []byte, msg string) (line, col int, text string) {
 	}
 	if m := yamlAnchorRE.FindStringSubmatch(text); m != nil {
 		if off := findAlias(data, m[1]); off >= 0 {
-			l, c := offsetPos(data, off)
+			l, c := OffsetPos(data, off)
 			return l, c, text
 		}
 	}
 	if strings.Contains(text, "control characters are not allowed") {
 		if off := firstYAMLControl(data); off >= 0 {
-			l, c := offsetPos(data, off)
+			l, c := OffsetPos(data, off)
 			return l, c, text
 		}
 	}
 	if strings.Contains(text, "end of stream") || strings.Contains(text, "unexpected end") {
-		l, c := offsetPos(data, len(data))
+		l, c := OffsetPos(data, len(data))
 		return l, c, text
 	}
 	return 0, 0, text
@@ -74,9 +74,9 @@ func firstNonBlankCol(data []byte, line int) int {
 	return len(l) - len(bytes.TrimLeft(l, " \t")) + 1
 }
 
-// offsetPos turns a byte offset into a 1-based line and column (columns
-// count characters).
-func offsetPos(data []byte, off int) (line, col int) {
+// OffsetPos turns a byte offset of data into a 1-based line and column
+// (columns count characters); an offset past the end is the end.
+func OffsetPos(data []byte, off int) (line, col int) {
 	if off > len(data) {
 		off = len(data)
 	}

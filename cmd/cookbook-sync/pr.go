@@ -241,7 +241,7 @@ func prPlanApply(ctx context.Context, w io.Writer, cl *upstream.Client, verb str
 			fmt.Fprintf(w, "%s\n", b)
 		} else {
 			for _, r := range removed {
-				fmt.Fprintf(w, "# %s: removes %d cell%s: %s\n", r.path, len(r.ids), pluralS(len(r.ids)), strings.Join(r.ids, ", "))
+				fmt.Fprintf(w, "# %s: removes %s: %s\n", r.path, plural(len(r.ids), "cell"), strings.Join(r.ids, ", "))
 			}
 			io.WriteString(w, plan.Diff())
 		}
@@ -347,13 +347,6 @@ func removedCells(plan *upstream.Plan) []fileRemoval {
 	return out
 }
 
-func pluralS(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
 // jsonErrPos places a JSON decoding error of file's data at line:col: the
 // syntax error's or type error's offset, else the end of the data (an
 // unexpected end).
@@ -369,19 +362,6 @@ func jsonErrPos(file string, data []byte, err error) string {
 	case errors.As(err, &te):
 		off = int(te.Offset) - 1
 	}
-	if off < 0 {
-		off = 0
-	}
-	if off > len(data) {
-		off = len(data)
-	}
-	line, col := 1, 1
-	for _, c := range data[:off] {
-		if c == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-	}
+	line, col := launch.OffsetPos(data, max(off, 0))
 	return fmt.Sprintf("%s:%d:%d", launch.QuotePath(file), line, col)
 }
