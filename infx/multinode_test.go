@@ -229,15 +229,7 @@ func TestMultinodeRecipeTouched(t *testing.T) {
 			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := editedMultinode(t, c.setup, func(l string) string {
-				return strings.Replace(l, "SRTCTL_OUTPUT=", c.line+"\nSRTCTL_OUTPUT=", 1)
-			})
-			ws, err := Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pts, _ := ws.Points("m1-fp8-h200-dynamo-sglang")
-			d, err := ws.Render(pts[0], Options{})
+			d, err := renderWithLine(t, c.setup, c.line)
 			var pe *PointError
 			if c.unsup != "" {
 				if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, c.unsup) {
@@ -270,15 +262,7 @@ func TestMultinodeRecipeTouched(t *testing.T) {
 // (cp -rT) that does not hold the submitted file leaves the clone's own
 // file in place: the point is upstream-only, not missing.
 func TestMultinodeDirCopyOverlays(t *testing.T) {
-	dir := editedMultinode(t, nil, func(l string) string {
-		return strings.Replace(l, "SRTCTL_OUTPUT=", "CONFIG_FILE=recipes/sglang/m1/agentic/clone-only.yaml\nSRTCTL_OUTPUT=", 1)
-	})
-	ws, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pts, _ := ws.Points("m1-fp8-h200-dynamo-sglang")
-	_, err = ws.Render(pts[0], Options{})
+	_, err := renderWithLine(t, nil, "CONFIG_FILE=recipes/sglang/m1/agentic/clone-only.yaml")
 	var pe *PointError
 	if !errors.As(err, &pe) || pe.Status != StatusUpstreamOnly || !strings.Contains(pe.Note, "recipe recipes/sglang/m1/agentic/clone-only.yaml is not copied from the checkout") {
 		t.Errorf("got %v", err)
@@ -314,15 +298,7 @@ func editedMultinode(t *testing.T, setup func(dir string) error, edit func(launc
 // clone (rsync of the whole workspace elsewhere) does not change the
 // submitted recipe; only a copy onto it does.
 func TestMultinodeCopyFromWorkspaceIsNotATouch(t *testing.T) {
-	dir := editedMultinode(t, nil, func(l string) string {
-		return strings.Replace(l, "SRTCTL_OUTPUT=", "rsync -a --exclude='.git/' \"${GITHUB_WORKSPACE}/\" /shared/workspace-copy/\nSRTCTL_OUTPUT=", 1)
-	})
-	ws, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pts, _ := ws.Points("m1-fp8-h200-dynamo-sglang")
-	if _, err := ws.Render(pts[0], Options{}); err != nil {
+	if _, err := renderWithLine(t, nil, `rsync -a --exclude='.git/' "${GITHUB_WORKSPACE}/" /shared/workspace-copy/`); err != nil {
 		t.Errorf("rsync of the workspace: %v", err)
 	}
 }
@@ -336,15 +312,7 @@ func TestMultinodeSedForms(t *testing.T) {
 		{line: `sed -i.bak '$a environment:\n  SED_BAK: "1"' "$CONFIG_PATH"`, unsup: "the sandbox cannot evaluate the edit"},
 		{line: `sed -s -i '$a x: 1' "$CONFIG_PATH"`, unsup: "what srtctl reads is not modelled"},
 	} {
-		dir := editedMultinode(t, nil, func(l string) string {
-			return strings.Replace(l, "SRTCTL_OUTPUT=", c.line+"\nSRTCTL_OUTPUT=", 1)
-		})
-		ws, err := Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pts, _ := ws.Points("m1-fp8-h200-dynamo-sglang")
-		d, err := ws.Render(pts[0], Options{})
+		d, err := renderWithLine(t, nil, c.line)
 		if c.unsup != "" {
 			var pe *PointError
 			if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, c.unsup) {
@@ -365,4 +333,23 @@ func TestMultinodeSedForms(t *testing.T) {
 			t.Errorf("%s: prefill worker lacks %s", c.line, c.env)
 		}
 	}
+}
+
+// renderWithLine renders point 0 of m1-fp8-h200-dynamo-sglang in a copy
+// of testdata/multinode (setup run on it first, nil: none) whose launcher
+// runs line just before its srtctl apply.
+func renderWithLine(t *testing.T, setup func(dir string) error, line string) (launch.Deployment, error) {
+	t.Helper()
+	dir := editedMultinode(t, setup, func(l string) string {
+		return strings.Replace(l, "SRTCTL_OUTPUT=", line+"\nSRTCTL_OUTPUT=", 1)
+	})
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := ws.Points("m1-fp8-h200-dynamo-sglang")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws.Render(pts[0], Options{})
 }

@@ -250,18 +250,7 @@ func TestUpstreamRefreshCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, _ := os.ReadFile("../../upstream/testdata/refresh/agentx.refreshed.jsx")
-	s := fakegithub.New()
-	t.Cleanup(s.Close)
-	ix := "SemiAnalysisAI/InferenceX"
-	s.AddRepo(ix, "main", nil)
-	merged := time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC)
-	s.AddPull(ix, &fakegithub.Pull{Number: 101, State: "closed", Merged: true, MergedAt: &merged, Head: "a", Base: "main"})
-	for _, n := range []int{102, 103, 104} {
-		s.AddPull(ix, &fakegithub.Pull{Number: n, State: "open", Head: "b", Base: "main"})
-	}
-	s.AddRun(ix, &fakegithub.Run{ID: 9001, Status: "completed", Conclusion: "success", Attempts: map[int]*fakegithub.Run{2: {Status: "completed", Conclusion: "success"}}})
-	s.AddRun(ix, &fakegithub.Run{ID: 9002, Status: "completed", Conclusion: "success"})
-	s.AddRun(ix, &fakegithub.Run{ID: 9004, Status: "completed", Conclusion: "failure"})
+	s := refreshFake(t)
 	file := filepath.Join(t.TempDir(), "qwen3.5.jsx")
 	os.WriteFile(file, src, 0o644)
 
