@@ -28,6 +28,15 @@ type snCache struct {
 	// read (bad input for every script point).
 	runners    runnersFile
 	runnersErr error
+	// runs are launcher runs by their whole input (launcherRunKey): the
+	// points of one multi-node row share their launcher's environment, so
+	// its run is made once.
+	runs map[string]cachedRun
+}
+
+type cachedRun struct {
+	run *ScriptRun
+	err error
 }
 
 func (ws *Workspace) snInit() {
@@ -35,6 +44,7 @@ func (ws *Workspace) snInit() {
 		ws.sn.dramCap = ws.maxAgenticDRAMMiB()
 		ws.sn.launchers = map[string][]launcherRef{}
 		ws.sn.workflows = map[string]cachedWorkflow{}
+		ws.sn.runs = map[string]cachedRun{}
 		ws.sn.slack = ws.readMaxModelLenSlack()
 		ws.sn.runners, ws.sn.runnersErr = loadRunners(ws.Base)
 	})
@@ -456,8 +466,20 @@ func (ws *Workspace) runLauncher(p Point, l launcherRef, runner string, facts sh
 		Env: env, ReadRoots: []string{root}, Timeout: opt.ScriptTimeout, Steps: opt.ScriptSteps,
 		Facts: facts, Dir: root, Name: fmt.Sprintf("%s (launch step)", h.Workflow), Cache: &ws.sn.scripts,
 	}
-	run, err := runScript(so.Name, []byte(h.Run), so)
-	return run, wf, err
+	// A run is a function of its inputs (the sandbox fixes every host
+	// value), so points with the same ones share it; the run is only read.
+	key := strings.Join([]string{p.Runner, l.rel, runner, h.Workflow, h.Run, strings.Join(env, "\x00"),
+		so.Timeout.String(), strconv.Itoa(so.Steps)}, "\x01")
+	ws.sn.mu.Lock()
+	c, ok := ws.sn.runs[key]
+	ws.sn.mu.Unlock()
+	if !ok {
+		c.run, c.err = runScript(so.Name, []byte(h.Run), so)
+		ws.sn.mu.Lock()
+		ws.sn.runs[key] = c
+		ws.sn.mu.Unlock()
+	}
+	return c.run, wf, c.err
 }
 
 // scriptRunProcesses turns a run's server launches into processes and
