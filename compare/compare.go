@@ -1,6 +1,7 @@
-// Package compare pairs a cookbook Deployment with a recipe Deployment role by
-// role and judges InferenceX Check 3 coverage: for every role (agg, prefill
-// and decode workers, the router/frontend, and the services etcd, NATS,
+// Package compare pairs the upstream documentation's Deployment (an SGLang
+// cookbook snippet or page, a vLLM recipe) with the effective InferenceX
+// recipe's Deployment role by role and judges InferenceX Check 3 coverage:
+// for every role (agg, prefill and decode workers, the router/frontend, and the services etcd, NATS,
 // nginx and Mooncake) it normalizes both processes' settings (see
 // normalize.yaml), compares them, classifies every difference with the
 // exclusion rules (package exclusions) and gives a Verdict.
@@ -22,61 +23,17 @@ import (
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
-// Verdict is the coverage judgement for one role.
-type Verdict string
-
-// Verdicts, from best to worst.
-const (
-	// Covered: every compared setting is equal.
-	Covered Verdict = "covered"
-	// CoveredWithExclusions: settings differ, but every difference is
-	// excluded by a rule (harness, collection, synthetic acceptance,
-	// placement) or informational (judgment); each is listed.
-	CoveredWithExclusions Verdict = "covered-with-exclusions"
-	// Differs: a production-useful setting is missing or different.
-	Differs Verdict = "differs"
-	// Missing: the role exists on one side only.
-	Missing Verdict = "missing"
-	// Prohibited: a prohibited setting appears on either side.
-	Prohibited Verdict = "prohibited"
-)
-
-// Gap reports whether v fails Check 3 (differs, missing, prohibited).
-func (v Verdict) Gap() bool { return v == Differs || v == Missing || v == Prohibited }
-
-func (v Verdict) rank() int {
-	switch v {
-	case Covered:
-		return 0
-	case CoveredWithExclusions:
-		return 1
-	case Differs:
-		return 2
-	case Missing:
-		return 3
-	case Prohibited:
-		return 4
-	}
-	return -1
-}
-
-// Worse returns the worse of two verdicts (prohibited > missing > differs >
-// covered-with-exclusions > covered).
-func Worse(a, b Verdict) Verdict {
-	if b.rank() > a.rank() {
-		return b
-	}
-	return a
-}
-
 // Difference is a production-useful setting that is missing on one side or
-// has different values. Cookbook/Recipe are nil when the setting is absent on
-// that side; "" is a bare flag.
+// has different values. The sides are named neutrally for every source:
+// Upstream is the upstream documentation's value (an SGLang cookbook page or
+// AgentX snippet, a vLLM recipe), InferenceX the effective InferenceX
+// recipe's. A side is nil when the setting is absent there; "" is a bare
+// flag.
 type Difference struct {
-	Setting  string          `json:"setting"`
-	Cookbook *string         `json:"cookbook"`
-	Recipe   *string         `json:"recipe"`
-	Origins  []launch.Origin `json:"origins,omitempty"`
+	Setting    string          `json:"setting"`
+	Upstream   *string         `json:"upstream"`
+	InferenceX *string         `json:"inferencex"`
+	Origins    []launch.Origin `json:"origins,omitempty"`
 	// Diff is a character diff of the two values ("[-old-]{+new+}"), set when
 	// both are present and long (JSON, lists).
 	Diff string `json:"diff,omitempty"`
@@ -88,23 +45,23 @@ type Difference struct {
 // Exclusion is a setting a rule took out of the comparison (Excluded), a
 // judgment-class difference (Info) or a prohibited setting (Prohibited).
 type Exclusion struct {
-	Setting  string           `json:"setting"`
-	Cookbook *string          `json:"cookbook"`
-	Recipe   *string          `json:"recipe"`
-	Rule     string           `json:"rule"`
-	Class    exclusions.Class `json:"class"`
-	Reason   string           `json:"reason"`
+	Setting    string           `json:"setting"`
+	Upstream   *string          `json:"upstream"`
+	InferenceX *string          `json:"inferencex"`
+	Rule       string           `json:"rule"`
+	Class      exclusions.Class `json:"class"`
+	Reason     string           `json:"reason"`
 	// Policy is the key of the policy revision the rule follows
 	// (Report.Policy.Policies).
 	Policy  string          `json:"policy"`
 	Origins []launch.Origin `json:"origins,omitempty"`
 }
 
-// Result is the comparison of one role of one (cookbook deployment, recipe
-// deployment) pair.
+// Result is the comparison of one role of one (upstream documentation,
+// effective InferenceX recipe) pair of deployments.
 type Result struct {
-	Cookbook launch.Source `json:"-"`
-	Recipe   launch.Source `json:"-"`
+	Upstream   launch.Source `json:"-"`
+	InferenceX launch.Source `json:"-"`
 	// Role is agg, prefill, decode, frontend, etcd, nats, nginx,
 	// mooncake-master or mooncake-store; Index numbers several processes of
 	// one role (0-based, in launch order).
@@ -118,29 +75,9 @@ type Result struct {
 	Excluded    []Exclusion  `json:"excluded,omitempty"`
 	Info        []Exclusion  `json:"info,omitempty"`
 	Prohibited  []Exclusion  `json:"prohibited,omitempty"`
-	// Note explains a missing role ("only in the recipe").
+	// Note explains a missing role ("only in the InferenceX recipe").
 	Note string `json:"note,omitempty"`
-	// Sides names what the "cookbook" and "recipe" values of Differences,
-	// Excluded, Info and Prohibited hold when they are not the SGLang
-	// cookbook and the InferenceX recipe: for vLLM-family roles
-	// {"cookbook": "vllm-recipes", "recipe": "inferencex"}. Omitted for
-	// cookbook points (compare/SCHEMA.md, revision 4).
-	Sides *Sides `json:"sides,omitempty"`
 }
-
-// Sides names the two sides of a Result (see Result.Sides).
-type Sides struct {
-	Cookbook string `json:"cookbook"`
-	Recipe   string `json:"recipe"`
-}
-
-// Side names of a vLLM-family role comparison (Result.Sides): the
-// "cookbook" values are vllm-project/recipes' (the upstream documentation),
-// the "recipe" values InferenceX's (the effective recipe it benchmarks).
-const (
-	SideVLLMRecipes = "vllm-recipes"
-	SideInferenceX  = "inferencex"
-)
 
 // Options tunes Compare.
 type Options struct {
@@ -220,11 +157,6 @@ func engineOf(d *launch.Deployment, p *launch.Process) string {
 	return string(p.Kind)
 }
 
-// Compare pairs cb (the cookbook's measured deployment) with rc (the recipe's
-// effective deployment) by role and returns one Result per role present on
-// either side, in the order agg, prefill, decode, frontend, etcd, nats,
-// nginx, mooncake-master, mooncake-store. Errors only when the embedded
-// exclusion or normalization data is invalid.
 // withInherited returns the recipe deployment with the harness env every
 // process inherits (Deployment.Inherited) added to each worker's env where
 // the worker does not set it, except the variables an excluding rule
@@ -263,7 +195,14 @@ func withInherited(rc *launch.Deployment, ex *exclusions.Set) *launch.Deployment
 	return &out
 }
 
-func Compare(cb, rc *launch.Deployment, opt Options) ([]Result, error) {
+// Compare pairs up (the upstream documentation's deployment: the measured
+// cookbook selection, a vLLM recipe role) with ix (the effective InferenceX
+// recipe's deployment) by role and returns one Result per role present on
+// either side, in the order agg, prefill, decode, frontend, etcd, nats,
+// nginx, mooncake-master, mooncake-store. Errors only when the embedded
+// exclusion or normalization data is invalid.
+func Compare(up, ix *launch.Deployment, opt Options) ([]Result, error) {
+	cb, rc := up, ix
 	ex := opt.Exclusions
 	if ex == nil {
 		var err error
@@ -311,10 +250,10 @@ func Compare(cb, rc *launch.Deployment, opt Options) ([]Result, error) {
 	for _, role := range rolesOf(cbRoles, rcRoles) {
 		cs, rs := cbRoles[role], rcRoles[role]
 		for i := 0; i < max(len(cs), len(rs)); i++ {
-			res := Result{Cookbook: cb.Source, Recipe: rc.Source, Role: role, Index: i}
+			res := Result{Upstream: cb.Source, InferenceX: rc.Source, Role: role, Index: i}
 			switch {
 			case i >= len(cs):
-				res.Note = fmt.Sprintf("%s: only in the recipe (%s)", role, strings.TrimSpace(rs[i].Program))
+				res.Note = fmt.Sprintf("%s: only in the InferenceX recipe (%s)", role, strings.TrimSpace(rs[i].Program))
 				missing(&res, ex, fe, false)
 				if res.Verdict == Missing {
 					launcherProcess(&res, lr, rules, ex, cb, rc, rs[i])
@@ -322,7 +261,7 @@ func Compare(cb, rc *launch.Deployment, opt Options) ([]Result, error) {
 				// a prohibited setting on the recipe side is still reported
 				checkProhibited(&res, rules.NormalizeProcess(rs[i], engineOf(rc, rs[i]), hfOf(rc)), false, engineOf(rc, rs[i]), ex)
 			case i >= len(rs):
-				res.Note = fmt.Sprintf("%s: only in the cookbook (%s)", role, strings.TrimSpace(cs[i].Program))
+				res.Note = fmt.Sprintf("%s: only in the upstream documentation (%s)", role, strings.TrimSpace(cs[i].Program))
 				missing(&res, ex, fe, true)
 				checkProhibited(&res, rules.NormalizeProcess(cs[i], engineOf(cb, cs[i]), hfOf(cb)), true, engineOf(cb, cs[i]), ex)
 			default:
@@ -360,9 +299,9 @@ func missing(res *Result, ex *exclusions.Set, frontend string, cookbookSide bool
 	}
 	e := Exclusion{Setting: "present", Rule: r.ID, Class: r.Class, Reason: r.Reason, Policy: r.Policy}
 	if cookbookSide {
-		e.Cookbook = &yes
+		e.Upstream = &yes
 	} else {
-		e.Recipe = &yes
+		e.InferenceX = &yes
 	}
 	if r.Class == exclusions.ClassJudgment {
 		res.Info = append(res.Info, e)
@@ -386,7 +325,7 @@ func launcherProcess(res *Result, lr *LauncherRules, rules *Rules, ex *exclusion
 		return
 	}
 	yes := "yes"
-	res.Info = append(res.Info, Exclusion{Setting: "present", Recipe: &yes, Rule: r.ID, Class: exclusions.ClassJudgment,
+	res.Info = append(res.Info, Exclusion{Setting: "present", InferenceX: &yes, Rule: r.ID, Class: exclusions.ClassJudgment,
 		Reason: r.Reason, Policy: r.Policy, Origins: []launch.Origin{p.Origin}})
 	res.Verdict = CoveredWithExclusions
 }
@@ -408,9 +347,9 @@ func checkProhibited(res *Result, n *Normalized, cookbookSide bool, engine strin
 		e := Exclusion{Setting: k, Rule: r.ID, Class: r.Class, Reason: r.Reason, Policy: r.Policy, Origins: s.Origins}
 		v := s.Value
 		if cookbookSide {
-			e.Cookbook = &v
+			e.Upstream = &v
 		} else {
-			e.Recipe = &v
+			e.InferenceX = &v
 		}
 		res.Prohibited = append(res.Prohibited, e)
 		res.Verdict = Prohibited
@@ -467,7 +406,7 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, cb *launch.Deplo
 		}
 		// prohibited wherever it appears, equal or not
 		if rule, ok := matchProhibited(ex, s, cv, rv, engine, res.Role); ok {
-			res.Prohibited = append(res.Prohibited, Exclusion{Setting: k, Cookbook: cv, Recipe: rv, Rule: rule.ID, Class: rule.Class, Reason: rule.Reason, Policy: rule.Policy, Origins: origins})
+			res.Prohibited = append(res.Prohibited, Exclusion{Setting: k, Upstream: cv, InferenceX: rv, Rule: rule.ID, Class: rule.Class, Reason: rule.Reason, Policy: rule.Policy, Origins: origins})
 			verdict = Worse(verdict, Prohibited)
 			continue
 		}
@@ -477,14 +416,14 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, cb *launch.Deplo
 		}
 		rule, ruled := matchEither(ex, s, cv, rv, engine, res.Role)
 		if !ruled {
-			res.Differences = append(res.Differences, Difference{Setting: k, Cookbook: cv, Recipe: rv, Origins: origins, Diff: textDiff(cv, rv)})
+			res.Differences = append(res.Differences, Difference{Setting: k, Upstream: cv, InferenceX: rv, Origins: origins, Diff: textDiff(cv, rv)})
 			verdict = Worse(verdict, Differs)
 			continue
 		}
-		e := Exclusion{Setting: k, Cookbook: cv, Recipe: rv, Rule: rule.ID, Class: rule.Class, Reason: rule.Reason, Policy: rule.Policy, Origins: origins}
+		e := Exclusion{Setting: k, Upstream: cv, InferenceX: rv, Rule: rule.ID, Class: rule.Class, Reason: rule.Reason, Policy: rule.Policy, Origins: origins}
 		switch {
 		case rule.Class == exclusions.ClassPlacement && rule.MustMatch:
-			res.Differences = append(res.Differences, Difference{Setting: k, Cookbook: cv, Recipe: rv, Origins: origins, Diff: textDiff(cv, rv)})
+			res.Differences = append(res.Differences, Difference{Setting: k, Upstream: cv, InferenceX: rv, Origins: origins, Diff: textDiff(cv, rv)})
 			verdict = Worse(verdict, Differs)
 		case rule.Class == exclusions.ClassJudgment:
 			res.Info = append(res.Info, e)
@@ -564,11 +503,9 @@ func textDiff(a, b *string) string {
 	return sb.String()
 }
 
-// Summary gives the worst verdict over results (Covered when empty).
-func Summary(rs []Result) Verdict {
-	v := Covered
-	for _, r := range rs {
-		v = Worse(v, r.Verdict)
-	}
-	return v
+// NormalizeIn normalizes process p of deployment d as Compare does: with
+// p's engine (d.Engine for workers, the frontend's kind otherwise) and d's
+// Hugging Face model id (model paths resolve to it).
+func (r *Rules) NormalizeIn(d *launch.Deployment, p *launch.Process) *Normalized {
+	return r.NormalizeProcess(p, engineOf(d, p), hfOf(d))
 }

@@ -144,7 +144,7 @@ func TestCompareDiffersAndInfo(t *testing.T) {
 	type d struct{ setting, cb, rc string }
 	var diffs []d
 	for _, x := range got.Differences {
-		diffs = append(diffs, d{x.Setting, deref(x.Cookbook), deref(x.Recipe)})
+		diffs = append(diffs, d{x.Setting, deref(x.Upstream), deref(x.InferenceX)})
 	}
 	want := []d{
 		{"--attention-backend", "trtllm_mha", "fa3"},
@@ -158,7 +158,7 @@ func TestCompareDiffersAndInfo(t *testing.T) {
 	}
 	var info []string
 	for _, x := range got.Info {
-		info = append(info, x.Setting+" "+deref(x.Cookbook)+"->"+deref(x.Recipe))
+		info = append(info, x.Setting+" "+deref(x.Upstream)+"->"+deref(x.InferenceX))
 	}
 	wantInfo := []string{"--cuda-graph-max-bs-decode 64->128", "--watchdog-timeout <absent>->1000000"}
 	if !reflect.DeepEqual(info, wantInfo) {
@@ -190,7 +190,7 @@ func TestCompareModelMustMatch(t *testing.T) {
 		t.Fatalf("verdict %s", got.Verdict)
 	}
 	if len(got.Differences) != 1 || got.Differences[0].Setting != "--model-path" ||
-		*got.Differences[0].Cookbook != "Qwen/Qwen3.5-397B-A17B-FP8" || *got.Differences[0].Recipe != "nvidia/Qwen3.5-397B-A17B-NVFP4" {
+		*got.Differences[0].Upstream != "Qwen/Qwen3.5-397B-A17B-FP8" || *got.Differences[0].InferenceX != "nvidia/Qwen3.5-397B-A17B-NVFP4" {
 		t.Errorf("differences %+v", got.Differences)
 	}
 }
@@ -205,7 +205,7 @@ func TestCompareMissingAndProhibited(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := byRole(t, rs)
-	if got["frontend"].Verdict != Missing || got["frontend"].Note != "frontend: only in the recipe (python -m dynamo.frontend)" {
+	if got["frontend"].Verdict != Missing || got["frontend"].Note != "frontend: only in the InferenceX recipe (python -m dynamo.frontend)" {
 		t.Errorf("frontend %+v", got["frontend"])
 	}
 	if got["etcd"].Verdict != Missing {
@@ -213,7 +213,7 @@ func TestCompareMissingAndProhibited(t *testing.T) {
 	}
 	a := got["agg"]
 	if a.Verdict != Prohibited || len(a.Prohibited) != 1 || a.Prohibited[0].Setting != "env SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE" ||
-		a.Prohibited[0].Cookbook != nil || *a.Prohibited[0].Recipe != "1" {
+		a.Prohibited[0].Upstream != nil || *a.Prohibited[0].InferenceX != "1" {
 		t.Errorf("agg %+v", a)
 	}
 	if Summary(rs) != Prohibited {
@@ -254,7 +254,7 @@ func TestCompareServicePresence(t *testing.T) {
 	got := run(t, cb, rc)
 	for _, role := range []string{"etcd", "nats"} {
 		r := got[role]
-		if r.Verdict != CoveredWithExclusions || len(r.Excluded) != 1 || r.Excluded[0].Rule != "harness-etcd-nats-unused" || deref(r.Excluded[0].Recipe) != "yes" {
+		if r.Verdict != CoveredWithExclusions || len(r.Excluded) != 1 || r.Excluded[0].Rule != "harness-etcd-nats-unused" || deref(r.Excluded[0].InferenceX) != "yes" {
 			t.Errorf("%s: %+v", role, r)
 		}
 	}
@@ -285,7 +285,7 @@ func TestCompareSpeculativeConfigSynthetic(t *testing.T) {
 	}
 	var ex []string
 	for _, x := range got.Excluded {
-		ex = append(ex, x.Setting+"="+deref(x.Recipe)+" "+x.Rule)
+		ex = append(ex, x.Setting+"="+deref(x.InferenceX)+" "+x.Rule)
 	}
 	want := []string{"--speculative-config.synthetic_acceptance_length=2.7 synthetic-vllm-acceptance-length",
 		"--speculative-config.rejection_sample_method=synthetic synthetic-vllm-rejection-sampler"}
@@ -296,7 +296,7 @@ func TestCompareSpeculativeConfigSynthetic(t *testing.T) {
 	rc2 := mk(`{"method":"mtp","num_speculative_tokens":4,"synthetic_acceptance_length":2.7}`)
 	d := run(t, cb, rc2)["decode"]
 	if d.Verdict != Differs || len(d.Differences) != 1 || d.Differences[0].Setting != "--speculative-config" ||
-		*d.Differences[0].Recipe != `{"method":"mtp","num_speculative_tokens":4}` {
+		*d.Differences[0].InferenceX != `{"method":"mtp","num_speculative_tokens":4}` {
 		t.Errorf("num_speculative_tokens 3 vs 4: %s %+v", d.Verdict, d.Differences)
 	}
 }
@@ -316,7 +316,7 @@ func TestCompareInheritedEnv(t *testing.T) {
 		{Name: "SGLANG_ENABLE_SPEC_V2", Value: "0", Origin: launch.Origin{Kind: launch.OriginWorkflow}},
 	}
 	a := run(t, cb, rc)["agg"]
-	if a.Verdict != Differs || len(a.Differences) != 1 || a.Differences[0].Setting != "env SGLANG_FOO_BAR" || deref(a.Differences[0].Recipe) != "1" {
+	if a.Verdict != Differs || len(a.Differences) != 1 || a.Differences[0].Setting != "env SGLANG_FOO_BAR" || deref(a.Differences[0].InferenceX) != "1" {
 		t.Fatalf("agg: %s %+v", a.Verdict, a.Differences)
 	}
 	if len(a.Differences[0].Origins) == 0 || a.Differences[0].Origins[len(a.Differences[0].Origins)-1].Kind != launch.OriginWorkflow {

@@ -67,7 +67,7 @@ func service(t *testing.T, cb, rc launch.Process, role string) Result {
 func diffText(r Result) []string {
 	var out []string
 	for _, d := range r.Differences {
-		out = append(out, d.Setting+": cookbook "+val(d.Cookbook)+", recipe "+val(d.Recipe))
+		out = append(out, d.Setting+": cookbook "+val(d.Upstream)+", recipe "+val(d.InferenceX))
 	}
 	return out
 }
@@ -374,4 +374,16 @@ func TestCompareMooncakeMaster(t *testing.T) {
 	if r := service(t, cb, rc, "mooncake-master"); strings.Join(diffText(r), "|") != "--rpc-thread-num: cookbook 16, recipe 32" {
 		t.Errorf("rpc threads: %v", diffText(r))
 	}
+}
+
+// val prints a side's value as the text report does: (absent), (set), or
+// the value.
+func val(p *string) string {
+	switch {
+	case p == nil:
+		return "(absent)"
+	case *p == "":
+		return "(set)"
+	}
+	return *p
 }

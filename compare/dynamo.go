@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/cookbook-sync/cookbook-sync/cookbook"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
@@ -23,7 +22,7 @@ var (
 	dynCommitRe = regexp.MustCompile(`github\.com/ai-dynamo/dynamo/commit/([0-9a-f]{7,40})\b`)
 )
 
-// dynamoInstall names the Dynamo the install lines of a preamble install
+// DynamoInstall names the Dynamo the install lines of a preamble install
 // ("" when they install none: the container image's own Dynamo). Sources:
 // NVIDIA/srt-slurm src/srtctl/core/schema.py DynamoConfig
 // (_build_install_commands: dynamo.wheel → the staged
@@ -34,7 +33,7 @@ var (
 // cells[].routers.dynamo.install ("# Dynamo built from source at
 // https://github.com/ai-dynamo/dynamo/commit/<sha>", or the pip install
 // of ai-dynamo==<v>).
-func dynamoInstall(lines []string) string {
+func DynamoInstall(lines []string) string {
 	var out []string
 	for _, l := range lines {
 		switch {
@@ -52,43 +51,18 @@ func dynamoInstall(lines []string) string {
 			out = append(out, v)
 		case dynCommitRe.MatchString(l):
 			out = append(out, "ai-dynamo source commit "+dynCommitRe.FindStringSubmatch(l)[1])
-		case l == noInstallLine:
+		case l == NoDynamoInstallLine:
 			out = append(out, dynamoFromImage)
 		}
 	}
 	return strings.Join(out, "; ")
 }
 
-// attachCookbookInstall gives each Dynamo frontend of a decoded cookbook
-// deployment the selected router's install lines
-// (cells[i].routers[r].install of sgl-project/sglang
-// docs/src/snippets/agentx/*.jsx) as its preamble, where the recipe side
-// carries srtctl's dynamo install.
-func attachCookbookInstall(d *launch.Deployment, f *cookbook.File, sel cookbook.Selection) {
-	if sel.Cell < 0 || sel.Cell >= len(f.Cells) {
-		return
-	}
-	rt, ok := f.Cells[sel.Cell].Routers[sel.Router]
-	if !ok || rt.Install == nil {
-		return
-	}
-	lines := rt.Install
-	if len(lines) == 0 {
-		// `install: []`: the router states that nothing is installed, so
-		// the frontend runs the container image's Dynamo.
-		lines = []string{noInstallLine}
-	}
-	for i := range d.Processes {
-		p := &d.Processes[i]
-		if p.Kind == launch.KindDynamoFrontend && dynamoInstall(p.Preamble) == "" {
-			p.Preamble = append(p.Preamble, lines...)
-		}
-	}
-}
-
-// noInstallLine stands, in a cookbook frontend's preamble, for a router
-// whose install list is empty (the image's Dynamo).
-const noInstallLine = "# no Dynamo install: the container image's Dynamo"
+// NoDynamoInstallLine stands, in an upstream frontend's preamble, for a
+// router whose install list is empty (sgl-project/sglang
+// docs/src/snippets/agentx/*.jsx cells[].routers.dynamo.install: []): the
+// frontend runs the container image's Dynamo.
+const NoDynamoInstallLine = "# no Dynamo install: the container image's Dynamo"
 
 // dynamoInstallSetting is the dynamo-install setting of a Dynamo frontend
 // (nil for other processes). On the recipe side (cookbookSide false) an
@@ -101,7 +75,7 @@ func dynamoInstallSetting(p *launch.Process, cookbookSide bool) *Setting {
 	if p.Kind != launch.KindDynamoFrontend {
 		return nil
 	}
-	v := dynamoInstall(p.Preamble)
+	v := DynamoInstall(p.Preamble)
 	if v == "" {
 		// only an srt-slurm rendering (Origin recipe) always carries
 		// srtctl's install step in the frontend's preamble (srt-slurm.md
@@ -128,6 +102,6 @@ func addDynamoInstall(res *Result, cn, rn *Normalized, cp, rp *launch.Process) {
 		cn.add(c, true)
 		rn.add(r, true)
 	case r != nil:
-		res.Note = fmt.Sprintf("%s: the cookbook states no Dynamo install for this router; the recipe's (%s) is not compared", dynamoInstallKey, r.Value)
+		res.Note = fmt.Sprintf("%s: the upstream documentation states no Dynamo install for this router; the InferenceX recipe's (%s) is not compared", dynamoInstallKey, r.Value)
 	}
 }

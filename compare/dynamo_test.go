@@ -20,8 +20,8 @@ func TestDynamoInstall(t *testing.T) {
 		{"echo 'Installing dynamo from source (HEAD)...' && git clone", "ai-dynamo source HEAD (unpinned)"},
 		{"( FINGERPRINT )", ""},
 	} {
-		if got := dynamoInstall([]string{c.line}); got != c.want {
-			t.Errorf("dynamoInstall(%.50q) = %q, want %q", c.line, got, c.want)
+		if got := DynamoInstall([]string{c.line}); got != c.want {
+			t.Errorf("DynamoInstall(%.50q) = %q, want %q", c.line, got, c.want)
 		}
 	}
 }
@@ -42,7 +42,7 @@ func TestAddDynamoInstall(t *testing.T) {
 	cb.Preamble = nil
 	cn, rn = &Normalized{Settings: map[string]*Setting{}}, &Normalized{Settings: map[string]*Setting{}}
 	addDynamoInstall(&res, cn, rn, &cb, &rc)
-	if len(cn.Settings) != 0 || len(rn.Settings) != 0 || res.Note != "dynamo-install: the cookbook states no Dynamo install for this router; the recipe's (none installed: the container image's Dynamo (version not known)) is not compared" {
+	if len(cn.Settings) != 0 || len(rn.Settings) != 0 || res.Note != "dynamo-install: the upstream documentation states no Dynamo install for this router; the InferenceX recipe's (none installed: the container image's Dynamo (version not known)) is not compared" {
 		t.Errorf("settings %v / %v, note %q", cn.Settings, rn.Settings, res.Note)
 	}
 	// another launcher's frontend without install lines states nothing
@@ -58,33 +58,3 @@ func TestAddDynamoInstall(t *testing.T) {
 
 // placementOnly accepts GPU indices, addresses, ports and the frontend
 // count with nginx following it; anything else is a real change.
-func TestPlacementOnly(t *testing.T) {
-	w := func(gpn, workers int, cvd string) launch.Process {
-		return launch.Process{Kind: launch.KindWorker, Role: "decode", Program: "python3 -m sglang.launch_server", GPUsPerNode: gpn, Workers: workers,
-			Env: []launch.EnvVar{{Name: "CUDA_VISIBLE_DEVICES", Value: cvd}}}
-	}
-	fe := func(n int, port string) launch.Process {
-		return launch.Process{Kind: launch.KindDynamoFrontend, Program: "python3 -m dynamo.frontend", Count: n, Args: []launch.Arg{{Flag: "--http-port=" + port}}}
-	}
-	base := &launch.Deployment{Processes: []launch.Process{w(4, 1, "0,1,2,3"), fe(1, "8000")}}
-	for _, c := range []struct {
-		name string
-		d    *launch.Deployment
-		want bool
-	}{
-		{"unchanged", &launch.Deployment{Processes: []launch.Process{w(4, 1, "0,1,2,3"), fe(1, "8000")}}, true},
-		{"gpus per node", &launch.Deployment{Processes: []launch.Process{w(5, 1, "0,1,2,3,4"), fe(1, "8000")}}, true},
-		{"frontend count + nginx", &launch.Deployment{Processes: []launch.Process{w(4, 1, "0,1,2,3"), fe(2, "8180"), {Kind: launch.KindNginx, Program: "nginx"}}}, true},
-		{"workers", &launch.Deployment{Processes: []launch.Process{w(4, 2, "0,1,2,3"), fe(1, "8000")}}, false},
-		{"flag", &launch.Deployment{Processes: []launch.Process{func() launch.Process {
-			p := w(4, 1, "0,1,2,3")
-			p.Args = []launch.Arg{{Flag: "--tp-size", Values: []string{"8"}}}
-			return p
-		}(), fe(1, "8000")}}, false},
-		{"process gone", &launch.Deployment{Processes: []launch.Process{w(4, 1, "0,1,2,3")}}, false},
-	} {
-		if got := placementOnly(base, c.d); got != c.want {
-			t.Errorf("%s: placementOnly %v, want %v", c.name, got, c.want)
-		}
-	}
-}

@@ -418,14 +418,14 @@ func nginxTokens(s string) ([]string, error) {
 func contentValue(r *Rules, flag, file, content string) string {
 	ext := strings.ToLower(path.Ext(file))
 	if r.json[flag] || ext == ".json" {
-		if c, ok := canonicalJSON(content); ok {
+		if c, ok := launch.CanonicalJSON(content); ok {
 			return c
 		}
 	}
 	if ext == ".yaml" || ext == ".yml" {
 		var v any
 		if err := yaml.Unmarshal([]byte(content), &v); err == nil {
-			if c, ok := canonicalJSON(mustJSON(jsonable(v))); ok {
+			if c, ok := launch.CanonicalJSON(mustJSON(jsonable(v))); ok {
 				return c
 			}
 		}

@@ -3,7 +3,6 @@ package compare
 import (
 	"strings"
 
-	"github.com/cookbook-sync/cookbook-sync/infx"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
@@ -43,27 +42,4 @@ func addImage(cn, rn *Normalized, cp, rp *launch.Process) {
 	}
 	cn.add(&Setting{Key: imageKey, Kind: "field", Name: imageKey, Value: cv, Raw: cp.Image, Literal: true, Origins: []launch.Origin{cp.Origin}}, true)
 	rn.add(&Setting{Key: imageKey, Kind: "field", Name: imageKey, Value: rv, Raw: rp.Image, Literal: true, Origins: []launch.Origin{rp.Origin}}, true)
-}
-
-// withMasterImage gives the engine workers of a cited recipe rendered
-// without its launcher the image they run as InferenceX runs them: the
-// master config entry's image, to which every runners/launch_*.sh maps the
-// recipe's container alias (srtslurm.yaml containers:, "${IMAGE}" and the
-// dynamo-* aliases → the squash of $IMAGE; shared/spec/srt-slurm.md §9).
-// Without the config key's entry the image is not known and is left out
-// (""). The processes are copied, not changed in place.
-func withMasterImage(ps []launch.Process, ws *infx.Workspace, key string) []launch.Process {
-	img := ""
-	if ws != nil {
-		if e, err := ws.Entry(key); err == nil {
-			img = e.Image
-		}
-	}
-	out := append([]launch.Process(nil), ps...)
-	for i := range out {
-		if out[i].Kind == launch.KindWorker {
-			out[i].Image = img
-		}
-	}
-	return out
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cookbook-sync/cookbook-sync/infx/srtslurm"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
@@ -37,11 +38,11 @@ func TestLauncherNATSUnused(t *testing.T) {
 		t.Fatalf("nats: %+v", got)
 	}
 	i := got.Info[0]
-	if i.Rule != "launcher-nats-unused" || i.Class != "judgment" || i.Setting != "present" || deref(i.Recipe) != "yes" ||
-		i.Cookbook != nil || i.Policy != "prompt-09813166" || !strings.Contains(i.Reason, "regardless of the recipe") {
+	if i.Rule != "launcher-nats-unused" || i.Class != "judgment" || i.Setting != "present" || deref(i.InferenceX) != "yes" ||
+		i.Upstream != nil || i.Policy != "prompt-09813166" || !strings.Contains(i.Reason, "regardless of the recipe") {
 		t.Errorf("nats info: %+v", i)
 	}
-	if got.Note != "nats: only in the recipe (/configs/nats-server)" {
+	if got.Note != "nats: only in the InferenceX recipe (/configs/nats-server)" {
 		t.Errorf("note %q", got.Note)
 	}
 }
@@ -83,7 +84,7 @@ func TestLauncherNATSNeeded(t *testing.T) {
 			if got.Verdict != Missing || len(got.Info) != 0 {
 				t.Fatalf("nats: %+v", got)
 			}
-			want := "nats: only in the recipe (/configs/nats-server); started by the launcher but needed: " + c.want
+			want := "nats: only in the InferenceX recipe (/configs/nats-server); started by the launcher but needed: " + c.want
 			if got.Note != want {
 				t.Errorf("note\n got %q\nwant %q", got.Note, want)
 			}
@@ -93,7 +94,7 @@ func TestLauncherNATSNeeded(t *testing.T) {
 	// plumbing: the rule does not apply.
 	rc := dynamoWithNATS()
 	rc.Processes[3].Origin = launch.Origin{Kind: launch.OriginScript, Path: "run.sh:12"}
-	if got := run(t, dynamoNoNATS(), rc)["nats"]; got.Verdict != Missing || got.Note != "nats: only in the recipe (/configs/nats-server)" {
+	if got := run(t, dynamoNoNATS(), rc)["nats"]; got.Verdict != Missing || got.Note != "nats: only in the InferenceX recipe (/configs/nats-server)" {
 		t.Errorf("script-started nats: %+v", got)
 	}
 }
@@ -130,10 +131,10 @@ func TestLauncherRouterSingleWorker(t *testing.T) {
 	got := run(t, singleWorkerCookbook(), rc)
 	fe := got["frontend"]
 	if fe.Verdict != CoveredWithExclusions || len(fe.Info) != 1 || fe.Info[0].Rule != "launcher-router-single-worker" ||
-		fe.Info[0].Class != "judgment" || deref(fe.Info[0].Recipe) != "yes" {
+		fe.Info[0].Class != "judgment" || deref(fe.Info[0].InferenceX) != "yes" {
 		t.Fatalf("frontend: %+v", fe)
 	}
-	if fe.Note != "frontend: only in the recipe (python -m sglang_router.launch_router)" {
+	if fe.Note != "frontend: only in the InferenceX recipe (python -m sglang_router.launch_router)" {
 		t.Errorf("note %q", fe.Note)
 	}
 	// etcd and NATS behind the SGLang router: the existing harness rule.
@@ -165,7 +166,7 @@ func TestLauncherRouterSingleWorker(t *testing.T) {
 	rc2.Processes[i].Args = append(rc2.Processes[i].Args, launch.Arg{Flag: "--tool-call-parser", Values: []string{"qwen3_coder"},
 		Origin: launch.Origin{Kind: launch.OriginRecipe, Path: "frontend.args.tool-call-parser"}})
 	if fe := run(t, singleWorkerCookbook(), rc2)["frontend"]; fe.Verdict != Missing ||
-		fe.Note != "frontend: only in the recipe (python -m sglang_router.launch_router); started by the launcher but needed: recipe sets --tool-call-parser qwen3_coder on it" {
+		fe.Note != "frontend: only in the InferenceX recipe (python -m sglang_router.launch_router); started by the launcher but needed: recipe sets --tool-call-parser qwen3_coder on it" {
 		t.Errorf("router with a recipe arg: %+v", fe)
 	}
 	// frontend.args: {worker-startup-timeout-secs: 3600} — a robustness
@@ -221,4 +222,22 @@ func TestParseLauncherRulesErrors(t *testing.T) {
 	if _, err := Compare(dynamoNoNATS(), dynamoWithNATS(), Options{Launcher: lr}); err == nil || !strings.Contains(err.Error(), `unknown policy "nope"`) {
 		t.Errorf("unknown policy: %v", err)
 	}
+}
+
+// RenderSrtSlurm renders an srt-slurm recipe variant as package coverage
+// does (srtslurm at its default version, model bound as hf:<model>).
+func RenderSrtSlurm(path, selector, model string) (*launch.Deployment, error) {
+	r, err := srtslurm.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	opt := srtslurm.Options{}
+	if model != "" {
+		opt.Model = "hf:" + model
+	}
+	rd, err := r.Render(selector, opt)
+	if err != nil {
+		return nil, err
+	}
+	return &rd.Deployment, nil
 }

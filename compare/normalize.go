@@ -22,9 +22,13 @@ import (
 var normalizeYAML []byte
 
 // Rules is the normalization data (compare/normalize.yaml): flag aliases per
-// engine, JSON-valued flags, model-path flags, boolean and unset spellings,
-// program spellings. Immutable after load.
+// engine (the shared table launch/aliases.yaml, see launch.CanonicalFlag,
+// plus the file's own aliases section), JSON-valued flags, model-path
+// flags, boolean and unset spellings, program spellings. Immutable after
+// load.
 type Rules struct {
+	// Aliases is engine -> canonical flag -> other spellings: the shared
+	// launch.FlagAliases table merged with the file's aliases section.
 	Aliases     map[string]map[string][]string `yaml:"aliases"`
 	JSONFlags   []string                       `yaml:"jsonFlags"`
 	ModelFlags  []string                       `yaml:"modelFlags"`
@@ -54,8 +58,10 @@ var defaultRules = sync.OnceValues(func() (*Rules, error) {
 // DefaultRules returns the embedded normalization data, parsed once.
 func DefaultRules() (*Rules, error) { return defaultRules() }
 
-// ParseRules reads normalization data. Errors: YAML syntax or unknown keys,
-// an alias that is not a flag, a spelling claimed by two canonical flags.
+// ParseRules reads normalization data. The flag aliases are the shared
+// table (launch.FlagAliases) plus the data's own aliases section. Errors:
+// YAML syntax or unknown keys, an alias that is not a flag, a spelling
+// claimed by two canonical flags (in the data or against the shared table).
 func ParseRules(name string, data []byte) (*Rules, error) {
 	var r Rules
 	d := yaml.NewDecoder(bytes.NewReader(data))
@@ -63,6 +69,16 @@ func ParseRules(name string, data []byte) (*Rules, error) {
 	if err := d.Decode(&r); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	shared := launch.FlagAliases()
+	for eng, m := range r.Aliases {
+		if shared[eng] == nil {
+			shared[eng] = map[string][]string{}
+		}
+		for canon, alts := range m {
+			shared[eng][canon] = append(shared[eng][canon], alts...)
+		}
+	}
+	r.Aliases = shared
 	r.canon = map[string]map[string]string{}
 	for eng, m := range r.Aliases {
 		c := map[string]string{}
@@ -197,7 +213,7 @@ func (r *Rules) Value(flag, v string) string {
 		return t
 	}
 	if (r.json[flag] || strings.HasPrefix(v, "{") || strings.HasPrefix(v, "[")) && v != "" {
-		if c, ok := canonicalJSON(v); ok {
+		if c, ok := launch.CanonicalJSON(v); ok {
 			return c
 		}
 	}
@@ -213,22 +229,6 @@ func (r *Rules) Value(flag, v string) string {
 }
 
 var numRe = regexp.MustCompile(`^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$`)
-
-func canonicalJSON(s string) (string, bool) {
-	d := json.NewDecoder(strings.NewReader(s))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil || d.More() {
-		return "", false
-	}
-	var b bytes.Buffer
-	e := json.NewEncoder(&b)
-	e.SetEscapeHTML(false)
-	if err := e.Encode(v); err != nil {
-		return "", false
-	}
-	return strings.TrimSpace(b.String()), true
-}
 
 // Model resolves a model path to a Hugging Face model id: "hf:<id>" -> id;
 // "/model", "/model/", "$MODEL", "$MODEL_PATH" and any local path whose last
@@ -540,7 +540,7 @@ func splitJSON(flag, v string, keys []string, o launch.Origin) (string, []*Setti
 	if len(out) == 0 {
 		return v, nil
 	}
-	rest, _ := canonicalJSON(mustJSON(m))
+	rest, _ := launch.CanonicalJSON(mustJSON(m))
 	return rest, out
 }
 

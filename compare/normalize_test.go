@@ -34,6 +34,10 @@ func TestFlagNormalization(t *testing.T) {
 		{"sglang", "--nccl-init-addr", "--dist-init-addr"},
 		{"vllm", "-tp", "--tensor-parallel-size"},
 		{"vllm", "--tp", "--tp"}, // sglang aliases do not apply to vLLM
+		// the shared table (launch/aliases.yaml) has vLLM's short options
+		{"vllm", "-q", "--quantization"},
+		{"vllm", "-asc", "--api-server-count"},
+		{"vllm", "--dyn_tool_call_parser", "--tool-call-parser"},
 		{"dynamo", "--router_mode", "--router-mode"},
 	} {
 		if got := r.Flag(c.engine, c.in); got != c.want {

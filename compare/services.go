@@ -100,11 +100,11 @@ func unusedService(res *Result, lr *LauncherRules, rules *Rules, ex *exclusions.
 	rn := rules.NormalizeProcess(rp, engineOf(rc, rp), hfOf(rc))
 	var keep []Difference
 	for _, d := range res.Differences {
-		if s := rn.Settings[d.Setting]; d.Recipe != nil && (s == nil || !allInjected(s.Origins)) {
+		if s := rn.Settings[d.Setting]; d.InferenceX != nil && (s == nil || !allInjected(s.Origins)) {
 			keep = append(keep, d)
 			continue
 		}
-		res.Info = append(res.Info, Exclusion{Setting: d.Setting, Cookbook: d.Cookbook, Recipe: d.Recipe, Rule: r.ID,
+		res.Info = append(res.Info, Exclusion{Setting: d.Setting, Upstream: d.Upstream, InferenceX: d.InferenceX, Rule: r.ID,
 			Class: exclusions.ClassJudgment, Reason: r.Reason, Policy: r.Policy, Origins: d.Origins})
 	}
 	if len(keep) == len(res.Differences) {

@@ -95,7 +95,7 @@ func sortedPRs(prs map[string]SyncPR) []string {
 // Encode writes d as an AgentX data file: the header (DefaultHeader(d)
 // unless WithHeader), `export const agentx = `, the JSON literal and `;\n`.
 // Deltas (from/ref/diff, envRef, patch) are written as they are in d: Encode
-// does not compress; Generate does. Empty strings of nullable fields
+// does not compress; generate.Run (package generate) does. Empty strings of nullable fields
 // (cell.imageCommit, source.prs[*].run) are written as null.
 //
 // Errors: a header line containing a newline; a file key whose hash is not
@@ -276,9 +276,10 @@ func dataNode(d *Data, cfg *encodeConfig) jobj {
 	return o
 }
 
-// routerOrder lists a cell's routers: the submitted one first, then the
-// others in name order (spec (a): "the submitted router is listed first").
-func routerOrder(c *Cell) []string {
+// RouterOrder lists a cell's routers in the order Encode writes them: the
+// submitted one first, then the others in name order (spec agentx-format.md
+// (a): "the submitted router is listed first").
+func (c *Cell) RouterOrder() []string {
 	var out []string
 	if _, ok := c.Routers[c.Submitted]; ok {
 		out = append(out, c.Submitted)
@@ -342,7 +343,7 @@ func cellNode(c *Cell) jobj {
 	}
 	o.add("points", pts)
 	var rs jobj
-	for _, r := range routerOrder(c) {
+	for _, r := range c.RouterOrder() {
 		rt := c.Routers[r]
 		blocks := make([]any, len(rt.Blocks))
 		for i := range rt.Blocks {

@@ -172,8 +172,14 @@ func cmpWorkerArgs(x, y launch.Arg) int {
 	return strings.Compare(x.Flag, y.Flag)
 }
 
-// sortWorkerArgs sorts args in place, stably, with the LEAD_FLAGS comparator.
-func sortWorkerArgs(a []launch.Arg) {
+// SortWorkerArgs sorts a worker's args in place, stably, in the order the
+// page writes them (_agentx.jsx LEAD_FLAGS; spec agentx-format.md (b) step
+// 3): --model-path, --served-model-name, --host, --port,
+// --disaggregation-mode, --disaggregation-bootstrap-port, --dist-init-addr,
+// --nnodes, --node-rank, --request-plane, --kv-events-config first, in that
+// order, then every other flag in code-unit order. Generated worker blocks
+// are written in this order so that they decode unchanged.
+func SortWorkerArgs(a []launch.Arg) {
 	if !slices.IsSortedFunc(a, cmpWorkerArgs) {
 		slices.SortStableFunc(a, cmpWorkerArgs)
 	}
@@ -203,8 +209,9 @@ func sortAppended[T any](a []T, n int, cmp func(x, y T) int) {
 
 func cmpEnv(x, y launch.EnvVar) int { return strings.Compare(x.Name, y.Name) }
 
-// sortEnv sorts env in place by name (code-unit order).
-func sortEnv(e []launch.EnvVar) {
+// SortEnv sorts env in place, stably, by name in code-unit order, the order
+// the page gives every env map (spec agentx-format.md (b) step 3).
+func SortEnv(e []launch.EnvVar) {
 	cmp := func(x, y launch.EnvVar) int { return strings.Compare(x.Name, y.Name) }
 	if !slices.IsSortedFunc(e, cmp) {
 		slices.SortStableFunc(e, cmp)
@@ -241,7 +248,7 @@ func applyDiff(m mblock, d *Diff, ok launch.OriginKind, path string) mblock {
 		na = append(na, launch.Arg{Flag: c.Flag, Values: c.Values, Origin: launch.Origin{Kind: ok, Path: path + ".args[" + quoteKey(c.Flag) + "]"}})
 	}
 	if out.p.Kind == launch.KindWorker {
-		sortWorkerArgs(na)
+		SortWorkerArgs(na)
 	}
 	out.p.Args = na
 	// env: keep non-null old keys, set new values, sort.
@@ -262,7 +269,7 @@ func applyDiff(m mblock, d *Diff, ok launch.OriginKind, path string) mblock {
 		}
 		ne = append(ne, launch.EnvVar{Name: c.Name, Value: c.Value, Origin: launch.Origin{Kind: ok, Path: path + ".env" + keyPath(c.Name)}})
 	}
-	sortEnv(ne)
+	SortEnv(ne)
 	out.p.Env = ne
 	return out
 }
@@ -312,7 +319,7 @@ func (f *File) resolveEnvRef(m *mblock) {
 	}
 	n := *m.envRef
 	m.p.Env = envVars(f.Envs[n], launch.OriginCookbook, "envs["+itoa(n)+"]")
-	sortEnv(m.p.Env)
+	SortEnv(m.p.Env)
 	m.envRef = nil
 }
 

@@ -2,7 +2,6 @@ package cookbook
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -166,53 +165,6 @@ func CheckPR(s string) error {
 	n, err := strconv.ParseUint(s, 10, 64)
 	if err != nil || n < 1 || n > 1<<31 || strconv.FormatUint(n, 10) != s {
 		return fmt.Errorf("%q is not a PR number (want 1 to 2147483648)", s)
-	}
-	return nil
-}
-
-// checkProvenance validates the provenance Generate writes: source.main,
-// the PRs of source.prs (number, sha, status) and every per-key Prov (sha,
-// pr, status, date). The error names the field.
-func checkProvenance(src SyncSource, prov map[string]Prov) error {
-	if err := CheckSHA(src.Main); err != nil {
-		return fmt.Errorf("source.main: %v", err)
-	}
-	for _, n := range slices.Sorted(maps.Keys(src.PRs)) {
-		p := src.PRs[n]
-		if err := CheckPR(n); err != nil {
-			return fmt.Errorf("source.prs: %v", err)
-		}
-		if p.SHA != "" {
-			if err := CheckSHA(p.SHA); err != nil {
-				return fmt.Errorf("source.prs.%s.sha: %v", n, err)
-			}
-		}
-		if err := CheckStatus(p.Status); err != nil {
-			return fmt.Errorf("source.prs.%s.status: %v", n, err)
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(prov)) {
-		p := prov[k]
-		if p.SHA != "" {
-			if err := CheckSHA(p.SHA); err != nil {
-				return fmt.Errorf("prov %s: sha: %v", k, err)
-			}
-		}
-		if p.PR != "" {
-			if err := CheckPR(p.PR); err != nil {
-				return fmt.Errorf("prov %s: pr: %v", k, err)
-			}
-		}
-		if p.Status != "" {
-			if err := CheckStatus(p.Status); err != nil {
-				return fmt.Errorf("prov %s: status: %v", k, err)
-			}
-		}
-		if p.Date != "" {
-			if err := CheckDate(p.Date); err != nil {
-				return fmt.Errorf("prov %s: date: %v", k, err)
-			}
-		}
 	}
 	return nil
 }

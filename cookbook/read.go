@@ -4,6 +4,15 @@
 // page's own decoder (docs/src/snippets/_agentx.jsx) does, into shell text
 // and into the shared launch model (package launch).
 //
+// It also validates the data (Parse refuses a file the page could not
+// decode, naming file:line:col and the JSON path), encodes typed data back
+// into the upstream files' exact layout (Encode, EncodeFile), and gives
+// writers what they need of the decoder (entry.go: BlockEntry.Render,
+// Reproduces, BlockEntry.EncodedSize, File.FullBlocks, SortWorkerArgs,
+// SortEnv). Generating snippets from InferenceX lives in package generate;
+// this package does not depend on InferenceX (package infx) or on the
+// exclusion list.
+//
 // Format and decoding rules: ../shared/spec/agentx-format.md, sections (a)
 // (data model) and (b) (decoding algorithm, steps 1–6). The oracle is
 // ../shared/golden/agentx (TestGoldenAgentX).

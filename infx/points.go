@@ -243,10 +243,6 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 	if p.TP == 0 && r.Decode != nil {
 		p.TP, p.EP, p.DPAttn = r.Decode.TP, r.Decode.EP, r.Decode.DPAttn
 	}
-	node := "single_node"
-	if e.Multinode {
-		node = "multi_node"
-	}
 	switch cf, hasCF := r.setting("CONFIG_FILE"); {
 	case r.SrtRecipe != "":
 		// New layout: srt-recipe-dir on the entry, srt-recipe per row
@@ -256,25 +252,11 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 		file = path.Clean(file)
 		p.Selector, p.RefPos = sel, r.SrtRecipePos
 		p.RecipeRef = file
+		if e.SrtRecipeDir != "" {
+			p.RecipeRef = e.SrtRecipeDir + "/" + file
+		}
 		// Recipe trees: the entry's own node kind first, then the other.
-		other := "multi_node"
-		if e.Multinode {
-			other = "single_node"
-		}
-		var cands []string
-		for _, n := range []string{node, other} {
-			tree := filepath.Join(ws.Base, "benchmarks", n, "srt-slurm-recipes")
-			if e.SrtRecipeDir != "" {
-				p.RecipeRef = e.SrtRecipeDir + "/" + file
-				cands = append(cands, filepath.Join(tree, e.SrtRecipeDir, file))
-			}
-			if rest, ok := strings.CutPrefix(file, "recipes/"); ok {
-				cands = append(cands, filepath.Join(tree, rest))
-			}
-			cands = append(cands, filepath.Join(tree, file))
-		}
-		cands = append(cands, filepath.Join(ws.Base, file))
-		p.Recipe = firstFile(cands)
+		p.Recipe = ResolveRecipe(ws.Base, file, ResolveOptions{Form: FormSrtRecipe, SrtRecipeDir: e.SrtRecipeDir, Multinode: e.Multinode}).File
 		if p.Recipe == "" {
 			p.Status, p.Note = StatusMissing, "srt-recipe "+p.RecipeRef+" is not in the checkout"
 		} else {
@@ -294,15 +276,14 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 		p.RecipeRef, p.Selector, p.RefPos = file, sel, cf.Pos
 		if strings.HasPrefix(file, "benchmarks/") {
 			// A repository-relative recipe path.
-			if p.Recipe = firstFile([]string{filepath.Join(ws.Base, file)}); p.Recipe == "" {
+			if p.Recipe = ResolveRecipe(ws.Base, file, ResolveOptions{}).File; p.Recipe == "" {
 				p.Status, p.Note = StatusMissing, "recipe "+file+" is not in the checkout"
 			} else {
 				p.Status = StatusOK
 			}
 			break
 		}
-		rest, ok := strings.CutPrefix(file, "recipes/")
-		if !ok {
+		if !strings.HasPrefix(file, "recipes/") {
 			p.Kind, p.Status = KindOther, StatusUnsupported
 			p.Note = "CONFIG_FILE " + cf.Value + " is not an srt-slurm recipe (" + e.Framework + " launcher config)"
 			break
@@ -314,12 +295,10 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 			p.Launchers, p.Status = ls, StatusOK
 			break
 		}
-		cands := []string{filepath.Join(ws.Base, "benchmarks", "multi_node", "srt-slurm-recipes", rest)}
-		if ws.SrtSlurmDir != "" {
-			cands = append(cands, filepath.Join(ws.SrtSlurmDir, "recipes", rest))
-		}
-		p.Recipe = firstFile(cands)
-		if p.Recipe == "" {
+		// The launcher's overlay, then the srt-slurm clone (--srt-slurm-dir).
+		res := ResolveRecipe(ws.Base, file, ResolveOptions{SrtSlurmDir: ws.SrtSlurmDir})
+		p.Recipe = res.File
+		if res.Upstream() {
 			p.Status, p.Note = StatusUpstreamOnly, "recipe "+file+" is not in the checkout: it lives in the NVIDIA/srt-slurm ref the launcher clones"
 		} else {
 			p.Status = StatusOK

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/cookbook-sync/cookbook-sync/infx/srtslurm"
@@ -194,17 +193,12 @@ func refErr(p Point, err error) error {
 func RenderRecipe(ws *Workspace, ref string, opt Options) (launch.Deployment, error) {
 	file, sel := splitSelector(ref)
 	cands := []string{file}
-	if ws != nil {
-		rest := strings.TrimPrefix(file, "recipes/")
-		cands = append(cands,
-			filepath.Join(ws.Base, file),
-			filepath.Join(ws.Base, "benchmarks", "multi_node", "srt-slurm-recipes", rest),
-			filepath.Join(ws.Base, "benchmarks", "single_node", "srt-slurm-recipes", rest))
-		if ws.SrtSlurmDir != "" {
-			cands = append(cands, filepath.Join(ws.SrtSlurmDir, "recipes", rest))
-		}
-	}
 	path := firstFile(cands)
+	if ws != nil && path == "" {
+		r := ResolveRecipe(ws.Base, file, ResolveOptions{Form: FormUser, SrtSlurmDir: ws.SrtSlurmDir})
+		cands = append(cands, r.Tried...)
+		path = r.File
+	}
 	if path == "" {
 		return launch.Deployment{}, fmt.Errorf("%s: recipe not found (tried %s)", file, strings.Join(cands, ", "))
 	}

@@ -3,6 +3,7 @@ package recipes
 import (
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,17 +25,6 @@ var vllmFlags = func() map[string]bool {
 	}
 	return m
 }()
-
-// shortAliases are vLLM's short option aliases (vllm/engine/arg_utils.py).
-var shortAliases = map[string]string{
-	"-tp": "--tensor-parallel-size", "-pp": "--pipeline-parallel-size",
-	"-dp": "--data-parallel-size", "-dpl": "--data-parallel-size-local",
-	"-dpa": "--data-parallel-address", "-dpp": "--data-parallel-rpc-port",
-	"-dpr": "--data-parallel-rank", "-dpb": "--data-parallel-backend",
-	"-dcp": "--decode-context-parallel-size", "-pcp": "--prefill-context-parallel-size",
-	"-ep": "--enable-expert-parallel", "-q": "--quantization", "-cc": "--compilation-config",
-	"-ac": "--attention-config", "-O": "--optimization-level", "-asc": "--api-server-count",
-}
 
 // jsonFlags are the vLLM options whose value is a JSON object and is
 // compared as JSON (key order and spacing ignored); see IsJSONFlag.
@@ -81,7 +71,9 @@ func NormalizeFlag(flag string) (canon, subPath, inline string) {
 		base, subPath = flag[:i], flag[i+1:]
 	}
 	if !strings.HasPrefix(base, "--") {
-		if a, ok := shortAliases[base]; ok {
+		// vLLM's short options (vllm/engine/arg_utils.py), from the shared
+		// alias table
+		if a := launch.CanonicalFlag("vllm", base); a != base {
 			return a, subPath, ""
 		}
 		if strings.HasPrefix(base, "-O") && len(base) > 2 {
@@ -108,19 +100,38 @@ func NormalizeFlag(flag string) (canon, subPath, inline string) {
 	return base, subPath, ""
 }
 
-// CanonicalJSON returns v re-encoded with sorted keys and no spacing, and
-// whether v was valid JSON. Invalid JSON (a `<placeholder>` inside) comes
-// back unchanged.
+// CanonicalJSON returns v in launch.CanonicalJSON's canonical form (sorted
+// keys, no spacing, numbers as written so 1.0 and 1 stay distinct, no HTML
+// escaping), and whether v was exactly one JSON value. Invalid JSON (a
+// `<placeholder>` inside, trailing text) comes back unchanged.
 func CanonicalJSON(v string) (string, bool) {
-	var x any
-	if err := json.Unmarshal([]byte(v), &x); err != nil {
-		return v, false
+	if c, ok := launch.CanonicalJSON(v); ok {
+		return c, true
 	}
-	b, err := json.Marshal(x) // encoding/json sorts map keys
-	if err != nil {
-		return v, false
+	return v, false
+}
+
+// decodeJSON decodes s, exactly one JSON value, into x with numbers as
+// json.Number (kept as written when re-encoded, as launch.CanonicalJSON
+// does; Python's json.loads keeps 1.0 a float and 1 an int). Errors:
+// invalid JSON, a type mismatch, trailing data.
+func decodeJSON(s string, x any) error {
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	if err := d.Decode(x); err != nil {
+		return err
 	}
-	return string(b), true
+	if strings.TrimLeft(s[d.InputOffset():], " \t\r\n") != "" {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}
+
+// encodeJSON encodes x and returns it in CanonicalJSON's form.
+func encodeJSON(x any) string {
+	b, _ := json.Marshal(x)
+	c, _ := CanonicalJSON(string(b))
+	return c
 }
 
 // StripSyntheticAcceptance removes SyntheticAcceptanceKeys from a
@@ -128,7 +139,7 @@ func CanonicalJSON(v string) (string, bool) {
 // removed. Non-JSON values come back unchanged.
 func StripSyntheticAcceptance(v string) (string, []string) {
 	var m map[string]any
-	if err := json.Unmarshal([]byte(v), &m); err != nil {
+	if decodeJSON(v, &m) != nil {
 		return v, nil
 	}
 	var removed []string
@@ -138,8 +149,7 @@ func StripSyntheticAcceptance(v string) (string, []string) {
 			removed = append(removed, k)
 		}
 	}
-	b, _ := json.Marshal(m)
-	return string(b), removed
+	return encodeJSON(m), removed
 }
 
 // setPath sets dotted path p in m to v.
@@ -166,7 +176,7 @@ func dottedValue(s string) any {
 		return false
 	}
 	var x any
-	if json.Unmarshal([]byte(s), &x) == nil {
+	if decodeJSON(s, &x) == nil {
 		return x
 	}
 	return s
@@ -248,7 +258,7 @@ func NormalizeArgs(args []launch.Arg) (out []launch.Arg, synthetic []string) {
 		if ds := dots[a.Flag]; len(ds) > 0 {
 			m := map[string]any{}
 			if len(a.Values) > 0 {
-				_ = json.Unmarshal([]byte(a.Values[0]), &m)
+				_ = decodeJSON(a.Values[0], &m)
 				if m == nil {
 					m = map[string]any{}
 				}
@@ -256,8 +266,7 @@ func NormalizeArgs(args []launch.Arg) (out []launch.Arg, synthetic []string) {
 			for _, d := range ds {
 				setPath(m, d.path, dottedValue(d.val))
 			}
-			b, _ := json.Marshal(m)
-			a.Values = []string{string(b)}
+			a.Values = []string{encodeJSON(m)}
 		}
 		if jsonFlags[a.Flag] && len(a.Values) == 1 {
 			if a.Flag == "--speculative-config" {

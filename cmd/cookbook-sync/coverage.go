@@ -1,21 +1,26 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
-	"github.com/cookbook-sync/cookbook-sync/compare"
+	"github.com/cookbook-sync/cookbook-sync/coverage"
 	"github.com/cookbook-sync/cookbook-sync/infx"
 	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/report"
 	"github.com/cookbook-sync/cookbook-sync/upstream"
 )
 
@@ -38,14 +43,14 @@ type coverageOptions struct {
 	upstream []string
 	api      upAPIOptions
 	// srtSlurmDir / srtSlurmVersion: --srt-slurm-dir and --srt-slurm-version
-	// (compare.CoverageOptions).
+	// (coverage.Options).
 	srtSlurmDir, srtSlurmVersion string
 }
 
 func newCoverageCmd() *cobra.Command {
 	var o coverageOptions
 	c := &cobra.Command{
-		Use:   "coverage [--infx DIR [--cookbook DIR] [--vllm-recipes DIR]] [--config-key GLOB] [--allow-unverified] [--upstream URL…] [--format text|markdown|json]",
+		Use:   "coverage [--infx DIR [--cookbook DIR] [--vllm-recipes DIR]] [--config-key GLOB] [--allow-unverified] [--upstream URL…] [--format text|markdown|json|sarif|github]",
 		Short: "Check 3 coverage: compare every cited InferenceX recipe with its cookbook point, role by role",
 		Long: `coverage decodes every AgentX cookbook point that cites an InferenceX recipe
 (as measured: router = cell.submitted, KV tier = point.kv), renders the cited
@@ -131,7 +136,7 @@ parse).`,
 	f.StringVar(&o.cookbook, "cookbook", "", "sgl-project/sglang checkout `DIR` (holds docs/src/snippets/agentx)")
 	f.StringVar(&o.vllmRecipes, "vllm-recipes", "", "vllm-project/recipes checkout `DIR`: cover every vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of --infx")
 	f.StringVar(&o.configKey, "config-key", "", "only cells / vLLM-family keys whose InferenceX config key matches `GLOB`")
-	f.StringVar(&o.format, "format", "text", "output format: text, markdown or json")
+	f.StringVar(&o.format, "format", "text", "output format: text, markdown (a sign-off comment under 60,000 characters), json (schema report/SCHEMA.md), sarif (SARIF 2.1.0) or github (GitHub Actions annotations)")
 	f.BoolVar(&o.allowUnverified, "allow-unverified", false, "list points / vLLM rows that could not be verified (upstream-only, recipe not found, …) without making them a gap")
 	f.StringArrayVar(&o.upstream, "upstream", nil, "upstream `URL` (PR or published page) that must be merged / published; repeatable")
 	f.StringVar(&o.srtSlurmDir, "srt-slurm-dir", "", "NVIDIA/srt-slurm checkout `DIR` for recipes a launcher submits from its srt-slurm clone")
@@ -145,9 +150,9 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 		return err
 	}
 	switch o.format {
-	case "text", "markdown", "json":
+	case "text", "markdown", "json", "sarif", "github":
 	default:
-		return &exitError{code: exitUsage, err: fmt.Errorf("--format %q: want text, markdown or json", o.format)}
+		return &exitError{code: exitUsage, err: fmt.Errorf("--format %q: want text, markdown, json, sarif or github", o.format)}
 	}
 	for _, u := range o.upstream {
 		if err := checkLinkURL(u); err != nil {
@@ -172,14 +177,24 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 		defer os.RemoveAll(dir)
 		o.infx, o.cookbook = filepath.Join(dir, "inferencex"), filepath.Join(dir, "sglang")
 	}
-	rep, err := compare.Coverage(compare.CoverageOptions{InfxDir: o.infx, CookbookDir: o.cookbook, VLLMRecipesDir: o.vllmRecipes, ConfigKey: o.configKey, AllowUnverified: o.allowUnverified,
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	rep, err := coverage.Run(ctx, coverage.Options{InfxDir: o.infx, CookbookDir: o.cookbook, VLLMRecipesDir: o.vllmRecipes, ConfigKey: o.configKey, AllowUnverified: o.allowUnverified,
 		SrtSlurmDir: o.srtSlurmDir, SrtSlurmVersion: o.srtSlurmVersion})
 	if err != nil {
-		return &exitError{code: exitUsage, err: err}
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		return &exitError{code: exitUsage, err: flagError(err)}
 	}
 	if demo {
 		// name the embedded workspace, not its temporary copy
-		rep.InferenceX.Dir, rep.CookbookDir = "(embedded demo)/inferencex", "(embedded demo)/sglang"
+		rep.InferenceX.Dir = "(embedded demo)/inferencex"
+		if rep.Cookbook != nil {
+			rep.Cookbook.Dir = "(embedded demo)/sglang"
+		}
 	}
 	if len(o.upstream) > 0 {
 		links, err := readLinks(cmd.Context(), o.api, o.upstream)
@@ -188,22 +203,7 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 		}
 		rep.SetLinks(links)
 	}
-	var out []byte
-	switch o.format {
-	case "json":
-		if out, err = rep.JSON(); err != nil {
-			return err
-		}
-	case "markdown":
-		out = []byte(rep.Markdown())
-	default:
-		out = []byte(rep.Text())
-	}
-	if o.format != "json" {
-		// file names and values of the checkouts, printed as text
-		out = []byte(launch.EscapeControl(string(out)))
-	}
-	if _, err := cmd.OutOrStdout().Write(out); err != nil {
+	if err := printReport(cmd.OutOrStdout(), rep, o); err != nil {
 		return err
 	}
 	for _, w := range rep.Warnings {
@@ -233,7 +233,7 @@ func checkLinkURL(u string) error {
 // only one that does network I/O) and converts the results into report data.
 // A link whose state cannot be read comes back "unknown" with its error: the
 // report fails closed. Errors: a bad --api-url (exit 2).
-func readLinks(ctx context.Context, api upAPIOptions, urls []string) ([]compare.Link, error) {
+func readLinks(ctx context.Context, api upAPIOptions, urls []string) ([]report.Link, error) {
 	cl, err := api.client()
 	if err != nil {
 		return nil, err
@@ -242,9 +242,9 @@ func readLinks(ctx context.Context, api upAPIOptions, urls []string) ([]compare.
 		ctx = context.Background()
 	}
 	rs := cl.StatusAll(ctx, urls)
-	links := make([]compare.Link, len(rs))
+	links := make([]report.Link, len(rs))
 	for i, r := range rs {
-		l := compare.Link{
+		l := report.Link{
 			URL: r.URL, Kind: r.Kind, State: string(r.State), MergedAt: r.MergedAt, Repo: r.Repo,
 			Number: r.Number, Title: r.Title, Branch: r.Branch, File: r.File, OK: r.OK() && r.Err == nil,
 		}
@@ -284,4 +284,94 @@ func extractDemo() (string, error) {
 		return "", err
 	}
 	return dir, nil
+}
+
+// optionFlags maps coverage.Options fields to the flags that set them.
+var optionFlags = map[string]string{
+	"InfxDir": "--infx", "CookbookDir": "--cookbook", "VLLMRecipesDir": "--vllm-recipes",
+	"ConfigKey": "--config-key", "SrtSlurmDir": "--srt-slurm-dir", "SrtSlurmVersion": "--srt-slurm-version",
+}
+
+// flagError rewrites a *coverage.OptionError in the words of the command
+// line ("--infx DIR: …"); other errors come back unchanged.
+func flagError(err error) error {
+	var oe *coverage.OptionError
+	if !errors.As(err, &oe) {
+		return err
+	}
+	flag, ok := optionFlags[oe.Field]
+	if !ok {
+		return err
+	}
+	if oe.Field == "CookbookDir" && oe.Value == "" {
+		return errors.New("give --cookbook, --vllm-recipes or both")
+	}
+	if oe.Value == "" {
+		return fmt.Errorf("%s: %s", flag, oe.Msg)
+	}
+	return fmt.Errorf("%s %s: %s", flag, launch.QuotePath(oe.Value), oe.Msg)
+}
+
+// printReport writes rep in o.format: text (fitted to the terminal's width
+// when stdout is one), markdown (capped under 60,000 characters, pointing
+// at --format json for the rest), json, sarif or github. Text and Markdown
+// have terminal control characters escaped (file names and values come
+// from checkouts written by strangers).
+func printReport(w io.Writer, rep *report.Report, o coverageOptions) error {
+	var b bytes.Buffer
+	var err error
+	switch o.format {
+	case "json":
+		return report.PrintJSON(w, rep)
+	case "sarif":
+		return report.PrintSARIF(w, rep)
+	case "github":
+		err = report.PrintAnnotations(&b, rep)
+	case "markdown":
+		err = report.PrintMarkdown(&b, rep, report.MarkdownOptions{JSONHint: "cookbook-sync coverage " + strings.Join(jsonArgs(o), " ")})
+	default:
+		err = report.PrintText(&b, rep, report.TextOptions{Width: termWidth(w)})
+	}
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, launch.EscapeControl(b.String()))
+	return err
+}
+
+// jsonArgs are the coverage flags of o with --format json: the command that
+// gives the whole report. Directories are named by their last element (the
+// Markdown never carries a local path).
+func jsonArgs(o coverageOptions) []string {
+	var a []string
+	add := func(flag, v string) {
+		if v != "" {
+			a = append(a, flag, v)
+		}
+	}
+	base := func(d string) string {
+		if d == "" {
+			return ""
+		}
+		return "…/" + filepath.Base(d)
+	}
+	add("--infx", base(o.infx))
+	add("--cookbook", base(o.cookbook))
+	add("--vllm-recipes", base(o.vllmRecipes))
+	add("--config-key", o.configKey)
+	return append(a, "--format", "json")
+}
+
+// termWidth is the width of w when it is a terminal (golang.org/x/term),
+// else $COLUMNS when set, else 0 (no limit).
+func termWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return 0
 }

@@ -44,7 +44,8 @@ suffix when exactly one cell of the file ends in it, or the cell's index.
 Formats: text (a header line naming the file, cell index and id, point and its
 concurrencies, router and KV tier, each marked "measured" or "derived; measured
 X"; then each block as "# Title" and its shell text, a blank line between),
-json (one object with the oracle keys), jsonl (one object per line).
+json (an array of objects with the oracle keys, one per selection: a
+single element without --all), jsonl (one object per line).
 --all decodes every selection (cell x point x router x KV tier) in the
 oracle's order; with --format jsonl the output equals the golden file.
 
@@ -154,16 +155,12 @@ func runDecode(stdout, stderr io.Writer, path string, o decodeOptions, changed f
 			}
 		}
 	case "json":
-		if len(decoded) == 1 {
-			buf = decoded[0].AppendOracleJSON(buf[:0])
-			w.Write(indentJSON(buf))
-			w.WriteString("\n")
-			break
-		}
+		// Always an array, one element per selection (one without --all),
+		// so a consumer reads one shape.
 		w.WriteString("[\n")
 		for i, d := range decoded {
 			buf = d.AppendOracleJSON(buf[:0])
-			w.Write(buf)
+			w.Write(indentJSON(buf, "  "))
 			if i < len(decoded)-1 {
 				w.WriteString(",")
 			}
@@ -236,10 +233,11 @@ func cellIndex(f *cookbook.File, cell string) (int, error) {
 	return 0, fmt.Errorf("%s: --cell %q is ambiguous: %s; give the full cell id or the index", f.Name, cell, strings.Join(match, ", "))
 }
 
-// indentJSON indents compact JSON (json.Indent keeps '<', '>' and '&' raw).
-func indentJSON(b []byte) []byte {
-	var out bytes.Buffer
-	if err := json.Indent(&out, b, "", "  "); err != nil {
+// indentJSON indents compact JSON by two spaces per level, every line after
+// prefix (json.Indent keeps '<', '>' and '&' raw).
+func indentJSON(b []byte, prefix string) []byte {
+	out := bytes.NewBufferString(prefix)
+	if err := json.Indent(out, b, prefix, "  "); err != nil {
 		return b
 	}
 	return out.Bytes()

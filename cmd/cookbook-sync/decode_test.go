@@ -40,24 +40,64 @@ func TestDecodeCLIText(t *testing.T) {
 	}
 }
 
+// TestDecodeCLIJSON: --format json is always an array of oracle objects:
+// one element for one selection, one per selection with --all (the same
+// objects, in the same order, as --all --format jsonl).
 func TestDecodeCLIJSON(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := run([]string{"decode", featuresJSX, "--cell", "1", "--format", "json"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	s := out.String()
+	if !strings.HasPrefix(s, "[\n  {\n    \"file\": ") || !strings.HasSuffix(s, "\n  }\n]\n") {
+		t.Errorf("one selection is not a one-element array:\n%s", s)
+	}
 	for _, w := range []string{`"cellId": "tiny-disagg#0"`, `"router": "dynamo"`, `"kv": "none"`, `"measured": true`,
 		`"role": null`, `"copyAll": "# Set per node before running the commands below\nexport ETCD_IP=<node running etcd>`} {
 		if !strings.Contains(s, w) {
 			t.Errorf("json output lacks %s:\n%s", w, s)
 		}
 	}
+	var one []struct {
+		CellID, Router, KV string
+		Cell, Point        int
+		Measured           bool
+	}
+	if err := json.Unmarshal(out.Bytes(), &one); err != nil {
+		t.Fatalf("not a JSON array: %v", err)
+	}
+	if len(one) != 1 || one[0].CellID != "tiny-disagg#0" || one[0].Cell != 1 || one[0].Point != 0 ||
+		one[0].Router != "dynamo" || one[0].KV != "none" || !one[0].Measured {
+		t.Errorf("one selection: %+v", one)
+	}
+
 	out.Reset()
 	if code := run([]string{"decode", featuresJSX, "--all", "--format", "jsonl"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if n := strings.Count(out.String(), "\n"); n != 18 {
-		t.Errorf("--all jsonl: %d lines, want 18", n)
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 18 {
+		t.Errorf("--all jsonl: %d lines, want 18", len(lines))
+	}
+	out.Reset()
+	if code := run([]string{"decode", featuresJSX, "--all", "--format", "json"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var all []json.RawMessage
+	if err := json.Unmarshal(out.Bytes(), &all); err != nil {
+		t.Fatalf("--all json is not a JSON array: %v", err)
+	}
+	if len(all) != len(lines) {
+		t.Fatalf("--all json: %d elements, jsonl %d lines", len(all), len(lines))
+	}
+	for i := range all {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, all[i]); err != nil {
+			t.Fatal(err)
+		}
+		if compact.String() != lines[i] {
+			t.Errorf("--all json element %d differs from jsonl line %d:\n%s\n%s", i, i, compact.String(), lines[i])
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cookbook-sync/cookbook-sync/cookbook"
+	"github.com/cookbook-sync/cookbook-sync/generate"
 	"github.com/cookbook-sync/cookbook-sync/infx"
 	"github.com/cookbook-sync/cookbook-sync/infx/srtslurm"
 	"github.com/cookbook-sync/cookbook-sync/launch"
@@ -97,7 +99,11 @@ Exit status:
      failed, a secret in the output); nothing is written`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runGenerate(cmd.OutOrStdout(), o)
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return runGenerate(ctx, cmd.OutOrStdout(), o)
 		},
 	}
 	fl := c.Flags()
@@ -133,14 +139,17 @@ type provenanceFile struct {
 
 var prFlag = regexp.MustCompile(`^#?(\d+)(?:=([0-9a-f]{7,40}))?$`)
 
-func runGenerate(w io.Writer, o generateOptions) error {
+// runGenerate checks the flags and the provenance file, runs
+// generate.Run with ctx (a cancelled ctx stops it between config keys,
+// points and cells) and writes the verified output atomically.
+func runGenerate(ctx context.Context, w io.Writer, o generateOptions) error {
 	if o.infx == "" || o.model == "" || o.out == "" {
 		return usageErr("--infx, --model and -o are required")
 	}
 	if o.dropCells && o.previous == "" {
 		return usageErr("--drop-cells needs --previous (the cells it would remove)")
 	}
-	opt := cookbook.GenerateOptions{
+	opt := generate.Options{
 		Model: o.model, Keys: o.keys, DisplayName: o.name, CellPerRow: o.cellPerRow, DropCells: o.dropCells,
 		RenderOptions: infx.Options{SrtSlurmVersion: o.version},
 		Source:        cookbook.SyncSource{PRs: map[string]cookbook.SyncPR{}},
@@ -250,7 +259,7 @@ func runGenerate(w io.Writer, o generateOptions) error {
 			}
 		}
 	}
-	g, err := cookbook.Generate(ws, opt)
+	g, err := generate.Run(ctx, ws, opt)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}

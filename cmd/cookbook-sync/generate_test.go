@@ -2,15 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cookbook-sync/cookbook-sync/cookbook"
+	"github.com/cookbook-sync/cookbook-sync/generate"
 )
 
-const generateFixture = "../../cookbook/testdata/generate/ok"
+const generateFixture = "../../generate/testdata/ok"
 
 func generateArgs(out string, extra ...string) []string {
 	return append([]string{"generate", "--infx", generateFixture, "--model", "qwen9",
@@ -120,7 +123,7 @@ func TestGenerateCLIErrors(t *testing.T) {
 		"bad pr":     {"generate", "--infx", generateFixture, "--model", "qwen9", "--main", "abc", "--prs", "x1", "-o", out},
 		"no output":  {"generate", "--infx", generateFixture, "--model", "qwen9", "--main", "abc"},
 		"bad date":   generateArgs(out, "--date", "30/11/2026"),
-		"prohibited": {"generate", "--infx", "../../cookbook/testdata/generate/prohibited", "--model", "qwen9", "--main", "0123456", "--date", "2026-11-30", "-o", out},
+		"prohibited": {"generate", "--infx", "../../generate/testdata/prohibited", "--model", "qwen9", "--main", "0123456", "--date", "2026-11-30", "-o", out},
 		"no model":   {"generate", "--infx", generateFixture, "--model", "nope", "--main", "0123456", "--date", "2026-11-30", "-o", out},
 	} {
 		var stdout, errb bytes.Buffer
@@ -232,7 +235,7 @@ func TestGenerateCLISymlinkOutput(t *testing.T) {
 	}
 }
 
-const mixedFixture = "../../cookbook/testdata/generate/mixed"
+const mixedFixture = "../../generate/testdata/mixed"
 
 // TestHostileGenerateCLIKeysKeepsPrevious (issue 10 item 7): a --keys run
 // merges into --previous and keeps every other cell (listed as kept);
@@ -264,7 +267,7 @@ func TestHostileGenerateCLIKeysKeepsPrevious(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rm := cookbook.RemovedCells(pf, of); len(rm) != 0 {
+	if rm := generate.RemovedCells(pf, of); len(rm) != 0 {
 		t.Errorf("cells removed: %v", rm)
 	}
 	// --drop-cells: the unselected key's cells are still kept (out of scope).
@@ -362,5 +365,29 @@ func TestHostileGenerateCLIWriteThroughLinks(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "missing")); !os.IsNotExist(err) {
 		t.Error("dangling link: something was created")
+	}
+}
+
+// TestGenerateCanceled: generate passes the command's context to
+// generate.Run: under a cancelled context it stops with context.Canceled,
+// writes nothing and prints no summary.
+func TestGenerateCanceled(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "qwen9.jsx")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	c := newGenerateCmd()
+	var stdout bytes.Buffer
+	c.SetOut(&stdout)
+	c.SetErr(&stdout)
+	c.SetArgs(generateArgs(out)[1:])
+	if err := c.ExecuteContext(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files written: %v", entries)
+	}
+	if strings.Contains(stdout.String(), "wrote") {
+		t.Errorf("summary printed: %q", stdout.String())
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cookbook-sync/cookbook-sync/cookbook"
+	"github.com/cookbook-sync/cookbook-sync/generate"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 	"github.com/cookbook-sync/cookbook-sync/upstream"
 )
@@ -326,7 +327,7 @@ type fileRemoval struct {
 
 // removedCells lists, per AgentX snippet of the plan, the cells of the
 // current file (Old) that the new content no longer has
-// (cookbook.RemovedCells); files that lose none are left out. `pr plan`
+// (generate.RemovedCells); files that lose none are left out. `pr plan`
 // prints them: a plan that removes upstream cells says so before anything
 // is pushed.
 func removedCells(plan *upstream.Plan) []fileRemoval {
@@ -340,7 +341,7 @@ func removedCells(plan *upstream.Plan) []fileRemoval {
 		if err1 != nil || err2 != nil {
 			continue
 		}
-		if ids := cookbook.RemovedCells(oldF, newF); len(ids) > 0 {
+		if ids := generate.RemovedCells(oldF, newF); len(ids) > 0 {
 			out = append(out, fileRemoval{path: f.Path, ids: ids})
 		}
 	}

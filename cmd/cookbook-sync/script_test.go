@@ -1,0 +1,117 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets the test binary run as the command `cookbook-sync` in the
+// scripts (testscript.Main puts a copy of it on their PATH): it calls
+// run, the entry of main, and exits with its status.
+//
+// A child run of TestHostileCLI (this binary re-executed with
+// hostileChildEnv set and its own empty $TMPDIR) runs the tests alone:
+// testscript.Main would copy the binary into that $TMPDIR, and the child
+// ends with os.Exit before the copy is removed.
+func TestMain(m *testing.M) {
+	if os.Getenv(hostileChildEnv) != "" {
+		os.Exit(m.Run())
+	}
+	testscript.Main(m, map[string]func(){
+		"cookbook-sync": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+	})
+}
+
+// sharedDir is ../shared (the upstream material, a sibling of the checkout)
+// seen from this package's directory.
+const sharedDir = "../../../shared"
+
+// TestScript runs the CLI scripts testdata/script/*.txtar: every
+// subcommand's happy path, bad usage and bad input, with exit statuses
+// asserted by number (the exitcode command). The scripts see:
+//
+//	$DEMO    the embedded demo workspace (cmd/cookbook-sync/demo: inferencex/, sglang/)
+//	$REPO    the module root (the packages' testdata fixtures)
+//	$SHARED  ../shared, or "" when it is absent
+//
+// the condition [shared] (true when ../shared is present; scripts that read
+// it start with `[!shared] skip 'needs ../shared'`) and the command
+//
+//	exitcode N PROGRAM [ARGS…]
+//
+// which runs PROGRAM like exec (its stdout and stderr are then checked with
+// stdout / stderr) and fails unless it exits with status N. The scripts run
+// without the caller's environment (no GH_TOKEN): nothing reaches the
+// network; GitHub commands are run in their usage-error paths or against
+// --api-url http://127.0.0.1:1/ (nothing listens there).
+func TestScript(t *testing.T) {
+	demo, err := filepath.Abs("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := ""
+	if fi, err := os.Stat(sharedDir); err == nil && fi.IsDir() {
+		if shared, err = filepath.Abs(sharedDir); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		t.Log("SKIPPED: ../shared absent: the scripts that need it ([!shared] skip) do not run")
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("DEMO", demo)
+			env.Setenv("REPO", repo)
+			env.Setenv("SHARED", shared)
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "shared":
+				return shared != "", nil
+			}
+			return false, errors.New("unknown condition " + strconv.Quote(cond))
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode": cmdExitcode,
+		},
+	})
+}
+
+// cmdExitcode is the script command `exitcode N PROGRAM [ARGS…]`: run
+// PROGRAM as exec does and fail unless its exit status is N.
+func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! exitcode (give the expected status instead)")
+	}
+	if len(args) < 2 {
+		ts.Fatalf("usage: exitcode N PROGRAM [ARGS…]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil || want < 0 {
+		ts.Fatalf("exitcode %q: want a status number", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
+	}
+}

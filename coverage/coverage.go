@@ -1,0 +1,673 @@
+package coverage
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cookbook-sync/cookbook-sync/compare"
+	"github.com/cookbook-sync/cookbook-sync/cookbook"
+	"github.com/cookbook-sync/cookbook-sync/exclusions"
+	"github.com/cookbook-sync/cookbook-sync/infx"
+	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/report"
+)
+
+// Options says what to compare. Errors about them are *OptionError
+// values naming the field.
+type Options struct {
+	// InfxDir is an InferenceX checkout (either layout); CookbookDir an
+	// sgl-project/sglang repository root.
+	InfxDir, CookbookDir string
+	// VLLMRecipesDir, when set, is a vllm-project/recipes checkout: every
+	// vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of InfxDir's
+	// master configs is matched with the recipes and compared role by role
+	// (Report.VLLM). CookbookDir may then be empty (vLLM part only).
+	VLLMRecipesDir string
+	// ConfigKey, when set, keeps only cells (and vLLM-family keys) whose
+	// config key matches this glob (path.Match syntax). A glob that keeps
+	// nothing is an ErrUsage error.
+	ConfigKey string
+	// AllowUnverified lists points and rows that could not be verified
+	// (NotVerified) without making them a gap (Report.Gap); by default they
+	// fail closed.
+	AllowUnverified bool
+	// Exclusions classifies differences; nil = exclusions.Default().
+	Exclusions *exclusions.Set
+	// Render renders one recipe variant; nil = RenderSrtSlurm (package
+	// infx/srtslurm, srt-slurm's default version). Used for cited recipes
+	// whose master-config point has no launcher in the checkout; the others
+	// are rendered as their launcher submits them (launcherRender).
+	Render RenderFunc
+	// SrtSlurmDir is an NVIDIA/srt-slurm checkout: a recipe the launcher
+	// submits from its srt-slurm clone (not copied from the InferenceX
+	// checkout) is read from it instead of being upstream-only.
+	// SrtSlurmVersion names the ref SrtSlurmDir is at ("" = not stated;
+	// recipes read from it for a launcher pinned elsewhere carry a
+	// commit-drift note) and the version rendered when a launcher's pin is
+	// not known.
+	SrtSlurmDir, SrtSlurmVersion string
+}
+
+// RenderFunc renders the variant selector ("" = the recipe as written,
+// "base", "override_<name>", "zip_override_<name>[i]") of the recipe file at
+// path into a Deployment; model is the master entry's Hugging Face model id
+// ("" when unknown). Errors are bad input (exit 2 for the CLI).
+type RenderFunc func(path, selector, model string) (*launch.Deployment, error)
+
+// ErrUsage marks errors in the options (a bad ConfigKey glob, a missing
+// directory, nothing to compare): the caller's fault, not the data's. Every
+// such error is an *OptionError, which wraps it.
+var ErrUsage = errors.New("usage")
+
+// OptionError is a bad Options value: Field names the Options field
+// ("InfxDir", "CookbookDir", "VLLMRecipesDir", "ConfigKey", "SrtSlurmDir"),
+// Value its value, Msg what is wrong; Err is an underlying error, if any.
+// It wraps ErrUsage (errors.Is), so a CLI maps Field to its flag name.
+type OptionError struct {
+	Field, Value, Msg string
+	Err               error
+}
+
+// Error is "<Field> <quoted Value>: <Msg>" (no Value part when empty).
+func (e *OptionError) Error() string {
+	if e.Value == "" {
+		return e.Field + ": " + e.Msg
+	}
+	return fmt.Sprintf("%s %s: %s", e.Field, launch.QuotePath(e.Value), e.Msg)
+}
+
+// Unwrap gives ErrUsage and the underlying error.
+func (e *OptionError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrUsage, e.Err}
+	}
+	return []error{ErrUsage}
+}
+
+// run is one coverage run: its options, context and the state its points
+// share (the InferenceX workspace and git checkout, the exclusion and
+// normalization rules, the renderer and its cache, the report being
+// filled).
+type run struct {
+	ctx     context.Context
+	opt     Options
+	ws      *infx.Workspace // nil when the checkout has no master config
+	ixRepo  *gitRepo        // nil when not a git checkout
+	ex      *exclusions.Set
+	rules   *compare.Rules
+	render  RenderFunc
+	renders map[string]renderResult // render cache: file, selector, model
+	rep     *report.Report
+}
+
+// relPath is p relative to the InferenceX checkout when inside it (slash
+// separated), else p unchanged: reports name files in the repository, not
+// on this machine.
+func (c *run) relPath(p string) string {
+	return relTo(c.opt.InfxDir, p)
+}
+
+// relTo is p relative to dir when p is inside dir, else p.
+func relTo(dir, p string) string {
+	if dir == "" || p == "" {
+		return p
+	}
+	ad, err1 := filepath.Abs(dir)
+	ap, err2 := filepath.Abs(p)
+	if err1 != nil || err2 != nil {
+		return p
+	}
+	r, err := filepath.Rel(ad, ap)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return p
+	}
+	return filepath.ToSlash(r)
+}
+
+// repoInfo describes the checkout dir of the GitHub repository named repo
+// (its well-known name, replaced by the origin remote's when the checkout
+// has one; see gitRepo.github). Repo is set only with a commit.
+func repoInfo(dir, repo string) report.RepoInfo {
+	return report.RepoInfo{Dir: dir}
+}
+
+// Run runs Check 3 coverage: for every point of every AgentX snippet
+// under CookbookDir/docs/src/snippets/agentx/**/*.jsx whose provenance cites
+// an InferenceX recipe (cell.prov.recipe / point.recipe, or the older
+// recipeUrl, plus point.override as the selector), it decodes the measured
+// selection (router = cell.submitted, KV = point.kv), renders the cited
+// recipe variant from InfxDir and compares them role by role.
+//
+// A point citing a single-node shell script (…/single_node/…/*.sh) is
+// matched with its config key's master-config point (MatchPoint: the
+// point's concurrencies, KV tier, worker topology and item), the script is
+// run for it in infx's sandbox (infx.Workspace.Render) and compared the
+// same way.
+//
+// Points whose recipe is absent get StatusRecipeNotFound, or
+// StatusUpstreamOnly when it lives in NVIDIA/srt-slurm (a cited recipes/…
+// path, or a master-config point infx reports upstream-only); an absent
+// script StatusScriptNotFound; script points that fit no master-config point
+// or several StatusNoMatch / StatusAmbiguous; recipes and scripts that fail
+// to load or render StatusError. None of these stop the run; all but
+// StatusError are "not verified" (NotVerified) and make Report.Gap true
+// unless AllowUnverified.
+//
+// With VLLMRecipesDir it also goes the other way, from InferenceX config
+// keys (Report.VLLM): every vllm, dynamo-vllm and llmd-vllm key of InfxDir's
+// master configs is rendered point by point (infx.Workspace.Render; points
+// that cannot be rendered keep their status: upstream-only, recipe not
+// found, script not found, unsupported), each worker role is matched with the
+// vLLM recipe roles (recipes.Index.Match / MatchDeployment) and compared
+// with the best exact match (Compare, vLLM normalisation), or reported as
+// NotCovered with the nearest candidate. CookbookDir may then be empty.
+//
+// Errors: bad options (wrapping ErrUsage: neither --cookbook nor
+// --vllm-recipes, a missing directory, no master config for the vLLM part,
+// nothing to compare: no cookbook point citing a recipe in a cell matching
+// ConfigKey, no vLLM-family key matching it), no snippet found, a snippet that does not parse (*cookbook.Error with
+// file:line:col), a vLLM recipes tree that cannot be indexed at all
+// (file:line:col).
+func Run(ctx context.Context, opt Options) (*report.Report, error) {
+	if opt.ConfigKey != "" {
+		if _, err := path.Match(opt.ConfigKey, ""); err != nil {
+			return nil, &OptionError{Field: "ConfigKey", Value: opt.ConfigKey, Msg: err.Error()}
+		}
+	}
+	if opt.CookbookDir == "" && opt.VLLMRecipesDir == "" {
+		return nil, &OptionError{Field: "CookbookDir", Msg: "give CookbookDir, VLLMRecipesDir or both"}
+	}
+	for _, d := range []struct{ field, dir string }{{"InfxDir", opt.InfxDir}, {"CookbookDir", opt.CookbookDir}, {"VLLMRecipesDir", opt.VLLMRecipesDir}} {
+		if d.dir == "" && d.field != "InfxDir" {
+			continue
+		}
+		st, err := os.Stat(d.dir)
+		if err != nil || !st.IsDir() {
+			return nil, &OptionError{Field: d.field, Value: d.dir, Msg: "not a directory"}
+		}
+	}
+	ex := opt.Exclusions
+	if ex == nil {
+		var err error
+		if ex, err = exclusions.Default(); err != nil {
+			return nil, err
+		}
+	}
+	rules, err := compare.DefaultRules()
+	if err != nil {
+		return nil, err
+	}
+	rep := &report.Report{
+		SchemaVersion:   report.SchemaVersion,
+		SchemaRevision:  report.SchemaRevision,
+		Policy:          report.PolicyInfo{Version: ex.PolicyVersion(), Policies: ex.Policies()},
+		InferenceX:      repoInfo(opt.InfxDir, "SemiAnalysisAI/InferenceX"),
+		AllowUnverified: opt.AllowUnverified,
+	}
+	ixRepo := openRepo(opt.InfxDir)
+	if ixRepo != nil {
+		rep.InferenceX.Commit = ixRepo.head
+		rep.InferenceX.Repo = ixRepo.github("SemiAnalysisAI/InferenceX")
+	}
+	// The master configs give each config key's model (optional for the
+	// cookbook part: a tree without master configs still renders, with the
+	// recipe's own model; required for the vLLM part).
+	ws, wsErr := infx.Open(opt.InfxDir)
+	if err := infxOpenError(opt.InfxDir, wsErr); err != nil {
+		return nil, err
+	}
+	if ws != nil {
+		ws.SrtSlurmDir, ws.SrtSlurmVersion = opt.SrtSlurmDir, opt.SrtSlurmVersion
+		for _, w := range ws.Warnings() {
+			if ok, _ := path.Match(opt.ConfigKey, w.Key); opt.ConfigKey == "" || !ok {
+				rep.Warnings = append(rep.Warnings, w.String())
+				continue
+			}
+			// A key asked for (--config-key) that does not load is bad
+			// input, never a silently smaller comparison.
+			_, err := ws.Entry(w.Key)
+			return nil, err
+		}
+	}
+	c := &run{ctx: ctx, opt: opt, ws: ws, ixRepo: ixRepo, ex: ex, rules: rules, render: opt.Render, renders: map[string]renderResult{}, rep: rep}
+	if c.render == nil {
+		c.render = srtSlurmRenderer()
+	}
+	if opt.SrtSlurmDir != "" {
+		si := repoInfo(opt.SrtSlurmDir, "NVIDIA/srt-slurm")
+		if r := openRepo(opt.SrtSlurmDir); r != nil {
+			si.Commit, si.Repo = r.head, r.github("NVIDIA/srt-slurm")
+		}
+		rep.SrtSlurm = &si
+	}
+	if opt.CookbookDir != "" {
+		if err := c.cookbookCoverage(); err != nil {
+			return nil, err
+		}
+	}
+	if opt.VLLMRecipesDir != "" {
+		if wsErr != nil {
+			return nil, &OptionError{Field: "InfxDir", Value: opt.InfxDir, Msg: wsErr.Error(), Err: wsErr}
+		}
+		ix, err := openVLLM(opt.VLLMRecipesDir)
+		if ix == nil {
+			return nil, err
+		}
+		if err != nil {
+			rep.VLLMRecipeErrors = strings.Split(err.Error(), "\n")
+		}
+		vi := repoInfo(opt.VLLMRecipesDir, "vllm-project/recipes")
+		if r := openRepo(opt.VLLMRecipesDir); r != nil {
+			vi.Commit, vi.Repo = r.head, r.github("vllm-project/recipes")
+		}
+		rep.VLLMRecipes = &vi
+		rep.VLLM, err = c.vllmCoverage(ix)
+		if err != nil {
+			return nil, err
+		}
+		if len(rep.VLLM) == 0 {
+			if opt.ConfigKey != "" {
+				return nil, &OptionError{Field: "ConfigKey", Value: opt.ConfigKey, Msg: fmt.Sprintf("no vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of the InferenceX checkout %s matches: nothing was compared", launch.QuotePath(opt.InfxDir))}
+			}
+			return nil, &OptionError{Field: "InfxDir", Value: opt.InfxDir, Msg: "no vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) in its master configs: nothing was compared"}
+		}
+	}
+	rep.LocalDirs = localDirs(opt.InfxDir, opt.CookbookDir, opt.VLLMRecipesDir, opt.SrtSlurmDir)
+	rep.Count()
+	return rep, nil
+}
+
+// infxOpenError is the error of an --infx that infx.Open could not use:
+// a master config that cannot be read or parsed (a *launch.InputError with
+// file:line:col), or a directory that holds no master config and nothing
+// else of an InferenceX checkout (configs/, benchmarks/, runners/,
+// inferencex-e2e/, .github/; an empty directory). A checkout without master
+// configs that has recipes or scripts is still read (the cookbook part
+// renders the cited files with their own model). nil when err is nil.
+func infxOpenError(dir string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, infx.ErrNoMasterConfig) {
+		return err
+	}
+	for _, sub := range []string{"configs", "benchmarks", "runners", "inferencex-e2e", ".github"} {
+		if st, e := os.Stat(filepath.Join(dir, sub)); e == nil && st.IsDir() {
+			return nil
+		}
+	}
+	return &OptionError{Field: "InfxDir", Value: dir, Msg: fmt.Sprintf("not an InferenceX checkout (no configs/, benchmarks/, runners/, inferencex-e2e/ or .github/): %v", err), Err: err}
+}
+
+// cookbookCoverage is the cookbook part of Run (c.ws may be nil).
+func (c *run) cookbookCoverage() error {
+	rep, opt, ws := c.rep, c.opt, c.ws
+	snips, err := snippetFiles(opt.CookbookDir)
+	if err != nil {
+		return err
+	}
+	cbRepo := openRepo(opt.CookbookDir)
+	ci := repoInfo(opt.CookbookDir, "sgl-project/sglang")
+	if cbRepo != nil {
+		ci.Commit, ci.Repo = cbRepo.head, cbRepo.github("sgl-project/sglang")
+	}
+	rep.Cookbook = &ci
+	cells := 0 // cells whose config key matches opt.ConfigKey
+	for _, sp := range snips {
+		f, err := cookbook.ReadFile(sp)
+		if err != nil {
+			return err
+		}
+		src, _ := os.ReadFile(sp) // for line numbers only; ReadFile read it
+		fi := report.FileInfo{Path: f.RepoPath, SHA256: f.SHA256}
+		if cbRepo != nil {
+			fi.Commit = cbRepo.head
+			fi.Dirty = cbRepo.dirty(sp)
+		}
+		listed := opt.ConfigKey == "" // with a glob: only files with a matching cell
+		if listed {
+			rep.CookbookFiles = append(rep.CookbookFiles, fi)
+		}
+		for ci := range f.Cells {
+			cell := &f.Cells[ci]
+			if opt.ConfigKey != "" {
+				if ok, _ := path.Match(opt.ConfigKey, cell.ConfigKey); !ok {
+					continue
+				}
+			}
+			cells++
+			if !listed {
+				rep.CookbookFiles = append(rep.CookbookFiles, fi)
+				listed = true
+			}
+			for pi := range cell.Points {
+				prov := f.Provenance(ci, pi)
+				if prov.Recipe == "" {
+					continue // not a citation of an InferenceX recipe
+				}
+				pr := report.PointResult{
+					File: f.RepoPath, Cell: ci, CellID: cell.ID, ConfigKey: cell.ConfigKey, Point: pi,
+					Concs: cell.Points[pi].Concs, Recipe: prov.Recipe, Selector: prov.Override,
+					ProvSHA: prov.SHA, ProvStatus: prov.Status,
+				}
+				sel := f.Measured(ci, pi)
+				pr.Router, pr.KV = sel.Router, sel.KV
+				model := ""
+				if ws != nil {
+					// older entries name an srt alias, not an HF id
+					e, err := ws.Entry(cell.ConfigKey)
+					if err != nil && !errors.Is(err, infx.ErrUnknownKey) {
+						// the compared key does not load: bad input
+						return err
+					}
+					if err == nil && launch.LooksHF(e.Model) {
+						model = e.Model
+					}
+				}
+				if err := c.ctx.Err(); err != nil {
+					return err
+				}
+				pr.Line = cellLine(src, cell.ID)
+				c.comparePoint(&pr, f, sel, model)
+				noteDrift(&pr)
+				if pr.Status != report.StatusCompared {
+					pr.Verdict = pr.Status.Verdict()
+				}
+				rep.Points = append(rep.Points, pr)
+			}
+		}
+	}
+	switch {
+	case len(rep.Points) > 0:
+		return nil
+	case opt.ConfigKey != "" && cells == 0:
+		return &OptionError{Field: "ConfigKey", Value: opt.ConfigKey, Msg: "no cookbook cell cites a config key matching it: nothing was compared"}
+	case opt.ConfigKey != "":
+		return &OptionError{Field: "ConfigKey", Value: opt.ConfigKey, Msg: fmt.Sprintf("no point of the %d cookbook cell(s) with a config key matching it cites an InferenceX recipe (prov.recipe, point.recipe, recipeUrl): nothing was compared", cells)}
+	}
+	return &OptionError{Field: "CookbookDir", Value: opt.CookbookDir, Msg: "no cookbook point cites an InferenceX recipe (prov.recipe, point.recipe, recipeUrl): nothing was compared"}
+}
+
+type renderResult struct {
+	d   *launch.Deployment
+	err error
+}
+
+func (c *run) comparePoint(pr *report.PointResult, f *cookbook.File, sel cookbook.Selection, model string) {
+	opt, ws, repo, render, cache, ex, rules := c.opt, c.ws, c.ixRepo, c.render, c.renders, c.ex, c.rules
+	infxDir := opt.InfxDir
+	cited := infx.ResolveRecipe(infxDir, pr.Recipe, infx.ResolveOptions{Form: infx.FormCitation})
+	file, rel := cited.File, cited.Rel
+	if file != "" {
+		pr.RecipeFile = rel
+		pr.Drift = repo.drift(rel, pr.ProvSHA)
+	} else {
+		what := "recipe"
+		if strings.HasSuffix(pr.Recipe, ".sh") {
+			what = "script"
+		}
+		pr.Drift = report.Drift{State: report.DriftUnknown, Detail: what + " not in the InferenceX checkout"}
+	}
+	if strings.HasSuffix(pr.Recipe, ".sh") {
+		if file == "" {
+			pr.Status = report.StatusScriptNotFound
+			pr.Message = fmt.Sprintf("single-node script %s is not in the InferenceX checkout", pr.Recipe)
+			return
+		}
+		c.compareScript(pr, f, sel, file)
+		return
+	}
+	cloneRef := cited.SrtSlurm != ""
+	if dec, err := f.Decode(sel); err == nil && (file != "" || cloneRef) {
+		// A cited file that is in --infx, or a path of the srt-slurm clone
+		// (CONFIG_FILE form): rendered as the launcher submits it. A cited
+		// file that is not in --infx at all (a later InferenceX commit's
+		// path) stays "recipe not found" below.
+		if d, handled := c.launcherRender(pr, f, sel, &dec.Deployment); handled {
+			if d != nil {
+				attachCookbookFiles(&dec.Deployment, f, sel)
+				attachCookbookInstall(&dec.Deployment, f, sel)
+				rc := *d
+				rc.Source.Recipe = d.Source.File
+				res, err := compare.Compare(&dec.Deployment, &rc, compare.Options{Exclusions: ex, Rules: rules})
+				if err != nil {
+					pr.Status, pr.Message = report.StatusError, err.Error()
+					return
+				}
+				pr.Status, pr.Roles, pr.Verdict = report.StatusCompared, res, compare.Summary(res)
+			}
+			return
+		}
+	}
+	fromDir := ""
+	if file == "" && cloneRef && opt.SrtSlurmDir != "" {
+		// A cited recipes/… path of the srt-slurm clone that no launcher of
+		// the checkout resolved: read from --srt-slurm-dir.
+		c := filepath.Join(opt.SrtSlurmDir, filepath.FromSlash(strings.TrimPrefix(path.Clean("/"+pr.Recipe), "/")))
+		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
+			file, rel = c, pr.Recipe
+			pr.RecipeFile = rel
+			fromDir = fmt.Sprintf("recipe %s read from the srt-slurm checkout (SrtSlurmDir, version %q); no launcher of the checkout says which srt-slurm ref runs it", pr.Recipe, opt.SrtSlurmVersion)
+		}
+	}
+	if file == "" {
+		c.notFound(pr, f, sel)
+		return
+	}
+	key := file + "\x00" + pr.Selector + "\x00" + model
+	rr, ok := cache[key]
+	if !ok {
+		rr.d, rr.err = render(file, pr.Selector, model)
+		cache[key] = rr
+	}
+	if rr.err != nil {
+		pr.Status, pr.Message = report.StatusError, rr.err.Error()
+		return
+	}
+	dec, err := f.Decode(sel)
+	if err != nil {
+		pr.Status, pr.Message = report.StatusError, err.Error()
+		return
+	}
+	attachCookbookFiles(&dec.Deployment, f, sel)
+	attachCookbookInstall(&dec.Deployment, f, sel)
+	rc := *rr.d
+	rc.Source.Recipe, rc.Source.Selector = rel, pr.Selector
+	rc.Processes = withMasterImage(rc.Processes, ws, pr.ConfigKey)
+	infx.AttachSrtSlurmConfigs(rc.Processes, opt.SrtSlurmDir, opt.SrtSlurmVersion, "")
+	res, err := compare.Compare(&dec.Deployment, &rc, compare.Options{Exclusions: ex, Rules: rules})
+	if err != nil {
+		pr.Status, pr.Message = report.StatusError, err.Error()
+		return
+	}
+	pr.Status = report.StatusCompared
+	pr.Roles = res
+	pr.Verdict = compare.Summary(res)
+	if fromDir != "" {
+		pr.Message = fromDir
+	}
+}
+
+// notFound sets the status of a point whose cited srt-slurm recipe is not
+// under infxDir: StatusUpstreamOnly when it lives in NVIDIA/srt-slurm —
+// the cited path is a recipes/… path, or the master-config point the
+// cookbook point was measured as (MatchPoint) is one infx reports
+// upstream-only — else StatusRecipeNotFound.
+func (c *run) notFound(pr *report.PointResult, f *cookbook.File, sel cookbook.Selection) {
+	ws, rules := c.ws, c.rules
+	if _, ok := infx.SrtSlurmPath(pr.Recipe); ok {
+		pr.Status = report.StatusUpstreamOnly
+		pr.Message = fmt.Sprintf("recipe %s is not in the InferenceX checkout, nor its overlay under benchmarks/multi_node/srt-slurm-recipes/: it lives in the NVIDIA/srt-slurm ref the launcher clones", pr.Recipe)
+		return
+	}
+	pr.Status = report.StatusRecipeNotFound
+	pr.Message = fmt.Sprintf("recipe %s is not in the InferenceX checkout", pr.Recipe)
+	if ws != nil && ws.Layout == infx.LayoutOld && infx.NewLayoutPath(pr.Recipe) {
+		pr.Message += "; the path is in the newer inferencex-e2e layout (srt-slurm-recipes/<model>/<engine>/…), and the InferenceX checkout has the old layout (srt-slurm-recipes/<engine>/<model>/…): the cookbook cites a later InferenceX commit"
+	}
+	if ws == nil {
+		return
+	}
+	dec, err := f.Decode(sel)
+	if err != nil {
+		return
+	}
+	m := MatchPoint(ws, pr.ConfigKey, queryOf(f, sel, &dec.Deployment, rules))
+	if m.Status != report.StatusCompared || len(m.Points) == 0 || m.Points[0].Status != infx.StatusUpstreamOnly {
+		return
+	}
+	p := m.Points[0]
+	ref := p.RecipeRef
+	if p.Selector != "" {
+		ref += ":" + p.Selector
+	}
+	row := p.Row
+	pr.Row, pr.RowPos = &row, p.Pos.String()
+	pr.Status = report.StatusUpstreamOnly
+	pr.Message = fmt.Sprintf("recipe %s is not in the InferenceX checkout; the master-config point it was measured as (%s row %d, %s) runs CONFIG_FILE=%s, which lives in the NVIDIA/srt-slurm ref the launcher clones",
+		pr.Recipe, pr.ConfigKey, row, pr.RowPos, ref)
+}
+
+// snippetFiles lists dir/docs/src/snippets/agentx/**/*.jsx, sorted.
+func snippetFiles(dir string) ([]string, error) {
+	root := filepath.Join(dir, "docs", "src", "snippets", "agentx")
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".jsx") && !strings.HasPrefix(d.Name(), "_") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &OptionError{Field: "CookbookDir", Value: dir, Msg: "no docs/src/snippets/agentx directory (want an sgl-project/sglang checkout)"}
+		}
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, &OptionError{Field: "CookbookDir", Value: dir, Msg: "no AgentX snippets under docs/src/snippets/agentx"}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// noteDrift qualifies every difference of a point whose recipe may have
+// moved since the cookbook point was generated: the recipe changed since
+// prov.sha, prov.sha is not in --infx (also when --infx has no git
+// history), or the concurrency moved (MatchPoint drift). A reader then knows the difference may be commit drift rather
+// than a documentation gap.
+func noteDrift(pr *report.PointResult) {
+	note := ""
+	switch {
+	case pr.Drift.State == report.DriftChanged && strings.HasPrefix(pr.Drift.Detail, "possible commit drift"):
+		note = pr.Drift.Detail
+	case pr.Drift.State == report.DriftChanged:
+		note = "possible commit drift: " + pr.Drift.Detail
+	case pr.Drift.State == report.DriftUnknown && strings.Contains(pr.Drift.Detail, "is not in the checkout"):
+		note = "possible commit drift: " + strings.Replace(pr.Drift.Detail, "is not in the checkout", "is not in the InferenceX checkout", 1)
+	case pr.Drift.State == report.DriftUnknown && pr.ProvSHA != "" && strings.Contains(pr.Drift.Detail, "not a git checkout"):
+		// prov.sha cannot be in a tree without history either.
+		note = fmt.Sprintf("possible commit drift: the InferenceX checkout is not a git checkout, so prov.sha %.12s cannot be compared", pr.ProvSHA)
+	}
+	if note == "" {
+		return
+	}
+	for i := range pr.Roles {
+		for j := range pr.Roles[i].Differences {
+			pr.Roles[i].Differences[j].Note = note
+		}
+	}
+}
+
+// attachCookbookFiles gives each process of a decoded cookbook deployment
+// the content of the config files it reads (launch.Process.FileContents):
+// the selected router's files (cells[i].routers[r].files, keys into the
+// top-level AgentX `files` map of sgl-project/sglang
+// docs/src/snippets/agentx/*.jsx) whose name the process's block mentions
+// (Process.Files, as the page shows a file under the block that names it).
+func attachCookbookFiles(d *launch.Deployment, f *cookbook.File, sel cookbook.Selection) {
+	if sel.Cell < 0 || sel.Cell >= len(f.Cells) {
+		return
+	}
+	if img := f.Cells[sel.Cell].Image; img != "" {
+		// The cell's image is what its engine workers run (addImage).
+		for i := range d.Processes {
+			if p := &d.Processes[i]; p.Kind == launch.KindWorker && p.Image == "" {
+				p.Image = img
+			}
+		}
+	}
+	rt, ok := f.Cells[sel.Cell].Routers[sel.Router]
+	if !ok {
+		return
+	}
+	for i := range d.Processes {
+		p := &d.Processes[i]
+		for _, k := range rt.Files {
+			fe, ok := f.Files.Lookup(k)
+			if !ok || fe.Name == "" || !slices.Contains(p.Files, fe.Name) {
+				continue
+			}
+			if _, dup := p.FileContent(fe.Name); dup {
+				continue
+			}
+			p.FileContents = append(p.FileContents, launch.FileContent{Path: fe.Name, Content: fe.Content,
+				Origin: launch.Origin{Kind: launch.OriginCookbook, Path: fmt.Sprintf("files[%q]", k)}})
+		}
+	}
+}
+
+// cellLine is the 1-based line of the first occurrence of the cell id as a
+// quoted string in the snippet source (where the cell starts, for
+// permalinks and annotations); 0 when not found.
+func cellLine(src []byte, id string) int {
+	if id == "" {
+		return 0
+	}
+	i := bytes.Index(src, []byte(strconv.Quote(id)))
+	if i < 0 {
+		return 0
+	}
+	return bytes.Count(src[:i], []byte("\n")) + 1
+}
+
+// localDirs are the run's directories as given and absolute (symlinks
+// resolved too), longest first, for report.Report.Scrub.
+func localDirs(dirs ...string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(d string) {
+		d = strings.TrimSuffix(d, "/")
+		if d != "" && d != "." && !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		add(d)
+		if a, err := filepath.Abs(d); err == nil {
+			add(a)
+			if e, err := filepath.EvalSymlinks(a); err == nil {
+				add(e)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}

@@ -1,0 +1,55 @@
+package coverage
+
+import (
+	"strings"
+
+	"github.com/cookbook-sync/cookbook-sync/compare"
+	"github.com/cookbook-sync/cookbook-sync/report"
+)
+
+// diffText lists a role's differences as "setting: upstream X, inferencex Y".
+func diffText(r compare.Result) []string {
+	var out []string
+	for _, d := range r.Differences {
+		out = append(out, d.Setting+": upstream "+val(d.Upstream)+", inferencex "+val(d.InferenceX))
+	}
+	return out
+}
+
+// val prints a side's value: (absent), (set), or the value.
+func val(p *string) string {
+	switch {
+	case p == nil:
+		return "(absent)"
+	case *p == "":
+		return "(set)"
+	}
+	return *p
+}
+
+// deref is *p, or "<absent>".
+func deref(p *string) string {
+	if p == nil {
+		return "<absent>"
+	}
+	return *p
+}
+
+// textOf is the report as report.PrintText writes it (no width limit).
+func textOf(rep *report.Report) string {
+	var b strings.Builder
+	if err := report.PrintText(&b, rep, report.TextOptions{}); err != nil {
+		panic(err)
+	}
+	return b.String()
+}
+
+// markdownOf is the report as report.PrintMarkdown writes it (default
+// options).
+func markdownOf(rep *report.Report) string {
+	var b strings.Builder
+	if err := report.PrintMarkdown(&b, rep, report.MarkdownOptions{}); err != nil {
+		panic(err)
+	}
+	return b.String()
+}

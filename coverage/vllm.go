@@ -1,0 +1,467 @@
+package coverage
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/cookbook-sync/cookbook-sync/compare"
+	"github.com/cookbook-sync/cookbook-sync/infx"
+	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/recipes"
+	"github.com/cookbook-sync/cookbook-sync/report"
+)
+
+func recipeRef(c *recipes.Candidate) *report.RecipeRef {
+	return &report.RecipeRef{Kind: c.Kind, File: c.File, Section: c.Section, Line: c.Line, Variant: c.Variant, Strategy: c.Strategy,
+		Hardware: c.Hardware, Model: c.Model, Role: string(c.Role), Topology: c.Topology.String(), Where: c.Where()}
+}
+
+// maxCompared bounds how many exact recipe matches one role is compared
+// with (the best is kept).
+const maxCompared = 8
+
+// vllmCoverage covers every vLLM-family key of the master configs in ws
+// (optionally filtered by the configKey glob) against the recipes index.
+func (c *run) vllmCoverage(ix *recipes.Index) ([]report.VLLMKey, error) {
+	ws, infxDir, recipesDir, configKey := c.ws, c.opt.InfxDir, c.opt.VLLMRecipesDir, c.opt.ConfigKey
+	var out []report.VLLMKey
+	optOuts := map[string]map[string]string{} // recipe file -> meta.hardware
+	// matches caches Index.Match by query (many rows and keys ask the same)
+	var matches map[string][]recipes.Candidate
+	for _, key := range ws.ConfigKeys() {
+		if err := c.ctx.Err(); err != nil {
+			return nil, err
+		}
+		e, err := ws.Entry(key)
+		if err != nil || !recipes.VLLMFamily(e.Framework) {
+			continue
+		}
+		if configKey != "" {
+			if ok, _ := path.Match(configKey, key); !ok {
+				continue
+			}
+		}
+		vk := report.VLLMKey{ConfigKey: key, Framework: e.Framework, Model: e.Model, Hardware: infx.Hardware(e.Runner),
+			Precision: e.Precision, Master: e.Pos.String()}
+		pts, err := ws.Points(key)
+		if err != nil {
+			vk.Rows = append(vk.Rows, report.VLLMRow{Row: -1, Status: report.StatusError, Message: err.Error(), Verdict: compare.Error})
+		}
+		if err == nil && len(pts) == 0 {
+			vk.Rows = append(vk.Rows, report.VLLMRow{Row: -1, Status: report.StatusError, Message: "config key has no search-space point", Verdict: compare.Error})
+		}
+		rows := map[int]*infx.Row{}
+		for i := range e.Rows {
+			rows[e.Rows[i].Index] = &e.Rows[i]
+		}
+		seen := map[string]int{} // row + status/rendering fingerprint -> index in vk.Rows
+		if matches == nil {
+			matches = map[string][]recipes.Candidate{}
+		}
+		for _, p := range pts {
+			st := vllmStatus(p)
+			var d launch.Deployment
+			var rerr error
+			fp := fmt.Sprintf("%d\x00%s\x00%s\x00%s", p.Row, st, p.Recipe+p.Script, p.Selector)
+			if st == report.StatusCompared {
+				d, rerr = ws.Render(p, infx.Options{})
+				var pe *infx.PointError
+				if errors.As(rerr, &pe) {
+					// A status (unsupported, ambiguous, missing): the
+					// point is not verified, with the reason.
+					p.Status, p.Note, rerr = pe.Status, pe.Note, nil
+					st = vllmStatus(p)
+					fp += "\x00" + pe.Note
+				} else if rerr != nil {
+					st = report.StatusError
+					fp += "\x00" + rerr.Error()
+				} else {
+					b, _ := json.Marshal(d.Processes)
+					fp += "\x00" + string(b)
+				}
+			}
+			if i, ok := seen[fp]; ok {
+				vk.Rows[i].Concs = append(vk.Rows[i].Concs, p.Concurrency)
+				continue
+			}
+			seen[fp] = len(vk.Rows)
+			row := report.VLLMRow{Row: p.Row, Concs: []int{p.Concurrency}, Scenario: p.Scenario, Selector: p.Selector, Status: st}
+			row.Recipe = vllmRecipePath(p, infxDir)
+			switch st {
+			case report.StatusError:
+				row.Message = rerr.Error()
+				row.Verdict = compare.Error
+			case report.StatusCompared:
+				c.vllmCompareRow(&row, &d, p, ix)
+			default:
+				row.Message = p.Note
+				vllmMatchRow(&row, p, rows[p.Row], ix, matches)
+			}
+			vk.Rows = append(vk.Rows, row)
+		}
+		for i := range vk.Rows {
+			for j := range vk.Rows[i].Roles {
+				if m := hardwareOptOut(recipesDir, &vk.Rows[i].Roles[j], vk.Hardware, optOuts); m != "" {
+					vk.Rows[i].Roles[j].Misses = append(vk.Rows[i].Roles[j].Misses, m)
+				}
+			}
+			vk.Verdict = compare.Worse(vk.Verdict, vk.Rows[i].Verdict)
+		}
+		mf, ml := c.relPath(e.Pos.File), e.Pos.Line
+		vk.MasterFile, vk.MasterLine, vk.Master = mf, ml, fmt.Sprintf("%s:%d:%d", mf, ml, e.Pos.Col)
+		out = append(out, vk)
+	}
+	return out, nil
+}
+
+func vllmStatus(p infx.Point) report.Status {
+	switch p.Status {
+	case infx.StatusOK:
+		return report.StatusCompared
+	case infx.StatusUpstreamOnly:
+		return report.StatusUpstreamOnly
+	case infx.StatusUnsupported:
+		return report.StatusUnsupported
+	case infx.StatusMissing:
+		if p.Kind == infx.KindScript {
+			return report.StatusScriptNotFound
+		}
+		return report.StatusRecipeNotFound
+	case infx.StatusAmbiguous:
+		return report.StatusAmbiguous
+	}
+	// an infx status this package does not know: its verdict ranks as an
+	// error (compare.Verdict.Rank), never as covered
+	return report.Status(p.Status)
+}
+
+// vllmRecipePath names what the point runs, relative to infxDir when found.
+func vllmRecipePath(p infx.Point, infxDir string) string {
+	f := p.Recipe
+	if f == "" {
+		f = p.Script
+	}
+	if f != "" {
+		if rel, err := filepath.Rel(infxDir, f); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+		return f
+	}
+	if p.RecipeRef != "" {
+		return p.RecipeRef
+	}
+	if len(p.Scripts) > 0 {
+		return p.Scripts[0]
+	}
+	return ""
+}
+
+// vllmMatchRow matches the roles of a point that could not be rendered,
+// with the topology the master row declares (tp, ep, dp-attn of the row, or
+// of its prefill/decode blocks).
+func vllmMatchRow(row *report.VLLMRow, p infx.Point, r *infx.Row, ix *recipes.Index, cache map[string][]recipes.Candidate) {
+	type q struct {
+		role       launch.Role
+		tp, ep, pp int
+		dpAttn     bool
+	}
+	var qs []q
+	block := func(role launch.Role, w *infx.WorkerBlock) q { return q{role, w.TP, w.EP, w.PP, w.DPAttn} }
+	switch {
+	case r != nil && r.Worker != nil:
+		qs = []q{block(launch.RoleAgg, r.Worker)}
+	case r != nil && r.Prefill != nil && r.Decode != nil && p.Disagg:
+		qs = []q{block(launch.RolePrefill, r.Prefill), block(launch.RoleDecode, r.Decode)}
+	case r != nil && r.Prefill != nil && r.Decode != nil:
+		// an aggregated multinode row (disagg: false) names its workers in
+		// the block with num-worker > 0 (prefill; decode has 0)
+		w := r.Prefill
+		if w.NumWorker == 0 && r.Decode.NumWorker > 0 {
+			w = r.Decode
+		}
+		qs = []q{block(launch.RoleAgg, w)}
+	default:
+		qs = []q{{launch.RoleAgg, p.TP, p.EP, 0, p.DPAttn}}
+	}
+	for _, x := range qs {
+		topo := recipes.QueryTopology(x.tp, x.ep, 0, x.dpAttn)
+		if x.pp > 1 {
+			topo.PP, topo.GPUs = x.pp, topo.GPUs*x.pp
+		}
+		query := recipes.Query{ConfigKey: p.ConfigKey, Framework: p.Framework, Model: p.Model, Hardware: p.Hardware,
+			Precision: p.Precision, Role: x.role, Topology: &topo}
+		vr := report.VLLMRole{Role: string(x.role), Topology: topo.String()}
+		ck := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s\x00%+v", p.Framework, p.Model, p.Hardware, p.Precision, x.role, topo)
+		cs, ok := cache[ck]
+		if !ok {
+			var err error
+			if cs, err = ix.Match(query); err != nil {
+				row.Status, row.Message = report.StatusError, err.Error()
+				row.Verdict = compare.Error
+				return
+			}
+			cache[ck] = cs
+		}
+		setMatch(&vr, cs)
+		if vr.Recipe != nil {
+			vr.Verdict = compare.MatchedNotCompared
+		}
+		row.Verdict = compare.Worse(row.Verdict, vr.Verdict)
+		row.Roles = append(row.Roles, vr)
+	}
+	if row.Verdict == compare.MatchedNotCompared {
+		// every role has a recipe; the row is as good as its status says
+		row.Verdict = row.Status.Verdict()
+	}
+}
+
+// hardwareOptOut says, for a role no recipe covers whose nearest candidate
+// is a model YAML recipe of the same model that misses only on hardware
+// among model/hardware, whether that recipe explicitly opts the wanted
+// hardware out: "hardware: <file> marks <hw> unsupported
+// (meta.hardware.<hw>)", else "". Source: vllm-project/recipes
+// models/<org>/<repo>.yaml meta.hardware.<hw> = unsupported (spec
+// vllm-recipes.md: "the value unsupported opts that hw out"). hw is the
+// InferenceX runner SKU (normalized with recipes.NormalizeHardware); cache
+// holds each file's meta.hardware. A file that cannot be read adds nothing
+// (the index already reported it).
+func hardwareOptOut(dir string, ro *report.VLLMRole, hw string, cache map[string]map[string]string) string {
+	n := ro.Nearest
+	if ro.Verdict != compare.NotCovered || n == nil || n.Kind != "yaml" || dir == "" {
+		return ""
+	}
+	hwMiss := false
+	for _, m := range ro.Misses {
+		if strings.HasPrefix(m, "model:") {
+			return ""
+		}
+		hwMiss = hwMiss || strings.HasPrefix(m, "hardware:")
+	}
+	if !hwMiss {
+		return ""
+	}
+	meta, ok := cache[n.File]
+	if !ok {
+		var doc struct {
+			Meta struct {
+				Hardware map[string]any `yaml:"hardware"`
+			} `yaml:"meta"`
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(n.File))); err == nil && yaml.Unmarshal(b, &doc) == nil {
+			meta = map[string]string{}
+			for k, v := range doc.Meta.Hardware {
+				if s, ok := v.(string); ok {
+					meta[k] = s
+				}
+			}
+		}
+		cache[n.File] = meta
+	}
+	id := recipes.NormalizeHardware(hw)
+	if id == "" {
+		id = strings.ToLower(hw)
+	}
+	if meta[id] != "unsupported" {
+		return ""
+	}
+	return fmt.Sprintf("hardware: %s marks %s unsupported (meta.hardware.%s)", n.File, id, id)
+}
+
+// setMatch records the first exact candidate (Recipe, Alternatives) or the
+// nearest one (Nearest, Misses, Verdict NotCovered).
+func setMatch(vr *report.VLLMRole, cs []recipes.Candidate) {
+	exact := 0
+	for i := range cs {
+		if cs[i].Exact {
+			exact++
+		}
+	}
+	switch {
+	case exact > 0:
+		vr.Recipe = recipeRef(&cs[0])
+		vr.Alternatives = exact - 1
+	case len(cs) > 0:
+		vr.Nearest = recipeRef(&cs[0])
+		vr.Misses = cs[0].Misses
+		vr.Verdict = compare.NotCovered
+	default:
+		vr.Verdict = compare.NotCovered
+		vr.Misses = []string{"no vLLM recipe in the recipes checkout"}
+	}
+}
+
+// vllmCompareRow matches every worker role of a rendered InferenceX
+// deployment with the recipes (recipes.Index.MatchDeployment) and compares
+// the worker with each exact match, keeping the best.
+func (c *run) vllmCompareRow(row *report.VLLMRow, d *launch.Deployment, p infx.Point, ix *recipes.Index) {
+	ex, rules := c.ex, c.rules
+	if d.Model == "" || !launch.LooksHF(d.Model) {
+		d.Model = p.Model
+	}
+	if d.Hardware == "" {
+		d.Hardware = p.Hardware
+	}
+	rms, err := ix.MatchDeployment(d, p.Framework, p.Precision)
+	if err != nil {
+		row.Status, row.Message, row.Verdict = report.StatusError, err.Error(), compare.Error
+		return
+	}
+	for _, rm := range rms {
+		ixp := &d.Processes[rm.Process]
+		vr := report.VLLMRole{Role: string(rm.Role), Topology: recipes.TopologyOf(ixp.Args).String()}
+		setMatch(&vr, rm.Candidates)
+		if vr.Recipe == nil && len(rm.Candidates) > 0 {
+			// evidence: how the nearest candidate differs (still not covered)
+			c := &rm.Candidates[0]
+			res, err := compare.Compare(vllmSide(&c.Deployment, &c.Deployment.Processes[c.Process], rm.Role, c.Model), vllmSide(d, ixp, rm.Role, d.Model), compare.Options{Exclusions: ex, Rules: rules})
+			if err == nil {
+				vr.Result = workerResult(res)
+			}
+		}
+		if vr.Recipe != nil {
+			ixDep := vllmSide(d, ixp, rm.Role, d.Model)
+			var best *compare.Result
+			var bestC *recipes.Candidate
+			n := 0
+			for i := range rm.Candidates {
+				c := &rm.Candidates[i]
+				if !c.Exact || n == maxCompared {
+					break
+				}
+				n++
+				upDep := vllmSide(&c.Deployment, &c.Deployment.Processes[c.Process], rm.Role, c.Model)
+				upDep.Source.Recipe, upDep.Source.Variant, upDep.Source.Strategy = c.File, c.Variant, c.Strategy
+				res, err := compare.Compare(upDep, ixDep, compare.Options{Exclusions: ex, Rules: rules})
+				if err != nil {
+					row.Status, row.Message, row.Verdict = report.StatusError, err.Error(), compare.Error
+					return
+				}
+				r := workerResult(res)
+				if best == nil || betterResult(r, best) {
+					best, bestC = r, c
+				}
+			}
+			vr.Recipe = recipeRef(bestC)
+			vr.Result = best
+			vr.Verdict = best.Verdict
+		}
+		row.Verdict = compare.Worse(row.Verdict, vr.Verdict)
+		row.Roles = append(row.Roles, vr)
+	}
+}
+
+// workerResult is the single worker Result of a one-worker comparison.
+func workerResult(rs []compare.Result) *compare.Result {
+	for i := range rs {
+		if rs[i].Role == "agg" || rs[i].Role == "prefill" || rs[i].Role == "decode" {
+			return &rs[i]
+		}
+	}
+	r := compare.Result{Verdict: compare.Missing, Note: "no worker compared"}
+	return &r
+}
+
+func betterResult(a, b *compare.Result) bool {
+	if a.Verdict.Rank() != b.Verdict.Rank() {
+		return a.Verdict.Rank() < b.Verdict.Rank()
+	}
+	if len(a.Differences) != len(b.Differences) {
+		return len(a.Differences) < len(b.Differences)
+	}
+	return a.Matched > b.Matched
+}
+
+// vllmSide is a one-worker deployment for comparing one role: the worker's
+// vLLM args in canonical form (recipes.NormalizeArgs: --flag=value split,
+// aliases and abbreviations resolved, the model positional argument as
+// --model, dotted sub-keys merged into their JSON option, JSON values
+// canonical), with the synthetic-acceptance keys NormalizeArgs strips put
+// back into --speculative-config so that compare splits them into
+// "--speculative-config.<key>" settings the exclusion rules list (class
+// synthetic-acceptance; normalize.yaml jsonSplitKeys).
+func vllmSide(d *launch.Deployment, p *launch.Process, role launch.Role, model string) *launch.Deployment {
+	w := *p
+	w.Kind, w.Role = launch.KindWorker, role
+	args, _ := recipes.NormalizeArgs(p.Args)
+	if syn := syntheticKeys(p.Args); len(syn) > 0 {
+		for i := range args {
+			if args[i].Flag != "--speculative-config" || len(args[i].Values) != 1 {
+				continue
+			}
+			dec := json.NewDecoder(bytes.NewReader([]byte(args[i].Values[0])))
+			dec.UseNumber()
+			var m map[string]any
+			if dec.Decode(&m) != nil || m == nil {
+				continue
+			}
+			for k, v := range syn {
+				m[k] = v
+			}
+			b, _ := json.Marshal(m)
+			args[i].Values = []string{string(b)}
+		}
+	}
+	w.Args = args
+	return &launch.Deployment{Source: d.Source, Engine: "vllm", Model: model, Hardware: d.Hardware, Processes: []launch.Process{w}}
+}
+
+// syntheticKeys returns the recipes.SyntheticAcceptanceKeys() set by the last
+// --speculative-config value or by its dotted sub-keys
+// (--speculative-config.synthetic_acceptance_length 2.5), as JSON values.
+func syntheticKeys(args []launch.Arg) map[string]any {
+	vals := map[string]any{}
+	for _, a := range args {
+		flag, vs := a.Flag, a.Values
+		if flag == "" {
+			continue
+		}
+		if i := strings.IndexByte(flag, '='); i > 0 && len(vs) == 0 {
+			flag, vs = flag[:i], []string{flag[i+1:]}
+		}
+		canon, sub, _ := recipes.NormalizeFlag(flag)
+		if canon != "--speculative-config" || len(vs) == 0 {
+			continue
+		}
+		if sub != "" {
+			for _, k := range recipes.SyntheticAcceptanceKeys() {
+				if sub == k {
+					vals[k] = vs[0]
+				}
+			}
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader([]byte(vs[0])))
+		dec.UseNumber()
+		var m map[string]any
+		if dec.Decode(&m) != nil {
+			continue
+		}
+		for _, k := range recipes.SyntheticAcceptanceKeys() {
+			delete(vals, k) // a later full value replaces earlier keys
+			if x, ok := m[k]; ok {
+				vals[k] = x
+			}
+		}
+	}
+	return vals
+}
+
+// openVLLM opens the recipes index; files that fail to decode are bad input.
+func openVLLM(dir string) (*recipes.Index, error) {
+	ix, err := recipes.Open(dir)
+	if err != nil {
+		if ix == nil {
+			return nil, fmt.Errorf("vLLM recipes %s: %w", launch.QuotePath(dir), err)
+		}
+		return ix, fmt.Errorf("vLLM recipes %s: %w", launch.QuotePath(dir), err)
+	}
+	return ix, nil
+}

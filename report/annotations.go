@@ -1,0 +1,84 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// PrintAnnotations writes the report as GitHub Actions workflow commands,
+// one line per finding (the findings of PrintSARIF, in the same order):
+//
+//	::error file=<path>,line=<n>,title=<title>::<message>
+//
+// "error" for gaps and errors, "warning" for points and rows that were not
+// verified ("notice" when AllowUnverified). file= is the path relative to
+// the upstream repository the finding is in (a workflow checks that
+// repository out; nothing is prefixed), line= its 1-based line; both are
+// left out when unknown. title= is the FindingRule's Title. Values are
+// escaped per GitHub's rules (escapeData, escapeProperty). GitHub shows only
+// the first 10 errors and 10 warnings of a step, so every finding is
+// printed and a final "::notice title=cookbook-sync::" line gives the
+// headline (Headline) and the count of annotations per level. Local
+// directories (RepoInfo.Dir) are never printed. Errors are w's.
+//
+// Source: https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-commands
+// (error, warning and notice commands; limits of annotations per step).
+func PrintAnnotations(w io.Writer, r *Report) error {
+	var b bytes.Buffer
+	titles := map[string]string{}
+	for _, ru := range FindingRules() {
+		titles[ru.ID] = ru.Title
+	}
+	counts := map[string]int{}
+	for _, f := range gapFindings(r) {
+		cmd := annotationLevel(f.level)
+		counts[cmd]++
+		var props []string
+		if f.file != "" {
+			props = append(props, "file="+escapeProperty(f.file))
+			if f.line > 0 {
+				props = append(props, "line="+strconv.Itoa(f.line))
+			}
+		}
+		props = append(props, "title="+escapeProperty(titles[f.rule]))
+		fmt.Fprintf(&b, "::%s %s::%s\n", cmd, strings.Join(props, ","), escapeData(f.msg))
+	}
+	var parts []string
+	for _, l := range []string{"error", "warning", "notice"} {
+		if n := counts[l]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, plural(n, l, l+"s")))
+		}
+	}
+	summary := Headline(r)
+	if len(parts) > 0 {
+		summary += " (annotations: " + strings.Join(parts, ", ") + ")"
+	}
+	fmt.Fprintf(&b, "::notice title=%s::%s\n", escapeProperty(SARIFToolName), escapeData(summary))
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// annotationLevel is the workflow command of a SARIF level: error,
+// warning, or notice (SARIF "note").
+func annotationLevel(level string) string {
+	switch level {
+	case "error", "warning":
+		return level
+	}
+	return "notice"
+}
+
+// escapeData escapes a workflow command's message: "%" → %25, "\r" → %0D,
+// "\n" → %0A (GitHub's toolkit escapeData).
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a workflow command's property value: as
+// escapeData, and ":" → %3A, "," → %2C (GitHub's toolkit escapeProperty).
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

@@ -1,0 +1,266 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cookbook-sync/cookbook-sync/compare"
+)
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+func val(p *string) string {
+	switch {
+	case p == nil:
+		return "(absent)"
+	case *p == "":
+		return "(set)"
+	}
+	return *p
+}
+
+func concs(cs []int) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = fmt.Sprint(c)
+	}
+	return strings.Join(s, ",")
+}
+
+// verdictOrder is the order of count buckets: compare.Verdicts, best
+// first.
+func verdictOrder() []string {
+	var out []string
+	for _, v := range compare.Verdicts() {
+		out = append(out, string(v))
+	}
+	return out
+}
+
+func sortedCounts(m map[string]int) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, k := range verdictOrder() {
+		if n, ok := m[k]; ok {
+			out = append(out, fmt.Sprintf("%s %d", k, n))
+			seen[k] = true
+		}
+	}
+	var rest []string
+	for k := range m {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	for _, k := range rest {
+		out = append(out, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return out
+}
+
+// unverifiedGroups lists the points that were not verified (NotVerified),
+// consecutive points of one cell with the same status and message as one
+// entry: "  <cell id> point(s) …: not verified: <status>\n    <message>\n".
+func unverifiedGroups(ps []PointResult) []string {
+	var out []string
+	for i := 0; i < len(ps); {
+		p := ps[i]
+		if !p.Status.NotVerified() {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(ps) && ps[j].CellID == p.CellID && ps[j].File == p.File && ps[j].Status == p.Status && ps[j].Message == p.Message {
+			j++
+		}
+		pts := fmt.Sprintf("point %d", p.Point)
+		if j-i > 1 {
+			ns := make([]int, 0, j-i)
+			for _, q := range ps[i:j] {
+				ns = append(ns, q.Point)
+			}
+			pts = "points " + concRange(ns)
+		}
+		g := fmt.Sprintf("  %s %s: not verified: %s\n", p.CellID, pts, p.Status)
+		if p.Message != "" {
+			g += fmt.Sprintf("    %s\n", p.Message)
+		}
+		out = append(out, g)
+		i = j
+	}
+	return out
+}
+
+// prohibitedText describes a prohibited setting for the text Gaps: which
+// side(s) carry it (named a and b, for the Exclusion's cookbook and recipe
+// values), with their values, the rule and its reason.
+func prohibitedText(x compare.Exclusion, a, b string) string {
+	var on []string
+	var vals []string
+	if x.Upstream != nil {
+		on = append(on, a)
+		vals = append(vals, a+" "+val(x.Upstream))
+	}
+	if x.InferenceX != nil {
+		on = append(on, b)
+		vals = append(vals, b+" "+val(x.InferenceX))
+	}
+	where := "set on neither side"
+	switch len(on) {
+	case 1:
+		where = "set in " + on[0] + " only"
+	case 2:
+		where = "set in both " + a + " and " + b
+	}
+	return fmt.Sprintf("%s: PROHIBITED, %s (%s) — %s: %s", x.Setting, where, strings.Join(vals, ", "), x.Rule, x.Reason)
+}
+
+// cellTag is the "#n" suffix of a cell id (the config key is its own column).
+func cellTag(id string) string {
+	if i := strings.LastIndexByte(id, '#'); i >= 0 {
+		return id[i:]
+	}
+	return id
+}
+
+func roleName(res compare.Result) string {
+	if res.Index > 0 {
+		return fmt.Sprintf("%s[%d]", res.Role, res.Index)
+	}
+	return res.Role
+}
+
+// mdCell escapes a value for a Markdown table cell.
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(s, "\n", " ")
+	if s == "" {
+		return ""
+	}
+	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
+}
+
+func mdVal(p *string) string {
+	switch {
+	case p == nil:
+		return "(absent)"
+	case *p == "":
+		return "(set)"
+	}
+	return mdCell(*p)
+}
+
+// concRange prints concurrencies compactly: "1,2,4" or "1…256 (9)".
+func concRange(cs []int) string {
+	if len(cs) <= 4 {
+		return concs(cs)
+	}
+	return fmt.Sprintf("%d…%d (%d)", cs[0], cs[len(cs)-1], len(cs))
+}
+
+func (ro *VLLMRole) place() string {
+	switch {
+	case ro.Recipe != nil:
+		return ro.Recipe.Where
+	case ro.Nearest != nil:
+		return "nearest: " + ro.Nearest.Where
+	}
+	return "-"
+}
+
+// Headline is the run's verdict in one line, the first line of the text
+// and Markdown reports: "✅ Check 3: covered — …" when nothing fails, else
+// "❌ Check 3: <n> gaps — differs 2, not verified 1, …": the cookbook points
+// and vLLM-family rows that fail (a gap verdict, a not-verified outcome
+// unless AllowUnverified, an error) counted by verdict, worst first, the
+// not-verified outcomes together, and the upstream links that are not
+// merged / published.
+func Headline(r *Report) string {
+	gaps := map[string]int{}
+	var order []string
+	add := func(k string) {
+		if gaps[k] == 0 {
+			order = append(order, k)
+		}
+		gaps[k]++
+	}
+	ok := map[string]int{}
+	judge := func(v compare.Verdict) {
+		switch {
+		case v.NotVerified() && r.AllowUnverified:
+			ok["not verified (allowed)"]++
+		case v.NotVerified():
+			add("not verified")
+		case v.Gap() || v.Rank() >= compare.Error.Rank():
+			add(string(v))
+		default:
+			ok[string(v)]++
+		}
+	}
+	for _, p := range r.Points {
+		judge(p.Verdict)
+	}
+	for _, k := range r.VLLM {
+		for _, row := range k.Rows {
+			judge(row.Verdict)
+		}
+	}
+	if len(r.VLLMRecipeErrors) > 0 {
+		for range r.VLLMRecipeErrors {
+			add(string(compare.Error))
+		}
+	}
+	for _, l := range r.Upstream {
+		if !l.OK {
+			add("link not merged")
+		}
+	}
+	rank := func(k string) int {
+		switch k {
+		case "not verified":
+			return compare.Unsupported.Rank()
+		case "link not merged":
+			return compare.Missing.Rank()
+		}
+		return compare.Verdict(k).Rank()
+	}
+	sort.SliceStable(order, func(i, j int) bool { return rank(order[i]) > rank(order[j]) })
+	n := 0
+	var parts []string
+	for _, k := range order {
+		n += gaps[k]
+		parts = append(parts, fmt.Sprintf("%s %d", k, gaps[k]))
+	}
+	if n == 0 && !r.Gap {
+		var okParts []string
+		for _, k := range []string{string(compare.Covered), string(compare.CoveredWithExclusions), "not verified (allowed)"} {
+			if ok[k] > 0 {
+				okParts = append(okParts, fmt.Sprintf("%s %d", k, ok[k]))
+			}
+		}
+		if len(okParts) == 0 {
+			return "✅ Check 3: covered"
+		}
+		return "✅ Check 3: covered — " + strings.Join(okParts, ", ")
+	}
+	if n == 0 {
+		// a gap the counts above do not name (a role verdict under a
+		// point that is not itself failing cannot happen; kept fail-closed)
+		return "❌ Check 3: gap"
+	}
+	return fmt.Sprintf("❌ Check 3: %d %s — %s", n, plural(n, "gap", "gaps"), strings.Join(parts, ", "))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

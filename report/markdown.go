@@ -1,0 +1,659 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cookbook-sync/cookbook-sync/compare"
+)
+
+// MarkdownOptions tunes PrintMarkdown.
+type MarkdownOptions struct {
+	// Limit is the most bytes written (0 = DefaultMarkdownLimit). Bytes
+	// bound GitHub's character count from above (a character is at most as
+	// many UTF-16 units as UTF-8 bytes).
+	Limit int
+	// JSONHint is the command that gives the whole report as JSON (e.g.
+	// "cookbook-sync coverage … --format json"), named when the Markdown is
+	// cut.
+	JSONHint string
+}
+
+// DefaultMarkdownLimit keeps a report under GitHub's 65,536-character
+// comment limit with room for a reviewer's own words.
+const DefaultMarkdownLimit = 60000
+
+// PrintMarkdown writes the report as evidence a reviewer pastes into a
+// Check 3 sign-off:
+//
+//  1. the verdict on the first line (Headline);
+//  2. the scope: each upstream repository at its commit, the exclusion
+//     policy, the counts;
+//  3. the gaps, grouped by config key → role → setting, each with the
+//     points (cell#point, concurrencies) or vLLM rows it holds for — not
+//     one table per concurrency;
+//  4. the exclusions, listed once per config key with their class, rule,
+//     reason and policy;
+//  5. per-key evidence in <details>: every point or row with its variant,
+//     verdict, matched-settings count, commit drift and source links.
+//
+// Files are GitHub permalinks (https://github.com/<repo>/blob/<sha>/<path>
+// #L<n>) when the checkout is a git repository, else repository-relative
+// paths; a local directory never appears (Report.LocalDirs are removed from
+// every message). Sections that would take the output past opt.Limit are
+// cut, evidence first, then exclusions, then gaps, with a pointer to
+// opt.JSONHint for the rest. Errors are w's.
+func PrintMarkdown(w io.Writer, r *Report, opt MarkdownOptions) error {
+	limit := opt.Limit
+	if limit <= 0 {
+		limit = DefaultMarkdownLimit
+	}
+	m := &md{r: r, limit: limit, hint: opt.JSONHint}
+	m.write()
+	_, err := io.WriteString(w, m.out.String())
+	return err
+}
+
+// md is one Markdown rendering.
+type md struct {
+	r     *Report
+	limit int
+	hint  string
+	out   strings.Builder
+	cut   []string // sections cut for size
+}
+
+// keyBlock is one config key's part of a section.
+type keyBlock struct {
+	key  string
+	text string
+}
+
+func (m *md) write() {
+	r := m.r
+	m.out.WriteString(Headline(r) + "\n\n")
+	m.out.WriteString(m.scope())
+	gaps := m.gapBlocks()
+	excl := m.exclusionBlocks()
+	evid := m.evidenceBlocks()
+	// reserve room for the trailer naming what was cut
+	reserve := 600 + len(m.hint)
+	m.section("## Gaps\n\n", "gaps", gaps, reserve)
+	m.section("## Exclusions (once per config key)\n\n", "exclusions", excl, reserve)
+	m.section("## Evidence\n\n", "evidence", evid, reserve)
+	if len(m.cut) > 0 {
+		fmt.Fprintf(&m.out, "\n---\n✂️ Cut to stay under %d characters: %s.", m.limit, strings.Join(m.cut, "; "))
+		if m.hint != "" {
+			fmt.Fprintf(&m.out, " The whole report: `%s`.", strings.ReplaceAll(m.hint, "`", "'"))
+		}
+		m.out.WriteString("\n")
+	}
+}
+
+// section writes a heading and as many key blocks as fit; the rest is
+// named in m.cut.
+func (m *md) section(head, name string, blocks []keyBlock, reserve int) {
+	if len(blocks) == 0 {
+		return
+	}
+	if m.out.Len()+len(head)+reserve > m.limit {
+		m.cut = append(m.cut, fmt.Sprintf("%s of %d config %s", name, len(blocks), plural(len(blocks), "key", "keys")))
+		return
+	}
+	m.out.WriteString(head)
+	for i, b := range blocks {
+		if m.out.Len()+len(b.text)+reserve > m.limit {
+			var keys []string
+			for _, x := range blocks[i:] {
+				keys = append(keys, x.key)
+			}
+			m.cut = append(m.cut, fmt.Sprintf("%s of %d more config %s (%s)", name, len(blocks)-i, plural(len(blocks)-i, "key", "keys"), shortList(keys, 6)))
+			return
+		}
+		m.out.WriteString(b.text)
+	}
+}
+
+func shortList(xs []string, n int) string {
+	if len(xs) <= n {
+		return strings.Join(xs, ", ")
+	}
+	return strings.Join(xs[:n], ", ") + fmt.Sprintf(", … %d more", len(xs)-n)
+}
+
+// scope is the list of what was compared against what.
+func (m *md) scope() string {
+	r := m.r
+	var b strings.Builder
+	if r.Cookbook != nil || len(r.Points) > 0 {
+		fmt.Fprintf(&b, "- Upstream: SGLang cookbook %s, %d AgentX %s\n", repoRef(r.Cookbook, "sgl-project/sglang"), len(r.CookbookFiles), plural(len(r.CookbookFiles), "snippet", "snippets"))
+	}
+	if r.VLLMRecipes != nil {
+		fmt.Fprintf(&b, "- Upstream: vLLM recipes %s\n", repoRef(r.VLLMRecipes, "vllm-project/recipes"))
+	}
+	fmt.Fprintf(&b, "- InferenceX: %s", repoRef(&r.InferenceX, "SemiAnalysisAI/InferenceX"))
+	if r.InferenceX.Commit == "" && len(r.Points) > 0 {
+		b.WriteString(": commit drift since each cell's prov.sha is unknown")
+	}
+	b.WriteString("\n")
+	if r.SrtSlurm != nil {
+		fmt.Fprintf(&b, "- srt-slurm recipes: %s\n", repoRef(r.SrtSlurm, "NVIDIA/srt-slurm"))
+	}
+	fmt.Fprintf(&b, "- Exclusion policy: `%s`", r.Policy.Version)
+	var ps []string
+	for _, p := range r.Policy.Policies {
+		ps = append(ps, fmt.Sprintf("`%s` (%s @ `%s`)", p.ID, m.scrub(p.Source), p.Version))
+	}
+	if len(ps) > 0 {
+		b.WriteString(" — " + strings.Join(ps, ", "))
+	}
+	b.WriteString("\n")
+	if len(r.Points) > 0 {
+		fmt.Fprintf(&b, "- Cookbook points: %s", strings.Join(sortedCounts(r.Counts.Points), ", "))
+		if len(r.Counts.Roles) > 0 {
+			fmt.Fprintf(&b, " · roles: %s", strings.Join(sortedCounts(r.Counts.Roles), ", "))
+		}
+		b.WriteString("\n")
+	}
+	if r.VLLM != nil {
+		fmt.Fprintf(&b, "- vLLM-family keys: %s · rows: %s · roles: %s\n", strings.Join(sortedCounts(r.Counts.VLLM), ", "),
+			strings.Join(sortedCounts(r.Counts.VLLMRows), ", "), strings.Join(sortedCounts(r.Counts.VLLMRoles), ", "))
+	}
+	if n := r.Counts.Unverified; n > 0 {
+		fmt.Fprintf(&b, "- Not verified: %d %s\n", n, r.unverifiedNote())
+	}
+	if len(r.Upstream) > 0 {
+		b.WriteString("- Upstream links (Check 3 (b): a merged PR or a published page):\n")
+		for _, l := range r.Upstream {
+			mark := "✅"
+			if !l.OK {
+				mark = "❌"
+			}
+			fmt.Fprintf(&b, "  - %s %s — %s", mark, l.URL, l.State)
+			if l.MergedAt != nil {
+				fmt.Fprintf(&b, " %s", l.MergedAt.UTC().Format("2006-01-02T15:04:05Z"))
+			}
+			if l.Error != "" {
+				fmt.Fprintf(&b, " (%s)", mdText(m.scrub(l.Error)))
+			}
+			b.WriteString("\n")
+		}
+	}
+	for _, e := range r.VLLMRecipeErrors {
+		fmt.Fprintf(&b, "- vLLM recipe error: %s\n", mdCell(m.scrub(e)))
+	}
+	b.WriteString("- Sides: **upstream** is the documentation (cookbook snippet or vLLM recipe), **inferencex** the effective InferenceX recipe.\n\n")
+	return b.String()
+}
+
+// repoRef is "[owner/name@sha12](https://github.com/owner/name/tree/sha)"
+// when the commit is known, else the repository's name with "(no commit)".
+func repoRef(ri *RepoInfo, def string) string {
+	if ri == nil {
+		return "`" + def + "`"
+	}
+	name := ri.Repo
+	if name == "" {
+		name = def
+	}
+	if ri.Commit == "" {
+		return "`" + name + "` (not a git checkout: no commit)"
+	}
+	return fmt.Sprintf("[`%s@%s`](https://github.com/%s/tree/%s)", name, short(ri.Commit), name, ri.Commit)
+}
+
+// scrub removes every local directory of the run from s (LocalDirs), so
+// paths read as repository-relative.
+func (m *md) scrub(s string) string { return m.r.Scrub(s) }
+
+// pointLabel is "#<cell>·p<point>" (the cell id's "#n" and the point
+// index).
+func pointLabel(p PointResult) string {
+	return fmt.Sprintf("%s·p%d", cellTag(p.CellID), p.Point)
+}
+
+// labels joins point or row labels compactly, at most 12 of them.
+func labels(ls []string) string {
+	seen := map[string]bool{}
+	var u []string
+	for _, l := range ls {
+		if !seen[l] {
+			seen[l] = true
+			u = append(u, l)
+		}
+	}
+	return shortList(u, 12)
+}
+
+// gapLine is one grouped gap: a setting (or a role, a status) with the
+// points it holds for.
+type gapLine struct {
+	role, what, up, ix, note string
+	points                   []string
+	concs                    []int
+}
+
+// gapGroups collects gap lines in first-seen order under a grouping key.
+type gapGroups struct {
+	order []string
+	lines map[string]*gapLine
+}
+
+func (g *gapGroups) add(k string, l gapLine, point string, concs []int) {
+	if g.lines == nil {
+		g.lines = map[string]*gapLine{}
+	}
+	x, ok := g.lines[k]
+	if !ok {
+		x = &l
+		g.lines[k] = x
+		g.order = append(g.order, k)
+	}
+	x.points = append(x.points, point)
+	x.concs = append(x.concs, concs...)
+}
+
+// gapBlocks is the Gaps section: one block per config key with a gap,
+// worst key first (then in report order).
+func (m *md) gapBlocks() []keyBlock {
+	r := m.r
+	type keyGaps struct {
+		key     string
+		verdict compare.Verdict
+		diffs   gapGroups // role × setting × values
+		roles   gapGroups // missing roles, no recipe covers this
+		prohib  gapGroups
+		unver   gapGroups // not verified / error: status × message
+	}
+	var keys []*keyGaps
+	byKey := map[string]*keyGaps{}
+	get := func(k string) *keyGaps {
+		if g, ok := byKey[k]; ok {
+			return g
+		}
+		g := &keyGaps{key: k}
+		byKey[k] = g
+		keys = append(keys, g)
+		return g
+	}
+	failing := func(v compare.Verdict) bool {
+		return v.Gap() || v.Rank() >= compare.Error.Rank() || (v.NotVerified() && !r.AllowUnverified)
+	}
+	for _, p := range r.Points {
+		if !failing(p.Verdict) {
+			continue
+		}
+		g := get(p.ConfigKey)
+		g.verdict = compare.Worse(g.verdict, p.Verdict)
+		pl := pointLabel(p)
+		if p.Status != StatusCompared {
+			g.unver.add(string(p.Status)+"\x00"+p.Message, gapLine{what: string(p.Status), note: m.scrub(p.Message)}, pl, p.Concs)
+			continue
+		}
+		for _, res := range p.Roles {
+			if !res.Verdict.Gap() {
+				continue
+			}
+			m.addRoleGaps(&g.diffs, &g.roles, &g.prohib, roleName(res), res, pl, p.Concs)
+		}
+	}
+	for _, k := range r.VLLM {
+		for _, row := range k.Rows {
+			if !failing(row.Verdict) {
+				continue
+			}
+			g := get(k.ConfigKey)
+			g.verdict = compare.Worse(g.verdict, row.Verdict)
+			rl := fmt.Sprintf("row %d", row.Row)
+			if row.Status != StatusCompared && (row.Status.NotVerified() && !r.AllowUnverified || row.Status == StatusError) {
+				what := string(row.Status)
+				g.unver.add(what+"\x00"+row.Message, gapLine{what: what, note: m.scrub(row.Message)}, rl, row.Concs)
+			}
+			for _, ro := range row.Roles {
+				switch {
+				case ro.Verdict == compare.NotCovered:
+					note := ""
+					if ro.Nearest != nil {
+						note = "nearest: " + m.recipeLink(ro.Nearest)
+					}
+					if len(ro.Misses) > 0 {
+						note += " — misses: " + strings.Join(ro.Misses, "; ")
+					}
+					g.roles.add(ro.Role+"\x00"+ro.Topology+"\x00"+note, gapLine{role: ro.Role + " " + ro.Topology, what: string(compare.NotCovered), note: note}, rl, row.Concs)
+				case ro.Verdict.Gap() && ro.Result != nil:
+					m.addRoleGaps(&g.diffs, &g.roles, &g.prohib, ro.Role+" "+ro.Topology, *ro.Result, rl, row.Concs)
+				}
+			}
+		}
+	}
+	sort.SliceStable(keys, func(i, j int) bool { return keys[i].verdict.Rank() > keys[j].verdict.Rank() })
+	var out []keyBlock
+	for _, g := range keys {
+		var b strings.Builder
+		fmt.Fprintf(&b, "### `%s` — %s\n\n", g.key, g.verdict)
+		if len(g.diffs.order)+len(g.prohib.order) > 0 {
+			b.WriteString("| role | setting | upstream | inferencex | points |\n|---|---|---|---|---|\n")
+			for _, grp := range []*gapGroups{&g.prohib, &g.diffs} {
+				for _, k := range grp.order {
+					l := grp.lines[k]
+					what := mdCell(l.what)
+					if grp == &g.prohib {
+						what += " **prohibited**"
+					}
+					if l.note != "" {
+						what += "<br>" + mdText(l.note)
+					}
+					fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", l.role, what, l.up, l.ix, pointsCell(l))
+				}
+			}
+			b.WriteString("\n")
+		}
+		for _, k := range g.roles.order {
+			l := g.roles.lines[k]
+			fmt.Fprintf(&b, "- **%s** %s", l.role, l.what)
+			if l.note != "" {
+				fmt.Fprintf(&b, " — %s", mdText(l.note))
+			}
+			fmt.Fprintf(&b, " (%s)\n", pointsCell(l))
+		}
+		for _, k := range g.unver.order {
+			l := g.unver.lines[k]
+			kind := "not verified: " + l.what
+			if l.what == string(StatusError) {
+				kind = "error"
+			}
+			fmt.Fprintf(&b, "- **%s** (%s)", kind, pointsCell(l))
+			if l.note != "" {
+				fmt.Fprintf(&b, " — %s", mdText(l.note))
+			}
+			b.WriteString("\n")
+		}
+		if len(g.roles.order)+len(g.unver.order) > 0 {
+			b.WriteString("\n")
+		}
+		out = append(out, keyBlock{key: g.key, text: b.String()})
+	}
+	return out
+}
+
+// addRoleGaps adds one gap role's differences, prohibited settings or
+// missing-role note under label.
+func (m *md) addRoleGaps(diffs, roles, prohib *gapGroups, role string, res compare.Result, label string, concs []int) {
+	if res.Verdict == compare.Missing && len(res.Differences) == 0 {
+		roles.add(role+"\x00missing\x00"+res.Note, gapLine{role: role, what: "missing", note: m.scrub(res.Note)}, label, concs)
+	}
+	for _, d := range res.Differences {
+		up, ix := mdVal(d.Upstream), mdVal(d.InferenceX)
+		k := strings.Join([]string{role, d.Setting, up, ix, d.Note}, "\x00")
+		diffs.add(k, gapLine{role: role, what: d.Setting, up: up, ix: ix, note: m.scrub(d.Note)}, label, concs)
+	}
+	for _, x := range res.Prohibited {
+		up, ix := mdVal(x.Upstream), mdVal(x.InferenceX)
+		k := strings.Join([]string{role, x.Setting, up, ix, x.Rule}, "\x00")
+		prohib.add(k, gapLine{role: role, what: x.Setting, up: up, ix: ix, note: x.Rule + ": " + x.Reason}, label, concs)
+	}
+}
+
+// pointsCell is "<labels> · conc <range>".
+func pointsCell(l *gapLine) string {
+	s := labels(l.points)
+	if cs := uniqSorted(l.concs); len(cs) > 0 {
+		s += " · conc " + concRange(cs)
+	}
+	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+func uniqSorted(cs []int) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, c := range cs {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// exclusionBlocks lists, once per config key, the exclusion rules that
+// took settings out of its comparisons (excluded) or made them
+// informational (judgment), each rule once with its class, reason and
+// policy and the settings and roles it applied to.
+func (m *md) exclusionBlocks() []keyBlock {
+	type rule struct {
+		id, kind, class, reason, policy string
+		settings                        []string
+		seen                            map[string]bool
+		roles                           map[string]bool
+	}
+	type keyEx struct {
+		key   string
+		order []string
+		rules map[string]*rule
+	}
+	var keys []*keyEx
+	byKey := map[string]*keyEx{}
+	add := func(key, kind, role string, x compare.Exclusion) {
+		g, ok := byKey[key]
+		if !ok {
+			g = &keyEx{key: key, rules: map[string]*rule{}}
+			byKey[key] = g
+			keys = append(keys, g)
+		}
+		k := kind + "\x00" + x.Rule
+		ru, ok := g.rules[k]
+		if !ok {
+			ru = &rule{id: x.Rule, kind: kind, class: string(x.Class), reason: x.Reason, policy: x.Policy, seen: map[string]bool{}, roles: map[string]bool{}}
+			g.rules[k] = ru
+			g.order = append(g.order, k)
+		}
+		if !ru.seen[x.Setting] {
+			ru.seen[x.Setting] = true
+			ru.settings = append(ru.settings, x.Setting)
+		}
+		ru.roles[role] = true
+	}
+	each := func(key string, res compare.Result) {
+		for _, x := range res.Excluded {
+			add(key, "excluded", res.Role, x)
+		}
+		for _, x := range res.Info {
+			add(key, "informational", res.Role, x)
+		}
+	}
+	for _, p := range m.r.Points {
+		for _, res := range p.Roles {
+			each(p.ConfigKey, res)
+		}
+	}
+	for _, k := range m.r.VLLM {
+		for _, row := range k.Rows {
+			for _, ro := range row.Roles {
+				if ro.Result != nil && ro.Recipe != nil {
+					each(k.ConfigKey, *ro.Result)
+				}
+			}
+		}
+	}
+	var out []keyBlock
+	for _, g := range keys {
+		n := 0
+		for _, ru := range g.rules {
+			n += len(ru.settings)
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "<details><summary><code>%s</code> — %d %s under %d %s</summary>\n\n", htmlEsc(g.key), n, plural(n, "setting", "settings"), len(g.order), plural(len(g.order), "rule", "rules"))
+		b.WriteString("| rule | kind | class | settings | roles | reason | policy |\n|---|---|---|---|---|---|---|\n")
+		for _, k := range g.order {
+			ru := g.rules[k]
+			var roles []string
+			for r := range ru.roles {
+				roles = append(roles, r)
+			}
+			sort.Strings(roles)
+			var sets []string
+			for _, x := range ru.settings {
+				sets = append(sets, mdCell(x))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", ru.id, ru.kind, ru.class, strings.Join(sets, " "), strings.Join(roles, ", "), mdText(ru.reason), ru.policy)
+		}
+		b.WriteString("\n</details>\n\n")
+		out = append(out, keyBlock{key: g.key, text: b.String()})
+	}
+	return out
+}
+
+// evidenceBlocks gives per config key, in <details>, every point or vLLM
+// row: its selection, variant, verdict, matched settings, drift and source
+// links.
+func (m *md) evidenceBlocks() []keyBlock {
+	r := m.r
+	var out []keyBlock
+	var keys []string
+	byKey := map[string][]PointResult{}
+	for _, p := range r.Points {
+		if _, ok := byKey[p.ConfigKey]; !ok {
+			keys = append(keys, p.ConfigKey)
+		}
+		byKey[p.ConfigKey] = append(byKey[p.ConfigKey], p)
+	}
+	for _, key := range keys {
+		pts := byKey[key]
+		v := compare.Verdict("")
+		for _, p := range pts {
+			v = compare.Worse(v, p.Verdict)
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "<details><summary><code>%s</code> — %s, %d %s</summary>\n\n", htmlEsc(key), v, len(pts), plural(len(pts), "point", "points"))
+		b.WriteString("| point | conc | router | KV | variant | verdict | roles (matched) | drift | upstream |\n|---|---|---|---|---|---|---|---|---|\n")
+		for _, p := range pts {
+			variant := p.Recipe
+			if p.Selector != "" {
+				variant += ":" + p.Selector
+			}
+			if link := r.InferenceX.Permalink(p.RecipeFile, 0); link != "" {
+				label := p.RecipeFile[strings.LastIndexByte(p.RecipeFile, '/')+1:]
+				if p.Selector != "" {
+					label += ":" + p.Selector
+				}
+				variant = fmt.Sprintf("[%s](%s)", mdCell(label), link)
+			} else {
+				variant = mdCell(variant)
+			}
+			var roles []string
+			for _, res := range p.Roles {
+				roles = append(roles, fmt.Sprintf("%s %s (%d)", roleName(res), shortVerdict(res.Verdict), res.Matched))
+			}
+			rs := strings.Join(roles, ", ")
+			if p.Status != StatusCompared {
+				rs = "see Gaps"
+				if p.Status.NotVerified() && r.AllowUnverified {
+					rs = mdText(m.scrub(p.Message))
+				}
+			}
+			drift := p.Drift.State
+			if p.Drift.Detail != "" {
+				drift += ": " + mdText(m.scrub(p.Drift.Detail))
+			}
+			src := m.fileLink(r.Cookbook, p.File, p.Line)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", pointLabel(p), concRange(p.Concs), p.Router, p.KV, variant, p.Verdict, rs, drift, src)
+		}
+		b.WriteString("\n</details>\n\n")
+		out = append(out, keyBlock{key: key, text: b.String()})
+	}
+	for _, k := range r.VLLM {
+		var b strings.Builder
+		fmt.Fprintf(&b, "<details><summary><code>%s</code> (vLLM) — %s, %d %s</summary>\n\n", htmlEsc(k.ConfigKey), k.Verdict, len(k.Rows), plural(len(k.Rows), "row", "rows"))
+		fmt.Fprintf(&b, "%s · model `%s` · %s · %s · master %s\n\n", k.Framework, k.Model, k.Hardware, k.Precision, m.fileLink(&r.InferenceX, k.MasterFile, k.MasterLine))
+		b.WriteString("| row | conc | inferencex | role | verdict | matched | vllm recipe |\n|---|---|---|---|---|---|---|\n")
+		for _, row := range k.Rows {
+			rec := row.Recipe
+			if row.Selector != "" {
+				rec += ":" + row.Selector
+			}
+			if len(row.Roles) == 0 {
+				fmt.Fprintf(&b, "| %d | %s | %s | | %s | | %s |\n", row.Row, concRange(row.Concs), mdCell(m.scrub(rec)), row.Verdict, mdText(m.scrub(row.Message)))
+				continue
+			}
+			for _, ro := range row.Roles {
+				matched := ""
+				if ro.Result != nil {
+					matched = strconv.Itoa(ro.Result.Matched)
+				}
+				place := "—"
+				switch {
+				case ro.Recipe != nil:
+					place = m.recipeLink(ro.Recipe)
+				case ro.Nearest != nil:
+					place = "nearest " + m.recipeLink(ro.Nearest)
+				}
+				fmt.Fprintf(&b, "| %d | %s | %s | %s %s | %s | %s | %s |\n", row.Row, concRange(row.Concs), mdCell(m.scrub(rec)), ro.Role, ro.Topology, ro.Verdict, matched, place)
+			}
+		}
+		b.WriteString("\n</details>\n\n")
+		out = append(out, keyBlock{key: k.ConfigKey, text: b.String()})
+	}
+	return out
+}
+
+// shortVerdict abbreviates covered-with-exclusions for dense tables.
+func shortVerdict(v compare.Verdict) string {
+	if v == compare.CoveredWithExclusions {
+		return "covered*"
+	}
+	return string(v)
+}
+
+// fileLink is a Markdown link to rel at the checkout's commit (line when >
+// 0), or the path in code when no permalink can be made.
+func (m *md) fileLink(ri *RepoInfo, rel string, line int) string {
+	rel = m.scrub(rel)
+	if rel == "" {
+		return ""
+	}
+	label := rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		label = rel[i+1:]
+	}
+	if line > 0 {
+		label += ":" + strconv.Itoa(line)
+	}
+	if link := ri.Permalink(rel, line); link != "" {
+		return fmt.Sprintf("[%s](%s)", mdCell(label), link)
+	}
+	if line > 0 {
+		return mdCell(rel + ":" + strconv.Itoa(line))
+	}
+	return mdCell(rel)
+}
+
+// recipeLink names a vLLM recipe role with a permalink to its file.
+func (m *md) recipeLink(ref *RecipeRef) string {
+	link := m.r.VLLMRecipes.Permalink(ref.File, ref.Line)
+	where := mdCell(m.scrub(ref.Where))
+	if link == "" {
+		return where
+	}
+	return fmt.Sprintf("[%s](%s)", where, link)
+}
+
+// mdText escapes free text for a table cell or a list item (pipes, line
+// breaks, HTML angle brackets).
+func mdText(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(s, "\r", " ")
+	s = strings.ReplaceAll(s, "\n", " ")
+	s = strings.ReplaceAll(s, "<", "&lt;")
+	return strings.ReplaceAll(s, ">", "&gt;")
+}
+
+// htmlEsc escapes text inside an HTML element.
+func htmlEsc(s string) string {
+	s = strings.ReplaceAll(s, "&", "&amp;")
+	s = strings.ReplaceAll(s, "<", "&lt;")
+	return strings.ReplaceAll(s, ">", "&gt;")
+}

@@ -1,0 +1,85 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+)
+
+// table is a tab-separated table written with two spaces between columns,
+// like text/tabwriter, that fits a terminal width: when a line would be
+// wider, the widest cells of the widest column are shortened with "…"
+// (never below 12 runes) until the table fits or nothing is left to
+// shorten. Rows are buffered until Flush.
+type table struct {
+	out   *bytes.Buffer
+	width int
+	buf   bytes.Buffer
+}
+
+func newTable(out *bytes.Buffer, width int) *table { return &table{out: out, width: width} }
+
+// Write buffers p (rows separated by "\n", cells by "\t").
+func (t *table) Write(p []byte) (int, error) { return t.buf.Write(p) }
+
+// Flush writes the buffered rows, aligned.
+func (t *table) Flush() {
+	text := strings.TrimSuffix(t.buf.String(), "\n")
+	t.buf.Reset()
+	if text == "" {
+		return
+	}
+	var rows [][]string
+	cols := 0
+	for _, l := range strings.Split(text, "\n") {
+		r := strings.Split(l, "\t")
+		rows = append(rows, r)
+		cols = max(cols, len(r))
+	}
+	widths := func() []int {
+		w := make([]int, cols)
+		for _, r := range rows {
+			for i, c := range r {
+				w[i] = max(w[i], utf8.RuneCountInString(c))
+			}
+		}
+		return w
+	}
+	w := widths()
+	total := func() int {
+		n := 0
+		for _, x := range w {
+			n += x + 2
+		}
+		return n - 2
+	}
+	const minCol = 12
+	for t.width > 0 && total() > t.width {
+		wide := -1
+		for i, x := range w {
+			if x > minCol && (wide < 0 || x > w[wide]) {
+				wide = i
+			}
+		}
+		if wide < 0 {
+			break
+		}
+		limit := max(minCol, w[wide]-(total()-t.width))
+		for _, r := range rows {
+			if wide < len(r) && utf8.RuneCountInString(r[wide]) > limit {
+				r[wide] = string([]rune(r[wide])[:limit-1]) + "…"
+			}
+		}
+		w = widths()
+	}
+	for _, r := range rows {
+		var line strings.Builder
+		for i, c := range r {
+			line.WriteString(c)
+			if i < len(r)-1 {
+				line.WriteString(strings.Repeat(" ", w[i]-utf8.RuneCountInString(c)+2))
+			}
+		}
+		t.out.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+}

@@ -1,0 +1,309 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/cookbook-sync/cookbook-sync/compare"
+)
+
+// TextOptions tunes PrintText.
+type TextOptions struct {
+	// Width is the terminal's width in columns; tables wider than it get
+	// their widest free-text column (config key, recipe place) shortened
+	// with "…". 0 = no limit (a file or a pipe).
+	Width int
+}
+
+// PrintText writes the report for a terminal: the headline (Headline),
+// one table row per role of every compared point (one row for the other
+// points), then every gap with its differences, then the sources and the
+// totals. Errors are w's.
+func PrintText(w io.Writer, r *Report, opt TextOptions) error {
+	var b bytes.Buffer
+	b.WriteString(Headline(r) + "\n\n")
+	cookbook := r.Cookbook != nil || len(r.Points) > 0
+	if cookbook {
+		r.cookbookText(&b, opt.Width)
+	}
+	if r.VLLM != nil {
+		r.vllmText(&b, opt.Width)
+	}
+	b.WriteString("\n")
+	for _, f := range r.CookbookFiles {
+		id := "sha256:" + f.SHA256
+		if f.Commit != "" {
+			id = "commit " + f.Commit
+			if f.Dirty {
+				id += " (modified)"
+			}
+		}
+		fmt.Fprintf(&b, "Cookbook: %s (%s)\n", f.Path, id)
+	}
+	if r.InferenceX.Commit != "" {
+		fmt.Fprintf(&b, "InferenceX: %s (commit %s)\n", r.InferenceX.Dir, r.InferenceX.Commit)
+	} else {
+		fmt.Fprintf(&b, "InferenceX: %s (not a git checkout: commit drift unknown)\n", r.InferenceX.Dir)
+	}
+	if v := r.VLLMRecipes; v != nil {
+		if v.Commit != "" {
+			fmt.Fprintf(&b, "vLLM recipes: %s (commit %s)\n", v.Dir, v.Commit)
+		} else {
+			fmt.Fprintf(&b, "vLLM recipes: %s (not a git checkout)\n", v.Dir)
+		}
+	}
+	if cookbook {
+		fmt.Fprintf(&b, "Roles: %s\n", strings.Join(sortedCounts(r.Counts.Roles), ", "))
+		fmt.Fprintf(&b, "Points: %s\n", strings.Join(sortedCounts(r.Counts.Points), ", "))
+	}
+	if r.VLLM != nil {
+		fmt.Fprintf(&b, "vLLM keys: %s\n", strings.Join(sortedCounts(r.Counts.VLLM), ", "))
+		fmt.Fprintf(&b, "vLLM rows: %s\n", strings.Join(sortedCounts(r.Counts.VLLMRows), ", "))
+		fmt.Fprintf(&b, "vLLM roles: %s\n", strings.Join(sortedCounts(r.Counts.VLLMRoles), ", "))
+	}
+	if len(r.Upstream) > 0 {
+		fmt.Fprintf(&b, "Upstream links: %s\n", strings.Join(sortedCounts(r.Counts.Links), ", "))
+	}
+	if n := r.Counts.Unverified; n > 0 {
+		fmt.Fprintf(&b, "Not verified: %d %s\n", n, r.unverifiedNote())
+	}
+	fmt.Fprintf(&b, "Exclusion policy: %s\n", r.Policy.Version)
+	b.WriteString(r.linksText())
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// unverifiedNote says what the points and rows that were not verified do
+// to the exit status.
+func (r *Report) unverifiedNote() string {
+	if r.AllowUnverified {
+		return "(listed, not a gap: --allow-unverified)"
+	}
+	return "(a gap: their settings were not compared; --allow-unverified lists them without failing)"
+}
+
+// cookbookText writes the cookbook points' table and gaps.
+func (r *Report) cookbookText(b *bytes.Buffer, width int) {
+	tw := newTable(b, width)
+	fmt.Fprintln(tw, "CONFIG KEY\tCELL\tPT\tROUTER\tKV\tROLE\tVERDICT\tMATCHED\tDIFF\tEXCL\tINFO\tDRIFT")
+	for _, p := range r.Points {
+		id := cellTag(p.CellID)
+		if p.Status != StatusCompared {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t-\t%s\t\t\t\t\t%s\n", p.ConfigKey, id, p.Point, p.Router, p.KV, p.Status, p.Drift.State)
+			continue
+		}
+		for _, res := range p.Roles {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", p.ConfigKey, id, p.Point, p.Router, p.KV,
+				roleName(res), res.Verdict, res.Matched, len(res.Differences), len(res.Excluded), len(res.Info), p.Drift.State)
+		}
+	}
+	tw.Flush()
+	first := true
+	head := func() {
+		if first {
+			b.WriteString("\nGaps:\n")
+			first = false
+		}
+	}
+	for _, p := range r.Points {
+		for _, res := range p.Roles {
+			if !res.Verdict.Gap() {
+				continue
+			}
+			head()
+			fmt.Fprintf(b, "  %s point %d %s: %s\n", p.CellID, p.Point, roleName(res), res.Verdict)
+			if res.Note != "" {
+				fmt.Fprintf(b, "    %s\n", res.Note)
+			}
+			for _, d := range res.Differences {
+				fmt.Fprintf(b, "    %s: upstream %s, inferencex %s", d.Setting, val(d.Upstream), val(d.InferenceX))
+				if d.Note != "" {
+					fmt.Fprintf(b, " (%s)", d.Note)
+				}
+				b.WriteString("\n")
+			}
+			for _, x := range res.Prohibited {
+				fmt.Fprintf(b, "    %s\n", prohibitedText(x, "upstream", "inferencex"))
+			}
+		}
+	}
+	for _, p := range r.Points {
+		if p.Status == StatusError {
+			head()
+			fmt.Fprintf(b, "  %s point %d: error: %s\n", p.CellID, p.Point, p.Message)
+		}
+	}
+	if !r.AllowUnverified {
+		for _, g := range unverifiedGroups(r.Points) {
+			head()
+			b.WriteString(g)
+		}
+		return
+	}
+	if gs := unverifiedGroups(r.Points); len(gs) > 0 {
+		b.WriteString("\nNot verified (--allow-unverified: listed, not a gap):\n")
+		for _, g := range gs {
+			b.WriteString(g)
+		}
+	}
+}
+
+// vllmText writes one table row per role of every vLLM-family key row (one
+// row for rows without roles), one verdict line per key (its worst row
+// outcome, with the count of its rows per outcome), then the gaps: every
+// difference (vllm-recipes value vs inferencex value), every prohibited
+// setting with the side(s) carrying it, every role no recipe covers with
+// the nearest candidate and what it misses, every row that was not verified
+// (unless --allow-unverified, which lists them apart) and every error.
+func (r *Report) vllmText(b *bytes.Buffer, width int) {
+	if len(r.Points) > 0 || r.Cookbook != nil {
+		b.WriteString("\n")
+	}
+	b.WriteString("vLLM-family config keys (inferencex) vs vllm-project/recipes (vllm-recipes); VLLM-RECIPES = the vllm-recipes role matched:\n")
+	tw := newTable(b, width)
+	fmt.Fprintln(tw, "CONFIG KEY\tROW\tCONCS\tSTATUS\tROLE\tTOPO\tVERDICT\tMATCHED\tDIFF\tEXCL\tINFO\tVLLM-RECIPES")
+	for _, k := range r.VLLM {
+		for _, row := range k.Rows {
+			if len(row.Roles) == 0 {
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t-\t\t%s\t\t\t\t\t-\n", k.ConfigKey, row.Row, concRange(row.Concs), row.Status, row.Verdict)
+				continue
+			}
+			for _, ro := range row.Roles {
+				m, d, x, i := "", "", "", ""
+				if res := ro.Result; res != nil {
+					m, d, x, i = fmt.Sprint(res.Matched), fmt.Sprint(len(res.Differences)), fmt.Sprint(len(res.Excluded)), fmt.Sprint(len(res.Info))
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ConfigKey, row.Row, concRange(row.Concs), row.Status,
+					ro.Role, ro.Topology, ro.Verdict, m, d, x, i, ro.place())
+			}
+		}
+	}
+	tw.Flush()
+	b.WriteString("\nvLLM-family key verdicts (worst row: prohibited > differs > missing / no recipe covers this > not verified > covered-with-exclusions > covered):\n")
+	tw = newTable(b, width)
+	for _, k := range r.VLLM {
+		rows := map[string]int{}
+		for _, row := range k.Rows {
+			rows[string(row.Verdict)]++
+		}
+		tag := ""
+		if k.Verdict.NotVerified() {
+			tag = " (not verified)"
+		}
+		fmt.Fprintf(tw, "  %s\t%s%s\trows: %s\n", k.ConfigKey, k.Verdict, tag, strings.Join(sortedCounts(rows), ", "))
+	}
+	tw.Flush()
+	first := true
+	head := func() {
+		if first {
+			b.WriteString("\nvLLM gaps:\n")
+			first = false
+		}
+	}
+	var unverified []string
+	for _, k := range r.VLLM {
+		for _, row := range k.Rows {
+			if row.Status == StatusError {
+				head()
+				fmt.Fprintf(b, "  %s row %d: error: %s\n", k.ConfigKey, row.Row, row.Message)
+				continue
+			}
+			if row.Status.NotVerified() {
+				u := fmt.Sprintf("  %s row %d conc %s: not verified: %s\n", k.ConfigKey, row.Row, concRange(row.Concs), row.Status)
+				if row.Recipe != "" {
+					rec := row.Recipe
+					if row.Selector != "" {
+						rec += ":" + row.Selector
+					}
+					u += fmt.Sprintf("    inferencex: %s\n", rec)
+				}
+				if row.Message != "" {
+					u += fmt.Sprintf("    %s\n", row.Message)
+				}
+				unverified = append(unverified, u)
+			}
+			for _, ro := range row.Roles {
+				if !ro.Verdict.Gap() {
+					continue
+				}
+				head()
+				fmt.Fprintf(b, "  %s row %d conc %s %s (%s): %s\n", k.ConfigKey, row.Row, concRange(row.Concs), ro.Role, ro.Topology, ro.Verdict)
+				if ro.Verdict == compare.NotCovered {
+					if ro.Nearest != nil {
+						fmt.Fprintf(b, "    nearest vllm-recipes: %s\n", ro.Nearest.Where)
+					}
+					for _, m := range ro.Misses {
+						fmt.Fprintf(b, "    %s\n", m)
+					}
+					continue
+				}
+				fmt.Fprintf(b, "    vllm-recipes: %s\n", ro.Recipe.Where)
+				if res := ro.Result; res != nil {
+					if res.Note != "" {
+						fmt.Fprintf(b, "    %s\n", res.Note)
+					}
+					for _, d := range res.Differences {
+						fmt.Fprintf(b, "    %s: upstream %s, inferencex %s\n", d.Setting, val(d.Upstream), val(d.InferenceX))
+					}
+					for _, x := range res.Prohibited {
+						fmt.Fprintf(b, "    %s\n", prohibitedText(x, "upstream", "inferencex"))
+					}
+				}
+			}
+		}
+	}
+	if !r.AllowUnverified {
+		for _, u := range unverified {
+			head()
+			b.WriteString(u)
+		}
+	}
+	for _, e := range r.VLLMRecipeErrors {
+		head()
+		fmt.Fprintf(b, "  vLLM recipe error: %s\n", e)
+	}
+	if r.AllowUnverified && len(unverified) > 0 {
+		b.WriteString("\nvLLM rows not verified (--allow-unverified: listed, not a gap):\n")
+		for _, u := range unverified {
+			b.WriteString(u)
+		}
+	}
+}
+
+// linkLine is "<state> <url> (<detail>)" for the text report.
+func linkLine(l Link) string {
+	var detail []string
+	switch {
+	case l.MergedAt != nil:
+		detail = append(detail, "mergedAt "+l.MergedAt.UTC().Format(time.RFC3339))
+	case l.Kind == "page" && l.File != "":
+		detail = append(detail, fmt.Sprintf("%s %s@%s", l.File, l.Repo, l.Branch))
+	}
+	if l.Error != "" {
+		detail = append(detail, "error: "+l.Error)
+	}
+	s := fmt.Sprintf("%-15s %s", l.State, l.URL)
+	if len(detail) > 0 {
+		s += " (" + strings.Join(detail, "; ") + ")"
+	}
+	return s
+}
+
+func (r *Report) linksText() string {
+	if len(r.Upstream) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nUpstream links (Check 3 (b): merged PR or published page):\n")
+	for _, l := range r.Upstream {
+		mark := "ok  "
+		if !l.OK {
+			mark = "GAP "
+		}
+		fmt.Fprintf(&b, "  %s%s\n", mark, linkLine(l))
+	}
+	return b.String()
+}
