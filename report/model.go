@@ -13,6 +13,8 @@
 package report
 
 import (
+	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -141,15 +143,39 @@ type Report struct {
 	LocalDirs []string `json:"-"`
 }
 
-// Scrub removes every LocalDirs prefix from s ("<dir>/x" → "x"), so a
-// message names files as repository-relative paths, never as this
-// machine's.
+// Scrub removes this machine's directories from s, so a message names
+// files as repository-relative paths: every LocalDirs prefix ("<dir>/x" →
+// "x"), then every absolute RepoInfo.Dir of the report ("<dir>/x" → "x",
+// a bare "<dir>" → the repository's name), longest first.
 func (r *Report) Scrub(s string) string {
 	for _, d := range r.LocalDirs {
 		if d == "" || d == "/" || d == "." {
 			continue
 		}
 		s = strings.ReplaceAll(s, strings.TrimSuffix(d, "/")+"/", "")
+	}
+	type rd struct{ dir, name string }
+	var ds []rd
+	for _, rp := range repoBases(r) {
+		if rp.info == nil || rp.info.Dir == "" {
+			continue
+		}
+		name := rp.info.Repo
+		if name == "" {
+			name = rp.label
+		}
+		for _, d := range []string{rp.info.Dir, filepath.Clean(rp.info.Dir)} {
+			d = strings.TrimRight(d, "/")
+			if filepath.IsAbs(d) && d != "" {
+				ds = append(ds, rd{d, name})
+			}
+		}
+	}
+	// longest first: a checkout nested in another is removed whole
+	sort.SliceStable(ds, func(i, j int) bool { return len(ds[i].dir) > len(ds[j].dir) })
+	for _, d := range ds {
+		s = strings.ReplaceAll(s, d.dir+"/", "")
+		s = strings.ReplaceAll(s, d.dir, d.name)
 	}
 	return s
 }

@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -477,29 +476,4 @@ func ruleFor(v compare.Verdict) string {
 // from s: "<dir>/rel" becomes "rel" and a bare "<dir>" the repository's
 // name (or label). Relative directories are left alone: they are not
 // local paths of the machine and would match ordinary words.
-func scrubDirs(r *Report, s string) string {
-	type rd struct{ dir, name string }
-	var ds []rd
-	for _, rp := range repoBases(r) {
-		if rp.info == nil || rp.info.Dir == "" {
-			continue
-		}
-		name := rp.info.Repo
-		if name == "" {
-			name = rp.label
-		}
-		for _, d := range []string{rp.info.Dir, filepath.Clean(rp.info.Dir)} {
-			d = strings.TrimRight(d, "/")
-			if filepath.IsAbs(d) && d != "" {
-				ds = append(ds, rd{d, name})
-			}
-		}
-	}
-	// longest first: a checkout nested in another is removed whole
-	sort.SliceStable(ds, func(i, j int) bool { return len(ds[i].dir) > len(ds[j].dir) })
-	for _, d := range ds {
-		s = strings.ReplaceAll(s, d.dir+"/", "")
-		s = strings.ReplaceAll(s, d.dir, d.name)
-	}
-	return s
-}
+func scrubDirs(r *Report, s string) string { return r.Scrub(s) }

@@ -1,0 +1,641 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
+
+	"github.com/cookbook-sync/cookbook-sync/compare"
+	"github.com/cookbook-sync/cookbook-sync/exclusions"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// localRoot is the fake absolute directory of every checkout in the
+// fixtures: only PrintText and PrintJSON may print it.
+const localRoot = "/home/someone/checkouts"
+
+const (
+	fxSnippet   = "docs/src/snippets/agentx/Qwen/qwen3.5.jsx"
+	fxKey       = "qwen3.5-fp8-b200-sglang"
+	fxCommitCB  = "0123456789abcdef0123456789abcdef01234567"
+	fxCommitIX  = "fedcba9876543210fedcba9876543210fedcba98"
+	fxCommitVR  = "1111111111222222222233333333334444444444"
+	fxMaster    = "configs/nvidia-master.yaml"
+	fxPolicyVer = "signoff@09813166"
+)
+
+func sp(s string) *string { return &s }
+
+func fxPolicy() PolicyInfo {
+	return PolicyInfo{Version: fxPolicyVer, Policies: []exclusions.Policy{{
+		ID: "signoff", Source: "SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md", Version: "09813166",
+	}}}
+}
+
+func fxInferenceX() RepoInfo {
+	return RepoInfo{Dir: localRoot + "/InferenceX", Repo: "SemiAnalysisAI/InferenceX", Commit: fxCommitIX}
+}
+
+// fixtureCookbook is a cookbook-only report: one compared point whose
+// prefill role differs (two differences, one with a note, one value with
+// ",", ":" and "%"; an excluded setting), whose decode role carries a
+// prohibited setting and whose frontend is covered with exclusions; a
+// point that was not verified (upstream-only); a point whose recipe did
+// not load (an absolute path and a newline in the message); one upstream
+// PR that is open and one that is merged.
+func fixtureCookbook() *Report {
+	r := &Report{
+		SchemaVersion:  SchemaVersion,
+		SchemaRevision: SchemaRevision,
+		Policy:         fxPolicy(),
+		Cookbook:       &RepoInfo{Dir: localRoot + "/sglang", Repo: "sgl-project/sglang", Commit: fxCommitCB},
+		CookbookFiles: []FileInfo{{Path: fxSnippet, Commit: fxCommitCB,
+			SHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}},
+		InferenceX: fxInferenceX(),
+	}
+	recipe := "benchmarks/multi_node/srt-slurm-recipes/qwen3.5/b200-fp8.yaml"
+	r.Points = []PointResult{
+		{
+			File: fxSnippet, Line: 42, Cell: 0, CellID: fxKey + "#0", ConfigKey: fxKey, Point: 0,
+			Concs: []int{4, 8, 16, 32, 64}, Router: "round-robin", KV: "fp8",
+			Recipe: recipe, Selector: "1p1d", RecipeFile: recipe, ProvSHA: "76ff8a6f", ProvStatus: "ok",
+			Status: StatusCompared,
+			Drift:  Drift{State: DriftChanged, Commit: fxCommitIX, Detail: "recipe changed since prov.sha 76ff8a6f"},
+			Roles: []compare.Result{
+				{Role: "prefill", Verdict: compare.Differs, Matched: 14,
+					Differences: []compare.Difference{
+						{Setting: "--mem-fraction-static", Upstream: sp("0.85"), InferenceX: sp("0.8"),
+							Note: "possible commit drift: recipe changed since prov.sha 76ff8a6f"},
+						{Setting: "--json-model-override-args", Upstream: sp(`{"rope": "yarn", "factor": "50%"}`), InferenceX: nil},
+					},
+					Excluded: []compare.Exclusion{{Setting: "--port", Upstream: sp("30000"), InferenceX: sp("8000"),
+						Rule: "ports", Class: exclusions.ClassPlacement, Reason: "placement: ports differ per cluster", Policy: "signoff"}},
+				},
+				{Role: "decode", Verdict: compare.Prohibited, Matched: 12,
+					Prohibited: []compare.Exclusion{{Setting: "--disable-cuda-graph", InferenceX: sp(""),
+						Rule: "no-disable-cuda-graph", Class: exclusions.ClassProhibited,
+						Reason: "CUDA graphs off is not a production setting", Policy: "signoff"}},
+				},
+				{Role: "frontend", Verdict: compare.CoveredWithExclusions, Matched: 3,
+					Excluded: []compare.Exclusion{{Setting: "--host", Upstream: sp("0.0.0.0"), InferenceX: sp("127.0.0.1"),
+						Rule: "hosts", Class: exclusions.ClassPlacement, Reason: "placement: hosts", Policy: "signoff"}},
+				},
+			},
+			Verdict: compare.Prohibited,
+		},
+		{
+			File: fxSnippet, Line: 88, Cell: 1, CellID: fxKey + "#1", ConfigKey: fxKey, Point: 0,
+			Concs: []int{128}, Router: "none", KV: "bf16",
+			Recipe: "recipes/qwen3.5/b200-bf16.yaml", Status: StatusUpstreamOnly,
+			Message: "recipes/qwen3.5/b200-bf16.yaml lives in NVIDIA/srt-slurm, not in the InferenceX checkout",
+			Drift:   Drift{State: DriftUnknown}, Verdict: compare.UpstreamOnly,
+		},
+		{
+			File: fxSnippet, Line: 120, Cell: 2, CellID: fxKey + "#2", ConfigKey: fxKey, Point: 1,
+			Concs: []int{256}, Router: "none", KV: "fp8",
+			Recipe: "benchmarks/multi_node/srt-slurm-recipes/qwen3.5/b200-fp4.yaml", Status: StatusError,
+			Message: localRoot + "/InferenceX/benchmarks/multi_node/srt-slurm-recipes/qwen3.5/b200-fp4.yaml:12:3: mapping values are not allowed\n  in this context",
+			Drift:   Drift{State: DriftUnknown}, Verdict: compare.Error,
+		},
+	}
+	merged := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	r.SetLinks([]Link{
+		{URL: "https://github.com/sgl-project/sglang/pull/12345", Kind: "pr", State: "open",
+			Repo: "sgl-project/sglang", Number: 12345, Title: "docs: Qwen3.5 B200 recipes"},
+		{URL: "https://github.com/sgl-project/sglang/pull/12000", Kind: "pr", State: LinkMerged, MergedAt: &merged,
+			Repo: "sgl-project/sglang", Number: 12000, Title: "docs: Qwen3.5 agentx snippet"},
+	})
+	return r
+}
+
+// fixtureVLLM is a vLLM-only report: a vllm key with a covered row (a
+// Markdown recipe block) and a row whose agg role differs from a YAML
+// recipe; a dynamo-vllm key whose prefill role no recipe covers (with the
+// nearest candidate and its misses), whose decode role no recipe covers
+// (no candidate), and a row whose recipe is not found; one vLLM recipe
+// that failed to decode (an absolute path in the message).
+func fixtureVLLM() *Report {
+	r := &Report{
+		SchemaVersion:  SchemaVersion,
+		SchemaRevision: SchemaRevision,
+		Policy:         fxPolicy(),
+		InferenceX:     fxInferenceX(),
+	}
+	addVLLM(r)
+	r.Count()
+	return r
+}
+
+func addVLLM(r *Report) {
+	r.VLLMRecipes = &RepoInfo{Dir: localRoot + "/recipes", Repo: "vllm-project/recipes", Commit: fxCommitVR}
+	r.VLLMRecipeErrors = []string{localRoot + "/recipes/models/acme/Broken.yaml:3:1: top level is not a mapping"}
+	md := &RecipeRef{Kind: "markdown", File: "DeepSeek/DeepSeek-R1.md", Section: "Serving on 8xH200", Line: 57,
+		Role: "agg", Topology: "TP8", Where: "DeepSeek/DeepSeek-R1.md:57 § Serving on 8xH200"}
+	yml := &RecipeRef{Kind: "yaml", File: "models/deepseek-ai/DeepSeek-R1.yaml", Variant: "default",
+		Strategy: "single_node_tp", Hardware: "h200", Model: "deepseek-ai/DeepSeek-R1-0528", Role: "agg", Topology: "TP8",
+		Where: "models/deepseek-ai/DeepSeek-R1.yaml variant=default strategy=single_node_tp hw=h200 role=agg"}
+	near := &RecipeRef{Kind: "yaml", File: "models/deepseek-ai/DeepSeek-R1.yaml", Variant: "fp4",
+		Strategy: "disagg_tp", Hardware: "b200", Model: "nvidia/DeepSeek-R1-FP4", Role: "prefill", Topology: "TP4",
+		Where: "models/deepseek-ai/DeepSeek-R1.yaml variant=fp4 strategy=disagg_tp hw=b200 role=prefill"}
+	r.VLLM = []VLLMKey{
+		{
+			ConfigKey: "dsr1-fp8-h200-vllm", Framework: "vllm", Model: "deepseek-ai/DeepSeek-R1-0528",
+			Hardware: "h200", Precision: "fp8", Master: fxMaster + ":120:3", MasterFile: fxMaster, MasterLine: 120,
+			Verdict: compare.Differs,
+			Rows: []VLLMRow{
+				{Row: 0, Concs: []int{4, 8, 16, 32, 64}, Scenario: "1k1k", Recipe: "benchmarks/single_node/dsr1_fp8_h200.sh",
+					Status: StatusCompared, Verdict: compare.Covered,
+					Roles: []VLLMRole{{Role: "agg", Topology: "TP8", Recipe: md, Verdict: compare.Covered,
+						Result: &compare.Result{Role: "agg", Verdict: compare.Covered, Matched: 11}}}},
+				{Row: 1, Concs: []int{128, 256}, Scenario: "8k1k", Recipe: "benchmarks/single_node/dsr1_fp8_h200.sh",
+					Status: StatusCompared, Verdict: compare.Differs,
+					Roles: []VLLMRole{{Role: "agg", Topology: "TP8", Recipe: yml, Alternatives: 1, Verdict: compare.Differs,
+						Result: &compare.Result{Role: "agg", Verdict: compare.Differs, Matched: 9,
+							Differences: []compare.Difference{{Setting: "--max-num-seqs", Upstream: sp("256"), InferenceX: sp("512")}},
+							Excluded: []compare.Exclusion{{Setting: "--port", Upstream: sp("8000"), InferenceX: sp("8888"),
+								Rule: "ports", Class: exclusions.ClassPlacement, Reason: "placement: ports differ per cluster", Policy: "signoff"}},
+						}}}},
+			},
+		},
+		{
+			ConfigKey: "dsr1-fp4-gb200-dynamo-vllm", Framework: "dynamo-vllm", Model: "nvidia/DeepSeek-R1-FP4",
+			Hardware: "gb200", Precision: "fp4", Master: fxMaster + ":340:3", MasterFile: fxMaster, MasterLine: 340,
+			Verdict: compare.NotCovered,
+			Rows: []VLLMRow{
+				{Row: 0, Concs: []int{1024}, Scenario: "1k1k",
+					Recipe: "benchmarks/multi_node/srt-slurm-recipes/dsr1/gb200-fp4.yaml", Selector: "1p2d",
+					Status: StatusCompared, Verdict: compare.NotCovered,
+					Roles: []VLLMRole{
+						{Role: "prefill", Topology: "TEP4", Nearest: near, Verdict: compare.NotCovered,
+							Misses: []string{"hardware: vllm-recipes b200, inferencex gb200", "topology: vllm-recipes TP4, inferencex TEP4"}},
+						{Role: "decode", Topology: "DEP8", Verdict: compare.NotCovered},
+					}},
+				{Row: 1, Concs: []int{2048}, Scenario: "8k1k",
+					Recipe: "benchmarks/multi_node/srt-slurm-recipes/dsr1/gb200-fp4-8k.yaml",
+					Status: StatusRecipeNotFound, Verdict: compare.RecipeNotFound,
+					Message: "benchmarks/multi_node/srt-slurm-recipes/dsr1/gb200-fp4-8k.yaml is not in the InferenceX checkout"},
+			},
+		},
+	}
+}
+
+// fixtureAll is fixtureCookbook and fixtureVLLM in one report.
+func fixtureAll() *Report {
+	r := fixtureCookbook()
+	addVLLM(r)
+	r.SetLinks(r.Upstream)
+	return r
+}
+
+func fixtures() []struct {
+	name string
+	r    func() *Report
+} {
+	return []struct {
+		name string
+		r    func() *Report
+	}{{"cookbook", fixtureCookbook}, {"vllm", fixtureVLLM}, {"all", fixtureAll}}
+}
+
+// golden compares got with testdata/<name>, or rewrites the file with
+// -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./report -run TestPrinter -update)", err)
+	}
+	if bytes.Equal(got, want) {
+		return
+	}
+	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	for i := 0; i < len(gl) || i < len(wl); i++ {
+		var g, w string
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if g != w {
+			t.Fatalf("%s differs from the golden file at line %d (-update rewrites it):\n got: %q\nwant: %q", path, i+1, g, w)
+		}
+	}
+	t.Fatalf("%s differs from the golden file (-update rewrites it)", path)
+}
+
+// printers lists every printer with the golden-file extension of its
+// output and whether it may print local directories (RepoInfo.Dir).
+func printers() []struct {
+	ext      string
+	localDir bool
+	print    func(*bytes.Buffer, *Report) error
+} {
+	type p = struct {
+		ext      string
+		localDir bool
+		print    func(*bytes.Buffer, *Report) error
+	}
+	return []p{
+		{"sarif", false, func(b *bytes.Buffer, r *Report) error { return PrintSARIF(b, r) }},
+		{"annotations", false, func(b *bytes.Buffer, r *Report) error { return PrintAnnotations(b, r) }},
+		{"json", true, func(b *bytes.Buffer, r *Report) error { return PrintJSON(b, r) }},
+		{"txt", true, func(b *bytes.Buffer, r *Report) error { return PrintText(b, r, TextOptions{}) }},
+		{"w80.txt", true, func(b *bytes.Buffer, r *Report) error { return PrintText(b, r, TextOptions{Width: 80}) }},
+		{"md", false, func(b *bytes.Buffer, r *Report) error {
+			return PrintMarkdown(b, r, MarkdownOptions{JSONHint: "cookbook-sync coverage --format json"})
+		}},
+	}
+}
+
+func printGolden(t *testing.T, ext string) {
+	t.Helper()
+	for _, p := range printers() {
+		if p.ext != ext {
+			continue
+		}
+		for _, fx := range fixtures() {
+			t.Run(fx.name, func(t *testing.T) {
+				var b bytes.Buffer
+				if err := p.print(&b, fx.r()); err != nil {
+					t.Fatal(err)
+				}
+				golden(t, fx.name+"."+ext, b.Bytes())
+			})
+		}
+		return
+	}
+	t.Fatalf("no printer %q", ext)
+}
+
+func TestPrinterSARIFGolden(t *testing.T)       { printGolden(t, "sarif") }
+func TestPrinterAnnotationsGolden(t *testing.T) { printGolden(t, "annotations") }
+func TestPrinterJSONGolden(t *testing.T)        { printGolden(t, "json") }
+func TestPrinterTextGolden(t *testing.T)        { printGolden(t, "txt") }
+func TestPrinterTextWidth80Golden(t *testing.T) { printGolden(t, "w80.txt") }
+func TestPrinterMarkdownGolden(t *testing.T)    { printGolden(t, "md") }
+
+// TestPrinterSARIFValid validates PrintSARIF's output against the SARIF
+// 2.1.0 JSON schema. The schema is the sarif-schema-2.1.0.json embedded in
+// the Go module proxy package github.com/owenrumney/go-sarif/v3
+// (pkg/report/v210/sarif/schema.go, v3.3.1); the printed bytes are
+// re-opened with the library's reader (sarif.FromBytes) and checked with
+// its Validate (github.com/xeipuuv/gojsonschema; no network).
+func TestPrinterSARIFValid(t *testing.T) {
+	for _, fx := range fixtures() {
+		t.Run(fx.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := PrintSARIF(&b, fx.r()); err != nil {
+				t.Fatal(err)
+			}
+			log, err := sarif.FromBytes(b.Bytes(), sarif.WithStrictValidation())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := log.Validate(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	// the schema check is not vacuous: a result level outside the enum fails
+	bad := strings.Replace(sarifOf(t, fixtureCookbook()), `"level": "error"`, `"level": "fatal"`, 1)
+	log, err := sarif.FromString(bad, sarif.WithStrictValidation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if log.Validate() == nil {
+		t.Fatal("a SARIF log with level \"fatal\" validated")
+	}
+}
+
+func sarifOf(t *testing.T, r *Report) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := PrintSARIF(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestPrinterSARIFContent checks the run's tool, rules, base URIs,
+// provenance and the results of fixtureAll.
+func TestPrinterSARIFContent(t *testing.T) {
+	var log struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Name           string `json:"name"`
+					InformationURI string `json:"informationUri"`
+					Rules          []struct {
+						ID string `json:"id"`
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			OriginalURIBaseIDs map[string]struct {
+				URI string `json:"uri"`
+			} `json:"originalUriBaseIds"`
+			VersionControlProvenance []struct {
+				RepositoryURI string `json:"repositoryUri"`
+				RevisionID    string `json:"revisionId"`
+				MappedTo      struct {
+					URIBaseID string `json:"uriBaseId"`
+				} `json:"mappedTo"`
+			} `json:"versionControlProvenance"`
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				RuleIndex int    `json:"ruleIndex"`
+				Level     string `json:"level"`
+				Message   struct {
+					Text string `json:"text"`
+				} `json:"message"`
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct {
+							URI       string `json:"uri"`
+							URIBaseID string `json:"uriBaseId"`
+						} `json:"artifactLocation"`
+						Region *struct {
+							StartLine int `json:"startLine"`
+						} `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+				Properties map[string]any `json:"properties"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(sarifOf(t, fixtureAll())), &log); err != nil {
+		t.Fatal(err)
+	}
+	if log.Version != "2.1.0" || len(log.Runs) != 1 {
+		t.Fatalf("version %q, %d runs", log.Version, len(log.Runs))
+	}
+	run := log.Runs[0]
+	if d := run.Tool.Driver; d.Name != "cookbook-sync" || d.InformationURI != "https://github.com/cookbook-sync/cookbook-sync" {
+		t.Errorf("driver %q %q", d.Name, d.InformationURI)
+	}
+	var ids []string
+	for _, ru := range run.Tool.Driver.Rules {
+		ids = append(ids, ru.ID)
+	}
+	if got, want := strings.Join(ids, " "), "check3/differs check3/missing check3/prohibited check3/not-covered check3/not-verified check3/error check3/link-not-merged"; got != want {
+		t.Errorf("rules %s, want %s", got, want)
+	}
+	wantBases := map[string]string{
+		"COOKBOOK":     "https://github.com/sgl-project/sglang/blob/" + fxCommitCB + "/",
+		"INFERENCEX":   "https://github.com/SemiAnalysisAI/InferenceX/blob/" + fxCommitIX + "/",
+		"VLLM_RECIPES": "https://github.com/vllm-project/recipes/blob/" + fxCommitVR + "/",
+	}
+	if len(run.OriginalURIBaseIDs) != len(wantBases) {
+		t.Errorf("originalUriBaseIds %v", run.OriginalURIBaseIDs)
+	}
+	for k, v := range wantBases {
+		if run.OriginalURIBaseIDs[k].URI != v {
+			t.Errorf("originalUriBaseIds[%s] = %q, want %q", k, run.OriginalURIBaseIDs[k].URI, v)
+		}
+	}
+	if len(run.VersionControlProvenance) != 3 || run.VersionControlProvenance[0].RepositoryURI != "https://github.com/sgl-project/sglang" ||
+		run.VersionControlProvenance[0].RevisionID != fxCommitCB || run.VersionControlProvenance[0].MappedTo.URIBaseID != "COOKBOOK" {
+		t.Errorf("versionControlProvenance %+v", run.VersionControlProvenance)
+	}
+	// one result per finding, in report order
+	var got []string
+	for _, res := range run.Results {
+		if run.Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID {
+			t.Errorf("result %s has ruleIndex %d", res.RuleID, res.RuleIndex)
+		}
+		got = append(got, res.RuleID+" "+res.Level)
+	}
+	want := []string{
+		"check3/differs error", "check3/differs error", // prefill: 2 differences
+		"check3/prohibited error",                              // decode
+		"check3/not-verified warning",                          // point upstream-only
+		"check3/error error",                                   // point error
+		"check3/differs error",                                 // vllm row 1 agg
+		"check3/not-covered error", "check3/not-covered error", // dynamo row 0 prefill, decode
+		"check3/not-verified warning", // dynamo row 1 recipe not found
+		"check3/error error",          // vLLM recipe decode error
+		"check3/link-not-merged error",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("results:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	first := run.Results[0]
+	if first.Message.Text != "qwen3.5-fp8-b200-sglang point 0 prefill: --mem-fraction-static: upstream 0.85, inferencex 0.8 (possible commit drift: recipe changed since prov.sha 76ff8a6f)" {
+		t.Errorf("message %q", first.Message.Text)
+	}
+	loc := first.Locations[0].PhysicalLocation
+	if loc.ArtifactLocation.URI != fxSnippet || loc.ArtifactLocation.URIBaseID != "COOKBOOK" || loc.Region == nil || loc.Region.StartLine != 42 {
+		t.Errorf("location %+v", loc)
+	}
+	for k, v := range map[string]any{"configKey": fxKey, "cellId": fxKey + "#0", "point": 0.0, "role": "prefill",
+		"verdict": "differs", "setting": "--mem-fraction-static", "policyVersion": fxPolicyVer} {
+		if first.Properties[k] != v {
+			t.Errorf("properties[%s] = %v, want %v", k, first.Properties[k], v)
+		}
+	}
+	// vLLM difference: at the recipe (a YAML rendering has no line)
+	if l := run.Results[5].Locations[0].PhysicalLocation; l.ArtifactLocation.URI != "models/deepseek-ai/DeepSeek-R1.yaml" ||
+		l.ArtifactLocation.URIBaseID != "VLLM_RECIPES" || l.Region != nil {
+		t.Errorf("vLLM difference location %+v", l)
+	}
+	// no recipe covers this: at the InferenceX master config
+	nc := run.Results[6]
+	if l := nc.Locations[0].PhysicalLocation; l.ArtifactLocation.URI != fxMaster || l.ArtifactLocation.URIBaseID != "INFERENCEX" || l.Region.StartLine != 340 {
+		t.Errorf("not-covered location %+v", l)
+	}
+	if !strings.Contains(nc.Message.Text, "nearest vllm-recipes: models/deepseek-ai/DeepSeek-R1.yaml variant=fp4") ||
+		!strings.Contains(nc.Message.Text, "misses: hardware: vllm-recipes b200, inferencex gb200; topology") {
+		t.Errorf("not-covered message %q", nc.Message.Text)
+	}
+	// the recipe error's position, its local directory removed
+	if re := run.Results[9]; re.Message.Text != "vLLM recipe error: models/acme/Broken.yaml:3:1: top level is not a mapping" ||
+		re.Locations[0].PhysicalLocation.ArtifactLocation.URI != "models/acme/Broken.yaml" || re.Locations[0].PhysicalLocation.Region.StartLine != 3 {
+		t.Errorf("recipe error %+v", re)
+	}
+	if l := run.Results[10]; len(l.Locations) != 0 || !strings.HasPrefix(l.Message.Text, "upstream link https://github.com/sgl-project/sglang/pull/12345: open") {
+		t.Errorf("link result %+v", l)
+	}
+}
+
+// TestPrinterSARIFNoCommit: without Repo and Commit a repository has no
+// base URI and no provenance, and its directory is still not printed.
+func TestPrinterSARIFNoCommit(t *testing.T) {
+	r := fixtureCookbook()
+	r.Cookbook.Commit = ""
+	r.InferenceX.Repo = ""
+	out := sarifOf(t, r)
+	if strings.Contains(out, "COOKBOOK\": {") || strings.Contains(out, "\"INFERENCEX\": {") || strings.Contains(out, "versionControlProvenance\": [\n") {
+		t.Errorf("base URIs or provenance without Repo+Commit:\n%s", out)
+	}
+	if strings.Contains(out, localRoot) {
+		t.Errorf("local directory printed")
+	}
+	if !strings.Contains(out, `"uriBaseId": "COOKBOOK"`) {
+		t.Errorf("results lost their uriBaseId")
+	}
+}
+
+// TestPrinterAllowUnverified: with AllowUnverified, points and rows that
+// were not verified are SARIF notes and "::notice" annotations.
+func TestPrinterAllowUnverified(t *testing.T) {
+	r := fixtureAll()
+	r.AllowUnverified = true
+	r.Count()
+	// the one "warning" left is the not-verified rule's default level
+	if out := sarifOf(t, r); strings.Count(out, `"level": "warning"`) != 1 || strings.Count(out, `"level": "note"`) != 2 {
+		t.Errorf("SARIF levels with AllowUnverified:\n%s", out)
+	}
+	var b bytes.Buffer
+	if err := PrintAnnotations(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Contains(out, "::warning") ||
+		!strings.Contains(out, "::notice file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=88,title=Check 3 not verified::qwen3.5-fp8-b200-sglang point 0: not verified: upstream-only: ") {
+		t.Errorf("annotations with AllowUnverified:\n%s", out)
+	}
+}
+
+// TestPrinterAnnotations checks the commands, the escaping and the final
+// summary of fixtureAll.
+func TestPrinterAnnotations(t *testing.T) {
+	var b bytes.Buffer
+	if err := PrintAnnotations(&b, fixtureAll()); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 12 {
+		t.Fatalf("%d lines, want 11 findings and a summary:\n%s", len(lines), b.String())
+	}
+	for i, want := range map[int]string{
+		0: "::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=42,title=Check 3 differs::qwen3.5-fp8-b200-sglang point 0 prefill: --mem-fraction-static: upstream 0.85, inferencex 0.8 (possible commit drift: recipe changed since prov.sha 76ff8a6f)",
+		// "%" is escaped in the message, ":" and "," are not
+		1: `::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=42,title=Check 3 differs::qwen3.5-fp8-b200-sglang point 0 prefill: --json-model-override-args: upstream {"rope": "yarn", "factor": "50%25"}, inferencex (absent)`,
+		3: "::warning file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=88,title=Check 3 not verified::qwen3.5-fp8-b200-sglang point 0: not verified: upstream-only: recipes/qwen3.5/b200-bf16.yaml lives in NVIDIA/srt-slurm, not in the InferenceX checkout",
+		// the newline is escaped, the local directory removed
+		4: "::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=120,title=Check 3 error::qwen3.5-fp8-b200-sglang point 1: error: benchmarks/multi_node/srt-slurm-recipes/qwen3.5/b200-fp4.yaml:12:3: mapping values are not allowed%0A  in this context",
+		5: "::error file=models/deepseek-ai/DeepSeek-R1.yaml,title=Check 3 differs::dsr1-fp8-h200-vllm row 1 agg (TP8): --max-num-seqs: upstream 256, inferencex 512",
+		7: "::error file=configs/nvidia-master.yaml,line=340,title=Check 3 no recipe covers this::dsr1-fp4-gb200-dynamo-vllm row 0 decode (DEP8): no recipe covers this",
+		// no location: no file=
+		10: "::error title=Check 3 link not merged::upstream link https://github.com/sgl-project/sglang/pull/12345: open (Check 3 (b) needs a merged PR or a published page)",
+		11: "::notice title=cookbook-sync::❌ Check 3: 8 gaps — error 2, prohibited 1, differs 1, no recipe covers this 1, link not merged 1, not verified 2 (annotations: 9 errors, 2 warnings)",
+	} {
+		if lines[i] != want {
+			t.Errorf("line %d:\n got %s\nwant %s", i, lines[i], want)
+		}
+	}
+}
+
+func TestPrinterEscape(t *testing.T) {
+	if got, want := escapeData("50% a:b,c\r\nd"), "50%25 a:b,c%0D%0Ad"; got != want {
+		t.Errorf("escapeData = %q, want %q", got, want)
+	}
+	if got, want := escapeProperty("50% a:b,c\r\nd"), "50%25 a%3Ab%2Cc%0D%0Ad"; got != want {
+		t.Errorf("escapeProperty = %q, want %q", got, want)
+	}
+}
+
+// TestPrinterNoLocalDir: only PrintText and PrintJSON may print a
+// checkout's local directory (RepoInfo.Dir); SARIF and annotations name
+// repositories by Repo and Commit and remove local directories from
+// messages (scrubDirs). (PrintMarkdown joins printers() with its golden
+// test.)
+func TestPrinterNoLocalDir(t *testing.T) {
+	for _, fx := range fixtures() {
+		for _, p := range printers() {
+			var b bytes.Buffer
+			if err := p.print(&b, fx.r()); err != nil {
+				t.Fatal(err)
+			}
+			has := strings.Contains(b.String(), "/home/someone")
+			switch {
+			case has && !p.localDir:
+				t.Errorf("%s.%s prints a local directory", fx.name, p.ext)
+			case !has && p.ext == "json":
+				t.Errorf("%s.%s lost RepoInfo.Dir", fx.name, p.ext)
+			}
+		}
+	}
+}
+
+// TestPrinterMarkdownShape checks what a reviewer relies on in the
+// Markdown: the verdict on the first line, each key's gaps once (no key
+// heading repeated), the exclusions once per key, and the cap with its
+// pointer to the JSON.
+func TestPrinterMarkdownShape(t *testing.T) {
+	var b bytes.Buffer
+	if err := PrintMarkdown(&b, fixtureAll(), MarkdownOptions{JSONHint: "cookbook-sync coverage --format json"}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	first, _, _ := strings.Cut(out, "\n")
+	if first != Headline(fixtureAll()) || !strings.HasPrefix(first, "❌ Check 3: ") {
+		t.Errorf("first line %q", first)
+	}
+	for _, h := range []string{"## Gaps", "## Exclusions (once per config key)", "## Evidence"} {
+		if strings.Count(out, "\n"+h+"\n") != 1 {
+			t.Errorf("%q appears %d times", h, strings.Count(out, "\n"+h+"\n"))
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "### ") && strings.Count(out, line+"\n") != 1 {
+			t.Errorf("heading %q repeated", line)
+		}
+	}
+	// cap: a limit that leaves room for the gaps only
+	b.Reset()
+	if err := PrintMarkdown(&b, fixtureAll(), MarkdownOptions{Limit: len(out) / 2, JSONHint: "cookbook-sync coverage --format json"}); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() > len(out)/2 || !strings.Contains(b.String(), "✂️ Cut to stay under") || !strings.Contains(b.String(), "`cookbook-sync coverage --format json`") {
+		t.Errorf("capped output (%d bytes, limit %d):\n%s", b.Len(), len(out)/2, b.String())
+	}
+	if !strings.HasPrefix(b.String(), first+"\n") {
+		t.Errorf("capped output lost the headline")
+	}
+}
+
+// TestPrinterHeadline covers the verdict line: covered, covered with
+// unverified points allowed, and gaps counted worst first.
+func TestPrinterHeadline(t *testing.T) {
+	ok := &Report{Points: []PointResult{{Status: StatusCompared, Verdict: compare.Covered}, {Status: StatusCompared, Verdict: compare.CoveredWithExclusions}}}
+	ok.Count()
+	if got := Headline(ok); got != "✅ Check 3: covered — covered 1, covered-with-exclusions 1" {
+		t.Errorf("covered: %q", got)
+	}
+	allowed := &Report{AllowUnverified: true, Points: []PointResult{{Status: StatusCompared, Verdict: compare.Covered}, {Status: StatusUpstreamOnly, Verdict: compare.UpstreamOnly}}}
+	allowed.Count()
+	if got := Headline(allowed); got != "✅ Check 3: covered — covered 1, not verified (allowed) 1" || allowed.Gap {
+		t.Errorf("allowed: %q gap %v", got, allowed.Gap)
+	}
+	gaps := &Report{Points: []PointResult{
+		{Status: StatusCompared, Verdict: compare.Differs}, {Status: StatusRecipeNotFound, Verdict: compare.RecipeNotFound},
+		{Status: StatusCompared, Verdict: compare.Differs}, {Status: StatusCompared, Verdict: compare.Prohibited},
+	}}
+	gaps.Count()
+	if got := Headline(gaps); got != "❌ Check 3: 4 gaps — prohibited 1, differs 2, not verified 1" {
+		t.Errorf("gaps: %q", got)
+	}
+	if gaps.Verdict != compare.Prohibited {
+		t.Errorf("report verdict %s", gaps.Verdict)
+	}
+}
