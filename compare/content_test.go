@@ -67,7 +67,7 @@ func service(t *testing.T, cb, rc launch.Process, role string) Result {
 func diffText(r Result) []string {
 	var out []string
 	for _, d := range r.Differences {
-		out = append(out, d.Setting+": cookbook "+val(d.Upstream)+", recipe "+val(d.InferenceX))
+		out = append(out, d.Setting+": upstream "+val(d.Upstream)+", inferencex "+val(d.InferenceX))
 	}
 	return out
 }
@@ -127,15 +127,15 @@ func TestCompareNginxAffinityByContent(t *testing.T) {
 	}{
 		{"same", testNginxConf([]string{"10.0.0.2", "10.0.0.3"}, "X-Correlation-ID", "600s"), CoveredWithExclusions, nil},
 		{"affinity off", testNginxConf([]string{"10.0.0.2", "10.0.0.3"}, "", "600s"), Differs,
-			[]string{`nginx.balance: cookbook hash $http_x_correlation_id consistent (map: "" → $request_id), recipe round robin`}},
+			[]string{`nginx.balance: upstream hash $http_x_correlation_id consistent (map: "" → $request_id), inferencex round robin`}},
 		{"other header", testNginxConf([]string{"10.0.0.2", "10.0.0.3"}, "X-Dynamo-Session-ID", "600s"), Differs,
-			[]string{`nginx.balance: cookbook hash $http_x_correlation_id consistent (map: "" → $request_id), recipe hash $http_x_dynamo_session_id consistent (map: "" → $request_id)`}},
+			[]string{`nginx.balance: upstream hash $http_x_correlation_id consistent (map: "" → $request_id), inferencex hash $http_x_dynamo_session_id consistent (map: "" → $request_id)`}},
 		{"keepalive", testNginxConf([]string{"10.0.0.2", "10.0.0.3"}, "X-Correlation-ID", "1200s"), Differs,
-			[]string{"nginx.http.keepalive_timeout: cookbook 600s, recipe 1200s", "nginx.http.upstream.keepalive_timeout: cookbook 600s, recipe 1200s"}},
+			[]string{"nginx.http.keepalive_timeout: upstream 600s, inferencex 1200s", "nginx.http.upstream.keepalive_timeout: upstream 600s, inferencex 1200s"}},
 		{"no keepalive (template before v1.0.40)", testNginxConf([]string{"10.0.0.2", "10.0.0.3"}, "X-Correlation-ID", ""), Differs,
-			[]string{"nginx.http.keepalive_timeout: cookbook 600s, recipe (absent)", "nginx.http.upstream.keepalive: cookbook 512, recipe (absent)",
-				"nginx.http.upstream.keepalive_timeout: cookbook 600s, recipe (absent)", "nginx.http.server.location /.proxy_http_version: cookbook 1.1, recipe (absent)",
-				`nginx.http.server.location /.proxy_set_header: cookbook Connection "", recipe (absent)`}},
+			[]string{"nginx.http.keepalive_timeout: upstream 600s, inferencex (absent)", "nginx.http.upstream.keepalive: upstream 512, inferencex (absent)",
+				"nginx.http.upstream.keepalive_timeout: upstream 600s, inferencex (absent)", "nginx.http.server.location /.proxy_http_version: upstream 1.1, inferencex (absent)",
+				`nginx.http.server.location /.proxy_set_header: upstream Connection "", inferencex (absent)`}},
 	} {
 		r := service(t, cb, recipeNginx(c.recipe), "nginx")
 		if r.Verdict != c.verdict || strings.Join(diffText(r), "\n") != strings.Join(c.diffs, "\n") {
@@ -178,13 +178,13 @@ func TestCompareFileByNameWhenOneSideHasOnlyThePath(t *testing.T) {
 	// unknown never counts as a match (coverage --srt-slurm-dir reads it)
 	r = service(t, w("deepep_config.json", file), w("/configs/deepep_config.json", ""), "decode")
 	if got := diffText(r); r.Verdict != Differs || len(got) != 1 ||
-		got[0] != `--deepep-config: cookbook {"normal_combine":{"num_sms":128},"normal_dispatch":{"num_sms":128}}, recipe (content not known: srt-slurm's own /configs/deepep_config.json; --srt-slurm-dir reads it)` {
+		got[0] != `--deepep-config: upstream {"normal_combine":{"num_sms":128},"normal_dispatch":{"num_sms":128}}, inferencex (content not known: srt-slurm's own /configs/deepep_config.json; an srt-slurm checkout (SrtSlurmDir) supplies it)` {
 		t.Errorf("path-only deepep: verdict %s, note %q, diffs %v", r.Verdict, r.Note, got)
 	}
 	// both sides carry the content: compared as JSON, inline or file
 	r = service(t, w("deepep_config.json", file), w(`{"normal_combine":{"num_sms":128},"normal_dispatch":{"num_sms":96}}`, ""), "decode")
 	if got := diffText(r); r.Verdict != Differs || len(got) != 1 ||
-		got[0] != `--deepep-config: cookbook {"normal_combine":{"num_sms":128},"normal_dispatch":{"num_sms":128}}, recipe {"normal_combine":{"num_sms":128},"normal_dispatch":{"num_sms":96}}` {
+		got[0] != `--deepep-config: upstream {"normal_combine":{"num_sms":128},"normal_dispatch":{"num_sms":128}}, inferencex {"normal_combine":{"num_sms":128},"normal_dispatch":{"num_sms":96}}` {
 		t.Errorf("inline deepep: verdict %s, diffs %v", r.Verdict, got)
 	}
 	r = service(t, w("deepep_config.json", file), w("/configs/deepep_config.json", strings.ReplaceAll(file, "128", "96")), "decode")
@@ -243,7 +243,7 @@ func TestCompareNATSMaxPayload(t *testing.T) {
 	}
 	// the recipe asks for 64 MiB: compared
 	r = service(t, cookbookNATS(32<<20), recipeNATS(64), "nats")
-	if got := diffText(r); r.Verdict != Differs || strings.Join(got, "|") != "nats.max_payload: cookbook 33554432, recipe 67108864" {
+	if got := diffText(r); r.Verdict != Differs || strings.Join(got, "|") != "nats.max_payload: upstream 33554432, inferencex 67108864" {
 		t.Errorf("32/64: verdict %s diffs %v", r.Verdict, got)
 	}
 	// the recipe asks for nothing and nothing rides on srt-slurm's NATS:
@@ -258,7 +258,7 @@ func TestCompareNATSMaxPayload(t *testing.T) {
 		Env: []launch.EnvVar{{Name: "DYN_REQUEST_PLANE", Value: "nats", Origin: launch.Origin{Kind: launch.OriginRecipe, Path: "backend.agg_environment.DYN_REQUEST_PLANE"}}}}
 	got := run(t, &launch.Deployment{Processes: []launch.Process{cookbookNATS(32 << 20), worker}},
 		&launch.Deployment{Processes: []launch.Process{recipeNATS(0), worker}})
-	if n := got["nats"]; n.Verdict != Differs || strings.Join(diffText(n), "|") != "nats.max_payload: cookbook 33554432, recipe (absent)" {
+	if n := got["nats"]; n.Verdict != Differs || strings.Join(diffText(n), "|") != "nats.max_payload: upstream 33554432, inferencex (absent)" {
 		t.Errorf("32/default, request plane nats: verdict %s diffs %v", n.Verdict, diffText(n))
 	}
 	// 1 MiB written out is nats-server's default
@@ -294,18 +294,18 @@ func TestCompareServicesLikeWorkers(t *testing.T) {
 	rc.Program = "/configs/etcd"
 	rc.Args[2].Values = []string{"http://10.0.0.0:2379"}
 	r := service(t, etcd(), rc, "etcd")
-	if got := diffText(r); r.Verdict != Differs || strings.Join(got, "|") != "--quota-backend-bytes: cookbook (absent), recipe 8589934592" {
+	if got := diffText(r); r.Verdict != Differs || strings.Join(got, "|") != "--quota-backend-bytes: upstream (absent), inferencex 8589934592" {
 		t.Errorf("etcd: verdict %s diffs %v", r.Verdict, got)
 	}
 	rc = etcd()
 	rc.CountNodes = 3
-	if r := service(t, etcd(), rc, "etcd"); strings.Join(diffText(r), "|") != "count: cookbook 1, recipe 3" {
+	if r := service(t, etcd(), rc, "etcd"); strings.Join(diffText(r), "|") != "count: upstream 1, inferencex 3" {
 		t.Errorf("etcd count: %v", diffText(r))
 	}
 	// an env var the recipe sets on a service is compared
 	rc = etcd()
 	rc.Env = env("ETCD_SNAPSHOT_COUNT", "10000")
-	if r := service(t, etcd(), rc, "etcd"); strings.Join(diffText(r), "|") != "env ETCD_SNAPSHOT_COUNT: cookbook (absent), recipe 10000" {
+	if r := service(t, etcd(), rc, "etcd"); strings.Join(diffText(r), "|") != "env ETCD_SNAPSHOT_COUNT: upstream (absent), inferencex 10000" {
 		t.Errorf("etcd env: %v", diffText(r))
 	}
 	// a service kind compare has no name for is compared, never dropped
@@ -313,7 +313,7 @@ func TestCompareServicesLikeWorkers(t *testing.T) {
 		return launch.Process{Kind: "lmcache-server", Program: "lmcache_server", Args: args("--max-cache-size", size)}
 	}
 	r = service(t, lm("64"), lm("128"), "lmcache-server")
-	if r.Verdict != Differs || strings.Join(diffText(r), "|") != "--max-cache-size: cookbook 64, recipe 128" {
+	if r.Verdict != Differs || strings.Join(diffText(r), "|") != "--max-cache-size: upstream 64, inferencex 128" {
 		t.Errorf("lmcache-server: verdict %s diffs %v", r.Verdict, diffText(r))
 	}
 	rs, err := Compare(&launch.Deployment{}, &launch.Deployment{Processes: []launch.Process{lm("64")}}, Options{})
@@ -331,14 +331,14 @@ func TestCompareDynEnv(t *testing.T) {
 		return launch.Process{Kind: launch.KindDynamoFrontend, Program: "python3 -m dynamo.frontend", Env: env(e...)}
 	}
 	r := service(t, fe("DYN_ROUTER_TEMPERATURE", "10000000", "DYN_REQUEST_PLANE", "tcp"), fe("DYN_ROUTER_TEMPERATURE", "0.0", "DYN_REQUEST_PLANE", "tcp"), "frontend")
-	if r.Verdict != Differs || strings.Join(diffText(r), "|") != "env DYN_ROUTER_TEMPERATURE: cookbook 10000000, recipe 0" {
+	if r.Verdict != Differs || strings.Join(diffText(r), "|") != "env DYN_ROUTER_TEMPERATURE: upstream 10000000, inferencex 0" {
 		t.Errorf("frontend: verdict %s diffs %v", r.Verdict, diffText(r))
 	}
 	w := func(e ...string) launch.Process {
 		return launch.Process{Kind: launch.KindWorker, Role: launch.RolePrefill, Program: "python3 -m dynamo.sglang", Env: env(e...)}
 	}
 	r = service(t, w("DYN_SYSTEM_PORT", "8081"), w("DYN_SYSTEM_PORT", "7500", "DYN_ROUTER_SESSION_AFFINITY_TTL_SECS", "3600", "DYN_TOKENIZER", "fast"), "prefill")
-	if r.Verdict != Differs || strings.Join(diffText(r), "|") != "env DYN_ROUTER_SESSION_AFFINITY_TTL_SECS: cookbook (absent), recipe 3600|env DYN_TOKENIZER: cookbook (absent), recipe fast" ||
+	if r.Verdict != Differs || strings.Join(diffText(r), "|") != "env DYN_ROUTER_SESSION_AFFINITY_TTL_SECS: upstream (absent), inferencex 3600|env DYN_TOKENIZER: upstream (absent), inferencex fast" ||
 		len(r.Excluded) != 1 || r.Excluded[0].Rule != "harness-dyn-env" {
 		t.Errorf("prefill: verdict %s diffs %v excluded %+v", r.Verdict, diffText(r), r.Excluded)
 	}
@@ -371,7 +371,7 @@ func TestCompareMooncakeMaster(t *testing.T) {
 		t.Errorf("excluded %v\nwant %s", ex, want)
 	}
 	rc.Args[5] = launch.Arg{Flag: "--rpc_thread_num=32"}
-	if r := service(t, cb, rc, "mooncake-master"); strings.Join(diffText(r), "|") != "--rpc-thread-num: cookbook 16, recipe 32" {
+	if r := service(t, cb, rc, "mooncake-master"); strings.Join(diffText(r), "|") != "--rpc-thread-num: upstream 16, inferencex 32" {
 		t.Errorf("rpc threads: %v", diffText(r))
 	}
 }

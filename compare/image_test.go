@@ -24,9 +24,9 @@ func TestCompareWorkerImage(t *testing.T) {
 		{"lmsysorg/sglang:v0.5.16-cu130@sha256:abc", "lmsysorg/sglang:v0.5.16-cu130", Covered, nil},
 		{"docker://lmsysorg/sglang:v0.5.16-cu130", "lmsysorg/sglang:v0.5.16-cu130", Covered, nil},
 		{"lmsysorg/sglang:v0.5.16-cu130@sha256:abc", "lmsysorg/sglang:v0.5.16-cu130@sha256:def", Differs,
-			[]string{"image: cookbook lmsysorg/sglang:v0.5.16-cu130@sha256:abc, recipe lmsysorg/sglang:v0.5.16-cu130@sha256:def"}},
+			[]string{"image: upstream lmsysorg/sglang:v0.5.16-cu130@sha256:abc, inferencex lmsysorg/sglang:v0.5.16-cu130@sha256:def"}},
 		{"lmsysorg/sglang:v0.5.16-cu130", "dynamo-sglang-mut", Differs,
-			[]string{"image: cookbook lmsysorg/sglang:v0.5.16-cu130, recipe dynamo-sglang-mut:latest"}},
+			[]string{"image: upstream lmsysorg/sglang:v0.5.16-cu130, inferencex dynamo-sglang-mut:latest"}},
 		{"lmsysorg/sglang:v0.5.16-cu130", "", Covered, nil},
 		{"", "lmsysorg/sglang:v0.5.17-cu130", Covered, nil},
 	} {

@@ -48,7 +48,7 @@ func TestCorpusContentRegressions(t *testing.T) {
 	}
 	type want struct {
 		role, setting, upstream, inferencex string
-		verdict                         compare.Verdict
+		verdict                             compare.Verdict
 	}
 	for _, c := range []struct {
 		name, old, new string

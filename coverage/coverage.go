@@ -83,7 +83,24 @@ func (e *OptionError) Error() string {
 	if e.Value == "" {
 		return e.Field + ": " + e.Msg
 	}
-	return fmt.Sprintf("%s %s: %s", e.Field, launch.QuotePath(e.Value), e.Msg)
+	return fmt.Sprintf("%s %s%s", e.Field, launch.QuotePath(e.Value), msgSep(e.Msg))
+}
+
+// msgSep joins a value and a message: " is …" reads on, others follow ": ".
+func msgSep(msg string) string {
+	if strings.HasPrefix(msg, "is ") || strings.HasPrefix(msg, "has ") {
+		return " " + msg
+	}
+	return ": " + msg
+}
+
+// FlagError is e with Field replaced by flag (the CLI's name for it):
+// "<flag> <quoted Value> is …" or "<flag> <quoted Value>: …".
+func (e *OptionError) FlagError(flag string) string {
+	if e.Value == "" {
+		return flag + ": " + e.Msg
+	}
+	return fmt.Sprintf("%s %s%s", flag, launch.QuotePath(e.Value), msgSep(e.Msg))
 }
 
 // Unwrap gives ErrUsage and the underlying error.
@@ -134,12 +151,6 @@ func relTo(dir, p string) string {
 	return filepath.ToSlash(r)
 }
 
-// repoInfo describes the checkout dir of the GitHub repository named repo
-// (its well-known name, replaced by the origin remote's when the checkout
-// has one; see gitRepo.github). Repo is set only with a commit.
-func repoInfo(dir, repo string) report.RepoInfo {
-	return report.RepoInfo{Dir: dir}
-}
 
 // Run runs Check 3 coverage: for every point of every AgentX snippet
 // under CookbookDir/docs/src/snippets/agentx/**/*.jsx whose provenance cites
@@ -172,8 +183,8 @@ func repoInfo(dir, repo string) report.RepoInfo {
 // with the best exact match (Compare, vLLM normalisation), or reported as
 // NotCovered with the nearest candidate. CookbookDir may then be empty.
 //
-// Errors: bad options (wrapping ErrUsage: neither --cookbook nor
-// --vllm-recipes, a missing directory, no master config for the vLLM part,
+// Errors: bad options (*OptionError, wrapping ErrUsage: neither
+// CookbookDir nor VLLMRecipesDir, a missing directory, no master config for the vLLM part,
 // nothing to compare: no cookbook point citing a recipe in a cell matching
 // ConfigKey, no vLLM-family key matching it), no snippet found, a snippet that does not parse (*cookbook.Error with
 // file:line:col), a vLLM recipes tree that cannot be indexed at all
@@ -193,7 +204,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		}
 		st, err := os.Stat(d.dir)
 		if err != nil || !st.IsDir() {
-			return nil, &OptionError{Field: d.field, Value: d.dir, Msg: "not a directory"}
+			return nil, &OptionError{Field: d.field, Value: d.dir, Msg: "is not a directory"}
 		}
 	}
 	ex := opt.Exclusions
@@ -211,7 +222,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		SchemaVersion:   report.SchemaVersion,
 		SchemaRevision:  report.SchemaRevision,
 		Policy:          report.PolicyInfo{Version: ex.PolicyVersion(), Policies: ex.Policies()},
-		InferenceX:      repoInfo(opt.InfxDir, "SemiAnalysisAI/InferenceX"),
+		InferenceX:      report.RepoInfo{Dir: opt.InfxDir},
 		AllowUnverified: opt.AllowUnverified,
 	}
 	ixRepo := openRepo(opt.InfxDir)
@@ -233,7 +244,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 				rep.Warnings = append(rep.Warnings, w.String())
 				continue
 			}
-			// A key asked for (--config-key) that does not load is bad
+			// A key asked for (ConfigKey) that does not load is bad
 			// input, never a silently smaller comparison.
 			_, err := ws.Entry(w.Key)
 			return nil, err
@@ -244,7 +255,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		c.render = srtSlurmRenderer()
 	}
 	if opt.SrtSlurmDir != "" {
-		si := repoInfo(opt.SrtSlurmDir, "NVIDIA/srt-slurm")
+		si := report.RepoInfo{Dir: opt.SrtSlurmDir}
 		if r := openRepo(opt.SrtSlurmDir); r != nil {
 			si.Commit, si.Repo = r.head, r.github("NVIDIA/srt-slurm")
 		}
@@ -266,7 +277,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		if err != nil {
 			rep.VLLMRecipeErrors = strings.Split(err.Error(), "\n")
 		}
-		vi := repoInfo(opt.VLLMRecipesDir, "vllm-project/recipes")
+		vi := report.RepoInfo{Dir: opt.VLLMRecipesDir}
 		if r := openRepo(opt.VLLMRecipesDir); r != nil {
 			vi.Commit, vi.Repo = r.head, r.github("vllm-project/recipes")
 		}
@@ -282,12 +293,15 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 			return nil, &OptionError{Field: "InfxDir", Value: opt.InfxDir, Msg: "no vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) in its master configs: nothing was compared"}
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // a point or row may have been cut short
+	}
 	rep.LocalDirs = localDirs(opt.InfxDir, opt.CookbookDir, opt.VLLMRecipesDir, opt.SrtSlurmDir)
 	rep.Count()
 	return rep, nil
 }
 
-// infxOpenError is the error of an --infx that infx.Open could not use:
+// infxOpenError is the error of an InferenceX directory that infx.Open could not use:
 // a master config that cannot be read or parsed (a *launch.InputError with
 // file:line:col), or a directory that holds no master config and nothing
 // else of an InferenceX checkout (configs/, benchmarks/, runners/,
@@ -306,7 +320,7 @@ func infxOpenError(dir string, err error) error {
 			return nil
 		}
 	}
-	return &OptionError{Field: "InfxDir", Value: dir, Msg: fmt.Sprintf("not an InferenceX checkout (no configs/, benchmarks/, runners/, inferencex-e2e/ or .github/): %v", err), Err: err}
+	return &OptionError{Field: "InfxDir", Value: dir, Msg: fmt.Sprintf("is not an InferenceX checkout (no configs/, benchmarks/, runners/, inferencex-e2e/ or .github/): %v", err), Err: err}
 }
 
 // cookbookCoverage is the cookbook part of Run (c.ws may be nil).
@@ -317,7 +331,7 @@ func (c *run) cookbookCoverage() error {
 		return err
 	}
 	cbRepo := openRepo(opt.CookbookDir)
-	ci := repoInfo(opt.CookbookDir, "sgl-project/sglang")
+	ci := report.RepoInfo{Dir: opt.CookbookDir}
 	if cbRepo != nil {
 		ci.Commit, ci.Repo = cbRepo.head, cbRepo.github("sgl-project/sglang")
 	}
@@ -380,9 +394,6 @@ func (c *run) cookbookCoverage() error {
 				pr.Line = cellLine(src, cell.ID)
 				c.comparePoint(&pr, f, sel, model)
 				noteDrift(&pr)
-				if pr.Status != report.StatusCompared {
-					pr.Verdict = pr.Status.Verdict()
-				}
 				rep.Points = append(rep.Points, pr)
 			}
 		}
@@ -404,6 +415,12 @@ type renderResult struct {
 }
 
 func (c *run) comparePoint(pr *report.PointResult, f *cookbook.File, sel cookbook.Selection, model string) {
+	defer func() {
+		// a point that was not compared has its status's verdict
+		if pr.Status != report.StatusCompared {
+			pr.Verdict = pr.Status.Verdict()
+		}
+	}()
 	opt, ws, repo, render, cache, ex, rules := c.opt, c.ws, c.ixRepo, c.render, c.renders, c.ex, c.rules
 	infxDir := opt.InfxDir
 	cited := infx.ResolveRecipe(infxDir, pr.Recipe, infx.ResolveOptions{Form: infx.FormCitation})
@@ -429,9 +446,9 @@ func (c *run) comparePoint(pr *report.PointResult, f *cookbook.File, sel cookboo
 	}
 	cloneRef := cited.SrtSlurm != ""
 	if dec, err := f.Decode(sel); err == nil && (file != "" || cloneRef) {
-		// A cited file that is in --infx, or a path of the srt-slurm clone
+		// A cited file that is in the InferenceX checkout, or a path of the srt-slurm clone
 		// (CONFIG_FILE form): rendered as the launcher submits it. A cited
-		// file that is not in --infx at all (a later InferenceX commit's
+		// file that is not in the InferenceX checkout at all (a later InferenceX commit's
 		// path) stays "recipe not found" below.
 		if d, handled := c.launcherRender(pr, f, sel, &dec.Deployment); handled {
 			if d != nil {
@@ -452,7 +469,7 @@ func (c *run) comparePoint(pr *report.PointResult, f *cookbook.File, sel cookboo
 	fromDir := ""
 	if file == "" && cloneRef && opt.SrtSlurmDir != "" {
 		// A cited recipes/… path of the srt-slurm clone that no launcher of
-		// the checkout resolved: read from --srt-slurm-dir.
+		// the checkout resolved: read from SrtSlurmDir.
 		c := filepath.Join(opt.SrtSlurmDir, filepath.FromSlash(strings.TrimPrefix(path.Clean("/"+pr.Recipe), "/")))
 		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
 			file, rel = c, pr.Recipe
@@ -566,7 +583,7 @@ func snippetFiles(dir string) ([]string, error) {
 
 // noteDrift qualifies every difference of a point whose recipe may have
 // moved since the cookbook point was generated: the recipe changed since
-// prov.sha, prov.sha is not in --infx (also when --infx has no git
+// prov.sha, prov.sha is not in the InferenceX checkout (also when the InferenceX checkout has no git
 // history), or the concurrency moved (MatchPoint drift). A reader then knows the difference may be commit drift rather
 // than a documentation gap.
 func noteDrift(pr *report.PointResult) {

@@ -77,7 +77,7 @@ func (g *gitRepo) treeAt(sha string) (*object.Tree, error) {
 	return t, nil
 }
 
-// drift compares the working-tree file rel (relative to the --infx dir)
+// drift compares the working-tree file rel (relative to the InfxDir dir)
 // with the same path at commit provSHA.
 func (g *gitRepo) drift(rel, provSHA string) report.Drift {
 	if g == nil {

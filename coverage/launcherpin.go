@@ -17,7 +17,7 @@ import (
 // the master-config point it was measured as submits it: the srt-slurm ref
 // the launcher clones (its injected flags and env), the recipe it actually
 // hands to `srtctl apply` (a copy from the checkout, or the clone's own file
-// read from --srt-slurm-dir), the launcher's in-place edits of it and its
+// read from SrtSlurmDir), the launcher's in-place edits of it and its
 // setup-script override (infx.Workspace.Render, infx/multinode.go; source:
 // InferenceX runners/launch_*.sh multi-node branch). handled is false when
 // that point cannot be found (no master configs, no matching row, not a
@@ -42,7 +42,7 @@ func (c *run) launcherRender(pr *report.PointResult, f *cookbook.File, sel cookb
 	key := "launcher\x00" + pr.ConfigKey + "\x00" + strconv.Itoa(p.Row) + "\x00" + strconv.Itoa(p.Concurrency)
 	rr, ok := cache[key]
 	if !ok {
-		dd, err := ws.Render(p, infx.Options{SrtSlurmVersion: opt.SrtSlurmVersion})
+		dd, err := ws.Render(c.ctx, p, infx.Options{SrtSlurmVersion: opt.SrtSlurmVersion})
 		rr = renderResult{d: &dd, err: err}
 		cache[key] = rr
 	}

@@ -249,7 +249,7 @@ func (c *run) compareScript(pr *report.PointResult, f *cookbook.File, sel cookbo
 		key := "script\x00" + file + "\x00" + pr.ConfigKey + "\x00" + strconv.Itoa(p.Row) + "\x00" + strconv.Itoa(p.Concurrency)
 		rr, ok := cache[key]
 		if !ok {
-			d, err := ws.Render(p, infx.Options{})
+			d, err := ws.Render(c.ctx, p, infx.Options{})
 			rr = renderResult{d: &d, err: err}
 			cache[key] = rr
 		}

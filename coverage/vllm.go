@@ -72,7 +72,7 @@ func (c *run) vllmCoverage(ix *recipes.Index) ([]report.VLLMKey, error) {
 			var rerr error
 			fp := fmt.Sprintf("%d\x00%s\x00%s\x00%s", p.Row, st, p.Recipe+p.Script, p.Selector)
 			if st == report.StatusCompared {
-				d, rerr = ws.Render(p, infx.Options{})
+				d, rerr = ws.Render(c.ctx, p, infx.Options{})
 				var pe *infx.PointError
 				if errors.As(rerr, &pe) {
 					// A status (unsupported, ambiguous, missing): the

@@ -316,7 +316,7 @@ func renderKey(ctx context.Context, ws *infx.Workspace, k string, ex *exclusions
 			kr.skipped = append(kr.skipped, Skipped{k, p.Row, p.Concurrency, string(p.Status) + ": " + p.Note})
 			continue
 		}
-		d, err := ws.Render(p, opt.RenderOptions)
+		d, err := ws.Render(ctx, p, opt.RenderOptions)
 		if err != nil {
 			kr.skipped = append(kr.skipped, Skipped{k, p.Row, p.Concurrency, err.Error()})
 			continue

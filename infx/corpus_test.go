@@ -1,6 +1,7 @@
 package infx
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -55,7 +56,7 @@ func TestCorpusRenderAll(t *testing.T) {
 	if refs != 465 {
 		t.Errorf("CONFIG_FILE references = %d, want 465", refs)
 	}
-	s, err := ws.RenderAll(nil, Options{})
+	s, err := ws.RenderAll(context.Background(), nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestCorpusPair1(t *testing.T) {
 			break
 		}
 	}
-	d, err := ws.Render(*p, Options{})
+	d, err := ws.Render(context.Background(), *p, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func BenchmarkRenderAllKeys(b *testing.B) {
 			b.Fatal(err)
 		}
 		ws.SrtSlurmDir = filepath.Join(corpusInfx, "_external", "NVIDIA+srt-slurm")
-		s, err := ws.RenderAll(nil, Options{})
+		s, err := ws.RenderAll(context.Background(), nil, Options{})
 		if err != nil || s.Errors != 0 {
 			b.Fatal(err, s.Failures)
 		}
@@ -206,7 +207,7 @@ func TestCorpusRenderCache(t *testing.T) {
 				continue
 			}
 			a, errA := ws.render(p, Options{}, cache)
-			b, errB := ws.Render(p, Options{})
+			b, errB := ws.Render(context.Background(), p, Options{})
 			ja, _ := json.Marshal(a)
 			jb, _ := json.Marshal(b)
 			if (errA == nil) != (errB == nil) || string(ja) != string(jb) {
@@ -233,7 +234,7 @@ func TestCorpusRenderAllNewLayout(t *testing.T) {
 	if ws.Layout != LayoutNew {
 		t.Errorf("layout = %s", ws.Layout)
 	}
-	s, err := ws.RenderAll(nil, Options{})
+	s, err := ws.RenderAll(context.Background(), nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package infx
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -349,7 +350,7 @@ func TestHostileFailingRunsOnce(t *testing.T) {
 	ws := copyLaunch(t, [3]string{"benchmarks/single_node/fixed_seq_len/m3_fp8_b200_vllm.sh", "vllm serve \"$MODEL\"", "while :; do sleep 1; done\nvllm serve \"$MODEL\""})
 	p := pointAt(t, ws, "m3-fp8-b200-vllm", 0, 8)
 	start := time.Now()
-	_, err := ws.Render(p, Options{ScriptTimeout: 1500 * time.Millisecond, ScriptSteps: 1 << 30})
+	_, err := ws.Render(context.Background(), p, Options{ScriptTimeout: 1500 * time.Millisecond, ScriptSteps: 1 << 30})
 	took := time.Since(start)
 	if !errors.Is(err, ErrScriptLimit) {
 		t.Fatalf("err = %v, want ErrScriptLimit", err)

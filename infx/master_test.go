@@ -1,14 +1,16 @@
 package infx
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"github.com/cookbook-sync/cookbook-sync/internal/fuzzbound"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/fuzzbound"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
@@ -91,7 +93,7 @@ func TestPointsOldLayout(t *testing.T) {
 	if up.RefPos.Line != 145 || up.RefPos.Col != 13 || !strings.Contains(up.Note, "NVIDIA/srt-slurm") {
 		t.Errorf("upstream-only point: pos %v note %q", up.RefPos, up.Note)
 	}
-	_, err = ws.Render(up, Options{})
+	_, err = ws.Render(context.Background(), up, Options{})
 	if !errors.Is(err, ErrNotRenderable) || !strings.Contains(err.Error(), "nvidia-master.yaml:145:13: ") || !strings.Contains(err.Error(), "upstream-only") {
 		t.Errorf("render upstream-only: %v", err)
 	}
@@ -163,7 +165,7 @@ func TestRenderOldRecipes(t *testing.T) {
 		t.Errorf("no selector: %v", err)
 	}
 	// An unknown srt-slurm version is an error placed at the reference.
-	_, err = ws.Render(pointAt(t, ws, "dsr1-fp4-gb200-dynamo-sglang", 0, 4), Options{SrtSlurmVersion: "v9.9.9"})
+	_, err = ws.Render(context.Background(), pointAt(t, ws, "dsr1-fp4-gb200-dynamo-sglang", 0, 4), Options{SrtSlurmVersion: "v9.9.9"})
 	if err == nil || !strings.Contains(err.Error(), "nvidia-master.yaml:117:13") {
 		t.Errorf("unknown version: %v", err)
 	}
@@ -194,7 +196,7 @@ func TestRenderNewLayout(t *testing.T) {
 		t.Errorf("prefill gpus/node = %d", pre[0].GPUsPerNode)
 	}
 	// Unknown selector: named at the master's srt-recipe, line:col.
-	_, err = ws.Render(pts[2], Options{})
+	_, err = ws.Render(context.Background(), pts[2], Options{})
 	if err == nil || !strings.Contains(err.Error(), "inferencex-e2e/configs/nvidia-master.yaml:35:21: ") || !strings.Contains(err.Error(), "override_tp8_tp8_c16") {
 		t.Errorf("unknown selector: %v", err)
 	}
@@ -232,7 +234,7 @@ func TestRenderNewLayout(t *testing.T) {
 		"--model-path zai-org/GLM-5.2-FP8", "--tp 8", "--speculative-algorithm EAGLE", "--cuda-graph-max-bs 8", "--port 8888",
 	})
 
-	s, err := ws.RenderAll(nil, Options{})
+	s, err := ws.RenderAll(context.Background(), nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package infx
 
 import (
+	"context"
 	"errors"
 	"maps"
 	"os"
@@ -40,7 +41,7 @@ func TestMultinodeLauncherSubmission(t *testing.T) {
 	if pts[0].Status != StatusOK || !slices.Equal(pts[0].Launchers, []string{"runners/launch_h200-x.sh"}) {
 		t.Fatalf("point 0: status %s launchers %v", pts[0].Status, pts[0].Launchers)
 	}
-	d, err := ws.Render(pts[0], Options{})
+	d, err := ws.Render(context.Background(), pts[0], Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestMultinodeLauncherSubmission(t *testing.T) {
 	}
 
 	// Row 1: the clone's own file, upstream-only without --srt-slurm-dir.
-	_, err = ws.Render(pts[1], Options{})
+	_, err = ws.Render(context.Background(), pts[1], Options{})
 	var pe *PointError
 	if !errors.As(err, &pe) || pe.Status != StatusUpstreamOnly ||
 		pe.Note != "recipe recipes/h200/8k1k/upstream-only.yaml is not copied from the checkout: the launcher submits the file of its srt-slurm clone NVIDIA/srt-slurm@v1.0.44 (runners/launch_h200-x.sh:8:5)" {
@@ -85,11 +86,11 @@ func TestMultinodeLauncherSubmission(t *testing.T) {
 	// With an srt-slurm checkout at another ref: rendered with the
 	// launcher's profile, with a commit-drift note.
 	ws.SrtSlurmDir, ws.SrtSlurmVersion = "testdata/multinode-srt", "v1.0.68"
-	d, err = ws.Render(pts[1], Options{})
+	d, err = ws.Render(context.Background(), pts[1], Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Source.SrtSlurm != "v1.0.44" || !slices.Contains(d.Notes, "recipe recipes/h200/8k1k/upstream-only.yaml read from --srt-slurm-dir (v1.0.68); the launcher runs it at v1.0.44, where it may differ (possible commit drift)") {
+	if d.Source.SrtSlurm != "v1.0.44" || !slices.Contains(d.Notes, "recipe recipes/h200/8k1k/upstream-only.yaml read from the srt-slurm checkout (SrtSlurmDir, v1.0.68); the launcher runs it at v1.0.44, where it may differ (possible commit drift)") {
 		t.Errorf("row 1 with --srt-slurm-dir: source %+v notes %q", d.Source, d.Notes)
 	}
 	if v := flagValue(d.Processes[2], "--mem-fraction-static"); !slices.Equal(v, []string{"0.85"}) {
@@ -98,7 +99,7 @@ func TestMultinodeLauncherSubmission(t *testing.T) {
 
 	// A fork of srt-slurm: its rules are not covered.
 	pts, _ = ws.Points("m2-fp8-h200-dynamo-sglang")
-	_, err = ws.Render(pts[0], Options{})
+	_, err = ws.Render(context.Background(), pts[0], Options{})
 	if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, "the srt-slurm fork someone/srt-slurm-fork@0123456789abcdef0123456789abcdef01234567 (runners/launch_h200-x.sh:16:5): the fork's rendering rules are not covered") {
 		t.Errorf("fork: %v", err)
 	}
@@ -114,7 +115,7 @@ func TestMultinodeContainers(t *testing.T) {
 		t.Fatal(err)
 	}
 	pts, _ := ws.Points("m1-fp8-h200-dynamo-sglang")
-	d, err := ws.Render(pts[0], Options{})
+	d, err := ws.Render(context.Background(), pts[0], Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestAttachSrtSlurmConfigs(t *testing.T) {
 	AttachSrtSlurmConfigs(procs, dir, "v1.0.68", "v1.0.50")
 	fc := procs[0].FileContents
 	if len(fc) != 1 || fc[0].Path != "/configs/deepep_config.json" || fc[0].Content != `{"a":1}` ||
-		fc[0].Origin.Detail != "srt-slurm configs/ read from --srt-slurm-dir (v1.0.68); the launcher runs srt-slurm v1.0.50, where it may differ (possible commit drift)" {
+		fc[0].Origin.Detail != "srt-slurm configs/ read from the srt-slurm checkout (SrtSlurmDir) (v1.0.68); the launcher runs srt-slurm v1.0.50, where it may differ (possible commit drift)" {
 		t.Errorf("file contents %+v", fc)
 	}
 	AttachSrtSlurmConfigs(procs, "", "", "")
@@ -185,7 +186,7 @@ func TestMultinodeApplyOutsideClone(t *testing.T) {
 	}
 	ws.SrtSlurmDir = "testdata/multinode-srt"
 	pts, _ := ws.Points("m1-fp8-h200-dynamo-sglang")
-	_, err = ws.Render(pts[0], Options{})
+	_, err = ws.Render(context.Background(), pts[0], Options{})
 	var pe *PointError
 	if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, "srtctl apply -f ../../../../etc/passwd names a file outside the srt-slurm clone and the checkout") {
 		t.Errorf("got %v", err)
@@ -351,5 +352,5 @@ func renderWithLine(t *testing.T, setup func(dir string) error, line string) (la
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ws.Render(pts[0], Options{})
+	return ws.Render(context.Background(), pts[0], Options{})
 }

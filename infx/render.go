@@ -1,6 +1,7 @@
 package infx
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -28,15 +29,29 @@ type Options struct {
 	// DefaultScriptTimeout, DefaultScriptSteps).
 	ScriptTimeout time.Duration
 	ScriptSteps   int
+
+	// ctx is the caller's context (Render, RenderAll): every script run
+	// of the rendering stops when it is done.
+	ctx context.Context
 }
 
 // Render renders one point into the processes it starts. Recipes go
 // through package infx/srtslurm with the master entry's model and image;
 // scripts run in the RunScript sandbox with the point's environment.
 // Errors: ErrNotRenderable (wrapped, with the point's note) for a status
-// other than StatusOK; recipe and script errors carry file:line:col.
-func (ws *Workspace) Render(p Point, opt Options) (launch.Deployment, error) {
-	return ws.render(p, opt, nil)
+// other than StatusOK; recipe and script errors carry file:line:col;
+// ctx.Err() when ctx is done before the rendering finished (script runs
+// stop at once).
+func (ws *Workspace) Render(ctx context.Context, p Point, opt Options) (launch.Deployment, error) {
+	if err := ctx.Err(); err != nil {
+		return launch.Deployment{}, err
+	}
+	opt.ctx = ctx
+	d, err := ws.render(p, opt, nil)
+	if cerr := ctx.Err(); cerr != nil && err != nil {
+		return launch.Deployment{}, cerr
+	}
+	return d, err
 }
 
 // render is Render with an optional cache of loaded recipes (RenderAll).
@@ -211,8 +226,10 @@ type PointResult struct {
 // RenderAll renders every point of every config key (or of keys, when
 // given) and counts the outcomes; Summary.ConfigKeys lists each key's
 // points with their outcome. Render errors are counted and listed, never
-// fatal; only an unknown key is an error.
-func (ws *Workspace) RenderAll(keys []string, opt Options) (Summary, error) {
+// fatal; only an unknown key is an error, and ctx.Err() when ctx is done
+// before every point was rendered (the summary so far is not returned).
+func (ws *Workspace) RenderAll(ctx context.Context, keys []string, opt Options) (Summary, error) {
+	opt.ctx = ctx
 	if keys == nil {
 		keys = ws.ConfigKeys()
 	}
@@ -228,6 +245,9 @@ func (ws *Workspace) RenderAll(keys []string, opt Options) (Summary, error) {
 	}
 	scripts := ws.renderScripts(points, opt)
 	for i, k := range keys {
+		if err := ctx.Err(); err != nil {
+			return Summary{}, err
+		}
 		pts := points[i]
 		e, _ := ws.Entry(k)
 		ks := KeySummary{ConfigKey: k, Framework: e.Framework, InScope: InScope(e.Framework)}
@@ -307,6 +327,9 @@ func (ws *Workspace) RenderAll(keys []string, opt Options) (Summary, error) {
 		}
 		s.ConfigKeys = append(s.ConfigKeys, ks)
 	}
+	if err := ctx.Err(); err != nil {
+		return Summary{}, err
+	}
 	return s, nil
 }
 
@@ -351,6 +374,9 @@ func (ws *Workspace) renderScripts(points [][]Point, opt Options) map[scriptKey]
 		}()
 	}
 	for _, p := range todo {
+		if opt.ctx != nil && opt.ctx.Err() != nil {
+			break // RenderAll reports ctx.Err()
+		}
 		next <- p
 	}
 	close(next)

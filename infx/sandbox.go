@@ -590,7 +590,11 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 			sb.base[k] = v
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opt.Timeout)
+	parent := opt.ctx
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(parent, opt.Timeout)
 	defer cancel()
 	sb.stop = cancel
 	sb.aw = &arithWatch{w: &sb.out, stop: cancel}

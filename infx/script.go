@@ -269,6 +269,9 @@ func replCheck(args []string) error {
 
 // ScriptOptions bound and configure one script run.
 type ScriptOptions struct {
+	// ctx, when set, is the context of the rendering the run is part of
+	// (Workspace.Render): the run stops when it is done.
+	ctx context.Context
 	// Env is the point's environment, "NAME=value" (MODEL, TP, EP_SIZE,
 	// CONC, ISL, OSL, …). Nothing from the host environment is passed.
 	Env []string

@@ -1,14 +1,16 @@
 package infx
 
 import (
+	"context"
 	"errors"
-	"github.com/cookbook-sync/cookbook-sync/internal/fuzzbound"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/fuzzbound"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
@@ -48,7 +50,7 @@ func argsText(args []launch.Arg) []string {
 
 func renderOne(t *testing.T, ws *Workspace, p Point, opt Options) launch.Deployment {
 	t.Helper()
-	d, err := ws.Render(p, opt)
+	d, err := ws.Render(context.Background(), p, opt)
 	if err != nil {
 		t.Fatalf("render %s row %d conc %d: %v", p.ConfigKey, p.Row, p.Concurrency, err)
 	}
@@ -182,7 +184,7 @@ func TestScriptArrayViaFunction(t *testing.T) {
 func TestScriptEndlessLoop(t *testing.T) {
 	ws := openOld(t)
 	p := pointAt(t, ws, "loop-fp8-h200-sglang", 0, 1)
-	_, err := ws.Render(p, Options{ScriptTimeout: 200 * time.Millisecond})
+	_, err := ws.Render(context.Background(), p, Options{ScriptTimeout: 200 * time.Millisecond})
 	if !errors.Is(err, ErrScriptLimit) {
 		t.Fatalf("err = %v, want ErrScriptLimit", err)
 	}
@@ -191,7 +193,7 @@ func TestScriptEndlessLoop(t *testing.T) {
 		t.Errorf("error does not name file:line:col: %v", err)
 	}
 	// The step bound ends it too.
-	_, err = ws.Render(p, Options{ScriptTimeout: time.Minute, ScriptSteps: 1000})
+	_, err = ws.Render(context.Background(), p, Options{ScriptTimeout: time.Minute, ScriptSteps: 1000})
 	if !errors.Is(err, ErrScriptLimit) {
 		t.Fatalf("steps: err = %v, want ErrScriptLimit", err)
 	}

@@ -172,7 +172,7 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 	if len(p.Launchers) == 0 {
 		so := ScriptOptions{
 			Env: ScriptEnv(p, opt.ScriptEnv), ReadRoots: []string{ws.Root},
-			Timeout: opt.ScriptTimeout, Steps: opt.ScriptSteps, Facts: facts, Name: ws.rel(p.Script), Cache: &ws.sn.scripts,
+			Timeout: opt.ScriptTimeout, Steps: opt.ScriptSteps, Facts: facts, Name: ws.rel(p.Script), Cache: &ws.sn.scripts, ctx: opt.ctx,
 		}
 		if lib := filepath.Join(ws.Base, "benchmarks", "benchmark_lib.sh"); isFile(lib) {
 			so.Lib = lib
@@ -464,7 +464,7 @@ func (ws *Workspace) runLauncher(p Point, l launcherRef, runner string, facts sh
 	root, _ := filepath.Abs(ws.Root)
 	so := ScriptOptions{
 		Env: env, ReadRoots: []string{root}, Timeout: opt.ScriptTimeout, Steps: opt.ScriptSteps,
-		Facts: facts, Dir: root, Name: fmt.Sprintf("%s (launch step)", h.Workflow), Cache: &ws.sn.scripts,
+		Facts: facts, Dir: root, Name: fmt.Sprintf("%s (launch step)", h.Workflow), Cache: &ws.sn.scripts, ctx: opt.ctx,
 	}
 	// A run is a function of its inputs (the sandbox fixes every host
 	// value), so points with the same ones share it; the run is only read.

@@ -1,6 +1,7 @@
 package infx
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ func openLaunch(t testing.TB) *Workspace {
 
 func renderErr(t *testing.T, ws *Workspace, key string, row, conc int) *PointError {
 	t.Helper()
-	_, err := ws.Render(pointAt(t, ws, key, row, conc), Options{})
+	_, err := ws.Render(context.Background(), pointAt(t, ws, key, row, conc), Options{})
 	var pe *PointError
 	if !errors.As(err, &pe) {
 		t.Fatalf("%s: err = %v, want a PointError", key, err)
@@ -157,7 +158,7 @@ func TestScriptStatuses(t *testing.T) {
 	if pe.Status != StatusUnsupported || !strings.Contains(pe.Note, `benchmarks/single_node/fixed_seq_len/m6_fp8_h200.sh:4:5: exit 1 (last output: "Error: this script supports TP <= 4, got 8")`) {
 		t.Errorf("exit: %s %q", pe.Status, pe.Note)
 	}
-	s, err := ws.RenderAll(nil, Options{})
+	s, err := ws.RenderAll(context.Background(), nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +225,7 @@ func BenchmarkRenderSingleNode(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ws.RenderAll(nil, Options{}); err != nil {
+		if _, err := ws.RenderAll(context.Background(), nil, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -346,7 +347,7 @@ func TestWorkflowEnvInherited(t *testing.T) {
 // status, not the workflow step's later exit).
 func TestLaunchedScriptParseError(t *testing.T) {
 	ws := copyLaunch(t, [3]string{"benchmarks/single_node/fixed_seq_len/m3_fp8_b200_vllm.sh", "vllm serve", "if then fi (\nvllm serve"})
-	_, err := ws.Render(pointAt(t, ws, "m3-fp8-b200-vllm", 0, 8), Options{})
+	_, err := ws.Render(context.Background(), pointAt(t, ws, "m3-fp8-b200-vllm", 0, 8), Options{})
 	var pe *PosError
 	if !errors.As(err, &pe) || errors.Is(err, ErrNotRenderable) || pe.File != "benchmarks/single_node/fixed_seq_len/m3_fp8_b200_vllm.sh" || pe.Line != 2 {
 		t.Fatalf("err = %v, want bad input at benchmarks/single_node/fixed_seq_len/m3_fp8_b200_vllm.sh:2", err)
@@ -367,7 +368,7 @@ func TestSymlinkOutOfCheckout(t *testing.T) {
 	// issue 10: the jail refuses the link; the run stops there and reports
 	// the refused path (the point is unsupported), and nothing it read is
 	// in the result.
-	_, err := ws.Render(pointAt(t, ws, "m3-fp8-b200-vllm", 0, 8), Options{})
+	_, err := ws.Render(context.Background(), pointAt(t, ws, "m3-fp8-b200-vllm", 0, 8), Options{})
 	var pe *PointError
 	if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, "m3_fp8_b200_vllm.sh:2:5: a read of benchmarks/link: a symbolic link resolves outside the checkout") {
 		t.Fatalf("err = %v, want unsupported naming the refused link", err)

@@ -1,6 +1,7 @@
 package infx
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 // master configs define them.
 func TestRenderAllPerKey(t *testing.T) {
 	ws := openOld(t)
-	s, err := ws.RenderAll(nil, Options{})
+	s, err := ws.RenderAll(context.Background(), nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

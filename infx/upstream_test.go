@@ -1,6 +1,7 @@
 package infx
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,7 +61,7 @@ func TestCorpusUpstreamRenderAll(t *testing.T) {
 	if !scripts {
 		t.Logf("LOUD: %s has no runners/launch_*.sh (this copy of the tree dropped its *.sh files): single-node points can only come out as missing; set INFERENCEX_UPSTREAM_DIR to a full checkout to render them", root)
 	}
-	s, err := ws.RenderAll(nil, Options{})
+	s, err := ws.RenderAll(context.Background(), nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

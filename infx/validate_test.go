@@ -1,6 +1,7 @@
 package infx
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -107,7 +108,7 @@ func TestRecipeRefDirectory(t *testing.T) {
 	if pts[0].Status != StatusOK {
 		t.Errorf("directory reference status = %s (%s)", pts[0].Status, pts[0].Note)
 	}
-	_, err = ws.Render(pts[0], Options{})
+	_, err = ws.Render(context.Background(), pts[0], Options{})
 	want := "testdata/refdir/configs/nvidia-master.yaml:23:13: recipe recipes/sglang/dsr1/8k1k: testdata/refdir/benchmarks/multi_node/srt-slurm-recipes/sglang/dsr1/8k1k: a directory, want a file"
 	if err == nil || err.Error() != want {
 		t.Errorf("render directory:\n got %v\nwant %s", err, want)
@@ -115,10 +116,10 @@ func TestRecipeRefDirectory(t *testing.T) {
 	if pts[1].RecipeRef != "recipes/sglang/dsr1/8k1k/disagg-1p1d.yaml" {
 		t.Errorf("cleaned ref = %s", pts[1].RecipeRef)
 	}
-	if _, err := ws.Render(pts[1], Options{}); err != nil {
+	if _, err := ws.Render(context.Background(), pts[1], Options{}); err != nil {
 		t.Errorf("render cleaned ref: %v", err)
 	}
-	s, err := ws.RenderAll(nil, Options{})
+	s, err := ws.RenderAll(context.Background(), nil, Options{})
 	if err != nil || s.Errors != 1 || s.Rendered != 1 || s.UpstreamOnly != 0 {
 		t.Errorf("RenderAll: %v %+v", err, s)
 	}

@@ -215,7 +215,7 @@ func (c *Client) storeFor(p *Plan) (base, head store, err error) {
 	}
 	if p.Checkout != "" {
 		if p.isFork() {
-			return nil, nil, &InputError{errors.New("a fork (head repo) cannot be combined with a local checkout; make the fork the checkout's --remote instead")}
+			return nil, nil, &InputError{errors.New("a fork (head repo) cannot be combined with a local checkout; make the fork the checkout's remote (Plan.Remote) instead")}
 		}
 		st, err := openLocalStore(p.Checkout, p.Remote, c.token, c.commitSig)
 		if err != nil {

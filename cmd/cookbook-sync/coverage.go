@@ -306,10 +306,7 @@ func flagError(err error) error {
 	if oe.Field == "CookbookDir" && oe.Value == "" {
 		return errors.New("give --cookbook, --vllm-recipes or both")
 	}
-	if oe.Value == "" {
-		return fmt.Errorf("%s: %s", flag, oe.Msg)
-	}
-	return fmt.Errorf("%s %s: %s", flag, launch.QuotePath(oe.Value), oe.Msg)
+	return errors.New(oe.FlagError(flag))
 }
 
 // printReport writes rep in o.format: text (fitted to the terminal's width

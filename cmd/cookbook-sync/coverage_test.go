@@ -50,15 +50,21 @@ func TestCoverageDemoText(t *testing.T) {
 	if errs != "" {
 		t.Errorf("stderr %q, want nothing for a gap", errs)
 	}
+	if first, _, _ := strings.Cut(out, "\n"); first != "❌ Check 3: 3 gaps — differs 1, not verified 2" {
+		t.Errorf("first line %q, want the headline", first)
+	}
 	for _, want := range []string{
 		"qwen3.5-fp8-gb300-dynamo-sglang-agentic-disagg  #0    0   dynamo  none  decode    differs",
 		"qwen3.5-fp8-gb300-dynamo-sglang-agentic-disagg  #0    0   dynamo  none  etcd      covered ",
 		"qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg     #0    0   sglang  none  agg       covered-with-exclusions",
 		"qwen3.5-fp8-b200-sglang-agentic-mtp             #0    0   sglang  none  -         script not found",
 		"qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg     #1    0   sglang  none  -         recipe not found",
-		"    --mem-fraction-static: cookbook 0.8, recipe 0.75 (possible commit drift: --infx is not a git checkout, so prov.sha 222222222222 cannot be compared)\n",
-		"  qwen3.5-fp8-b200-sglang-agentic-mtp#0 point 0: not verified: script not found\n    single-node script benchmarks/single_node/agentic/qwen3.5_fp8_b200_sglang_mtp.sh is not in the InferenceX checkout (--infx)\n",
-		"  qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg#1 point 0: not verified: recipe not found\n    recipe inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/qwen3.5/sglang/gb300-fp8/agentx/agg-tp8-c1.yaml is not in the InferenceX checkout (--infx)\n",
+		"\nGaps:\n  qwen3.5-fp8-gb300-dynamo-sglang-agentic-disagg#0 point 0 decode: differs\n",
+		"    --mem-fraction-static: upstream 0.8, inferencex 0.75 (possible commit drift: the InferenceX checkout is not a git checkout, so prov.sha 222222222222 cannot be compared)\n",
+		"  qwen3.5-fp8-b200-sglang-agentic-mtp#0 point 0: not verified: script not found\n    single-node script benchmarks/single_node/agentic/qwen3.5_fp8_b200_sglang_mtp.sh is not in the InferenceX checkout\n",
+		"  qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg#1 point 0: not verified: recipe not found\n    recipe inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/qwen3.5/sglang/gb300-fp8/agentx/agg-tp8-c1.yaml is not in the InferenceX checkout\n",
+		"Cookbook: " + demoSnippet + " (sha256:",
+		"InferenceX: (embedded demo)/inferencex (not a git checkout: commit drift unknown)\n",
 		"Roles: covered 2, covered-with-exclusions 7, differs 1\n",
 		"Points: covered-with-exclusions 2, recipe not found 1, script not found 1, differs 1\n",
 		"Not verified: 2 (a gap: their settings were not compared; --allow-unverified lists them without failing)\n",
@@ -76,11 +82,16 @@ func TestCoverageDemoJSON(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	var rep struct {
-		SchemaVersion int `json:"schemaVersion"`
-		Cookbook      []struct {
-			Path, SHA256, Commit string
+		SchemaVersion int    `json:"schemaVersion"`
+		Verdict       string `json:"verdict"`
+		Cookbook      *struct {
+			Dir, Repo, Commit string
 		} `json:"cookbook"`
-		Points []struct {
+		CookbookFiles []struct {
+			Path, SHA256, Commit string
+		} `json:"cookbookFiles"`
+		InferenceX struct{ Dir string } `json:"inferencex"`
+		Points     []struct {
 			CellID   string `json:"cellId"`
 			Point    int    `json:"point"`
 			Router   string `json:"router"`
@@ -94,9 +105,9 @@ func TestCoverageDemoJSON(t *testing.T) {
 				Verdict     string `json:"verdict"`
 				Matched     int    `json:"matched"`
 				Differences []struct {
-					Setting  string  `json:"setting"`
-					Cookbook *string `json:"cookbook"`
-					Recipe   *string `json:"recipe"`
+					Setting    string  `json:"setting"`
+					Upstream   *string `json:"upstream"`
+					InferenceX *string `json:"inferencex"`
 				} `json:"differences"`
 				Excluded []struct {
 					Setting, Rule, Class, Reason string
@@ -115,8 +126,13 @@ func TestCoverageDemoJSON(t *testing.T) {
 	if !rep.UnverifiedGap || rep.Counts.Unverified != 2 {
 		t.Errorf("unverifiedGap %v, counts.unverified %d: want the script and the recipe not in the demo tree", rep.UnverifiedGap, rep.Counts.Unverified)
 	}
-	if rep.SchemaVersion != 1 || !rep.Gap || len(rep.Points) != 5 || len(rep.Cookbook) != 1 || rep.Cookbook[0].Path != demoSnippet || len(rep.Cookbook[0].SHA256) != 64 {
+	if rep.SchemaVersion != 2 || rep.Verdict != "differs" || !rep.Gap || len(rep.Points) != 5 ||
+		len(rep.CookbookFiles) != 1 || rep.CookbookFiles[0].Path != demoSnippet || len(rep.CookbookFiles[0].SHA256) != 64 {
 		t.Fatalf("report header: %+v", rep)
+	}
+	// the demo workspace is named, not its temporary copy; not a git checkout: no commit
+	if rep.Cookbook == nil || rep.Cookbook.Dir != "(embedded demo)/sglang" || rep.Cookbook.Commit != "" || rep.InferenceX.Dir != "(embedded demo)/inferencex" {
+		t.Errorf("cookbook %+v, inferencex %+v", rep.Cookbook, rep.InferenceX)
 	}
 	p := rep.Points[0]
 	if p.CellID != "qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg#0" || p.Selector != "override_c4" || p.Router != "sglang" || p.KV != "none" ||
@@ -139,15 +155,34 @@ func TestCoverageDemoJSON(t *testing.T) {
 		}
 	}
 	d := rep.Points[2]
-	if d.Verdict != "differs" || d.Roles[1].Role != "decode" || len(d.Roles[1].Differences) != 1 {
+	if d.Verdict != "differs" || d.Roles[1].Role != "decode" || d.Roles[1].Verdict != "differs" || len(d.Roles[1].Differences) != 1 {
 		t.Fatalf("disagg point: %+v", d)
 	}
 	diff := d.Roles[1].Differences[0]
-	if diff.Setting != "--mem-fraction-static" || *diff.Cookbook != "0.8" || *diff.Recipe != "0.75" {
+	if diff.Setting != "--mem-fraction-static" || diff.Upstream == nil || *diff.Upstream != "0.8" || diff.InferenceX == nil || *diff.InferenceX != "0.75" {
 		t.Errorf("decode difference %+v", diff)
 	}
-	if rep.Points[3].Status != "script not found" || rep.Points[4].Status != "recipe not found" {
-		t.Errorf("statuses %q %q", rep.Points[3].Status, rep.Points[4].Status)
+	if rep.Points[3].Status != "script not found" || rep.Points[4].Status != "recipe not found" ||
+		rep.Points[3].Verdict != "script not found" || rep.Points[4].Verdict != "recipe not found" {
+		t.Errorf("statuses %q %q, verdicts %q %q", rep.Points[3].Status, rep.Points[4].Status, rep.Points[3].Verdict, rep.Points[4].Verdict)
+	}
+}
+
+// checkMarkdown asserts what every Markdown report carries: the headline
+// first, no local path (the temporary directories the test made, or any
+// /tmp/ path), and the 60,000-byte cap of a PR comment.
+func checkMarkdown(t *testing.T, out, headline string, localDirs ...string) {
+	t.Helper()
+	if first, _, _ := strings.Cut(out, "\n"); first != headline {
+		t.Errorf("markdown first line %q, want %q", first, headline)
+	}
+	if len(out) >= 60000 {
+		t.Errorf("markdown is %d bytes, want under 60,000", len(out))
+	}
+	for _, d := range append(localDirs, "/tmp/", os.TempDir()) {
+		if d != "" && strings.Contains(out, d) {
+			t.Errorf("markdown names the local path %q", d)
+		}
 	}
 }
 
@@ -156,24 +191,36 @@ func TestCoverageDemoMarkdown(t *testing.T) {
 	if code != exitGap {
 		t.Fatalf("exit %d", code)
 	}
+	checkMarkdown(t, out, "❌ Check 3: 3 gaps — differs 1, not verified 2")
 	for _, want := range []string{
-		"# Check 3 coverage evidence (cookbook-sync)\n",
-		"- Exclusion policy: 2026-12-01.3 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)\n",
-		"  - `" + demoSnippet + "` sha256 `",
-		"## `qwen3.5-fp8-gb300-dynamo-sglang-agentic-disagg`\n",
-		"- Variant: `benchmarks/multi_node/srt-slurm-recipes/sglang/qwen3.5/gb300-fp8/agentic/disagg-gb300-1p1d-tp4-tp4-c8.yaml`\n",
-		"| decode | differs | 25 | 1 | 9 | 0 |\n",
-		"| `--mem-fraction-static` | `0.8` | `0.75`<br>`possible commit drift: --infx is not a git checkout, so prov.sha 222222222222 cannot be compared` |\n",
-		"| `--enable-metrics` | (absent) | (set) | collection | collection-enable-metrics | Prometheus metrics for result collection (AIPERF_REQUIRED_SERVER_METRIC_PREFIX); no effect on serving | seed-signoff |\n",
-		"- Result: **recipe not found** (not verified)",
-		// judgment-class differences are informational, in their own table
-		"| informational (judgment) | cookbook | recipe | class | rule | reason | policy |\n|---|---|---|---|---|---|---|\n| `count` | `2` | `1` | judgment | judgment-frontend-count |",
+		"- Exclusion policy: `2026-12-01.3 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)`",
+		"- Upstream: SGLang cookbook `sgl-project/sglang` (not a git checkout: no commit), 1 AgentX snippet\n",
+		"- InferenceX: `SemiAnalysisAI/InferenceX` (not a git checkout: no commit): commit drift since each cell's prov.sha is unknown\n",
+		"- Cookbook points: covered-with-exclusions 2, recipe not found 1, script not found 1, differs 1 · roles: covered 2, covered-with-exclusions 7, differs 1\n",
 		"- Not verified: 2 (a gap: their settings were not compared; --allow-unverified lists them without failing)\n",
-		"- Commit drift: unknown (--infx is not a git checkout)\n",
+		// Gaps: key → role → setting, with the point label and its concurrencies
+		"\n## Gaps\n\n### `qwen3.5-fp8-gb300-dynamo-sglang-agentic-disagg` — differs\n\n| role | setting | upstream | inferencex | points |\n|---|---|---|---|---|\n",
+		"| decode | `--mem-fraction-static`<br>possible commit drift: the InferenceX checkout is not a git checkout, so prov.sha 222222222222 cannot be compared | `0.8` | `0.75` | #0·p0 · conc 8 |\n",
+		"### `qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg` — recipe not found\n\n- **not verified: recipe not found** (#1·p0 · conc 1) — recipe inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/qwen3.5/sglang/gb300-fp8/agentx/agg-tp8-c1.yaml is not in the InferenceX checkout\n",
+		"- **not verified: script not found** (#0·p0 · conc 1) — single-node script benchmarks/single_node/agentic/qwen3.5_fp8_b200_sglang_mtp.sh is not in the InferenceX checkout\n",
+		// Exclusions: once per config key, one row per rule
+		"\n## Exclusions (once per config key)\n",
+		"<details><summary><code>qwen3.5-fp8-gb300-dynamo-sglang-agentic-disagg</code> — 13 settings under 13 rules</summary>",
+		"| collection-enable-metrics | excluded | collection | `--enable-metrics` | decode, prefill | Prometheus metrics for result collection (AIPERF_REQUIRED_SERVER_METRIC_PREFIX); no effect on serving | seed-signoff |\n",
+		// judgment-class differences are informational, not excluded
+		"| judgment-frontend-count | informational | judgment | `count` | frontend | number of frontend replicas behind nginx scales with the benchmark's request rate | prompt-09813166 |\n",
+		// Evidence: per key, one row per point (variant, roles, drift, upstream place)
+		"\n## Evidence\n",
+		"| #0·p0 | 8 | dynamo | none | `benchmarks/multi_node/srt-slurm-recipes/sglang/qwen3.5/gb300-fp8/agentic/disagg-gb300-1p1d-tp4-tp4-c8.yaml` | differs | prefill covered* (23), decode differs (25), frontend covered* (7), etcd covered (5), nats covered (5), nginx covered* (20) | unknown: the InferenceX directory is not a git checkout | `" + demoSnippet + ":309` |\n",
+		"| #1·p0 | 1 | sglang | none | `inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/qwen3.5/sglang/gb300-fp8/agentx/agg-tp8-c1.yaml` | recipe not found | see Gaps | unknown: recipe not in the InferenceX checkout | `" + demoSnippet + ":703` |\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("markdown lacks %q", want)
 		}
+	}
+	// the Gaps come before the exclusions and the evidence
+	if g, x, e := strings.Index(out, "\n## Gaps\n"), strings.Index(out, "\n## Exclusions"), strings.Index(out, "\n## Evidence\n"); g < 0 || !(g < x && x < e) {
+		t.Errorf("section order: gaps %d, exclusions %d, evidence %d", g, x, e)
 	}
 }
 
@@ -201,14 +248,14 @@ func TestCoverageExitCodes(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"bad format", []string{"--format", "yaml"}, `--format "yaml": want text, markdown or json`},
+		{"bad format", []string{"--format", "yaml"}, `--format "yaml": want text, markdown, json, sarif or github`},
 		{"infx alone", []string{"--infx", infx}, "--infx and --cookbook go together"},
 		{"cookbook alone", []string{"--cookbook", cb}, "--infx and --cookbook go together"},
 		{"missing dir", []string{"--infx", filepath.Join(infx, "nope"), "--cookbook", cb}, "is not a directory"},
 		{"not an sglang checkout", []string{"--infx", infx, "--cookbook", infx}, "no docs/src/snippets/agentx directory"},
-		{"bad glob", []string{"--infx", infx, "--cookbook", cb, "--config-key", "["}, `--config-key "["`},
-		{"glob matches no cell", []string{"--config-key", "qwen35*"}, `no cookbook cell cites a config key matching "qwen35*"`},
-		{"glob matches no cell (flags)", []string{"--infx", infx, "--cookbook", cb, "--config-key", "dsv4-*"}, `no cookbook cell cites a config key matching "dsv4-*"`},
+		{"bad glob", []string{"--infx", infx, "--cookbook", cb, "--config-key", "["}, "--config-key [: syntax error in pattern"},
+		{"glob matches no cell", []string{"--config-key", "qwen35*"}, "--config-key qwen35*: no cookbook cell cites a config key matching it: nothing was compared"},
+		{"glob matches no cell (flags)", []string{"--infx", infx, "--cookbook", cb, "--config-key", "dsv4-*"}, "--config-key dsv4-*: no cookbook cell cites a config key matching it: nothing was compared"},
 		{"upstream not a URL", []string{"--upstream", "not-a-url"}, `--upstream "not-a-url": not a URL`},
 		{"upstream no host", []string{"--upstream", "https:///pull/1"}, `--upstream "https:///pull/1": not a URL`},
 		{"extra arg", []string{"x"}, "unknown command"},
@@ -271,11 +318,11 @@ func TestCoverageNothingCited(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errs := runCoverageCLI(t, "--infx", infx, "--cookbook", cb)
-	if code != exitUsage || out != "" || !strings.Contains(errs, "no cookbook point under "+cb+" cites an InferenceX recipe (prov.recipe, point.recipe, recipeUrl): nothing was compared") {
+	if code != exitUsage || out != "" || !strings.Contains(errs, "--cookbook "+cb+": no cookbook point cites an InferenceX recipe (prov.recipe, point.recipe, recipeUrl): nothing was compared") {
 		t.Errorf("exit %d, stderr %q\n%s", code, errs, out)
 	}
 	code, out, errs = runCoverageCLI(t, "--infx", infx, "--cookbook", cb, "--config-key", "*-agentic-agg")
-	if code != exitUsage || out != "" || !strings.Contains(errs, `no point of the 2 cookbook cell(s) with a config key matching "*-agentic-agg" cites an InferenceX recipe`) {
+	if code != exitUsage || out != "" || !strings.Contains(errs, "--config-key *-agentic-agg: no point of the 2 cookbook cell(s) with a config key matching it cites an InferenceX recipe (prov.recipe, point.recipe, recipeUrl): nothing was compared") {
 		t.Errorf("glob: exit %d, stderr %q\n%s", code, errs, out)
 	}
 }
@@ -299,8 +346,30 @@ func TestCoverageCookbookGitCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, out, _ := runCoverageCLI(t, "--infx", infx, "--cookbook", cb, "--format", "markdown")
-	if want := "  - `" + demoSnippet + "` at commit `" + h.String() + "`, sha256 `"; !strings.Contains(out, want) {
-		t.Errorf("markdown lacks %q:\n%s", want, out[:min(len(out), 800)])
+	checkMarkdown(t, out, "❌ Check 3: 3 gaps — differs 1, not verified 2", infx, cb)
+	for _, want := range []string{
+		"- Upstream: SGLang cookbook [`sgl-project/sglang@" + h.String()[:12] + "`](https://github.com/sgl-project/sglang/tree/" + h.String() + "), 1 AgentX snippet\n",
+		// the evidence links the cookbook point at that commit
+		"(https://github.com/sgl-project/sglang/blob/" + h.String() + "/" + demoSnippet + "#L309)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, out)
+		}
+	}
+	_, out, _ = runCoverageCLI(t, "--infx", infx, "--cookbook", cb, "--format", "json")
+	var rep struct {
+		Cookbook      struct{ Dir, Repo, Commit string } `json:"cookbook"`
+		CookbookFiles []struct {
+			Path, Commit string
+			Dirty        bool
+		} `json:"cookbookFiles"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if rep.Cookbook.Dir != cb || rep.Cookbook.Repo != "sgl-project/sglang" || rep.Cookbook.Commit != h.String() ||
+		len(rep.CookbookFiles) != 1 || rep.CookbookFiles[0].Path != demoSnippet || rep.CookbookFiles[0].Commit != h.String() || rep.CookbookFiles[0].Dirty {
+		t.Errorf("json cookbook %+v, files %+v; want commit %s", rep.Cookbook, rep.CookbookFiles, h)
 	}
 }
 
@@ -356,7 +425,7 @@ func TestCoverageSrtSlurmDir(t *testing.T) {
 		for _, p := range rep.Points {
 			if p.Recipe == "recipes/"+rel {
 				m[p.Status]++
-				if p.Status == "compared" && p.Message != "recipe recipes/"+rel+" read from --srt-slurm-dir (v1.0.53); no launcher of the checkout says which srt-slurm ref runs it" {
+				if p.Status == "compared" && p.Message != "recipe recipes/"+rel+` read from the srt-slurm checkout (SrtSlurmDir, version "v1.0.53"); no launcher of the checkout says which srt-slurm ref runs it` {
 					t.Errorf("message %q", p.Message)
 				}
 			}

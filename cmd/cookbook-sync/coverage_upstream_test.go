@@ -81,7 +81,7 @@ func TestCoverageUpstreamMerged(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if code != exitOK || rep.Gap || rep.SchemaVersion != 1 || rep.SchemaRevision != 7 || len(rep.Upstream) != 1 {
+	if code != exitOK || rep.Gap || rep.SchemaVersion != 2 || rep.SchemaRevision != 1 || len(rep.Upstream) != 1 {
 		t.Fatalf("exit %d: %+v", code, rep)
 	}
 	u := rep.Upstream[0]
@@ -102,8 +102,17 @@ func TestCoverageUpstreamNotMerged(t *testing.T) {
 		}
 	}
 	code, out, _ := coverageUp(t, s, "markdown", prURL+"45113")
-	if code != exitGap || !strings.Contains(out, "| "+prURL+"45113 | open |  | **no** |\n") {
-		t.Errorf("markdown: exit %d:\n%s", code, out)
+	if code != exitGap {
+		t.Errorf("markdown: exit %d, want 1", code)
+	}
+	checkMarkdown(t, out, "❌ Check 3: 1 gap — link not merged 1")
+	for _, want := range []string{
+		"- Upstream links (Check 3 (b): a merged PR or a published page):\n  - ❌ " + prURL + "45113 — open\n",
+		"- Not verified: 1 (listed, not a gap: --allow-unverified)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, out)
+		}
 	}
 }
 

@@ -9,11 +9,11 @@ import (
 )
 
 var (
-	vllmInfx    = filepath.Join("..", "..", "compare", "testdata", "vllm", "inferencex")
-	vllmRecipes = filepath.Join("..", "..", "compare", "testdata", "vllm", "recipes")
+	vllmInfx    = filepath.Join("..", "..", "coverage", "testdata", "vllm", "inferencex")
+	vllmRecipes = filepath.Join("..", "..", "coverage", "testdata", "vllm", "recipes")
 )
 
-// coverage --infx --vllm-recipes on the compare/testdata/vllm fixture: each
+// coverage --infx --vllm-recipes on the coverage/testdata/vllm fixture: each
 // vLLM-family key names its recipe place or the nearest candidate; a decode
 // difference and an uncovered TP4 row make it exit 1.
 func TestCoverageVLLMCLI(t *testing.T) {
@@ -25,7 +25,7 @@ func TestCoverageVLLMCLI(t *testing.T) {
 		"comet-fp8-gb200-dynamo-vllm   0    8      compared          decode   TP4   differs                  ",
 		"models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode\n",
 		"comet-fp8-h200-vllm-noscript  0    4      script not found  agg      TP8   matched (not compared)",
-		"    --max-num-batched-tokens: vllm-recipes (absent), inferencex 8192\n",
+		"  comet-fp8-gb200-dynamo-vllm row 0 conc 8 decode (TP4): differs\n    vllm-recipes: models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode\n    --max-num-batched-tokens: upstream (absent), inferencex 8192\n",
 		"vLLM keys: script not found 1, no recipe covers this 1, differs 2\n",
 		"  comet-fp8-gb200-dynamo-vllm   differs                          rows: upstream-only 1, differs 1\n",
 	} {
@@ -38,7 +38,9 @@ func TestCoverageVLLMCLI(t *testing.T) {
 	}
 	code, out, _ = runCoverageCLI(t, "--infx", vllmInfx, "--vllm-recipes", vllmRecipes, "--format", "json")
 	var rep struct {
-		SchemaRevision int `json:"schemaRevision"`
+		SchemaVersion  int    `json:"schemaVersion"`
+		SchemaRevision int    `json:"schemaRevision"`
+		Verdict        string `json:"verdict"`
 		VLLMRecipes    struct{ Dir string }
 		VLLM           []struct {
 			ConfigKey, Verdict string
@@ -49,7 +51,12 @@ func TestCoverageVLLMCLI(t *testing.T) {
 					Recipe        *struct{ File, Variant, Strategy, Where string }
 					Nearest       *struct{ Where string }
 					Result        *struct {
-						Sides *struct{ Cookbook, Recipe string }
+						Verdict     string
+						Differences []struct {
+							Setting    string  `json:"setting"`
+							Upstream   *string `json:"upstream"`
+							InferenceX *string `json:"inferencex"`
+						} `json:"differences"`
 					}
 				}
 			}
@@ -64,13 +71,16 @@ func TestCoverageVLLMCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitGap {
 		t.Fatalf("json: exit %d %v\n%s", code, err, out)
 	}
-	if rep.SchemaRevision != 7 || rep.VLLMRecipes.Dir != vllmRecipes || len(rep.VLLM) != 4 || !rep.Gap || rep.Counts.VLLM["differs"] != 2 ||
+	if rep.SchemaVersion != 2 || rep.SchemaRevision != 1 || rep.Verdict != "differs" || rep.VLLMRecipes.Dir != vllmRecipes || len(rep.VLLM) != 4 || !rep.Gap || rep.Counts.VLLM["differs"] != 2 ||
 		rep.Counts.Unverified != 2 || !rep.UnverifiedGap {
 		t.Errorf("json header %+v", rep)
 	}
-	// the vLLM-family comparison names its sides
-	if r := rep.VLLM[3].Rows[0].Roles[1]; r.Result == nil || r.Result.Sides == nil || r.Result.Sides.Cookbook != "vllm-recipes" || r.Result.Sides.Recipe != "inferencex" {
-		t.Errorf("json dynamo decode sides %+v", r)
+	// the vLLM-family comparison uses the neutral sides: upstream is the
+	// vLLM recipe (absent here), inferencex the effective recipe
+	if r := rep.VLLM[3].Rows[0].Roles[1]; r.Role != "decode" || r.Verdict != "differs" || r.Result == nil || r.Result.Verdict != "differs" || len(r.Result.Differences) != 1 {
+		t.Errorf("json dynamo decode %+v", r)
+	} else if d := r.Result.Differences[0]; d.Setting != "--max-num-batched-tokens" || d.Upstream != nil || d.InferenceX == nil || *d.InferenceX != "8192" {
+		t.Errorf("json dynamo decode difference %+v", d)
 	}
 	if st := rep.VLLM[2].Rows[0].Status; st != "script not found" {
 		t.Errorf("noscript row status %q", st)
@@ -90,13 +100,28 @@ func TestCoverageVLLMCLI(t *testing.T) {
 	}
 	// A glob that matches no vLLM-family key: nothing compared, exit 2.
 	if code, out, errs := runCoverageCLI(t, "--infx", vllmInfx, "--vllm-recipes", vllmRecipes, "--config-key", "qwen35*"); code != exitUsage || out != "" ||
-		!strings.Contains(errs, `no vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of --infx `+vllmInfx+` matches "qwen35*"`) {
+		!strings.Contains(errs, "--config-key qwen35*: no vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of the InferenceX checkout "+vllmInfx+" matches: nothing was compared") {
 		t.Errorf("no matching key: exit %d, stderr %q\n%s", code, errs, out)
 	}
 	code, out, _ = runCoverageCLI(t, "--infx", vllmInfx, "--vllm-recipes", vllmRecipes, "--format", "markdown")
-	if code != exitGap || !strings.Contains(out, "## vLLM-family config keys (vllm-project/recipes)") ||
-		!strings.Contains(out, "| difference | vllm-recipes | inferencex |\n|---|---|---|\n| `--max-num-batched-tokens` | (absent) | `8192` |") {
-		t.Errorf("markdown: exit %d\n%s", code, out)
+	if code != exitGap {
+		t.Errorf("markdown: exit %d, want 1", code)
+	}
+	checkMarkdown(t, out, "❌ Check 3: 5 gaps — differs 2, no recipe covers this 1, not verified 2", vllmInfx, vllmRecipes, "testdata")
+	for _, want := range []string{
+		"- Upstream: vLLM recipes `vllm-project/recipes` (not a git checkout: no commit)\n",
+		"\n## Gaps\n",
+		"### `comet-fp8-gb200-dynamo-vllm` — differs\n\n| role | setting | upstream | inferencex | points |\n|---|---|---|---|---|\n| decode TP4 | `--max-num-batched-tokens` | (absent) | `8192` | row 0 · conc 8 |\n",
+		"- **agg TP4** no recipe covers this — nearest: `models/acme/Comet-1.yaml variant=default strategy=single_node_tp hw=h200 role=agg` — misses: topology: recipe TP8, want TP4 (row 1 · conc 16)\n",
+		"- **not verified: upstream-only** (row 1 · conc 64) — recipe recipes/vllm/comet/disagg-gb200-1p2d.yaml is not in the checkout: it lives in the NVIDIA/srt-slurm ref the launcher clones\n",
+		"<details><summary><code>comet-fp8-gb200-dynamo-vllm</code> — 22 settings under 18 rules</summary>",
+		"| harness-port | excluded | harness | `--port` | decode, prefill | per-process HTTP port chosen by the launcher | prompt-09813166 |\n",
+		"<details><summary><code>comet-fp8-gb200-dynamo-vllm</code> (vLLM) — differs, 2 rows</summary>",
+		"| 0 | 8 | `benchmarks/multi_node/srt-slurm-recipes/vllm/comet/disagg-gb200-1p1d.yaml` | decode TP4 | differs | 8 | `models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode` |\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q", want)
+		}
 	}
 }
 

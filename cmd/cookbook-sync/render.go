@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,7 +97,7 @@ unknown config key, row, concurrency or selector, an empty or unknown
 any point that failed to render.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRender(cmd.OutOrStdout(), cmd.ErrOrStderr(), o, cmd.Flags().Changed)
+			return runRender(cmdContext(cmd), cmd.OutOrStdout(), cmd.ErrOrStderr(), o, cmd.Flags().Changed)
 		},
 	}
 	fl := c.Flags()
@@ -113,7 +114,7 @@ any point that failed to render.`,
 	return c
 }
 
-func runRender(w, ew io.Writer, o renderOptions, changed func(string) bool) error {
+func runRender(ctx context.Context, w, ew io.Writer, o renderOptions, changed func(string) bool) error {
 	if o.format != "text" && o.format != "json" {
 		return usageErr("--format %q: want text or json", o.format)
 	}
@@ -155,7 +156,7 @@ func runRender(w, ew io.Writer, o renderOptions, changed func(string) bool) erro
 	case o.list:
 		return writeList(w, o.format, ws)
 	case o.all:
-		s, err := ws.RenderAll(nil, opt)
+		s, err := ws.RenderAll(ctx, nil, opt)
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
@@ -185,7 +186,7 @@ func runRender(w, ew io.Writer, o renderOptions, changed func(string) bool) erro
 		}
 		r := rendered{p: p, version: o.version}
 		if p.Status == infx.StatusOK {
-			d, err := ws.Render(*p, opt)
+			d, err := ws.Render(ctx, *p, opt)
 			var pe *infx.PointError
 			switch {
 			case errors.As(err, &pe):
@@ -733,4 +734,13 @@ func checkSrtSlurmFlags(dir, version string) error {
 		return usageErr("--srt-slurm-version: %v", err)
 	}
 	return nil
+}
+
+// cmdContext is the command's context (signal.NotifyContext and --deadline
+// in runExit), or context.Background() when run without one (tests).
+func cmdContext(cmd *cobra.Command) context.Context {
+	if ctx := cmd.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
 }
