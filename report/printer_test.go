@@ -639,3 +639,15 @@ func TestPrinterHeadline(t *testing.T) {
 		t.Errorf("report verdict %s", gaps.Verdict)
 	}
 }
+
+// BenchmarkPrintMarkdown prints the all-sources fixture as Markdown.
+func BenchmarkPrintMarkdown(b *testing.B) {
+	r := fixtureAll()
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		if err := PrintMarkdown(&buf, r, MarkdownOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
