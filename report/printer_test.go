@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 
@@ -648,6 +649,37 @@ func BenchmarkPrintMarkdown(b *testing.B) {
 		buf.Reset()
 		if err := PrintMarkdown(&buf, r, MarkdownOptions{}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestPrinterTextFitsWidth: with a terminal width, every table line fits
+// it (optional columns dropped first, identifying columns never cut), and
+// without one nothing is dropped.
+func TestPrinterTextFitsWidth(t *testing.T) {
+	for _, fx := range fixtures() {
+		var b bytes.Buffer
+		if err := PrintText(&b, fx.r(), TextOptions{Width: 80}); err != nil {
+			t.Fatal(err)
+		}
+		inTable := false
+		for _, l := range strings.Split(b.String(), "\n") {
+			if strings.HasPrefix(l, "CONFIG KEY") {
+				inTable = true
+			}
+			if l == "" {
+				inTable = false
+			}
+			if inTable && utf8.RuneCountInString(l) > 80 {
+				t.Errorf("%s: table line of %d runes: %q", fx.name, utf8.RuneCountInString(l), l)
+			}
+		}
+		b.Reset()
+		if err := PrintText(&b, fx.r(), TextOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(b.String(), "CONFIG KEY") && !strings.Contains(b.String(), "MATCHED") {
+			t.Errorf("%s: a column was dropped without a width", fx.name)
 		}
 	}
 }

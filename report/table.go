@@ -8,16 +8,22 @@ import (
 
 // table is a tab-separated table written with two spaces between columns,
 // like text/tabwriter, that fits a terminal width: when a line would be
-// wider, the widest cells of the widest column are shortened with "…"
-// (never below 12 runes) until the table fits or nothing is left to
-// shorten. Rows are buffered until Flush.
+// wider, the optional columns are dropped (in the order given), then the
+// widest of the shrinkable columns is shortened with "…" (never below 12
+// runes), until the table fits or nothing is left to drop or shorten.
+// Identifying columns (verdicts, roles) are never cut. Rows are buffered
+// until Flush.
 type table struct {
-	out   *bytes.Buffer
-	width int
-	buf   bytes.Buffer
+	out    *bytes.Buffer
+	width  int
+	drop   []int // optional columns, least useful first
+	shrink []int // free-text columns that may be shortened
+	buf    bytes.Buffer
 }
 
-func newTable(out *bytes.Buffer, width int) *table { return &table{out: out, width: width} }
+func newTable(out *bytes.Buffer, width int, drop, shrink []int) *table {
+	return &table{out: out, width: width, drop: drop, shrink: shrink}
+}
 
 // Write buffers p (rows separated by "\n", cells by "\t").
 func (t *table) Write(p []byte) (int, error) { return t.buf.Write(p) }
@@ -53,11 +59,21 @@ func (t *table) Flush() {
 		}
 		return n - 2
 	}
+	dropped := map[int]bool{}
+	for _, c := range t.drop {
+		if t.width <= 0 || total() <= t.width {
+			break
+		}
+		if c < cols {
+			dropped[c] = true
+			w[c] = -2 // its width and separator no longer count
+		}
+	}
 	const minCol = 12
 	for t.width > 0 && total() > t.width {
 		wide := -1
-		for i, x := range w {
-			if x > minCol && (wide < 0 || x > w[wide]) {
+		for _, i := range t.shrink {
+			if i < cols && !dropped[i] && w[i] > minCol && (wide < 0 || w[i] > w[wide]) {
 				wide = i
 			}
 		}
@@ -71,13 +87,19 @@ func (t *table) Flush() {
 			}
 		}
 		w = widths()
+		for c := range dropped {
+			w[c] = -2
+		}
 	}
 	for _, r := range rows {
 		var line strings.Builder
 		for i, c := range r {
+			if dropped[i] {
+				continue
+			}
 			line.WriteString(c)
 			if i < len(r)-1 {
-				line.WriteString(strings.Repeat(" ", w[i]-utf8.RuneCountInString(c)+2))
+				line.WriteString(strings.Repeat(" ", max(0, w[i]-utf8.RuneCountInString(c))+2))
 			}
 		}
 		t.out.WriteString(strings.TrimRight(line.String(), " ") + "\n")

@@ -87,7 +87,7 @@ func (r *Report) unverifiedNote() string {
 
 // cookbookText writes the cookbook points' table and gaps.
 func (r *Report) cookbookText(b *bytes.Buffer, width int) {
-	tw := newTable(b, width)
+	tw := newTable(b, width, []int{10, 9, 8, 7, 11, 4, 3}, []int{0})
 	fmt.Fprintln(tw, "CONFIG KEY\tCELL\tPT\tROUTER\tKV\tROLE\tVERDICT\tMATCHED\tDIFF\tEXCL\tINFO\tDRIFT")
 	for _, p := range r.Points {
 		id := cellTag(p.CellID)
@@ -163,7 +163,7 @@ func (r *Report) vllmText(b *bytes.Buffer, width int) {
 		b.WriteString("\n")
 	}
 	b.WriteString("vLLM-family config keys (inferencex) vs vllm-project/recipes (vllm-recipes); VLLM-RECIPES = the vllm-recipes role matched:\n")
-	tw := newTable(b, width)
+	tw := newTable(b, width, []int{10, 9, 8, 7, 3, 2}, []int{11, 0})
 	fmt.Fprintln(tw, "CONFIG KEY\tROW\tCONCS\tSTATUS\tROLE\tTOPO\tVERDICT\tMATCHED\tDIFF\tEXCL\tINFO\tVLLM-RECIPES")
 	for _, k := range r.VLLM {
 		for _, row := range k.Rows {
@@ -182,8 +182,8 @@ func (r *Report) vllmText(b *bytes.Buffer, width int) {
 		}
 	}
 	tw.Flush()
-	b.WriteString("\nvLLM-family key verdicts (worst row: prohibited > differs > missing / no recipe covers this > not verified > covered-with-exclusions > covered):\n")
-	tw = newTable(b, width)
+	b.WriteString("\nvLLM-family key verdicts (worst row: error > prohibited > differs > missing = no recipe covers this > not verified > covered-with-exclusions > covered):\n")
+	tw = newTable(b, width, nil, []int{0, 2})
 	for _, k := range r.VLLM {
 		rows := map[string]int{}
 		for _, row := range k.Rows {
