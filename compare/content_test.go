@@ -178,7 +178,7 @@ func TestCompareFileByNameWhenOneSideHasOnlyThePath(t *testing.T) {
 	// unknown never counts as a match (coverage --srt-slurm-dir reads it)
 	r = service(t, w("deepep_config.json", file), w("/configs/deepep_config.json", ""), "decode")
 	if got := diffText(r); r.Verdict != Differs || len(got) != 1 ||
-		got[0] != `--deepep-config: upstream {"normal_combine":{"num_sms":128},"normal_dispatch":{"num_sms":128}}, inferencex (content not known: srt-slurm's own /configs/deepep_config.json; an srt-slurm checkout (SrtSlurmDir) supplies it)` {
+		got[0] != `--deepep-config: upstream {"normal_combine":{"num_sms":128},"normal_dispatch":{"num_sms":128}}, inferencex (content not known: srt-slurm's own /configs/deepep_config.json; an srt-slurm checkout supplies it)` {
 		t.Errorf("path-only deepep: verdict %s, note %q, diffs %v", r.Verdict, r.Note, got)
 	}
 	// both sides carry the content: compared as JSON, inline or file

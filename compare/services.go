@@ -58,7 +58,7 @@ func filePass(res *Result, cn, rn *Normalized, keys []string) map[string]bool {
 				// srt-slurm's own configs/ file (not InferenceX's): its
 				// content is not known without the srt-slurm checkout, and
 				// an unknown never counts as a match.
-				r.Value = fmt.Sprintf("(content not known: srt-slurm's own %s; an srt-slurm checkout (SrtSlurmDir) supplies it)", r.Path)
+				r.Value = fmt.Sprintf("(content not known: srt-slurm's own %s; an srt-slurm checkout supplies it)", r.Path)
 				r.Literal = true
 				continue
 			}

@@ -474,7 +474,7 @@ func (c *run) comparePoint(pr *report.PointResult, f *cookbook.File, sel cookboo
 		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
 			file, rel = c, pr.Recipe
 			pr.RecipeFile = rel
-			fromDir = fmt.Sprintf("recipe %s read from the srt-slurm checkout (SrtSlurmDir, version %q); no launcher of the checkout says which srt-slurm ref runs it", pr.Recipe, opt.SrtSlurmVersion)
+			fromDir = fmt.Sprintf("recipe %s read from the given srt-slurm checkout (version %q); no launcher of the checkout says which srt-slurm ref runs it", pr.Recipe, opt.SrtSlurmVersion)
 		}
 	}
 	if file == "" {

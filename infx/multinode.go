@@ -420,7 +420,7 @@ func (ws *Workspace) submittedPoint(p Point, sub *Submission, opt Options) (_ Po
 			if dirVer == "" {
 				dirVer = "unknown version"
 			}
-			n := fmt.Sprintf("recipe %s read from the srt-slurm checkout (SrtSlurmDir, %s)", sub.CloneRel, dirVer)
+			n := fmt.Sprintf("recipe %s read from the given srt-slurm checkout (%s)", sub.CloneRel, dirVer)
 			if dirVer != version {
 				n += fmt.Sprintf("; the launcher runs it at %s, where it may differ (possible commit drift)", sub.RefText())
 			}

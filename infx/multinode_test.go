@@ -90,7 +90,7 @@ func TestMultinodeLauncherSubmission(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Source.SrtSlurm != "v1.0.44" || !slices.Contains(d.Notes, "recipe recipes/h200/8k1k/upstream-only.yaml read from the srt-slurm checkout (SrtSlurmDir, v1.0.68); the launcher runs it at v1.0.44, where it may differ (possible commit drift)") {
+	if d.Source.SrtSlurm != "v1.0.44" || !slices.Contains(d.Notes, "recipe recipes/h200/8k1k/upstream-only.yaml read from the given srt-slurm checkout (v1.0.68); the launcher runs it at v1.0.44, where it may differ (possible commit drift)") {
 		t.Errorf("row 1 with --srt-slurm-dir: source %+v notes %q", d.Source, d.Notes)
 	}
 	if v := flagValue(d.Processes[2], "--mem-fraction-static"); !slices.Equal(v, []string{"0.85"}) {
@@ -163,7 +163,7 @@ func TestAttachSrtSlurmConfigs(t *testing.T) {
 	AttachSrtSlurmConfigs(procs, dir, "v1.0.68", "v1.0.50")
 	fc := procs[0].FileContents
 	if len(fc) != 1 || fc[0].Path != "/configs/deepep_config.json" || fc[0].Content != `{"a":1}` ||
-		fc[0].Origin.Detail != "srt-slurm configs/ read from the srt-slurm checkout (SrtSlurmDir) (v1.0.68); the launcher runs srt-slurm v1.0.50, where it may differ (possible commit drift)" {
+		fc[0].Origin.Detail != "srt-slurm configs/ read from the given srt-slurm checkout (v1.0.68); the launcher runs srt-slurm v1.0.50, where it may differ (possible commit drift)" {
 		t.Errorf("file contents %+v", fc)
 	}
 	AttachSrtSlurmConfigs(procs, "", "", "")

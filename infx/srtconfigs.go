@@ -46,7 +46,7 @@ func AttachSrtSlurmConfigs(procs []launch.Process, dir, version, runs string) {
 				if err != nil {
 					continue
 				}
-				detail := "srt-slurm configs/ read from the srt-slurm checkout (SrtSlurmDir)"
+				detail := "srt-slurm configs/ read from the given srt-slurm checkout"
 				if version != "" {
 					detail += " (" + version + ")"
 				}

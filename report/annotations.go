@@ -13,8 +13,8 @@ import (
 //
 //	::error file=<path>,line=<n>,title=<title>::<message>
 //
-// "error" for gaps and errors, "warning" for points and rows that were not
-// verified ("notice" when AllowUnverified). file= is the path relative to
+// "error" for gaps and errors, and for points and rows that were not
+// verified (they fail closed; "notice" when AllowUnverified). file= is the path relative to
 // the upstream repository the finding is in (a workflow checks that
 // repository out; nothing is prefixed), line= its 1-based line; both are
 // left out when unknown. title= is the FindingRule's Title. Values are

@@ -129,7 +129,22 @@ func (m *md) scope() string {
 	r := m.r
 	var b strings.Builder
 	if r.Cookbook != nil || len(r.Points) > 0 {
-		fmt.Fprintf(&b, "- Upstream: SGLang cookbook %s, %d AgentX %s\n", repoRef(r.Cookbook, "sgl-project/sglang"), len(r.CookbookFiles), plural(len(r.CookbookFiles), "snippet", "snippets"))
+		fmt.Fprintf(&b, "- Upstream: SGLang cookbook %s, %d AgentX %s", repoRef(r.Cookbook, "sgl-project/sglang"), len(r.CookbookFiles), plural(len(r.CookbookFiles), "snippet", "snippets"))
+		// the content read, pinned: without a commit the sha256 is the
+		// only record of what was compared
+		var fs []string
+		for _, f := range r.CookbookFiles {
+			name := f.Path[strings.LastIndexByte(f.Path, '/')+1:]
+			dirty := ""
+			if f.Dirty {
+				dirty = ", modified"
+			}
+			fs = append(fs, fmt.Sprintf("`%s` sha256 `%s`%s", name, short(f.SHA256), dirty))
+		}
+		if len(fs) > 0 {
+			b.WriteString(": " + shortList(fs, 8))
+		}
+		b.WriteString("\n")
 	}
 	if r.VLLMRecipes != nil {
 		fmt.Fprintf(&b, "- Upstream: vLLM recipes %s\n", repoRef(r.VLLMRecipes, "vllm-project/recipes"))
@@ -331,6 +346,19 @@ func (m *md) gapBlocks() []keyBlock {
 	}
 	sort.SliceStable(keys, func(i, j int) bool { return keys[i].verdict.Rank() > keys[j].verdict.Rank() })
 	var out []keyBlock
+	var bad []string
+	for _, l := range r.Upstream {
+		if !l.OK {
+			e := ""
+			if l.Error != "" {
+				e = " (" + mdText(m.scrub(l.Error)) + ")"
+			}
+			bad = append(bad, fmt.Sprintf("- %s — **%s**%s: Check 3 (b) needs a merged PR or a published page\n", l.URL, l.State, e))
+		}
+	}
+	if len(bad) > 0 {
+		out = append(out, keyBlock{key: "upstream links", text: "### Upstream links\n\n" + strings.Join(bad, "") + "\n"})
+	}
 	for _, g := range keys {
 		var b strings.Builder
 		fmt.Fprintf(&b, "### `%s` — %s\n\n", g.key, g.verdict)
@@ -528,7 +556,7 @@ func (m *md) evidenceBlocks() []keyBlock {
 			v = compare.Worse(v, p.Verdict)
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "<details><summary><code>%s</code> — %s, %d %s</summary>\n\n", htmlEsc(key), v, len(pts), plural(len(pts), "point", "points"))
+		fmt.Fprintf(&b, "<details><summary><code>%s</code> — %s%s, %d %s</summary>\n\n", htmlEsc(key), v, r.allowedTag(v), len(pts), plural(len(pts), "point", "points"))
 		b.WriteString("| point | conc | router | KV | variant | verdict | roles (matched) | drift | upstream |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, p := range pts {
 			variant := p.Recipe
@@ -567,7 +595,7 @@ func (m *md) evidenceBlocks() []keyBlock {
 	}
 	for _, k := range r.VLLM {
 		var b strings.Builder
-		fmt.Fprintf(&b, "<details><summary><code>%s</code> (vLLM) — %s, %d %s</summary>\n\n", htmlEsc(k.ConfigKey), k.Verdict, len(k.Rows), plural(len(k.Rows), "row", "rows"))
+		fmt.Fprintf(&b, "<details><summary><code>%s</code> (vLLM) — %s%s, %d %s</summary>\n\n", htmlEsc(k.ConfigKey), k.Verdict, r.allowedTag(k.Verdict), len(k.Rows), plural(len(k.Rows), "row", "rows"))
 		fmt.Fprintf(&b, "%s · model `%s` · %s · %s · master %s\n\n", k.Framework, k.Model, k.Hardware, k.Precision, m.fileLink(&r.InferenceX, k.MasterFile, k.MasterLine))
 		b.WriteString("| row | conc | inferencex | role | verdict | matched | vllm recipe |\n|---|---|---|---|---|---|---|\n")
 		for _, row := range k.Rows {
@@ -656,4 +684,12 @@ func htmlEsc(s string) string {
 	s = strings.ReplaceAll(s, "&", "&amp;")
 	s = strings.ReplaceAll(s, "<", "&lt;")
 	return strings.ReplaceAll(s, ">", "&gt;")
+}
+
+// allowedTag marks a not-verified verdict that AllowUnverified lets pass.
+func (r *Report) allowedTag(v compare.Verdict) string {
+	if v.NotVerified() && r.AllowUnverified {
+		return " (not verified, allowed)"
+	}
+	return ""
 }

@@ -428,19 +428,19 @@ func TestPrinterSARIFContent(t *testing.T) {
 	want := []string{
 		"check3/differs error", "check3/differs error", // prefill: 2 differences
 		"check3/prohibited error",                              // decode
-		"check3/not-verified warning",                          // point upstream-only
+		"check3/not-verified error",                            // point upstream-only (fails closed)
 		"check3/error error",                                   // point error
 		"check3/differs error",                                 // vllm row 1 agg
 		"check3/not-covered error", "check3/not-covered error", // dynamo row 0 prefill, decode
-		"check3/not-verified warning", // dynamo row 1 recipe not found
-		"check3/error error",          // vLLM recipe decode error
+		"check3/not-verified error", // dynamo row 1 recipe not found
+		"check3/error error",        // vLLM recipe decode error
 		"check3/link-not-merged error",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("results:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	first := run.Results[0]
-	if first.Message.Text != "qwen3.5-fp8-b200-sglang point 0 prefill: --mem-fraction-static: upstream 0.85, inferencex 0.8 (possible commit drift: recipe changed since prov.sha 76ff8a6f)" {
+	if first.Message.Text != "qwen3.5-fp8-b200-sglang#0 point 0 prefill: --mem-fraction-static: upstream 0.85, inferencex 0.8 (possible commit drift: recipe changed since prov.sha 76ff8a6f)" {
 		t.Errorf("message %q", first.Message.Text)
 	}
 	loc := first.Locations[0].PhysicalLocation
@@ -501,8 +501,8 @@ func TestPrinterAllowUnverified(t *testing.T) {
 	r := fixtureAll()
 	r.AllowUnverified = true
 	r.Count()
-	// the one "warning" left is the not-verified rule's default level
-	if out := sarifOf(t, r); strings.Count(out, `"level": "warning"`) != 1 || strings.Count(out, `"level": "note"`) != 2 {
+	// the not-verified rule's default level and its two results are notes
+	if out := sarifOf(t, r); strings.Count(out, `"level": "warning"`) != 0 || strings.Count(out, `"level": "note"`) != 3 {
 		t.Errorf("SARIF levels with AllowUnverified:\n%s", out)
 	}
 	var b bytes.Buffer
@@ -511,7 +511,7 @@ func TestPrinterAllowUnverified(t *testing.T) {
 	}
 	out := b.String()
 	if strings.Contains(out, "::warning") ||
-		!strings.Contains(out, "::notice file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=88,title=Check 3 not verified::qwen3.5-fp8-b200-sglang point 0: not verified: upstream-only: ") {
+		!strings.Contains(out, "::notice file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=88,title=Check 3 not verified::qwen3.5-fp8-b200-sglang#1 point 0: not verified: upstream-only: ") {
 		t.Errorf("annotations with AllowUnverified:\n%s", out)
 	}
 }
@@ -528,17 +528,17 @@ func TestPrinterAnnotations(t *testing.T) {
 		t.Fatalf("%d lines, want 11 findings and a summary:\n%s", len(lines), b.String())
 	}
 	for i, want := range map[int]string{
-		0: "::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=42,title=Check 3 differs::qwen3.5-fp8-b200-sglang point 0 prefill: --mem-fraction-static: upstream 0.85, inferencex 0.8 (possible commit drift: recipe changed since prov.sha 76ff8a6f)",
+		0: "::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=42,title=Check 3 differs::qwen3.5-fp8-b200-sglang#0 point 0 prefill: --mem-fraction-static: upstream 0.85, inferencex 0.8 (possible commit drift: recipe changed since prov.sha 76ff8a6f)",
 		// "%" is escaped in the message, ":" and "," are not
-		1: `::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=42,title=Check 3 differs::qwen3.5-fp8-b200-sglang point 0 prefill: --json-model-override-args: upstream {"rope": "yarn", "factor": "50%25"}, inferencex (absent)`,
-		3: "::warning file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=88,title=Check 3 not verified::qwen3.5-fp8-b200-sglang point 0: not verified: upstream-only: recipes/qwen3.5/b200-bf16.yaml lives in NVIDIA/srt-slurm, not in the InferenceX checkout",
+		1: `::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=42,title=Check 3 differs::qwen3.5-fp8-b200-sglang#0 point 0 prefill: --json-model-override-args: upstream {"rope": "yarn", "factor": "50%25"}, inferencex (absent)`,
+		3: "::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=88,title=Check 3 not verified::qwen3.5-fp8-b200-sglang#1 point 0: not verified: upstream-only: recipes/qwen3.5/b200-bf16.yaml lives in NVIDIA/srt-slurm, not in the InferenceX checkout",
 		// the newline is escaped, the local directory removed
-		4: "::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=120,title=Check 3 error::qwen3.5-fp8-b200-sglang point 1: error: benchmarks/multi_node/srt-slurm-recipes/qwen3.5/b200-fp4.yaml:12:3: mapping values are not allowed%0A  in this context",
+		4: "::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=120,title=Check 3 error::qwen3.5-fp8-b200-sglang#2 point 1: error: benchmarks/multi_node/srt-slurm-recipes/qwen3.5/b200-fp4.yaml:12:3: mapping values are not allowed%0A  in this context",
 		5: "::error file=models/deepseek-ai/DeepSeek-R1.yaml,title=Check 3 differs::dsr1-fp8-h200-vllm row 1 agg (TP8): --max-num-seqs: upstream 256, inferencex 512",
 		7: "::error file=configs/nvidia-master.yaml,line=340,title=Check 3 no recipe covers this::dsr1-fp4-gb200-dynamo-vllm row 0 decode (DEP8): no recipe covers this",
 		// no location: no file=
 		10: "::error title=Check 3 link not merged::upstream link https://github.com/sgl-project/sglang/pull/12345: open (Check 3 (b) needs a merged PR or a published page)",
-		11: "::notice title=cookbook-sync::❌ Check 3: 8 gaps — error 2, prohibited 1, differs 1, no recipe covers this 1, link not merged 1, not verified 2 (annotations: 9 errors, 2 warnings)",
+		11: "::notice title=cookbook-sync::❌ Check 3: 8 gaps — error 2, prohibited 1, differs 1, no recipe covers this 1, link not merged 1, not verified 2 (annotations: 11 errors)",
 	} {
 		if lines[i] != want {
 			t.Errorf("line %d:\n got %s\nwant %s", i, lines[i], want)

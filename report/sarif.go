@@ -83,8 +83,8 @@ func FindingRules() []FindingRule {
 // run of tool "cookbook-sync" with the FindingRules as its rules): one result per
 // finding — each differing setting of each gap role, each missing role,
 // each prohibited setting, each vLLM role no recipe covers, each point or
-// row that was not verified (level note when AllowUnverified, else
-// warning), each error and each upstream link that is not merged /
+// row that was not verified (level note when AllowUnverified, else error:
+// it fails closed like any gap), each error and each upstream link that is not merged /
 // published; gaps and errors have level error. A result's location is the
 // upstream file position: the cookbook snippet (uriBaseId COOKBOOK), the
 // vLLM recipe (VLLM_RECIPES), or, for a role no recipe covers, the
@@ -114,8 +114,8 @@ func buildSARIF(r *Report) (*sarif.Report, error) {
 	for i, ru := range rules {
 		index[ru.ID] = i
 		level := sarif.LevelError
-		if ru.ID == RuleNotVerified {
-			level = sarif.LevelWarning
+		if ru.ID == RuleNotVerified && r.AllowUnverified {
+			level = sarif.LevelNote
 		}
 		run.Tool.Driver.AddRule(sarif.NewRule(ru.ID).
 			WithName(sarifRuleName(ru.ID)).
@@ -250,7 +250,8 @@ var recipeErrorPosRe = regexp.MustCompile(`^([^\s:]+):(\d+):\d+: `)
 // directories are removed from every message (scrubDirs).
 func gapFindings(r *Report) []gapFinding {
 	var out []gapFinding
-	unverified := sarif.LevelWarning
+	// not verified fails closed: an error like any gap, unless allowed
+	unverified := sarif.LevelError
 	if r.AllowUnverified {
 		unverified = sarif.LevelNote
 	}
@@ -281,11 +282,11 @@ func gapFindings(r *Report) []gapFinding {
 		}
 		switch {
 		case p.Status == StatusError:
-			add(base(RuleError, sarif.LevelError, fmt.Sprintf("%s point %d: error: %s", p.ConfigKey, p.Point, p.Message),
+			add(base(RuleError, sarif.LevelError, fmt.Sprintf("%s point %d: error: %s", p.CellID, p.Point, p.Message),
 				gapProp{"verdict", string(compare.Error)}))
 			continue
 		case p.Status.NotVerified():
-			msg := fmt.Sprintf("%s point %d: not verified: %s", p.ConfigKey, p.Point, p.Status)
+			msg := fmt.Sprintf("%s point %d: not verified: %s", p.CellID, p.Point, p.Status)
 			if p.Message != "" {
 				msg += ": " + p.Message
 			}
@@ -296,7 +297,7 @@ func gapFindings(r *Report) []gapFinding {
 			if !res.Verdict.Gap() {
 				continue
 			}
-			head := fmt.Sprintf("%s point %d %s", p.ConfigKey, p.Point, roleName(res))
+			head := fmt.Sprintf("%s point %d %s", p.CellID, p.Point, roleName(res))
 			rp := []gapProp{{"role", roleName(res)}, {"verdict", string(res.Verdict)}}
 			for _, f := range roleFindings(head, res) {
 				add(base(f.rule, sarif.LevelError, f.msg, append(append([]gapProp{}, rp...), f.props...)...))

@@ -194,7 +194,7 @@ func TestCoverageDemoMarkdown(t *testing.T) {
 	checkMarkdown(t, out, "❌ Check 3: 3 gaps — differs 1, not verified 2")
 	for _, want := range []string{
 		"- Exclusion policy: `2026-12-01.3 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)`",
-		"- Upstream: SGLang cookbook `sgl-project/sglang` (not a git checkout: no commit), 1 AgentX snippet\n",
+		"- Upstream: SGLang cookbook `sgl-project/sglang` (not a git checkout: no commit), 1 AgentX snippet: `qwen3.5-demo.jsx` sha256 `",
 		"- InferenceX: `SemiAnalysisAI/InferenceX` (not a git checkout: no commit): commit drift since each cell's prov.sha is unknown\n",
 		"- Cookbook points: covered-with-exclusions 2, recipe not found 1, script not found 1, differs 1 · roles: covered 2, covered-with-exclusions 7, differs 1\n",
 		"- Not verified: 2 (a gap: their settings were not compared; --allow-unverified lists them without failing)\n",
@@ -348,7 +348,7 @@ func TestCoverageCookbookGitCommit(t *testing.T) {
 	_, out, _ := runCoverageCLI(t, "--infx", infx, "--cookbook", cb, "--format", "markdown")
 	checkMarkdown(t, out, "❌ Check 3: 3 gaps — differs 1, not verified 2", infx, cb)
 	for _, want := range []string{
-		"- Upstream: SGLang cookbook [`sgl-project/sglang@" + h.String()[:12] + "`](https://github.com/sgl-project/sglang/tree/" + h.String() + "), 1 AgentX snippet\n",
+		"- Upstream: SGLang cookbook [`sgl-project/sglang@" + h.String()[:12] + "`](https://github.com/sgl-project/sglang/tree/" + h.String() + "), 1 AgentX snippet: `qwen3.5-demo.jsx` sha256 `",
 		// the evidence links the cookbook point at that commit
 		"(https://github.com/sgl-project/sglang/blob/" + h.String() + "/" + demoSnippet + "#L309)",
 	} {
@@ -425,7 +425,7 @@ func TestCoverageSrtSlurmDir(t *testing.T) {
 		for _, p := range rep.Points {
 			if p.Recipe == "recipes/"+rel {
 				m[p.Status]++
-				if p.Status == "compared" && p.Message != "recipe recipes/"+rel+` read from the srt-slurm checkout (SrtSlurmDir, version "v1.0.53"); no launcher of the checkout says which srt-slurm ref runs it` {
+				if p.Status == "compared" && p.Message != "recipe recipes/"+rel+` read from the given srt-slurm checkout (version "v1.0.53"); no launcher of the checkout says which srt-slurm ref runs it` {
 					t.Errorf("message %q", p.Message)
 				}
 			}
