@@ -34,7 +34,6 @@ func attachCookbookInstall(d *launch.Deployment, f *cookbook.File, sel cookbook.
 	}
 }
 
-
 // withMasterImage gives the engine workers of a cited recipe rendered
 // without its launcher the image they run as InferenceX runs them: the
 // master config entry's image, to which every runners/launch_*.sh maps the

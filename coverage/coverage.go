@@ -151,7 +151,6 @@ func relTo(dir, p string) string {
 	return filepath.ToSlash(r)
 }
 
-
 // Run runs Check 3 coverage: for every point of every AgentX snippet
 // under CookbookDir/docs/src/snippets/agentx/**/*.jsx whose provenance cites
 // an InferenceX recipe (cell.prov.recipe / point.recipe, or the older
