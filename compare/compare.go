@@ -509,3 +509,16 @@ func textDiff(a, b *string) string {
 func (r *Rules) NormalizeIn(d *launch.Deployment, p *launch.Process) *Normalized {
 	return r.NormalizeProcess(p, engineOf(d, p), hfOf(d))
 }
+
+// Shown is a side's value as reports print it: "(absent)" when the
+// setting is not set on that side (nil), "(set)" for a bare flag (""),
+// else the value.
+func Shown(v *string) string {
+	switch {
+	case v == nil:
+		return "(absent)"
+	case *v == "":
+		return "(set)"
+	}
+	return *v
+}

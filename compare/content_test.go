@@ -67,7 +67,7 @@ func service(t *testing.T, cb, rc launch.Process, role string) Result {
 func diffText(r Result) []string {
 	var out []string
 	for _, d := range r.Differences {
-		out = append(out, d.Setting+": upstream "+val(d.Upstream)+", inferencex "+val(d.InferenceX))
+		out = append(out, d.Setting+": upstream "+Shown(d.Upstream)+", inferencex "+Shown(d.InferenceX))
 	}
 	return out
 }
@@ -376,14 +376,3 @@ func TestCompareMooncakeMaster(t *testing.T) {
 	}
 }
 
-// val prints a side's value as the text report does: (absent), (set), or
-// the value.
-func val(p *string) string {
-	switch {
-	case p == nil:
-		return "(absent)"
-	case *p == "":
-		return "(set)"
-	}
-	return *p
-}

@@ -225,19 +225,11 @@ func TestParseLauncherRulesErrors(t *testing.T) {
 }
 
 // RenderSrtSlurm renders an srt-slurm recipe variant as package coverage
-// does (srtslurm at its default version, model bound as hf:<model>).
+// does (srtslurm.Recipe.RenderModel).
 func RenderSrtSlurm(path, selector, model string) (*launch.Deployment, error) {
 	r, err := srtslurm.Load(path)
 	if err != nil {
 		return nil, err
 	}
-	opt := srtslurm.Options{}
-	if model != "" {
-		opt.Model = "hf:" + model
-	}
-	rd, err := r.Render(selector, opt)
-	if err != nil {
-		return nil, err
-	}
-	return &rd.Deployment, nil
+	return r.RenderModel(selector, model)
 }

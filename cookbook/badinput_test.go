@@ -2,10 +2,11 @@ package cookbook
 
 import (
 	"errors"
-	"github.com/cookbook-sync/cookbook-sync/internal/fuzzbound"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/fuzzbound"
 )
 
 // minimal is a small valid snippet; each line below is numbered in the

@@ -2,10 +2,11 @@ package cookbook
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 )
 
 // corpusAgentX lists the AgentX data files under
@@ -27,39 +28,6 @@ func corpusAgentX(t *testing.T) []string {
 	return files
 }
 
-// sameDecoding checks that every selection of a decodes exactly like the
-// same selection of b (titles, kinds, roles, texts and copy-all text).
-func sameDecoding(a, b *File) error {
-	sa, sb := a.Selections(), b.Selections()
-	if len(sa) != len(sb) {
-		return fmt.Errorf("%d selections, want %d", len(sb), len(sa))
-	}
-	for i, s := range sa {
-		if sb[i] != s {
-			return fmt.Errorf("selection %d is %+v, want %+v", i, sb[i], s)
-		}
-		da, err := a.Decode(s)
-		if err != nil {
-			return err
-		}
-		db, err := b.Decode(s)
-		if err != nil {
-			return err
-		}
-		if da.CopyAll != db.CopyAll {
-			return fmt.Errorf("%+v: copy-all differs:\n%s\n--- want ---\n%s", s, db.CopyAll, da.CopyAll)
-		}
-		if len(da.Blocks) != len(db.Blocks) {
-			return fmt.Errorf("%+v: %d blocks, want %d", s, len(db.Blocks), len(da.Blocks))
-		}
-		for j := range da.Blocks {
-			if da.Blocks[j] != db.Blocks[j] {
-				return fmt.Errorf("%+v block %d: %+v, want %+v", s, j, db.Blocks[j], da.Blocks[j])
-			}
-		}
-	}
-	return nil
-}
 
 // TestCorpusEncodeRoundTrip: Parse(real file) → EncodeFile gives the same
 // bytes (the upstream generator's layout and key order); Encode with the
@@ -80,7 +48,7 @@ func TestCorpusEncodeRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(same, src) {
-				t.Errorf("EncodeFile is not byte-identical to the upstream file: %s", lineDiff(same, src))
+				t.Errorf("EncodeFile is not byte-identical to the upstream file: %s", testutil.LineDiff(same, src))
 			}
 			out, err := Encode(&f.Data)
 			if err != nil {
@@ -90,34 +58,17 @@ func TestCorpusEncodeRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("re-encoded file does not parse: %v", err)
 			}
-			if err := sameDecoding(f, g); err != nil {
+			if err := SameDecoding(f, g); err != nil {
 				t.Fatal(err)
 			}
 			again, _ := Encode(&g.Data)
 			if !bytes.Equal(out, again) {
-				t.Errorf("Encode(Parse(Encode(x))) != Encode(x): %s", lineDiff(again, out))
+				t.Errorf("Encode(Parse(Encode(x))) != Encode(x): %s", testutil.LineDiff(again, out))
 			}
 		})
 	}
 }
 
-// lineDiff describes the first differing line of got and want.
-func lineDiff(got, want []byte) string {
-	gl, wl := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
-	for i := 0; i < len(gl) || i < len(wl); i++ {
-		var g, w []byte
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if !bytes.Equal(g, w) {
-			return fmt.Sprintf("line %d: got %q, want %q", i+1, g, w)
-		}
-	}
-	return "no difference"
-}
 
 // BenchmarkEncodeQwen35 measures re-encoding the largest corpus file
 // (qwen3.5.jsx, 312 KB).

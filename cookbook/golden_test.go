@@ -7,19 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 )
 
-// moduleRoot returns the repository root (the directory holding go.mod).
-func moduleRoot(t testing.TB) string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("no caller")
-	}
-	return filepath.Dir(filepath.Dir(file))
-}
+func moduleRoot(testing.TB) string { return testutil.ModuleRoot() }
 
 // envDir returns $name, or def resolved against the module root.
 func envDir(t testing.TB, name, def string) (string, bool) {

@@ -125,8 +125,8 @@ func TestCorpusContentRegressions(t *testing.T) {
 				for _, d := range r.Differences {
 					if d.Setting == w.setting {
 						found = true
-						if val(d.Upstream) != orAbsent(w.upstream) || val(d.InferenceX) != orAbsent(w.inferencex) {
-							t.Errorf("%s %s: upstream %s inferencex %s, want %s / %s", w.role, w.setting, val(d.Upstream), val(d.InferenceX), orAbsent(w.upstream), orAbsent(w.inferencex))
+						if compare.Shown(d.Upstream) != orAbsent(w.upstream) || compare.Shown(d.InferenceX) != orAbsent(w.inferencex) {
+							t.Errorf("%s %s: upstream %s inferencex %s, want %s / %s", w.role, w.setting, compare.Shown(d.Upstream), compare.Shown(d.InferenceX), orAbsent(w.upstream), orAbsent(w.inferencex))
 						}
 					}
 				}

@@ -11,21 +11,11 @@ import (
 func diffText(r compare.Result) []string {
 	var out []string
 	for _, d := range r.Differences {
-		out = append(out, d.Setting+": upstream "+val(d.Upstream)+", inferencex "+val(d.InferenceX))
+		out = append(out, d.Setting+": upstream "+compare.Shown(d.Upstream)+", inferencex "+compare.Shown(d.InferenceX))
 	}
 	return out
 }
 
-// val prints a side's value: (absent), (set), or the value.
-func val(p *string) string {
-	switch {
-	case p == nil:
-		return "(absent)"
-	case *p == "":
-		return "(set)"
-	}
-	return *p
-}
 
 // deref is *p, or "<absent>".
 func deref(p *string) string {

@@ -50,10 +50,7 @@ func (c *run) launcherRender(pr *report.PointResult, f *cookbook.File, sel cookb
 		var pe *infx.PointError
 		switch {
 		case errors.As(rr.err, &pe):
-			pr.Status = pointStatusOf(pe.Status)
-			if pe.Status == infx.StatusMissing {
-				pr.Status = report.StatusRecipeNotFound
-			}
+			pr.Status = statusOf(pe.Status, infx.KindRecipe)
 			pr.Message = fmt.Sprintf("%s row %d (%s), concurrency %d: %s", pr.ConfigKey, row, pr.RowPos, p.Concurrency, pe.Note)
 		default:
 			pr.Status, pr.Message = report.StatusError, rr.err.Error()

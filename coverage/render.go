@@ -40,13 +40,5 @@ func srtSlurmRenderer() RenderFunc {
 }
 
 func renderRecipe(r *srtslurm.Recipe, selector, model string) (*launch.Deployment, error) {
-	opt := srtslurm.Options{}
-	if model != "" {
-		opt.Model = "hf:" + model
-	}
-	rd, err := r.Render(selector, opt)
-	if err != nil {
-		return nil, err
-	}
-	return &rd.Deployment, nil
+	return r.RenderModel(selector, model)
 }

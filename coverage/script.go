@@ -258,7 +258,7 @@ func (c *run) compareScript(pr *report.PointResult, f *cookbook.File, sel cookbo
 			var pe *infx.PointError
 			switch {
 			case errors.As(rr.err, &pe):
-				pr.Status, pr.Message = pointStatusOf(pe.Status), pe.Note
+				pr.Status, pr.Message = statusOf(pe.Status, infx.KindScript), pe.Note
 			case errors.Is(rr.err, infx.ErrNotRenderable):
 				pr.Status = report.StatusNoMatch
 			}
@@ -301,13 +301,21 @@ func (c *run) compareScript(pr *report.PointResult, f *cookbook.File, sel cookbo
 	pr.Message = msg
 }
 
-// pointStatusOf maps an infx point status to the coverage vocabulary.
-func pointStatusOf(s infx.Status) report.Status {
+// statusOf maps an infx point status (infx/points.go: ok, upstream-only,
+// missing, unsupported, ambiguous) to the report's: missing is told apart
+// by what is absent (a script, else a recipe). A status this package does
+// not know is unsupported: not verified, never covered, never "bad input".
+func statusOf(s infx.Status, kind infx.Kind) report.Status {
 	switch s {
-	case infx.StatusMissing:
-		return report.StatusScriptNotFound
+	case infx.StatusOK:
+		return report.StatusCompared
 	case infx.StatusUpstreamOnly:
 		return report.StatusUpstreamOnly
+	case infx.StatusMissing:
+		if kind == infx.KindScript {
+			return report.StatusScriptNotFound
+		}
+		return report.StatusRecipeNotFound
 	case infx.StatusAmbiguous:
 		return report.StatusAmbiguous
 	}

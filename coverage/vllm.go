@@ -122,26 +122,7 @@ func (c *run) vllmCoverage(ix *recipes.Index) ([]report.VLLMKey, error) {
 	return out, nil
 }
 
-func vllmStatus(p infx.Point) report.Status {
-	switch p.Status {
-	case infx.StatusOK:
-		return report.StatusCompared
-	case infx.StatusUpstreamOnly:
-		return report.StatusUpstreamOnly
-	case infx.StatusUnsupported:
-		return report.StatusUnsupported
-	case infx.StatusMissing:
-		if p.Kind == infx.KindScript {
-			return report.StatusScriptNotFound
-		}
-		return report.StatusRecipeNotFound
-	case infx.StatusAmbiguous:
-		return report.StatusAmbiguous
-	}
-	// an infx status this package does not know: its verdict ranks as an
-	// error (compare.Verdict.Rank), never as covered
-	return report.Status(p.Status)
-}
+func vllmStatus(p infx.Point) report.Status { return statusOf(p.Status, p.Kind) }
 
 // vllmRecipePath names what the point runs, relative to infxDir when found.
 func vllmRecipePath(p infx.Point, infxDir string) string {

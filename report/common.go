@@ -15,15 +15,8 @@ func short(sha string) string {
 	return sha
 }
 
-func val(p *string) string {
-	switch {
-	case p == nil:
-		return "(absent)"
-	case *p == "":
-		return "(set)"
-	}
-	return *p
-}
+// val is compare.Shown.
+func val(p *string) string { return compare.Shown(p) }
 
 func concs(cs []int) string {
 	s := make([]string, len(cs))

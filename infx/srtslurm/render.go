@@ -1604,3 +1604,20 @@ func rdErr(file string, c *config, p, format string, args ...any) error {
 	}
 	return &Error{File: file, Path: p, Msg: fmt.Sprintf(format, args...)}
 }
+
+// RenderModel renders selector (as Render) at the default srt-slurm
+// version with the model bound to the Hugging Face id hfModel ("hf:<id>";
+// the recipe's own model.path when hfModel is ""): the effective
+// deployment a comparison needs, as InferenceX runs it (the master entry
+// names the model; inferencex.md (d)). Errors are Render's.
+func (r *Recipe) RenderModel(selector, hfModel string) (*launch.Deployment, error) {
+	opt := Options{}
+	if hfModel != "" {
+		opt.Model = "hf:" + hfModel
+	}
+	rd, err := r.Render(selector, opt)
+	if err != nil {
+		return nil, err
+	}
+	return &rd.Deployment, nil
+}
