@@ -375,4 +375,3 @@ func TestCompareMooncakeMaster(t *testing.T) {
 		t.Errorf("rpc threads: %v", diffText(r))
 	}
 }
-

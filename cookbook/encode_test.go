@@ -28,7 +28,6 @@ func corpusAgentX(t *testing.T) []string {
 	return files
 }
 
-
 // TestCorpusEncodeRoundTrip: Parse(real file) → EncodeFile gives the same
 // bytes (the upstream generator's layout and key order); Encode with the
 // default header and PR order → Parse decodes every selection identically.
@@ -68,7 +67,6 @@ func TestCorpusEncodeRoundTrip(t *testing.T) {
 		})
 	}
 }
-
 
 // BenchmarkEncodeQwen35 measures re-encoding the largest corpus file
 // (qwen3.5.jsx, 312 KB).

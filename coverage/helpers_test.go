@@ -16,7 +16,6 @@ func diffText(r compare.Result) []string {
 	return out
 }
 
-
 // deref is *p, or "<absent>".
 func deref(p *string) string {
 	if p == nil {

@@ -51,7 +51,9 @@ func settings[T compare.Difference | compare.Exclusion](xs []T, f func(T) string
 }
 
 func diffSettings(r *compare.Result) []string {
-	return settings(r.Differences, func(d compare.Difference) string { return d.Setting + "=" + compare.Shown(d.Upstream) + "|" + compare.Shown(d.InferenceX) })
+	return settings(r.Differences, func(d compare.Difference) string {
+		return d.Setting + "=" + compare.Shown(d.Upstream) + "|" + compare.Shown(d.InferenceX)
+	})
 }
 
 func exclSettings(xs []compare.Exclusion) []string {
