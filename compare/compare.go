@@ -75,6 +75,10 @@ type Result struct {
 	Excluded    []Exclusion  `json:"excluded,omitempty"`
 	Info        []Exclusion  `json:"info,omitempty"`
 	Prohibited  []Exclusion  `json:"prohibited,omitempty"`
+	// Unknown are the settings whose value is not known on one side (an
+	// srt-slurm /configs/ file without the srt-slurm checkout): not
+	// compared, so the role is at best ContentNotKnown (not verified).
+	Unknown []Difference `json:"unknown,omitempty"`
 	// Note explains a missing role ("only in the InferenceX recipe").
 	Note string `json:"note,omitempty"`
 }
@@ -410,8 +414,20 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, cb *launch.Deplo
 			verdict = Worse(verdict, Prohibited)
 			continue
 		}
+		if c != nil && c.Unknown || r != nil && r.Unknown {
+			// a value that is not known is neither a match nor a gap
+			res.Unknown = append(res.Unknown, Difference{Setting: k, Upstream: cv, InferenceX: rv, Origins: origins})
+			verdict = Worse(verdict, ContentNotKnown)
+			continue
+		}
 		if cv != nil && rv != nil && (*cv == *rv || !s.Literal && !(c != nil && c.Literal) && Equal(*cv, *rv)) {
 			res.Matched++
+			continue
+		}
+		// a flag at its cited engine default on one side, absent on the other (defaults.go)
+		if e, ok := citedDefault(ex, engine, s, k, cv, rv, origins, cp, rp); ok {
+			res.Info = append(res.Info, e)
+			verdict = Worse(verdict, CoveredWithExclusions)
 			continue
 		}
 		rule, ruled := matchEither(ex, s, cv, rv, engine, res.Role)

@@ -175,11 +175,13 @@ func TestCompareFileByNameWhenOneSideHasOnlyThePath(t *testing.T) {
 	}
 	const file = "{\n  \"normal_dispatch\": {\"num_sms\": 128},\n  \"normal_combine\": {\"num_sms\": 128}\n}\n"
 	// ... whose content is not known without the srt-slurm checkout: an
-	// unknown never counts as a match (coverage --srt-slurm-dir reads it)
+	// unknown is neither a match nor a difference — the role is not
+	// verified (coverage --srt-slurm-dir reads it)
 	r = service(t, w("deepep_config.json", file), w("/configs/deepep_config.json", ""), "decode")
-	if got := diffText(r); r.Verdict != Differs || len(got) != 1 ||
-		got[0] != `--deepep-config: upstream {"normal_combine":{"num_sms":128},"normal_dispatch":{"num_sms":128}}, inferencex (content not known: srt-slurm's own /configs/deepep_config.json; an srt-slurm checkout supplies it)` {
-		t.Errorf("path-only deepep: verdict %s, note %q, diffs %v", r.Verdict, r.Note, got)
+	if r.Verdict != ContentNotKnown || len(r.Differences) != 0 || len(r.Unknown) != 1 || r.Unknown[0].Setting != "--deepep-config" ||
+		Shown(r.Unknown[0].InferenceX) != "(content not known: srt-slurm's own /configs/deepep_config.json; an srt-slurm checkout supplies it)" ||
+		!r.Verdict.NotVerified() || r.Verdict.Gap() {
+		t.Errorf("path-only deepep: verdict %s, note %q, diffs %v, unknown %+v", r.Verdict, r.Note, diffText(r), r.Unknown)
 	}
 	// both sides carry the content: compared as JSON, inline or file
 	r = service(t, w("deepep_config.json", file), w(`{"normal_combine":{"num_sms":128},"normal_dispatch":{"num_sms":96}}`, ""), "decode")

@@ -286,6 +286,10 @@ type Setting struct {
 	// Literal: compare the values exactly, not with placeholders
 	// ("$http_x_session_id" is an nginx variable).
 	Literal bool
+	// Unknown: the value is not known (srt-slurm's own /configs/ file
+	// without an srt-slurm checkout): never a match, never a difference —
+	// the setting is not verified (Result.Unknown).
+	Unknown bool
 }
 
 // Normalized is the settings of one process by key, plus the key order.

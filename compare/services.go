@@ -59,7 +59,7 @@ func filePass(res *Result, cn, rn *Normalized, keys []string) map[string]bool {
 				// content is not known without the srt-slurm checkout, and
 				// an unknown never counts as a match.
 				r.Value = fmt.Sprintf("(content not known: srt-slurm's own %s; an srt-slurm checkout supplies it)", r.Path)
-				r.Literal = true
+				r.Literal, r.Unknown = true, true
 				continue
 			}
 			byName[k] = true

@@ -41,6 +41,10 @@ const (
 	// Unsupported: a launcher format or construct the renderer does not
 	// model (named in the message).
 	Unsupported Verdict = "unsupported"
+	// ContentNotKnown: a compared role has a setting whose value is not
+	// known on one side (Result.Unknown), e.g. the content of
+	// srt-slurm's own /configs/ file without the srt-slurm checkout.
+	ContentNotKnown Verdict = "content not known"
 
 	// Missing: the role exists on one side only. A gap.
 	Missing Verdict = "missing"
@@ -61,7 +65,7 @@ const (
 // report counts and of Rank).
 func Verdicts() []Verdict {
 	return []Verdict{Covered, CoveredWithExclusions,
-		MatchedNotCompared, UpstreamOnly, RecipeNotFound, ScriptNotFound, NoMatch, Ambiguous, Unsupported,
+		MatchedNotCompared, UpstreamOnly, RecipeNotFound, ScriptNotFound, NoMatch, Ambiguous, Unsupported, ContentNotKnown,
 		Missing, NotCovered, Differs, Prohibited, Error}
 }
 
@@ -75,7 +79,7 @@ func (v Verdict) Rank() int {
 		return 0
 	case CoveredWithExclusions:
 		return 1
-	case MatchedNotCompared, UpstreamOnly, RecipeNotFound, ScriptNotFound, NoMatch, Ambiguous, Unsupported:
+	case MatchedNotCompared, UpstreamOnly, RecipeNotFound, ScriptNotFound, NoMatch, Ambiguous, Unsupported, ContentNotKnown:
 		return 2
 	case Missing, NotCovered:
 		return 3
@@ -96,7 +100,8 @@ func (v Verdict) Gap() bool {
 
 // NotVerified reports whether v means the settings were not compared
 // (matched (not compared), upstream-only, recipe not found, script not
-// found, no matching point, ambiguous point, unsupported).
+// found, no matching point, ambiguous point, unsupported, content not
+// known).
 func (v Verdict) NotVerified() bool { return v.Rank() == 2 }
 
 // Worse returns the more severe of a and b (Rank); of equal rank, a. The

@@ -208,8 +208,25 @@ func TestCorpusCoverage(t *testing.T) {
 	if upstreamOnly != 4 {
 		t.Errorf("%d points upstream-only, want 4", upstreamOnly)
 	}
-	// Fail closed: every point not verified (absent recipe or script) is
+	// Fail closed: every point not verified (absent recipe or script, or a
+	// setting whose content is not known: srt-slurm's own
+	// /configs/deepep_config.json without the srt-slurm checkout) is
 	// counted and makes the run a gap.
+	notKnown := 0
+	for _, p := range rep.Points {
+		if p.Verdict == compare.ContentNotKnown {
+			notKnown++
+			for _, res := range p.Roles {
+				if res.Verdict == compare.ContentNotKnown && (len(res.Unknown) != 1 || res.Unknown[0].Setting != "--deepep-config") {
+					t.Errorf("%s %s: unknown %+v, want --deepep-config", p.CellID, res.Role, res.Unknown)
+				}
+			}
+		}
+	}
+	if notKnown != 1 {
+		t.Errorf("%d points with content not known, want 1 (the deepep-config one)", notKnown)
+	}
+	unverified += notKnown
 	if rep.Counts.Unverified != unverified || !rep.UnverifiedGap || !rep.Gap {
 		t.Errorf("unverified %d (gap %v, unverifiedGap %v), want %d (PAIRS.tsv saved=no) and a gap", rep.Counts.Unverified, rep.Gap, rep.UnverifiedGap, unverified)
 	}

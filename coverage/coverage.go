@@ -677,6 +677,8 @@ func localDirs(dirs ...string) []string {
 			continue
 		}
 		add(d)
+		add(filepath.Clean(d))
+		add(strings.TrimPrefix(filepath.Clean(d), "./"))
 		if a, err := filepath.Abs(d); err == nil {
 			add(a)
 			if e, err := filepath.EvalSymlinks(a); err == nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/cookbook-sync/cookbook-sync/report"
 	"github.com/go-git/go-git/v5"
@@ -151,10 +152,20 @@ func (g *gitRepo) github(def string) string {
 	if err != nil || len(rm.Config().URLs) == 0 {
 		return def
 	}
-	if m := githubRe.FindStringSubmatch(rm.Config().URLs[0]); m != nil {
+	u := rm.Config().URLs[0]
+	if m := githubRe.FindStringSubmatch(u); m != nil {
 		return m[1]
 	}
-	return def
+	if strings.HasPrefix(u, "/") || strings.HasPrefix(u, "file://") || strings.HasPrefix(u, ".") {
+		// a local clone (a mirror of the upstream): its commits are the
+		// upstream's
+		return def
+	}
+	// another host (gitlab, a fork server): its commits may not be on
+	// GitHub, so no permalink is made
+	return ""
 }
 
-var githubRe = regexp.MustCompile(`github\.com[:/]([A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+?)(?:\.git)?/?$`)
+// githubRe is a github.com origin URL: https (with or without user info,
+// which is never kept), ssh or scp-like; the whole URL must match.
+var githubRe = regexp.MustCompile(`^(?:https?://(?:[^@/]+@)?github\.com/|ssh://git@github\.com/|git@github\.com:)([A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+?)(?:\.git)?/?$`)

@@ -1237,7 +1237,16 @@ func gapEntries(r compare.Result) map[string]bool {
 	for _, d := range r.Prohibited {
 		out[fmt.Sprintf("prohibited %s cookbook=%s recipe=%s", d.Setting, derefOr(d.Upstream), derefOr(d.InferenceX))] = true
 	}
+	for _, d := range r.Unknown {
+		out[fmt.Sprintf("not known %s cookbook=%s recipe=%s", d.Setting, derefOr(d.Upstream), derefOr(d.InferenceX))] = true
+	}
 	return out
+}
+
+// failing: the role is never reported covered — a gap, a setting that was
+// not verified (content not known), or an error.
+func failing(v compare.Verdict) bool {
+	return v.Gap() || v.NotVerified() || v.Rank() >= compare.Error.Rank()
 }
 
 func derefOr(s *string) string {
@@ -1277,16 +1286,16 @@ func judge(base, got report.PointResult, found bool) mutOutcome {
 	for k, g := range gm {
 		b, ok := bm[k]
 		if !ok {
-			if g.Verdict.Gap() {
+			if failing(g.Verdict) {
 				why = append(why, fmt.Sprintf("role %s appeared: %s", k, g.Verdict))
 			}
 			continue
 		}
-		if !b.Verdict.Gap() && g.Verdict.Gap() {
+		if !failing(b.Verdict) && failing(g.Verdict) {
 			why = append(why, fmt.Sprintf("%s %s", k, g.Verdict)+firstNew(b, g))
 			continue
 		}
-		if b.Verdict.Gap() {
+		if failing(b.Verdict) {
 			if s := firstNew(b, g); s != "" {
 				why = append(why, fmt.Sprintf("%s %s", k, g.Verdict)+s)
 			} else if s := firstNew(g, b); s != "" {
@@ -1295,7 +1304,7 @@ func judge(base, got report.PointResult, found bool) mutOutcome {
 		}
 	}
 	for k, b := range bm {
-		if _, ok := gm[k]; !ok && !b.Verdict.Gap() {
+		if _, ok := gm[k]; !ok && !failing(b.Verdict) {
 			why = append(why, "role "+k+" vanished")
 		}
 	}
@@ -1305,7 +1314,7 @@ func judge(base, got report.PointResult, found bool) mutOutcome {
 	}
 	var cov []string
 	for _, r := range got.Roles {
-		if r.Verdict.Gap() {
+		if failing(r.Verdict) {
 			cov = append(cov, fmt.Sprintf("%s %s (unchanged)", roleKey(r), r.Verdict))
 		} else {
 			cov = append(cov, fmt.Sprintf("%s %s", roleKey(r), r.Verdict))

@@ -21,7 +21,8 @@ import (
 
 func recipeRef(c *recipes.Candidate) *report.RecipeRef {
 	return &report.RecipeRef{Kind: c.Kind, File: c.File, Section: c.Section, Line: c.Line, Variant: c.Variant, Strategy: c.Strategy,
-		Hardware: c.Hardware, Model: c.Model, Role: string(c.Role), Topology: c.Topology.String(), Where: c.Where()}
+		Hardware: c.Hardware, Model: c.Model, Role: string(c.Role), Topology: c.Topology.String(), Where: c.Where(),
+		Checkpoint: c.Checkpoint, URL: c.URL, Command: c.Command}
 }
 
 // maxCompared bounds how many exact recipe matches one role is compared
@@ -216,7 +217,7 @@ func vllmMatchRow(row *report.VLLMRow, p infx.Point, r *infx.Row, ix *recipes.In
 // (the index already reported it).
 func hardwareOptOut(dir string, ro *report.VLLMRole, hw string, cache map[string]map[string]string) string {
 	n := ro.Nearest
-	if ro.Verdict != compare.NotCovered || n == nil || n.Kind != "yaml" || dir == "" {
+	if ro.Verdict != compare.NotCovered || n == nil || !strings.HasPrefix(n.File, "models/") || !strings.HasSuffix(n.File, ".yaml") || dir == "" {
 		return ""
 	}
 	hwMiss := false

@@ -26,7 +26,6 @@ var harnessLeftCompared = map[string]string{
 	"UCX_MEMTYPE_CACHE":                "UCX memory-type cache (launch_b200-dgxc.sh): transport tuning read by UCX under NIXL",
 	"UCX_MEMTYPE_REG_WHOLE":            "UCX registration (launch_b200-dgxc.sh): transport tuning read by UCX under NIXL",
 	"MORI_RDMA_TC":                     "RDMA traffic class (launch_mi355x-amds.sh): read by MoRI, the engine's transfer library",
-	"VLLM_RPC_TIMEOUT":                 "vLLM RPC timeout (docker -e in launch_h100-cr.sh …): read by vLLM",
 	"SGLANG_TORCH_PROFILER_DIR":        "read by SGLang's profiler (set by profile.yml only)",
 	"VLLM_TORCH_PROFILER_DIR":          "read by vLLM, which enables its profiler when set (profile.yml only)",
 	"TILERT_WEIGHTS_DIR":               "read by the TileRT engine itself (out of Check 3's scope)",

@@ -197,6 +197,8 @@ type Set struct {
 	policy   string
 	policies map[string]Policy
 	rules    []Rule
+	// spec is the policy version (policies.yaml) the set was built for.
+	spec string
 	// prohibited indexes the prohibited rules (checked for every setting).
 	prohibited []int
 }
@@ -204,10 +206,12 @@ type Set struct {
 //go:embed rules.yaml
 var rulesYAML []byte
 
-var defaultSet = sync.OnceValues(func() (*Set, error) { return Parse("exclusions/rules.yaml", rulesYAML) })
+var defaultSet = sync.OnceValues(func() (*Set, error) { return ForPolicy(DefaultPolicyID()) })
 
-// Default returns the embedded rule set (exclusions/rules.yaml), parsed once.
-// An error means the embedded file is invalid (a build defect).
+// Default returns the embedded rule set (exclusions/rules.yaml) for the
+// default policy version (policies.yaml default, the current prompt
+// 09813166): ForPolicy(DefaultPolicyID()), built once. An error means the
+// embedded data is invalid (a build defect).
 func Default() (*Set, error) { return defaultSet() }
 
 type fileDoc struct {

@@ -32,7 +32,8 @@ const (
 	// should be in the checkout but is not.
 	StatusMissing Status = "missing"
 	// StatusUnsupported: a format infx does not render (AMD sglang-disagg's
-	// amd_utils/models.yaml, llm-d configs), or a script the sandbox cannot
+	// amd_utils/models.yaml; an llm-d recipe key or setting llmd.go does not
+	// model), or a script the sandbox cannot
 	// evaluate faithfully (an unknown command in a condition, an exit before
 	// any server launch); Note says which, with file:line.
 	StatusUnsupported Status = "unsupported"
@@ -263,6 +264,9 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 			p.Status = StatusOK
 		}
 		p.LaneBlocks = ws.laneBlocks(r, e.Multinode)
+	case e.Framework == "llmd-vllm" && e.Multinode:
+		// llm-d: CONFIG_FILE names a benchmarks/multi_node/llm-d-recipes file (llmd.go).
+		ws.llmdPoint(&p, r)
 	case hasCF:
 		// Old layout (and intermediate new-layout revisions):
 		// prefill.additional-settings CONFIG_FILE=recipes/<file>[:selector];

@@ -100,6 +100,10 @@ func (ws *Workspace) render(p Point, opt Options, cache recipeCache) (launch.Dep
 		d.Processes = procs
 		d.Notes = notes
 		d.Inherited = inherited
+	case KindLLMD:
+		if err := ws.renderLLMD(p, &d); err != nil {
+			return launch.Deployment{}, err
+		}
 	default:
 		return launch.Deployment{}, fmt.Errorf("%w: %s", ErrNotRenderable, p.Note)
 	}

@@ -67,3 +67,21 @@ func BenchmarkMatchDeployment(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSelectionSpace renders the site's selection space of one
+// checkpoint on one hardware (every variant serving it, strategy × nodes,
+// PD pool mode × size per role) from a fresh cache, as the first Match of
+// a (model, hardware) pair does.
+func BenchmarkSelectionSpace(b *testing.B) {
+	ix, err := Open(recipesRoot(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		ix.space = &spaceCache{}
+		if es := ix.spaceEntries("deepseek-ai/DeepSeek-V4-Pro", "gb200"); len(es) == 0 {
+			b.Fatal("no selection-space entries")
+		}
+	}
+}

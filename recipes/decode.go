@@ -96,7 +96,7 @@ func scanMarkdown(path string, data []byte) (*FileScan, error) {
 	}
 	f := &FileScan{File: path, Kind: "markdown", Blocks: blocks}
 	for _, b := range blocks {
-		f.Deployments = append(f.Deployments, BlockDeployments(b)...)
+		f.Deployments = append(f.Deployments, GuideDeployments(b)...)
 	}
 	return f, nil
 }
@@ -319,7 +319,7 @@ func scanRecipe(path string, root *yaml.Node, site *Site, rends map[string][]*Re
 			}
 			f.Blocks = blocks
 			for _, b := range blocks {
-				f.Deployments = append(f.Deployments, BlockDeployments(b)...)
+				f.Deployments = append(f.Deployments, GuideDeployments(b)...)
 			}
 		}
 	}

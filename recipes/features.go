@@ -144,6 +144,9 @@ func (b *build) featureArgs(l *[]rawTok) {
 		}
 		opts := b.featureOptions(fn)
 		if len(opts) == 0 {
+			if record && inDefault {
+				b.featOn = append(b.featOn, f)
+			}
 			continue
 		}
 		def := b.defaultOption(f, fn, opts)
@@ -155,6 +158,12 @@ func (b *build) featureArgs(l *[]rawTok) {
 			}
 			if record && (on != inDefault || on && pick != def) {
 				b.custom = true
+			}
+		}
+		if record && on {
+			b.featOn = append(b.featOn, f)
+			if pick != def && opts[pick].mode != "" {
+				b.fmode = append(b.fmode, f+":"+opts[pick].mode)
 			}
 		}
 		if !on {
@@ -271,15 +280,19 @@ func jsonKeysEqual(a, b string) int {
 	return n
 }
 
-// choose is the featureChooser of a worker: an opt-in feature is on
-// exactly when the worker sets every option of one of its allowed modes
-// (so spec decoding is on ⇔ the worker runs --speculative-config); a
-// feature of the default set stays on. An on modal feature renders the
+// choose is the featureChooser of a worker: a feature — opt-in or in the
+// default set, as the site lets a reader switch either — is on exactly when
+// the worker sets every option of one of its allowed modes (so spec
+// decoding is on ⇔ the worker runs --speculative-config, tool calling off
+// when it sets no --tool-call-parser); a feature that adds no option keeps
+// its default state. An on modal feature renders the
 // allowed mode that best matches the worker (ties: the §9.5 pick).
 func (u *featureUse) choose(_ string, toggle, inDefault bool, opts []featureOpt, def int) (bool, int) {
 	best, bestScore := -1, -1
+	flags := false
 	for i, o := range opts {
 		sc, all := u.score(o.args)
+		flags = flags || seqLen(o.args) > 0
 		if !all {
 			continue
 		}
@@ -287,8 +300,11 @@ func (u *featureUse) choose(_ string, toggle, inDefault bool, opts []featureOpt,
 			best, bestScore = i, sc
 		}
 	}
+	// Every feature is a toggle on the site, default-on ones included
+	// (CommandBuilder.jsx toggleFeature); one that adds no option keeps
+	// its default state.
 	on := inDefault
-	if toggle {
+	if toggle || flags {
 		on = best >= 0
 	}
 	if best < 0 {
@@ -309,7 +325,7 @@ func (s *Site) renderFor(r *Rendering, use *featureUse) *Rendering {
 	x := *r.ctx
 	x.pc = posCache{site: s, m: map[*yaml.Node]launch.Origin{}}
 	x.choose = use.choose
-	out, ok := x.renderStrategy(r.Strategy, r.reqN)
+	out, ok := x.renderPick(r.Strategy, r.reqN, r.pick)
 	if !ok || !out.CustomFeatures {
 		return nil
 	}
@@ -358,6 +374,10 @@ func candidateFrom(c Candidate, r *Rendering) Candidate {
 	c.rendering = r
 	c.Features, c.CustomFeatures = r.Features, r.CustomFeatures
 	c.Deployment = r.Deployment()
+	c.URL, c.Query = r.URL, r.Query
+	if c.roleIdx < len(r.Roles) {
+		c.Command = r.Roles[c.roleIdx].Command()
+	}
 	c.Process = 0
 	for i, p := range c.Deployment.Processes {
 		if p.Kind == launch.KindWorker && p.Role == c.Role {

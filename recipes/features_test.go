@@ -111,11 +111,12 @@ func TestMatchDeploymentFeatures(t *testing.T) {
 	}
 
 	// EAGLE3 and text-only: the mode whose args equal the worker's wins
-	// over the default mode; both opt-in features combine, in YAML order.
+	// over the default mode; both opt-in features combine, in YAML order;
+	// the default-on tool_calling the worker does not run is switched off.
 	cs = match(meteorWorker("acme/Meteor-1", "h200", tp8, flag("--language-model-only"),
 		flag("--speculative-config", `{"num_speculative_tokens":3,"model":"acme/Meteor-1-EAGLE3","method":"eagle3"}`)), "bf16")
-	if c := cs[0]; !reflect.DeepEqual(featureNames(c.Features), []string{"tool_calling", "+spec_decoding:eagle3", "+text_only"}) ||
-		workerArgv(&c) != `acme/Meteor-1 --max-model-len 8192 --tensor-parallel-size 8 --tool-call-parser meteor --enable-auto-tool-choice --speculative-config {"method":"eagle3","model":"acme/Meteor-1-EAGLE3","num_speculative_tokens":3} --language-model-only` {
+	if c := cs[0]; !reflect.DeepEqual(featureNames(c.Features), []string{"+spec_decoding:eagle3", "+text_only"}) ||
+		workerArgv(&c) != `acme/Meteor-1 --max-model-len 8192 --tensor-parallel-size 8 --speculative-config {"method":"eagle3","model":"acme/Meteor-1-EAGLE3","num_speculative_tokens":3} --language-model-only` {
 		t.Errorf("eagle3 + text_only: %s | %s", c.Where(), workerArgv(&c))
 	}
 
@@ -123,15 +124,16 @@ func TestMatchDeploymentFeatures(t *testing.T) {
 	// runs it), in the only allowed mode, mtp.
 	cs = match(meteorWorker("acme/Meteor-1", "mi355x", tp8,
 		flag("--speculative-config", `{"method":"eagle3","model":"acme/Meteor-1-EAGLE3","num_speculative_tokens":3}`)), "bf16")
-	if c := cs[0]; c.Hardware != "mi355x" || !reflect.DeepEqual(featureNames(c.Features), []string{"tool_calling", "+spec_decoding:mtp"}) {
+	if c := cs[0]; c.Hardware != "mi355x" || !reflect.DeepEqual(featureNames(c.Features), []string{"+spec_decoding:mtp"}) {
 		t.Errorf("mi355x: %s %v", c.Where(), featureNames(c.Features))
 	}
 
 	// text_only is limited to single_node_tp: a DEP8 worker asking for it
-	// gets the default rendering (nothing to switch on).
+	// gets nothing switched on (only tool_calling, which it lacks, off).
 	cs = match(meteorWorker("acme/Meteor-1", "h200", flag("--data-parallel-size", "8"), flag("--enable-expert-parallel"),
 		flag("--language-model-only")), "bf16")
-	if c := cs[0]; c.Strategy != "single_node_dep" || c.CustomFeatures || !reflect.DeepEqual(featureNames(c.Features), []string{"tool_calling"}) {
+	if c := cs[0]; c.Strategy != "single_node_dep" || !c.CustomFeatures || len(c.Features) != 0 ||
+		c.Query.Features == nil || c.URL != "https://recipes.vllm.ai/acme/Meteor-1?hardware=h200&strategy=single_node_dep" {
 		t.Errorf("dep text_only: %s %v", c.Where(), featureNames(c.Features))
 	}
 
@@ -139,15 +141,17 @@ func TestMatchDeploymentFeatures(t *testing.T) {
 	// without it gets the rendering with the opt-in feature switched off
 	// first, then the site's default.
 	cs = match(meteorWorker("acme/Meteor-1-FP8", "h200", tp8), "fp8")
-	if len(cs) < 2 || !cs[0].CustomFeatures || !reflect.DeepEqual(featureNames(cs[0].Features), []string{"tool_calling"}) ||
-		workerArgv(&cs[0]) != "acme/Meteor-1-FP8 --max-model-len 8192 --tensor-parallel-size 8 --tool-call-parser meteor --enable-auto-tool-choice" ||
+	if len(cs) < 2 || !cs[0].CustomFeatures || len(cs[0].Features) != 0 ||
+		workerArgv(&cs[0]) != "acme/Meteor-1-FP8 --max-model-len 8192 --tensor-parallel-size 8" ||
 		cs[1].CustomFeatures || !reflect.DeepEqual(featureNames(cs[1].Features), []string{"tool_calling", "spec_decoding:eagle3"}) {
 		t.Errorf("fp8 without spec: %+v", cs)
 	}
-	// With EAGLE3 the default already agrees: no re-render.
+	// With EAGLE3 the default mode already agrees: only tool_calling,
+	// which the worker lacks, is switched off.
 	cs = match(meteorWorker("acme/Meteor-1-FP8", "h200", tp8,
 		flag("--speculative-config", `{"method":"eagle3","model":"acme/Meteor-1-EAGLE3","num_speculative_tokens":3}`)), "fp8")
-	if cs[0].CustomFeatures || cs[0].Strategy != "single_node_tp" || !reflect.DeepEqual(featureNames(cs[0].Features), []string{"tool_calling", "spec_decoding:eagle3"}) {
+	if !cs[0].CustomFeatures || cs[0].Strategy != "single_node_tp" || !reflect.DeepEqual(featureNames(cs[0].Features), []string{"spec_decoding:eagle3"}) ||
+		cs[0].URL != "https://recipes.vllm.ai/acme/Meteor-1?hardware=h200&variant=fp8&features=spec_decoding" {
 		t.Errorf("fp8 eagle3: %s %v", cs[0].Where(), featureNames(cs[0].Features))
 	}
 }
@@ -193,22 +197,22 @@ func TestCorpusMatchDeploymentFeatures(t *testing.T) {
 	}
 	c := rms[0].Candidates[0]
 	if c.Variant != "nvfp4" || c.Hardware != "b200" || c.Strategy != "single_node_tp" || !c.CustomFeatures ||
-		!reflect.DeepEqual(featureNames(c.Features), []string{"tool_calling", "reasoning", "+spec_decoding:mtp"}) {
+		!reflect.DeepEqual(featureNames(c.Features), []string{"+spec_decoding:mtp"}) {
 		t.Errorf("nvfp4 mtp: %s %v", c.Where(), featureNames(c.Features))
 	}
 	if v, ok := launch.Lookup(c.Deployment.Processes[c.Process].Args, "--speculative-config"); !ok || v[0] != `{"method":"mtp","num_speculative_tokens":2}` {
 		t.Errorf("nvfp4 speculative-config %v", v)
 	}
-	// The 0813 release (default variant) without spec decoding on h200:
-	// dspark switched off comes first.
+	// deepseek-ai/DeepSeek-V4-Pro is the fp8 variant's checkpoint (no
+	// model_id of its own), not the 0813 release of the default variant.
 	d = meteorWorker("deepseek-ai/DeepSeek-V4-Pro", "h200", tp8)
 	rms, err = ix.MatchDeployment(d, "vllm", "fp8")
 	if err != nil || len(rms) != 1 || !rms[0].Covered() {
 		t.Fatalf("fp8: %v %+v", err, rms)
 	}
 	c = rms[0].Candidates[0]
-	if c.Variant != "default" || !c.CustomFeatures || SpecDecoding(c.Deployment.Processes[c.Process].Args) ||
-		!reflect.DeepEqual(featureNames(c.Features), []string{"tool_calling", "reasoning"}) {
-		t.Errorf("0813 without spec: %s %v", c.Where(), featureNames(c.Features))
+	if c.Variant != "fp8" || c.Checkpoint != "deepseek-ai/DeepSeek-V4-Pro" || SpecDecoding(c.Deployment.Processes[c.Process].Args) ||
+		len(c.Features) != 0 || !strings.Contains(c.URL, "variant=fp8") {
+		t.Errorf("fp8 without spec: %s %v", c.Where(), featureNames(c.Features))
 	}
 }

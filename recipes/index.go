@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -73,6 +74,17 @@ type Candidate struct {
 	// modal one) whose args the matched model YAML rendering carries, in
 	// YAML order; empty for Markdown.
 	Features []Feature
+	// URL is the recipes.vllm.ai page with the query of this selection
+	// (SiteQuery.URL), "" for Markdown.
+	URL string
+	// Command is the command the site shows for the matched role
+	// (RoleCommand.Command: "vllm serve <model> \\ …"), "" for Markdown.
+	Command string
+	// Query is the site selection of the rendering (zero for Markdown).
+	Query SiteQuery
+	// Checkpoint is the Hugging Face repo the candidate serves (the
+	// rendering's model argument; the guide's model for Markdown).
+	Checkpoint string
 	// CustomFeatures is true when the features were chosen to match the
 	// InferenceX worker (MatchDeployment: opt-in features such as
 	// speculative decoding switched on or off, or another mode) instead of
@@ -81,6 +93,7 @@ type Candidate struct {
 	CustomFeatures bool
 
 	rendering *Rendering // yaml only
+	roleIdx   int        // rendering role index (yaml only)
 }
 
 // Where names the recipe place: "models/…yaml variant=… strategy=… hw=…" or
@@ -110,7 +123,9 @@ type entry struct {
 	strategy    string
 	recommended bool
 	model       string // tree id / command model
+	checkpoint  string // the served checkpoint (the command's model)
 	family      string // parent recipe id (variant checkpoints map to it)
+	space       bool   // a selection-space rendering (not a JSON API file)
 	hardware    []string
 	precision   string
 	role        launch.Role
@@ -130,6 +145,7 @@ type Index struct {
 	site    *Site
 	entries []entry
 	family  map[string]string // lower-case checkpoint id → parent recipe id
+	space   *spaceCache       // per-query selection-space renderings
 }
 
 // Open indexes the vllm-project/recipes tree at root. Files that fail to
@@ -143,7 +159,7 @@ func Open(root string) (*Index, error) {
 		}
 		return nil, fmt.Errorf("%s: not a vllm-project/recipes tree (no taxonomy.yaml)", root)
 	}
-	ix := &Index{Root: root, site: site, family: map[string]string{}}
+	ix := &Index{Root: root, site: site, family: map[string]string{}, space: &spaceCache{}}
 	for _, r := range site.Recipes {
 		ix.family[strings.ToLower(r.HFID)] = r.HFID
 		if mid, ok := str(getPath(r.root, "model", "model_id")); ok {
@@ -163,30 +179,22 @@ func Open(root string) (*Index, error) {
 			rel = filepath.ToSlash(r)
 		}
 		for _, r := range f.Renderings {
-			prec := strOr(getPath(r.Recipe.root, "variants", r.Variant, "precision"), "")
-			for i := range r.Roles {
-				rc := &r.Roles[i]
-				role := launch.RoleAgg
-				switch rc.Name {
-				case "prefill":
-					role = launch.RolePrefill
-				case "decode":
-					role = launch.RoleDecode
-				case "worker":
-					continue // follower ranks: the head represents the engine
-				}
-				ix.entries = append(ix.entries, entry{kind: "yaml", file: rel, variant: r.Variant, strategy: r.Strategy,
-					recommended: r.Recommended, model: r.Tree, family: r.Recipe.HFID, hardware: []string{r.Hardware},
-					precision: prec, role: role, topo: TopologyOf(argsFromTokens(rc.Argv[2:])), rendering: r, roleIdx: i})
-			}
+			ix.entries = append(ix.entries, renderingEntries(rel, r)...)
 		}
 		for _, b := range f.LaunchBlocks() {
-			deps := BlockDeployments(b)
+			deps := GuideDeployments(b)
 			for di := range deps {
 				d := &deps[di]
 				hws := b.Hardware
 				if len(hws) == 0 {
 					hws = b.ProseHardware
+				}
+				if d.Hardware != "" && !slices.Contains(hws, d.Hardware) {
+					hws = []string{d.Hardware} // a prose delta "on H100"
+				}
+				section := b.Section()
+				if d.Source.Section != "" {
+					section = d.Source.Section // alternates are told apart
 				}
 				for pi := range d.Processes {
 					p := &d.Processes[pi]
@@ -198,14 +206,41 @@ func Open(root string) (*Index, error) {
 						v, _ := launch.Lookup(p.Args, "--model")
 						model = v[0]
 					}
-					ix.entries = append(ix.entries, entry{kind: "markdown", file: rel, section: b.Section(), line: b.Line,
-						model: model, family: ix.familyOf(model), hardware: hws, role: p.Role,
+					ix.entries = append(ix.entries, entry{kind: "markdown", file: rel, section: section, line: b.Line,
+						model: model, checkpoint: model, family: ix.familyOf(model), hardware: hws, role: p.Role,
 						precision: precisionOf(model, b.Section()), topo: TopologyOf(p.Args), block: b, dep: d, proc: pi})
 				}
 			}
 		}
 	}
 	return ix, errors.Join(errs...)
+}
+
+// renderingEntries are the engine roles of one rendering (the head of a
+// multi-node engine represents its followers), rel its recipe file.
+func renderingEntries(rel string, r *Rendering) []entry {
+	prec := strOr(getPath(r.Recipe.root, "variants", r.Variant, "precision"), "")
+	var out []entry
+	for i := range r.Roles {
+		rc := &r.Roles[i]
+		role := launch.RoleAgg
+		switch rc.Name {
+		case "prefill":
+			role = launch.RolePrefill
+		case "decode":
+			role = launch.RoleDecode
+		case "worker":
+			continue // follower ranks: the head represents the engine
+		}
+		ck := ""
+		if len(rc.Argv) > 2 {
+			ck = rc.Argv[2].Text
+		}
+		out = append(out, entry{kind: "yaml", file: rel, variant: r.Variant, strategy: r.Strategy,
+			recommended: r.Recommended, model: r.Tree, checkpoint: ck, family: r.Recipe.HFID, hardware: []string{r.Hardware},
+			precision: prec, role: role, topo: TopologyOf(argsFromTokens(rc.Argv[2:])), rendering: r, roleIdx: i})
+	}
+	return out
 }
 
 func (ix *Index) familyOf(model string) string {
@@ -253,26 +288,40 @@ func (ix *Index) Match(q Query) ([]Candidate, error) {
 	}
 	const (
 		missModel = 1 << iota
-		missPrecision
+		missCheckpoint
 		missHardware
 		missRole
 		missTopology
 	)
 	checkTopo := q.TP > 0 || q.EP > 0 || q.DP > 0 || q.Topology != nil
-	all := make([]scored, 0, len(ix.entries))
-	for i := range ix.entries {
-		e := &ix.entries[i]
+	var extra []entry
+	if hw != "" {
+		extra = ix.spaceEntries(q.Model, hw)
+	}
+	all := make([]scored, 0, len(ix.entries)+len(extra))
+	for i := range len(ix.entries) + len(extra) {
+		var e *entry
+		if i < len(ix.entries) {
+			e = &ix.entries[i]
+		} else {
+			e = &extra[i-len(ix.entries)]
+		}
 		var miss uint8
 		score := 0
+		// The variant is chosen by the checkpoint InferenceX serves;
+		// precision only breaks ties.
 		if strings.EqualFold(e.model, q.Model) || strings.EqualFold(e.family, qfam) {
-			score += 32
+			score += 22
+			if strings.EqualFold(e.checkpoint, q.Model) {
+				score += 10
+			} else {
+				miss |= missCheckpoint
+			}
 		} else {
 			miss |= missModel
 		}
 		if q.Precision == "" || e.precision == "" || PrecisionMatches(q.Precision, e.precision) {
-			score += 8
-		} else {
-			miss |= missPrecision
+			score += 4 // below the checkpoint: precision only breaks ties
 		}
 		hwOK := q.Hardware == ""
 		for _, h := range e.hardware {
@@ -297,7 +346,7 @@ func (ix *Index) Match(q Query) ([]Candidate, error) {
 			if e.topo.GPUs == qt.GPUs {
 				score += 2
 			}
-			if e.topo.Mode != qt.Mode || e.topo.GPUs != qt.GPUs {
+			if !e.topo.Same(qt) {
 				miss |= missTopology
 			}
 		}
@@ -310,6 +359,9 @@ func (ix *Index) Match(q Query) ([]Candidate, error) {
 		}
 		if strings.HasPrefix(e.strategy, "kv_store") {
 			rank += 2
+		}
+		if e.space {
+			rank++
 		}
 		all = append(all, scored{e: e, score: score, miss: miss, rank: rank})
 	}
@@ -355,8 +407,8 @@ func (ix *Index) Match(q Query) ([]Candidate, error) {
 		if s.miss&missModel != 0 {
 			out = append(out, fmt.Sprintf("model: recipe %s, want %s", e.model, q.Model))
 		}
-		if s.miss&missPrecision != 0 {
-			out = append(out, fmt.Sprintf("precision: recipe %s, want %s", e.precision, q.Precision))
+		if s.miss&missCheckpoint != 0 {
+			out = append(out, fmt.Sprintf("checkpoint: recipe variant %s serves %s, want %s", e.variant, e.checkpoint, q.Model))
 		}
 		if s.miss&missHardware != 0 {
 			h := strings.Join(e.hardware, "/")
@@ -400,8 +452,11 @@ func (ix *Index) candidate(e *entry, exact bool, score int, misses []string) Can
 	if len(e.hardware) > 0 {
 		c.Hardware = e.hardware[0]
 	}
+	c.Checkpoint = e.checkpoint
 	if e.rendering != nil {
-		c.rendering = e.rendering
+		c.rendering, c.roleIdx = e.rendering, e.roleIdx
+		c.URL, c.Query = e.rendering.URL, e.rendering.Query
+		c.Command = e.rendering.Roles[e.roleIdx].Command()
 		c.Features = e.rendering.Features
 		c.Deployment = e.rendering.Deployment()
 		for i, p := range c.Deployment.Processes {

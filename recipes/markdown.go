@@ -33,11 +33,35 @@ type Block struct {
 	Shell     *ShellResult // parse result (nil when not parsed or unparsable)
 	Err       error        // unparsable: file:line:col: reason
 	// Hardware lists taxonomy ids named by the headings, tab and summary;
-	// HardwareWords all GPU words there (A100 has no taxonomy id);
-	// ProseHardware the ids named only by the preceding paragraph.
+	// when they name none, the ids of a GPU generation named there
+	// ("NVFP4 on Blackwell" → b200, b300, gb200, gb300; GenerationIDs),
+	// else the ids (or generation) named by the bold label in effect
+	// (Bold). HardwareFrom says which: "context", "generation", "bold" or
+	// "" (none). HardwareWords lists all GPU words of the context and the
+	// bold label (A100 has no taxonomy id); ProseHardware the ids named
+	// only by the preceding paragraph (set only when HardwareWords is
+	// empty).
 	Hardware      []string
+	HardwareFrom  string
 	HardwareWords []string
 	ProseHardware []string
+	// Bold is the bold label in effect: the strong-emphasis text that opens
+	// the latest paragraph since the last heading ("**H200**", "**NVFP4
+	// on Blackwell**", "**CUDA**"); a new label replaces it, a heading
+	// clears it.
+	Bold string
+	// SectionEnv lists the variables exported by export-only blocks of
+	// the block's section (see the guide rules in guide.go); they are also
+	// merged into each launch command's Env (From "section").
+	SectionEnv []GuideEnv
+	// Deltas are the documented alternates stated by the sentences right
+	// before or after the block (see ProseDelta); GuideDeployments renders
+	// each as a second deployment.
+	Deltas []ProseDelta
+
+	sec           [6]int     // heading ids of the section chain (0 = no heading at that level)
+	before, after *mdPara    // the paragraph right before / after the fence
+	exports       []GuideEnv // the variables of an export-only block (nil otherwise)
 }
 
 // IsLaunch reports a block with at least one parsed launch command.
@@ -109,11 +133,27 @@ func (m *mdSource) filePos(line, col int) (int, int) {
 // mdContext is the running context of the walk.
 type mdContext struct {
 	headings [6]string
+	sec      [6]int // heading ids per level
+	nsec     int    // headings seen
 	tab      string
 	summary  string
 	prose    string
 	label    string
+	bold     string
+	lastPara *mdPara // paragraph with nothing after it yet
+	after    *Block  // block with nothing after it yet
 }
+
+// mdPara is one prose paragraph: its raw lines (inline markup kept) and
+// the file line of each.
+type mdPara struct {
+	lines []string
+	at    []int
+}
+
+// adjacent clears the paragraph/block adjacency at a node that separates
+// them (heading, fence, list, HTML, indented code).
+func (c *mdContext) adjacent() { c.lastPara, c.after = nil, nil }
 
 // ParseMarkdown walks Markdown (CommonMark + GFM via goldmark; pymdown
 // `=== "tab"` bodies and `!!!` admonition bodies are re-parsed) and returns
@@ -143,6 +183,7 @@ func ParseMarkdown(file string, src []byte, firstLine, colOff int) (blocks []*Bl
 	m.md = goldmark.New(goldmark.WithExtensions(extension.GFM))
 	var ctx mdContext
 	walkMarkdown(m, &ctx, &blocks, 0)
+	linkGuide(blocks)
 	return blocks, nil
 }
 
@@ -200,9 +241,14 @@ func walkMarkdown(m *mdSource, ctx *mdContext, out *[]*Block, depth int) {
 				lvl = 6
 			}
 			ctx.headings[lvl-1] = segText(n, m.src)
+			ctx.nsec++
+			ctx.sec[lvl-1] = ctx.nsec
 			for i := lvl; i < 6; i++ {
 				ctx.headings[i] = ""
+				ctx.sec[i] = 0
 			}
+			ctx.bold = ""
+			ctx.adjacent()
 			if depth == 0 {
 				ctx.tab = ""
 			}
@@ -223,10 +269,19 @@ func walkMarkdown(m *mdSource, ctx *mdContext, out *[]*Block, depth int) {
 			}
 			if l := labelRe.FindStringSubmatch(strings.TrimSpace(raw)); l != nil {
 				ctx.label = l[1]
+				ctx.adjacent()
 				return ast.WalkSkipChildren, nil
 			}
 			ctx.prose = segText(n, m.src)
 			ctx.label = ""
+			if e, ok := n.FirstChild().(*ast.Emphasis); ok && e.Level == 2 {
+				ctx.bold = segText(e, m.src)
+			}
+			p := m.para(n)
+			if ctx.after != nil {
+				ctx.after.after = p
+			}
+			ctx.lastPara, ctx.after = p, nil
 			return ast.WalkSkipChildren, nil
 		case *ast.HTMLBlock:
 			raw := linesText(n.Lines(), m.src)
@@ -234,12 +289,19 @@ func walkMarkdown(m *mdSource, ctx *mdContext, out *[]*Block, depth int) {
 				raw += string(n.ClosureLine.Value(m.src))
 			}
 			handleHTML(ctx, raw)
+			ctx.adjacent()
 			return ast.WalkSkipChildren, nil
+		case *ast.List:
+			ctx.adjacent()
 		case *ast.FencedCodeBlock:
-			*out = append(*out, m.fenced(n, ctx))
+			b := m.fenced(n, ctx)
+			b.before = ctx.lastPara
+			*out = append(*out, b)
 			ctx.label = ""
+			ctx.lastPara, ctx.after = nil, b
 			return ast.WalkSkipChildren, nil
 		case *ast.CodeBlock:
+			ctx.adjacent()
 			body := linesText(n.Lines(), m.src)
 			if depth < 4 && (pendingTab != "" || pendingAdmon || strings.Contains(body, "```") || strings.Contains(body, "~~~")) {
 				m.reparse(n, ctx, pendingTab, out, depth)
@@ -296,8 +358,21 @@ func (m *mdSource) reparse(n *ast.CodeBlock, ctx *mdContext, tab string, out *[]
 	}
 }
 
+// para returns the raw lines of a paragraph with their file lines.
+func (m *mdSource) para(n *ast.Paragraph) *mdPara {
+	p := &mdPara{}
+	lines := n.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		s := lines.At(i)
+		fl, _ := m.filePos(m.bufLine(s.Start), 1)
+		p.lines = append(p.lines, strings.TrimRight(string(s.Value(m.src)), "\r\n"))
+		p.at = append(p.at, fl)
+	}
+	return p
+}
+
 func (m *mdSource) fenced(n *ast.FencedCodeBlock, ctx *mdContext) *Block {
-	b := &Block{File: m.file, Tab: ctx.tab, Summary: ctx.summary, Prose: ctx.prose, Label: ctx.label}
+	b := &Block{File: m.file, Tab: ctx.tab, Summary: ctx.summary, Prose: ctx.prose, Label: ctx.label, Bold: ctx.bold, sec: ctx.sec}
 	for _, h := range ctx.headings {
 		if h != "" {
 			b.Headings = append(b.Headings, h)
@@ -336,10 +411,12 @@ func (m *mdSource) fenced(n *ast.FencedCodeBlock, ctx *mdContext) *Block {
 		parts = append(parts, b.Headings[i])
 	}
 	ctxText := strings.Join(parts, "\n")
-	b.Hardware = filterBrand(HardwareIDs(ctxText), b.Summary+" "+b.Tab+" "+lastOf(b.Headings))
-	b.HardwareWords = HardwareWords(ctxText)
+	b.Hardware, b.HardwareFrom, b.HardwareWords = guideHardware(ctxText, b.Summary+" "+b.Tab+" "+lastOf(b.Headings), b.Bold)
 	if len(b.HardwareWords) == 0 {
 		b.ProseHardware = HardwareIDs(b.Prose)
+	}
+	if shellLangs[b.Lang] && !launchRe.MatchString(b.Text) {
+		b.exports = exportOnly(b.Text, b.Line)
 	}
 	if !shellLangs[b.Lang] || !launchRe.MatchString(b.Text) {
 		return b

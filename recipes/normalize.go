@@ -305,24 +305,62 @@ func findArg(args []launch.Arg, flag string) (int, bool) {
 }
 
 // Topology is the parallel layout of one vLLM engine, read from its args.
+// Modes follow the recipes.vllm.ai strategy names (vllm-project/recipes
+// strategies/*.yaml): tp (Tensor Parallel), tep (Tensor + Expert Parallel),
+// dep (Data + Expert Parallel: DP attention, TP 1), dp (data-parallel
+// replicas, TP 1), tp_dp (TP + Data Parallel) and tp_dep (TP attention
+// inside each DP rank, with expert parallel — DP + EP over TP groups, not the
+// site's DEP).
 type Topology struct {
 	TP, DP, PP int    // sizes (1 when absent; 0 when a placeholder)
 	EP         bool   // --enable-expert-parallel
 	GPUs       int    // TP × DP × PP: GPUs of one engine (0 = unknown)
-	Mode       string // tp | tep | dep | dp (DP replicas without EP)
+	Mode       string // tp | tep | dep | dp | tp_dp | tp_dep
 }
 
-// String gives the layout as "TP8", "DEP16", "TEP4(pp2)"; "tp?" when a size
-// is a placeholder.
+// Same reports whether two layouts are the same engine: TP, DP, PP, EP and
+// the GPU count all equal (on one hardware the GPU count fixes the nodes).
+func (t Topology) Same(o Topology) bool {
+	return t.TP == o.TP && t.DP == o.DP && t.PP == o.PP && t.EP == o.EP && t.GPUs == o.GPUs
+}
+
+// String gives the layout as "TP8", "DEP16", "TEP4(pp2)", "TP4×DP2",
+// "TP2×DEP8" (TP 2 inside each of 8 DP ranks, with EP); "tp?" when a size is
+// a placeholder.
 func (t Topology) String() string {
 	if t.GPUs == 0 {
 		return t.Mode + "?"
 	}
-	s := strings.ToUpper(t.Mode) + strconv.Itoa(t.GPUs)
+	var s string
+	switch t.Mode {
+	case "tp_dp":
+		s = "TP" + strconv.Itoa(t.TP) + "×DP" + strconv.Itoa(t.DP)
+	case "tp_dep":
+		s = "TP" + strconv.Itoa(t.TP) + "×DEP" + strconv.Itoa(t.DP)
+	default:
+		s = strings.ToUpper(t.Mode) + strconv.Itoa(t.GPUs/max(t.PP, 1))
+	}
 	if t.PP > 1 {
 		s += "(pp" + strconv.Itoa(t.PP) + ")"
 	}
 	return s
+}
+
+// modeOf names a layout's mode from its sizes (see Topology).
+func modeOf(tp, dp int, ep bool) string {
+	switch {
+	case dp > 1 && ep && tp > 1:
+		return "tp_dep"
+	case dp > 1 && ep:
+		return "dep"
+	case ep:
+		return "tep"
+	case dp > 1 && tp > 1:
+		return "tp_dp"
+	case dp > 1:
+		return "dp"
+	}
+	return "tp"
 }
 
 // TopologyOf reads TP/DP/PP/EP from (normalized or raw) vLLM args.
@@ -342,35 +380,29 @@ func TopologyOf(args []launch.Arg) Topology {
 	t.TP, t.DP, t.PP = num("--tensor-parallel-size"), num("--data-parallel-size"), num("--pipeline-parallel-size")
 	_, t.EP = launch.Lookup(n, "--enable-expert-parallel")
 	t.GPUs = t.TP * t.DP * t.PP
-	switch {
-	case t.DP > 1 && t.EP:
-		t.Mode = "dep"
-	case t.EP:
-		t.Mode = "tep"
-	case t.DP > 1:
-		t.Mode = "dp"
-	default:
-		t.Mode = "tp"
-	}
+	t.Mode = modeOf(t.TP, t.DP, t.EP)
 	return t
 }
 
 // QueryTopology maps an InferenceX search-space point (tp, ep, dp-attn,
-// optional dp) to a Topology: dp-attn → dep over max(tp, ep, dp) GPUs; ep > 1
-// → tep over max(tp, ep); else tp (× dp replicas).
+// optional dp) to a Topology: dp-attn → dep (TP 1) over max(tp, ep, dp)
+// GPUs; ep > 1 → tep over max(tp, ep) (× dp replicas: tp_dep); else tp
+// (× dp replicas: tp_dp).
 func QueryTopology(tp, ep, dp int, dpAttn bool) Topology {
 	tp, ep, dp = max(tp, 1), max(ep, 1), max(dp, 1)
+	var t Topology
 	switch {
 	case dpAttn:
 		w := max(tp, ep, dp)
-		return Topology{TP: 1, DP: w, PP: 1, EP: true, GPUs: w, Mode: "dep"}
+		t = Topology{TP: 1, DP: w, PP: 1, EP: true, GPUs: w}
 	case ep > 1:
-		w := max(tp, ep) * dp
-		return Topology{TP: w / dp, DP: dp, PP: 1, EP: true, GPUs: w, Mode: map[bool]string{true: "dep", false: "tep"}[dp > 1]}
-	case dp > 1:
-		return Topology{TP: tp, DP: dp, PP: 1, GPUs: tp * dp, Mode: "dp"}
+		w := max(tp, ep)
+		t = Topology{TP: w, DP: dp, PP: 1, EP: true, GPUs: w * dp}
+	default:
+		t = Topology{TP: tp, DP: dp, PP: 1, GPUs: tp * dp}
 	}
-	return Topology{TP: tp, DP: 1, PP: 1, GPUs: tp, Mode: "tp"}
+	t.Mode = modeOf(t.TP, t.DP, t.EP)
+	return t
 }
 
 var precisionFamily = map[string]string{

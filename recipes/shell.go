@@ -11,12 +11,16 @@ import (
 
 // ShellEnv is one environment assignment that applies to a launch command:
 // an env prefix (`VAR=x vllm serve …`), an earlier `export VAR=x` in the
-// same block, or a docker `-e VAR=x`.
+// same block, a docker `-e VAR=x`, or (added by ParseMarkdown) an export
+// of an export-only block of the same guide section.
 type ShellEnv struct {
 	Name  string
 	Value string // unquoted text; `${VAR}` and `$(…)` are kept as written
-	Line  int    // 1-based line in the block
-	From  string // "prefix", "export" or "docker"
+	// Line is the 1-based line in the block (0 = unknown, docker -e); for
+	// From "section" it is relative to the launch block's fence and may be
+	// ≤ 0 (Block.Line+Line is the file line of the export statement).
+	Line int
+	From string // "prefix", "export", "docker" or "section"
 }
 
 // ShellCommand is one command of a shell block that launches a vLLM server:

@@ -123,13 +123,20 @@ func TestIndexMatchFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Variant checkpoint counts; GB200 named the InferenceX way.
-	cs, err := ix.Match(Query{Framework: "vllm", Model: "acme/Rocket-1", Hardware: "gb200-nvl72", Precision: "fp4", TP: 4})
+	// The variant is the one serving the checkpoint; GB200 named the
+	// InferenceX way.
+	cs, err := ix.Match(Query{Framework: "vllm", Model: "acme/Rocket-1-NVFP4", Hardware: "gb200-nvl72", Precision: "fp4", TP: 4})
 	if err != nil || len(cs) == 0 || !cs[0].Exact {
 		t.Fatalf("nvfp4 gb200: %v %+v", err, cs)
 	}
 	if c := cs[0]; c.Model != "acme/Rocket-1-NVFP4" || c.Variant != "nvfp4" || c.Strategy != "single_node_tp" || c.Hardware != "gb200" || c.File != "models/acme/Rocket-1.yaml" {
 		t.Errorf("nvfp4 gb200: %s", c.Where())
+	}
+	// Precision only breaks ties: acme/Rocket-1 is the default variant's
+	// checkpoint even when InferenceX calls the run fp4.
+	cs, _ = ix.Match(Query{Framework: "vllm", Model: "acme/Rocket-1", Hardware: "gb200", Precision: "fp4", TP: 4})
+	if len(cs) == 0 || !cs[0].Exact || cs[0].Variant != "default" || cs[0].Checkpoint != "acme/Rocket-1" {
+		t.Errorf("fp4 default checkpoint: %+v", cs)
 	}
 	// DEP8 on GB200 = two 4-GPU trays (multi_node_dep).
 	cs, _ = ix.Match(Query{Framework: "dynamo-vllm", Model: "acme/Rocket-1", Hardware: "gb200", Precision: "fp8", TP: 8, EP: 8, DPAttn: true})
@@ -169,8 +176,11 @@ func TestIndexMatchFixture(t *testing.T) {
 	if !rms[0].Covered() || rms[0].Candidates[0].Strategy != "pd_cluster" {
 		t.Errorf("prefill TP4 on gb200: %+v", rms[0].Candidates[0])
 	}
-	if rms[1].Covered() || rms[1].Candidates[0].Misses[0] != "topology: recipe TP4, want DEP8" {
-		t.Errorf("decode DEP8 on gb200: %+v", rms[1].Candidates[0])
+	// The site's decode pool pills: DEP on 2 nodes.
+	if c := rms[1].Candidates[0]; !rms[1].Covered() || c.Strategy != "pd_cluster" || c.Topology.String() != "DEP8" ||
+		c.URL != "https://recipes.vllm.ai/acme/Rocket-1?hardware=gb200&strategy=pd_cluster&decode_mode=dep&decode_nodes=2" ||
+		!strings.Contains(c.Command, "--data-parallel-size 8 \\\n  --data-parallel-size-local 4") {
+		t.Errorf("decode DEP8 on gb200: %s %s\n%s", c.Where(), c.URL, c.Command)
 	}
 	if _, err := ix.Match(Query{Framework: "sglang", Model: "acme/Rocket-1"}); !errors.Is(err, ErrNotVLLM) {
 		t.Errorf("sglang: %v", err)

@@ -86,9 +86,16 @@ type Rendering struct {
 	// not a JSON file of the site (Paths is empty), it is the command the
 	// site's feature toggles produce.
 	CustomFeatures bool
+	// Query is the recipes.vllm.ai selection that shows this rendering and
+	// URL the page link with it (SiteQuery.URL).
+	Query SiteQuery
+	URL   string
 
-	ctx  *rctx // the per-hw set it was rendered in (for feature re-renders)
-	reqN int   // node count asked of renderStrategy
+	ctx  *rctx   // the per-hw set it was rendered in (for feature re-renders)
+	reqN int     // node count asked of renderStrategy
+	pick *pdPick // the PD pools asked of renderStrategy (nil: the JSON API's)
+	// spaceRole is the pool a selection-space rendering varies ("" = all roles).
+	spaceRole string
 }
 
 // Role returns the first role command named name, or nil.
@@ -400,6 +407,24 @@ func (s *Site) renderHW(t treeSpec, hw *HardwareProfile, isDefault bool, pc posC
 		}
 		x.v, x.vn = best, get(variants, best)
 	}
+	list := x.setup()
+	// 5. Node count.
+	baseNodes := 1
+	if !fits(x.vn, hw) && hw.Scalable {
+		for _, id := range list {
+			if strings.HasPrefix(id, "multi_node_") {
+				baseNodes = 2
+				break
+			}
+		}
+	}
+	return x.renderSet(list, baseNodes, isDefault)
+}
+
+// setup fills the offered strategies and the default feature set of x
+// (§9.2 steps 2 and 9) and returns the strategy list (step 3).
+func (x *rctx) setup() []string {
+	s, r, hw := x.s, x.r, x.hw
 	// 2. Offered strategies.
 	compat := get(r.root, "compatible_strategies")
 	for _, c := range seq(compat) {
@@ -436,16 +461,23 @@ func (s *Site) renderHW(t treeSpec, hw *HardwareProfile, isDefault bool, pc posC
 			list = append(list, id)
 		}
 	}
-	// 5. Node count.
-	baseNodes := 1
-	if !fits(x.vn, hw) && hw.Scalable {
-		for _, id := range list {
-			if strings.HasPrefix(id, "multi_node_") {
-				baseNodes = 2
-				break
-			}
+	// 9. Features.
+	opt := get(r.root, "opt_in_features")
+	hwOpt := get(get(r.root, "hardware_opt_in_features"), hw.ID)
+	forced := get(x.vn, "default_modes")
+	for _, p := range pairs(get(r.root, "features")) {
+		if (containsStr(opt, p.key) || containsStr(hwOpt, p.key)) && get(forced, p.key) == nil {
+			continue
 		}
+		x.features = append(x.features, p.key)
 	}
+	return list
+}
+
+// renderSet renders the recommended rendering and the alternatives of one
+// hardware (§9.2 steps 6–8).
+func (x *rctx) renderSet(list []string, baseNodes int, isDefault bool) []*Rendering {
+	s, t, hw := x.s, x.t, x.hw
 	// 6. Recommended strategy.
 	rec := x.recommend(baseNodes)
 	if !contains(list, rec) {
@@ -467,16 +499,6 @@ func (s *Site) renderHW(t treeSpec, hw *HardwareProfile, isDefault bool, pc posC
 		if alt != "" {
 			rec = alt
 		}
-	}
-	// 9. Features.
-	opt := get(r.root, "opt_in_features")
-	hwOpt := get(get(r.root, "hardware_opt_in_features"), hw.ID)
-	forced := get(x.vn, "default_modes")
-	for _, p := range pairs(get(r.root, "features")) {
-		if (containsStr(opt, p.key) || containsStr(hwOpt, p.key)) && get(forced, p.key) == nil {
-			continue
-		}
-		x.features = append(x.features, p.key)
 	}
 	// 7. Recommended rendering.
 	recN := baseNodes
@@ -657,8 +679,14 @@ type build struct {
 	chosen   []Feature
 	custom   bool
 	recorded bool
-	optBuf   []featureOpt // featureOptions' reused buffer
-	optArr   [4]featureOpt
+	// featOn and fmode are the site's features / fmode selection of the
+	// rendering (every feature switched on, in YAML order; "key:mode" of
+	// each modal feature not in its default mode).
+	featOn []string
+	fmode  []string
+	pick   *pdPick
+	optBuf []featureOpt // featureOptions' reused buffer
+	optArr [4]featureOpt
 }
 
 // maxNodes bounds node, pool and instance counts so hostile input cannot
@@ -666,11 +694,18 @@ type build struct {
 const maxNodes = 4096
 
 func (x *rctx) renderStrategy(id string, n int) (*Rendering, bool) {
+	return x.renderPick(id, n, nil)
+}
+
+// renderPick renders strategy id on n nodes; for pd_cluster, pick (when
+// not nil) sets each pool's mode and node count as the site's PD pool pills
+// do (CommandBuilder.jsx pdNodes → command-synthesis.js resolveCommand).
+func (x *rctx) renderPick(id string, n int, pick *pdPick) (*Rendering, bool) {
 	sd := x.s.stratByID[id]
 	if sd == nil || n > maxNodes {
 		return nil, false
 	}
-	b := &build{rctx: x, sid: id, S: sd, N: n}
+	b := &build{rctx: x, sid: id, S: sd, N: n, pick: pick}
 	b.modelFile = x.r.rel
 	if mn := get(x.vn, "model_id"); truthy(mn) {
 		b.modelNode = mn
@@ -683,7 +718,7 @@ func (x *rctx) renderStrategy(id string, n int) (*Rendering, bool) {
 		b.modelID = x.r.HFID
 	}
 	out := &Rendering{Tree: x.t.id, Recipe: x.r, Variant: x.v, Hardware: x.hw.ID, GPUsPerNode: x.hw.GPUCount, Strategy: id, DeployType: sd.deployType, NodeCount: n,
-		ctx: x, reqN: n}
+		ctx: x, reqN: n, pick: pick}
 	var err error
 	switch sd.deployType {
 	case "single_node", "multi_node":
@@ -707,6 +742,8 @@ func (x *rctx) renderStrategy(id string, n int) (*Rendering, bool) {
 		return nil, false
 	}
 	out.Features, out.CustomFeatures = b.chosen, b.custom
+	out.Query = b.siteQuery(out)
+	out.URL = out.Query.URL()
 	return out, true
 }
 
@@ -827,6 +864,9 @@ func (b *build) kvRouter() string {
 
 // unclampedMode is the role's authored parallelism.
 func (b *build) unclampedMode(role string) string {
+	if m := b.pick.pool(role).Mode; m != "" {
+		return m
+	}
 	if m, ok := str(get(get(b.so, role), "parallelism")); ok && m != "" {
 		return m
 	}
@@ -881,6 +921,10 @@ func (b *build) clampedMode(role string) string {
 
 // pdNodesCalc is §9.2 pd_nodes; false when pd is dropped for this hw.
 func (b *build) pdNodesCalc() bool {
+	if b.pick != nil {
+		b.pdNodes = map[string]int{"prefill": b.pick.Prefill.Nodes, "decode": b.pick.Decode.Nodes}
+		return b.pick.Prefill.Nodes <= maxNodes && b.pick.Decode.Nodes <= maxNodes
+	}
 	G := b.hw.GPUCount
 	vmin := numOr0(get(b.vn, "vram_minimum_gb"))
 	vram := b.hw.VRAMGB

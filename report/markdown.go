@@ -66,11 +66,17 @@ type md struct {
 	cut   []string // sections cut for size
 }
 
-// keyBlock is one config key's part of a section.
+// keyBlock is one config key's part of a section; short, when set, is a
+// one-line summary printed instead when text no longer fits.
 type keyBlock struct {
-	key  string
-	text string
+	key   string
+	text  string
+	short string
 }
+
+// maxGapRows bounds the table rows and list items of one key's gaps; the
+// rest is counted and left to the JSON.
+const maxGapRows = 25
 
 func (m *md) write() {
 	r := m.r
@@ -99,22 +105,46 @@ func (m *md) section(head, name string, blocks []keyBlock, reserve int) {
 	if len(blocks) == 0 {
 		return
 	}
-	if m.out.Len()+len(head)+reserve > m.limit {
+	first := blocks[0].text
+	if blocks[0].short != "" {
+		first = blocks[0].short
+	}
+	if m.out.Len()+len(head)+len(first)+reserve > m.limit {
+		// not even one key fits: no empty heading
 		m.cut = append(m.cut, fmt.Sprintf("%s of %d config %s", name, len(blocks), plural(len(blocks), "key", "keys")))
 		return
 	}
 	m.out.WriteString(head)
+	shortened := 0
 	for i, b := range blocks {
 		if m.out.Len()+len(b.text)+reserve > m.limit {
+			if b.short != "" && m.out.Len()+len(b.short)+reserve <= m.limit {
+				m.out.WriteString(b.short)
+				shortened++
+				continue
+			}
 			var keys []string
 			for _, x := range blocks[i:] {
-				keys = append(keys, x.key)
+				keys = append(keys, clip(x.key, 48))
 			}
-			m.cut = append(m.cut, fmt.Sprintf("%s of %d more config %s (%s)", name, len(blocks)-i, plural(len(blocks)-i, "key", "keys"), shortList(keys, 6)))
-			return
+			m.cut = append(m.cut, fmt.Sprintf("%s of %d more config %s (%s)", name, len(blocks)-i, plural(len(blocks)-i, "key", "keys"), mdText(shortList(keys, 4))))
+			break
 		}
 		m.out.WriteString(b.text)
 	}
+	if shortened > 0 {
+		m.cut = append(m.cut, fmt.Sprintf("%s of %d config %s shown as one line", name, shortened, plural(shortened, "key", "keys")))
+	}
+}
+
+// clip shortens s to at most n runes, keeping its start and end ("a…z").
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n || n < 5 {
+		return s
+	}
+	h := (n - 1) / 2
+	return string(r[:h]) + "…" + string(r[len(r)-(n-1-h):])
 }
 
 func shortList(xs []string, n int) string {
@@ -139,7 +169,7 @@ func (m *md) scope() string {
 			if f.Dirty {
 				dirty = ", modified"
 			}
-			fs = append(fs, fmt.Sprintf("`%s` sha256 `%s`%s", name, short(f.SHA256), dirty))
+			fs = append(fs, fmt.Sprintf("%s sha256 `%s`%s", mdCell(name), short(f.SHA256), dirty))
 		}
 		if len(fs) > 0 {
 			b.WriteString(": " + shortList(fs, 8))
@@ -157,13 +187,13 @@ func (m *md) scope() string {
 	if r.SrtSlurm != nil {
 		fmt.Fprintf(&b, "- srt-slurm recipes: %s\n", repoRef(r.SrtSlurm, "NVIDIA/srt-slurm"))
 	}
-	fmt.Fprintf(&b, "- Exclusion policy: `%s`", r.Policy.Version)
+	fmt.Fprintf(&b, "- Exclusion policy: %s", mdCell(r.Policy.Version))
 	var ps []string
 	for _, p := range r.Policy.Policies {
-		ps = append(ps, fmt.Sprintf("`%s` (%s @ `%s`)", p.ID, m.scrub(p.Source), p.Version))
+		ps = append(ps, mdCell(p.ID))
 	}
 	if len(ps) > 0 {
-		b.WriteString(" — " + strings.Join(ps, ", "))
+		b.WriteString(" (rules from " + strings.Join(ps, ", ") + ")")
 	}
 	b.WriteString("\n")
 	if len(r.Points) > 0 {
@@ -197,8 +227,12 @@ func (m *md) scope() string {
 			b.WriteString("\n")
 		}
 	}
-	for _, e := range r.VLLMRecipeErrors {
-		fmt.Fprintf(&b, "- vLLM recipe error: %s\n", mdCell(m.scrub(e)))
+	for i, e := range r.VLLMRecipeErrors {
+		if i == 5 {
+			fmt.Fprintf(&b, "- … %d more vLLM recipe errors (the JSON has every one)\n", len(r.VLLMRecipeErrors)-i)
+			break
+		}
+		fmt.Fprintf(&b, "- vLLM recipe error: %s\n", mdCell(clip(m.scrub(e), 300)))
 	}
 	b.WriteString("- Sides: **upstream** is the documentation (cookbook snippet or vLLM recipe), **inferencex** the effective InferenceX recipe.\n\n")
 	return b.String()
@@ -227,7 +261,7 @@ func (m *md) scrub(s string) string { return m.r.Scrub(s) }
 // pointLabel is "#<cell>·p<point>" (the cell id's "#n" and the point
 // index).
 func pointLabel(p PointResult) string {
-	return fmt.Sprintf("%s·p%d", cellTag(p.CellID), p.Point)
+	return mdText(fmt.Sprintf("%s·p%d", cellTag(p.CellID), p.Point))
 }
 
 // labels joins point or row labels compactly, at most 12 of them.
@@ -247,8 +281,10 @@ func labels(ls []string) string {
 // points it holds for.
 type gapLine struct {
 	role, what, up, ix, note string
-	points                   []string
-	concs                    []int
+	// md is a note already in safe Markdown (our own links), printed as is
+	md     string
+	points []string
+	concs  []int
 }
 
 // gapGroups collects gap lines in first-seen order under a grouping key.
@@ -309,10 +345,10 @@ func (m *md) gapBlocks() []keyBlock {
 			continue
 		}
 		for _, res := range p.Roles {
-			if !res.Verdict.Gap() {
+			if !res.Verdict.Gap() && !res.Verdict.NotVerified() {
 				continue
 			}
-			m.addRoleGaps(&g.diffs, &g.roles, &g.prohib, roleName(res), res, pl, p.Concs)
+			m.addRoleGaps(&g.diffs, &g.roles, &g.prohib, mdText(roleName(res)), res, pl, p.Concs)
 		}
 	}
 	for _, k := range r.VLLM {
@@ -335,11 +371,17 @@ func (m *md) gapBlocks() []keyBlock {
 						note = "nearest: " + m.recipeLink(ro.Nearest)
 					}
 					if len(ro.Misses) > 0 {
-						note += " — misses: " + strings.Join(ro.Misses, "; ")
+						note += " — misses: " + mdText(strings.Join(ro.Misses, "; "))
 					}
-					g.roles.add(ro.Role+"\x00"+ro.Topology+"\x00"+note, gapLine{role: ro.Role + " " + ro.Topology, what: string(compare.NotCovered), note: note}, rl, row.Concs)
-				case ro.Verdict.Gap() && ro.Result != nil:
-					m.addRoleGaps(&g.diffs, &g.roles, &g.prohib, ro.Role+" "+ro.Topology, *ro.Result, rl, row.Concs)
+					role := mdText(ro.Role + " " + ro.Topology)
+					g.roles.add(ro.Role+"\x00"+ro.Topology+"\x00"+note, gapLine{role: role, what: string(compare.NotCovered), md: note}, rl, row.Concs)
+				case (ro.Verdict.Gap() || ro.Verdict.NotVerified()) && ro.Result != nil:
+					role := mdText(ro.Role + " " + ro.Topology)
+					if ro.Recipe != nil {
+						// which recipe role the settings were compared with
+						role += " vs " + m.recipeLink(ro.Recipe)
+					}
+					m.addRoleGaps(&g.diffs, &g.roles, &g.prohib, role, *ro.Result, rl, row.Concs)
 				}
 			}
 		}
@@ -361,11 +403,16 @@ func (m *md) gapBlocks() []keyBlock {
 	}
 	for _, g := range keys {
 		var b strings.Builder
-		fmt.Fprintf(&b, "### `%s` — %s\n\n", g.key, g.verdict)
+		fmt.Fprintf(&b, "### %s — %s\n\n", mdCell(g.key), g.verdict)
+		rows, more := 0, 0
 		if len(g.diffs.order)+len(g.prohib.order) > 0 {
 			b.WriteString("| role | setting | upstream | inferencex | points |\n|---|---|---|---|---|\n")
 			for _, grp := range []*gapGroups{&g.prohib, &g.diffs} {
 				for _, k := range grp.order {
+					if rows++; rows > maxGapRows {
+						more++
+						continue
+					}
 					l := grp.lines[k]
 					what := mdCell(l.what)
 					if grp == &g.prohib {
@@ -377,17 +424,32 @@ func (m *md) gapBlocks() []keyBlock {
 					fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", l.role, what, l.up, l.ix, pointsCell(l))
 				}
 			}
+			if more > 0 {
+				fmt.Fprintf(&b, "\n… %d more %s (the JSON has every one).\n", more, plural(more, "setting", "settings"))
+			}
 			b.WriteString("\n")
 		}
+		items, moreItems := 0, 0
 		for _, k := range g.roles.order {
+			if items++; items > maxGapRows {
+				moreItems++
+				continue
+			}
 			l := g.roles.lines[k]
 			fmt.Fprintf(&b, "- **%s** %s", l.role, l.what)
-			if l.note != "" {
+			switch {
+			case l.md != "":
+				fmt.Fprintf(&b, " — %s", l.md)
+			case l.note != "":
 				fmt.Fprintf(&b, " — %s", mdText(l.note))
 			}
 			fmt.Fprintf(&b, " (%s)\n", pointsCell(l))
 		}
 		for _, k := range g.unver.order {
+			if items++; items > maxGapRows {
+				moreItems++
+				continue
+			}
 			l := g.unver.lines[k]
 			kind := "not verified: " + l.what
 			if l.what == string(StatusError) {
@@ -399,10 +461,20 @@ func (m *md) gapBlocks() []keyBlock {
 			}
 			b.WriteString("\n")
 		}
+		if moreItems > 0 {
+			fmt.Fprintf(&b, "- … %d more (the JSON has every one)\n", moreItems)
+		}
 		if len(g.roles.order)+len(g.unver.order) > 0 {
 			b.WriteString("\n")
 		}
-		out = append(out, keyBlock{key: g.key, text: b.String()})
+		var nv, nu int
+		for _, k := range g.unver.order {
+			nu += len(g.unver.lines[k].points)
+		}
+		nv = len(g.diffs.order) + len(g.prohib.order) + len(g.roles.order)
+		short := fmt.Sprintf("- %s — **%s**: %d %s, %d not verified %s (details in the JSON)\n", mdCell(g.key), g.verdict,
+			nv, plural(nv, "setting or role gap", "setting or role gaps"), nu, plural(nu, "point or row", "points or rows"))
+		out = append(out, keyBlock{key: g.key, text: b.String(), short: short})
 	}
 	return out
 }
@@ -423,6 +495,11 @@ func (m *md) addRoleGaps(diffs, roles, prohib *gapGroups, role string, res compa
 		k := strings.Join([]string{role, x.Setting, up, ix, x.Rule}, "\x00")
 		prohib.add(k, gapLine{role: role, what: x.Setting, up: up, ix: ix, note: x.Rule + ": " + x.Reason}, label, concs)
 	}
+	for _, d := range res.Unknown {
+		up, ix := mdVal(d.Upstream), mdVal(d.InferenceX)
+		k := strings.Join([]string{role, d.Setting, up, ix, "unknown"}, "\x00")
+		diffs.add(k, gapLine{role: role, what: d.Setting, up: up, ix: ix, note: "not verified: " + string(compare.ContentNotKnown)}, label, concs)
+	}
 }
 
 // pointsCell is "<labels> · conc <range>".
@@ -431,7 +508,7 @@ func pointsCell(l *gapLine) string {
 	if cs := uniqSorted(l.concs); len(cs) > 0 {
 		s += " · conc " + concRange(cs)
 	}
-	return strings.ReplaceAll(s, "|", `\|`)
+	return s
 }
 
 func uniqSorted(cs []int) []int {
@@ -659,29 +736,61 @@ func (m *md) fileLink(ri *RepoInfo, rel string, line int) string {
 	return mdCell(rel)
 }
 
-// recipeLink names a vLLM recipe role with a permalink to its file.
+// recipeLink names a vLLM recipe role with a permalink to its file at the
+// recipes commit and, when known, the recipes.vllm.ai page of the selection
+// (the command a reader sees there).
 func (m *md) recipeLink(ref *RecipeRef) string {
 	link := m.r.VLLMRecipes.Permalink(ref.File, ref.Line)
 	where := mdCell(m.scrub(ref.Where))
-	if link == "" {
-		return where
+	out := where
+	if link != "" {
+		out = fmt.Sprintf("[%s](%s)", where, link)
 	}
-	return fmt.Sprintf("[%s](%s)", where, link)
+	if u := safeURL(ref.URL); u != "" {
+		out += fmt.Sprintf(" ([recipes.vllm.ai](%s))", u)
+	}
+	return out
 }
 
-// mdText escapes free text for a table cell or a list item (pipes, line
-// breaks, HTML angle brackets).
+// safeURL is u when it is an https URL of the recipes site that cannot
+// break out of a Markdown link, else "".
+func safeURL(u string) string {
+	if !strings.HasPrefix(u, "https://recipes.vllm.ai/") || strings.ContainsAny(u, " ()<>[]`\"\n\r") {
+		return ""
+	}
+	return u
+}
+
+// mdText makes free text (messages, reasons, notes from the checkouts)
+// inert in Markdown: one line (so nothing starts a line: no heading, list
+// or block), the characters that open links, images, emphasis, code, tags
+// and table cells backslash-escaped (\ ` * [ ] < > |), "&" as an entity,
+// and "@" kept from mentioning anyone (a word joiner after it).
 func mdText(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	s = strings.ReplaceAll(s, "\r", " ")
-	s = strings.ReplaceAll(s, "\n", " ")
-	s = strings.ReplaceAll(s, "<", "&lt;")
-	return strings.ReplaceAll(s, ">", "&gt;")
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\r', '\n':
+			b.WriteByte(' ')
+		case '\\', '`', '*', '[', ']', '<', '>', '|':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '@':
+			b.WriteString("@\u2060")
+		case '&':
+			b.WriteString("&amp;")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
-// htmlEsc escapes text inside an HTML element.
+// htmlEsc escapes text inside an HTML element, on one line.
 func htmlEsc(s string) string {
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 	s = strings.ReplaceAll(s, "&", "&amp;")
+	s = strings.NewReplacer("`", "&#96;", "[", "&#91;", "]", "&#93;", "*", "&#42;", "_", "&#95;", "@", "&#64;", "|", "&#124;").Replace(s)
 	s = strings.ReplaceAll(s, "<", "&lt;")
 	return strings.ReplaceAll(s, ">", "&gt;")
 }

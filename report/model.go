@@ -149,10 +149,11 @@ type Report struct {
 // a bare "<dir>" → the repository's name), longest first.
 func (r *Report) Scrub(s string) string {
 	for _, d := range r.LocalDirs {
-		if d == "" || d == "/" || d == "." {
+		d = strings.TrimSuffix(d, "/")
+		if d == "" || d == "." {
 			continue
 		}
-		s = strings.ReplaceAll(s, strings.TrimSuffix(d, "/")+"/", "")
+		s = replacePathPrefix(s, d+"/", "")
 	}
 	type rd struct{ dir, name string }
 	var ds []rd
@@ -174,10 +175,66 @@ func (r *Report) Scrub(s string) string {
 	// longest first: a checkout nested in another is removed whole
 	sort.SliceStable(ds, func(i, j int) bool { return len(ds[i].dir) > len(ds[j].dir) })
 	for _, d := range ds {
-		s = strings.ReplaceAll(s, d.dir+"/", "")
-		s = strings.ReplaceAll(s, d.dir, d.name)
+		s = replacePathPrefix(s, d.dir+"/", "")
+		s = replaceWholePath(s, d.dir, d.name)
 	}
 	return s
+}
+
+// replaceWholePath replaces the path old with repl where it stands as a
+// whole path: at a path boundary and not followed by a path character.
+func replaceWholePath(s, old, repl string) string {
+	if old == "" || !strings.Contains(s, old) {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, old)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		j := i + len(old)
+		start := i == 0 || strings.ContainsRune(" \t\n\"'`(<[{=:,;", rune(s[i-1]))
+		end := j == len(s) || !isPathChar(s[j])
+		b.WriteString(s[:i])
+		if start && end {
+			b.WriteString(repl)
+		} else {
+			b.WriteString(old)
+		}
+		s = s[j:]
+	}
+}
+
+func isPathChar(c byte) bool {
+	return c == '/' || c == '.' || c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// replacePathPrefix replaces old with new where old begins a path: at the
+// start of s or after a character that cannot be part of a path (space,
+// quote, bracket, "=", ":", ","), so a relative directory named like a
+// path element ("sglang") is never cut out of the middle of another path.
+func replacePathPrefix(s, old, repl string) string {
+	if old == "" || !strings.Contains(s, old) {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, old)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		boundary := i == 0 || strings.ContainsRune(" \t\n\"'`(<[{=:,;", rune(s[i-1]))
+		b.WriteString(s[:i])
+		if boundary {
+			b.WriteString(repl)
+		} else {
+			b.WriteString(old)
+		}
+		s = s[i+len(old):]
+	}
 }
 
 // PolicyInfo names the exclusion rules the report was judged against.
@@ -358,6 +415,15 @@ type RecipeRef struct {
 	// Where is the place as one string ("models/…yaml variant=… strategy=…
 	// hw=… role=…" or "<file>:<line> § <section>").
 	Where string `json:"where"`
+	// Checkpoint is the Hugging Face id the recipe role serves (the
+	// variant's model_id, else the recipe's); URL the recipes.vllm.ai page
+	// with the query of this selection (hardware, variant, strategy, nodes,
+	// features, pool modes …; vllm-project/recipes
+	// src/components/recipes/CommandBuilder.jsx syncUrl); Command the
+	// command the site shows for the role.
+	Checkpoint string `json:"checkpoint,omitempty"`
+	URL        string `json:"url,omitempty"`
+	Command    string `json:"command,omitempty"`
 }
 
 // Counts tallies a report. Every map is keyed by verdict (or, Links, by
@@ -374,8 +440,11 @@ type Counts struct {
 	VLLM      map[string]int `json:"vllm,omitempty"`
 	VLLMRows  map[string]int `json:"vllmRows,omitempty"`
 	VLLMRoles map[string]int `json:"vllmRoles,omitempty"`
-	// Unverified counts the points and vLLM-family rows that were not
-	// verified, whether or not AllowUnverified.
+	// Unverified counts the points and vLLM-family rows whose verdict is
+	// not verified (compare.Verdict.NotVerified), whether or not
+	// AllowUnverified: the same units Headline counts. A row that was not
+	// rendered but has a role no recipe covers is that gap, not counted
+	// here.
 	Unverified int `json:"unverified"`
 }
 
@@ -392,7 +461,7 @@ func (r *Report) Count() {
 		if p.Status == StatusError {
 			r.Errors = true
 		}
-		if p.Status.NotVerified() {
+		if p.Verdict.NotVerified() {
 			r.Counts.Unverified++
 		}
 		for _, res := range p.Roles {
@@ -419,7 +488,7 @@ func (r *Report) Count() {
 			if row.Status == StatusError {
 				r.Errors = true
 			}
-			if row.Status.NotVerified() {
+			if row.Verdict.NotVerified() {
 				r.Counts.Unverified++
 			}
 			for _, ro := range row.Roles {

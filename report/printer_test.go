@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -477,15 +478,33 @@ func TestPrinterSARIFContent(t *testing.T) {
 	}
 }
 
-// TestPrinterSARIFNoCommit: without Repo and Commit a repository has no
-// base URI and no provenance, and its directory is still not printed.
+// TestPrinterSARIFNoCommit: without Repo and Commit a repository's base
+// id is still defined (every uriBaseId a result uses is) but has no URI,
+// there is no provenance, and its directory is still not printed.
 func TestPrinterSARIFNoCommit(t *testing.T) {
 	r := fixtureCookbook()
 	r.Cookbook.Commit = ""
 	r.InferenceX.Repo = ""
 	out := sarifOf(t, r)
-	if strings.Contains(out, "COOKBOOK\": {") || strings.Contains(out, "\"INFERENCEX\": {") || strings.Contains(out, "versionControlProvenance\": [\n") {
-		t.Errorf("base URIs or provenance without Repo+Commit:\n%s", out)
+	var doc struct {
+		Runs []struct {
+			Bases map[string]struct {
+				URI         string                `json:"uri"`
+				Description struct{ Text string } `json:"description"`
+			} `json:"originalUriBaseIds"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"COOKBOOK", "INFERENCEX"} {
+		b, ok := doc.Runs[0].Bases[id]
+		if !ok || b.URI != "" || !strings.Contains(b.Description.Text, "no commit to link") {
+			t.Errorf("%s base without Repo+Commit: %+v (defined %v)", id, b, ok)
+		}
+	}
+	if strings.Contains(out, "versionControlProvenance\": [\n") {
+		t.Errorf("provenance without Repo+Commit:\n%s", out)
 	}
 	if strings.Contains(out, localRoot) {
 		t.Errorf("local directory printed")
@@ -625,8 +644,21 @@ func TestPrinterHeadline(t *testing.T) {
 	}
 	allowed := &Report{AllowUnverified: true, Points: []PointResult{{Status: StatusCompared, Verdict: compare.Covered}, {Status: StatusUpstreamOnly, Verdict: compare.UpstreamOnly}}}
 	allowed.Count()
-	if got := Headline(allowed); got != "✅ Check 3: covered — covered 1, not verified (allowed) 1" || allowed.Gap {
+	if got := Headline(allowed); got != "✅ Check 3: no gaps — covered 1, not verified (allowed) 1" || allowed.Gap {
 		t.Errorf("allowed: %q gap %v", got, allowed.Gap)
+	}
+	// nothing compared: never "covered"
+	none := &Report{AllowUnverified: true, Points: []PointResult{{Status: StatusRecipeNotFound, Verdict: compare.RecipeNotFound}}}
+	none.Count()
+	if got := Headline(none); got != "✅ Check 3: no gaps, nothing compared — not verified (allowed) 1" || strings.Contains(got, "covered") {
+		t.Errorf("nothing compared: %q", got)
+	}
+	// a differing role under a prohibited point is named
+	hidden := &Report{Points: []PointResult{{Status: StatusCompared, Verdict: compare.Prohibited,
+		Roles: []compare.Result{{Role: "decode", Verdict: compare.Prohibited}, {Role: "nginx", Verdict: compare.Differs}}}}}
+	hidden.Count()
+	if got := Headline(hidden); got != "❌ Check 3: 1 gap — prohibited 1 (roles: prohibited 1, differs 1)" {
+		t.Errorf("hidden role gap: %q", got)
 	}
 	gaps := &Report{Points: []PointResult{
 		{Status: StatusCompared, Verdict: compare.Differs}, {Status: StatusRecipeNotFound, Verdict: compare.RecipeNotFound},
@@ -680,6 +712,90 @@ func TestPrinterTextFitsWidth(t *testing.T) {
 		}
 		if strings.Contains(b.String(), "CONFIG KEY") && !strings.Contains(b.String(), "MATCHED") {
 			t.Errorf("%s: a column was dropped without a width", fx.name)
+		}
+	}
+}
+
+// TestPrinterMarkdownHostile: identifiers and messages from the checkouts
+// (cell ids, config keys, recipe paths, error text) cannot form Markdown
+// or HTML in the sign-off comment — no heading, link, image, tag, table
+// cell, emphasis or @mention — and the verdict stays the first line.
+func TestPrinterMarkdownHostile(t *testing.T) {
+	evil := "x`\n\n</details>\n\n# INJECTED | a | b\n<img src=https://evil.example/x.png> [click](https://evil.example) **APPROVED** @octocat"
+	r := &Report{
+		Points: []PointResult{
+			{File: "docs/a.jsx", CellID: "k#0" + evil, ConfigKey: "k" + evil, Status: StatusRecipeNotFound, Verdict: compare.RecipeNotFound,
+				Recipe: "benchmarks/" + evil + ".yaml", Message: "recipe benchmarks/" + evil + " is not in the InferenceX checkout"},
+			{File: "docs/a.jsx", CellID: "k#1", ConfigKey: "k2" + evil, Status: StatusCompared, Verdict: compare.Differs,
+				Roles: []compare.Result{{Role: "agg", Verdict: compare.Differs, Differences: []compare.Difference{{Setting: "--x" + evil, Upstream: ptr("1" + evil), InferenceX: ptr("2")}},
+					Excluded: []compare.Exclusion{{Setting: "--port" + evil, Rule: "r", Class: "harness", Reason: "because " + evil, Policy: "p"}}}}},
+		},
+		VLLMRecipeErrors: []string{"models/x.yaml:1:1: " + evil},
+		Upstream:         []Link{{URL: "https://github.com/o/r/pull/1", State: "open", Error: evil}},
+	}
+	r.Count()
+	var b bytes.Buffer
+	if err := PrintMarkdown(&b, r, MarkdownOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if first, _, _ := strings.Cut(out, "\n"); first != Headline(r) {
+		t.Errorf("first line %q", first)
+	}
+	// code spans are inert (GitHub renders them literally, no mention, no
+	// HTML): look at what is outside them
+	var outside strings.Builder
+	for i, part := range strings.Split(strings.ReplaceAll(out, "\\`", ""), "`") {
+		if i%2 == 0 {
+			outside.WriteString(part)
+		}
+	}
+	// outside code spans, an active construct is one not backslash-escaped
+	for _, bad := range []string{`(^|[^\\])<img`, `[^\\]\]\(https://evil`, `(^|[^\\])\*\*APPROVED`, `@octocat`, `\n#+ INJECTED`} {
+		if regexp.MustCompile(bad).MatchString(outside.String()) {
+			t.Errorf("hostile text reached the Markdown as %s:\n%s", bad, out)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "## ") && !strings.HasPrefix(line, "### ") {
+			t.Errorf("a heading the printer did not write: %q", line)
+		}
+		if strings.HasPrefix(line, "| ") && strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") != strings.Count(line[:0]+tableHeaderFor(out, line), "|") {
+			t.Errorf("table row with extra cells: %q", line)
+		}
+	}
+}
+
+// tableHeaderFor returns the header line of the table a row belongs to.
+func tableHeaderFor(out, row string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if l == row {
+			for j := i; j >= 0; j-- {
+				if j+1 < len(lines) && strings.HasPrefix(lines[j+1], "|---") {
+					return lines[j]
+				}
+			}
+		}
+	}
+	return row
+}
+
+func ptr(s string) *string { return &s }
+
+// TestScrubBoundaries: a local directory is removed only where it begins a
+// path, never from the middle of another path, and "./dir" forms count.
+func TestScrubBoundaries(t *testing.T) {
+	r := &Report{LocalDirs: []string{"sglang", "/home/u/ix"}, InferenceX: RepoInfo{Dir: "/home/u/ix", Repo: "SemiAnalysisAI/InferenceX"}}
+	for in, want := range map[string]string{
+		"sglang/docs/a.jsx: bad":                         "docs/a.jsx: bad",
+		"recipe srt-slurm-recipes/sglang/qwen3.5/x.yaml": "recipe srt-slurm-recipes/sglang/qwen3.5/x.yaml",
+		"error: /home/u/ix/configs/m.yaml:3:1":           "error: configs/m.yaml:3:1",
+		"in /home/u/ix, nothing":                         "in SemiAnalysisAI/InferenceX, nothing",
+		"/home/u/ixy/other":                              "/home/u/ixy/other",
+	} {
+		if got := r.Scrub(in); got != want {
+			t.Errorf("Scrub(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -127,7 +127,14 @@ func buildSARIF(r *Report) (*sarif.Report, error) {
 
 	bases := map[string]sarif.ArtifactLocation{}
 	for _, rp := range repoBases(r) {
-		if rp.info == nil || rp.info.Repo == "" || rp.info.Commit == "" {
+		if rp.info == nil {
+			continue
+		}
+		if rp.info.Repo == "" || rp.info.Commit == "" {
+			// every uriBaseId a result uses is defined; without a commit
+			// the base has no URI (a local directory is never written)
+			bases[rp.base] = *sarif.NewArtifactLocation().
+				WithDescription(sarif.NewTextMessage(rp.label + ": the repository root (not a git checkout with a GitHub origin: no commit to link)"))
 			continue
 		}
 		bases[rp.base] = *sarif.NewArtifactLocation().
@@ -353,7 +360,7 @@ func gapFindings(r *Report) []gapFinding {
 				f.rule, f.level, f.msg = RuleNotVerified, unverified, msg
 				f.props = props(gapProp{"verdict", string(row.Status.Verdict())})
 				add(f)
-				continue
+				// its roles may still be gaps (no recipe covers them)
 			}
 			for _, ro := range row.Roles {
 				if !ro.Verdict.Gap() {
@@ -377,6 +384,9 @@ func gapFindings(r *Report) []gapFinding {
 				}
 				loc := gapFinding{base: BaseVLLMRecipes, file: ro.Recipe.File, line: ro.Recipe.Line}
 				rp = append(rp, gapProp{"vllmRecipe", ro.Recipe.Where})
+				if ro.Recipe.URL != "" {
+					rp = append(rp, gapProp{"recipesURL", ro.Recipe.URL})
+				}
 				res := ro.Result
 				if res == nil {
 					res = &compare.Result{Role: ro.Role, Verdict: ro.Verdict}

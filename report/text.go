@@ -241,6 +241,9 @@ func (r *Report) vllmText(b *bytes.Buffer, width int) {
 					continue
 				}
 				fmt.Fprintf(b, "    vllm-recipes: %s\n", ro.Recipe.Where)
+				if ro.Recipe.URL != "" {
+					fmt.Fprintf(b, "    site: %s\n", ro.Recipe.URL)
+				}
 				if res := ro.Result; res != nil {
 					if res.Note != "" {
 						fmt.Fprintf(b, "    %s\n", res.Note)

@@ -25,7 +25,7 @@ func TestCoverageVLLMCLI(t *testing.T) {
 		"comet-fp8-gb200-dynamo-vllm   0    8      compared          decode   TP4   differs                  ",
 		"models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode\n",
 		"comet-fp8-h200-vllm-noscript  0    4      script not found  agg      TP8   matched (not compared)",
-		"  comet-fp8-gb200-dynamo-vllm row 0 conc 8 decode (TP4): differs\n    vllm-recipes: models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode\n    --max-num-batched-tokens: upstream (absent), inferencex 8192\n",
+		"  comet-fp8-gb200-dynamo-vllm row 0 conc 8 decode (TP4): differs\n    vllm-recipes: models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode\n    site: https://recipes.vllm.ai/acme/Comet-1?hardware=gb200&strategy=pd_cluster\n    --max-num-batched-tokens: upstream (absent), inferencex 8192\n",
 		"vLLM keys: script not found 1, no recipe covers this 1, differs 2\n",
 		"  comet-fp8-gb200-dynamo-vllm   differs                          rows: upstream-only 1, differs 1\n",
 	} {
@@ -111,13 +111,13 @@ func TestCoverageVLLMCLI(t *testing.T) {
 	for _, want := range []string{
 		"- Upstream: vLLM recipes `vllm-project/recipes` (not a git checkout: no commit)\n",
 		"\n## Gaps\n",
-		"### `comet-fp8-gb200-dynamo-vllm` — differs\n\n| role | setting | upstream | inferencex | points |\n|---|---|---|---|---|\n| decode TP4 | `--max-num-batched-tokens` | (absent) | `8192` | row 0 · conc 8 |\n",
-		"- **agg TP4** no recipe covers this — nearest: `models/acme/Comet-1.yaml variant=default strategy=single_node_tp hw=h200 role=agg` — misses: topology: recipe TP8, want TP4 (row 1 · conc 16)\n",
+		"### `comet-fp8-gb200-dynamo-vllm` — differs\n\n| role | setting | upstream | inferencex | points |\n|---|---|---|---|---|\n| decode TP4 vs `models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode` ([recipes.vllm.ai](https://recipes.vllm.ai/acme/Comet-1?hardware=gb200&strategy=pd_cluster)) | `--max-num-batched-tokens` | (absent) | `8192` | row 0 · conc 8 |\n",
+		"- **agg TP4** no recipe covers this — nearest: `models/acme/Comet-1.yaml variant=default strategy=single_node_tp hw=h200 role=agg` ([recipes.vllm.ai](https://recipes.vllm.ai/acme/Comet-1?hardware=h200)) — misses: topology: recipe TP8, want TP4 (row 1 · conc 16)\n",
 		"- **not verified: upstream-only** (row 1 · conc 64) — recipe recipes/vllm/comet/disagg-gb200-1p2d.yaml is not in the checkout: it lives in the NVIDIA/srt-slurm ref the launcher clones\n",
 		"<details><summary><code>comet-fp8-gb200-dynamo-vllm</code> — 22 settings under 18 rules</summary>",
 		"| harness-port | excluded | harness | `--port` | decode, prefill | per-process HTTP port chosen by the launcher | prompt-09813166 |\n",
 		"<details><summary><code>comet-fp8-gb200-dynamo-vllm</code> (vLLM) — differs, 2 rows</summary>",
-		"| 0 | 8 | `benchmarks/multi_node/srt-slurm-recipes/vllm/comet/disagg-gb200-1p1d.yaml` | decode TP4 | differs | 8 | `models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode` |\n",
+		"| 0 | 8 | `benchmarks/multi_node/srt-slurm-recipes/vllm/comet/disagg-gb200-1p1d.yaml` | decode TP4 | differs | 8 | `models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode` ([recipes.vllm.ai](https://recipes.vllm.ai/acme/Comet-1?hardware=gb200&strategy=pd_cluster)) |\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("markdown lacks %q", want)
