@@ -231,7 +231,9 @@ func (r *Rules) Value(flag, v string) string {
 var numRe = regexp.MustCompile(`^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$`)
 
 // Model resolves a model path to a Hugging Face model id: "hf:<id>" -> id;
-// "/model", "/model/", "$MODEL", "$MODEL_PATH" and any local path whose last
+// "/model", "/model/", "/models" (the llm-d job's model mount,
+// InferenceX benchmarks/multi_node/llm-d/job.slurm), "$MODEL",
+// "$MODEL_PATH" and any local path whose last
 // element equals the last element of hfID -> hfID. Other values are returned
 // unchanged. hfID may be empty (unknown).
 func Model(v, hfID string) string {
@@ -243,7 +245,7 @@ func Model(v, hfID string) string {
 		return v
 	}
 	switch strings.Trim(v, "\"'{}") {
-	case "/model", "/model/", "$MODEL", "$MODEL_PATH", "MODEL", "MODEL_PATH":
+	case "/model", "/model/", "/models", "/models/", "$MODEL", "$MODEL_PATH", "MODEL", "MODEL_PATH":
 		return hfID
 	}
 	if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "$") {

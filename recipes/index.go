@@ -106,6 +106,9 @@ func (c *Candidate) Where() string {
 			for i, f := range c.Features {
 				fs[i] = f.String()
 			}
+			if len(fs) == 0 {
+				fs = []string{"none"} // every feature switched off
+			}
 			w += " features=" + strings.Join(fs, ",")
 		}
 		return w

@@ -4,16 +4,22 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 )
 
 // PrintAnnotations writes the report as GitHub Actions workflow commands,
-// one line per finding (the findings of PrintSARIF, in the same order):
+// one line per place and kind of finding (the findings of PrintSARIF):
 //
 //	::error file=<path>,line=<n>,title=<title>::<message>
 //
-// "error" for gaps and errors, and for points and rows that were not
+// Findings at the same file, line, level and rule are one annotation whose
+// message lists them ("; "-joined, at most 20, then "… N more"); the
+// annotations come worst first — errors (bad input), prohibited settings,
+// differences, missing roles and roles no recipe covers, links not merged,
+// then what was not verified — because GitHub shows only the first ones of
+// a step. "error" for gaps and errors, and for points and rows that were not
 // verified (they fail closed; "notice" when AllowUnverified). file= is the path relative to
 // the upstream repository the finding is in (a workflow checks that
 // repository out; nothing is prefixed), line= its 1-based line; both are
@@ -33,7 +39,7 @@ func PrintAnnotations(w io.Writer, r *Report) error {
 		titles[ru.ID] = ru.Title
 	}
 	counts := map[string]int{}
-	for _, f := range gapFindings(r) {
+	for _, f := range groupFindings(gapFindings(r)) {
 		cmd := annotationLevel(f.level)
 		counts[cmd]++
 		var props []string
@@ -81,4 +87,67 @@ func escapeData(s string) string {
 // escapeData, and ":" → %3A, "," → %2C (GitHub's toolkit escapeProperty).
 func escapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// ruleSeverity orders findings worst first for annotations.
+func ruleSeverity(rule string) int {
+	switch rule {
+	case RuleError:
+		return 0
+	case RuleProhibited:
+		return 1
+	case RuleDiffers:
+		return 2
+	case RuleMissing, RuleNotCovered:
+		return 3
+	case RuleLinkNotMerged:
+		return 4
+	}
+	return 5
+}
+
+// maxGrouped bounds the findings one annotation lists.
+const maxGrouped = 20
+
+// groupFindings merges findings at the same place (level, rule, file,
+// line) into one, their messages joined, and orders the groups worst first
+// (ruleSeverity), then by first appearance. Findings without a file stay
+// apart only by rule and level.
+func groupFindings(fs []gapFinding) []gapFinding {
+	type group struct {
+		f    gapFinding
+		msgs []string
+		n    int
+	}
+	var order []string
+	groups := map[string]*group{}
+	for _, f := range fs {
+		k := strings.Join([]string{f.level, f.rule, f.base, f.file, strconv.Itoa(f.line)}, "\x00")
+		g, ok := groups[k]
+		if !ok {
+			g = &group{f: f}
+			groups[k] = g
+			order = append(order, k)
+		}
+		g.n++
+		if len(g.msgs) < maxGrouped {
+			g.msgs = append(g.msgs, f.msg)
+		}
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		return ruleSeverity(groups[order[i]].f.rule) < ruleSeverity(groups[order[j]].f.rule)
+	})
+	out := make([]gapFinding, 0, len(order))
+	for _, k := range order {
+		g := groups[k]
+		f := g.f
+		if g.n > 1 {
+			f.msg = fmt.Sprintf("%d findings: %s", g.n, strings.Join(g.msgs, "; "))
+			if g.n > len(g.msgs) {
+				f.msg += fmt.Sprintf("; … %d more", g.n-len(g.msgs))
+			}
+		}
+		out = append(out, f)
+	}
+	return out
 }

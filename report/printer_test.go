@@ -543,21 +543,24 @@ func TestPrinterAnnotations(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	if len(lines) != 12 {
-		t.Fatalf("%d lines, want 11 findings and a summary:\n%s", len(lines), b.String())
+	// 11 findings at 9 places and kinds, worst first, and a summary
+	if len(lines) != 10 {
+		t.Fatalf("%d lines, want 9 annotations and a summary:\n%s", len(lines), b.String())
 	}
 	for i, want := range map[int]string{
-		0: "::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=42,title=Check 3 differs::qwen3.5-fp8-b200-sglang#0 point 0 prefill: --mem-fraction-static: upstream 0.85, inferencex 0.8 (possible commit drift: recipe changed since prov.sha 76ff8a6f)",
-		// "%" is escaped in the message, ":" and "," are not
-		1: `::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=42,title=Check 3 differs::qwen3.5-fp8-b200-sglang#0 point 0 prefill: --json-model-override-args: upstream {"rope": "yarn", "factor": "50%25"}, inferencex (absent)`,
-		3: "::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=88,title=Check 3 not verified::qwen3.5-fp8-b200-sglang#1 point 0: not verified: upstream-only: recipes/qwen3.5/b200-bf16.yaml lives in NVIDIA/srt-slurm, not in the InferenceX checkout",
-		// the newline is escaped, the local directory removed
-		4: "::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=120,title=Check 3 error::qwen3.5-fp8-b200-sglang#2 point 1: error: benchmarks/multi_node/srt-slurm-recipes/qwen3.5/b200-fp4.yaml:12:3: mapping values are not allowed%0A  in this context",
-		5: "::error file=models/deepseek-ai/DeepSeek-R1.yaml,title=Check 3 differs::dsr1-fp8-h200-vllm row 1 agg (TP8): --max-num-seqs: upstream 256, inferencex 512",
-		7: "::error file=configs/nvidia-master.yaml,line=340,title=Check 3 no recipe covers this::dsr1-fp4-gb200-dynamo-vllm row 0 decode (DEP8): no recipe covers this",
+		// errors (bad input) first, the local directory removed, the
+		// newline escaped
+		0: "::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=120,title=Check 3 error::qwen3.5-fp8-b200-sglang#2 point 1: error: benchmarks/multi_node/srt-slurm-recipes/qwen3.5/b200-fp4.yaml:12:3: mapping values are not allowed%0A  in this context",
+		2: "::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=42,title=Check 3 prohibited setting::qwen3.5-fp8-b200-sglang#0 point 0 decode: --disable-cuda-graph: PROHIBITED, set in inferencex only (inferencex (set)) — no-disable-cuda-graph: CUDA graphs off is not a production setting",
+		// two differences at one place are one annotation; "%" is
+		// escaped in the message, ":" and "," are not
+		3: `::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=42,title=Check 3 differs::2 findings: qwen3.5-fp8-b200-sglang#0 point 0 prefill: --mem-fraction-static: upstream 0.85, inferencex 0.8 (possible commit drift: recipe changed since prov.sha 76ff8a6f); qwen3.5-fp8-b200-sglang#0 point 0 prefill: --json-model-override-args: upstream {"rope": "yarn", "factor": "50%25"}, inferencex (absent)`,
+		4: "::error file=models/deepseek-ai/DeepSeek-R1.yaml,title=Check 3 differs::dsr1-fp8-h200-vllm row 1 agg (TP8): --max-num-seqs: upstream 256, inferencex 512",
 		// no location: no file=
-		10: "::error title=Check 3 link not merged::upstream link https://github.com/sgl-project/sglang/pull/12345: open (Check 3 (b) needs a merged PR or a published page)",
-		11: "::notice title=cookbook-sync::❌ Check 3: 8 gaps — error 2, prohibited 1, differs 1, no recipe covers this 1, link not merged 1, not verified 2 (annotations: 11 errors)",
+		6: "::error title=Check 3 link not merged::upstream link https://github.com/sgl-project/sglang/pull/12345: open (Check 3 (b) needs a merged PR or a published page)",
+		// not verified last, still errors (fail closed)
+		7: "::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=88,title=Check 3 not verified::qwen3.5-fp8-b200-sglang#1 point 0: not verified: upstream-only: recipes/qwen3.5/b200-bf16.yaml lives in NVIDIA/srt-slurm, not in the InferenceX checkout",
+		9: "::notice title=cookbook-sync::❌ Check 3: 8 gaps — error 2, prohibited 1, differs 1, no recipe covers this 1, link not merged 1, not verified 2 (annotations: 9 errors)",
 	} {
 		if lines[i] != want {
 			t.Errorf("line %d:\n got %s\nwant %s", i, lines[i], want)
@@ -797,5 +800,24 @@ func TestScrubBoundaries(t *testing.T) {
 		if got := r.Scrub(in); got != want {
 			t.Errorf("Scrub(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestPrinterTextNoWorkflowCommand: a cell id carrying a newline cannot
+// start a GitHub Actions workflow command in the text report.
+func TestPrinterTextNoWorkflowCommand(t *testing.T) {
+	r := &Report{Points: []PointResult{{File: "a.jsx", CellID: "k#0\n::error file=x.go,line=1::INJ", ConfigKey: "k", Status: StatusRecipeNotFound, Verdict: compare.RecipeNotFound, Message: "m\n::warning::INJ2"}}}
+	r.Count()
+	var b bytes.Buffer
+	if err := PrintText(&b, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "::") {
+			t.Errorf("a line starts a workflow command: %q", l)
+		}
+	}
+	if !strings.Contains(b.String(), "INJ2") {
+		t.Errorf("the message was dropped, not neutralized:\n%s", b.String())
 	}
 }

@@ -9,8 +9,8 @@ import (
 // table is a tab-separated table written with two spaces between columns,
 // like text/tabwriter, that fits a terminal width: when a line would be
 // wider, the optional columns are dropped (in the order given), then the
-// widest of the shrinkable columns is shortened with "…" (never below 12
-// runes), until the table fits or nothing is left to drop or shorten.
+// widest of the shrinkable columns is shortened in the middle with "…"
+// (never below 12 runes; the end of a config key is what tells keys apart), until the table fits or nothing is left to drop or shorten.
 // Identifying columns (verdicts, roles) are never cut. Rows are buffered
 // until Flush.
 type table struct {
@@ -83,7 +83,7 @@ func (t *table) Flush() {
 		limit := max(minCol, w[wide]-(total()-t.width))
 		for _, r := range rows {
 			if wide < len(r) && utf8.RuneCountInString(r[wide]) > limit {
-				r[wide] = string([]rune(r[wide])[:limit-1]) + "…"
+				r[wide] = clip(r[wide], limit) // keeps the end: key suffixes tell keys apart
 			}
 		}
 		w = widths()

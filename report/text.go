@@ -72,8 +72,24 @@ func PrintText(w io.Writer, r *Report, opt TextOptions) error {
 	}
 	fmt.Fprintf(&b, "Exclusion policy: %s\n", r.Policy.Version)
 	b.WriteString(r.linksText())
-	_, err := w.Write(b.Bytes())
+	_, err := w.Write(neutralizeCommands(b.Bytes()))
 	return err
+}
+
+// neutralizeCommands indents every line that would start with "::": a
+// value from a checkout that carried a newline must not become a GitHub
+// Actions workflow command when the text report is printed in a step.
+func neutralizeCommands(b []byte) []byte {
+	if !bytes.Contains(b, []byte("::")) {
+		return b
+	}
+	lines := bytes.Split(b, []byte("\n"))
+	for i, l := range lines {
+		if bytes.HasPrefix(l, []byte("::")) {
+			lines[i] = append([]byte(" "), l...)
+		}
+	}
+	return bytes.Join(lines, []byte("\n"))
 }
 
 // unverifiedNote says what the points and rows that were not verified do

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -728,6 +729,17 @@ func checkSrtSlurmFlags(dir, version string) error {
 		}
 		if !st.IsDir() {
 			return usageErr("--srt-slurm-dir %s: not a directory (want an NVIDIA/srt-slurm checkout)", dir)
+		}
+		// a work tree, not a bare repository or an empty directory: srtctl
+		// reads recipes/ and configs/ from it
+		found := false
+		for _, sub := range []string{"recipes", "configs"} {
+			if st, err := os.Stat(filepath.Join(dir, sub)); err == nil && st.IsDir() {
+				found = true
+			}
+		}
+		if !found {
+			return usageErr("--srt-slurm-dir %s: no recipes/ or configs/ directory (want an NVIDIA/srt-slurm work tree; a bare mirror needs `git clone --shared` first)", launch.QuotePath(dir))
 		}
 	}
 	if err := srtslurm.CheckVersion(version); err != nil {
