@@ -92,7 +92,28 @@ type Options struct {
 	// Launcher lists the processes a launcher starts for every job
 	// (compare/launcher.yaml); nil means DefaultLauncherRules().
 	Launcher *LauncherRules
+	// Strictness, when set, is the policy version's test of which settings
+	// count (exclusions.PolicySpec.Counts: under a "major server args"
+	// policy only deployment-defining ones): a difference no rule
+	// classifies in a setting that does not count is informational
+	// (StrictnessRule), not a gap. nil: every setting counts.
+	Strictness Strictness
 }
+
+// Strictness is a policy version's strictness: Counts(key) says whether a
+// difference in the setting with normalized key key ("--attention-backend",
+// "env NAME", "workers", "image") counts against coverage; Policy names the
+// version and Quote the prompt's words the list comes from (for the
+// informational entry's reason). exclusions.PolicySpec implements it.
+type Strictness interface {
+	Counts(key string) bool
+	PolicyName() string
+	StrictnessQuote() string
+}
+
+// StrictnessRule is the rule id of a difference a policy version does not
+// count (Options.Strictness).
+const StrictnessRule = "policy-not-major"
 
 // roleOrder is the order results are returned in.
 func roleOrder() []string {
@@ -207,6 +228,7 @@ func withInherited(rc *launch.Deployment, ex *exclusions.Set) *launch.Deployment
 // exclusion or normalization data is invalid.
 func Compare(up, ix *launch.Deployment, opt Options) ([]Result, error) {
 	cb, rc := up, ix
+	strict := opt.Strictness
 	ex := opt.Exclusions
 	if ex == nil {
 		var err error
@@ -269,7 +291,7 @@ func Compare(up, ix *launch.Deployment, opt Options) ([]Result, error) {
 				missing(&res, ex, fe, true)
 				checkProhibited(&res, rules.NormalizeProcess(cs[i], engineOf(cb, cs[i]), hfOf(cb)), true, engineOf(cb, cs[i]), ex)
 			default:
-				comparePair(&res, rules, ex, cb, cs[i], rc, rs[i])
+				comparePair(&res, rules, ex, strict, cb, cs[i], rc, rs[i])
 				unusedService(&res, lr, rules, ex, cb, rc, rs[i])
 			}
 			out = append(out, res)
@@ -364,7 +386,7 @@ func exSetting(s *Setting, value, engine, role string) exclusions.Setting {
 	return exclusions.Setting{Kind: exclusions.SettingKind(s.Kind), Name: s.Name, Value: value, Engine: engine, Role: ruleRole(role)}
 }
 
-func comparePair(res *Result, rules *Rules, ex *exclusions.Set, cb *launch.Deployment, cp *launch.Process, rc *launch.Deployment, rp *launch.Process) {
+func comparePair(res *Result, rules *Rules, ex *exclusions.Set, strict Strictness, cb *launch.Deployment, cp *launch.Process, rc *launch.Deployment, rp *launch.Process) {
 	// Resolve model paths on each side with the other side's id when a side
 	// does not know its own (a recipe's /model/ and no served name).
 	cbHF, rcHF := hfOf(cb), hfOf(rc)
@@ -431,6 +453,14 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, cb *launch.Deplo
 			continue
 		}
 		rule, ruled := matchEither(ex, s, cv, rv, engine, res.Role)
+		if !ruled && strict != nil && !strict.Counts(k) {
+			// the policy version compares deployment-defining settings only
+			res.Info = append(res.Info, Exclusion{Setting: k, Upstream: cv, InferenceX: rv, Rule: StrictnessRule, Class: exclusions.ClassJudgment,
+				Reason: "not a major, deployment-defining server arg under policy " + strict.PolicyName() + ": " + strict.StrictnessQuote(),
+				Policy: strict.PolicyName(), Origins: origins})
+			verdict = Worse(verdict, CoveredWithExclusions)
+			continue
+		}
 		if !ruled {
 			res.Differences = append(res.Differences, Difference{Setting: k, Upstream: cv, InferenceX: rv, Origins: origins, Diff: textDiff(cv, rv)})
 			verdict = Worse(verdict, Differs)

@@ -249,7 +249,9 @@ func Model(v, hfID string) string {
 		return hfID
 	}
 	if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "$") {
-		if path.Base(strings.TrimRight(v, "/")) == path.Base(hfID) {
+		// Hugging Face repository names are case-insensitive: a staged
+		// /lustre/…/deepseek-v4-pro is deepseek-ai/DeepSeek-V4-Pro
+		if strings.EqualFold(path.Base(strings.TrimRight(v, "/")), path.Base(hfID)) {
 			return hfID
 		}
 	}

@@ -80,6 +80,9 @@ func TestModel(t *testing.T) {
 		{"hf:" + id, "", id},
 		{"/scratch/models/Qwen3.5-397B-A17B-FP8", id, id},
 		{"/scratch/models/Other", id, "/scratch/models/Other"},
+		// repository names are case-insensitive: a staged lower-case copy
+		{"/lustre/fsw/models/qwen3.5-397b-a17b-fp8", id, id},
+		{"/models", id, id}, // the llm-d job's mount
 		{id, id, id},
 		{"/model/", "", "/model/"}, // unknown id: unchanged, so a MustMatch rule reports it
 	} {

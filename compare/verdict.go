@@ -10,6 +10,10 @@ type Verdict string
 
 // Verdicts, from best to worst (Rank).
 const (
+	// NotApplicable: Check 3 does not apply under the policy version the
+	// run follows (e.g. a multi-node key under a single-node-only policy):
+	// nothing to compare, not a gap, never "covered".
+	NotApplicable Verdict = "not applicable"
 	// Covered: every compared setting is equal.
 	Covered Verdict = "covered"
 	// CoveredWithExclusions: settings differ, but every difference is
@@ -64,18 +68,19 @@ const (
 // Verdicts lists every verdict in severity order, best first (the order of
 // report counts and of Rank).
 func Verdicts() []Verdict {
-	return []Verdict{Covered, CoveredWithExclusions,
+	return []Verdict{NotApplicable, Covered, CoveredWithExclusions,
 		MatchedNotCompared, UpstreamOnly, RecipeNotFound, ScriptNotFound, NoMatch, Ambiguous, Unsupported, ContentNotKnown,
 		Missing, NotCovered, Differs, Prohibited, Error}
 }
 
-// Rank orders verdicts by severity: covered 0 < covered-with-exclusions 1
+// Rank orders verdicts by severity: covered = not applicable 0 <
+// covered-with-exclusions 1
 // < the not-verified outcomes 2 < missing = no recipe covers this 3 <
 // differs 4 < prohibited 5 < error 6. An unknown verdict ranks as error:
 // nothing unknown is ever better than a known failure.
 func (v Verdict) Rank() int {
 	switch v {
-	case Covered:
+	case Covered, NotApplicable:
 		return 0
 	case CoveredWithExclusions:
 		return 1

@@ -56,6 +56,17 @@ type Options struct {
 	// commit-drift note) and the version rendered when a launcher's pin is
 	// not known.
 	SrtSlurmDir, SrtSlurmVersion string
+	// Policy is the Check 3 policy version to judge by
+	// (exclusions/policies.yaml): "" or "current" the current one
+	// (exclusions.DefaultPolicyID), "pinned" the one the InferenceX
+	// checkout itself states (its .github/codeowner-signoff-verify-prompt.md,
+	// else the prompt inside .github/workflows/codeowner-signoff-verify.yml,
+	// identified by content), or a version id ("2026-07"). It chooses the
+	// exclusion rules (unless Exclusions is set), the scope (a
+	// single-node-only version makes multi-node and disaggregated keys not
+	// applicable) and the strictness (a "major server args" version makes
+	// other settings informational). Report.Policy says which and why.
+	Policy string
 }
 
 // RenderFunc renders the variant selector ("" = the recipe as written,
@@ -125,6 +136,79 @@ type run struct {
 	render  RenderFunc
 	renders map[string]renderResult // render cache: file, selector, model
 	rep     *report.Report
+	// policy is the Check 3 policy version judged by; strict its
+	// strictness when not every setting counts (nil: all count).
+	policy exclusions.PolicySpec
+	strict compare.Strictness
+}
+
+// options are the compare options of every comparison of the run.
+func (c *run) options() compare.Options {
+	return compare.Options{Exclusions: c.ex, Rules: c.rules, Strictness: c.strict}
+}
+
+// inScope reports whether the run's policy version applies Check 3 to the
+// config key (a single-node-only version: not to a multi-node or
+// disaggregated key), with the reason when not. A key the master configs
+// do not know is in scope (nothing says otherwise).
+func (c *run) inScope(key string) (bool, string) {
+	if c.policy.Scope == exclusions.ScopeAll || c.ws == nil {
+		return true, ""
+	}
+	e, err := c.ws.Entry(key)
+	if err != nil {
+		return true, ""
+	}
+	single := !e.Multinode && !e.Disagg
+	if c.policy.InScope(single) {
+		return true, ""
+	}
+	return false, fmt.Sprintf("policy %s applies Check 3 to single-node keys only; %s is multi-node or disaggregated (%s)", c.policy.ID, key, e.Pos.String())
+}
+
+// resolvePolicy picks the policy version named by p (Options.Policy) and
+// says where it came from. Errors (*OptionError, field Policy): an unknown
+// version; "pinned" with no prompt in the checkout or a prompt that is no
+// known version (an unknown policy is never guessed).
+func resolvePolicy(p, infxDir string) (exclusions.PolicySpec, string, error) {
+	switch p {
+	case "", "current":
+		spec, err := exclusions.PolicyByID(exclusions.DefaultPolicyID())
+		return spec, "default", err
+	case "pinned":
+		file := ".github/codeowner-signoff-verify-prompt.md"
+		text, err := launch.ReadInput(filepath.Join(infxDir, filepath.FromSlash(file)))
+		if err != nil {
+			file = ".github/workflows/codeowner-signoff-verify.yml"
+			data, werr := launch.ReadInput(filepath.Join(infxDir, filepath.FromSlash(file)))
+			if werr != nil {
+				return exclusions.PolicySpec{}, "", &OptionError{Field: "Policy", Value: p, Msg: "the InferenceX checkout has no sign-off prompt (.github/codeowner-signoff-verify-prompt.md, or the prompt of .github/workflows/codeowner-signoff-verify.yml): no policy to pin"}
+			}
+			if text, err = exclusions.PromptFromWorkflow(data); err != nil {
+				return exclusions.PolicySpec{}, "", &OptionError{Field: "Policy", Value: p, Msg: fmt.Sprintf("%s: %v", file, err), Err: err}
+			}
+		}
+		m, ok := exclusions.MatchPrompt(text)
+		if !ok {
+			var ids []string
+			for _, ps := range exclusions.Policies() {
+				ids = append(ids, ps.ID)
+			}
+			return exclusions.PolicySpec{}, "", &OptionError{Field: "Policy", Value: p,
+				Msg: fmt.Sprintf("the checkout's %s (sha256 %.12s) is no known policy version (known: %s): name one", file, exclusions.PromptHash(text), strings.Join(ids, ", "))}
+		}
+		spec, err := exclusions.PolicyByID(m.Policy)
+		from := fmt.Sprintf("pinned: %s sha256 %.12s (matched by %s", file, m.SHA256, m.By)
+		if m.Commit != "" {
+			from += ", as at InferenceX " + m.Commit
+		}
+		return spec, from + ")", err
+	}
+	spec, err := exclusions.PolicyByID(p)
+	if err != nil {
+		return spec, "", &OptionError{Field: "Policy", Value: p, Msg: err.Error(), Err: err}
+	}
+	return spec, "named", nil
 }
 
 // relPath is p relative to the InferenceX checkout when inside it (slash
@@ -206,10 +290,13 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 			return nil, &OptionError{Field: d.field, Value: d.dir, Msg: "is not a directory"}
 		}
 	}
+	spec, from, err := resolvePolicy(opt.Policy, opt.InfxDir)
+	if err != nil {
+		return nil, err
+	}
 	ex := opt.Exclusions
 	if ex == nil {
-		var err error
-		if ex, err = exclusions.Default(); err != nil {
+		if ex, err = exclusions.ForPolicy(spec.ID); err != nil {
 			return nil, err
 		}
 	}
@@ -218,9 +305,10 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		return nil, err
 	}
 	rep := &report.Report{
-		SchemaVersion:   report.SchemaVersion,
-		SchemaRevision:  report.SchemaRevision,
-		Policy:          report.PolicyInfo{Version: ex.PolicyVersion(), Policies: ex.Policies()},
+		SchemaVersion:  report.SchemaVersion,
+		SchemaRevision: report.SchemaRevision,
+		Policy: report.PolicyInfo{ID: spec.ID, Title: spec.Title, Scope: spec.Scope, Strictness: spec.Strictness, From: from,
+			Version: ex.PolicyVersion(), Policies: ex.Policies()},
 		InferenceX:      report.RepoInfo{Dir: opt.InfxDir},
 		AllowUnverified: opt.AllowUnverified,
 	}
@@ -249,7 +337,10 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 			return nil, err
 		}
 	}
-	c := &run{ctx: ctx, opt: opt, ws: ws, ixRepo: ixRepo, ex: ex, rules: rules, render: opt.Render, renders: map[string]renderResult{}, rep: rep}
+	c := &run{ctx: ctx, opt: opt, ws: ws, ixRepo: ixRepo, ex: ex, rules: rules, render: opt.Render, renders: map[string]renderResult{}, rep: rep, policy: spec}
+	if spec.Strictness != exclusions.StrictAll {
+		c.strict = &spec
+	}
 	if c.render == nil {
 		c.render = srtSlurmRenderer()
 	}
@@ -391,6 +482,11 @@ func (c *run) cookbookCoverage() error {
 					return err
 				}
 				pr.Line = cellLine(src, cell.ID)
+				if ok, why := c.inScope(cell.ConfigKey); !ok {
+					pr.Status, pr.Verdict, pr.Message = report.StatusNotApplicable, compare.NotApplicable, why
+					rep.Points = append(rep.Points, pr)
+					continue
+				}
 				c.comparePoint(&pr, f, sel, model)
 				noteDrift(&pr)
 				rep.Points = append(rep.Points, pr)
@@ -420,7 +516,7 @@ func (c *run) comparePoint(pr *report.PointResult, f *cookbook.File, sel cookboo
 			pr.Verdict = pr.Status.Verdict()
 		}
 	}()
-	opt, ws, repo, render, cache, ex, rules := c.opt, c.ws, c.ixRepo, c.render, c.renders, c.ex, c.rules
+	opt, ws, repo, render, cache := c.opt, c.ws, c.ixRepo, c.render, c.renders
 	infxDir := opt.InfxDir
 	cited := infx.ResolveRecipe(infxDir, pr.Recipe, infx.ResolveOptions{Form: infx.FormCitation})
 	file, rel := cited.File, cited.Rel
@@ -455,7 +551,7 @@ func (c *run) comparePoint(pr *report.PointResult, f *cookbook.File, sel cookboo
 				attachCookbookInstall(&dec.Deployment, f, sel)
 				rc := *d
 				rc.Source.Recipe = d.Source.File
-				res, err := compare.Compare(&dec.Deployment, &rc, compare.Options{Exclusions: ex, Rules: rules})
+				res, err := compare.Compare(&dec.Deployment, &rc, c.options())
 				if err != nil {
 					pr.Status, pr.Message = report.StatusError, err.Error()
 					return
@@ -501,7 +597,7 @@ func (c *run) comparePoint(pr *report.PointResult, f *cookbook.File, sel cookboo
 	rc.Source.Recipe, rc.Source.Selector = rel, pr.Selector
 	rc.Processes = withMasterImage(rc.Processes, ws, pr.ConfigKey)
 	infx.AttachSrtSlurmConfigs(rc.Processes, opt.SrtSlurmDir, opt.SrtSlurmVersion, "")
-	res, err := compare.Compare(&dec.Deployment, &rc, compare.Options{Exclusions: ex, Rules: rules})
+	res, err := compare.Compare(&dec.Deployment, &rc, c.options())
 	if err != nil {
 		pr.Status, pr.Message = report.StatusError, err.Error()
 		return

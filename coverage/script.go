@@ -223,7 +223,7 @@ func queryOf(f *cookbook.File, sel cookbook.Selection, d *launch.Deployment, rul
 // role. When the concurrencies launch differently, the worst comparison is
 // kept and Message says so.
 func (c *run) compareScript(pr *report.PointResult, f *cookbook.File, sel cookbook.Selection, file string) {
-	ws, cache, ex, rules := c.ws, c.renders, c.ex, c.rules
+	ws, cache, rules := c.ws, c.renders, c.rules
 	dec, err := f.Decode(sel)
 	if err != nil {
 		pr.Status, pr.Message = report.StatusError, err.Error()
@@ -267,7 +267,7 @@ func (c *run) compareScript(pr *report.PointResult, f *cookbook.File, sel cookbo
 		notes = rr.d.Notes
 		rc := *rr.d
 		rc.Source.Recipe = pr.RecipeFile
-		res, err := compare.Compare(&dec.Deployment, &rc, compare.Options{Exclusions: ex, Rules: rules})
+		res, err := compare.Compare(&dec.Deployment, &rc, c.options())
 		if err != nil {
 			pr.Status, pr.Message = report.StatusError, err.Error()
 			return

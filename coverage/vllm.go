@@ -52,6 +52,13 @@ func (c *run) vllmCoverage(ix *recipes.Index) ([]report.VLLMKey, error) {
 		}
 		vk := report.VLLMKey{ConfigKey: key, Framework: e.Framework, Model: e.Model, Hardware: infx.Hardware(e.Runner),
 			Precision: e.Precision, Master: e.Pos.String()}
+		if ok, why := c.inScope(key); !ok {
+			mf, ml := c.relPath(e.Pos.File), e.Pos.Line
+			vk.MasterFile, vk.MasterLine, vk.Master = mf, ml, fmt.Sprintf("%s:%d:%d", mf, ml, e.Pos.Col)
+			vk.Verdict, vk.Note, vk.Rows = compare.NotApplicable, why, []report.VLLMRow{}
+			out = append(out, vk)
+			continue
+		}
 		pts, err := ws.Points(key)
 		if err != nil {
 			vk.Rows = append(vk.Rows, report.VLLMRow{Row: -1, Status: report.StatusError, Message: err.Error(), Verdict: compare.Error})
@@ -284,7 +291,7 @@ func setMatch(vr *report.VLLMRole, cs []recipes.Candidate) {
 // deployment with the recipes (recipes.Index.MatchDeployment) and compares
 // the worker with each exact match, keeping the best.
 func (c *run) vllmCompareRow(row *report.VLLMRow, d *launch.Deployment, p infx.Point, ix *recipes.Index) {
-	ex, rules := c.ex, c.rules
+	opts := c.options()
 	if d.Model == "" || !launch.LooksHF(d.Model) {
 		d.Model = p.Model
 	}
@@ -303,7 +310,7 @@ func (c *run) vllmCompareRow(row *report.VLLMRow, d *launch.Deployment, p infx.P
 		if vr.Recipe == nil && len(rm.Candidates) > 0 {
 			// evidence: how the nearest candidate differs (still not covered)
 			c := &rm.Candidates[0]
-			res, err := compare.Compare(vllmSide(&c.Deployment, &c.Deployment.Processes[c.Process], rm.Role, c.Model), vllmSide(d, ixp, rm.Role, d.Model), compare.Options{Exclusions: ex, Rules: rules})
+			res, err := compare.Compare(vllmSide(&c.Deployment, &c.Deployment.Processes[c.Process], rm.Role, c.Model), vllmSide(d, ixp, rm.Role, d.Model), opts)
 			if err == nil {
 				vr.Result = workerResult(res)
 			}
@@ -321,7 +328,7 @@ func (c *run) vllmCompareRow(row *report.VLLMRow, d *launch.Deployment, p infx.P
 				n++
 				upDep := vllmSide(&c.Deployment, &c.Deployment.Processes[c.Process], rm.Role, c.Model)
 				upDep.Source.Recipe, upDep.Source.Variant, upDep.Source.Strategy = c.File, c.Variant, c.Strategy
-				res, err := compare.Compare(upDep, ixDep, compare.Options{Exclusions: ex, Rules: rules})
+				res, err := compare.Compare(upDep, ixDep, opts)
 				if err != nil {
 					row.Status, row.Message, row.Verdict = report.StatusError, err.Error(), compare.Error
 					return

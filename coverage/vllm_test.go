@@ -62,7 +62,7 @@ func exclSettings(xs []compare.Exclusion) []string {
 
 const cometYAML = "models/acme/Comet-1.yaml"
 
-// The fixture (compare/testdata/vllm): InferenceX configs/nvidia-master.yaml
+// The fixture (coverage/testdata/vllm): InferenceX configs/nvidia-master.yaml
 // with four vLLM-family keys and one SGLang key, and a recipes tree with
 // acme/Comet-1 (single_node_tp and pd_cluster on h200 and gb200; the site
 // gives TP = GPUs per node: 8 on h200, 4 on a gb200 tray).

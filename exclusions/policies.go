@@ -108,6 +108,19 @@ func (p *PolicySpec) Counts(settingKey string) bool {
 	return false
 }
 
+// PolicyName is the policy id (compare.Strictness).
+func (p *PolicySpec) PolicyName() string { return p.ID }
+
+// StrictnessQuote is the prompt's own words for which settings count
+// (compare.Strictness), shortened to its first sentence.
+func (p *PolicySpec) StrictnessQuote() string {
+	q := p.Quote
+	if i := strings.Index(q, ". "); i > 0 {
+		q = q[:i+1]
+	}
+	return "\"" + q + "\""
+}
+
 // InScope reports whether Check 3 applies to a config key under this
 // policy: every key under ScopeAll, single-node keys only under
 // ScopeSingleNode. singleNode is false for a multi-node or disaggregated

@@ -202,6 +202,10 @@ func Headline(r *Report) string {
 		judge(p.Verdict)
 	}
 	for _, k := range r.VLLM {
+		if k.Verdict == compare.NotApplicable {
+			judge(k.Verdict) // no rows: the key itself
+			continue
+		}
 		for _, row := range k.Rows {
 			judge(row.Verdict)
 		}
@@ -234,18 +238,22 @@ func Headline(r *Report) string {
 	}
 	if n == 0 && !r.Gap {
 		var okParts []string
-		for _, k := range []string{string(compare.Covered), string(compare.CoveredWithExclusions), "not verified (allowed)"} {
+		for _, k := range []string{string(compare.Covered), string(compare.CoveredWithExclusions), "not verified (allowed)", string(compare.NotApplicable)} {
 			if ok[k] > 0 {
 				okParts = append(okParts, fmt.Sprintf("%s %d", k, ok[k]))
 			}
 		}
+		compared := ok[string(compare.Covered)] + ok[string(compare.CoveredWithExclusions)]
 		switch {
 		case len(okParts) == 0:
 			return "✅ Check 3: covered"
-		case ok["not verified (allowed)"] > 0 && ok[string(compare.Covered)]+ok[string(compare.CoveredWithExclusions)] == 0:
+		case compared == 0 && ok["not verified (allowed)"] == 0:
+			// only keys the policy version does not cover
+			return "✅ Check 3: no gaps, nothing in scope — " + strings.Join(okParts, ", ")
+		case ok["not verified (allowed)"] > 0 && compared == 0:
 			// nothing was compared: never call that covered
 			return "✅ Check 3: no gaps, nothing compared — " + strings.Join(okParts, ", ")
-		case ok["not verified (allowed)"] > 0:
+		case ok["not verified (allowed)"] > 0 || ok[string(compare.NotApplicable)] > 0:
 			return "✅ Check 3: no gaps — " + strings.Join(okParts, ", ")
 		}
 		return "✅ Check 3: covered — " + strings.Join(okParts, ", ")

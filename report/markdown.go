@@ -187,6 +187,9 @@ func (m *md) scope() string {
 	if r.SrtSlurm != nil {
 		fmt.Fprintf(&b, "- srt-slurm recipes: %s\n", repoRef(r.SrtSlurm, "NVIDIA/srt-slurm"))
 	}
+	if r.Policy.ID != "" {
+		fmt.Fprintf(&b, "- Check 3 policy: %s — %s (scope %s, strictness %s; %s)\n", mdCell(r.Policy.ID), mdText(r.Policy.Title), r.Policy.Scope, r.Policy.Strictness, mdText(m.scrub(r.Policy.From)))
+	}
 	fmt.Fprintf(&b, "- Exclusion policy: %s", mdCell(r.Policy.Version))
 	var ps []string
 	for _, p := range r.Policy.Policies {

@@ -70,6 +70,9 @@ const (
 	// StatusError: the recipe is present but could not be loaded or
 	// rendered (bad input: the message has file:line:col).
 	StatusError = Status(compare.Error)
+	// StatusNotApplicable: Check 3 does not apply to the config key under
+	// the run's policy version (Report.Policy): not compared, not a gap.
+	StatusNotApplicable = Status(compare.NotApplicable)
 )
 
 // Verdict is the outcome a status stands for when nothing was compared
@@ -237,8 +240,21 @@ func replacePathPrefix(s, old, repl string) string {
 	}
 }
 
-// PolicyInfo names the exclusion rules the report was judged against.
+// PolicyInfo names the policy version the report was judged against: its
+// id and scope / strictness (SemiAnalysisAI/InferenceX
+// .github/codeowner-signoff-verify-prompt.md, as exclusions/policies.yaml
+// records it), where that choice came from, and the exclusion rules'
+// version and policies.
 type PolicyInfo struct {
+	// ID is the policy version ("09813166", "2026-07", …); Scope "all" or
+	// "single-node"; Strictness "all" or "major" (exclusions.PolicySpec).
+	ID         string `json:"id,omitempty"`
+	Title      string `json:"title,omitempty"`
+	Scope      string `json:"scope,omitempty"`
+	Strictness string `json:"strictness,omitempty"`
+	// From says how the version was chosen: "default", "named", or
+	// "pinned: <file> sha256 <hash> (matched by sha256 | markers)".
+	From     string              `json:"from,omitempty"`
 	Version  string              `json:"version"`
 	Policies []exclusions.Policy `json:"policies"`
 }
@@ -348,8 +364,10 @@ type VLLMKey struct {
 	Master     string `json:"master"`
 	MasterFile string `json:"masterFile,omitempty"`
 	MasterLine int    `json:"masterLine,omitempty"`
-	// Verdict is the worst row verdict (compare.Worse).
+	// Verdict is the worst row verdict (compare.Worse), or not applicable
+	// (Note says why) when the policy version does not cover the key.
 	Verdict compare.Verdict `json:"verdict"`
+	Note    string          `json:"note,omitempty"`
 	Rows    []VLLMRow       `json:"rows"`
 }
 

@@ -70,6 +70,9 @@ func PrintText(w io.Writer, r *Report, opt TextOptions) error {
 	if n := r.Counts.Unverified; n > 0 {
 		fmt.Fprintf(&b, "Not verified: %d %s\n", n, r.unverifiedNote())
 	}
+	if r.Policy.ID != "" {
+		fmt.Fprintf(&b, "Check 3 policy: %s — %s (scope %s, strictness %s; %s)\n", r.Policy.ID, r.Policy.Title, r.Policy.Scope, r.Policy.Strictness, r.Policy.From)
+	}
 	fmt.Fprintf(&b, "Exclusion policy: %s\n", r.Policy.Version)
 	b.WriteString(r.linksText())
 	_, err := w.Write(neutralizeCommands(b.Bytes()))

@@ -45,6 +45,8 @@ type coverageOptions struct {
 	// srtSlurmDir / srtSlurmVersion: --srt-slurm-dir and --srt-slurm-version
 	// (coverage.Options).
 	srtSlurmDir, srtSlurmVersion string
+	// policy is --policy (coverage.Options.Policy).
+	policy string
 }
 
 func newCoverageCmd() *cobra.Command {
@@ -113,6 +115,16 @@ of the recipe and its --setup-script. --srt-slurm-version V names the ref of
 carries a commit-drift note) and the version rendered when no launcher is in
 the checkout (default v1.0.68).
 
+--policy picks the Check 3 policy version (exclusions/policies.yaml): current
+(default: every role, every production-useful setting), pinned (the version
+the --infx checkout's own .github/codeowner-signoff-verify-prompt.md states, or
+the prompt of its sign-off workflow before that file existed, identified by
+content; an unknown prompt is bad usage), or a version id: 2026-07 (Check 3
+for single-node keys only, MAJOR deployment-defining server args; multi-node
+and disaggregated keys are "not applicable", other settings informational),
+2026-06-major, 2026-06-complete. The report names the version and where it
+came from. Use pinned to replay an old sign-off at its InferenceX commit.
+
 --upstream URL (repeatable) also reads the Check 3 (b) state of each upstream
 link the sign-off cites — a PR (open, draft, closed-unmerged, merged with
 mergedAt) or a published page (exists, missing) — through the GitHub API
@@ -141,6 +153,7 @@ parse).`,
 	f.StringArrayVar(&o.upstream, "upstream", nil, "upstream `URL` (PR or published page) that must be merged / published; repeatable")
 	f.StringVar(&o.srtSlurmDir, "srt-slurm-dir", "", "NVIDIA/srt-slurm checkout `DIR` for recipes a launcher submits from its srt-slurm clone")
 	f.StringVar(&o.srtSlurmVersion, "srt-slurm-version", infx.DefaultSrtSlurmVersion, "the srt-slurm ref --srt-slurm-dir is at, and the version rendered when a launcher's pin is not known")
+	f.StringVar(&o.policy, "policy", "current", "Check 3 policy `VERSION` to judge by: current (the default), pinned (the one the --infx checkout's sign-off prompt states, identified by content), or a version id (2026-07, 2026-06-major, …)")
 	o.api.register(c)
 	return c
 }
@@ -182,7 +195,7 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 		ctx = context.Background()
 	}
 	rep, err := coverage.Run(ctx, coverage.Options{InfxDir: o.infx, CookbookDir: o.cookbook, VLLMRecipesDir: o.vllmRecipes, ConfigKey: o.configKey, AllowUnverified: o.allowUnverified,
-		SrtSlurmDir: o.srtSlurmDir, SrtSlurmVersion: o.srtSlurmVersion})
+		SrtSlurmDir: o.srtSlurmDir, SrtSlurmVersion: o.srtSlurmVersion, Policy: o.policy})
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return err
@@ -289,7 +302,7 @@ func extractDemo() (string, error) {
 // optionFlags maps coverage.Options fields to the flags that set them.
 var optionFlags = map[string]string{
 	"InfxDir": "--infx", "CookbookDir": "--cookbook", "VLLMRecipesDir": "--vllm-recipes",
-	"ConfigKey": "--config-key", "SrtSlurmDir": "--srt-slurm-dir", "SrtSlurmVersion": "--srt-slurm-version",
+	"ConfigKey": "--config-key", "SrtSlurmDir": "--srt-slurm-dir", "SrtSlurmVersion": "--srt-slurm-version", "Policy": "--policy",
 }
 
 // flagError rewrites a *coverage.OptionError in the words of the command
