@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cookbook-sync/cookbook-sync/report"
 	"github.com/cookbook-sync/cookbook-sync/upstream/fakegithub"
 )
 
@@ -81,7 +82,7 @@ func TestCoverageUpstreamMerged(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if code != exitOK || rep.Gap || rep.SchemaVersion != 2 || rep.SchemaRevision != 1 || len(rep.Upstream) != 1 {
+	if code != exitOK || rep.Gap || rep.SchemaVersion != 2 || rep.SchemaRevision != report.SchemaRevision || len(rep.Upstream) != 1 {
 		t.Fatalf("exit %d: %+v", code, rep)
 	}
 	u := rep.Upstream[0]

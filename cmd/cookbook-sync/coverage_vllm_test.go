@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/report"
 )
 
 var (
@@ -71,7 +73,7 @@ func TestCoverageVLLMCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitGap {
 		t.Fatalf("json: exit %d %v\n%s", code, err, out)
 	}
-	if rep.SchemaVersion != 2 || rep.SchemaRevision != 1 || rep.Verdict != "differs" || rep.VLLMRecipes.Dir != vllmRecipes || len(rep.VLLM) != 4 || !rep.Gap || rep.Counts.VLLM["differs"] != 2 ||
+	if rep.SchemaVersion != 2 || rep.SchemaRevision != report.SchemaRevision || rep.Verdict != "differs" || rep.VLLMRecipes.Dir != vllmRecipes || len(rep.VLLM) != 4 || !rep.Gap || rep.Counts.VLLM["differs"] != 2 ||
 		rep.Counts.Unverified != 2 || !rep.UnverifiedGap {
 		t.Errorf("json header %+v", rep)
 	}
