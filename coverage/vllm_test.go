@@ -383,8 +383,9 @@ func TestCorpusCoverageVLLM(t *testing.T) {
 			t.Errorf("dsv4 %s: want the fp8 variant serving deepseek-ai/DeepSeek-V4-Pro, got %+v", ro.Role, ro.Recipe)
 		}
 	}
+	// (features all off: no URL opens the page there, the Where says so)
 	if dec.Topology != "TP8" || dec.Recipe == nil || dec.Recipe.Topology != "TP8" || dec.Recipe.Strategy != "pd_cluster" ||
-		!strings.Contains(dec.Recipe.URL, "decode_mode=tp") || dec.Result == nil {
+		!strings.HasSuffix(dec.Recipe.Where, "features=none") || dec.Recipe.URL != "" || dec.Result == nil {
 		t.Errorf("dsv4 decode %+v %+v", dec, dec.Recipe)
 	}
 	// The compared prefill differs (the recipe's fp8 variant runs

@@ -178,7 +178,8 @@ func TestIndexMatchFixture(t *testing.T) {
 	}
 	// The site's decode pool pills: DEP on 2 nodes.
 	if c := rms[1].Candidates[0]; !rms[1].Covered() || c.Strategy != "pd_cluster" || c.Topology.String() != "DEP8" ||
-		c.URL != "https://recipes.vllm.ai/acme/Rocket-1?hardware=gb200&strategy=pd_cluster&decode_mode=dep&decode_nodes=2" ||
+		c.Query.Decode != (PoolPick{Mode: "dep", Nodes: 2}) || c.URL != "" || // every feature off: no URL reaches it
+
 		!strings.Contains(c.Command, "--data-parallel-size 8 \\\n  --data-parallel-size-local 4") {
 		t.Errorf("decode DEP8 on gb200: %s %s\n%s", c.Where(), c.URL, c.Command)
 	}

@@ -80,6 +80,17 @@ func (q SiteQuery) URL() string {
 	if q.Page == "" {
 		return ""
 	}
+	// Selections no URL reaches (CommandBuilder.jsx): every feature
+	// switched off (featuresToUrl writes "" and syncUrl drops the param, so
+	// the page opens with the default features), and more than 2 nodes
+	// (useState keeps ?nodes only when it is 1 or 2). A reader gets there
+	// only by hand; no link is better than a link to another command.
+	if q.Features != nil && len(q.Features) == 0 {
+		return ""
+	}
+	if q.Strategy != "pd_cluster" && q.Nodes > 2 {
+		return ""
+	}
 	var ps [][2]string
 	add := func(k, v string) {
 		// syncUrl: a value is set when truthy and neither "default" nor

@@ -201,7 +201,7 @@ func Headline(r *Report) string {
 	for _, p := range r.Points {
 		judge(p.Verdict)
 	}
-	for _, k := range r.VLLM {
+	for _, k := range r.UpstreamKeys() {
 		if k.Verdict == compare.NotApplicable {
 			judge(k.Verdict) // no rows: the key itself
 			continue
@@ -286,7 +286,7 @@ func roleGaps(r *Report) string {
 			}
 		}
 	}
-	for _, k := range r.VLLM {
+	for _, k := range r.UpstreamKeys() {
 		for _, row := range k.Rows {
 			units[row.Verdict]++
 			for _, ro := range row.Roles {

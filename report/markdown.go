@@ -354,7 +354,7 @@ func (m *md) gapBlocks() []keyBlock {
 			m.addRoleGaps(&g.diffs, &g.roles, &g.prohib, mdText(roleName(res)), res, pl, p.Concs)
 		}
 	}
-	for _, k := range r.VLLM {
+	for _, k := range r.UpstreamKeys() {
 		for _, row := range k.Rows {
 			if !failing(row.Verdict) {
 				continue
@@ -371,7 +371,7 @@ func (m *md) gapBlocks() []keyBlock {
 				case ro.Verdict == compare.NotCovered:
 					note := ""
 					if ro.Nearest != nil {
-						note = "nearest: " + m.recipeLink(ro.Nearest)
+						note = "nearest: " + m.recipeLink(k, ro.Nearest)
 					}
 					if len(ro.Misses) > 0 {
 						note += " — misses: " + mdText(strings.Join(ro.Misses, "; "))
@@ -382,7 +382,7 @@ func (m *md) gapBlocks() []keyBlock {
 					role := mdText(ro.Role + " " + ro.Topology)
 					if ro.Recipe != nil {
 						// which recipe role the settings were compared with
-						role += " vs " + m.recipeLink(ro.Recipe)
+						role += " vs " + m.recipeLink(k, ro.Recipe)
 					}
 					m.addRoleGaps(&g.diffs, &g.roles, &g.prohib, role, *ro.Result, rl, row.Concs)
 				}
@@ -578,7 +578,7 @@ func (m *md) exclusionBlocks() []keyBlock {
 			each(p.ConfigKey, res)
 		}
 	}
-	for _, k := range m.r.VLLM {
+	for _, k := range m.r.UpstreamKeys() {
 		for _, row := range k.Rows {
 			for _, ro := range row.Roles {
 				if ro.Result != nil && ro.Recipe != nil {
@@ -673,7 +673,7 @@ func (m *md) evidenceBlocks() []keyBlock {
 		b.WriteString("\n</details>\n\n")
 		out = append(out, keyBlock{key: key, text: b.String()})
 	}
-	for _, k := range r.VLLM {
+	for _, k := range r.UpstreamKeys() {
 		var b strings.Builder
 		fmt.Fprintf(&b, "<details><summary><code>%s</code> (vLLM) — %s%s, %d %s</summary>\n\n", htmlEsc(k.ConfigKey), k.Verdict, r.allowedTag(k.Verdict), len(k.Rows), plural(len(k.Rows), "row", "rows"))
 		fmt.Fprintf(&b, "%s · model `%s` · %s · %s · master %s\n\n", k.Framework, k.Model, k.Hardware, k.Precision, m.fileLink(&r.InferenceX, k.MasterFile, k.MasterLine))
@@ -695,9 +695,9 @@ func (m *md) evidenceBlocks() []keyBlock {
 				place := "—"
 				switch {
 				case ro.Recipe != nil:
-					place = m.recipeLink(ro.Recipe)
+					place = m.recipeLink(k, ro.Recipe)
 				case ro.Nearest != nil:
-					place = "nearest " + m.recipeLink(ro.Nearest)
+					place = "nearest " + m.recipeLink(k, ro.Nearest)
 				}
 				fmt.Fprintf(&b, "| %d | %s | %s | %s %s | %s | %s | %s |\n", row.Row, concRange(row.Concs), mdCell(m.scrub(rec)), ro.Role, ro.Topology, ro.Verdict, matched, place)
 			}
@@ -742,23 +742,27 @@ func (m *md) fileLink(ri *RepoInfo, rel string, line int) string {
 // recipeLink names a vLLM recipe role with a permalink to its file at the
 // recipes commit and, when known, the recipes.vllm.ai page of the selection
 // (the command a reader sees there).
-func (m *md) recipeLink(ref *RecipeRef) string {
-	link := m.r.VLLMRecipes.Permalink(ref.File, ref.Line)
+func (m *md) recipeLink(k VLLMKey, ref *RecipeRef) string {
+	link := m.r.upstreamRepo(k).Permalink(ref.File, ref.Line)
 	where := mdCell(m.scrub(ref.Where))
 	out := where
 	if link != "" {
 		out = fmt.Sprintf("[%s](%s)", where, link)
 	}
 	if u := safeURL(ref.URL); u != "" {
-		out += fmt.Sprintf(" ([recipes.vllm.ai](%s))", u)
+		site := "recipes.vllm.ai"
+		if strings.HasPrefix(u, "https://docs.sglang.io/") {
+			site = "docs.sglang.io"
+		}
+		out += fmt.Sprintf(" ([%s](%s))", site, u)
 	}
 	return out
 }
 
-// safeURL is u when it is an https URL of the recipes site that cannot
+// safeURL is u when it is an https URL of the recipes or SGLang docs site that cannot
 // break out of a Markdown link, else "".
 func safeURL(u string) string {
-	if !strings.HasPrefix(u, "https://recipes.vllm.ai/") || strings.ContainsAny(u, " ()<>[]`\"\n\r") {
+	if !strings.HasPrefix(u, "https://recipes.vllm.ai/") && !strings.HasPrefix(u, "https://docs.sglang.io/") || strings.ContainsAny(u, " ()<>[]`\"\n\r") {
 		return ""
 	}
 	return u

@@ -119,6 +119,14 @@ type Report struct {
 	VLLMRecipes      *RepoInfo `json:"vllmRecipes,omitempty"`
 	VLLMRecipeErrors []string  `json:"vllmRecipeErrors,omitempty"`
 	VLLM             []VLLMKey `json:"vllm,omitempty"`
+	// PagesRepo is the sglang checkout whose hand-written cookbook pages
+	// were read (nil without pages); PageErrors the page snippets that
+	// could not run (file and why: a throw, a loop, a bound); Pages one
+	// entry per SGLang-family config key judged against the pages
+	// (Source "sglang-pages"), in master config order.
+	PagesRepo  *RepoInfo `json:"pagesRepo,omitempty"`
+	PageErrors []string  `json:"pageErrors,omitempty"`
+	Pages      []VLLMKey `json:"pages,omitempty"`
 	// Upstream holds the Check 3 (b) state of each upstream link asked
 	// for, in the order given (SetLinks); omitted when none was.
 	Upstream []Link `json:"upstream,omitempty"`
@@ -356,6 +364,10 @@ const (
 // (framework vllm, dynamo-vllm or llmd-vllm in configs/*-master.yaml)
 // against vllm-project/recipes.
 type VLLMKey struct {
+	// Source is the upstream documentation the key was judged against:
+	// "vllm-recipes" (vllm-project/recipes) or "sglang-pages" (the SGLang
+	// cookbook's hand-written pages).
+	Source    string `json:"source,omitempty"`
 	ConfigKey string `json:"configKey"`
 	Framework string `json:"framework"`
 	Model     string `json:"model"`    // master `model` (Hugging Face id)
@@ -460,6 +472,11 @@ type Counts struct {
 	VLLM      map[string]int `json:"vllm,omitempty"`
 	VLLMRows  map[string]int `json:"vllmRows,omitempty"`
 	VLLMRoles map[string]int `json:"vllmRoles,omitempty"`
+	// Pages, PagesRows, PagesRoles count the keys judged against the
+	// SGLang cookbook pages the same way.
+	Pages      map[string]int `json:"pages,omitempty"`
+	PagesRows  map[string]int `json:"pagesRows,omitempty"`
+	PagesRoles map[string]int `json:"pagesRoles,omitempty"`
 	// Unverified counts the points and vLLM-family rows whose verdict is
 	// not verified (compare.Verdict.NotVerified), whether or not
 	// AllowUnverified: the same units Headline counts. A row that was not
@@ -500,21 +517,33 @@ func (r *Report) Count() {
 		r.Errors = true
 		v = compare.Worse(v, compare.Error)
 	}
-	for _, k := range r.VLLM {
-		r.Counts.VLLM[string(k.Verdict)]++
-		v = r.worse(v, k.Verdict)
-		for _, row := range k.Rows {
-			r.Counts.VLLMRows[string(row.Verdict)]++
-			if row.Status == StatusError {
-				r.Errors = true
-			}
-			if row.Verdict.NotVerified() {
-				r.Counts.Unverified++
-			}
-			for _, ro := range row.Roles {
-				r.Counts.VLLMRoles[string(ro.Verdict)]++
-				if ro.Verdict.Gap() {
-					r.Gap = true
+	if r.Pages != nil {
+		r.Counts.Pages, r.Counts.PagesRows, r.Counts.PagesRoles = map[string]int{string(compare.Differs): 0}, map[string]int{}, map[string]int{}
+	}
+	if len(r.PageErrors) > 0 {
+		r.Errors = true
+		v = compare.Worse(v, compare.Error)
+	}
+	for _, list := range []struct {
+		keys              []VLLMKey
+		keyC, rowC, roleC map[string]int
+	}{{r.VLLM, r.Counts.VLLM, r.Counts.VLLMRows, r.Counts.VLLMRoles}, {r.Pages, r.Counts.Pages, r.Counts.PagesRows, r.Counts.PagesRoles}} {
+		for _, k := range list.keys {
+			list.keyC[string(k.Verdict)]++
+			v = r.worse(v, k.Verdict)
+			for _, row := range k.Rows {
+				list.rowC[string(row.Verdict)]++
+				if row.Status == StatusError {
+					r.Errors = true
+				}
+				if row.Verdict.NotVerified() {
+					r.Counts.Unverified++
+				}
+				for _, ro := range row.Roles {
+					list.roleC[string(ro.Verdict)]++
+					if ro.Verdict.Gap() {
+						r.Gap = true
+					}
 				}
 			}
 		}
@@ -537,3 +566,27 @@ func (r *Report) worse(a, b compare.Verdict) compare.Verdict {
 	}
 	return compare.Worse(a, b)
 }
+
+// UpstreamKeys are the config keys judged from the InferenceX side: the
+// vLLM-family keys against the vLLM recipes, then the SGLang-family keys
+// against the cookbook pages (VLLMKey.Source tells them apart).
+func (r *Report) UpstreamKeys() []VLLMKey {
+	if len(r.Pages) == 0 {
+		return r.VLLM
+	}
+	return append(append([]VLLMKey(nil), r.VLLM...), r.Pages...)
+}
+
+// upstreamRepo is the checkout a key's recipe references are in.
+func (r *Report) upstreamRepo(k VLLMKey) *RepoInfo {
+	if k.Source == SourcePages {
+		return r.PagesRepo
+	}
+	return r.VLLMRecipes
+}
+
+// Sources of VLLMKey.Source.
+const (
+	SourceVLLMRecipes = "vllm-recipes"
+	SourcePages       = "sglang-pages"
+)

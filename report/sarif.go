@@ -27,6 +27,7 @@ const (
 	BaseCookbook    = "COOKBOOK"     // the SGLang repository (Report.Cookbook)
 	BaseVLLMRecipes = "VLLM_RECIPES" // vllm-project/recipes (Report.VLLMRecipes)
 	BaseInferenceX  = "INFERENCEX"   // the InferenceX checkout (Report.InferenceX)
+	BasePages       = "SGLANG_PAGES" // the sglang checkout with the cookbook pages (Report.PagesRepo)
 	BaseSrtSlurm    = "SRT_SLURM"    // NVIDIA/srt-slurm (Report.SrtSlurm)
 )
 
@@ -223,6 +224,7 @@ func repoBases(r *Report) []repoBase {
 		{BaseCookbook, "cookbook", r.Cookbook},
 		{BaseInferenceX, "inferencex", &r.InferenceX},
 		{BaseVLLMRecipes, "vllm-recipes", r.VLLMRecipes},
+		{BasePages, "sglang-pages", r.PagesRepo},
 		{BaseSrtSlurm, "srt-slurm", r.SrtSlurm},
 	}
 }
@@ -312,7 +314,7 @@ func gapFindings(r *Report) []gapFinding {
 		}
 	}
 
-	for _, k := range r.VLLM {
+	for _, k := range r.UpstreamKeys() {
 		for _, row := range k.Rows {
 			head := k.ConfigKey
 			if row.Row >= 0 {
@@ -340,7 +342,7 @@ func gapFindings(r *Report) []gapFinding {
 			rowLoc := master
 			for _, ro := range row.Roles {
 				if ro.Recipe != nil && ro.Recipe.File != "" {
-					rowLoc = gapFinding{base: BaseVLLMRecipes, file: ro.Recipe.File, line: ro.Recipe.Line}
+					rowLoc = gapFinding{base: upstreamBase(k), file: ro.Recipe.File, line: ro.Recipe.Line}
 					break
 				}
 			}
@@ -382,7 +384,7 @@ func gapFindings(r *Report) []gapFinding {
 					add(f)
 					continue
 				}
-				loc := gapFinding{base: BaseVLLMRecipes, file: ro.Recipe.File, line: ro.Recipe.Line}
+				loc := gapFinding{base: upstreamBase(k), file: ro.Recipe.File, line: ro.Recipe.Line}
 				rp = append(rp, gapProp{"vllmRecipe", ro.Recipe.Where})
 				if ro.Recipe.URL != "" {
 					rp = append(rp, gapProp{"recipesURL", ro.Recipe.URL})
@@ -488,3 +490,12 @@ func ruleFor(v compare.Verdict) string {
 // name (or label). Relative directories are left alone: they are not
 // local paths of the machine and would match ordinary words.
 func scrubDirs(r *Report, s string) string { return r.Scrub(s) }
+
+// upstreamBase is the uriBaseId of a key's recipe references: the vLLM
+// recipes, or the sglang checkout with the cookbook pages.
+func upstreamBase(k VLLMKey) string {
+	if k.Source == SourcePages {
+		return BasePages
+	}
+	return BaseVLLMRecipes
+}

@@ -184,7 +184,7 @@ func (r *Report) vllmText(b *bytes.Buffer, width int) {
 	b.WriteString("vLLM-family config keys (inferencex) vs vllm-project/recipes (vllm-recipes); VLLM-RECIPES = the vllm-recipes role matched:\n")
 	tw := newTable(b, width, []int{10, 9, 8, 7, 3, 2}, []int{11, 0})
 	fmt.Fprintln(tw, "CONFIG KEY\tROW\tCONCS\tSTATUS\tROLE\tTOPO\tVERDICT\tMATCHED\tDIFF\tEXCL\tINFO\tVLLM-RECIPES")
-	for _, k := range r.VLLM {
+	for _, k := range r.UpstreamKeys() {
 		for _, row := range k.Rows {
 			if len(row.Roles) == 0 {
 				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t-\t\t%s\t\t\t\t\t-\n", k.ConfigKey, row.Row, concRange(row.Concs), row.Status, row.Verdict)
@@ -203,7 +203,7 @@ func (r *Report) vllmText(b *bytes.Buffer, width int) {
 	tw.Flush()
 	b.WriteString("\nvLLM-family key verdicts (worst row: error > prohibited > differs > missing = no recipe covers this > not verified > covered-with-exclusions > covered):\n")
 	tw = newTable(b, width, nil, []int{0, 2})
-	for _, k := range r.VLLM {
+	for _, k := range r.UpstreamKeys() {
 		rows := map[string]int{}
 		for _, row := range k.Rows {
 			rows[string(row.Verdict)]++
@@ -223,7 +223,7 @@ func (r *Report) vllmText(b *bytes.Buffer, width int) {
 		}
 	}
 	var unverified []string
-	for _, k := range r.VLLM {
+	for _, k := range r.UpstreamKeys() {
 		for _, row := range k.Rows {
 			if row.Status == StatusError {
 				head()

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cookbook-sync/cookbook-sync/cookbook"
+	"github.com/cookbook-sync/cookbook-sync/cookbook/pages"
 )
 
 // decodeOptions are the flags of `cookbook-sync decode`.
@@ -23,6 +25,8 @@ type decodeOptions struct {
 	kv     string // "" = point.kv
 	format string // text | json | jsonl
 	all    bool
+	// selection filters a cookbook page's selections ("k=v,…"; pages only)
+	selection string
 }
 
 // newDecodeCmd: `cookbook-sync decode FILE [--cell ID|INDEX] [--point N]
@@ -32,7 +36,7 @@ func newDecodeCmd() *cobra.Command {
 	var o decodeOptions
 	c := &cobra.Command{
 		Use:   "decode FILE",
-		Short: "Decode an SGLang cookbook AgentX snippet into the commands the page shows",
+		Short: "Decode an SGLang cookbook AgentX snippet or hand-written page into the commands the page shows",
 		Long: `Decode an AgentX data file (docs/src/snippets/agentx/<org>/<model>.jsx) exactly as
 the cookbook page does. The default selection is the page's: the first cell of
 the first hardware and checkpoint, point 0, the measured router
@@ -58,6 +62,20 @@ unique. Unknown keys at the top level, in cells and in points are tolerated
 content (sha256 prefix) is printed as a "warning:" line on stderr: the page
 does not check it, so the commands are still decoded and the exit status is 0.
 
+Cookbook pages: FILE may also be a hand-written page
+(docs/cookbook/**/<Model>.mdx) or the deployment snippet it imports
+(docs/src/snippets/configs/<org>/<model>.jsx, rendered by _deployment.jsx, or
+docs/src/snippets/autoregressive/*-deployment.jsx). The page's own code runs
+in a sandbox (no file, network or process access; bounded time and memory)
+and every selection a reader can make is listed. --selection k=v,… picks the
+rows whose selection has those values (both run modes of a config); without
+it, the first selection (its run modes). --all lists every selection; with
+--format jsonl the lines have the keys of the golden
+(../shared/golden/cookbook-pages). text shows per row the selection, the
+badge and run mode (configs), the page URL with the selection and the
+command; json adds "page" and "url" to the golden keys. The AgentX flags
+(--cell, --point, --router, --kv) do not apply to pages.
+
 Exit status:
   0  decoded; the selections were written to stdout
   2  bad usage (unknown flag value, --point out of range, unknown --cell) or
@@ -76,6 +94,7 @@ Exit status:
 	fl.StringVar(&o.kv, "kv", "", "KV tier: none, hicache or mooncake (default: the point's measured tier)")
 	fl.StringVar(&o.format, "format", "text", "output format: text, json or jsonl")
 	fl.BoolVar(&o.all, "all", false, "decode every selection (cell x point x router x KV tier)")
+	fl.StringVar(&o.selection, "selection", "", "pages: the selection, as k=v,… (keys and ids as in the page URL; default: the page's first selection)")
 	return c
 }
 
@@ -92,6 +111,17 @@ func runDecode(stdout, stderr io.Writer, path string, o decodeOptions, changed f
 	}
 	if o.kv != "" && !slices.Contains([]string{"none", "hicache", "mooncake"}, o.kv) {
 		return usageErr("--kv %q: want none, hicache or mooncake", o.kv)
+	}
+	if pages.IsPageOrSnippet(path) {
+		for _, name := range []string{"cell", "point", "router", "kv"} {
+			if changed(name) {
+				return usageErr("--%s is for AgentX snippets; a cookbook page takes --selection k=v,…", name)
+			}
+		}
+		return runDecodePages(stdout, path, o)
+	}
+	if o.selection != "" {
+		return usageErr("--selection is for cookbook pages (.mdx, snippets/configs, snippets/autoregressive); an AgentX snippet takes --cell/--point/--router/--kv")
 	}
 	f, err := cookbook.ReadFile(path)
 	if err != nil {
@@ -241,4 +271,120 @@ func indentJSON(b []byte, prefix string) []byte {
 		return b
 	}
 	return out.Bytes()
+}
+
+// runDecodePages decodes a cookbook page or deployment snippet through the
+// page's own code (package cookbook/pages).
+func runDecodePages(stdout io.Writer, path string, o decodeOptions) error {
+	want, err := parseSelectionFlag(o.selection)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	if o.all && len(want) > 0 {
+		return usageErr("--all decodes every selection; it cannot be combined with --selection")
+	}
+	root, err := pages.FindRoot(path)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	sels, err := pages.DecodeFile(context.Background(), root, path, pages.Options{})
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	if len(sels) == 0 {
+		return usageErr("%s: the page code lists no selection", path)
+	}
+	switch {
+	case o.all:
+	case len(want) > 0:
+		var keep []pages.Selection
+		for _, s := range sels {
+			if selectionMatches(s, want) {
+				keep = append(keep, s)
+			}
+		}
+		if len(keep) == 0 {
+			return usageErr("%s: --selection %q matches no selection (keys: %s; e.g. %s)", path, o.selection, strings.Join(sels[0].Order, ", "), sels[0].Hash())
+		}
+		sels = keep
+	default:
+		first := sels[0]
+		keep := []pages.Selection{first}
+		for _, s := range sels[1:] {
+			if s.File == first.File && s.Hash() == first.Hash() {
+				keep = append(keep, s)
+			}
+		}
+		sels = keep
+	}
+	w := bufio.NewWriter(stdout)
+	switch o.format {
+	case "text":
+		for i, s := range sels {
+			if i > 0 {
+				w.WriteString("\n")
+			}
+			head := "# " + s.File + " · " + s.Hash()
+			if s.Kind == "config" {
+				head += fmt.Sprintf(" · cell %d · %s · %s", s.Cell, s.Verified, s.Mode)
+			}
+			fmt.Fprintf(w, "%s\n", head)
+			if s.URL != "" {
+				fmt.Fprintf(w, "# %s\n", s.URL)
+			}
+			fmt.Fprintf(w, "%s\n", s.Command)
+		}
+	case "json":
+		w.WriteString("[\n")
+		for i, s := range sels {
+			b, err := s.MarshalJSON()
+			if err != nil {
+				return err
+			}
+			w.Write(indentJSON(b, "  "))
+			if i < len(sels)-1 {
+				w.WriteString(",")
+			}
+			w.WriteString("\n")
+		}
+		w.WriteString("]\n")
+	case "jsonl":
+		for _, s := range sels {
+			b, err := s.GoldenJSON()
+			if err != nil {
+				return err
+			}
+			w.Write(append(b, '\n'))
+		}
+	}
+	return w.Flush()
+}
+
+// parseSelectionFlag parses --selection "k=v,k=v" (a checkbox row's ids are
+// given joined by "+" or by "," inside the value is not possible: use "+").
+func parseSelectionFlag(s string) (map[string]string, error) {
+	out := map[string]string{}
+	if s == "" {
+		return out, nil
+	}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--selection %q: want k=v,… (got %q)", s, kv)
+		}
+		out[k] = strings.ReplaceAll(v, "+", ",")
+	}
+	return out, nil
+}
+
+// selectionMatches: every wanted key has the wanted value (String(v) as in
+// the URL; a checkbox row's ids joined by ",").
+func selectionMatches(s pages.Selection, want map[string]string) bool {
+	for k, v := range want {
+		got, ok := s.Values[k]
+		if !ok || pages.ValueString(got) != v {
+			return false
+		}
+	}
+	return true
 }

@@ -308,3 +308,98 @@ func TestHelpExitStatus(t *testing.T) {
 		}
 	}
 }
+
+// pagesFixture writes a tiny hand-written sglang docs checkout (engine with
+// the oracle's markers, one config, one page) into a temp dir.
+func pagesFixture(t *testing.T, config string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"docs/src/snippets/_deployment.jsx": `export const Deployment = ({ config }) => {
+  // ==== 1. Hardware catalog
+  const HARDWARE_CATALOG = {};
+  // ==== 2. Style
+  // ==== 3. Pure helpers
+  const DIMENSIONS = ["hw"];
+  const matchDimSpecs = [];
+  const overlayDimSpecs = [];
+  const optionVisible = () => true;
+  const optionDisabled = () => false;
+  const rowVisible = () => true;
+  const findCell = (cells, sel) => cells.find((c) => c.match.hw === sel.hw);
+  const cellVerifyStatus = (c) => (c.verified ? "verified" : "unverified");
+  const renderCommand = (cell, sel, env, mode) => (mode === "docker" ? "docker run img \\\n  " : "") + "sglang serve " + cell.flags.join(" ");
+  const renderBenchmarkCard = null;
+  const initialSelectionFromCells = () => ({});
+  const placeholderDefaults = () => ({});
+  // ==== 4. React
+};
+`,
+		"docs/src/snippets/configs/acme/m.jsx":    config,
+		"docs/cookbook/autoregressive/Acme/M.mdx": "import { config } from \"/src/snippets/configs/acme/m.jsx\";\n",
+	}
+	for n, d := range files {
+		p := filepath.Join(dir, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(d), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestDecodePages(t *testing.T) {
+	dir := pagesFixture(t, `export const config = { cells: [
+  { match: { hw: "h100" }, verified: true, flags: ["--tp 1"] },
+  { match: { hw: "b200" }, flags: ["--tp 2"] },
+] };
+`)
+	page := filepath.Join(dir, "docs/cookbook/autoregressive/Acme/M.mdx")
+	code, out, errs := runCLI("decode", page)
+	want := "# docs/src/snippets/configs/acme/m.jsx · hw=h100 · cell 0 · verified · python\n" +
+		"# https://docs.sglang.io/cookbook/autoregressive/Acme/M#hw=h100\n" +
+		"sglang serve --tp 1\n\n" +
+		"# docs/src/snippets/configs/acme/m.jsx · hw=h100 · cell 0 · verified · docker\n" +
+		"# https://docs.sglang.io/cookbook/autoregressive/Acme/M#hw=h100\n" +
+		"docker run img \\\n  sglang serve --tp 1\n"
+	if code != 0 || out != want || errs != "" {
+		t.Fatalf("default: %d\n%s\n%s", code, out, errs)
+	}
+	code, out, _ = runCLI("decode", "--all", "--format", "jsonl", filepath.Join(dir, "docs/src/snippets/configs/acme/m.jsx"))
+	wantL := `{"file":"docs/src/snippets/configs/acme/m.jsx","kind":"config","cell":1,"selection":{"hw":"b200"},"verified":"unverified","mode":"python","command":"sglang serve --tp 2"}`
+	if code != 0 || strings.Count(out, "\n") != 4 || !strings.Contains(out, wantL+"\n") {
+		t.Fatalf("--all jsonl: %d\n%s", code, out)
+	}
+	code, out, _ = runCLI("decode", "--selection", "hw=b200", "--format", "json", page)
+	if code != 0 || !strings.Contains(out, `"url": "https://docs.sglang.io/cookbook/autoregressive/Acme/M#hw=b200"`) || strings.Count(out, `"mode"`) != 2 {
+		t.Fatalf("--selection json: %d\n%s", code, out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--selection", "hw=x"}, `--selection "hw=x" matches no selection (keys: hw; e.g. hw=h100)`},
+		{[]string{"--selection", "hw"}, `--selection "hw": want k=v`},
+		{[]string{"--all", "--selection", "hw=h100"}, "cannot be combined with --selection"},
+		{[]string{"--cell", "0"}, "--cell is for AgentX snippets"},
+	} {
+		code, out, errs := runCLI(append(append([]string{"decode"}, c.args...), page)...)
+		if code != 2 || out != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: %d %q %q", c.args, code, out, errs)
+		}
+	}
+}
+
+func TestDecodePagesBadInput(t *testing.T) {
+	dir := pagesFixture(t, "export const config = { cells: [] };\n\nthrow new Error(\"bad page\");\n")
+	code, out, errs := runCLI("decode", filepath.Join(dir, "docs/cookbook/autoregressive/Acme/M.mdx"))
+	if code != 2 || out != "" || !strings.Contains(errs, "docs/src/snippets/configs/acme/m.jsx:3:") || !strings.Contains(errs, "bad page") {
+		t.Fatalf("throwing config: %d %q %q", code, out, errs)
+	}
+	code, _, errs = runCLI("decode", filepath.Join(t.TempDir(), "x.mdx"))
+	if code != 2 || !strings.Contains(errs, "not inside an sglang checkout") {
+		t.Fatalf("outside a checkout: %d %q", code, errs)
+	}
+}

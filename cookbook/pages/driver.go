@@ -1,0 +1,461 @@
+package pages
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dop251/goja"
+)
+
+// The enumeration below is ../shared/tools/cookbook_pages_oracle.mjs
+// (configOracle, generatorOracle) with `out(...)` replaced by collecting
+// rows; it runs inside the sandbox, next to the page code, so that every
+// JavaScript semantic (key order, truthiness, JSON.stringify dedupe) is the
+// page's own.
+
+// configDriverJS: (config, makeEngine, CAP, MAXROWS) → JSON rows.
+const configDriverJS = `(function (config, makeEngine, CAP, MAXROWS, tick) {
+  if (!config || !Array.isArray(config.cells)) return "[]";
+  const E = makeEngine(config);
+  const envValues = E.placeholderDefaults(config.placeholders);
+  const rows = [];
+  for (const [ci, cell] of config.cells.entries()) {
+    tick();
+    if (cell.redirect) continue;
+    const base = {};
+    for (const d of E.DIMENSIONS) base[d] = cell.match[d];
+    let sels = [base];
+    for (const spec of E.overlayDimSpecs) {
+      const next = [];
+      for (const s of sels) {
+        const opts = E.rowVisible(spec, s)
+          ? (spec.options || []).filter((o) => E.optionVisible(o, s) && !E.optionDisabled(o, s)) : [];
+        if (!opts.length) next.push({ ...s, [spec.id]: spec.default ?? ((spec.options || [])[0] || {}).id ?? "" });
+        for (const o of opts) next.push({ ...s, [spec.id]: o.id });
+        if (next.length > CAP) break; // the rest is cut by the slice below
+      }
+      sels = next.slice(0, CAP);
+    }
+    for (const sel of sels) {
+      const found = E.findCell(config.cells, sel);
+      if (found !== cell) continue;
+      const modes = typeof config.runModes === "function" ? config.runModes(sel) : (config.runModes || ["python", "docker"]);
+      for (const mode of modes) {
+        tick();
+        rows.push({ cell: ci, selection: sel, verified: E.cellVerifyStatus(cell), mode,
+                    command: E.renderCommand(cell, sel, envValues, mode) });
+        if (rows.length > MAXROWS) throw new RangeError("more than " + MAXROWS + " rows");
+      }
+    }
+  }
+  return JSON.stringify(rows);
+})`
+
+// generatorCutJS: the oracle's cut of a generator's component body.
+const generatorCutJS = `(function (src) {
+  const m = /export const (\w+)\s*=\s*\(([^)]*)\)\s*=>\s*{/.exec(src);
+  if (!m) return null;
+  const bodyStart = m.index + m[0].length;
+  const ret = src.lastIndexOf("\n  return (");
+  if (ret < bodyStart) return null;
+  let body = src.slice(bodyStart, ret);
+  body = body.replace(/^\s*import .*$/gm, "");
+  return { body, line: src.slice(0, bodyStart).split("\n").length };
+})`
+
+// generatorHead/Tail wrap the cut body like the oracle's new Function.
+const (
+	generatorHead = "(function (React, useState, useEffect, useMemo, useCallback, useRef, props) {"
+	generatorTail = "\nreturn {options: typeof options!=='undefined'?options:(typeof baseOptions!=='undefined'?baseOptions:null)," +
+		" view: typeof getDisplayOptions!=='undefined'?getDisplayOptions:null, generateCommand:" +
+		" typeof generateCommand!=='undefined'?generateCommand:null, values};\n})"
+)
+
+// fastMin is the number of selections from which a generator's commands
+// are computed from one render (see fast in generatorDriverJS) instead of
+// one render per selection.
+const fastMin = 256
+
+// generatorDriverJS: (fn, CAP, FAST_MIN) → {run, enumerate}. run(null) is the page's
+// first render; enumerate(first) the oracle's walk, returning JSON rows and
+// the selections whose generateCommand threw.
+const generatorDriverJS = `(function (fn, CAP, FAST_MIN, tick) {
+  let injected = null;
+  const React = {
+    useState: (init) => {
+      const v = typeof init === "function" ? init() : init;
+      if (injected && v && typeof v === "object" && !Array.isArray(v)) return [injected, () => {}];
+      return [v, () => {}];
+    },
+    useEffect: () => {}, useMemo: (f) => f(), useCallback: (f) => f, useRef: (v) => ({ current: v }),
+    createElement: (type, props, ...children) => ({ type, props, children }), Fragment: "Fragment",
+  };
+  const run = (sel) => { injected = sel; return fn(React, React.useState, React.useEffect, React.useMemo, React.useCallback, React.useRef, {}); };
+  const enumerate = (first) => {
+    if (!first.options || !first.generateCommand) return { rows: "[]", skipped: [] };
+    const optList = Object.entries(first.options).map(([k, o]) => ({ id: k, key: o.name || k }));
+    const itemsOf = (o, vals) => (typeof o.getDynamicItems === "function" ? o.getDynamicItems(vals) : o.items) || [];
+    const viewOf = (s) => (first.view ? first.view(s) : first.options);
+    let sels = [{ ...first.values }];
+    for (const { id, key } of optList) {
+      const next = [];
+      for (const s of sels) {
+        const o = viewOf(s)[id];
+        if (!o) { next.push(s); continue; }
+        if (typeof o.condition === "function" && !o.condition(s)) { next.push(s); continue; }
+        if (o.type === "text") { next.push(s); continue; }
+        const enabled = (it) => !it.disabled && !(typeof it.disabledWhen === "function" && it.disabledWhen(s));
+        if (o.type === "checkbox") {
+          const all = itemsOf(o, s);
+          const req = all.filter((it) => it.required).map((it) => it.id);
+          const opt = all.filter((it) => !it.required && enabled(it)).map((it) => it.id);
+          for (let mask = 0; mask < (1 << opt.length); mask++) {
+            const pick = new Set([...req, ...opt.filter((_, i) => mask & (1 << i))]);
+            next.push({ ...s, [key]: all.map((it) => it.id).filter((id) => pick.has(id)) });
+            if (next.length > CAP) throw new Error("more than " + CAP + " selections");
+          }
+          continue;
+        }
+        const items = itemsOf(o, s).filter(enabled);
+        if (!items.length) { next.push(s); continue; }
+        for (const it of items) next.push({ ...s, [key]: it.id });
+        if (next.length > CAP) throw new Error("more than " + CAP + " selections");
+      }
+      if (next.length > CAP) throw new Error("more than " + CAP + " selections");
+      sels = next;
+    }
+    const seen = new Set(); const uniq = []; const keys = [];
+    for (const sel of sels) {
+      const k = JSON.stringify(sel); if (seen.has(k)) continue; seen.add(k);
+      uniq.push(sel); keys.push(k);
+    }
+    const exact = (sel) => { tick(); try { return { cmd: run(sel).generateCommand(sel) }; } catch (e) { return { err: String((e && e.message) || e) }; } };
+    const results = (uniq.length >= FAST_MIN && fast(uniq, exact)) || uniq.map(exact);
+    const rows = []; const skipped = [];
+    uniq.forEach((sel, i) => {
+      const r = results[i];
+      if ("err" in r) skipped.push(keys[i] + ": " + r.err); else rows.push({ selection: sel, command: r.cmd });
+    });
+    return { rows: JSON.stringify(rows), skipped };
+  };
+  // fast: one render with a Proxy standing for the injected selection, then
+  // generateCommand per selection. Only when the render itself reads
+  // nothing of the selection (so re-rendering per selection cannot change
+  // what the render computed), and when a sample of selections (the first
+  // and last 16, and one in every n/64) gives what the exact re-render
+  // gives; otherwise null (the caller re-renders per selection).
+  const fast = (uniq, exact) => {
+    let cur = uniq[0], live = false, touched = false;
+    const fwd = (f) => function (t, ...a) { if (!live) touched = true; return f(...a); };
+    const proxy = new Proxy({}, {
+      get: fwd((k) => Reflect.get(cur, k)),
+      has: fwd((k) => Reflect.has(cur, k)),
+      ownKeys: fwd(() => Reflect.ownKeys(cur)),
+      getOwnPropertyDescriptor: fwd((k) => Reflect.getOwnPropertyDescriptor(cur, k)),
+      set: fwd((k, v) => Reflect.set(cur, k, v)),
+      defineProperty: fwd((k, d) => Reflect.defineProperty(cur, k, d)),
+      deleteProperty: fwd((k) => Reflect.deleteProperty(cur, k)),
+    });
+    let tpl;
+    try { tpl = run(proxy); } catch (e) { return null; }
+    if (touched || !tpl || typeof tpl.generateCommand !== "function") return null;
+    live = true;
+    const out = uniq.map((sel) => {
+      cur = sel; tick();
+      try { return { cmd: tpl.generateCommand(sel) }; } catch (e) { return { err: String((e && e.message) || e) }; }
+    });
+    const step = Math.max(1, Math.ceil(uniq.length / 64));
+    for (let i = 0; i < uniq.length; i++) {
+      if (!(i < 16 || i >= uniq.length - 16 || i % step === 0)) continue;
+      const want = exact(uniq[i]);
+      if (want.cmd !== out[i].cmd || want.err !== out[i].err) return null;
+    }
+    return out;
+  };
+  return { run, enumerate };
+})`
+
+// programs are the compiled, shareable parts of one Load: the sandbox
+// prelude, the drivers and the engine of the checkout being read.
+type programs struct {
+	prelude, configDriver, generatorCut, generatorDriver *goja.Program
+	engine                                               *goja.Program // nil when engineErr
+	engineErr                                            error
+}
+
+// engineFile is where the configs' engine lives, relative to the docs dir.
+const engineFile = "src/snippets/_deployment.jsx"
+
+// cutEngine slices _deployment.jsx's sections exactly as the oracle does
+// (sections 1 and 3 up to renderBenchmarkCard, plus initialSelectionFromCells
+// through section 4's marker) and wraps them like its makeEngine.
+func cutEngine(src string) (string, error) {
+	cut := func(from, to string) (string, error) {
+		a := strings.Index(src, from)
+		b := -1
+		if a >= 0 {
+			if i := strings.Index(src[a+1:], to); i >= 0 {
+				b = a + 1 + i
+			}
+		}
+		if a < 0 || b < 0 {
+			return "", fmt.Errorf("engine marker not found: %s .. %s", from, to)
+		}
+		return src[a:b], nil
+	}
+	var body strings.Builder
+	for _, p := range [][2]string{
+		{"// ==== 1. Hardware catalog", "// ==== 2."},
+		{"// ==== 3. Pure helpers", "const renderBenchmarkCard"},
+		{"const initialSelectionFromCells", "// ==== 4."},
+	} {
+		s, err := cut(p[0], p[1])
+		if err != nil {
+			return "", err
+		}
+		body.WriteString(s)
+	}
+	return "(function (config) {\n" + body.String() +
+		"\nreturn {DIMENSIONS, matchDimSpecs, overlayDimSpecs, findCell, renderCommand, cellVerifyStatus," +
+		" placeholderDefaults, optionVisible, optionDisabled, rowVisible};\n})", nil
+}
+
+// compilePrograms compiles the drivers and, from engineSrc (nil when the
+// checkout has no engine), the engine.
+func compilePrograms(engineName string, engineSrc []byte, engineReadErr error) (*programs, error) {
+	p := &programs{}
+	for _, d := range []struct {
+		dst  **goja.Program
+		name string
+		src  string
+	}{
+		{&p.prelude, "prelude.js", prelude},
+		{&p.configDriver, "config-driver.js", configDriverJS},
+		{&p.generatorCut, "generator-cut.js", generatorCutJS},
+		{&p.generatorDriver, "generator-driver.js", generatorDriverJS},
+	} {
+		prg, err := goja.Compile(d.name, d.src, false)
+		if err != nil {
+			return nil, fmt.Errorf("pages: internal driver %s: %w", d.name, err)
+		}
+		*d.dst = prg
+	}
+	if engineReadErr != nil {
+		p.engineErr = &FileError{File: engineName, Err: engineReadErr}
+		return p, nil
+	}
+	wrapped, err := cutEngine(string(engineSrc))
+	if err != nil {
+		p.engineErr = &FileError{File: engineName, Err: err}
+		return p, nil
+	}
+	js, err := transform(wrapped, engineName+" (engine sections)", false)
+	if err == nil {
+		p.engine, err = compile(engineName+" (engine sections)", js)
+	}
+	if err != nil {
+		p.engineErr = err
+	}
+	return p, nil
+}
+
+// call calls the function value fn with args.
+func (sb *sandbox) call(fn goja.Value, args ...any) (goja.Value, error) {
+	f, ok := goja.AssertFunction(fn)
+	if !ok {
+		return nil, errors.New("internal: not a function")
+	}
+	vals := make([]goja.Value, len(args))
+	for i, a := range args {
+		if v, ok := a.(goja.Value); ok {
+			vals[i] = v
+		} else {
+			vals[i] = sb.vm.ToValue(a)
+		}
+	}
+	return f(goja.Undefined(), vals...)
+}
+
+// rawRow is a row the drivers return.
+type rawRow struct {
+	Cell      int             `json:"cell"`
+	Selection json.RawMessage `json:"selection"`
+	Verified  string          `json:"verified"`
+	Mode      string          `json:"mode"`
+	Command   json.RawMessage `json:"command"`
+}
+
+// decodeConfig runs a config file: its module, then the engine over it.
+func decodeConfig(ctx context.Context, p *programs, file string, src []byte, opt Options, wd *watchdog) ([]Selection, []string, error) {
+	if p.engineErr != nil {
+		return nil, nil, p.engineErr
+	}
+	js, err := transform(string(src), file, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	mod, err := compile(file, "(function (module, exports, require) {\"use strict\";"+js+"\n})")
+	if err != nil {
+		return nil, nil, err
+	}
+	sb, stop, err := newSandbox(ctx, file, opt, p.prelude, wd)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer stop()
+	vm := sb.vm
+	modFn, err := vm.RunProgram(mod)
+	if err != nil {
+		return nil, nil, sb.err(err)
+	}
+	module := vm.NewObject()
+	exports := vm.NewObject()
+	_ = module.Set("exports", exports)
+	sb.tick()
+	if _, err := sb.call(modFn, module, exports, vm.Get("require")); err != nil {
+		return nil, nil, sb.err(err)
+	}
+	var config goja.Value = goja.Undefined()
+	if ex, ok := module.Get("exports").(*goja.Object); ok {
+		config = ex.Get("config")
+	}
+	makeEngine, err := vm.RunProgram(p.engine)
+	if err != nil {
+		return nil, nil, sb.err(err)
+	}
+	driver, err := vm.RunProgram(p.configDriver)
+	if err != nil {
+		return nil, nil, sb.err(err)
+	}
+	sb.tick()
+	out, err := sb.call(driver, config, makeEngine, opt.MaxSelections, opt.MaxRows, sb.tick)
+	if err != nil {
+		return nil, nil, sb.err(err)
+	}
+	sels, err := rowsToSelections(file, "config", out.String(), opt)
+	return sels, nil, err
+}
+
+// decodeGenerator runs a generator's component body with React stubs.
+func decodeGenerator(ctx context.Context, p *programs, file string, src []byte, opt Options, wd *watchdog) ([]Selection, []string, error) {
+	sb, stop, err := newSandbox(ctx, file, opt, p.prelude, wd)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer stop()
+	vm := sb.vm
+	cutFn, err := vm.RunProgram(p.generatorCut)
+	if err != nil {
+		return nil, nil, sb.err(err)
+	}
+	cv, err := sb.call(cutFn, string(src))
+	if err != nil {
+		return nil, nil, sb.err(err)
+	}
+	co, ok := cv.(*goja.Object)
+	if !ok || goja.IsNull(cv) {
+		return nil, nil, nil // not a generator the oracle reads: no rows
+	}
+	body := co.Get("body").String()
+	line := int(co.Get("line").ToInteger())
+	wrapped := strings.Repeat("\n", max(line-1, 0)) + generatorHead + body + generatorTail
+	js, err := transform(wrapped, file, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	prg, err := compile(file, js)
+	if err != nil {
+		return nil, nil, err
+	}
+	fn, err := vm.RunProgram(prg)
+	if err != nil {
+		return nil, nil, sb.err(err)
+	}
+	dv, err := vm.RunProgram(p.generatorDriver)
+	if err != nil {
+		return nil, nil, sb.err(err)
+	}
+	drv, err := sb.call(dv, fn, opt.MaxSelections, fastMin, sb.tick)
+	if err != nil {
+		return nil, nil, sb.err(err)
+	}
+	d := drv.(*goja.Object)
+	sb.tick()
+	first, err := sb.call(d.Get("run"), goja.Null())
+	if err != nil {
+		return nil, nil, sb.err(err)
+	}
+	sb.tick()
+	res, err := sb.call(d.Get("enumerate"), first)
+	if err != nil {
+		return nil, nil, sb.err(err)
+	}
+	ro := res.(*goja.Object)
+	var skipped []string
+	if err := vm.ExportTo(ro.Get("skipped"), &skipped); err != nil {
+		return nil, nil, sb.err(err)
+	}
+	sels, err := rowsToSelections(file, "generator", ro.Get("rows").String(), opt)
+	return sels, skipped, err
+}
+
+// rowsToSelections decodes the drivers' JSON rows, keeping the selection's
+// key order.
+func rowsToSelections(file, kind, rows string, opt Options) ([]Selection, error) {
+	var raw []rawRow
+	if err := json.Unmarshal([]byte(rows), &raw); err != nil {
+		return nil, &FileError{File: file, Err: fmt.Errorf("rows: %w", err)}
+	}
+	out := make([]Selection, 0, len(raw))
+	for _, r := range raw {
+		s := Selection{File: file, Kind: kind, Cell: -1}
+		if kind == "config" {
+			s.Cell, s.Verified, s.Mode = r.Cell, r.Verified, r.Mode
+		}
+		vals, order, err := decodeOrdered(r.Selection)
+		if err != nil {
+			return nil, &FileError{File: file, Err: fmt.Errorf("selection: %w", err)}
+		}
+		s.Values, s.Order = vals, order
+		if len(r.Command) > 0 {
+			if err := json.Unmarshal(r.Command, &s.Command); err != nil {
+				return nil, &FileError{File: file, Err: fmt.Errorf("selection %s: command is not a string", r.Selection)}
+			}
+		}
+		if len(s.Command) > opt.MaxString {
+			return nil, &FileError{File: file, Err: fmt.Errorf("%w: command of %d bytes", ErrBounds, len(s.Command))}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// decodeOrdered decodes a JSON object, returning its values and key order.
+func decodeOrdered(raw json.RawMessage) (map[string]any, []string, error) {
+	vals := map[string]any{}
+	if err := json.Unmarshal(raw, &vals); err != nil {
+		return nil, nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var order []string
+	if _, err := dec.Token(); err != nil { // {
+		return nil, nil, err
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		k, _ := t.(string)
+		order = append(order, k)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, nil, err
+		}
+	}
+	return vals, order, nil
+}

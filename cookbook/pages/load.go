@@ -1,0 +1,464 @@
+package pages
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// MaxFileSize bounds every page and snippet read (bytes).
+const MaxFileSize = 8 << 20
+
+// LeftOut are the snippets (suffixes of their path) the oracle leaves out:
+// mimo-v25-deployment.jsx forces toggles through its own computeConstraints,
+// which the enumeration rule does not model (golden README).
+var leftOut = []string{"autoregressive/mimo-v25-deployment.jsx"}
+
+// ErrLeftOut is returned for a snippet the enumeration rule does not model.
+var ErrLeftOut = errors.New("snippet left out: it forces toggles through its own computeConstraints, which the enumeration rule does not model")
+
+// Set is what Load read from one sglang checkout.
+type Set struct {
+	// Root is the sglang repository root as given (or the parent of the
+	// docs directory given).
+	Root string
+	// Files are the snippet files decoded, relative to the repository root
+	// ("docs/src/snippets/…"), sorted; LeftOut those skipped by rule.
+	Files   []string
+	LeftOut []string
+	// Selections per file, in the oracle's order.
+	Selections map[string][]Selection
+	// Errors per file (a *FileError): the file threw, looped, blew a bound
+	// or is not JavaScript. Its Selections are empty.
+	Errors map[string]error
+	// Skipped per file: generator selections whose generateCommand threw
+	// ("<selection JSON>: <message>"); the oracle skips them too.
+	Skipped map[string][]string
+	// Pages maps each page ("docs/cookbook/….mdx") to the snippet files it
+	// imports, in import order.
+	Pages map[string][]string
+}
+
+// layout is where a checkout keeps its docs.
+type layout struct {
+	root    string // as given
+	docsDir string // <root>/docs, or root itself when it is the docs dir
+}
+
+// resolveLayout accepts the sglang repository root or its docs/ directory.
+func resolveLayout(root string) (layout, error) {
+	if fi, err := os.Stat(filepath.Join(root, "docs", "src", "snippets")); err == nil && fi.IsDir() {
+		return layout{root: root, docsDir: filepath.Join(root, "docs")}, nil
+	}
+	if fi, err := os.Stat(filepath.Join(root, "src", "snippets")); err == nil && fi.IsDir() {
+		return layout{root: root, docsDir: root}, nil
+	}
+	return layout{}, fmt.Errorf("pages: %s: neither an sglang checkout (docs/src/snippets) nor its docs directory (src/snippets)", root)
+}
+
+// rel is p (absolute or relative to the cwd, inside docsDir) as
+// "docs/…"; ok false when p is outside.
+func (l layout) rel(p string) (string, bool) {
+	r, err := filepath.Rel(l.docsDir, p)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return "docs/" + filepath.ToSlash(r), true
+}
+
+// abs is the path of "docs/…".
+func (l layout) abs(rel string) string {
+	return filepath.Join(l.docsDir, filepath.FromSlash(strings.TrimPrefix(rel, "docs/")))
+}
+
+// resolveFile accepts a file as "docs/…", relative to the docs dir, or a
+// path (absolute or relative to the working directory) inside the docs dir.
+func (l layout) resolveFile(file string) (string, error) {
+	if fi, err := os.Stat(file); err == nil && !fi.IsDir() {
+		if a, err := filepath.Abs(file); err == nil {
+			d, _ := filepath.Abs(l.docsDir)
+			if r, err := filepath.Rel(d, a); err == nil && !strings.HasPrefix(r, "..") {
+				return "docs/" + filepath.ToSlash(r), nil
+			}
+		}
+	}
+	f := filepath.ToSlash(file)
+	if strings.HasPrefix(f, "docs/") {
+		return path.Clean(f), nil
+	}
+	if strings.HasPrefix(f, "src/") || strings.HasPrefix(f, "cookbook/") {
+		return "docs/" + path.Clean(f), nil
+	}
+	return "", fmt.Errorf("pages: %s: not a file of the docs directory %s", file, l.docsDir)
+}
+
+// readFile reads a regular file of at most MaxFileSize bytes.
+func readFile(name, rel string) ([]byte, error) {
+	fi, err := os.Lstat(name)
+	if err != nil {
+		return nil, &FileError{File: rel, Err: err}
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &FileError{File: rel, Err: errors.New("not a regular file")}
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, &FileError{File: rel, Err: err}
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, &FileError{File: rel, Err: err}
+	}
+	if len(b) > MaxFileSize {
+		return nil, &FileError{File: rel, Err: fmt.Errorf("larger than %d bytes", MaxFileSize)}
+	}
+	return b, nil
+}
+
+// snippetKind is "config", "generator" or "" (not a deployment snippet the
+// oracle reads: benchmarks, popular-models.jsx, other dirs).
+func snippetKind(rel string) string {
+	if !strings.HasSuffix(rel, ".jsx") {
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(rel, "docs/src/snippets/configs/"):
+		if strings.Contains(rel, "benchmark") || strings.HasSuffix(rel, "popular-models.jsx") {
+			return ""
+		}
+		return "config"
+	case strings.HasPrefix(rel, "docs/src/snippets/autoregressive/"):
+		return "generator"
+	}
+	return ""
+}
+
+func isLeftOut(rel string) bool {
+	return slices.ContainsFunc(leftOut, func(s string) bool { return strings.HasSuffix(rel, s) })
+}
+
+// importRE is an MDX import line of a snippet ("import { X } from
+// '/src/snippets/…jsx'").
+var importRE = regexp.MustCompile(`(?m)^import\s+\{[^}]*\}\s+from\s+["'](/src/snippets/[^"']+\.jsx)["']`)
+
+// pageImports are the deployment snippets an .mdx page imports, in order.
+func pageImports(src []byte) []string {
+	var out []string
+	for _, m := range importRE.FindAllSubmatch(src, -1) {
+		rel := "docs" + path.Clean(string(m[1]))
+		if snippetKind(rel) != "" && !slices.Contains(out, rel) {
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
+// scanPages reads every docs/cookbook/**/*.mdx and its snippet imports.
+func scanPages(l layout) (map[string][]string, error) {
+	pages := map[string][]string{}
+	dir := filepath.Join(l.docsDir, "cookbook")
+	if _, err := os.Stat(dir); err != nil {
+		return pages, nil
+	}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".mdx") {
+			return nil
+		}
+		rel, ok := l.rel(p)
+		if !ok {
+			return nil
+		}
+		src, err := readFile(p, rel)
+		if err != nil {
+			return nil // an unreadable page imports nothing we can decode
+		}
+		if im := pageImports(src); len(im) > 0 {
+			pages[rel] = im
+		}
+		return nil
+	})
+	return pages, err
+}
+
+// pageOf is the first page (sorted) importing each snippet.
+func pageOf(pages map[string][]string) map[string]string {
+	names := make([]string, 0, len(pages))
+	for p := range pages {
+		names = append(names, p)
+	}
+	slices.Sort(names)
+	out := map[string]string{}
+	for _, p := range names {
+		for _, s := range pages[p] {
+			if _, ok := out[s]; !ok {
+				out[s] = p
+			}
+		}
+	}
+	return out
+}
+
+// setPage fills Page and URL.
+func setPage(sels []Selection, page string) {
+	if page == "" {
+		return
+	}
+	u := PageURL(page)
+	for i := range sels {
+		sels[i].Page = page
+		sels[i].URL = u + "#" + sels[i].Hash()
+	}
+}
+
+// loader is one Load's shared state.
+type loader struct {
+	l    layout
+	opt  Options
+	prog *programs
+}
+
+func newLoader(root string, opt Options) (*loader, error) {
+	l, err := resolveLayout(root)
+	if err != nil {
+		return nil, err
+	}
+	engRel := "docs/" + engineFile
+	src, rerr := readFile(l.abs(engRel), engRel)
+	if rerr != nil {
+		var fe *FileError
+		if errors.As(rerr, &fe) {
+			rerr = fe.Err
+		}
+	}
+	prog, err := compilePrograms(engRel, src, rerr)
+	if err != nil {
+		return nil, err
+	}
+	return &loader{l: l, opt: opt.withDefaults(), prog: prog}, nil
+}
+
+// decode decodes one snippet file ("docs/src/snippets/…").
+func (ld *loader) decode(ctx context.Context, rel string, wd *watchdog) (sels []Selection, skipped []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			sels, skipped, err = nil, nil, &FileError{File: rel, Err: fmt.Errorf("internal error running page code: %v", r)}
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	kind := snippetKind(rel)
+	if kind == "" {
+		return nil, nil, &FileError{File: rel, Err: errors.New("not a deployment snippet (docs/src/snippets/configs/**.jsx or docs/src/snippets/autoregressive/*.jsx)")}
+	}
+	if isLeftOut(rel) {
+		return nil, nil, &FileError{File: rel, Err: ErrLeftOut}
+	}
+	src, err := readFile(ld.l.abs(rel), rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	if kind == "config" {
+		return decodeConfig(ctx, ld.prog, rel, src, ld.opt, wd)
+	}
+	return decodeGenerator(ctx, ld.prog, rel, src, ld.opt, wd)
+}
+
+// decodeAlone decodes rel with its own watchdog and retries once alone
+// when the memory bound tripped while other files ran.
+func (ld *loader) decodeWith(ctx context.Context, rel string, wd *watchdog) ([]Selection, []string, error) {
+	sels, sk, err := ld.decode(ctx, rel, wd)
+	if err != nil && errors.Is(err, ErrMemory) && ctx.Err() == nil {
+		return nil, nil, errRetry
+	}
+	return sels, sk, err
+}
+
+var errRetry = errors.New("retry alone")
+
+// Load reads every deployment snippet of the sglang checkout at root (the
+// repository root, or its docs/ directory) the way the oracle enumerates
+// them — docs/src/snippets/configs/**.jsx but benchmarks and
+// popular-models.jsx, and docs/src/snippets/autoregressive/*.jsx but the
+// left-out ones — running each file's own code in a fresh sandbox (see
+// Options), several files at once. A file that fails is in Set.Errors and
+// does not stop the others. Page and URL are set from the docs/cookbook
+// pages that import each snippet. The error is non-nil only when root is
+// not a checkout or ctx ends (then the Set is partial).
+func Load(ctx context.Context, root string, opt Options) (*Set, error) {
+	ld, err := newLoader(root, opt)
+	if err != nil {
+		return nil, err
+	}
+	set := &Set{Root: root, Selections: map[string][]Selection{}, Errors: map[string]error{}, Skipped: map[string][]string{}}
+	snip := filepath.Join(ld.l.docsDir, "src", "snippets")
+	for _, sub := range []string{"configs", "autoregressive"} {
+		d := filepath.Join(snip, sub)
+		if _, err := os.Stat(d); err != nil {
+			continue
+		}
+		err := filepath.WalkDir(d, func(p string, de fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if de.IsDir() {
+				return nil
+			}
+			rel, ok := ld.l.rel(p)
+			if !ok || snippetKind(rel) == "" {
+				return nil
+			}
+			if isLeftOut(rel) {
+				set.LeftOut = append(set.LeftOut, rel)
+				return nil
+			}
+			set.Files = append(set.Files, rel)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("pages: %w", err)
+		}
+	}
+	slices.Sort(set.Files)
+	if set.Pages, err = scanPages(ld.l); err != nil {
+		return nil, fmt.Errorf("pages: %w", err)
+	}
+	pageFor := pageOf(set.Pages)
+
+	par := ld.opt.Parallel
+	if par <= 0 {
+		par = runtime.GOMAXPROCS(0)
+	}
+	wd := newWatchdog(ld.opt.MaxHeapGrowth)
+	defer wd.close()
+	type result struct {
+		sels []Selection
+		sk   []string
+		err  error
+	}
+	results := make([]result, len(set.Files))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range par {
+		wg.Go(func() {
+			for i := range next {
+				s, sk, err := ld.decodeWith(ctx, set.Files[i], wd)
+				results[i] = result{s, sk, err}
+			}
+		})
+	}
+	for i := range set.Files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, rel := range set.Files {
+		r := results[i]
+		if errors.Is(r.err, errRetry) {
+			// the memory bound tripped while other files ran: alone now
+			wd1 := newWatchdog(ld.opt.MaxHeapGrowth)
+			r.sels, r.sk, r.err = ld.decode(ctx, rel, wd1)
+			wd1.close()
+		}
+		if r.err != nil {
+			set.Errors[rel] = r.err
+			continue
+		}
+		setPage(r.sels, pageFor[rel])
+		set.Selections[rel] = r.sels
+		if len(r.sk) > 0 {
+			set.Skipped[rel] = r.sk
+		}
+	}
+	return set, ctx.Err()
+}
+
+// DecodeFile decodes one file of the sglang checkout at root: a snippet
+// (docs/src/snippets/configs/… or autoregressive/…) or an .mdx page
+// (docs/cookbook/…), whose imported deployment snippets are decoded in
+// import order. file is "docs/…", relative to the docs directory, or a
+// path inside it. Page and URL are set (for a snippet, from the first page,
+// sorted, that imports it). Errors are *FileError naming the file (and the
+// JS line when goja gives one), ErrLeftOut wrapped for a left-out snippet.
+func DecodeFile(ctx context.Context, root, file string, opt Options) ([]Selection, error) {
+	ld, err := newLoader(root, opt)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := ld.l.resolveFile(file)
+	if err != nil {
+		return nil, err
+	}
+	wd := newWatchdog(ld.opt.MaxHeapGrowth)
+	defer wd.close()
+	if strings.HasSuffix(rel, ".mdx") {
+		src, err := readFile(ld.l.abs(rel), rel)
+		if err != nil {
+			return nil, err
+		}
+		snips := pageImports(src)
+		if len(snips) == 0 {
+			return nil, &FileError{File: rel, Err: errors.New("the page imports no deployment snippet (/src/snippets/configs/… or /src/snippets/autoregressive/…)")}
+		}
+		var out []Selection
+		for _, s := range snips {
+			sels, _, err := ld.decode(ctx, s, wd)
+			if err != nil {
+				return nil, err
+			}
+			setPage(sels, rel)
+			out = append(out, sels...)
+		}
+		return out, nil
+	}
+	sels, _, err := ld.decode(ctx, rel, wd)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := scanPages(ld.l)
+	if err == nil {
+		setPage(sels, pageOf(pages)[rel])
+	}
+	return sels, nil
+}
+
+// FindRoot finds the sglang checkout holding path (a page or snippet): the
+// nearest ancestor directory with docs/src/snippets (a repository root) or
+// src/snippets (a docs directory).
+func FindRoot(p string) (string, error) {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	for d := filepath.Dir(a); ; d = filepath.Dir(d) {
+		if _, err := resolveLayout(d); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("pages: %s: not inside an sglang checkout (no ancestor with docs/src/snippets or src/snippets)", p)
+		}
+	}
+}
+
+// IsPageOrSnippet reports whether path names a cookbook page (.mdx) or a
+// deployment snippet (…/snippets/configs/… or …/snippets/autoregressive/…)
+// by its name alone.
+func IsPageOrSnippet(p string) bool {
+	s := filepath.ToSlash(p)
+	return strings.HasSuffix(s, ".mdx") ||
+		strings.Contains(s, "snippets/configs/") || strings.Contains(s, "snippets/autoregressive/")
+}

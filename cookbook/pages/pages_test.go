@@ -1,0 +1,232 @@
+package pages
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// tinyRoot extracts testdata/tiny.txtar (plus extra files) into a temp dir.
+func tinyRoot(t testing.TB, extra map[string]string) string {
+	t.Helper()
+	ar, err := txtar.ParseFile("testdata/tiny.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name, data string) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range ar.Files {
+		write(f.Name, string(f.Data))
+	}
+	for n, d := range extra {
+		write(n, d)
+	}
+	return dir
+}
+
+func TestLoadTiny(t *testing.T) {
+	root := tinyRoot(t, nil)
+	set, err := Load(context.Background(), root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Errors) > 0 {
+		t.Fatalf("errors: %v", set.Errors)
+	}
+	wantFiles := []string{"docs/src/snippets/autoregressive/tiny-deployment.jsx", "docs/src/snippets/configs/acme/tiny.jsx"}
+	if strings.Join(set.Files, " ") != strings.Join(wantFiles, " ") {
+		t.Fatalf("files %q, want %q", set.Files, wantFiles)
+	}
+	cfg := set.Selections["docs/src/snippets/configs/acme/tiny.jsx"]
+	var got []string
+	for _, s := range cfg {
+		got = append(got, s.Hash()+" "+s.Mode)
+	}
+	want := []string{
+		"hw=h100&variant=base&spec=off python", "hw=h100&variant=base&spec=off docker",
+		"hw=h100&variant=base&spec=mtp python", "hw=h100&variant=base&spec=mtp docker",
+		"hw=mi300x&variant=base&spec=off python", "hw=mi300x&variant=base&spec=off docker",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("config selections:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	s := cfg[2]
+	if s.Command != "sglang serve \\\n  --model-path acme/Tiny \\\n  --tp 1 \\\n  --speculative-algorithm EAGLE" ||
+		s.Cell != 0 || s.Verified != "verified" || s.Kind != "config" ||
+		s.Page != "docs/cookbook/autoregressive/Acme/Tiny.mdx" ||
+		s.URL != "https://docs.sglang.io/cookbook/autoregressive/Acme/Tiny#hw=h100&variant=base&spec=mtp" {
+		t.Errorf("selection 2: %+v", s)
+	}
+	if cfg[4].Cell != 1 || cfg[4].Verified != "unverified" {
+		t.Errorf("mi300x: cell %d %q", cfg[4].Cell, cfg[4].Verified)
+	}
+	gj, err := s.GoldenJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantJSON := `{"file":"docs/src/snippets/configs/acme/tiny.jsx","kind":"config","cell":0,"selection":{"hw":"h100","variant":"base","spec":"mtp"},"verified":"verified","mode":"python","command":"sglang serve \\\n  --model-path acme/Tiny \\\n  --tp 1 \\\n  --speculative-algorithm EAGLE"}`
+	if string(gj) != wantJSON {
+		t.Errorf("golden JSON\n%s\nwant\n%s", gj, wantJSON)
+	}
+
+	gen := set.Selections["docs/src/snippets/autoregressive/tiny-deployment.jsx"]
+	got = nil
+	for _, s := range gen {
+		got = append(got, s.Hash()+" | "+s.Command)
+	}
+	want = []string{
+		"hardware=h100&quantization=bf16&extras=tools | sglang serve --hw h100 --quant bf16 --extras tools",
+		"hardware=h100&quantization=bf16&extras=tools%2Creasoning | sglang serve --hw h100 --quant bf16 --extras tools+reasoning",
+		"hardware=b200&quantization=bf16&extras=tools | sglang serve --hw b200 --quant bf16 --extras tools",
+		"hardware=b200&quantization=bf16&extras=tools%2Creasoning | sglang serve --hw b200 --quant bf16 --extras tools+reasoning",
+		"hardware=b200&quantization=fp4&extras=tools | sglang serve --hw b200 --quant fp4 --extras tools",
+		"hardware=b200&quantization=fp4&extras=tools%2Creasoning | sglang serve --hw b200 --quant fp4 --extras tools+reasoning",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("generator selections:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if gen[0].Cell != -1 || gen[0].URL != "https://docs.sglang.io/cookbook/autoregressive/Acme/Tiny-Gen#hardware=h100&quantization=bf16&extras=tools" {
+		t.Errorf("generator row 0: %+v", gen[0])
+	}
+	if ps := set.Pages["docs/cookbook/autoregressive/Acme/Tiny.mdx"]; len(ps) != 1 || ps[0] != "docs/src/snippets/configs/acme/tiny.jsx" {
+		t.Errorf("pages: %v", set.Pages)
+	}
+}
+
+func TestDecodeFileLayouts(t *testing.T) {
+	root := tinyRoot(t, nil)
+	ctx := context.Background()
+	// the .mdx page, given relative to the repository root
+	sels, err := DecodeFile(ctx, root, "docs/cookbook/autoregressive/Acme/Tiny.mdx", Options{})
+	if err != nil || len(sels) != 6 || sels[0].Page != "docs/cookbook/autoregressive/Acme/Tiny.mdx" {
+		t.Fatalf("mdx: %d %v", len(sels), err)
+	}
+	// the docs/ directory as root, the snippet as an absolute path
+	sels, err = DecodeFile(ctx, filepath.Join(root, "docs"), filepath.Join(root, "docs/src/snippets/autoregressive/tiny-deployment.jsx"), Options{})
+	if err != nil || len(sels) != 6 || sels[0].File != "docs/src/snippets/autoregressive/tiny-deployment.jsx" ||
+		sels[0].Page != "docs/cookbook/autoregressive/Acme/Tiny-Gen.mdx" {
+		t.Fatalf("docs-dir root: %d %v %+v", len(sels), err, sels)
+	}
+	if _, err := DecodeFile(ctx, t.TempDir(), "x.jsx", Options{}); err == nil {
+		t.Error("a directory that is no checkout: no error")
+	}
+	if _, err := DecodeFile(ctx, root, "docs/src/snippets/configs/acme/tiny-benchmarks.jsx", Options{}); err == nil ||
+		!strings.Contains(err.Error(), "not a deployment snippet") {
+		t.Errorf("benchmarks file: %v", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := DecodeFile(cctx, root, "docs/src/snippets/configs/acme/tiny.jsx", Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled ctx: %v", err)
+	}
+}
+
+// TestHostilePages: page code that loops, throws, allocates without bound
+// or reaches for the host is contained: each such file is an error naming
+// it, and the other files still decode.
+func TestHostilePages(t *testing.T) {
+	const cfg = "docs/src/snippets/configs/evil/"
+	const gen = "docs/src/snippets/autoregressive/"
+	files := map[string]string{
+		cfg + "loop.jsx":            "export const config = { cells: [] };\nwhile (true) {}\n",
+		cfg + "throws.jsx":          "export const config = { cells: [] };\n\nthrow new Error(\"boom\");\n",
+		cfg + "getter.jsx":          "export const config = { get cells() { return null.x; } };\n",
+		cfg + "bigstring.jsx":       "const s = \"x\".repeat(1 << 30);\nexport const config = { cells: [] };\n",
+		cfg + "bigarray.jsx":        "const a = [];\nwhile (true) a.push(new Array(1 << 16).fill(\"yyyyyyyy\"));\nexport const config = { cells: [] };\n",
+		cfg + "doubling.jsx":        "let s = \"x\";\nwhile (true) s += s;\nexport const config = { cells: [] };\n",
+		cfg + "require.jsx":         "const fs = require('fs');\nexport const config = { cells: [] };\n",
+		cfg + "import.jsx":          "import fs from 'fs';\nexport const config = { cells: fs.readdirSync('/') };\n",
+		cfg + "process.jsx":         "process.exit(1);\nexport const config = { cells: [] };\n",
+		cfg + "fetch.jsx":           "fetch('http://127.0.0.1:1/');\nexport const config = { cells: [] };\n",
+		cfg + "global.jsx":          "const g = globalThis.constructor.constructor('return this')();\ng.process.mainModule.require('child_process');\nexport const config = { cells: [] };\n",
+		cfg + "recurse.jsx":         "const f = (n) => f(n + 1) + 1;\nf(0);\nexport const config = { cells: [] };\n",
+		cfg + "showwhen.jsx":        "export const config = { overlayDims: [{ id: 'x', options: [{ id: 'a', showWhen: () => { for (;;) {} } }] }], cells: [{ match: { hw: 'h100', variant: 'base' }, flags: [] }] };\n",
+		gen + "evil-deployment.jsx": "export const EvilDeployment = () => {\n  const options = { a: { name: 'a', items: [{ id: 'x' }] } };\n  const [values] = useState({ a: 'x' });\n  const generateCommand = () => { while (true) {} };\n  return (\n    <div/>\n  );\n};\n",
+	}
+	files[cfg+"dynimport.jsx"] = "const p = import('fs');\nexport const config = { cells: [] };\n"
+	root := tinyRoot(t, files)
+	start := time.Now()
+	set, err := Load(context.Background(), root, Options{Timeout: 300 * time.Millisecond, MaxHeapGrowth: 256 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("hostile run took %v", time.Since(start))
+	for _, e := range set.Errors {
+		t.Logf("contained: %v", e)
+	}
+	want := map[string]string{
+		"loop.jsx":      "loop.jsx: page code ran out of time",
+		"throws.jsx":    "throws.jsx:3:",
+		"getter.jsx":    "TypeError",
+		"bigstring.jsx": "over the sandbox bound",
+		"bigarray.jsx":  "bigarray.jsx: page code",
+		"doubling.jsx":  "doubling.jsx: page code",
+		"require.jsx":   `import of "fs" is not available to page code`,
+		"import.jsx":    `import of "fs" is not available to page code`,
+		"process.jsx":   "ReferenceError: process is not defined",
+		"fetch.jsx":     "ReferenceError: fetch is not defined",
+		"global.jsx":    "TypeError",
+		"recurse.jsx":   "recurse.jsx",
+		"showwhen.jsx":  "showwhen.jsx: page code ran out of time",
+	}
+	for name, sub := range want {
+		e := set.Errors[cfg+name]
+		if e == nil {
+			t.Errorf("%s: no error", name)
+			continue
+		}
+		var fe *FileError
+		if !errors.As(e, &fe) || fe.File != cfg+name {
+			t.Errorf("%s: error %v does not name the file", name, e)
+		}
+		if !strings.Contains(e.Error(), sub) {
+			t.Errorf("%s: error %q, want it to contain %q", name, e, sub)
+		}
+	}
+	// a generateCommand that loops: the interrupt cannot be caught by the
+	// page's (or the driver's) try/catch, so the file is an error
+	if e := set.Errors[gen+"evil-deployment.jsx"]; e == nil || e.Error() != gen+"evil-deployment.jsx: page code ran out of time" {
+		t.Errorf("evil generator: %v", e)
+	}
+	// import('x'): goja has no dynamic import; the file is an error, named
+	if e := set.Errors[cfg+"dynimport.jsx"]; e == nil || !strings.HasPrefix(e.Error(), cfg+"dynimport.jsx: ") {
+		t.Errorf("dynimport: %v", e)
+	}
+	// the well-behaved files still decode
+	if n := len(set.Selections["docs/src/snippets/configs/acme/tiny.jsx"]); n != 6 {
+		t.Errorf("tiny config: %d selections, want 6", n)
+	}
+	if n := len(set.Selections[gen+"tiny-deployment.jsx"]); n != 6 {
+		t.Errorf("tiny generator: %d selections, want 6", n)
+	}
+}
+
+// BenchmarkDecodeAllPages decodes every snippet file of the corpus checkout
+// (79 at sglang docs @6c749811).
+func BenchmarkDecodeAllPages(b *testing.B) {
+	_, root, ok := goldenPaths(b)
+	if !ok {
+		b.Skip("SKIPPING BenchmarkDecodeAllPages: corpus absent")
+	}
+	for b.Loop() {
+		set, err := Load(context.Background(), root, Options{})
+		if err != nil || len(set.Errors) > 0 {
+			b.Fatal(err, set.Errors)
+		}
+		b.ReportMetric(float64(len(set.Files)), "files")
+	}
+}

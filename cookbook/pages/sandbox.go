@@ -1,0 +1,362 @@
+package pages
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+// Defaults of Options (see there for what each bounds).
+const (
+	DefaultTimeout       = 2 * time.Second
+	DefaultFileTimeout   = 60 * time.Second
+	DefaultMaxSelections = 20000
+	DefaultMaxRows       = 200000
+	DefaultMaxString     = 16 << 20
+	DefaultMaxHeapGrowth = 1 << 30
+	DefaultMaxCallStack  = 4000
+)
+
+// Options bound the sandbox the page code runs in. The zero value means the
+// defaults.
+//
+// What is bounded, per snippet file (each file runs in a fresh goja runtime
+// that has no require/import, no file, network, process or timer access —
+// goja offers none unless the host adds it, and this package adds none; a
+// `require`/`import` of anything resolves to a function that throws):
+//   - time: Timeout of wall-clock time for each call into the file's code
+//     (evaluating the module, the first render, the enumeration walk, one
+//     selection's render and command), and FileTimeout for the whole file
+//     (vm.Interrupt from timers; ctx cancellation interrupts too);
+//   - selections: MaxSelections per enumeration step (the oracle's CAP:
+//     configs keep the first CAP overlay combinations of a cell, generators
+//     fail with "more than CAP selections") and MaxRows rows per file;
+//   - strings: String.prototype.repeat/padStart/padEnd refuse results longer
+//     than MaxString UTF-16 units, and a command longer than MaxString is an
+//     error;
+//   - memory: a watchdog samples the Go heap every few milliseconds and
+//     interrupts the running files when it grew by more than MaxHeapGrowth
+//     bytes since the run started; interrupted files are retried alone, and a
+//     file that still blows the bound alone is an error (goja has no hard
+//     per-runtime memory cap, so this bound is approximate: the heap can
+//     overshoot by what one sampling period allocates);
+//   - recursion: MaxCallStack JavaScript frames.
+type Options struct {
+	// Timeout is the wall-clock budget of one call into page code (default
+	// DefaultTimeout); FileTimeout of one file (default DefaultFileTimeout).
+	Timeout     time.Duration
+	FileTimeout time.Duration
+	// MaxSelections is the oracle's CAP (default DefaultMaxSelections).
+	MaxSelections int
+	// MaxRows bounds the selections × run modes one file may produce
+	// (default DefaultMaxRows).
+	MaxRows int
+	// MaxString bounds strings built by repeat/pad and commands, in UTF-16
+	// units (default DefaultMaxString).
+	MaxString int
+	// MaxHeapGrowth bounds the Go heap growth in bytes while files run
+	// (default DefaultMaxHeapGrowth).
+	MaxHeapGrowth uint64
+	// MaxCallStack bounds the JavaScript call depth (default
+	// DefaultMaxCallStack).
+	MaxCallStack int
+	// Parallel is the number of files Load decodes at once (≤ 0:
+	// GOMAXPROCS).
+	Parallel int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.FileTimeout <= 0 {
+		o.FileTimeout = DefaultFileTimeout
+	}
+	if o.MaxSelections <= 0 {
+		o.MaxSelections = DefaultMaxSelections
+	}
+	if o.MaxRows <= 0 {
+		o.MaxRows = DefaultMaxRows
+	}
+	if o.MaxString <= 0 {
+		o.MaxString = DefaultMaxString
+	}
+	if o.MaxHeapGrowth == 0 {
+		o.MaxHeapGrowth = DefaultMaxHeapGrowth
+	}
+	if o.MaxCallStack <= 0 {
+		o.MaxCallStack = DefaultMaxCallStack
+	}
+	return o
+}
+
+// FileError is a snippet (or page) that could not be decoded: it threw,
+// ran out of time, blew a bound, or is not valid JavaScript. Line and Column
+// are 1-based positions in File when known (0 otherwise).
+type FileError struct {
+	File   string
+	Line   int
+	Column int
+	Err    error
+}
+
+// Error renders "file:line:col: message" (the position parts when known).
+func (e *FileError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Column > 0 {
+			fmt.Fprintf(&b, ":%d", e.Column)
+		}
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Errors a FileError may wrap.
+var (
+	// ErrTimeout: a call into the file's code ran longer than Options.Timeout.
+	ErrTimeout = errors.New("page code ran out of time")
+	// ErrFileTimeout: the file's code ran longer than Options.FileTimeout.
+	ErrFileTimeout = errors.New("page code ran out of time for the whole file")
+	// ErrMemory: the heap grew past Options.MaxHeapGrowth while the file ran alone.
+	ErrMemory = errors.New("page code exceeded the memory bound")
+	// ErrBounds: too many selections or rows, or a string too long.
+	ErrBounds = errors.New("page code exceeded a bound")
+)
+
+// transform runs esbuild over untrusted source: JSX → React.createElement,
+// ES module syntax → CommonJS (format "cjs") or kept as a script (""),
+// syntax lowered to ES2017 for goja, with an inline source map so goja
+// reports positions in the original file.
+func transform(src, name string, cjs bool) (string, error) {
+	o := api.TransformOptions{
+		Loader:     api.LoaderJSX,
+		Target:     api.ESNext,
+		Sourcefile: path.Base(name), // goja resolves it against name's dir
+		Sourcemap:  api.SourceMapInline,
+		LogLevel:   api.LogLevelSilent,
+	}
+	if cjs {
+		o.Format = api.FormatCommonJS
+	}
+	r := api.Transform(src, o)
+	if len(r.Errors) > 0 {
+		m := r.Errors[0]
+		fe := &FileError{File: name, Err: errors.New(m.Text)}
+		if m.Location != nil {
+			fe.Line, fe.Column = m.Location.Line, m.Location.Column+1
+		}
+		return "", fe
+	}
+	return string(r.Code), nil
+}
+
+// denySourceMap refuses every external source map: page code must not make
+// goja read a file (only inline data: maps are used).
+func denySourceMap(string) ([]byte, error) {
+	return nil, errors.New("external source maps are not loaded")
+}
+
+// compile parses JavaScript produced by transform into a goja program.
+func compile(name, src string) (*goja.Program, error) {
+	ast, err := goja.Parse(name, src, parser.WithSourceMapLoader(denySourceMap))
+	if err != nil {
+		// positions of a parse error are in the transformed code
+		msg := strings.TrimPrefix(err.Error(), name+": ")
+		return nil, &FileError{File: name, Err: fmt.Errorf("syntax goja cannot run (after esbuild): %s", msg)}
+	}
+	p, err := goja.CompileAST(ast, false)
+	if err != nil {
+		return nil, jsError(name, err)
+	}
+	return p, nil
+}
+
+// prelude hardens a fresh runtime: string builders bounded, require that
+// refuses everything, React stubs for JSX.
+const prelude = `(function (g, max) {
+  "use strict";
+  const bound = (name) => {
+    const orig = String.prototype[name];
+    Object.defineProperty(String.prototype, name, { configurable: true, writable: true, value: function (n, fill) {
+      const s = String(this);
+      const len = name === "repeat" ? s.length * Number(n) : Number(n);
+      if (len > max) throw new RangeError("string of " + len + " units is over the sandbox bound");
+      return orig.call(this, n, fill);
+    } });
+  };
+  bound("repeat"); bound("padStart"); bound("padEnd");
+  g.require = function require(name) { throw new Error("import of " + JSON.stringify(String(name)) + " is not available to page code"); };
+  const el = (type, props, ...children) => ({ type, props, children });
+  g.React = { createElement: el, Fragment: "Fragment" };
+})`
+
+// sandbox is one fresh runtime for one file.
+type sandbox struct {
+	vm   *goja.Runtime
+	file string
+	opt  Options
+	// tick restarts the per-call time budget; the drivers call it, page
+	// code cannot reach it.
+	tick func()
+}
+
+// newSandbox makes the runtime for file and arms its time bound; stop
+// disarms it and must be called.
+func newSandbox(ctx context.Context, file string, opt Options, prel *goja.Program, wd *watchdog) (sb *sandbox, stop func(), err error) {
+	vm := goja.New()
+	vm.SetMaxCallStackSize(opt.MaxCallStack)
+	vm.SetParserOptions(parser.WithSourceMapLoader(denySourceMap))
+	t := time.AfterFunc(opt.Timeout, func() { vm.Interrupt(ErrTimeout) })
+	tf := time.AfterFunc(opt.FileTimeout, func() { vm.Interrupt(ErrFileTimeout) })
+	stopCtx := context.AfterFunc(ctx, func() { vm.Interrupt(ctx.Err()) })
+	unwatch := wd.watch(vm)
+	stop = func() { t.Stop(); tf.Stop(); stopCtx(); unwatch() }
+	sb = &sandbox{vm: vm, file: file, opt: opt, tick: func() { t.Reset(opt.Timeout) }}
+	v, err := vm.RunProgram(prel)
+	if err == nil {
+		fn, _ := goja.AssertFunction(v)
+		_, err = fn(goja.Undefined(), vm.GlobalObject(), vm.ToValue(opt.MaxString))
+	}
+	if err != nil {
+		stop()
+		return nil, nil, sb.err(err)
+	}
+	return sb, stop, nil
+}
+
+// err turns a goja error into a FileError naming the file.
+func (sb *sandbox) err(err error) error { return jsError(sb.file, err) }
+
+// jsError names file and, when goja has one, the position.
+func jsError(file string, err error) error {
+	var fe *FileError
+	if errors.As(err, &fe) {
+		return fe
+	}
+	out := &FileError{File: file, Err: err}
+	var ie *goja.InterruptedError
+	if errors.As(err, &ie) {
+		if e, ok := ie.Value().(error); ok {
+			out.Err = e
+		} else {
+			out.Err = fmt.Errorf("interrupted: %v", ie.Value())
+		}
+		return out
+	}
+	var ex *goja.Exception
+	if errors.As(err, &ex) {
+		msg := ex.Value().String()
+		if o, ok := ex.Value().(*goja.Object); ok {
+			if m := o.Get("message"); m != nil && !goja.IsUndefined(m) {
+				name := o.Get("name")
+				if name != nil && !goja.IsUndefined(name) {
+					msg = name.String() + ": " + m.String()
+				} else {
+					msg = m.String()
+				}
+			}
+		}
+		out.Err = errors.New(msg)
+		for _, f := range ex.Stack() {
+			if p := f.Position(); p.Line > 0 && p.Filename == file {
+				out.Line, out.Column = p.Line, p.Column
+				break
+			}
+		}
+		return out
+	}
+	var se *goja.CompilerSyntaxError
+	if errors.As(err, &se) {
+		out.Err = errors.New(se.Message)
+		if se.File != nil {
+			p := se.File.Position(se.Offset)
+			out.Line, out.Column = p.Line, p.Column
+		}
+		return out
+	}
+	if s, ok := err.(*goja.StackOverflowError); ok {
+		out.Err = errors.New(s.Error())
+	}
+	return out
+}
+
+// watchdog interrupts the registered runtimes when the Go heap grew past a
+// bound since it started. One per Load.
+type watchdog struct {
+	limit uint64
+	mu    sync.Mutex
+	vms   map[*goja.Runtime]bool // value: tripped
+	base  uint64
+	stop  chan struct{}
+	once  sync.Once
+}
+
+// heapBytes is the bytes of live + not yet swept heap objects.
+func heapBytes() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+func newWatchdog(limit uint64) *watchdog {
+	w := &watchdog{limit: limit, vms: map[*goja.Runtime]bool{}, base: heapBytes(), stop: make(chan struct{})}
+	go w.loop()
+	return w
+}
+
+func (w *watchdog) loop() {
+	tk := time.NewTicker(2 * time.Millisecond)
+	defer tk.Stop()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-tk.C:
+			h := heapBytes()
+			if h <= w.base+w.limit {
+				continue
+			}
+			w.mu.Lock()
+			for vm, tripped := range w.vms {
+				if !tripped {
+					w.vms[vm] = true
+					vm.Interrupt(ErrMemory)
+				}
+			}
+			w.mu.Unlock()
+		}
+	}
+}
+
+// watch registers vm; the returned func unregisters it.
+func (w *watchdog) watch(vm *goja.Runtime) func() {
+	w.mu.Lock()
+	w.vms[vm] = false
+	w.mu.Unlock()
+	return func() {
+		w.mu.Lock()
+		delete(w.vms, vm)
+		w.mu.Unlock()
+	}
+}
+
+func (w *watchdog) close() { w.once.Do(func() { close(w.stop) }) }
