@@ -75,7 +75,7 @@ func readPairs(t testing.TB, p string) []pairRow {
 // and no point is an error.
 func TestCorpusCoverage(t *testing.T) {
 	infx, sglang, pairs := corpusDirs(t)
-	rep, err := Run(context.Background(), Options{InfxDir: infx, CookbookDir: sglang})
+	rep, err := Run(context.Background(), Options{InfxDir: infx, CookbookDirs: []string{sglang}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func wsPoints(t *testing.T, ws *infxpkg.Workspace, key string) []infxpkg.Point {
 func BenchmarkCoveragePairs(b *testing.B) {
 	infx, sglang, _ := corpusDirs(b)
 	for b.Loop() {
-		if _, err := Run(context.Background(), Options{InfxDir: infx, CookbookDir: sglang}); err != nil {
+		if _, err := Run(context.Background(), Options{InfxDir: infx, CookbookDirs: []string{sglang}}); err != nil {
 			b.Fatal(err)
 		}
 	}

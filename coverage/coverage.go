@@ -16,6 +16,7 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
 	"github.com/cookbook-sync/cookbook-sync/cookbook"
+	"github.com/cookbook-sync/cookbook-sync/cookbook/pages"
 	"github.com/cookbook-sync/cookbook-sync/exclusions"
 	"github.com/cookbook-sync/cookbook-sync/infx"
 	"github.com/cookbook-sync/cookbook-sync/launch"
@@ -25,13 +26,21 @@ import (
 // Options says what to compare. Errors about them are *OptionError
 // values naming the field.
 type Options struct {
-	// InfxDir is an InferenceX checkout (either layout); CookbookDir an
-	// sgl-project/sglang repository root.
-	InfxDir, CookbookDir string
+	// InfxDir is an InferenceX checkout (either layout).
+	InfxDir string
+	// CookbookDirs are sgl-project/sglang checkouts (repository roots, or
+	// their docs/ directory): each holds AgentX snippets
+	// (docs/src/snippets/agentx, judged from the cookbook side, point by
+	// point), hand-written cookbook pages (docs/src/snippets/configs and
+	// autoregressive, read through the pages' own code, package
+	// cookbook/pages; every SGLang-family config key is judged against
+	// them, Report.Pages), or both. One checkout of each kind at most; a
+	// directory with neither is an *OptionError.
+	CookbookDirs []string
 	// VLLMRecipesDir, when set, is a vllm-project/recipes checkout: every
 	// vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of InfxDir's
 	// master configs is matched with the recipes and compared role by role
-	// (Report.VLLM). CookbookDir may then be empty (vLLM part only).
+	// (Report.VLLM). CookbookDirs may then be empty (vLLM part only).
 	VLLMRecipesDir string
 	// ConfigKey, when set, keeps only cells (and vLLM-family keys) whose
 	// config key matches this glob (path.Match syntax). A glob that keeps
@@ -136,6 +145,9 @@ type run struct {
 	render  RenderFunc
 	renders map[string]renderResult // render cache: file, selector, model
 	rep     *report.Report
+	// agentxDir and pagesDir are the CookbookDirs holding AgentX snippets
+	// and cookbook pages ("" when none does).
+	agentxDir, pagesDir string
 	// policy is the Check 3 policy version judged by; strict its
 	// strictness when not every setting counts (nil: all count).
 	policy exclusions.PolicySpec
@@ -278,10 +290,14 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 			return nil, &OptionError{Field: "ConfigKey", Value: opt.ConfigKey, Msg: err.Error()}
 		}
 	}
-	if opt.CookbookDir == "" && opt.VLLMRecipesDir == "" {
+	if len(opt.CookbookDirs) == 0 && opt.VLLMRecipesDir == "" {
 		return nil, &OptionError{Field: "CookbookDir", Msg: "give CookbookDir, VLLMRecipesDir or both"}
 	}
-	for _, d := range []struct{ field, dir string }{{"InfxDir", opt.InfxDir}, {"CookbookDir", opt.CookbookDir}, {"VLLMRecipesDir", opt.VLLMRecipesDir}} {
+	dirs := []struct{ field, dir string }{{"InfxDir", opt.InfxDir}, {"VLLMRecipesDir", opt.VLLMRecipesDir}}
+	for _, d := range opt.CookbookDirs {
+		dirs = append(dirs, struct{ field, dir string }{"CookbookDir", d})
+	}
+	for _, d := range dirs {
 		if d.dir == "" && d.field != "InfxDir" {
 			continue
 		}
@@ -289,6 +305,10 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		if err != nil || !st.IsDir() {
 			return nil, &OptionError{Field: d.field, Value: d.dir, Msg: "is not a directory"}
 		}
+	}
+	agentxDir, pagesDir, err := classifyCookbooks(opt.CookbookDirs)
+	if err != nil {
+		return nil, err
 	}
 	spec, from, err := resolvePolicy(opt.Policy, opt.InfxDir)
 	if err != nil {
@@ -337,7 +357,8 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 			return nil, err
 		}
 	}
-	c := &run{ctx: ctx, opt: opt, ws: ws, ixRepo: ixRepo, ex: ex, rules: rules, render: opt.Render, renders: map[string]renderResult{}, rep: rep, policy: spec}
+	c := &run{ctx: ctx, opt: opt, ws: ws, ixRepo: ixRepo, ex: ex, rules: rules, render: opt.Render, renders: map[string]renderResult{}, rep: rep, policy: spec,
+		agentxDir: agentxDir, pagesDir: pagesDir}
 	if spec.Strictness != exclusions.StrictAll {
 		c.strict = &spec
 	}
@@ -351,8 +372,18 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		}
 		rep.SrtSlurm = &si
 	}
-	if opt.CookbookDir != "" {
+	if agentxDir != "" {
 		if err := c.cookbookCoverage(); err != nil {
+			// nothing cited in the snippets is bad usage only when the
+			// pages give nothing to judge either
+			var oe *OptionError
+			if pagesDir == "" || !errors.As(err, &oe) {
+				return nil, err
+			}
+		}
+	}
+	if pagesDir != "" {
+		if err := c.pagesPart(); err != nil {
 			return nil, err
 		}
 	}
@@ -386,7 +417,10 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err // a point or row may have been cut short
 	}
-	rep.LocalDirs = localDirs(opt.InfxDir, opt.CookbookDir, opt.VLLMRecipesDir, opt.SrtSlurmDir)
+	for i := range rep.VLLM {
+		rep.VLLM[i].Source = report.SourceVLLMRecipes
+	}
+	rep.LocalDirs = localDirs(append([]string{opt.InfxDir, opt.VLLMRecipesDir, opt.SrtSlurmDir}, opt.CookbookDirs...)...)
 	rep.Count()
 	return rep, nil
 }
@@ -416,12 +450,12 @@ func infxOpenError(dir string, err error) error {
 // cookbookCoverage is the cookbook part of Run (c.ws may be nil).
 func (c *run) cookbookCoverage() error {
 	rep, opt, ws := c.rep, c.opt, c.ws
-	snips, err := snippetFiles(opt.CookbookDir)
+	snips, err := snippetFiles(c.agentxDir)
 	if err != nil {
 		return err
 	}
-	cbRepo := openRepo(opt.CookbookDir)
-	ci := report.RepoInfo{Dir: opt.CookbookDir}
+	cbRepo := openRepo(c.agentxDir)
+	ci := report.RepoInfo{Dir: c.agentxDir}
 	if cbRepo != nil {
 		ci.Commit, ci.Repo = cbRepo.head, cbRepo.github("sgl-project/sglang")
 	}
@@ -501,7 +535,7 @@ func (c *run) cookbookCoverage() error {
 	case opt.ConfigKey != "":
 		return &OptionError{Field: "ConfigKey", Value: opt.ConfigKey, Msg: fmt.Sprintf("no point of the %d cookbook cell(s) with a config key matching it cites an InferenceX recipe (prov.recipe, point.recipe, recipeUrl): nothing was compared", cells)}
 	}
-	return &OptionError{Field: "CookbookDir", Value: opt.CookbookDir, Msg: "no cookbook point cites an InferenceX recipe (prov.recipe, point.recipe, recipeUrl): nothing was compared"}
+	return &OptionError{Field: "CookbookDir", Value: c.agentxDir, Msg: "no cookbook point cites an InferenceX recipe (prov.recipe, point.recipe, recipeUrl): nothing was compared"}
 }
 
 type renderResult struct {
@@ -784,4 +818,80 @@ func localDirs(dirs ...string) []string {
 	}
 	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
 	return out
+}
+
+// classifyCookbooks sorts the CookbookDirs into the checkout with AgentX
+// snippets (docs/src/snippets/agentx) and the one with cookbook pages
+// (docs/src/snippets/configs or autoregressive, also below a docs/
+// directory given itself). Errors (*OptionError): a directory with
+// neither, or two of one kind.
+func classifyCookbooks(dirs []string) (agentx, pagesDir string, err error) {
+	has := func(d string, parts ...string) bool {
+		st, err := os.Stat(filepath.Join(append([]string{d}, parts...)...))
+		return err == nil && st.IsDir()
+	}
+	for _, d := range dirs {
+		a := has(d, "docs", "src", "snippets", "agentx")
+		p := has(d, "docs", "src", "snippets", "configs") || has(d, "docs", "src", "snippets", "autoregressive") ||
+			has(d, "src", "snippets", "configs") || has(d, "src", "snippets", "autoregressive")
+		switch {
+		case !a && !p:
+			return "", "", &OptionError{Field: "CookbookDir", Value: d, Msg: "has neither AgentX snippets (docs/src/snippets/agentx) nor cookbook pages (docs/src/snippets/configs, autoregressive): want an sgl-project/sglang checkout"}
+		case a && agentx != "":
+			return "", "", &OptionError{Field: "CookbookDir", Value: d, Msg: "a second checkout with AgentX snippets (the first is " + launch.QuotePath(agentx) + "): give one"}
+		case p && pagesDir != "":
+			return "", "", &OptionError{Field: "CookbookDir", Value: d, Msg: "a second checkout with cookbook pages (the first is " + launch.QuotePath(pagesDir) + "): give one"}
+		}
+		if a {
+			agentx = d
+		}
+		if p {
+			pagesDir = d
+		}
+	}
+	return agentx, pagesDir, nil
+}
+
+// pagesPart reads the cookbook pages of c.pagesDir through their own code
+// (package cookbook/pages; a page that throws, loops or blows a bound is a
+// Report.PageErrors entry naming its file, the others still count) and
+// judges every SGLang-family config key of the InferenceX master configs
+// against their selections (Report.Pages).
+func (c *run) pagesPart() error {
+	if c.ws == nil {
+		return &OptionError{Field: "InfxDir", Value: c.opt.InfxDir, Msg: "has no InferenceX master config: the cookbook pages are judged from its config keys"}
+	}
+	set, err := pages.Load(c.ctx, c.pagesDir, pages.Options{})
+	if err != nil {
+		return err
+	}
+	pi := report.RepoInfo{Dir: c.pagesDir}
+	if r := openRepo(set.Root); r != nil {
+		pi.Commit, pi.Repo = r.head, r.github("sgl-project/sglang")
+	}
+	c.rep.PagesRepo = &pi
+	var files []string
+	for f := range set.Errors {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		c.rep.PageErrors = append(c.rep.PageErrors, set.Errors[f].Error())
+	}
+	var sels []pages.Selection
+	for _, f := range set.Files {
+		sels = append(sels, set.Selections[f]...)
+	}
+	keys, err := c.pagesCoverage(sels)
+	if err != nil {
+		return err
+	}
+	for i := range keys {
+		keys[i].Source = report.SourcePages
+	}
+	c.rep.Pages = keys
+	if c.rep.Pages == nil {
+		c.rep.Pages = []report.VLLMKey{}
+	}
+	return nil
 }

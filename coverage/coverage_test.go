@@ -55,7 +55,7 @@ func TestCitedRecipeStatus(t *testing.T) {
 // never an empty report that exits 0.
 func TestCoverageConfigKeyMatchesNothing(t *testing.T) {
 	ixDir, cbDir := scriptFixture()
-	_, err := Run(context.Background(), Options{InfxDir: ixDir, CookbookDir: cbDir, ConfigKey: "qwen35*"})
+	_, err := Run(context.Background(), Options{InfxDir: ixDir, CookbookDirs: []string{cbDir}, ConfigKey: "qwen35*"})
 	var oe *OptionError
 	if !errors.Is(err, ErrUsage) || !errors.As(err, &oe) || oe.Field != "ConfigKey" || oe.Value != "qwen35*" ||
 		oe.Msg != "no cookbook cell cites a config key matching it: nothing was compared" {
@@ -63,7 +63,7 @@ func TestCoverageConfigKeyMatchesNothing(t *testing.T) {
 	}
 	// The retired key's cell exists; a glob matching it alone still
 	// compares its points.
-	rep, err := Run(context.Background(), Options{InfxDir: ixDir, CookbookDir: cbDir, ConfigKey: "*-retired"})
+	rep, err := Run(context.Background(), Options{InfxDir: ixDir, CookbookDirs: []string{cbDir}, ConfigKey: "*-retired"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestCoverageConfigKeyMatchesNothing(t *testing.T) {
 // and glm-5.2.jsx; glm5.2-* keys are only in the second).
 func TestCorpusCoverageConfigKeyFiles(t *testing.T) {
 	infx, sglang, _ := corpusDirs(t)
-	rep, err := Run(context.Background(), Options{InfxDir: infx, CookbookDir: sglang, ConfigKey: "glm5.2-*"})
+	rep, err := Run(context.Background(), Options{InfxDir: infx, CookbookDirs: []string{sglang}, ConfigKey: "glm5.2-*"})
 	if err != nil {
 		t.Fatal(err)
 	}

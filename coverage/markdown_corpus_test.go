@@ -19,7 +19,7 @@ import (
 // absolute) appears anywhere (issue 11).
 func TestCorpusMarkdownFits(t *testing.T) {
 	infx, sglang := upstreamDirs(t)
-	rep, err := Run(context.Background(), Options{InfxDir: infx, CookbookDir: sglang})
+	rep, err := Run(context.Background(), Options{InfxDir: infx, CookbookDirs: []string{sglang}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -960,7 +960,7 @@ type mutSetup struct {
 func findTargets(t testing.TB, s *mutSetup) {
 	t.Helper()
 	opt := s.opt
-	opt.InfxDir, opt.CookbookDir, opt.AllowUnverified = s.infxDir, s.cbDir, true
+	opt.InfxDir, opt.CookbookDirs, opt.AllowUnverified = s.infxDir, []string{s.cbDir}, true
 	rep, err := Run(context.Background(), opt)
 	if err != nil {
 		t.Fatalf("%s: %v", s.name, err)
@@ -1173,7 +1173,7 @@ func (co *mutCheckout) run(s *mutSetup, tg *mutTarget) (map[mutPointID]report.Po
 	for rp := range tg.jsx {
 		for _, k := range tg.keys {
 			opt := s.opt
-			opt.InfxDir, opt.CookbookDir, opt.ConfigKey, opt.AllowUnverified = co.infx, co.cb[rp], k, true
+			opt.InfxDir, opt.CookbookDirs, opt.ConfigKey, opt.AllowUnverified = co.infx, []string{co.cb[rp]}, k, true
 			if co.srt != "" {
 				opt.SrtSlurmDir = co.srt
 			}

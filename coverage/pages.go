@@ -381,8 +381,10 @@ func pageSide(c *pageCand, role launch.Role) *launch.Deployment {
 // comment-only command is skipped).
 func (c *run) pagesCoverage(sels []pages.Selection) ([]report.VLLMKey, error) {
 	ix, errs := indexPages(sels)
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("cookbook pages: %d commands not understood, first: %w", len(errs), errs[0])
+	for _, e := range errs {
+		// a command the parser does not understand is reported (bad
+		// input), the other selections still count
+		c.rep.PageErrors = append(c.rep.PageErrors, e.Error())
 	}
 	var out []report.VLLMKey
 	if c.ws == nil {

@@ -26,7 +26,7 @@ func scriptFixture() (infxDir, cookbookDir string) {
 // exclusion rules.
 func TestCoverageScriptFixture(t *testing.T) {
 	ixDir, cbDir := scriptFixture()
-	rep, err := Run(context.Background(), Options{InfxDir: ixDir, CookbookDir: cbDir})
+	rep, err := Run(context.Background(), Options{InfxDir: ixDir, CookbookDirs: []string{cbDir}})
 	if err != nil {
 		t.Fatal(err)
 	}

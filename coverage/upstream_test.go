@@ -73,7 +73,7 @@ func workflowEnv(t *testing.T, infx string) map[string]bool {
 // process env).
 func TestCorpusUpstreamCoverage(t *testing.T) {
 	infx, sglang := upstreamDirs(t)
-	rep, err := Run(context.Background(), Options{InfxDir: infx, CookbookDir: sglang, AllowUnverified: true})
+	rep, err := Run(context.Background(), Options{InfxDir: infx, CookbookDirs: []string{sglang}, AllowUnverified: true})
 	if err != nil {
 		t.Fatal(err)
 	}

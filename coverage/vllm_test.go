@@ -183,8 +183,8 @@ func TestVLLMCoverageFixture(t *testing.T) {
 	// Text names the recipe place of every role and each gap's values.
 	txt := textOf(rep)
 	for _, w := range []string{
-		"comet-fp8-gb200-dynamo-vllm row 0 conc 8 decode (TP4): differs\n    vllm-recipes: models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode\n    site: https://recipes.vllm.ai/acme/Comet-1?hardware=gb200&strategy=pd_cluster\n    --max-num-batched-tokens: upstream (absent), inferencex 8192\n",
-		"comet-fp8-h200-vllm row 1 conc 16 agg (TP4): no recipe covers this\n    nearest vllm-recipes: models/acme/Comet-1.yaml variant=default strategy=single_node_tp hw=h200 role=agg\n    topology: recipe TP8, want TP4\n",
+		"comet-fp8-gb200-dynamo-vllm row 0 conc 8 decode (TP4): differs\n    upstream: models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode\n    site: https://recipes.vllm.ai/acme/Comet-1?hardware=gb200&strategy=pd_cluster\n    --max-num-batched-tokens: upstream (absent), inferencex 8192\n",
+		"comet-fp8-h200-vllm row 1 conc 16 agg (TP4): no recipe covers this\n    nearest upstream: models/acme/Comet-1.yaml variant=default strategy=single_node_tp hw=h200 role=agg\n    topology: recipe TP8, want TP4\n",
 		"vLLM keys: script not found 1, no recipe covers this 1, differs 2\n",
 		// one verdict line per key, with its rows per outcome
 		"  comet-fp8-h200-vllm           no recipe covers this            rows: covered-with-exclusions 1, no recipe covers this 1\n",
@@ -225,8 +225,8 @@ func TestVLLMCoverageConfigKeyAndUsage(t *testing.T) {
 	if rep.Gap || rep.UnverifiedGap || rep.Counts.Unverified != 1 || !rep.AllowUnverified {
 		t.Errorf("--allow-unverified: gap %v, unverifiedGap %v, unverified %d", rep.Gap, rep.UnverifiedGap, rep.Counts.Unverified)
 	}
-	if txt := textOf(rep); !strings.Contains(txt, "\nvLLM rows not verified (--allow-unverified: listed, not a gap):\n  comet-fp8-h200-vllm-noscript row 0 conc 4: not verified: script not found\n") ||
-		strings.Contains(txt, "vLLM gaps:") {
+	if txt := textOf(rep); !strings.Contains(txt, "\nRows not verified (--allow-unverified: listed, not a gap):\n  comet-fp8-h200-vllm-noscript row 0 conc 4: not verified: script not found\n") ||
+		strings.Contains(txt, "Gaps of the keys judged from the InferenceX side:") {
 		t.Errorf("--allow-unverified text:\n%s", txt)
 	}
 	// A glob that matches no vLLM-family key compares nothing: bad usage.

@@ -210,6 +210,11 @@ func (m *md) scope() string {
 		fmt.Fprintf(&b, "- vLLM-family keys: %s · rows: %s · roles: %s\n", strings.Join(sortedCounts(r.Counts.VLLM), ", "),
 			strings.Join(sortedCounts(r.Counts.VLLMRows), ", "), strings.Join(sortedCounts(r.Counts.VLLMRoles), ", "))
 	}
+	if r.Pages != nil {
+		fmt.Fprintf(&b, "- Upstream: SGLang cookbook pages %s\n", repoRef(r.PagesRepo, "sgl-project/sglang"))
+		fmt.Fprintf(&b, "- SGLang-family keys vs the cookbook pages: %s · rows: %s · roles: %s\n", strings.Join(sortedCounts(r.Counts.Pages), ", "),
+			strings.Join(sortedCounts(r.Counts.PagesRows), ", "), strings.Join(sortedCounts(r.Counts.PagesRoles), ", "))
+	}
 	if n := r.Counts.Unverified; n > 0 {
 		fmt.Fprintf(&b, "- Not verified: %d %s\n", n, r.unverifiedNote())
 	}
@@ -230,6 +235,13 @@ func (m *md) scope() string {
 			b.WriteString("\n")
 		}
 	}
+	for i, e := range r.PageErrors {
+		if i == 5 {
+			fmt.Fprintf(&b, "- … %d more cookbook page errors (the JSON has every one)\n", len(r.PageErrors)-i)
+			break
+		}
+		fmt.Fprintf(&b, "- cookbook page error: %s\n", mdCell(clip(m.scrub(e), 300)))
+	}
 	for i, e := range r.VLLMRecipeErrors {
 		if i == 5 {
 			fmt.Fprintf(&b, "- … %d more vLLM recipe errors (the JSON has every one)\n", len(r.VLLMRecipeErrors)-i)
@@ -237,7 +249,7 @@ func (m *md) scope() string {
 		}
 		fmt.Fprintf(&b, "- vLLM recipe error: %s\n", mdCell(clip(m.scrub(e), 300)))
 	}
-	b.WriteString("- Sides: **upstream** is the documentation (cookbook snippet or vLLM recipe), **inferencex** the effective InferenceX recipe.\n\n")
+	b.WriteString("- Sides: **upstream** is the documentation (cookbook snippet or page, vLLM recipe), **inferencex** the effective InferenceX recipe.\n\n")
 	return b.String()
 }
 
@@ -675,7 +687,7 @@ func (m *md) evidenceBlocks() []keyBlock {
 	}
 	for _, k := range r.UpstreamKeys() {
 		var b strings.Builder
-		fmt.Fprintf(&b, "<details><summary><code>%s</code> (vLLM) — %s%s, %d %s</summary>\n\n", htmlEsc(k.ConfigKey), k.Verdict, r.allowedTag(k.Verdict), len(k.Rows), plural(len(k.Rows), "row", "rows"))
+		fmt.Fprintf(&b, "<details><summary><code>%s</code> (%s) — %s%s, %d %s</summary>\n\n", htmlEsc(k.ConfigKey), sourceLabel(k), k.Verdict, r.allowedTag(k.Verdict), len(k.Rows), plural(len(k.Rows), "row", "rows"))
 		fmt.Fprintf(&b, "%s · model `%s` · %s · %s · master %s\n\n", k.Framework, k.Model, k.Hardware, k.Precision, m.fileLink(&r.InferenceX, k.MasterFile, k.MasterLine))
 		b.WriteString("| row | conc | inferencex | role | verdict | matched | vllm recipe |\n|---|---|---|---|---|---|---|\n")
 		for _, row := range k.Rows {
@@ -808,4 +820,13 @@ func (r *Report) allowedTag(v compare.Verdict) string {
 		return " (not verified, allowed)"
 	}
 	return ""
+}
+
+// sourceLabel names what a key judged from the InferenceX side was
+// compared with.
+func sourceLabel(k VLLMKey) string {
+	if k.Source == SourcePages {
+		return "SGLang pages"
+	}
+	return "vLLM"
 }

@@ -29,7 +29,7 @@ func PrintText(w io.Writer, r *Report, opt TextOptions) error {
 	if cookbook {
 		r.cookbookText(&b, opt.Width)
 	}
-	if r.VLLM != nil {
+	if r.VLLM != nil || r.Pages != nil {
 		r.vllmText(&b, opt.Width)
 	}
 	b.WriteString("\n")
@@ -58,6 +58,11 @@ func PrintText(w io.Writer, r *Report, opt TextOptions) error {
 	if cookbook {
 		fmt.Fprintf(&b, "Roles: %s\n", strings.Join(sortedCounts(r.Counts.Roles), ", "))
 		fmt.Fprintf(&b, "Points: %s\n", strings.Join(sortedCounts(r.Counts.Points), ", "))
+	}
+	if r.Pages != nil {
+		fmt.Fprintf(&b, "SGLang pages keys: %s\n", strings.Join(sortedCounts(r.Counts.Pages), ", "))
+		fmt.Fprintf(&b, "SGLang pages rows: %s\n", strings.Join(sortedCounts(r.Counts.PagesRows), ", "))
+		fmt.Fprintf(&b, "SGLang pages roles: %s\n", strings.Join(sortedCounts(r.Counts.PagesRoles), ", "))
 	}
 	if r.VLLM != nil {
 		fmt.Fprintf(&b, "vLLM keys: %s\n", strings.Join(sortedCounts(r.Counts.VLLM), ", "))
@@ -181,9 +186,9 @@ func (r *Report) vllmText(b *bytes.Buffer, width int) {
 	if len(r.Points) > 0 || r.Cookbook != nil {
 		b.WriteString("\n")
 	}
-	b.WriteString("vLLM-family config keys (inferencex) vs vllm-project/recipes (vllm-recipes); VLLM-RECIPES = the vllm-recipes role matched:\n")
+	b.WriteString("Config keys judged from the InferenceX side — vLLM-family keys vs vllm-project/recipes, SGLang-family keys vs the SGLang cookbook pages; UPSTREAM = the recipe role or page selection matched:\n")
 	tw := newTable(b, width, []int{10, 9, 8, 7, 3, 2}, []int{11, 0})
-	fmt.Fprintln(tw, "CONFIG KEY\tROW\tCONCS\tSTATUS\tROLE\tTOPO\tVERDICT\tMATCHED\tDIFF\tEXCL\tINFO\tVLLM-RECIPES")
+	fmt.Fprintln(tw, "CONFIG KEY\tROW\tCONCS\tSTATUS\tROLE\tTOPO\tVERDICT\tMATCHED\tDIFF\tEXCL\tINFO\tUPSTREAM")
 	for _, k := range r.UpstreamKeys() {
 		for _, row := range k.Rows {
 			if len(row.Roles) == 0 {
@@ -201,7 +206,7 @@ func (r *Report) vllmText(b *bytes.Buffer, width int) {
 		}
 	}
 	tw.Flush()
-	b.WriteString("\nvLLM-family key verdicts (worst row: error > prohibited > differs > missing = no recipe covers this > not verified > covered-with-exclusions > covered):\n")
+	b.WriteString("\nKey verdicts (worst row: error > prohibited > differs > missing = no recipe covers this > not verified > covered-with-exclusions > covered):\n")
 	tw = newTable(b, width, nil, []int{0, 2})
 	for _, k := range r.UpstreamKeys() {
 		rows := map[string]int{}
@@ -218,7 +223,7 @@ func (r *Report) vllmText(b *bytes.Buffer, width int) {
 	first := true
 	head := func() {
 		if first {
-			b.WriteString("\nvLLM gaps:\n")
+			b.WriteString("\nGaps of the keys judged from the InferenceX side:\n")
 			first = false
 		}
 	}
@@ -252,14 +257,14 @@ func (r *Report) vllmText(b *bytes.Buffer, width int) {
 				fmt.Fprintf(b, "  %s row %d conc %s %s (%s): %s\n", k.ConfigKey, row.Row, concRange(row.Concs), ro.Role, ro.Topology, ro.Verdict)
 				if ro.Verdict == compare.NotCovered {
 					if ro.Nearest != nil {
-						fmt.Fprintf(b, "    nearest vllm-recipes: %s\n", ro.Nearest.Where)
+						fmt.Fprintf(b, "    nearest upstream: %s\n", ro.Nearest.Where)
 					}
 					for _, m := range ro.Misses {
 						fmt.Fprintf(b, "    %s\n", m)
 					}
 					continue
 				}
-				fmt.Fprintf(b, "    vllm-recipes: %s\n", ro.Recipe.Where)
+				fmt.Fprintf(b, "    upstream: %s\n", ro.Recipe.Where)
 				if ro.Recipe.URL != "" {
 					fmt.Fprintf(b, "    site: %s\n", ro.Recipe.URL)
 				}
@@ -283,12 +288,16 @@ func (r *Report) vllmText(b *bytes.Buffer, width int) {
 			b.WriteString(u)
 		}
 	}
+	for _, e := range r.PageErrors {
+		head()
+		fmt.Fprintf(b, "  cookbook page error: %s\n", e)
+	}
 	for _, e := range r.VLLMRecipeErrors {
 		head()
 		fmt.Fprintf(b, "  vLLM recipe error: %s\n", e)
 	}
 	if r.AllowUnverified && len(unverified) > 0 {
-		b.WriteString("\nvLLM rows not verified (--allow-unverified: listed, not a gap):\n")
+		b.WriteString("\nRows not verified (--allow-unverified: listed, not a gap):\n")
 		for _, u := range unverified {
 			b.WriteString(u)
 		}

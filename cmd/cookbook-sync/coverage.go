@@ -34,7 +34,10 @@ var demoFS embed.FS
 
 // coverageOptions are the coverage subcommand's flags.
 type coverageOptions struct {
-	infx, cookbook, vllmRecipes, configKey, format string
+	infx, vllmRecipes, configKey, format string
+	// cookbook are the --cookbook checkouts (repeatable): AgentX
+	// snippets, cookbook pages, or both.
+	cookbook []string
 	// allowUnverified: points / rows that could not be verified are listed
 	// but are not a gap (default: they fail closed, exit 1).
 	allowUnverified bool
@@ -68,8 +71,15 @@ its SGLang router in front of a single agg worker) that the cookbook omits
 are informational unless a process is configured to use them
 (compare/launcher.yaml).
 
---cookbook is an sgl-project/sglang checkout (docs/src/snippets/agentx/**.jsx),
---infx an InferenceX checkout (old or inferencex-e2e layout). Without both, it
+--cookbook DIR (repeatable) is an sgl-project/sglang checkout: its AgentX
+snippets (docs/src/snippets/agentx/**.jsx) are judged point by point, its
+hand-written cookbook pages (docs/cookbook/**.mdx with
+docs/src/snippets/configs and autoregressive) are read through the pages' own
+code in a sandboxed JavaScript engine and every SGLang / Dynamo-SGLang config
+key of --infx is judged against their selections ("no recipe covers this"
+names the nearest selection and what differs). Give the AgentX checkout and
+the docs checkout as two --cookbook flags, or one that has both. --infx is
+an InferenceX checkout (old or inferencex-e2e layout). Without both, it
 runs on a small embedded demo workspace.
 
 --vllm-recipes DIR (a vllm-project/recipes checkout) goes the other way, from
@@ -145,7 +155,7 @@ parse).`,
 	}
 	f := c.Flags()
 	f.StringVar(&o.infx, "infx", "", "InferenceX checkout `DIR`")
-	f.StringVar(&o.cookbook, "cookbook", "", "sgl-project/sglang checkout `DIR` (holds docs/src/snippets/agentx)")
+	f.StringArrayVar(&o.cookbook, "cookbook", nil, "sgl-project/sglang checkout `DIR` with AgentX snippets (docs/src/snippets/agentx) and/or hand-written cookbook pages (docs/src/snippets/configs, autoregressive); repeatable")
 	f.StringVar(&o.vllmRecipes, "vllm-recipes", "", "vllm-project/recipes checkout `DIR`: cover every vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of --infx")
 	f.StringVar(&o.configKey, "config-key", "", "only cells / vLLM-family keys whose InferenceX config key matches `GLOB`")
 	f.StringVar(&o.format, "format", "text", "output format: text, markdown (a sign-off comment under 60,000 characters), json (schema report/SCHEMA.md), sarif (SARIF 2.1.0) or github (GitHub Actions annotations)")
@@ -178,7 +188,7 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 	if o.vllmRecipes != "" && o.infx == "" {
 		return &exitError{code: exitUsage, err: errors.New("--vllm-recipes needs --infx (the InferenceX checkout whose vLLM-family keys are covered)")}
 	}
-	if o.vllmRecipes == "" && (o.infx == "") != (o.cookbook == "") {
+	if o.vllmRecipes == "" && (o.infx == "") != (len(o.cookbook) == 0) {
 		return &exitError{code: exitUsage, err: errors.New("--infx and --cookbook go together (give both, or neither for the demo workspace)")}
 	}
 	demo := o.infx == ""
@@ -188,13 +198,13 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		o.infx, o.cookbook = filepath.Join(dir, "inferencex"), filepath.Join(dir, "sglang")
+		o.infx, o.cookbook = filepath.Join(dir, "inferencex"), []string{filepath.Join(dir, "sglang")}
 	}
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	rep, err := coverage.Run(ctx, coverage.Options{InfxDir: o.infx, CookbookDir: o.cookbook, VLLMRecipesDir: o.vllmRecipes, ConfigKey: o.configKey, AllowUnverified: o.allowUnverified,
+	rep, err := coverage.Run(ctx, coverage.Options{InfxDir: o.infx, CookbookDirs: o.cookbook, VLLMRecipesDir: o.vllmRecipes, ConfigKey: o.configKey, AllowUnverified: o.allowUnverified,
 		SrtSlurmDir: o.srtSlurmDir, SrtSlurmVersion: o.srtSlurmVersion, Policy: o.policy})
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -366,7 +376,9 @@ func jsonArgs(o coverageOptions) []string {
 		return "…/" + filepath.Base(d)
 	}
 	add("--infx", base(o.infx))
-	add("--cookbook", base(o.cookbook))
+	for _, c := range o.cookbook {
+		add("--cookbook", base(c))
+	}
 	add("--vllm-recipes", base(o.vllmRecipes))
 	add("--config-key", o.configKey)
 	return append(a, "--format", "json")

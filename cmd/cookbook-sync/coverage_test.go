@@ -252,7 +252,7 @@ func TestCoverageExitCodes(t *testing.T) {
 		{"infx alone", []string{"--infx", infx}, "--infx and --cookbook go together"},
 		{"cookbook alone", []string{"--cookbook", cb}, "--infx and --cookbook go together"},
 		{"missing dir", []string{"--infx", filepath.Join(infx, "nope"), "--cookbook", cb}, "is not a directory"},
-		{"not an sglang checkout", []string{"--infx", infx, "--cookbook", infx}, "no docs/src/snippets/agentx directory"},
+		{"not an sglang checkout", []string{"--infx", infx, "--cookbook", infx}, "has neither AgentX snippets (docs/src/snippets/agentx) nor cookbook pages"},
 		{"bad glob", []string{"--infx", infx, "--cookbook", cb, "--config-key", "["}, "--config-key [: syntax error in pattern"},
 		{"glob matches no cell", []string{"--config-key", "qwen35*"}, "--config-key qwen35*: no cookbook cell cites a config key matching it: nothing was compared"},
 		{"glob matches no cell (flags)", []string{"--infx", infx, "--cookbook", cb, "--config-key", "dsv4-*"}, "--config-key dsv4-*: no cookbook cell cites a config key matching it: nothing was compared"},

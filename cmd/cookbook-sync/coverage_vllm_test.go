@@ -27,7 +27,7 @@ func TestCoverageVLLMCLI(t *testing.T) {
 		"comet-fp8-gb200-dynamo-vllm   0    8      compared          decode   TP4   differs                  ",
 		"models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode\n",
 		"comet-fp8-h200-vllm-noscript  0    4      script not found  agg      TP8   matched (not compared)",
-		"  comet-fp8-gb200-dynamo-vllm row 0 conc 8 decode (TP4): differs\n    vllm-recipes: models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode\n    site: https://recipes.vllm.ai/acme/Comet-1?hardware=gb200&strategy=pd_cluster\n    --max-num-batched-tokens: upstream (absent), inferencex 8192\n",
+		"  comet-fp8-gb200-dynamo-vllm row 0 conc 8 decode (TP4): differs\n    upstream: models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode\n    site: https://recipes.vllm.ai/acme/Comet-1?hardware=gb200&strategy=pd_cluster\n    --max-num-batched-tokens: upstream (absent), inferencex 8192\n",
 		"vLLM keys: script not found 1, no recipe covers this 1, differs 2\n",
 		"  comet-fp8-gb200-dynamo-vllm   differs                          rows: upstream-only 1, differs 1\n",
 	} {
@@ -93,11 +93,11 @@ func TestCoverageVLLMCLI(t *testing.T) {
 	// Only the key whose script is not in the checkout: nothing verified,
 	// a gap (exit 1) that --allow-unverified lists without failing (exit 0).
 	if code, out, _ := runCoverageCLI(t, "--infx", vllmInfx, "--vllm-recipes", vllmRecipes, "--config-key", "*-noscript"); code != exitGap ||
-		!strings.Contains(out, "vLLM gaps:\n  comet-fp8-h200-vllm-noscript row 0 conc 4: not verified: script not found\n") {
+		!strings.Contains(out, "Gaps of the keys judged from the InferenceX side:\n  comet-fp8-h200-vllm-noscript row 0 conc 4: not verified: script not found\n") {
 		t.Errorf("noscript only: exit %d\n%s", code, out)
 	}
 	if code, out, _ := runCoverageCLI(t, "--infx", vllmInfx, "--vllm-recipes", vllmRecipes, "--config-key", "*-noscript", "--allow-unverified"); code != exitOK ||
-		!strings.Contains(out, "vLLM rows not verified (--allow-unverified: listed, not a gap):\n") {
+		!strings.Contains(out, "Rows not verified (--allow-unverified: listed, not a gap):\n") {
 		t.Errorf("noscript only, --allow-unverified: exit %d\n%s", code, out)
 	}
 	// A glob that matches no vLLM-family key: nothing compared, exit 2.
@@ -134,7 +134,7 @@ func TestCoverageVLLMWithCookbook(t *testing.T) {
 	if code != exitGap {
 		t.Fatalf("exit %d %s\n%s", code, errs, out)
 	}
-	for _, want := range []string{"CONFIG KEY  ", "recipe not found", "vLLM-family config keys (inferencex) vs vllm-project/recipes (vllm-recipes)", "Points: ", "vLLM keys: "} {
+	for _, want := range []string{"CONFIG KEY  ", "recipe not found", "Config keys judged from the InferenceX side", "Points: ", "vLLM keys: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
