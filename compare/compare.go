@@ -468,7 +468,7 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, strict Strictnes
 		}
 		e := Exclusion{Setting: k, Upstream: cv, InferenceX: rv, Rule: rule.ID, Class: rule.Class, Reason: rule.Reason, Policy: rule.Policy, Origins: origins}
 		switch {
-		case rule.Class == exclusions.ClassPlacement && rule.MustMatch:
+		case rule.Class == exclusions.ClassPlacement && rule.MustMatch && !(rule.WhenBoth && (cv == nil || rv == nil)):
 			res.Differences = append(res.Differences, Difference{Setting: k, Upstream: cv, InferenceX: rv, Origins: origins, Diff: textDiff(cv, rv)})
 			verdict = Worse(verdict, Differs)
 		case rule.Class == exclusions.ClassJudgment:

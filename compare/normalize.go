@@ -248,6 +248,12 @@ func Model(v, hfID string) string {
 	case "/model", "/model/", "/models", "/models/", "$MODEL", "$MODEL_PATH", "MODEL", "MODEL_PATH":
 		return hfID
 	}
+	if m := hfCacheRe.FindStringSubmatch(v); m != nil {
+		// a Hugging Face hub cache entry: …/models--<org>--<name>/snapshots/<rev>
+		if strings.EqualFold(m[1]+"/"+m[2], hfID) {
+			return hfID
+		}
+	}
 	if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "$") {
 		// Hugging Face repository names are case-insensitive: a staged
 		// /lustre/…/deepseek-v4-pro is deepseek-ai/DeepSeek-V4-Pro
@@ -257,6 +263,10 @@ func Model(v, hfID string) string {
 	}
 	return v
 }
+
+// hfCacheRe is a path into a Hugging Face hub cache
+// (huggingface_hub's layout: models--<org>--<name>/snapshots/<revision>).
+var hfCacheRe = regexp.MustCompile(`(?:^|/)models--([^/]+?)--([^/]+)(?:/snapshots/[^/]*)?/*$`)
 
 // looksHF reports whether s has the shape of a Hugging Face model id (org/name).
 func looksHF(s string) bool {

@@ -83,6 +83,9 @@ func TestModel(t *testing.T) {
 		// repository names are case-insensitive: a staged lower-case copy
 		{"/lustre/fsw/models/qwen3.5-397b-a17b-fp8", id, id},
 		{"/models", id, id}, // the llm-d job's mount
+		// a hub cache entry
+		{"/mnt/hf_hub_cache//models--Qwen--Qwen3.5-397B-A17B-FP8/snapshots/main", id, id},
+		{"/mnt/hf_hub_cache/models--Qwen--Other/snapshots/main", id, "/mnt/hf_hub_cache/models--Qwen--Other/snapshots/main"},
 		{id, id, id},
 		{"/model/", "", "/model/"}, // unknown id: unchanged, so a MustMatch rule reports it
 	} {

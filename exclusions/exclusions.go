@@ -169,6 +169,10 @@ type Rule struct {
 	Consumer Consumer `yaml:"consumer,omitempty" json:"consumer,omitempty"`
 	// MustMatch (placement only): the normalized values must still be equal.
 	MustMatch bool `yaml:"mustMatch,omitempty" json:"mustMatch,omitempty"`
+	// WhenBoth (with MustMatch): the values must be equal only when both
+	// sides state the setting; one side leaving it out (it derives from
+	// settings compared elsewhere) is excluded.
+	WhenBoth bool `yaml:"whenBoth,omitempty" json:"whenBoth,omitempty"`
 	// Policy is the key of the policy this rule follows (default: the file's).
 	Policy string `yaml:"policy,omitempty" json:"policy"`
 
