@@ -1,7 +1,6 @@
 package coverage
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
@@ -425,25 +424,7 @@ func (c *run) pagesCoverage(sels []pages.Selection) ([]report.VLLMKey, error) {
 		}
 		seen := map[string]int{}
 		for _, p := range pts {
-			st := vllmStatus(p)
-			var d launch.Deployment
-			var rerr error
-			fp := fmt.Sprintf("%d\x00%s\x00%s\x00%s", p.Row, st, p.Recipe+p.Script, p.Selector)
-			if st == report.StatusCompared {
-				d, rerr = c.ws.Render(c.ctx, p, infx.Options{})
-				var pe *infx.PointError
-				if errors.As(rerr, &pe) {
-					p.Status, p.Note, rerr = pe.Status, pe.Note, nil
-					st = vllmStatus(p)
-					fp += "\x00" + pe.Note
-				} else if rerr != nil {
-					st = report.StatusError
-					fp += "\x00" + rerr.Error()
-				} else {
-					b, _ := json.Marshal(d.Processes)
-					fp += "\x00" + string(b)
-				}
-			}
+			st, d, rerr, fp := c.renderRow(&p)
 			if i, ok := seen[fp]; ok {
 				vk.Rows[i].Concs = append(vk.Rows[i].Concs, p.Concurrency)
 				continue

@@ -75,27 +75,7 @@ func (c *run) vllmCoverage(ix *recipes.Index) ([]report.VLLMKey, error) {
 			matches = map[string][]recipes.Candidate{}
 		}
 		for _, p := range pts {
-			st := vllmStatus(p)
-			var d launch.Deployment
-			var rerr error
-			fp := fmt.Sprintf("%d\x00%s\x00%s\x00%s", p.Row, st, p.Recipe+p.Script, p.Selector)
-			if st == report.StatusCompared {
-				d, rerr = ws.Render(c.ctx, p, infx.Options{})
-				var pe *infx.PointError
-				if errors.As(rerr, &pe) {
-					// A status (unsupported, ambiguous, missing): the
-					// point is not verified, with the reason.
-					p.Status, p.Note, rerr = pe.Status, pe.Note, nil
-					st = vllmStatus(p)
-					fp += "\x00" + pe.Note
-				} else if rerr != nil {
-					st = report.StatusError
-					fp += "\x00" + rerr.Error()
-				} else {
-					b, _ := json.Marshal(d.Processes)
-					fp += "\x00" + string(b)
-				}
-			}
+			st, d, rerr, fp := c.renderRow(&p)
 			if i, ok := seen[fp]; ok {
 				vk.Rows[i].Concs = append(vk.Rows[i].Concs, p.Concurrency)
 				continue
@@ -453,4 +433,34 @@ func openVLLM(dir string) (*recipes.Index, error) {
 		return ix, fmt.Errorf("vLLM recipes %s: %w", launch.QuotePath(dir), err)
 	}
 	return ix, nil
+}
+
+// renderRow renders one master-config point for a key judged from the
+// InferenceX side and says what came of it: its status (compared, or the
+// not-verified status infx gives, or error), the deployment, the render
+// error, and a fingerprint of the rendering (points that render the same
+// share a row). p's Status and Note are updated from a *infx.PointError.
+func (c *run) renderRow(p *infx.Point) (st report.Status, d launch.Deployment, rerr error, fp string) {
+	st = vllmStatus(*p)
+	fp = fmt.Sprintf("%d\x00%s\x00%s\x00%s", p.Row, st, p.Recipe+p.Script, p.Selector)
+	if st != report.StatusCompared {
+		return st, d, nil, fp
+	}
+	d, rerr = c.ws.Render(c.ctx, *p, infx.Options{})
+	var pe *infx.PointError
+	switch {
+	case errors.As(rerr, &pe):
+		// a status (unsupported, ambiguous, missing): the point is not
+		// verified, with the reason
+		p.Status, p.Note, rerr = pe.Status, pe.Note, nil
+		st = vllmStatus(*p)
+		fp += "\x00" + pe.Note
+	case rerr != nil:
+		st = report.StatusError
+		fp += "\x00" + rerr.Error()
+	default:
+		b, _ := json.Marshal(d.Processes)
+		fp += "\x00" + string(b)
+	}
+	return st, d, rerr, fp
 }

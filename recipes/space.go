@@ -140,32 +140,11 @@ func (q SiteQuery) URL() string {
 		} else {
 			b.WriteByte('&')
 		}
-		b.WriteString(formEncode(p[0]) + "=" + formEncode(p[1]))
+		b.WriteString(launch.FormEncode(p[0]) + "=" + launch.FormEncode(p[1]))
 	}
 	return b.String()
 }
 
-// formEncode is the application/x-www-form-urlencoded byte serializer of
-// URLSearchParams (WHATWG URL §5.2): alphanumerics and *-._ kept, space as
-// '+', every other byte %XX.
-func formEncode(s string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '*', c == '-', c == '.', c == '_':
-			b.WriteByte(c)
-		case c == ' ':
-			b.WriteByte('+')
-		default:
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-		}
-	}
-	return b.String()
-}
 
 // siteQuery is the builder selection that shows out.
 func (b *build) siteQuery(out *Rendering) SiteQuery {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
 // SiteURL is where the cookbook pages are published.
@@ -119,9 +121,9 @@ func (s Selection) Hash() string {
 		if i > 0 {
 			b.WriteByte('&')
 		}
-		b.WriteString(formEncode(k))
+		b.WriteString(launch.FormEncode(k))
 		b.WriteByte('=')
-		b.WriteString(formEncode(jsString(s.Values[k])))
+		b.WriteString(launch.FormEncode(jsString(s.Values[k])))
 	}
 	return b.String()
 }
@@ -154,28 +156,6 @@ func jsString(v any) string {
 	return ""
 }
 
-// formEncode is the application/x-www-form-urlencoded byte serializer of
-// the URL standard (what URLSearchParams.toString uses): [*-._0-9A-Za-z]
-// kept, space → "+", every other byte %XX.
-func formEncode(s string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '*' || c == '-' || c == '.' || c == '_' ||
-			'0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z':
-			b.WriteByte(c)
-		case c == ' ':
-			b.WriteByte('+')
-		default:
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-		}
-	}
-	return b.String()
-}
 
 // PageURL is the published URL of page ("docs/cookbook/<path>.mdx",
 // relative to the sglang root): SiteURL + "cookbook/<path>".
