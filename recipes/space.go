@@ -145,7 +145,6 @@ func (q SiteQuery) URL() string {
 	return b.String()
 }
 
-
 // siteQuery is the builder selection that shows out.
 func (b *build) siteQuery(out *Rendering) SiteQuery {
 	x := b.rctx

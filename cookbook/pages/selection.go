@@ -156,7 +156,6 @@ func jsString(v any) string {
 	return ""
 }
 
-
 // PageURL is the published URL of page ("docs/cookbook/<path>.mdx",
 // relative to the sglang root): SiteURL + "cookbook/<path>".
 func PageURL(page string) string {
