@@ -61,8 +61,16 @@ func TestDefaultsLookup(t *testing.T) {
 	if _, ok := d.Lookup("vllm", "--max-num-batched-tokens", "8192", "0.25.0"); ok {
 		t.Error("max-num-batched-tokens: cited, want compared")
 	}
-	if _, ok := d.Lookup("sglang", "--tensor-parallel-size", "1", "0.5.16"); ok {
-		t.Error("sglang has no cited rows")
+	// SGLang: only the parallel sizes of one (ServerArgs), every version;
+	// other SGLang flags stay compared
+	if r, ok := d.Lookup("sglang", "--data-parallel-size", "1", ""); !ok || !strings.Contains(r.Source, "sglang/srt/server_args.py") {
+		t.Errorf("sglang --data-parallel-size 1: %+v %v", r, ok)
+	}
+	if _, ok := d.Lookup("sglang", "--data-parallel-size", "2", "0.5.16"); ok {
+		t.Error("sglang --data-parallel-size 2: cited, want compared")
+	}
+	if _, ok := d.Lookup("sglang", "--mem-fraction-static", "0.9", "0.5.16"); ok {
+		t.Error("sglang --mem-fraction-static: cited, want compared")
 	}
 }
 

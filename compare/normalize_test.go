@@ -133,7 +133,7 @@ func TestNormalizeProcess(t *testing.T) {
 	}
 	n := r.NormalizeProcess(p, "sglang", "")
 	want := map[string]string{
-		"program":                             "python3 -m sglang.launch_server",
+		"program":                             "sglang serve",                   // python -m sglang.launch_server is the sglang CLI's server
 		"--model-path":                        "nvidia/Qwen3.5-397B-A17B-NVFP4", // via --served-model-name
 		"--served-model-name":                 "nvidia/Qwen3.5-397B-A17B-NVFP4",
 		"--tensor-parallel-size":              "4",
