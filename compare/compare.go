@@ -442,7 +442,7 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, strict Strictnes
 			verdict = Worse(verdict, ContentNotKnown)
 			continue
 		}
-		if cv != nil && rv != nil && (*cv == *rv || !s.Literal && !(c != nil && c.Literal) && Equal(*cv, *rv)) {
+		if cv != nil && rv != nil && (*cv == *rv || !s.Literal && !(c != nil && c.Literal) && Equal(*cv, *rv) || rules.sameModel(k, *cv, *rv)) {
 			res.Matched++
 			continue
 		}

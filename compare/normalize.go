@@ -41,6 +41,11 @@ type Rules struct {
 	EnvInverted map[string]string              `yaml:"envInverted"`
 	EnvPrefix   map[string]string              `yaml:"envPrefixAliases"`
 	Defaults    map[string]map[string]string   `yaml:"defaults"`
+	// ValueAliases is engine -> canonical flag -> value spelling ->
+	// canonical value: two spellings the engine treats as one value
+	// (SGLang's ServerArgs rewrites --speculative-algorithm NEXTN to
+	// EAGLE).
+	ValueAliases map[string]map[string]map[string]string `yaml:"valueAliases"`
 
 	canon map[string]map[string]string // engine -> spelling -> canonical
 	json  map[string]bool
@@ -421,6 +426,9 @@ func (r *Rules) NormalizeProcess(p *launch.Process, engine, hfID string) *Normal
 			}
 			val = strings.Join(vs, " ")
 		}
+		if c, ok := r.ValueAliases[engine][flag][val]; ok {
+			val = c
+		}
 		if d, ok := r.Defaults[engine][flag]; ok && d == val {
 			continue // the engine default, same as absent
 		}
@@ -440,6 +448,7 @@ func (r *Rules) NormalizeProcess(p *launch.Process, engine, hfID string) *Normal
 			n.remove(k)
 		}
 	}
+	r.derive(n, engine, hfID)
 	for _, e := range p.Env {
 		name, v := r.Env(e.Name, e.Value)
 		n.add(&Setting{Key: "env " + name, Kind: "env", Name: name, Value: v, Raw: e.Name + "=" + e.Value, Origins: []launch.Origin{e.Origin}}, true)
@@ -604,4 +613,41 @@ func templateRe(t string) *regexp.Regexp {
 	sb.WriteString(regexp.QuoteMeta(t[last:]))
 	sb.WriteString("$")
 	return regexp.MustCompile(sb.String())
+}
+
+// derive applies the engine's own rules for settings that follow from
+// others, so a side that states the derived value and a side that leaves
+// it to the engine compare equal:
+//   - SGLang: --tokenizer-path equal to the model path is the default
+//     (ServerArgs: tokenizer_path = model_path when unset);
+//   - SGLang: with an all-to-all MoE backend (--moe-a2a-backend other than
+//     none) and no --expert-parallel-size, the experts are split over the
+//     TP ranks (ServerArgs: "the expert parallel size is adjusted to be
+//     the same as the tensor parallel size").
+//
+// Source: sgl-project/sglang python/sglang/srt/server_args.py (ServerArgs
+// __post_init__), as the SGLang cookbook pages' commands rely on it.
+func (r *Rules) derive(n *Normalized, engine, hfID string) {
+	if engine != "sglang" {
+		return
+	}
+	if tok, ok := n.Settings["--tokenizer-path"]; ok {
+		if m, ok := n.Settings["--model-path"]; ok && strings.EqualFold(tok.Value, m.Value) {
+			n.remove("--tokenizer-path")
+		}
+	}
+	a2a, ok := n.Settings["--moe-a2a-backend"]
+	_, hasEP := n.Settings["--expert-parallel-size"]
+	tp, hasTP := n.Settings["--tensor-parallel-size"]
+	if ok && a2a.Value != "none" && a2a.Value != "" && !hasEP && hasTP {
+		n.add(&Setting{Key: "--expert-parallel-size", Kind: "flag", Name: "--expert-parallel-size", Value: tp.Value,
+			Raw: "(derived: --moe-a2a-backend " + a2a.Value + " splits experts over the TP ranks)", Origins: a2a.Origins}, false)
+	}
+}
+
+// sameModel reports whether two values of a model path flag name the same
+// Hugging Face repository: the Hub resolves repository ids
+// case-insensitively ("…-FP4-v2" is "…-FP4-V2").
+func (r *Rules) sameModel(key, a, b string) bool {
+	return r.model[key] && launch.LooksHF(a) && launch.LooksHF(b) && strings.EqualFold(a, b)
 }

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
@@ -208,5 +209,32 @@ func TestRepeatedFlags(t *testing.T) {
 		Args: []launch.Arg{{Flag: "--prefill", Values: []string{"http://$PREFILL_0_HEAD_IP:30000", "8998"}}, {Flag: "--prefill", Values: []string{"http://$PREFILL_1_HEAD_IP:30000", "8998"}}}}
 	if got, want := r.NormalizeProcess(rt, "sglang-router", "").Settings["--prefill"].Value, "http://$PREFILL_0_HEAD_IP:30000 8998 ; http://$PREFILL_1_HEAD_IP:30000 8998"; got != want {
 		t.Errorf("router repeated flag = %q, want %q", got, want)
+	}
+}
+
+// TestSGLangDerivedSettings: settings SGLang's ServerArgs derives compare
+// equal to the side that states them — NEXTN is EAGLE, a tokenizer path
+// equal to the model path is the default, an all-to-all MoE backend splits
+// the experts over the TP ranks — and model ids compare without case.
+func TestSGLangDerivedSettings(t *testing.T) {
+	w := func(args ...launch.Arg) *launch.Process {
+		return &launch.Process{Kind: launch.KindWorker, Program: "sglang serve", Args: args}
+	}
+	a := func(f string, v ...string) launch.Arg { return launch.Arg{Flag: f, Values: v} }
+	up := &launch.Deployment{Engine: "sglang", Model: "org/M-FP4-v2", Processes: []launch.Process{*w(a("--model-path", "org/M-FP4-v2"), a("--tp", "8"),
+		a("--speculative-algorithm", "NEXTN"), a("--moe-a2a-backend", "megamoe"))}}
+	ix := &launch.Deployment{Engine: "sglang", Model: "org/M-FP4-V2", Processes: []launch.Process{*w(a("--model-path", "org/M-FP4-V2"), a("--tokenizer-path", "org/M-FP4-V2"),
+		a("--tp", "8"), a("--ep-size", "8"), a("--speculative-algorithm", "EAGLE"), a("--moe-a2a-backend", "megamoe"))}}
+	rs, err := Compare(up, ix, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs[0].Verdict != Covered || len(rs[0].Differences) != 0 {
+		t.Errorf("verdict %s, differences %v", rs[0].Verdict, diffText(rs[0]))
+	}
+	// a different EP is still a difference
+	ix.Processes[0].Args[3] = a("--ep-size", "4")
+	if rs, _ := Compare(up, ix, Options{}); rs[0].Verdict != Differs || strings.Join(diffText(rs[0]), "|") != "--expert-parallel-size: upstream 8, inferencex 4" {
+		t.Errorf("ep 8 vs 4: %s %v", rs[0].Verdict, diffText(rs[0]))
 	}
 }

@@ -889,9 +889,45 @@ func (c *run) pagesPart() error {
 	for i := range keys {
 		keys[i].Source = report.SourcePages
 	}
+	if len(files) > 0 {
+		// A page that could not run may hold the selection that covers a
+		// role: "no page covers this" is then not known, never a gap.
+		failed := fmt.Sprintf("%d cookbook page %s could not be read (%s): a selection there may cover it",
+			len(files), plural(len(files), "snippet", "snippets"), strings.Join(files, ", "))
+		for i := range keys {
+			k := &keys[i]
+			kv := compare.Verdict("")
+			for j := range k.Rows {
+				row := &k.Rows[j]
+				rv := compare.Verdict("")
+				for r := range row.Roles {
+					ro := &row.Roles[r]
+					if ro.Verdict == compare.NotCovered {
+						ro.Verdict = compare.Unsupported
+						ro.Misses = append(ro.Misses, failed)
+					}
+					rv = compare.Worse(rv, ro.Verdict)
+				}
+				if len(row.Roles) > 0 {
+					row.Verdict = rv
+				}
+				kv = compare.Worse(kv, row.Verdict)
+			}
+			if len(k.Rows) > 0 {
+				k.Verdict = kv
+			}
+		}
+	}
 	c.rep.Pages = keys
 	if c.rep.Pages == nil {
 		c.rep.Pages = []report.VLLMKey{}
 	}
 	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -256,7 +256,9 @@ func indexPages(sels []pages.Selection) (*pageIndex, []error) {
 // misses lists how a page role differs from the wanted InferenceX role
 // ("hardware: page b200, want gb200", "tp: page 8, want 4", …), most
 // significant first; none for an exact match. A precision the page does
-// not state is not a miss.
+// not state is not a miss, nor is a precision label when both serve the
+// same checkpoint (the checkpoint is the precision; a page's quant pill
+// may name the kernel path, e.g. fp4 MoE kernels on the FP8 checkpoint).
 func misses(page, want roleSig) []string {
 	var m []string
 	if !strings.EqualFold(page.Model, want.Model) {
@@ -265,7 +267,7 @@ func misses(page, want roleSig) []string {
 	if page.Hardware != want.Hardware {
 		m = append(m, fmt.Sprintf("hardware: page %s, want %s", page.Hardware, want.Hardware))
 	}
-	if page.Precision != "" && want.Precision != "" && page.Precision != want.Precision {
+	if page.Precision != "" && want.Precision != "" && page.Precision != want.Precision && !strings.EqualFold(page.Model, want.Model) {
 		m = append(m, fmt.Sprintf("precision: page %s, want %s", page.Precision, want.Precision))
 	}
 	if page.Role != want.Role {

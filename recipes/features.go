@@ -2,6 +2,7 @@ package recipes
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -313,8 +314,8 @@ func (u *featureUse) choose(_ string, toggle, inDefault bool, opts []featureOpt,
 	return on, best
 }
 
-// renderFor re-renders r (same tree, variant, hardware, strategy and node
-// count) with the features chosen for the worker use describes, as the
+// renderFor re-renders r (same tree, variant, hardware, strategy, node
+// count and KV-offload option) with the features chosen for the worker use describes, as the
 // site's feature toggles would produce it. It returns nil when that choice
 // is the default feature set (r itself is the answer) or r cannot be
 // re-rendered.
@@ -325,7 +326,7 @@ func (s *Site) renderFor(r *Rendering, use *featureUse) *Rendering {
 	x := *r.ctx
 	x.pc = posCache{site: s, m: map[*yaml.Node]launch.Origin{}}
 	x.choose = use.choose
-	out, ok := x.renderPick(r.Strategy, r.reqN, r.pick)
+	out, ok := x.renderOffload(r.Strategy, r.reqN, r.pick, r.KVOffload)
 	if !ok || !out.CustomFeatures {
 		return nil
 	}
@@ -337,36 +338,171 @@ func (s *Site) renderFor(r *Rendering, use *featureUse) *Rendering {
 // withFeatures adds, before each model YAML candidate, its re-render with
 // the features the InferenceX worker (args) uses when that differs from
 // the site's default feature set, then orders the candidates so those
-// whose speculative decoding agrees with the worker's come first (stable:
-// otherwise the Match order).
+// whose speculative decoding agrees with the worker's come first, and
+// within each group those whose KV-offload connector agrees with the
+// worker's (offloadConnector: a worker without one prefers renderings
+// without a KV Offload pick) — stable: otherwise the Match order.
 func (ix *Index) withFeatures(cs []Candidate, args []launch.Arg) []Candidate {
 	if len(cs) == 0 {
 		return cs
 	}
 	use := newFeatureUse(args)
 	_, spec := use.vals["--speculative-config"]
+	conns := ix.offloadConnectors()
+	wantConn := offloadConnector(use.vals["--kv-transfer-config"], conns)
 	out := make([]Candidate, 0, len(cs)+len(cs)/2)
 	for _, c := range cs {
+		// A nearest (inexact) candidate has no KV-offload twin in the
+		// list: re-render it with the worker's offload option so the
+		// evidence compares like with like.
+		if !c.Exact && wantConn != "" && c.rendering != nil && c.rendering.KVOffload == "" {
+			if alt := ix.offloadFor(c.rendering, use, wantConn); alt != nil {
+				out = append(out, candidateFrom(c, alt))
+			}
+		}
 		if alt := ix.site.renderFor(c.rendering, use); alt != nil {
 			out = append(out, candidateFrom(c, alt))
 		}
 		out = append(out, c)
 	}
-	agree := func(c *Candidate) bool {
+	// disagree ranks a candidate: 0 when both its speculative decoding
+	// and its offload connector agree with the worker's, 1 when only the
+	// spec decoding does, 2 and 3 likewise when the spec decoding does not;
+	// -1 drops a rendering with a KV Offload pick whose connector is not
+	// the worker's (a worker without an offload connector, or with
+	// another one, is compared with the renderings without it).
+	disagree := func(c *Candidate) int {
 		if c.Process < 0 || c.Process >= len(c.Deployment.Processes) {
-			return !spec
+			n := 0
+			if spec {
+				n += 2
+			}
+			if wantConn != "" {
+				n++
+			}
+			return n
 		}
-		return SpecDecoding(c.Deployment.Processes[c.Process].Args) == spec
+		pa := c.Deployment.Processes[c.Process].Args
+		n := 0
+		if SpecDecoding(pa) != spec {
+			n += 2
+		}
+		var kv []string
+		if norm, _ := NormalizeArgs(pa); len(norm) > 0 {
+			kv, _ = launch.Lookup(norm, "--kv-transfer-config")
+		}
+		if offloadConnector(kv, conns) != wantConn {
+			if c.rendering != nil && c.rendering.KVOffload != "" {
+				return -1
+			}
+			n++
+		}
+		return n
+	}
+	rank := make([]int, len(out))
+	kept := 0
+	for i := range out {
+		if rank[i] = disagree(&out[i]); rank[i] >= 0 {
+			kept++
+		}
 	}
 	sorted := make([]Candidate, 0, len(out))
-	for _, want := range []bool{true, false} {
+	for want := range 4 {
 		for i := range out {
-			if agree(&out[i]) == want {
+			if rank[i] == want || kept == 0 && rank[i] < 0 && want == 3 {
 				sorted = append(sorted, out[i])
 			}
 		}
 	}
 	return sorted
+}
+
+// offloadFor re-renders r with the features use describes and the
+// composing KV-offload option whose connector is conn (of those the site
+// offers on r's selection, the one whose args best match the worker's);
+// nil when none is offered or r cannot be re-rendered.
+func (ix *Index) offloadFor(r *Rendering, use *featureUse, conn string) *Rendering {
+	if r.ctx == nil {
+		return nil
+	}
+	x := *r.ctx
+	x.kvOpts = ix.kvOpts
+	best, bestScore := "", -1
+	for _, p := range pairs(ix.kvOpts) {
+		opt := x.kvOption(p.key, r.Strategy)
+		if opt == nil || offloadConnector(argValues(get(opt, "args"), "--kv-transfer-config"), map[string]bool{conn: true}) == "" {
+			continue
+		}
+		if sc, _ := use.score(get(opt, "args")); sc > bestScore {
+			best, bestScore = p.key, sc
+		}
+	}
+	if best == "" {
+		return nil
+	}
+	x.pc = posCache{site: ix.site, m: map[*yaml.Node]launch.Origin{}}
+	x.choose = use.choose
+	out, ok := x.renderOffload(r.Strategy, r.reqN, r.pick, best)
+	if !ok {
+		return nil
+	}
+	out.ctx = nil
+	return out
+}
+
+// argValues is the value following flag in a YAML arg list (nil when the
+// flag is absent or last).
+func argValues(args *yaml.Node, flag string) []string {
+	toks := seq(args)
+	for i := 0; i+1 < len(toks); i++ {
+		if f, _ := str(toks[i]); f == flag {
+			return []string{strOr(toks[i+1], "")}
+		}
+	}
+	return nil
+}
+
+// kvConnectorRe finds the kv_connector of a --kv-transfer-config value,
+// also in a value that is not valid JSON (an InferenceX script's shell
+// expansion inside it).
+var kvConnectorRe = regexp.MustCompile(`"kv_connector"\s*:\s*"([^"]*)"`)
+
+// kvConnector is the kv_connector a --kv-transfer-config value names ("" when
+// none).
+func kvConnector(v string) string {
+	if m := kvConnectorRe.FindStringSubmatch(v); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// offloadConnectors is the set of kv_connector names of the taxonomy's
+// composing KV-offload options (kv_offload.<key>.args
+// --kv-transfer-config): SimpleCPUOffloadConnector, LMCacheMPConnector …
+func (ix *Index) offloadConnectors() map[string]bool {
+	out := map[string]bool{}
+	for _, p := range pairs(ix.kvOpts) {
+		if v := argValues(get(p.val, "args"), "--kv-transfer-config"); len(v) > 0 {
+			if c := kvConnector(v[0]); c != "" {
+				out[c] = true
+			}
+		}
+	}
+	return out
+}
+
+// offloadConnector is the connector of a --kv-transfer-config option's
+// values vals (the JSON is the first) when it is one of the KV-offload
+// connectors conns, else "" (no config, or a disaggregation or Mooncake
+// connector).
+func offloadConnector(vals []string, conns map[string]bool) string {
+	if len(vals) == 0 {
+		return ""
+	}
+	if c := kvConnector(vals[0]); conns[c] {
+		return c
+	}
+	return ""
 }
 
 // candidateFrom is c for the feature re-render r of its rendering.

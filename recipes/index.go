@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
@@ -111,6 +113,9 @@ func (c *Candidate) Where() string {
 			}
 			w += " features=" + strings.Join(fs, ",")
 		}
+		if c.Query.KVOffload != "" && c.Query.KVOffload != c.Strategy {
+			w += " kv_offload=" + c.Query.KVOffload
+		}
 		return w
 	}
 	return fmt.Sprintf("%s:%d § %s", c.File, c.Line, c.Section)
@@ -149,6 +154,7 @@ type Index struct {
 	entries []entry
 	family  map[string]string // lower-case checkpoint id → parent recipe id
 	space   *spaceCache       // per-query selection-space renderings
+	kvOpts  *yaml.Node        // taxonomy.yaml kv_offload (composing KV-offload options)
 }
 
 // Open indexes the vllm-project/recipes tree at root. Files that fail to
@@ -163,6 +169,12 @@ func Open(root string) (*Index, error) {
 		return nil, fmt.Errorf("%s: not a vllm-project/recipes tree (no taxonomy.yaml)", root)
 	}
 	ix := &Index{Root: root, site: site, family: map[string]string{}, space: &spaceCache{}}
+	// The site's KV Offload row (taxonomy.yaml kv_offload); LoadSite
+	// parsed the same file without error, so a failure here only leaves the
+	// options out.
+	if tax, err := loadDoc(root, taxonomyFile); err == nil {
+		ix.kvOpts = get(tax.root, "kv_offload")
+	}
 	for _, r := range site.Recipes {
 		ix.family[strings.ToLower(r.HFID)] = r.HFID
 		if mid, ok := str(getPath(r.root, "model", "model_id")); ok {
@@ -259,7 +271,8 @@ func (ix *Index) Len() int { return len(ix.entries) }
 // Match finds the recipe roles covering q. Exact candidates (same model or
 // variant checkpoint of it, precision, hardware, role and topology) come
 // first, model YAML before Markdown, recommended before alternatives,
-// kv-store renderings last. When nothing matches exactly, the q.Nearest
+// kv-store renderings and those with a composing KV-offload option
+// (Simple, LMCache …) last. When nothing matches exactly, the q.Nearest
 // (default 1) best-scoring candidates are returned with Exact false and
 // Misses set. It returns an error for a query without a model or a
 // framework outside the vLLM family.
@@ -360,7 +373,7 @@ func (ix *Index) Match(q Query) ([]Candidate, error) {
 		if !e.recommended {
 			rank++
 		}
-		if strings.HasPrefix(e.strategy, "kv_store") {
+		if strings.HasPrefix(e.strategy, "kv_store") || e.rendering != nil && e.rendering.KVOffload != "" {
 			rank += 2
 		}
 		if e.space {

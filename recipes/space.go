@@ -59,7 +59,10 @@ type SiteQuery struct {
 	FMode []string
 	// Prefill and Decode are the PD pools (pd_cluster only).
 	Prefill, Decode PoolPick
-	KVOffload       string // kv_store_lb strategy id ("" = off)
+	// KVOffload is the KV Offload row's pick ("" = off): a kv_store_lb
+	// strategy id (Mooncake) or a composing taxonomy kv_offload key
+	// ("simple", "lmcache" …).
+	KVOffload   string
 	KVInstances     int    // Mooncake instances (0 = the topology default)
 
 	// defaults the URL omits (syncUrl deletes a value equal to them)
@@ -152,6 +155,9 @@ func (b *build) siteQuery(out *Rendering) SiteQuery {
 	if b.K != nil {
 		q.Strategy, q.KVOffload, q.Nodes = out.ServingStrategy, b.K.name, out.NodeCount
 		q.KVInstances, q.defKVInstances = out.Instances, out.Instances
+	}
+	if b.kvo != "" {
+		q.KVOffload = b.kvo
 	}
 	q.recommended = x.recommend(q.Nodes)
 	if b.choose != nil && !sameSet(b.featOn, x.features) {
@@ -309,13 +315,76 @@ func (x *rctx) nodeOptions() []int {
 	return []int{1, 2}
 }
 
+// taxonomyFile is the taxonomy document the KV-offload options come from.
+const taxonomyFile = "taxonomy.yaml"
+
+// kvOption is taxonomy kv_offload.<key> when the site offers that
+// composing option for serving strategy id on this recipe, variant and
+// hardware, else nil. The gates are the site's (CommandBuilder.jsx
+// kvOptAllowed, command-synthesis.js isKvOffloadAllowedForStrategy,
+// isKvOffloadSupportedForRecipe, isKvOffloadBrandSupported): not on Intel
+// XPU (generation "xpu"); never under pd_cluster or kv_store_lb (they own
+// --kv-transfer-config); only on the option's `strategies` when it lists
+// some (LMCache: single_node_tp/tep/dep); not when the recipe's
+// kv_offload_support.<key> is "unsupported", and for a `requires_opt_in`
+// option only when it is "verified"; only on the option's `brands` when it
+// lists some.
+func (x *rctx) kvOption(key, id string) *yaml.Node {
+	opt := deref(get(x.kvOpts, key))
+	if key == "" || opt == nil || isNull(opt) || !truthy(opt) {
+		return nil
+	}
+	if len(x.hw.Generations) == 1 && x.hw.Generations[0] == "xpu" {
+		return nil
+	}
+	sd := x.s.stratByID[id]
+	if sd == nil || sd.deployType == "pd_cluster" || sd.deployType == "kv_store_lb" {
+		return nil
+	}
+	if al := get(opt, "strategies"); isSeq(al) && len(seq(al)) > 0 && !containsStr(al, id) {
+		return nil
+	}
+	support := strOr(getPath(x.r.root, "kv_offload_support", key), "")
+	if support == "unsupported" || truthy(get(opt, "requires_opt_in")) && support != "verified" {
+		return nil
+	}
+	if br := get(opt, "brands"); isSeq(br) && len(seq(br)) > 0 && !containsStr(br, x.hw.Brand) {
+		return nil
+	}
+	return opt
+}
+
+// kvOffloadKeys lists the taxonomy kv_offload keys in YAML order.
+func (x *rctx) kvOffloadKeys() []string {
+	var keys []string
+	for _, p := range pairs(x.kvOpts) {
+		if !contains(keys, p.key) {
+			keys = append(keys, p.key)
+		}
+	}
+	return keys
+}
+
+// withOffload appends to out r and, for each composing KV-offload option
+// the site offers on r's selection (kvOption), r re-rendered with it.
+func (x *rctx) withOffload(out []*Rendering, r *Rendering) []*Rendering {
+	out = append(out, r)
+	for _, k := range x.kvOffloadKeys() {
+		if kr, ok := x.renderOffload(r.Strategy, r.reqN, r.pick, k); ok {
+			out = append(out, kr)
+		}
+	}
+	return out
+}
+
 // selections renders every builder selection of x (one variant on one
 // hardware) that changes a worker: each serving strategy on each node
-// count the Nodes row offers (floored by the strategy's minimum), and for
-// pd_cluster every pool mode × pool size (1 … 16 nodes) of each role with
-// the other pool at its default. Features stay the default set (feature
-// toggles are applied per worker by MatchDeployment). Mooncake renderings
-// are the JSON API's.
+// count the Nodes row offers (floored by the strategy's minimum), each of
+// them also with every composing KV-offload option offered there (x.kvOpts:
+// Simple, LMCache …), and for pd_cluster every pool mode × pool size
+// (1 … 16 nodes) of each role with the other pool at its default.
+// Features stay the default set (feature toggles are applied per worker by
+// MatchDeployment). Mooncake renderings are the JSON API's.
 func (x *rctx) selections(list []string) []*Rendering {
 	var out []*Rendering
 	s, hw := x.s, x.hw
@@ -324,7 +393,7 @@ func (x *rctx) selections(list []string) []*Rendering {
 		switch sd.deployType {
 		case "single_node":
 			if r, ok := x.renderStrategy(id, 1); ok {
-				out = append(out, r)
+				out = x.withOffload(out, r)
 			}
 		case "multi_node":
 			if !hw.Scalable {
@@ -341,7 +410,7 @@ func (x *rctx) selections(list []string) []*Rendering {
 				}
 				done[n] = true
 				if r, ok := x.renderStrategy(id, n); ok {
-					out = append(out, r)
+					out = x.withOffload(out, r)
 				}
 			}
 		case "pd_cluster":
@@ -429,10 +498,10 @@ func (ix *Index) spaceEntries(model, hw string) []entry {
 			if !strings.EqualFold(variantCheckpoint(r, p.val), model) || !s.variantOn(r, p.val, h) {
 				continue
 			}
-			x := &rctx{s: s, t: treeSpec{id: r.HFID, recipe: r, variant: p.key}, r: r, v: p.key, vn: p.val, hw: h, pc: pc}
+			x := &rctx{s: s, t: treeSpec{id: r.HFID, recipe: r, variant: p.key}, r: r, v: p.key, vn: p.val, hw: h, pc: pc, kvOpts: ix.kvOpts}
 			list := x.setup()
 			for _, rd := range x.selections(list) {
-				rd.Recommended = rd.Strategy == x.recommend(rd.NodeCount) && rd.pick == nil
+				rd.Recommended = rd.Strategy == x.recommend(rd.NodeCount) && rd.pick == nil && rd.KVOffload == ""
 				for _, e := range renderingEntries(r.File, rd) {
 					if rd.spaceRole != "" && string(e.role) != rd.spaceRole {
 						continue

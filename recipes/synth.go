@@ -86,6 +86,19 @@ type Rendering struct {
 	// not a JSON file of the site (Paths is empty), it is the command the
 	// site's feature toggles produce.
 	CustomFeatures bool
+	// KVOffload is the composing KV-offload option of the rendering (a
+	// taxonomy.yaml kv_offload key such as "simple" or "lmcache"; "" for
+	// none): its args are appended after the feature args (so its
+	// --kv-transfer-config wins the last-wins dedupe) and its env after the
+	// strategy's (vllm-project/recipes src/lib/command-synthesis.js
+	// resolveCommand, buildArgs step 8 and buildEnv). Such a rendering is
+	// not a JSON file of the site (Paths is empty); the KV Offload row of
+	// the builder shows it.
+	KVOffload string
+	// Companion is the option's companion command (kv_offload.<key>
+	// .companion.command, end-trimmed: LMCache's `lmcache server …`, which
+	// the site shows on its own tab to run before vllm serve); "" when none.
+	Companion string
 	// Query is the recipes.vllm.ai selection that shows this rendering and
 	// URL the page link with it (SiteQuery.URL).
 	Query SiteQuery
@@ -370,6 +383,9 @@ type rctx struct {
 	pc       posCache
 	// choose, when set, replaces the default feature set (features.go).
 	choose featureChooser
+	// kvOpts is taxonomy.yaml kv_offload (the composing KV-offload options;
+	// nil: none are rendered).
+	kvOpts *yaml.Node
 }
 
 func (x *rctx) offeredHas(id string) bool {
@@ -669,6 +685,8 @@ type build struct {
 	so        *yaml.Node
 	N         int
 	K         *strategyDoc // kv rendering only
+	kvo       string       // composing KV-offload option key ("" = off)
+	kvoNode   *yaml.Node   // taxonomy kv_offload.<kvo>
 	instances int
 	pdNodes   map[string]int
 	modelID   string
@@ -701,11 +719,24 @@ func (x *rctx) renderStrategy(id string, n int) (*Rendering, bool) {
 // not nil) sets each pool's mode and node count as the site's PD pool pills
 // do (CommandBuilder.jsx pdNodes → command-synthesis.js resolveCommand).
 func (x *rctx) renderPick(id string, n int, pick *pdPick) (*Rendering, bool) {
+	return x.renderOffload(id, n, pick, "")
+}
+
+// renderOffload is renderPick with the composing KV-offload option kvo
+// (a taxonomy kv_offload key, "" = off) selected on the KV Offload row; it
+// fails when the site does not offer kvo for this selection (kvOption).
+func (x *rctx) renderOffload(id string, n int, pick *pdPick, kvo string) (*Rendering, bool) {
 	sd := x.s.stratByID[id]
 	if sd == nil || n > maxNodes {
 		return nil, false
 	}
 	b := &build{rctx: x, sid: id, S: sd, N: n, pick: pick}
+	if kvo != "" {
+		if b.kvoNode = x.kvOption(kvo, id); b.kvoNode == nil {
+			return nil, false
+		}
+		b.kvo = kvo
+	}
 	b.modelFile = x.r.rel
 	if mn := get(x.vn, "model_id"); truthy(mn) {
 		b.modelNode = mn
@@ -742,6 +773,10 @@ func (x *rctx) renderPick(id string, n int, pick *pdPick) (*Rendering, bool) {
 		return nil, false
 	}
 	out.Features, out.CustomFeatures = b.chosen, b.custom
+	if b.kvoNode != nil {
+		out.KVOffload = b.kvo
+		out.Companion = strings.TrimRight(strOr(getPath(b.kvoNode, "companion", "command"), ""), " \t\n\r")
+	}
 	out.Query = b.siteQuery(out)
 	out.URL = out.Query.URL()
 	return out, true
@@ -1064,6 +1099,10 @@ func (b *build) argv(role string, rank int) ([]Token, error) {
 	}
 	// 6.
 	b.featureArgs(&l)
+	// 6b. The composing KV-offload option (buildArgs step 8).
+	if b.kvoNode != nil {
+		b.add(&l, taxonomyFile, get(b.kvoNode, "args"))
+	}
 	// 7.
 	if b.K != nil {
 		b.add(&l, b.K.rel, getPath(b.K.root, "vllm", "vllm_args"))
@@ -1329,6 +1368,9 @@ func (b *build) env(role string, _ int) []EnvEntry {
 		e.addMap(b.S.rel, getPath(b.S.root, role, "env"))
 	} else {
 		e.addMap(b.S.rel, get(b.S.root, "env"))
+	}
+	if b.kvoNode != nil { // composing-option env, after the strategy's
+		e.addMap(taxonomyFile, get(b.kvoNode, "env"))
 	}
 	if b.K != nil {
 		e.addMap(b.K.rel, getPath(b.K.root, "vllm", "env"))

@@ -210,10 +210,11 @@ func Headline(r *Report) string {
 			judge(row.Verdict)
 		}
 	}
-	if len(r.VLLMRecipeErrors) > 0 {
-		for range r.VLLMRecipeErrors {
-			add(string(compare.Error))
-		}
+	for range r.VLLMRecipeErrors {
+		add(string(compare.Error))
+	}
+	for range r.PageErrors {
+		add(string(compare.Error))
 	}
 	for _, l := range r.Upstream {
 		if !l.OK {

@@ -234,7 +234,7 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 	}
 	switch {
 	case rep.Errors:
-		return &exitError{code: exitUsage, err: errors.New("some cited recipes could not be rendered, or vLLM recipes could not be read (\"error\" above)")}
+		return &exitError{code: exitUsage, err: errors.New(errorsSummary(rep))}
 	case rep.Gap:
 		return errGap
 	}
@@ -396,4 +396,38 @@ func termWidth(w io.Writer) int {
 		return n
 	}
 	return 0
+}
+
+// errorsSummary says which inputs were bad when a run has errors (exit 2):
+// cited recipes or points that could not be rendered, vLLM recipe files
+// that could not be read, cookbook pages whose code failed — naming the
+// first page.
+func errorsSummary(rep *report.Report) string {
+	var parts []string
+	n := 0
+	for _, p := range rep.Points {
+		if p.Status == report.StatusError {
+			n++
+		}
+	}
+	for _, k := range rep.UpstreamKeys() {
+		for _, row := range k.Rows {
+			if row.Status == report.StatusError {
+				n++
+			}
+		}
+	}
+	if n > 0 {
+		parts = append(parts, fmt.Sprintf("%d cited points or vLLM/page rows could not be rendered", n))
+	}
+	if e := len(rep.VLLMRecipeErrors); e > 0 {
+		parts = append(parts, fmt.Sprintf("%s could not be read", plural(e, "vLLM recipe file")))
+	}
+	if e := len(rep.PageErrors); e > 0 {
+		parts = append(parts, fmt.Sprintf("%s failed (first: %s)", plural(e, "cookbook page snippet"), launch.EscapeControl(rep.Scrub(rep.PageErrors[0]))))
+	}
+	if len(parts) == 0 {
+		return "bad input (\"error\" above)"
+	}
+	return strings.Join(parts, "; ") + " (\"error\" above)"
 }

@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/parser"
 )
 
 // The enumeration below is ../shared/tools/cookbook_pages_oracle.mjs
@@ -78,12 +81,17 @@ const (
 // fastMin is the number of selections from which a generator's commands
 // are computed from one render (see fast in generatorDriverJS) instead of
 // one render per selection.
-const fastMin = 256
+const fastMin = 64
 
-// generatorDriverJS: (fn, CAP, FAST_MIN) → {run, enumerate}. run(null) is the page's
+// maxTemplates bounds the renders the fast path of generatorDriverJS keeps
+// before it gives up (and the caller re-renders per selection).
+const maxTemplates = 64
+
+// generatorDriverJS: (fn, CAP, FAST_MIN, tick, G_DEAD, IN_G, MAX_TEMPLATES)
+// → {run, enumerate}. run(null) is the page's
 // first render; enumerate(first) the oracle's walk, returning JSON rows and
 // the selections whose generateCommand threw.
-const generatorDriverJS = `(function (fn, CAP, FAST_MIN, tick) {
+const generatorDriverJS = `(function (fn, CAP, FAST_MIN, tick, G_DEAD, IN_G, MAX_TEMPLATES) {
   let injected = null;
   const React = {
     useState: (init) => {
@@ -142,32 +150,55 @@ const generatorDriverJS = `(function (fn, CAP, FAST_MIN, tick) {
     });
     return { rows: JSON.stringify(rows), skipped };
   };
-  // fast: one render with a Proxy standing for the injected selection, then
-  // generateCommand per selection. Only when the render itself reads
-  // nothing of the selection (so re-rendering per selection cannot change
-  // what the render computed), and when a sample of selections (the first
-  // and last 16, and one in every n/64) gives what the exact re-render
-  // gives; otherwise null (the caller re-renders per selection).
+  // fast: renders with a Proxy standing for the injected selection
+  // ("templates"), then the template's generateCommand per selection.
+  // A render that reads keys of the selection is a template only for the
+  // selections with the same values at those keys (a deterministic render
+  // reading the same values takes the same path, so it computes the same);
+  // reads made while the body's own generateCommand runs do not count when
+  // G_DEAD (the body calls it only as "const x = generateCommand(values)"
+  // with x never read, so those calls cannot change what the render
+  // computed). Any other use of the selection by a render (spread, keys,
+  // writes) gives up. Results are kept only when a sample of selections (the
+  // first and last 16, and one in every n/64) gives what the exact
+  // re-render gives; otherwise null (the caller re-renders per selection).
   const fast = (uniq, exact) => {
-    let cur = uniq[0], live = false, touched = false;
-    const fwd = (f) => function (t, ...a) { if (!live) touched = true; return f(...a); };
+    let cur = uniq[0], live = false, bad = false, reads = null;
+    const outside = () => !live && !(G_DEAD && IN_G());
     const proxy = new Proxy({}, {
-      get: fwd((k) => Reflect.get(cur, k)),
-      has: fwd((k) => Reflect.has(cur, k)),
-      ownKeys: fwd(() => Reflect.ownKeys(cur)),
-      getOwnPropertyDescriptor: fwd((k) => Reflect.getOwnPropertyDescriptor(cur, k)),
-      set: fwd((k, v) => Reflect.set(cur, k, v)),
-      defineProperty: fwd((k, d) => Reflect.defineProperty(cur, k, d)),
-      deleteProperty: fwd((k) => Reflect.deleteProperty(cur, k)),
+      get: (t, k) => { const v = Reflect.get(cur, k); if (outside()) reads.push([0, k, v]); return v; },
+      has: (t, k) => { const v = Reflect.has(cur, k); if (outside()) reads.push([1, k, v]); return v; },
+      ownKeys: () => { if (outside()) bad = true; return Reflect.ownKeys(cur); },
+      getOwnPropertyDescriptor: (t, k) => { if (outside()) bad = true; return Reflect.getOwnPropertyDescriptor(cur, k); },
+      set: (t, k, v) => { if (outside()) bad = true; return Reflect.set(cur, k, v); },
+      defineProperty: (t, k, d) => { if (outside()) bad = true; return Reflect.defineProperty(cur, k, d); },
+      deleteProperty: (t, k) => { if (outside()) bad = true; return Reflect.deleteProperty(cur, k); },
     });
-    let tpl;
-    try { tpl = run(proxy); } catch (e) { return null; }
-    if (touched || !tpl || typeof tpl.generateCommand !== "function") return null;
-    live = true;
-    const out = uniq.map((sel) => {
-      cur = sel; tick();
-      try { return { cmd: tpl.generateCommand(sel) }; } catch (e) { return { err: String((e && e.message) || e) }; }
-    });
+    const same = (a, b) => Object.is(a, b) ||
+      (a !== null && b !== null && typeof a === "object" && typeof b === "object" && JSON.stringify(a) === JSON.stringify(b));
+    const fits = (t, sel) => t.reads.every(([kind, k, v]) => same(kind ? Reflect.has(sel, k) : Reflect.get(sel, k), v));
+    const templates = [];
+    const template = (sel) => {
+      for (const t of templates) if (fits(t, sel)) return t;
+      if (templates.length >= MAX_TEMPLATES) return null;
+      cur = sel; live = false; reads = []; tick();
+      let tpl;
+      try { tpl = run(proxy); } catch (e) { return null; }
+      live = true;
+      if (bad || !tpl || typeof tpl.generateCommand !== "function") return null;
+      if (G_DEAD && tpl.generateCommand.name !== "generateCommand") return null;
+      const t = { reads, gen: tpl.generateCommand };
+      if (!fits(t, sel)) return null;
+      templates.push(t);
+      return t;
+    };
+    const out = [];
+    for (const sel of uniq) {
+      const t = template(sel);
+      if (!t) return null;
+      cur = sel; live = true; tick();
+      try { out.push({ cmd: t.gen(sel) }); } catch (e) { out.push({ err: String((e && e.message) || e) }); }
+    }
     const step = Math.max(1, Math.ceil(uniq.length / 64));
     for (let i = 0; i < uniq.length; i++) {
       if (!(i < 16 || i >= uniq.length - 16 || i % step === 0)) continue;
@@ -379,7 +410,8 @@ func decodeGenerator(ctx context.Context, p *programs, file string, src []byte, 
 	if err != nil {
 		return nil, nil, sb.err(err)
 	}
-	drv, err := sb.call(dv, fn, opt.MaxSelections, fastMin, sb.tick)
+	inG := func() bool { return sb.inFunc("generateCommand") }
+	drv, err := sb.call(dv, fn, opt.MaxSelections, fastMin, sb.tick, deadGenerateCommand(file, js), inG, maxTemplates)
 	if err != nil {
 		return nil, nil, sb.err(err)
 	}
@@ -436,26 +468,139 @@ func rowsToSelections(file, kind, rows string, opt Options) ([]Selection, error)
 
 // decodeOrdered decodes a JSON object, returning its values and key order.
 func decodeOrdered(raw json.RawMessage) (map[string]any, []string, error) {
-	vals := map[string]any{}
-	if err := json.Unmarshal(raw, &vals); err != nil {
-		return nil, nil, err
-	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
-	var order []string
-	if _, err := dec.Token(); err != nil { // {
+	t, err := dec.Token()
+	if err != nil {
 		return nil, nil, err
 	}
+	if d, ok := t.(json.Delim); !ok || d != '{' {
+		return nil, nil, fmt.Errorf("not an object: %s", raw)
+	}
+	vals := map[string]any{}
+	var order []string
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
 			return nil, nil, err
 		}
 		k, _ := t.(string)
-		order = append(order, k)
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
+		var v any
+		if err := dec.Decode(&v); err != nil {
 			return nil, nil, err
 		}
+		if _, dup := vals[k]; !dup {
+			order = append(order, k)
+		}
+		vals[k] = v
 	}
 	return vals, order, nil
+}
+
+// inFunc reports whether a JavaScript function named name is on the call
+// stack.
+func (sb *sandbox) inFunc(name string) bool {
+	for _, f := range sb.vm.CaptureCallStack(0, nil) {
+		if f.FuncName() == name {
+			return true
+		}
+	}
+	return false
+}
+
+// deadGenerateCommand reports whether the wrapped generator body js (see
+// generatorHead) declares `const generateCommand = …` once and calls it only
+// as `const x = generateCommand(…)` with x never referenced again, so that
+// those calls during a render cannot change what the render returns
+// (beyond what generateCommand itself does to its own state). Identifiers
+// are counted wherever they appear (property names too), which can only
+// make the answer false. False when unsure.
+func deadGenerateCommand(file, js string) bool {
+	const g = "generateCommand"
+	idents, binds, calls, ok := scanAST(file, js)
+	if !ok {
+		return false
+	}
+	base, _, _, ok := scanAST(file, generatorHead+generatorTail)
+	if !ok {
+		return false
+	}
+	decls, uses := 0, 0
+	for _, b := range binds {
+		if id, ok := b.Target.(*ast.Identifier); ok && id.Name == g {
+			switch b.Initializer.(type) {
+			case *ast.ArrowFunctionLiteral, *ast.FunctionLiteral:
+				decls++
+			default:
+				return false
+			}
+		}
+		c, ok := b.Initializer.(*ast.CallExpression)
+		if !ok {
+			continue
+		}
+		if id, ok := c.Callee.(*ast.Identifier); ok && id.Name == g {
+			x, ok := b.Target.(*ast.Identifier)
+			if !ok || idents[string(x.Name)] != 1 {
+				return false
+			}
+			uses++
+		}
+	}
+	called := 0
+	for _, c := range calls {
+		if id, ok := c.Callee.(*ast.Identifier); ok && id.Name == g {
+			called++
+		}
+	}
+	return decls == 1 && called == uses && idents[g]-base[g] == 1+uses
+}
+
+// scanAST parses src and returns how often each identifier name occurs
+// (anywhere: bindings, references, property names), every binding and
+// every call expression. ok is false when src does not parse.
+func scanAST(file, src string) (idents map[string]int, binds []*ast.Binding, calls []*ast.CallExpression, ok bool) {
+	prg, err := goja.Parse(file, src, parser.WithSourceMapLoader(denySourceMap))
+	if err != nil {
+		return nil, nil, nil, false
+	}
+	idents = map[string]int{}
+	seen := map[uintptr]bool{}
+	identType := reflect.TypeFor[ast.Identifier]()
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if v.IsNil() || seen[v.Pointer()] {
+				return
+			}
+			seen[v.Pointer()] = true
+			switch n := v.Interface().(type) {
+			case *ast.Binding:
+				binds = append(binds, n)
+			case *ast.CallExpression:
+				calls = append(calls, n)
+			}
+			walk(v.Elem())
+		case reflect.Interface:
+			if !v.IsNil() {
+				walk(v.Elem())
+			}
+		case reflect.Struct:
+			if v.Type() == identType {
+				idents[v.FieldByName("Name").String()]++
+				return
+			}
+			for i := range v.NumField() {
+				if v.Type().Field(i).IsExported() {
+					walk(v.Field(i))
+				}
+			}
+		case reflect.Slice, reflect.Array:
+			for i := range v.Len() {
+				walk(v.Index(i))
+			}
+		}
+	}
+	walk(reflect.ValueOf(prg))
+	return idents, binds, calls, true
 }
