@@ -543,6 +543,9 @@ func pagesMatchRow(row *report.VLLMRow, p infx.Point, r *infx.Row, ix *pageIndex
 	block := func(role launch.Role, w *infx.WorkerBlock) roleSig {
 		s := base
 		s.Role, s.TP, s.EP, s.DPAttn = role, max(w.TP, 1), max(w.EP, 1), w.DPAttn
+		// a worker spans the nodes its TP ranks need (GB200/GB300 trays
+		// hold 4 GPUs, the other SKUs 8)
+		s.Nodes = nodesFor(s.TP, base.Hardware)
 		return s
 	}
 	var qs []roleSig
@@ -583,4 +586,17 @@ func pagesMatchRow(row *report.VLLMRow, p infx.Point, r *infx.Row, ix *pageIndex
 	if row.Verdict == compare.MatchedNotCompared {
 		row.Verdict = row.Status.Verdict()
 	}
+}
+
+// nodesFor is how many nodes a worker of tp GPUs spans on hardware (the
+// master row does not say; srt-slurm recipes place a worker on
+// ceil(tp / gpus_per_node) nodes): GB200 and GB300 are 4-GPU trays, the
+// other SKUs 8-GPU nodes.
+func nodesFor(tp int, hardware string) int {
+	gpn := 8
+	switch hardware {
+	case "gb200", "gb300":
+		gpn = 4
+	}
+	return max(1, (tp+gpn-1)/gpn)
 }
