@@ -63,7 +63,7 @@ type SiteQuery struct {
 	// strategy id (Mooncake) or a composing taxonomy kv_offload key
 	// ("simple", "lmcache" …).
 	KVOffload   string
-	KVInstances     int    // Mooncake instances (0 = the topology default)
+	KVInstances int // Mooncake instances (0 = the topology default)
 
 	// defaults the URL omits (syncUrl deletes a value equal to them)
 	recommended    string
