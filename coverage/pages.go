@@ -404,21 +404,10 @@ func (c *run) pagesCoverage(sels []pages.Selection) ([]report.VLLMKey, error) {
 				continue
 			}
 		}
-		vk := report.VLLMKey{ConfigKey: key, Framework: e.Framework, Model: e.Model, Hardware: infx.Hardware(e.Runner),
-			Precision: e.Precision, Master: e.Pos.String()}
-		mf, ml := c.relPath(e.Pos.File), e.Pos.Line
-		vk.MasterFile, vk.MasterLine, vk.Master = mf, ml, fmt.Sprintf("%s:%d:%d", mf, ml, e.Pos.Col)
-		if ok, why := c.inScope(key); !ok {
-			vk.Verdict, vk.Note, vk.Rows = compare.NotApplicable, why, []report.VLLMRow{}
+		vk, pts, done := c.keyHeader(key, e)
+		if done {
 			out = append(out, vk)
 			continue
-		}
-		pts, err := c.ws.Points(key)
-		if err != nil {
-			vk.Rows = append(vk.Rows, report.VLLMRow{Row: -1, Status: report.StatusError, Message: err.Error(), Verdict: compare.Error})
-		}
-		if err == nil && len(pts) == 0 {
-			vk.Rows = append(vk.Rows, report.VLLMRow{Row: -1, Status: report.StatusError, Message: "config key has no search-space point", Verdict: compare.Error})
 		}
 		rows := map[int]*infx.Row{}
 		for i := range e.Rows {

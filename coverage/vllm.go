@@ -50,21 +50,10 @@ func (c *run) vllmCoverage(ix *recipes.Index) ([]report.VLLMKey, error) {
 				continue
 			}
 		}
-		vk := report.VLLMKey{ConfigKey: key, Framework: e.Framework, Model: e.Model, Hardware: infx.Hardware(e.Runner),
-			Precision: e.Precision, Master: e.Pos.String()}
-		if ok, why := c.inScope(key); !ok {
-			mf, ml := c.relPath(e.Pos.File), e.Pos.Line
-			vk.MasterFile, vk.MasterLine, vk.Master = mf, ml, fmt.Sprintf("%s:%d:%d", mf, ml, e.Pos.Col)
-			vk.Verdict, vk.Note, vk.Rows = compare.NotApplicable, why, []report.VLLMRow{}
+		vk, pts, done := c.keyHeader(key, e)
+		if done {
 			out = append(out, vk)
 			continue
-		}
-		pts, err := ws.Points(key)
-		if err != nil {
-			vk.Rows = append(vk.Rows, report.VLLMRow{Row: -1, Status: report.StatusError, Message: err.Error(), Verdict: compare.Error})
-		}
-		if err == nil && len(pts) == 0 {
-			vk.Rows = append(vk.Rows, report.VLLMRow{Row: -1, Status: report.StatusError, Message: "config key has no search-space point", Verdict: compare.Error})
 		}
 		rows := map[int]*infx.Row{}
 		for i := range e.Rows {
@@ -463,4 +452,27 @@ func (c *run) renderRow(p *infx.Point) (st report.Status, d launch.Deployment, r
 		fp += "\x00" + string(b)
 	}
 	return st, d, rerr, fp
+}
+
+// keyHeader starts the entry of a config key judged from the InferenceX
+// side: its master-config facts and place (relative to the checkout), and
+// its points. done: the key is complete as it is — not applicable under
+// the run's policy (Note says why), or its points could not be listed (an
+// error row).
+func (c *run) keyHeader(key string, e *infx.Entry) (vk report.VLLMKey, pts []infx.Point, done bool) {
+	vk = report.VLLMKey{ConfigKey: key, Framework: e.Framework, Model: e.Model, Hardware: infx.Hardware(e.Runner), Precision: e.Precision}
+	mf, ml := c.relPath(e.Pos.File), e.Pos.Line
+	vk.MasterFile, vk.MasterLine, vk.Master = mf, ml, fmt.Sprintf("%s:%d:%d", mf, ml, e.Pos.Col)
+	if ok, why := c.inScope(key); !ok {
+		vk.Verdict, vk.Note, vk.Rows = compare.NotApplicable, why, []report.VLLMRow{}
+		return vk, nil, true
+	}
+	pts, err := c.ws.Points(key)
+	switch {
+	case err != nil:
+		vk.Rows = append(vk.Rows, report.VLLMRow{Row: -1, Status: report.StatusError, Message: err.Error(), Verdict: compare.Error})
+	case len(pts) == 0:
+		vk.Rows = append(vk.Rows, report.VLLMRow{Row: -1, Status: report.StatusError, Message: "config key has no search-space point", Verdict: compare.Error})
+	}
+	return vk, pts, false
 }

@@ -166,7 +166,7 @@ func (r *Report) Scrub(s string) string {
 		if d == "" || d == "." {
 			continue
 		}
-		s = replacePathPrefix(s, d+"/", "")
+		s = replacePath(s, d+"/", "", false)
 	}
 	type rd struct{ dir, name string }
 	var ds []rd
@@ -188,15 +188,19 @@ func (r *Report) Scrub(s string) string {
 	// longest first: a checkout nested in another is removed whole
 	sort.SliceStable(ds, func(i, j int) bool { return len(ds[i].dir) > len(ds[j].dir) })
 	for _, d := range ds {
-		s = replacePathPrefix(s, d.dir+"/", "")
-		s = replaceWholePath(s, d.dir, d.name)
+		s = replacePath(s, d.dir+"/", "", false)
+		s = replacePath(s, d.dir, d.name, true)
 	}
 	return s
 }
 
-// replaceWholePath replaces the path old with repl where it stands as a
-// whole path: at a path boundary and not followed by a path character.
-func replaceWholePath(s, old, repl string) string {
+// replacePath replaces old with repl where old begins a path: at the
+// start of s or after a character that cannot be part of a path (space,
+// quote, bracket, "=", ":", ","), so a relative directory named like a
+// path element ("sglang") is never cut out of the middle of another path.
+// With whole, old must also end there (not be followed by a path
+// character: "/home/u/ix" is not "/home/u/ixy").
+func replacePath(s, old, repl string, whole bool) string {
 	if old == "" || !strings.Contains(s, old) {
 		return s
 	}
@@ -208,10 +212,12 @@ func replaceWholePath(s, old, repl string) string {
 			return b.String()
 		}
 		j := i + len(old)
-		start := i == 0 || strings.ContainsRune(" \t\n\"'`(<[{=:,;", rune(s[i-1]))
-		end := j == len(s) || !isPathChar(s[j])
+		ok := i == 0 || strings.ContainsRune(" \t\n\"'`(<[{=:,;", rune(s[i-1]))
+		if whole && j < len(s) && isPathChar(s[j]) {
+			ok = false
+		}
 		b.WriteString(s[:i])
-		if start && end {
+		if ok {
 			b.WriteString(repl)
 		} else {
 			b.WriteString(old)
@@ -222,32 +228,6 @@ func replaceWholePath(s, old, repl string) string {
 
 func isPathChar(c byte) bool {
 	return c == '/' || c == '.' || c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
-
-// replacePathPrefix replaces old with new where old begins a path: at the
-// start of s or after a character that cannot be part of a path (space,
-// quote, bracket, "=", ":", ","), so a relative directory named like a
-// path element ("sglang") is never cut out of the middle of another path.
-func replacePathPrefix(s, old, repl string) string {
-	if old == "" || !strings.Contains(s, old) {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, old)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		boundary := i == 0 || strings.ContainsRune(" \t\n\"'`(<[{=:,;", rune(s[i-1]))
-		b.WriteString(s[:i])
-		if boundary {
-			b.WriteString(repl)
-		} else {
-			b.WriteString(old)
-		}
-		s = s[i+len(old):]
-	}
 }
 
 // PolicyInfo names the policy version the report was judged against: its
