@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -304,7 +305,7 @@ func runDecodePages(stdout io.Writer, path string, o decodeOptions) error {
 			}
 		}
 		if len(keep) == 0 {
-			return usageErr("%s: --selection %q matches no selection (keys: %s; e.g. %s)", path, o.selection, strings.Join(sels[0].Order, ", "), sels[0].Hash())
+			return usageErr("%s: --selection %q matches no selection: %s (e.g. %s)", path, o.selection, selectionMiss(sels, want), sels[0].Hash())
 		}
 		sels = keep
 	default:
@@ -372,9 +373,46 @@ func parseSelectionFlag(s string) (map[string]string, error) {
 		if !ok || k == "" {
 			return nil, fmt.Errorf("--selection %q: want k=v,… (got %q)", s, kv)
 		}
+		if _, dup := out[k]; dup {
+			return nil, fmt.Errorf("--selection %q: %s given twice", s, k)
+		}
 		out[k] = strings.ReplaceAll(v, "+", ",")
 	}
 	return out, nil
+}
+
+// selectionMiss says why no selection of a page has all the wanted
+// values: a key the page has no row for, a value no selection offers
+// (with those it does), or a combination of offered values that no
+// selection makes.
+func selectionMiss(sels []pages.Selection, want map[string]string) string {
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		offered := map[string]bool{}
+		var order []string
+		for _, s := range sels {
+			v, ok := s.Values[k]
+			if !ok {
+				continue
+			}
+			vs := pages.ValueString(v)
+			if !offered[vs] {
+				offered[vs] = true
+				order = append(order, vs)
+			}
+		}
+		switch {
+		case len(order) == 0:
+			return fmt.Sprintf("unknown key %s (keys: %s)", k, strings.Join(sels[0].Order, ", "))
+		case !offered[want[k]]:
+			return fmt.Sprintf("%s=%s is not an option (%s)", k, want[k], strings.Join(order, ", "))
+		}
+	}
+	return "no selection combines these values"
 }
 
 // selectionMatches: every wanted key has the wanted value (String(v) as in

@@ -380,7 +380,7 @@ func TestDecodePages(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--selection", "hw=x"}, `--selection "hw=x" matches no selection (keys: hw; e.g. hw=h100)`},
+		{[]string{"--selection", "hw=x"}, `--selection "hw=x" matches no selection: hw=x is not an option (h100, b200) (e.g. hw=h100)`},
 		{[]string{"--selection", "hw"}, `--selection "hw": want k=v`},
 		{[]string{"--all", "--selection", "hw=h100"}, "cannot be combined with --selection"},
 		{[]string{"--cell", "0"}, "--cell is for AgentX snippets"},
