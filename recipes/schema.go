@@ -30,6 +30,7 @@ type SchemaError struct {
 	Msg       string
 }
 
+// Error is "file:line:col: yaml.path: message".
 func (e *SchemaError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s: %s", e.File, e.Line, e.Col, e.Path, e.Msg)
 }
