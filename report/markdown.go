@@ -422,7 +422,18 @@ func (m *md) gapBlocks() []keyBlock {
 		rows, more := 0, 0
 		if len(g.diffs.order)+len(g.prohib.order) > 0 {
 			b.WriteString("| role | setting | upstream | inferencex | points |\n|---|---|---|---|---|\n")
+			prevRole := ""
 			for _, grp := range []*gapGroups{&g.prohib, &g.diffs} {
+				// the rows of one role (and recipe) together, in first-seen order
+				roleAt := map[string]int{}
+				for i, k := range grp.order {
+					if _, ok := roleAt[grp.lines[k].role]; !ok {
+						roleAt[grp.lines[k].role] = i
+					}
+				}
+				sort.SliceStable(grp.order, func(i, j int) bool {
+					return roleAt[grp.lines[grp.order[i]].role] < roleAt[grp.lines[grp.order[j]].role]
+				})
 				for _, k := range grp.order {
 					if rows++; rows > maxGapRows {
 						more++
@@ -436,7 +447,12 @@ func (m *md) gapBlocks() []keyBlock {
 					if l.note != "" {
 						what += "<br>" + mdText(l.note)
 					}
-					fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", l.role, what, l.up, l.ix, pointsCell(l))
+					role := l.role
+					if role == prevRole {
+						role = "″" // the role (and the recipe it is compared with) of the row above
+					}
+					prevRole = l.role
+					fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", role, what, l.up, l.ix, pointsCell(l))
 				}
 			}
 			if more > 0 {
