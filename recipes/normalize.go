@@ -392,6 +392,11 @@ func QueryTopology(tp, ep, dp int, dpAttn bool) Topology {
 	tp, ep, dp = max(tp, 1), max(ep, 1), max(dp, 1)
 	var t Topology
 	switch {
+	case dpAttn && tp > 1 && ep > tp && ep%tp == 0 && dp <= 1:
+		// more experts' ranks than the TP size: TP inside DP ranks
+		// (InferenceX agg-h200-tp16dp2ep32: tp 16, ep 32, dp-attn), the
+		// GPU count is the EP size
+		t = Topology{TP: tp, DP: ep / tp, PP: 1, EP: true, GPUs: ep}
 	case dpAttn:
 		w := max(tp, ep, dp)
 		t = Topology{TP: 1, DP: w, PP: 1, EP: true, GPUs: w}

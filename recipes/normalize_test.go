@@ -61,3 +61,15 @@ func TestNormalizeFlagShortAliases(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryTopologyTPInsideDP: a master row with dp-attn and more EP ranks
+// than TP ranks runs TP inside DP ranks (agg-h200-tp16dp2ep32: tp 16, ep
+// 32), not DEP32; the plain DEP row (tp 8, ep 8) stays DEP8.
+func TestQueryTopologyTPInsideDP(t *testing.T) {
+	if got := QueryTopology(16, 32, 0, true); got.TP != 16 || got.DP != 2 || !got.EP || got.GPUs != 32 || got.String() != "TP16×DEP2" {
+		t.Errorf("tp16 ep32 dp-attn: %+v %s", got, got.String())
+	}
+	if got := QueryTopology(8, 8, 0, true); got.TP != 1 || got.DP != 8 || got.GPUs != 8 || got.String() != "DEP8" {
+		t.Errorf("tp8 ep8 dp-attn: %+v %s", got, got.String())
+	}
+}
