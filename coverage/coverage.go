@@ -189,10 +189,19 @@ func resolvePolicy(p, infxDir string) (exclusions.PolicySpec, string, error) {
 		return spec, "default", err
 	case "pinned":
 		file := ".github/codeowner-signoff-verify-prompt.md"
-		text, err := launch.ReadInput(filepath.Join(infxDir, filepath.FromSlash(file)))
+		text, err := readInCheckout(infxDir, file)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			// a prompt file that is there but cannot be read is bad
+			// input; falling back to the workflow would replay another
+			// version
+			return exclusions.PolicySpec{}, "", &OptionError{Field: "Policy", Value: p, Msg: fmt.Sprintf("%s: %v", file, err), Err: err}
+		}
 		if err != nil {
 			file = ".github/workflows/codeowner-signoff-verify.yml"
-			data, werr := launch.ReadInput(filepath.Join(infxDir, filepath.FromSlash(file)))
+			data, werr := readInCheckout(infxDir, file)
+			if werr != nil && !errors.Is(werr, fs.ErrNotExist) {
+				return exclusions.PolicySpec{}, "", &OptionError{Field: "Policy", Value: p, Msg: fmt.Sprintf("%s: %v", file, werr), Err: werr}
+			}
 			if werr != nil {
 				return exclusions.PolicySpec{}, "", &OptionError{Field: "Policy", Value: p, Msg: "the InferenceX checkout has no sign-off prompt (.github/codeowner-signoff-verify-prompt.md, or the prompt of .github/workflows/codeowner-signoff-verify.yml): no policy to pin"}
 			}
@@ -206,8 +215,12 @@ func resolvePolicy(p, infxDir string) (exclusions.PolicySpec, string, error) {
 			for _, ps := range exclusions.Policies() {
 				ids = append(ids, ps.ID)
 			}
+			why := "is no known policy version"
+			if len(m.Ambiguous) > 1 {
+				why = "carries the words of several policy versions (" + strings.Join(m.Ambiguous, ", ") + ")"
+			}
 			return exclusions.PolicySpec{}, "", &OptionError{Field: "Policy", Value: p,
-				Msg: fmt.Sprintf("the checkout's %s (sha256 %.12s) is no known policy version (known: %s): name one", file, exclusions.PromptHash(text), strings.Join(ids, ", "))}
+				Msg: fmt.Sprintf("the checkout's %s (sha256 %.12s) %s (known: current, %s): name one", file, exclusions.PromptHash(text), why, strings.Join(ids, ", "))}
 		}
 		spec, err := exclusions.PolicyByID(m.Policy)
 		from := fmt.Sprintf("pinned: %s sha256 %.12s (matched by %s", file, m.SHA256, m.By)
@@ -878,6 +891,37 @@ func (c *run) pagesPart() error {
 	for _, f := range files {
 		c.rep.PageErrors = append(c.rep.PageErrors, set.Errors[f].Error())
 	}
+	// A page importing a deployment snippet that is not there shows no
+	// command (the page is broken); a generator whose generateCommand
+	// threw for some selections shows an error there (the oracle skips
+	// those selections, so decode does too): both are bad input here,
+	// never silently fewer selections.
+	var pageNames []string
+	for pg := range set.Pages {
+		pageNames = append(pageNames, pg)
+	}
+	sort.Strings(pageNames)
+	for _, pg := range pageNames {
+		for _, sn := range set.Pages[pg] {
+			if !strings.Contains(sn, "/snippets/configs/") && !strings.Contains(sn, "/snippets/autoregressive/") {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(set.Root, filepath.FromSlash(sn))); errors.Is(err, fs.ErrNotExist) {
+				c.rep.PageErrors = append(c.rep.PageErrors, fmt.Sprintf("%s: imports %s, which does not exist", pg, sn))
+				files = append(files, sn)
+			}
+		}
+	}
+	var skipped []string
+	for f := range set.Skipped {
+		skipped = append(skipped, f)
+	}
+	sort.Strings(skipped)
+	for _, f := range skipped {
+		c.rep.PageErrors = append(c.rep.PageErrors, fmt.Sprintf("%s: generateCommand threw for %d %s (first: %s)", f, len(set.Skipped[f]),
+			plural(len(set.Skipped[f]), "selection", "selections"), set.Skipped[f][0]))
+		files = append(files, f)
+	}
 	var sels []pages.Selection
 	for _, f := range set.Files {
 		sels = append(sels, set.Selections[f]...)
@@ -930,4 +974,23 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// readInCheckout reads rel inside the checkout dir (launch.ReadInput's
+// bounds), refusing a file whose real path leaves the checkout (a link
+// out of it): what a checkout states must be in the checkout.
+func readInCheckout(dir, rel string) ([]byte, error) {
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return nil, err
+	}
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	if r, err := filepath.Rel(root, real); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return nil, fmt.Errorf("%s links outside the checkout (to %s)", rel, launch.QuotePath(real))
+	}
+	return launch.ReadInput(real)
 }

@@ -83,3 +83,31 @@ func TestPolicyScopeAndStrictness(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyPinnedPromptFile: a prompt file that is there but cannot be
+// read, or that links out of the checkout, is bad input naming the file —
+// never a fall back to the workflow's prompt (another version).
+func TestPolicyPinnedPromptFile(t *testing.T) {
+	dir := t.TempDir()
+	gh := filepath.Join(dir, ".github")
+	if err := os.MkdirAll(filepath.Join(gh, "codeowner-signoff-verify-prompt.md"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var oe *OptionError
+	if _, _, err := resolvePolicy("pinned", dir); !errors.As(err, &oe) || !strings.Contains(oe.Msg, ".github/codeowner-signoff-verify-prompt.md") {
+		t.Errorf("prompt is a directory: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "outside.md")
+	if err := os.WriteFile(out, []byte("Production-useful recipe linked\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(gh, "codeowner-signoff-verify-prompt.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(out, filepath.Join(gh, "codeowner-signoff-verify-prompt.md")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := resolvePolicy("pinned", dir); !errors.As(err, &oe) || !strings.Contains(oe.Msg, "links outside the checkout") {
+		t.Errorf("prompt links out of the checkout: %v", err)
+	}
+}

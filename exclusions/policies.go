@@ -313,6 +313,9 @@ type PromptMatch struct {
 	// Commit is the InferenceX commit of the matching revision (By sha256
 	// only; the first one listed when several share the text).
 	Commit string `json:"commit,omitempty"`
+	// Ambiguous lists the versions whose markers all matched when more
+	// than one did (no match then).
+	Ambiguous []string `json:"ambiguous,omitempty"`
 }
 
 // MatchPrompt identifies the policy of a sign-off verifier prompt text (the
@@ -337,12 +340,18 @@ func MatchPrompt(text []byte) (PromptMatch, bool) {
 		return m, true
 	}
 	s := string(text)
+	var found []string
 	for _, p := range t.specs {
 		if hasMarkers(s, p.Markers) {
-			return PromptMatch{Policy: p.ID, By: "markers", SHA256: sum}, true
+			found = append(found, p.ID)
 		}
 	}
-	return PromptMatch{SHA256: sum}, false
+	if len(found) == 1 {
+		return PromptMatch{Policy: found[0], By: "markers", SHA256: sum}, true
+	}
+	// no version's markers, or several (an edited prompt carrying the
+	// words of two versions): unknown, never a guess
+	return PromptMatch{SHA256: sum, Ambiguous: found}, false
 }
 
 func hasMarkers(s string, m Markers) bool {

@@ -193,8 +193,13 @@ func TestCorpusIdentifyPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, ok := MatchPrompt(text)
-	if !ok || m != (PromptMatch{Policy: "2026-07", By: "sha256", SHA256: "7c549a6119bf8ab07cd07c9e100e58a4604c62bb4d932f9765d58877cdbb35e3", Commit: "35d731a9e"}) {
+	if !ok || !reflect.DeepEqual(m, PromptMatch{Policy: "2026-07", By: "sha256", SHA256: "7c549a6119bf8ab07cd07c9e100e58a4604c62bb4d932f9765d58877cdbb35e3", Commit: "35d731a9e"}) {
 		t.Errorf("MatchPrompt = %+v %v", m, ok)
+	}
+	// the words of two versions: ambiguous, never a guess
+	both := string(text) + "\nProduction-useful recipe linked\n"
+	if m3, ok := MatchPrompt([]byte(both)); ok || len(m3.Ambiguous) != 2 {
+		t.Errorf("two versions' markers: %+v %v", m3, ok)
 	}
 	padded := strings.ReplaceAll(string(text), "\n", "  \r\n") + "\n\n"
 	if m2, ok := MatchPrompt([]byte(padded)); !ok || m2.By != "sha256" || m2.Policy != "2026-07" {

@@ -1889,6 +1889,29 @@ func unwrap(name string, args []string) (inner, env []string) {
 			args = args[1:]
 			continue
 		}
+		if name == "env" {
+			// env -u NAME / --unset=NAME removes a variable, env -i /
+			// --ignore-environment / - starts from nothing: recorded as
+			// operations (applyEnvOps), never skipped as options
+			switch {
+			case a == "-i" || a == "--ignore-environment" || a == "-":
+				env = append(env, envClear)
+				args = args[1:]
+				continue
+			case (a == "-u" || a == "--unset") && len(args) > 1:
+				env = append(env, envUnset+args[1])
+				args = args[2:]
+				continue
+			case strings.HasPrefix(a, "--unset="):
+				env = append(env, envUnset+strings.TrimPrefix(a, "--unset="))
+				args = args[1:]
+				continue
+			case strings.HasPrefix(a, "-u") && len(a) > 2:
+				env = append(env, envUnset+a[2:])
+				args = args[1:]
+				continue
+			}
+		}
 		if a == "--" {
 			args = args[1:]
 			break
@@ -2041,24 +2064,7 @@ func (sb *sandbox) bash(ctx context.Context, hc interp.HandlerContext, args []st
 
 // mergeEnv applies NAME=value assignments and removals to an environment.
 func mergeEnv(base, set, unset []string) []string {
-	idx := map[string]int{}
-	out := append([]string(nil), base...)
-	for i, kv := range out {
-		k, _, _ := strings.Cut(kv, "=")
-		idx[k] = i
-	}
-	for _, kv := range set {
-		k, _, ok := strings.Cut(kv, "=")
-		if !ok {
-			continue
-		}
-		if i, found := idx[k]; found {
-			out[i] = kv
-		} else {
-			idx[k] = len(out)
-			out = append(out, kv)
-		}
-	}
+	out := applyEnvOps(base, set)
 	if len(unset) > 0 {
 		drop := map[string]bool{}
 		for _, k := range unset {
@@ -2673,4 +2679,50 @@ func sedArgs(argv []string) (script, files []string, inPlace, ok bool) {
 		}
 	}
 	return script, files, inPlace, haveScript
+}
+
+// Env operations of an `env` wrapper besides NAME=value (unwrap): envClear
+// (env -i) drops every variable before it, envUnset+NAME (env -u NAME)
+// drops NAME.
+const (
+	envClear = "\x00clear"
+	envUnset = "\x00unset="
+)
+
+// applyEnvOps applies ops in order to the NAME=value list base: NAME=value
+// sets (replacing in place), envUnset+NAME removes, envClear empties.
+// Entries of neither form are ignored.
+func applyEnvOps(base, ops []string) []string {
+	out := append([]string(nil), base...)
+	for _, op := range ops {
+		switch {
+		case op == envClear:
+			out = out[:0]
+		case strings.HasPrefix(op, envUnset):
+			name := strings.TrimPrefix(op, envUnset)
+			kept := out[:0]
+			for _, kv := range out {
+				if k, _, _ := strings.Cut(kv, "="); k != name {
+					kept = append(kept, kv)
+				}
+			}
+			out = kept
+		default:
+			k, _, ok := strings.Cut(op, "=")
+			if !ok {
+				continue
+			}
+			found := false
+			for i, kv := range out {
+				if kk, _, _ := strings.Cut(kv, "="); kk == k {
+					out[i], found = op, true
+					break
+				}
+			}
+			if !found {
+				out = append(out, op)
+			}
+		}
+	}
+	return out
 }

@@ -123,7 +123,7 @@ func ScriptProcesses(run *ScriptRun, file string) ([]launch.Process, error) {
 			}
 		}
 		seen := map[string]int{}
-		for _, kv := range append(append([]string(nil), c.Env...), envArgs...) {
+		for _, kv := range applyEnvOps(c.Env, envArgs) {
 			k, v, _ := strings.Cut(kv, "=")
 			if i, dup := seen[k]; dup {
 				p.Env[i].Value = v

@@ -509,11 +509,30 @@ func launchCommand(words []string, env []ShellEnv) (ShellCommand, bool) {
 			continue
 		case "env":
 			words = words[1:]
-			for len(words) > 0 && strings.Contains(words[0], "=") && !strings.HasPrefix(words[0], "-") {
-				k, v, _ := strings.Cut(words[0], "=")
-				env = setEnv(env, ShellEnv{Name: k, Value: v, From: "prefix"})
+			for len(words) > 0 {
+				w := words[0]
+				switch {
+				case strings.Contains(w, "=") && !strings.HasPrefix(w, "-"):
+					k, v, _ := strings.Cut(w, "=")
+					env = setEnv(env, ShellEnv{Name: k, Value: v, From: "prefix"})
+				case w == "-i" || w == "--ignore-environment" || w == "-":
+					env = nil // the command starts from an empty environment
+				case (w == "-u" || w == "--unset") && len(words) > 1:
+					env = unsetEnv(env, words[1])
+					words = words[1:]
+				case strings.HasPrefix(w, "--unset="):
+					env = unsetEnv(env, strings.TrimPrefix(w, "--unset="))
+				case strings.HasPrefix(w, "-u") && len(w) > 2:
+					env = unsetEnv(env, w[2:])
+				case w == "--":
+					words = words[1:]
+					goto done
+				default:
+					goto done
+				}
 				words = words[1:]
 			}
+		done:
 			continue
 		}
 		break
@@ -591,4 +610,15 @@ func setEngineArgs(sc *ShellCommand, rest []string) {
 			}
 		}
 	}
+}
+
+// unsetEnv drops name from env (an `env -u NAME` wrapper).
+func unsetEnv(env []ShellEnv, name string) []ShellEnv {
+	out := env[:0:0]
+	for _, e := range env {
+		if e.Name != name {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -464,7 +464,7 @@ func TestPrinterSARIFContent(t *testing.T) {
 	if l := nc.Locations[0].PhysicalLocation; l.ArtifactLocation.URI != fxMaster || l.ArtifactLocation.URIBaseID != "INFERENCEX" || l.Region.StartLine != 340 {
 		t.Errorf("not-covered location %+v", l)
 	}
-	if !strings.Contains(nc.Message.Text, "nearest vllm-recipes: models/deepseek-ai/DeepSeek-R1.yaml variant=fp4") ||
+	if !strings.Contains(nc.Message.Text, "nearest upstream: models/deepseek-ai/DeepSeek-R1.yaml variant=fp4") ||
 		!strings.Contains(nc.Message.Text, "misses: hardware: vllm-recipes b200, inferencex gb200; topology") {
 		t.Errorf("not-covered message %q", nc.Message.Text)
 	}

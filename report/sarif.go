@@ -374,7 +374,7 @@ func gapFindings(r *Report) []gapFinding {
 					f := master
 					msg := fmt.Sprintf("%s: %s", rhead, ro.Verdict)
 					if ro.Nearest != nil {
-						msg += "; nearest vllm-recipes: " + ro.Nearest.Where
+						msg += "; nearest upstream: " + ro.Nearest.Where
 						rp = append(rp, gapProp{"nearest", ro.Nearest.Where})
 					}
 					if len(ro.Misses) > 0 {
