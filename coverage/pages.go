@@ -391,28 +391,18 @@ func (c *run) pagesCoverage(sels []pages.Selection) ([]report.VLLMKey, error) {
 	if c.ws == nil {
 		return nil, nil
 	}
-	for _, key := range c.ws.ConfigKeys() {
-		if err := c.ctx.Err(); err != nil {
-			return nil, err
-		}
-		e, err := c.ws.Entry(key)
-		if err != nil || !sglangFamily(e.Framework) {
-			continue
-		}
-		if c.opt.ConfigKey != "" {
-			if ok, _ := path.Match(c.opt.ConfigKey, key); !ok {
-				continue
-			}
-		}
+	entries, err := c.familyEntries(sglangFamily)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		key := e.Key
 		vk, pts, done := c.keyHeader(key, e)
 		if done {
 			out = append(out, vk)
 			continue
 		}
-		rows := map[int]*infx.Row{}
-		for i := range e.Rows {
-			rows[e.Rows[i].Index] = &e.Rows[i]
-		}
+		rows := rowsByIndex(e)
 		seen := map[string]int{}
 		for _, p := range pts {
 			st, d, rerr, fp := c.renderRow(&p)

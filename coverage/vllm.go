@@ -32,33 +32,23 @@ const maxCompared = 8
 // vllmCoverage covers every vLLM-family key of the master configs in ws
 // (optionally filtered by the configKey glob) against the recipes index.
 func (c *run) vllmCoverage(ix *recipes.Index) ([]report.VLLMKey, error) {
-	ws, infxDir, recipesDir, configKey := c.ws, c.opt.InfxDir, c.opt.VLLMRecipesDir, c.opt.ConfigKey
+	infxDir, recipesDir := c.opt.InfxDir, c.opt.VLLMRecipesDir
 	var out []report.VLLMKey
 	optOuts := map[string]map[string]string{} // recipe file -> meta.hardware
 	// matches caches Index.Match by query (many rows and keys ask the same)
 	var matches map[string][]recipes.Candidate
-	for _, key := range ws.ConfigKeys() {
-		if err := c.ctx.Err(); err != nil {
-			return nil, err
-		}
-		e, err := ws.Entry(key)
-		if err != nil || !recipes.VLLMFamily(e.Framework) {
-			continue
-		}
-		if configKey != "" {
-			if ok, _ := path.Match(configKey, key); !ok {
-				continue
-			}
-		}
+	entries, err := c.familyEntries(recipes.VLLMFamily)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		key := e.Key
 		vk, pts, done := c.keyHeader(key, e)
 		if done {
 			out = append(out, vk)
 			continue
 		}
-		rows := map[int]*infx.Row{}
-		for i := range e.Rows {
-			rows[e.Rows[i].Index] = &e.Rows[i]
-		}
+		rows := rowsByIndex(e)
 		seen := map[string]int{} // row + status/rendering fingerprint -> index in vk.Rows
 		if matches == nil {
 			matches = map[string][]recipes.Candidate{}
@@ -475,4 +465,37 @@ func (c *run) keyHeader(key string, e *infx.Entry) (vk report.VLLMKey, pts []inf
 		vk.Rows = append(vk.Rows, report.VLLMRow{Row: -1, Status: report.StatusError, Message: "config key has no search-space point", Verdict: compare.Error})
 	}
 	return vk, pts, false
+}
+
+// familyEntries lists the master-config entries of one framework family
+// (inFamily of the framework) whose config key matches Options.ConfigKey,
+// in master order: the keys judged from the InferenceX side. Entries that
+// do not load are left to the warnings (Run). Errors: ctx.Err().
+func (c *run) familyEntries(inFamily func(framework string) bool) ([]*infx.Entry, error) {
+	var out []*infx.Entry
+	for _, key := range c.ws.ConfigKeys() {
+		if err := c.ctx.Err(); err != nil {
+			return nil, err
+		}
+		e, err := c.ws.Entry(key)
+		if err != nil || !inFamily(e.Framework) {
+			continue
+		}
+		if c.opt.ConfigKey != "" {
+			if ok, _ := path.Match(c.opt.ConfigKey, key); !ok {
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// rowsByIndex maps each search-space row of e by its index.
+func rowsByIndex(e *infx.Entry) map[int]*infx.Row {
+	rows := map[int]*infx.Row{}
+	for i := range e.Rows {
+		rows[e.Rows[i].Index] = &e.Rows[i]
+	}
+	return rows
 }
