@@ -426,9 +426,9 @@ func (ix *Index) offloadFor(r *Rendering, use *featureUse, conn string) *Renderi
 		return nil
 	}
 	x := *r.ctx
-	x.kvOpts = ix.kvOpts
+	x.kvOpts = ix.site.kvOffload
 	best, bestScore := "", -1
-	for _, p := range pairs(ix.kvOpts) {
+	for _, p := range pairs(ix.site.kvOffload) {
 		opt := x.kvOption(p.key, r.Strategy)
 		if opt == nil || offloadConnector(argValues(get(opt, "args"), "--kv-transfer-config"), map[string]bool{conn: true}) == "" {
 			continue
@@ -481,7 +481,7 @@ func kvConnector(v string) string {
 // --kv-transfer-config): SimpleCPUOffloadConnector, LMCacheMPConnector …
 func (ix *Index) offloadConnectors() map[string]bool {
 	out := map[string]bool{}
-	for _, p := range pairs(ix.kvOpts) {
+	for _, p := range pairs(ix.site.kvOffload) {
 		if v := argValues(get(p.val, "args"), "--kv-transfer-config"); len(v) > 0 {
 			if c := kvConnector(v[0]); c != "" {
 				out[c] = true

@@ -8,8 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
@@ -154,7 +152,6 @@ type Index struct {
 	entries []entry
 	family  map[string]string // lower-case checkpoint id → parent recipe id
 	space   *spaceCache       // per-query selection-space renderings
-	kvOpts  *yaml.Node        // taxonomy.yaml kv_offload (composing KV-offload options)
 }
 
 // Open indexes the vllm-project/recipes tree at root. Files that fail to
@@ -169,12 +166,6 @@ func Open(root string) (*Index, error) {
 		return nil, fmt.Errorf("%s: not a vllm-project/recipes tree (no taxonomy.yaml)", root)
 	}
 	ix := &Index{Root: root, site: site, family: map[string]string{}, space: &spaceCache{}}
-	// The site's KV Offload row (taxonomy.yaml kv_offload); LoadSite
-	// parsed the same file without error, so a failure here only leaves the
-	// options out.
-	if tax, err := loadDoc(root, taxonomyFile); err == nil {
-		ix.kvOpts = get(tax.root, "kv_offload")
-	}
 	for _, r := range site.Recipes {
 		ix.family[strings.ToLower(r.HFID)] = r.HFID
 		if mid, ok := str(getPath(r.root, "model", "model_id")); ok {

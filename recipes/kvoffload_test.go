@@ -24,7 +24,7 @@ func kvSelections(t *testing.T, ix *Index, id, hw string) []*Rendering {
 		}
 		vn := get(get(r.root, "variants"), "default")
 		x := &rctx{s: ix.site, t: treeSpec{id: r.HFID, recipe: r, variant: "default"}, r: r, v: "default", vn: vn,
-			hw: ix.site.hwByID[hw], pc: posCache{site: ix.site, m: map[*yaml.Node]launch.Origin{}}, kvOpts: ix.kvOpts}
+			hw: ix.site.hwByID[hw], pc: posCache{site: ix.site, m: map[*yaml.Node]launch.Origin{}}, kvOpts: ix.site.kvOffload}
 		return x.selections(x.setup())
 	}
 	t.Fatalf("no recipe %s", id)

@@ -95,6 +95,7 @@ type Site struct {
 	Invalid   []error
 	recipeIDs map[string]bool
 	docs      map[string]*yamlDoc // every loaded file by relative path
+	kvOffload *yaml.Node          // taxonomy.yaml kv_offload (the site's KV Offload options); nil when absent
 }
 
 // LoadSite reads the recipes tree at root. When only is non-empty, only those
@@ -102,10 +103,11 @@ type Site struct {
 // listed (variant promotion needs them). Errors carry file:line:col.
 func LoadSite(root string, only ...string) (*Site, error) {
 	s := &Site{Root: root, hwByID: map[string]*HardwareProfile{}, stratByID: map[string]*strategyDoc{}, recipeIDs: map[string]bool{}, docs: map[string]*yamlDoc{}}
-	tax, err := loadDoc(root, "taxonomy.yaml")
+	tax, err := loadDoc(root, taxonomyFile)
 	if err != nil {
 		return nil, err
 	}
+	s.kvOffload = get(tax.root, "kv_offload")
 	for _, p := range pairs(get(tax.root, "hardware_profiles")) {
 		h := &HardwareProfile{ID: p.key, GPUCount: 1, Scalable: true}
 		h.Brand = strOr(get(p.val, "brand"), "")

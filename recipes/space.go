@@ -498,7 +498,7 @@ func (ix *Index) spaceEntries(model, hw string) []entry {
 			if !strings.EqualFold(variantCheckpoint(r, p.val), model) || !s.variantOn(r, p.val, h) {
 				continue
 			}
-			x := &rctx{s: s, t: treeSpec{id: r.HFID, recipe: r, variant: p.key}, r: r, v: p.key, vn: p.val, hw: h, pc: pc, kvOpts: ix.kvOpts}
+			x := &rctx{s: s, t: treeSpec{id: r.HFID, recipe: r, variant: p.key}, r: r, v: p.key, vn: p.val, hw: h, pc: pc, kvOpts: ix.site.kvOffload}
 			list := x.setup()
 			for _, rd := range x.selections(list) {
 				rd.Recommended = rd.Strategy == x.recommend(rd.NodeCount) && rd.pick == nil && rd.KVOffload == ""
