@@ -74,6 +74,36 @@ type goldenCase struct {
 	name, want, got string
 }
 
+// goldenFile is one golden/oracle file: its first line "# recipe:
+// <path>[:<selector>]" split into recipePath and sel, the rest of the file
+// after that line, and the srt-slurm ref (version) named in the file name
+// (<what>.<ref>.txt).
+type goldenFile struct {
+	goldenCase
+	ref, recipePath, sel, rest, version string
+}
+
+// readGolden reads gf; a file name that names no srt-slurm ref is an
+// error of the test (reported, ok false).
+func readGolden(t *testing.T, gf string) (goldenFile, bool) {
+	t.Helper()
+	data, err := os.ReadFile(gf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := goldenFile{goldenCase: goldenCase{name: filepath.Base(gf), want: string(data)}}
+	first, rest, _ := strings.Cut(g.want, "\n")
+	g.ref, g.rest = strings.TrimPrefix(first, "# recipe: "), rest
+	g.recipePath, g.sel, _ = strings.Cut(g.ref, ":")
+	m := reGoldenRef.FindStringSubmatch(strings.TrimSuffix(g.name, ".txt"))
+	if m == nil {
+		t.Errorf("%s: cannot tell the srt-slurm ref from the file name", g.name)
+		return g, false
+	}
+	g.version = m[1]
+	return g, true
+}
+
 // renderGoldens renders the recipe of every golden file in
 // SRT_SLURM_GOLDEN_DIR with the srt-slurm ref named in the file name
 // (<what>.<ref>.txt), recipes read from SRT_SLURM_RECIPE_DIR.
@@ -92,33 +122,23 @@ func renderGoldens(t *testing.T) []goldenCase {
 	}
 	var cases []goldenCase
 	for _, gf := range files {
-		name := filepath.Base(gf)
-		data, err := os.ReadFile(gf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := goldenCase{name: name, want: string(data)}
-		first, _, _ := strings.Cut(c.want, "\n")
-		ref := strings.TrimPrefix(first, "# recipe: ")
-		recipePath, sel, _ := strings.Cut(ref, ":")
-		m := reGoldenRef.FindStringSubmatch(strings.TrimSuffix(name, ".txt"))
-		if m == nil {
-			t.Errorf("%s: cannot tell the srt-slurm ref from the file name", name)
+		g, ok := readGolden(t, gf)
+		if !ok {
 			continue
 		}
-		rec, err := Load(filepath.Join(rdir, recipePath))
+		rec, err := Load(filepath.Join(rdir, g.recipePath))
 		if err != nil {
-			t.Errorf("%s: %v", name, err)
+			t.Errorf("%s: %v", g.name, err)
 			continue
 		}
-		out, err := rec.Render(sel, Options{Version: m[1]})
+		out, err := rec.Render(g.sel, Options{Version: g.version})
 		if err != nil {
-			t.Errorf("%s: %v", name, err)
+			t.Errorf("%s: %v", g.name, err)
 			continue
 		}
-		out.Label = ref
-		c.got = out.Text()
-		cases = append(cases, c)
+		out.Label = g.ref
+		g.got = out.Text()
+		cases = append(cases, g.goldenCase)
 	}
 	return cases
 }
@@ -224,33 +244,24 @@ func renderOracles(t *testing.T) []goldenCase {
 	idir, haveInfx := sharedDir(t, "SRT_SLURM_INFX_DIR", "../shared/corpus/upstream/InferenceX")
 	var cases []goldenCase
 	for _, gf := range files {
-		name := filepath.Base(gf)
-		data, err := os.ReadFile(gf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := goldenCase{name: name, want: string(data)}
-		first, rest, _ := strings.Cut(c.want, "\n")
-		ref := strings.TrimPrefix(first, "# recipe: ")
-		recipePath, sel, _ := strings.Cut(ref, ":")
-		m := reGoldenRef.FindStringSubmatch(strings.TrimSuffix(name, ".txt"))
-		if m == nil {
-			t.Errorf("%s: cannot tell the srt-slurm ref from the file name", name)
+		g, ok := readGolden(t, gf)
+		if !ok {
 			continue
 		}
-		p := recipePath
-		if !strings.HasPrefix(recipePath, "testdata/") {
+		c, name, ref := &g.goldenCase, g.name, g.ref
+		p := g.recipePath
+		if !strings.HasPrefix(p, "testdata/") {
 			if !haveInfx {
 				t.Logf("SKIP %s: InferenceX recipes dir %s absent (set SRT_SLURM_INFX_DIR)", name, idir)
 				continue
 			}
-			p = filepath.Join(idir, recipePath)
+			p = filepath.Join(idir, p)
 		}
-		wantErr := strings.HasPrefix(rest, "# error: ")
+		wantErr := strings.HasPrefix(g.rest, "# error: ")
 		rec, err := Load(p)
 		var out *Rendering
 		if err == nil {
-			out, err = rec.Render(sel, Options{Version: m[1]})
+			out, err = rec.Render(g.sel, Options{Version: g.version})
 		}
 		switch {
 		case err != nil && wantErr:
@@ -265,7 +276,7 @@ func renderOracles(t *testing.T) []goldenCase {
 			out.Label = ref
 			c.got = out.Text()
 		}
-		cases = append(cases, c)
+		cases = append(cases, *c)
 	}
 	if !haveInfx {
 		t.Logf("LOUD SKIP: %s absent; only the testdata recipes were checked", idir)
