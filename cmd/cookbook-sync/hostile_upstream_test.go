@@ -126,6 +126,24 @@ func TestHostileRefuseSecretOutputCLI(t *testing.T) {
 	}
 }
 
+// refreshFixture clears the token variables and returns the fake
+// InferenceX of upstream/testdata/refresh with that directory's snippet
+// (agentx.jsx) and its expected refresh (agentx.refreshed.jsx).
+func refreshFixture(t *testing.T) (s *fakegithub.Server, src, want []byte) {
+	t.Helper()
+	t.Setenv("GH_TOKEN", "")
+	t.Setenv("GITHUB_TOKEN", "")
+	src, err := os.ReadFile("../../upstream/testdata/refresh/agentx.jsx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err = os.ReadFile("../../upstream/testdata/refresh/agentx.refreshed.jsx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return refreshFake(t), src, want
+}
+
 // refreshFake is the fake InferenceX of upstream/testdata/refresh.
 func refreshFake(t *testing.T) *fakegithub.Server {
 	t.Helper()
@@ -147,15 +165,9 @@ func refreshFake(t *testing.T) *fakegithub.Server {
 // TestHostileRefreshSecret: refresh --write refuses to write an update that
 // carries a secret (exit 2, file untouched, the kind named).
 func TestHostileRefreshSecret(t *testing.T) {
-	t.Setenv("GH_TOKEN", "")
-	t.Setenv("GITHUB_TOKEN", "")
-	src, err := os.ReadFile("../../upstream/testdata/refresh/agentx.jsx")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, src, _ := refreshFixture(t)
 	foreign := "github_pat_11AAAAAAA0" + strings.Repeat("hostile_", 8)
 	src = bytes.Replace(src, []byte("// Test fixture"), []byte("// "+foreign+"\n// Test fixture"), 1)
-	s := refreshFake(t)
 	file := filepath.Join(t.TempDir(), "qwen3.5.jsx")
 	os.WriteFile(file, src, 0o644)
 	code, out, errOut := cliRun(t, "upstream", "refresh", "--api-url", s.URL, "--write", file)
@@ -173,14 +185,7 @@ func TestHostileRefreshSecret(t *testing.T) {
 // temporary file, keeps the mode, and fsyncs the file before the rename and
 // its directory after it (issue 10 item 6).
 func TestHostileRefreshSymlink(t *testing.T) {
-	t.Setenv("GH_TOKEN", "")
-	t.Setenv("GITHUB_TOKEN", "")
-	src, err := os.ReadFile("../../upstream/testdata/refresh/agentx.jsx")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := os.ReadFile("../../upstream/testdata/refresh/agentx.refreshed.jsx")
-	s := refreshFake(t)
+	s, src, want := refreshFixture(t)
 	root := t.TempDir()
 	real := filepath.Join(root, "sglang", "docs", "src", "snippets", "agentx", "Fixture")
 	os.MkdirAll(real, 0o755)

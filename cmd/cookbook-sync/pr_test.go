@@ -243,14 +243,7 @@ func TestUpstreamStatusCLI(t *testing.T) {
 }
 
 func TestUpstreamRefreshCLI(t *testing.T) {
-	t.Setenv("GH_TOKEN", "")
-	t.Setenv("GITHUB_TOKEN", "")
-	src, err := os.ReadFile("../../upstream/testdata/refresh/agentx.jsx")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := os.ReadFile("../../upstream/testdata/refresh/agentx.refreshed.jsx")
-	s := refreshFake(t)
+	s, src, want := refreshFixture(t)
 	file := filepath.Join(t.TempDir(), "qwen3.5.jsx")
 	os.WriteFile(file, src, 0o644)
 
