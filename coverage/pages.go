@@ -387,7 +387,6 @@ func (c *run) pagesCoverage(sels []pages.Selection) ([]report.VLLMKey, error) {
 		// input), the other selections still count
 		c.rep.PageErrors = append(c.rep.PageErrors, e.Error())
 	}
-	var out []report.VLLMKey
 	if c.ws == nil {
 		return nil, nil
 	}
@@ -395,43 +394,13 @@ func (c *run) pagesCoverage(sels []pages.Selection) ([]report.VLLMKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range entries {
-		key := e.Key
-		vk, pts, done := c.keyHeader(key, e)
-		if done {
-			out = append(out, vk)
-			continue
+	return c.judgeKeys(entries, func(row *report.VLLMRow, d *launch.Deployment, p infx.Point, r *infx.Row) error {
+		if d != nil {
+			return c.pagesCompareRow(row, d, p, ix)
 		}
-		rows := rowsByIndex(e)
-		seen := map[string]int{}
-		for _, p := range pts {
-			st, d, rerr, fp := c.renderRow(&p)
-			if i, ok := seen[fp]; ok {
-				vk.Rows[i].Concs = append(vk.Rows[i].Concs, p.Concurrency)
-				continue
-			}
-			seen[fp] = len(vk.Rows)
-			row := report.VLLMRow{Row: p.Row, Concs: []int{p.Concurrency}, Scenario: p.Scenario, Selector: p.Selector, Status: st,
-				Recipe: vllmRecipePath(p, c.opt.InfxDir)}
-			switch st {
-			case report.StatusError:
-				row.Message, row.Verdict = rerr.Error(), compare.Error
-			case report.StatusCompared:
-				if err := c.pagesCompareRow(&row, &d, p, ix); err != nil {
-					return nil, err
-				}
-			default:
-				row.Message = p.Note
-				pagesMatchRow(&row, p, rows[p.Row], ix)
-			}
-			vk.Rows = append(vk.Rows, row)
-		}
-		for i := range vk.Rows {
-			vk.Verdict = compare.Worse(vk.Verdict, vk.Rows[i].Verdict)
-		}
-		out = append(out, vk)
-	}
-	return out, nil
+		pagesMatchRow(row, p, r, ix)
+		return nil
+	})
 }
 
 // wantSig is the InferenceX side of a role: the point's model (the

@@ -32,59 +32,34 @@ const maxCompared = 8
 // vllmCoverage covers every vLLM-family key of the master configs in ws
 // (optionally filtered by the configKey glob) against the recipes index.
 func (c *run) vllmCoverage(ix *recipes.Index) ([]report.VLLMKey, error) {
-	infxDir, recipesDir := c.opt.InfxDir, c.opt.VLLMRecipesDir
-	var out []report.VLLMKey
+	recipesDir := c.opt.VLLMRecipesDir
 	optOuts := map[string]map[string]string{} // recipe file -> meta.hardware
 	// matches caches Index.Match by query (many rows and keys ask the same)
-	var matches map[string][]recipes.Candidate
+	matches := map[string][]recipes.Candidate{}
 	entries, err := c.familyEntries(recipes.VLLMFamily)
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range entries {
-		key := e.Key
-		vk, pts, done := c.keyHeader(key, e)
-		if done {
-			out = append(out, vk)
-			continue
+	out, err := c.judgeKeys(entries, func(row *report.VLLMRow, d *launch.Deployment, p infx.Point, r *infx.Row) error {
+		if d != nil {
+			c.vllmCompareRow(row, d, p, ix)
+		} else {
+			vllmMatchRow(row, p, r, ix, matches)
 		}
-		rows := rowsByIndex(e)
-		seen := map[string]int{} // row + status/rendering fingerprint -> index in vk.Rows
-		if matches == nil {
-			matches = map[string][]recipes.Candidate{}
-		}
-		for _, p := range pts {
-			st, d, rerr, fp := c.renderRow(&p)
-			if i, ok := seen[fp]; ok {
-				vk.Rows[i].Concs = append(vk.Rows[i].Concs, p.Concurrency)
-				continue
-			}
-			seen[fp] = len(vk.Rows)
-			row := report.VLLMRow{Row: p.Row, Concs: []int{p.Concurrency}, Scenario: p.Scenario, Selector: p.Selector, Status: st}
-			row.Recipe = vllmRecipePath(p, infxDir)
-			switch st {
-			case report.StatusError:
-				row.Message = rerr.Error()
-				row.Verdict = compare.Error
-			case report.StatusCompared:
-				c.vllmCompareRow(&row, &d, p, ix)
-			default:
-				row.Message = p.Note
-				vllmMatchRow(&row, p, rows[p.Row], ix, matches)
-			}
-			vk.Rows = append(vk.Rows, row)
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for k := range out {
+		vk := &out[k]
 		for i := range vk.Rows {
 			for j := range vk.Rows[i].Roles {
 				if m := hardwareOptOut(recipesDir, &vk.Rows[i].Roles[j], vk.Hardware, optOuts); m != "" {
 					vk.Rows[i].Roles[j].Misses = append(vk.Rows[i].Roles[j].Misses, m)
 				}
 			}
-			vk.Verdict = compare.Worse(vk.Verdict, vk.Rows[i].Verdict)
 		}
-		mf, ml := c.relPath(e.Pos.File), e.Pos.Line
-		vk.MasterFile, vk.MasterLine, vk.Master = mf, ml, fmt.Sprintf("%s:%d:%d", mf, ml, e.Pos.Col)
-		out = append(out, vk)
 	}
 	return out, nil
 }
@@ -465,6 +440,61 @@ func (c *run) keyHeader(key string, e *infx.Entry) (vk report.VLLMKey, pts []inf
 		vk.Rows = append(vk.Rows, report.VLLMRow{Row: -1, Status: report.StatusError, Message: "config key has no search-space point", Verdict: compare.Error})
 	}
 	return vk, pts, false
+}
+
+// rowJudge fills one row of a key (report.VLLMRow; Status, Recipe,
+// Concs already set): d is the point's rendering when the row is
+// StatusCompared, nil when the point could not be rendered (r is then the
+// master row the point comes from, nil when unknown, and row.Message the
+// point's note). An error stops the run.
+type rowJudge func(row *report.VLLMRow, d *launch.Deployment, p infx.Point, r *infx.Row) error
+
+// judgeKeys renders every point of each entry (keyHeader, renderRow),
+// folds points whose row, status and rendering are the same into one row
+// (their concurrencies listed), has judge fill each row that rendered or
+// could not be rendered (a render error is the row's verdict), and rolls
+// the rows' verdicts up into the key's (compare.Worse). Keys come out in
+// entry order.
+func (c *run) judgeKeys(entries []*infx.Entry, judge rowJudge) ([]report.VLLMKey, error) {
+	var out []report.VLLMKey
+	for _, e := range entries {
+		vk, pts, done := c.keyHeader(e.Key, e)
+		if done {
+			out = append(out, vk)
+			continue
+		}
+		rows := rowsByIndex(e)
+		seen := map[string]int{} // row + status/rendering fingerprint -> index in vk.Rows
+		for _, p := range pts {
+			st, d, rerr, fp := c.renderRow(&p)
+			if i, ok := seen[fp]; ok {
+				vk.Rows[i].Concs = append(vk.Rows[i].Concs, p.Concurrency)
+				continue
+			}
+			seen[fp] = len(vk.Rows)
+			row := report.VLLMRow{Row: p.Row, Concs: []int{p.Concurrency}, Scenario: p.Scenario, Selector: p.Selector, Status: st,
+				Recipe: vllmRecipePath(p, c.opt.InfxDir)}
+			var err error
+			switch st {
+			case report.StatusError:
+				row.Message, row.Verdict = rerr.Error(), compare.Error
+			case report.StatusCompared:
+				err = judge(&row, &d, p, nil)
+			default:
+				row.Message = p.Note
+				err = judge(&row, nil, p, rows[p.Row])
+			}
+			if err != nil {
+				return nil, err
+			}
+			vk.Rows = append(vk.Rows, row)
+		}
+		for i := range vk.Rows {
+			vk.Verdict = compare.Worse(vk.Verdict, vk.Rows[i].Verdict)
+		}
+		out = append(out, vk)
+	}
+	return out, nil
 }
 
 // familyEntries lists the master-config entries of one framework family
