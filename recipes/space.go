@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -196,8 +197,19 @@ func sameSet(a, b []string) bool {
 	return true
 }
 
-// poolModes is the site's pdPoolModes: the tp/tep/dep families of the
-// offered strategies, narrowed by strategy_overrides.pd_cluster.pool_modes.
+// The pool-mode families of a strategy name (command-synthesis.js
+// pdPoolModes).
+var (
+	reDEP = regexp.MustCompile(`(?:^|_)dep$`)
+	reTEP = regexp.MustCompile(`(?:^|_)tep$`)
+	reTP  = regexp.MustCompile(`(?:^|_)tp(?:_pp|_dp)?$`)
+)
+
+// poolModes is the site's pdPoolModes (vllm-project/recipes
+// src/lib/command-synthesis.js): the tp/tep/dep families of the offered
+// strategies by name ((^|_)dep$, (^|_)tep$, (^|_)tp(_pp|_dp)?$), in the
+// order tp, tep, dep ([tp] when none), narrowed by
+// strategy_overrides.pd_cluster.pool_modes unless that leaves nothing.
 func (x *rctx) poolModes() []string {
 	have := map[string]bool{}
 	for _, o := range x.offered {
@@ -205,11 +217,11 @@ func (x *rctx) poolModes() []string {
 			continue
 		}
 		switch {
-		case o == "dep" || strings.HasSuffix(o, "_dep"):
+		case reDEP.MatchString(o):
 			have["dep"] = true
-		case o == "tep" || strings.HasSuffix(o, "_tep"):
+		case reTEP.MatchString(o):
 			have["tep"] = true
-		case o == "tp" || strings.HasSuffix(o, "_tp") || strings.HasSuffix(o, "_tp_pp") || strings.HasSuffix(o, "_tp_dp"):
+		case reTP.MatchString(o):
 			have["tp"] = true
 		}
 	}

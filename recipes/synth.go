@@ -911,43 +911,11 @@ func (b *build) unclampedMode(role string) string {
 	return "tp"
 }
 
-// clampedMode applies the pool modes of §9.4.
+// clampedMode applies the pool modes of §9.4 (command-synthesis.js: a
+// resolved mode not in pdPoolModes snaps to its first entry).
 func (b *build) clampedMode(role string) string {
 	m := b.unclampedMode(role)
-	have := map[string]bool{}
-	for _, o := range b.offered {
-		if o == "pd_cluster" {
-			continue
-		}
-		switch {
-		case strings.HasSuffix(o, "tep"):
-			have["tep"] = true
-		case strings.HasSuffix(o, "dep"):
-			have["dep"] = true
-		case strings.HasSuffix(o, "tp"), strings.HasSuffix(o, "tp_pp"), strings.HasSuffix(o, "tp_dp"):
-			have["tp"] = true
-		}
-	}
-	var modes []string
-	for _, k := range []string{"tp", "tep", "dep"} {
-		if have[k] {
-			modes = append(modes, k)
-		}
-	}
-	if len(modes) == 0 {
-		modes = []string{"tp"}
-	}
-	if pm := seq(get(b.so, "pool_modes")); len(pm) > 0 {
-		var kept []string
-		for _, m := range modes {
-			if containsStr(get(b.so, "pool_modes"), m) {
-				kept = append(kept, m)
-			}
-		}
-		if len(kept) > 0 {
-			modes = kept
-		}
-	}
+	modes := b.poolModes()
 	if contains(modes, m) {
 		return m
 	}
