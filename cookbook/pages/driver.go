@@ -269,7 +269,7 @@ func compilePrograms(engineName string, engineSrc []byte, engineReadErr error) (
 		{&p.generatorCut, "generator-cut.js", generatorCutJS},
 		{&p.generatorDriver, "generator-driver.js", generatorDriverJS},
 	} {
-		prg, err := goja.Compile(d.name, d.src, false)
+		prg, err := compile(d.name, d.src)
 		if err != nil {
 			return nil, fmt.Errorf("pages: internal driver %s: %w", d.name, err)
 		}
@@ -321,7 +321,7 @@ type rawRow struct {
 }
 
 // decodeConfig runs a config file: its module, then the engine over it.
-func decodeConfig(ctx context.Context, p *programs, file string, src []byte, opt Options, wd *watchdog) ([]Selection, []string, error) {
+func decodeConfig(ctx context.Context, p *programs, file string, src []byte, opt Options, wd *watchdog, used *int64) ([]Selection, []string, error) {
 	if p.engineErr != nil {
 		return nil, nil, p.engineErr
 	}
@@ -338,6 +338,7 @@ func decodeConfig(ctx context.Context, p *programs, file string, src []byte, opt
 		return nil, nil, err
 	}
 	defer stop()
+	defer func() { *used = sb.steps.used() }()
 	vm := sb.vm
 	modFn, err := vm.RunProgram(mod)
 	if err != nil {
@@ -372,12 +373,13 @@ func decodeConfig(ctx context.Context, p *programs, file string, src []byte, opt
 }
 
 // decodeGenerator runs a generator's component body with React stubs.
-func decodeGenerator(ctx context.Context, p *programs, file string, src []byte, opt Options, wd *watchdog) ([]Selection, []string, error) {
+func decodeGenerator(ctx context.Context, p *programs, file string, src []byte, opt Options, wd *watchdog, used *int64) ([]Selection, []string, error) {
 	sb, stop, err := newSandbox(ctx, file, opt, p.prelude, wd)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer stop()
+	defer func() { *used = sb.steps.used() }()
 	vm := sb.vm
 	cutFn, err := vm.RunProgram(p.generatorCut)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -47,6 +48,12 @@ type Set struct {
 	// Pages maps each page ("docs/cookbook/….mdx") to the snippet files it
 	// imports, in import order.
 	Pages map[string][]string
+	// NotRun are the snippet files Options.Files did not choose (sorted):
+	// none of their code ran, they have no Selections and no Errors.
+	NotRun []string
+	// Steps per file run: the steps its code took (Options.MaxSteps),
+	// the same on every machine.
+	Steps map[string]int64
 }
 
 // layout is where a checkout keeps its docs.
@@ -252,7 +259,7 @@ func newLoader(root string, opt Options) (*loader, error) {
 }
 
 // decode decodes one snippet file ("docs/src/snippets/…").
-func (ld *loader) decode(ctx context.Context, rel string, wd *watchdog) (sels []Selection, skipped []string, err error) {
+func (ld *loader) decode(ctx context.Context, rel string, wd *watchdog, used *int64) (sels []Selection, skipped []string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			sels, skipped, err = nil, nil, &FileError{File: rel, Err: fmt.Errorf("internal error running page code: %v", r)}
@@ -273,15 +280,15 @@ func (ld *loader) decode(ctx context.Context, rel string, wd *watchdog) (sels []
 		return nil, nil, err
 	}
 	if kind == "config" {
-		return decodeConfig(ctx, ld.prog, rel, src, ld.opt, wd)
+		return decodeConfig(ctx, ld.prog, rel, src, ld.opt, wd, used)
 	}
-	return decodeGenerator(ctx, ld.prog, rel, src, ld.opt, wd)
+	return decodeGenerator(ctx, ld.prog, rel, src, ld.opt, wd, used)
 }
 
 // decodeAlone decodes rel with its own watchdog and retries once alone
 // when the memory bound tripped while other files ran.
-func (ld *loader) decodeWith(ctx context.Context, rel string, wd *watchdog) ([]Selection, []string, error) {
-	sels, sk, err := ld.decode(ctx, rel, wd)
+func (ld *loader) decodeWith(ctx context.Context, rel string, wd *watchdog, used *int64) ([]Selection, []string, error) {
+	sels, sk, err := ld.decode(ctx, rel, wd, used)
 	if err != nil && errors.Is(err, ErrMemory) && ctx.Err() == nil {
 		return nil, nil, errRetry
 	}
@@ -304,7 +311,7 @@ func Load(ctx context.Context, root string, opt Options) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	set := &Set{Root: root, Selections: map[string][]Selection{}, Errors: map[string]error{}, Skipped: map[string][]string{}}
+	set := &Set{Root: root, Selections: map[string][]Selection{}, Errors: map[string]error{}, Skipped: map[string][]string{}, Steps: map[string]int64{}}
 	snip := filepath.Join(ld.l.docsDir, "src", "snippets")
 	for _, sub := range []string{"configs", "autoregressive"} {
 		d := filepath.Join(snip, sub)
@@ -338,6 +345,23 @@ func Load(ctx context.Context, root string, opt Options) (*Set, error) {
 		return nil, fmt.Errorf("pages: %w", err)
 	}
 	pageFor := pageOf(set.Pages)
+	if ld.opt.Files != nil {
+		importers := map[string][]string{}
+		for _, pg := range slices.Sorted(maps.Keys(set.Pages)) {
+			for _, sn := range set.Pages[pg] {
+				importers[sn] = append(importers[sn], pg)
+			}
+		}
+		run := set.Files[:0:0]
+		for _, f := range set.Files {
+			if ld.opt.Files(f, importers[f]) {
+				run = append(run, f)
+			} else {
+				set.NotRun = append(set.NotRun, f)
+			}
+		}
+		set.Files = run
+	}
 
 	par := ld.opt.Parallel
 	if par <= 0 {
@@ -346,9 +370,10 @@ func Load(ctx context.Context, root string, opt Options) (*Set, error) {
 	wd := newWatchdog(ld.opt.MaxHeapGrowth)
 	defer wd.close()
 	type result struct {
-		sels []Selection
-		sk   []string
-		err  error
+		sels  []Selection
+		sk    []string
+		err   error
+		steps int64
 	}
 	results := make([]result, len(set.Files))
 	var wg sync.WaitGroup
@@ -356,8 +381,9 @@ func Load(ctx context.Context, root string, opt Options) (*Set, error) {
 	for range par {
 		wg.Go(func() {
 			for i := range next {
-				s, sk, err := ld.decodeWith(ctx, set.Files[i], wd)
-				results[i] = result{s, sk, err}
+				var used int64
+				s, sk, err := ld.decodeWith(ctx, set.Files[i], wd, &used)
+				results[i] = result{s, sk, err, used}
 			}
 		})
 	}
@@ -371,9 +397,10 @@ func Load(ctx context.Context, root string, opt Options) (*Set, error) {
 		if errors.Is(r.err, errRetry) {
 			// the memory bound tripped while other files ran: alone now
 			wd1 := newWatchdog(ld.opt.MaxHeapGrowth)
-			r.sels, r.sk, r.err = ld.decode(ctx, rel, wd1)
+			r.sels, r.sk, r.err = ld.decode(ctx, rel, wd1, &r.steps)
 			wd1.close()
 		}
+		set.Steps[rel] = r.steps
 		if r.err != nil {
 			set.Errors[rel] = r.err
 			continue
@@ -416,7 +443,8 @@ func DecodeFile(ctx context.Context, root, file string, opt Options) ([]Selectio
 		}
 		var out []Selection
 		for _, s := range snips {
-			sels, _, err := ld.decode(ctx, s, wd)
+			var used int64
+			sels, _, err := ld.decode(ctx, s, wd, &used)
 			if err != nil {
 				return nil, err
 			}
@@ -425,7 +453,8 @@ func DecodeFile(ctx context.Context, root, file string, opt Options) ([]Selectio
 		}
 		return out, nil
 	}
-	sels, _, err := ld.decode(ctx, rel, wd)
+	var used int64
+	sels, _, err := ld.decode(ctx, rel, wd, &used)
 	if err != nil {
 		return nil, err
 	}

@@ -157,10 +157,19 @@ func TestHostilePages(t *testing.T) {
 		cfg + "showwhen.jsx":        "export const config = { overlayDims: [{ id: 'x', options: [{ id: 'a', showWhen: () => { for (;;) {} } }] }], cells: [{ match: { hw: 'h100', variant: 'base' }, flags: [] }] };\n",
 		gen + "evil-deployment.jsx": "export const EvilDeployment = () => {\n  const options = { a: { name: 'a', items: [{ id: 'x' }] } };\n  const [values] = useState({ a: 'x' });\n  const generateCommand = () => { while (true) {} };\n  return (\n    <div/>\n  );\n};\n",
 	}
+	files[cfg+"evalcall.jsx"] = "eval('while (true) {}');\nexport const config = { cells: [] };\n"
+	files[cfg+"newfunc.jsx"] = "const f = (function* () {}).constructor('while (true) {}');\nexport const config = { cells: [] };\n"
+	// sloppy-mode code (a generator body is not strict): with is refused
+	files[gen+"with-deployment.jsx"] = "export const WithDeployment = () => {\nwith ({}) { }\n  return (\n    <div/>\n  );\n};\n"
+	files[cfg+"with.jsx"] = "export const config = { cells: [] };\nwith ({}) {}\n"
+	// the step counter can be neither replaced nor deleted
+	files[cfg+"counter.jsx"] = "for (const k of Object.getOwnPropertyNames(globalThis)) { try { globalThis[k] = () => {}; } catch (e) {} try { delete globalThis[k]; } catch (e) {} }\nlet n = 0; for (;;) n++;\nexport const config = { cells: [] };\n"
+	// recursion through expression-bodied arrows counts steps too
+	files[cfg+"arrowloop.jsx"] = "const f = (n) => n > 0 ? f(n - 1) + f(n - 1) : 0;\nf(40);\nexport const config = { cells: [] };\n"
 	files[cfg+"dynimport.jsx"] = "const p = import('fs');\nexport const config = { cells: [] };\n"
 	root := tinyRoot(t, files)
 	start := time.Now()
-	set, err := Load(context.Background(), root, Options{Timeout: 300 * time.Millisecond, MaxHeapGrowth: 256 << 20})
+	set, err := Load(context.Background(), root, Options{MaxSteps: 2_000_000, MaxHeapGrowth: 256 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +178,7 @@ func TestHostilePages(t *testing.T) {
 		t.Logf("contained: %v", e)
 	}
 	want := map[string]string{
-		"loop.jsx":      "loop.jsx: page code ran out of time",
+		"loop.jsx":      "loop.jsx: page code ran out of steps: more than 2000000 steps",
 		"throws.jsx":    "throws.jsx:3:",
 		"getter.jsx":    "TypeError",
 		"bigstring.jsx": "over the sandbox bound",
@@ -179,9 +188,14 @@ func TestHostilePages(t *testing.T) {
 		"import.jsx":    `import of "fs" is not available to page code`,
 		"process.jsx":   "ReferenceError: process is not defined",
 		"fetch.jsx":     "ReferenceError: fetch is not defined",
-		"global.jsx":    "TypeError",
+		"global.jsx":    "EvalError: code compiled at run time is not available to page code",
+		"evalcall.jsx":  "EvalError: code compiled at run time is not available to page code",
+		"newfunc.jsx":   "EvalError: code compiled at run time is not available to page code",
+		"with.jsx":      "with.jsx:2:1: With statements cannot be used in an ECMAScript module",
+		"counter.jsx":   "counter.jsx: page code ran out of steps",
+		"arrowloop.jsx": "arrowloop.jsx: page code ran out of steps",
 		"recurse.jsx":   "recurse.jsx",
-		"showwhen.jsx":  "showwhen.jsx: page code ran out of time",
+		"showwhen.jsx":  "showwhen.jsx: page code ran out of steps",
 	}
 	for name, sub := range want {
 		e := set.Errors[cfg+name]
@@ -199,8 +213,11 @@ func TestHostilePages(t *testing.T) {
 	}
 	// a generateCommand that loops: the interrupt cannot be caught by the
 	// page's (or the driver's) try/catch, so the file is an error
-	if e := set.Errors[gen+"evil-deployment.jsx"]; e == nil || e.Error() != gen+"evil-deployment.jsx: page code ran out of time" {
+	if e := set.Errors[gen+"evil-deployment.jsx"]; e == nil || e.Error() != gen+"evil-deployment.jsx: page code ran out of steps: more than 2000000 steps (loop iterations and function calls)" {
 		t.Errorf("evil generator: %v", e)
+	}
+	if e := set.Errors[gen+"with-deployment.jsx"]; e == nil || !errors.Is(e, ErrWith) || !strings.HasPrefix(e.Error(), gen+"with-deployment.jsx:2") {
+		t.Errorf("with in a generator: %v", e)
 	}
 	// import('x'): goja has no dynamic import; the file is an error, named
 	if e := set.Errors[cfg+"dynimport.jsx"]; e == nil || !strings.HasPrefix(e.Error(), cfg+"dynimport.jsx: ") {
@@ -228,5 +245,98 @@ func BenchmarkDecodeAllPages(b *testing.B) {
 			b.Fatal(err, set.Errors)
 		}
 		b.ReportMetric(float64(len(set.Files)), "files")
+	}
+}
+
+// TestStepsCountWork: the step count of a file is a property of the file —
+// the same whether files run one at a time or several at once, and
+// whatever else runs — and a file whose work is long but inside its budget
+// decodes exactly like a fast one.
+func TestStepsCountWork(t *testing.T) {
+	const slow = "docs/src/snippets/configs/acme/slow.jsx"
+	tiny, err := os.ReadFile("testdata/tiny.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ar := txtar.Parse(tiny)
+	var cfgSrc string
+	for _, f := range ar.Files {
+		if f.Name == "docs/src/snippets/configs/acme/tiny.jsx" {
+			cfgSrc = string(f.Data)
+		}
+	}
+	// the tiny config, after a loop of 300,000 iterations
+	root := tinyRoot(t, map[string]string{slow: "let n = 0;\nfor (let i = 0; i < 300000; i++) n += i;\n" + cfgSrc})
+	a, err := Load(context.Background(), root, Options{Parallel: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Load(context.Background(), root, Options{Parallel: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Errors)+len(b.Errors) > 0 {
+		t.Fatalf("errors: %v %v", a.Errors, b.Errors)
+	}
+	for _, f := range a.Files {
+		if a.Steps[f] == 0 || a.Steps[f] != b.Steps[f] {
+			t.Errorf("%s: %d steps alone, %d in parallel", f, a.Steps[f], b.Steps[f])
+		}
+	}
+	if d := a.Steps[slow] - a.Steps["docs/src/snippets/configs/acme/tiny.jsx"]; d < 300000 || d > 300010 {
+		t.Errorf("the loop of 300,000 iterations cost %d more steps", d)
+	}
+	if len(a.Selections[slow]) != 6 {
+		t.Errorf("slow config: %d selections, want 6", len(a.Selections[slow]))
+	}
+	// one step short of what the file needs: out of steps, on every machine
+	c, err := Load(context.Background(), root, Options{MaxSteps: a.Steps[slow] - 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := c.Errors[slow]; !errors.Is(e, ErrSteps) {
+		t.Errorf("budget one short: %v", e)
+	}
+	if _, ok := c.Errors["docs/src/snippets/configs/acme/tiny.jsx"]; ok {
+		t.Errorf("the tiny config needs fewer steps, yet: %v", c.Errors)
+	}
+}
+
+// TestBackstopIsTimeLimit: the wall-clock backstop is its own outcome,
+// ErrTimeLimit, never ErrSteps or another page error.
+func TestBackstopIsTimeLimit(t *testing.T) {
+	const loop = "docs/src/snippets/configs/evil/loop.jsx"
+	root := tinyRoot(t, map[string]string{loop: "export const config = { cells: [] };\nwhile (true) {}\n"})
+	set, err := Load(context.Background(), root, Options{Backstop: 20 * time.Millisecond, MaxSteps: 1 << 62})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := set.Errors[loop]
+	if !errors.Is(e, ErrTimeLimit) || errors.Is(e, ErrSteps) || !strings.HasPrefix(e.Error(), loop+": time limit — re-run") {
+		t.Errorf("backstop: %v", e)
+	}
+}
+
+// TestFilesChoosesWhatRuns: Options.Files decides which snippets run; the
+// others are NotRun, with neither selections nor errors, and none of their
+// code runs (a file that would loop is not an error when not chosen).
+func TestFilesChoosesWhatRuns(t *testing.T) {
+	const loop = "docs/src/snippets/configs/evil/loop.jsx"
+	root := tinyRoot(t, map[string]string{loop: "export const config = { cells: [] };\nwhile (true) {}\n"})
+	var asked []string
+	set, err := Load(context.Background(), root, Options{Files: func(rel string, pages []string) bool {
+		asked = append(asked, rel+" "+strings.Join(pages, ","))
+		return !strings.Contains(rel, "/evil/")
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Errors) != 0 || strings.Join(set.NotRun, " ") != loop || len(set.Files) != 2 {
+		t.Errorf("errors %v, not run %v, files %v", set.Errors, set.NotRun, set.Files)
+	}
+	want := "docs/src/snippets/autoregressive/tiny-deployment.jsx docs/cookbook/autoregressive/Acme/Tiny-Gen.mdx|" +
+		"docs/src/snippets/configs/acme/tiny.jsx docs/cookbook/autoregressive/Acme/Tiny.mdx|" + loop + " "
+	if got := strings.Join(asked, "|"); got != want {
+		t.Errorf("asked:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -17,8 +17,11 @@ import (
 
 // Defaults of Options (see there for what each bounds).
 const (
-	DefaultTimeout       = 2 * time.Second
-	DefaultFileTimeout   = 60 * time.Second
+	// DefaultMaxSteps is a file's step budget: about 20 times what the
+	// heaviest real snippet needs (autoregressive/nemotron3-ultra-deployment.jsx
+	// of sglang docs @6c749811: 10,752 selections in 0.49 M steps).
+	DefaultMaxSteps      = 20_000_000
+	DefaultBackstop      = 5 * time.Minute
 	DefaultMaxSelections = 20000
 	DefaultMaxRows       = 200000
 	DefaultMaxString     = 16 << 20
@@ -30,13 +33,20 @@ const (
 // defaults.
 //
 // What is bounded, per snippet file (each file runs in a fresh goja runtime
-// that has no require/import, no file, network, process or timer access —
-// goja offers none unless the host adds it, and this package adds none; a
-// `require`/`import` of anything resolves to a function that throws):
-//   - time: Timeout of wall-clock time for each call into the file's code
-//     (evaluating the module, the first render, the enumeration walk, one
-//     selection's render and command), and FileTimeout for the whole file
-//     (vm.Interrupt from timers; ctx cancellation interrupts too);
+// that has no require/import, eval or Function constructor, no file,
+// network, process or timer access — goja offers none unless the host adds
+// it, and this package adds none; a `require`/`import` of anything resolves
+// to a function that throws):
+//   - work: MaxSteps steps per file, a step being one loop iteration or one
+//     function call of any code that runs in the file's runtime (the page's,
+//     the engine's, the drivers'; see instrument). The count is the same on
+//     every machine at every load, so a file that runs out of steps
+//     (ErrSteps) does so everywhere;
+//   - time: Backstop of wall-clock time per file, a generous backstop only
+//     (far above what the slowest real page needs under load): a file it
+//     stops is ErrTimeLimit, which is no property of the file — callers
+//     report it as "time limit — re-run", never as a page error or a
+//     verdict (ctx cancellation interrupts too);
 //   - selections: MaxSelections per enumeration step (the oracle's CAP:
 //     configs keep the first CAP overlay combinations of a cell, generators
 //     fail with "more than CAP selections") and MaxRows rows per file;
@@ -51,10 +61,11 @@ const (
 //     overshoot by what one sampling period allocates);
 //   - recursion: MaxCallStack JavaScript frames.
 type Options struct {
-	// Timeout is the wall-clock budget of one call into page code (default
-	// DefaultTimeout); FileTimeout of one file (default DefaultFileTimeout).
-	Timeout     time.Duration
-	FileTimeout time.Duration
+	// MaxSteps is the step budget of one file (default DefaultMaxSteps).
+	MaxSteps int64
+	// Backstop is the wall-clock backstop of one file (default
+	// DefaultBackstop).
+	Backstop time.Duration
 	// MaxSelections is the oracle's CAP (default DefaultMaxSelections).
 	MaxSelections int
 	// MaxRows bounds the selections × run modes one file may produce
@@ -72,14 +83,19 @@ type Options struct {
 	// Parallel is the number of files Load decodes at once (≤ 0:
 	// GOMAXPROCS).
 	Parallel int
+	// Files, when set, chooses the snippet files Load runs (given each
+	// file as "docs/src/snippets/…" and the pages that import it); the
+	// others are listed in Set.NotRun and none of their code runs. nil:
+	// every file.
+	Files func(rel string, pages []string) bool
 }
 
 func (o Options) withDefaults() Options {
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultTimeout
+	if o.MaxSteps <= 0 {
+		o.MaxSteps = DefaultMaxSteps
 	}
-	if o.FileTimeout <= 0 {
-		o.FileTimeout = DefaultFileTimeout
+	if o.Backstop <= 0 {
+		o.Backstop = DefaultBackstop
 	}
 	if o.MaxSelections <= 0 {
 		o.MaxSelections = DefaultMaxSelections
@@ -129,10 +145,14 @@ func (e *FileError) Unwrap() error { return e.Err }
 
 // Errors a FileError may wrap.
 var (
-	// ErrTimeout: a call into the file's code ran longer than Options.Timeout.
-	ErrTimeout = errors.New("page code ran out of time")
-	// ErrFileTimeout: the file's code ran longer than Options.FileTimeout.
-	ErrFileTimeout = errors.New("page code ran out of time for the whole file")
+	// ErrSteps: the file's code ran past Options.MaxSteps steps (the same
+	// on every machine: a property of the file).
+	ErrSteps = errors.New("page code ran out of steps")
+	// ErrTimeLimit: the file's code ran past the wall-clock
+	// Options.Backstop. It says nothing about the file (a loaded machine
+	// may be the cause): report it as "time limit — re-run", never as a
+	// page error, and never cache it.
+	ErrTimeLimit = errors.New("time limit — re-run: page code ran past the wall-clock backstop")
 	// ErrMemory: the heap grew past Options.MaxHeapGrowth while the file ran alone.
 	ErrMemory = errors.New("page code exceeded the memory bound")
 	// ErrBounds: too many selections or rows, or a string too long.
@@ -180,6 +200,9 @@ func compile(name, src string) (*goja.Program, error) {
 		msg := strings.TrimPrefix(err.Error(), name+": ")
 		return nil, &FileError{File: name, Err: fmt.Errorf("syntax goja cannot run (after esbuild): %s", msg)}
 	}
+	if err := instrument(name, ast); err != nil {
+		return nil, err
+	}
 	p, err := goja.CompileAST(ast, false)
 	if err != nil {
 		return nil, jsError(name, err)
@@ -201,6 +224,15 @@ const prelude = `(function (g, max) {
     } });
   };
   bound("repeat"); bound("padStart"); bound("padEnd");
+  // Code compiled at run time would not count its steps: eval and the
+  // Function constructors (reachable from any function's prototype) throw.
+  const noCompile = function () { throw new EvalError("code compiled at run time is not available to page code"); };
+  noCompile.prototype = Function.prototype; // f instanceof Function stays true
+  for (const proto of [Function.prototype, Object.getPrototypeOf(function* () {}), Object.getPrototypeOf(async function () {})]) {
+    Object.defineProperty(proto, "constructor", { configurable: false, writable: false, value: noCompile });
+  }
+  Object.defineProperty(g, "Function", { configurable: false, writable: false, value: noCompile });
+  Object.defineProperty(g, "eval", { configurable: false, writable: false, value: noCompile });
   g.require = function require(name) { throw new Error("import of " + JSON.stringify(String(name)) + " is not available to page code"); };
   const el = (type, props, ...children) => ({ type, props, children });
   g.React = { createElement: el, Fragment: "Fragment" };
@@ -208,27 +240,31 @@ const prelude = `(function (g, max) {
 
 // sandbox is one fresh runtime for one file.
 type sandbox struct {
-	vm   *goja.Runtime
-	file string
-	opt  Options
-	// tick restarts the per-call time budget; the drivers call it, page
-	// code cannot reach it.
+	vm    *goja.Runtime
+	file  string
+	opt   Options
+	steps *stepper
+	// tick counts one step; the drivers call it between units of work.
 	tick func()
 }
 
-// newSandbox makes the runtime for file and arms its time bound; stop
-// disarms it and must be called.
+// newSandbox makes the runtime for file with its step counter and arms its
+// backstop; stop disarms it and must be called.
 func newSandbox(ctx context.Context, file string, opt Options, prel *goja.Program, wd *watchdog) (sb *sandbox, stop func(), err error) {
 	vm := goja.New()
 	vm.SetMaxCallStackSize(opt.MaxCallStack)
 	vm.SetParserOptions(parser.WithSourceMapLoader(denySourceMap))
-	t := time.AfterFunc(opt.Timeout, func() { vm.Interrupt(ErrTimeout) })
-	tf := time.AfterFunc(opt.FileTimeout, func() { vm.Interrupt(ErrFileTimeout) })
+	st := &stepper{vm: vm, left: opt.MaxSteps, max: opt.MaxSteps}
+	tb := time.AfterFunc(opt.Backstop, func() { vm.Interrupt(ErrTimeLimit) })
 	stopCtx := context.AfterFunc(ctx, func() { vm.Interrupt(ctx.Err()) })
 	unwatch := wd.watch(vm)
-	stop = func() { t.Stop(); tf.Stop(); stopCtx(); unwatch() }
-	sb = &sandbox{vm: vm, file: file, opt: opt, tick: func() { t.Reset(opt.Timeout) }}
-	v, err := vm.RunProgram(prel)
+	stop = func() { tb.Stop(); stopCtx(); unwatch() }
+	sb = &sandbox{vm: vm, file: file, opt: opt, steps: st, tick: st.step}
+	err = st.bind()
+	var v goja.Value
+	if err == nil {
+		v, err = vm.RunProgram(prel)
+	}
 	if err == nil {
 		fn, _ := goja.AssertFunction(v)
 		_, err = fn(goja.Undefined(), vm.GlobalObject(), vm.ToValue(opt.MaxString))

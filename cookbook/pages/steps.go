@@ -1,0 +1,161 @@
+package pages
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/file"
+)
+
+// stepName is the global the step counter is bound to. It is no
+// identifier page code can write (it holds a NUL), it is defined
+// non-writable and non-configurable on the global object, and `with`
+// statements (the one way an object's keys shadow a name) are refused, so
+// page code can neither replace nor shadow it.
+const stepName = "\x00cookbook-sync-step"
+
+// ErrWith: page code with a `with` statement (which could shadow the step
+// counter) is refused; the oracle's pages have none.
+var ErrWith = errors.New("a `with` statement is not run in the sandbox")
+
+// instrument counts work in prg: a call to the step counter is put at the
+// start of every loop body (for, for-in, for-of, while, do-while) and of
+// every function body (after its directive prologue, so "use strict" stays
+// in force; an arrow function's expression body becomes "(step(), expr)").
+// Every loop iteration and every call therefore costs one step, so code
+// that runs long runs out of steps (Options.MaxSteps) whatever the
+// machine's speed or load. Errors: ErrWith at the position of a `with`
+// statement (a *FileError).
+func instrument(name string, prg *ast.Program) error {
+	var bad ast.Node
+	seen := map[uintptr]bool{}
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if v.IsNil() || seen[v.Pointer()] {
+				return
+			}
+			seen[v.Pointer()] = true
+			switch n := v.Interface().(type) {
+			case *ast.WithStatement:
+				if bad == nil {
+					bad = n
+				}
+			case *ast.ForStatement:
+				n.Body = stepBlock(n.For, n.Body)
+			case *ast.ForInStatement:
+				n.Body = stepBlock(n.For, n.Body)
+			case *ast.ForOfStatement:
+				n.Body = stepBlock(n.For, n.Body)
+			case *ast.WhileStatement:
+				n.Body = stepBlock(n.While, n.Body)
+			case *ast.DoWhileStatement:
+				n.Body = stepBlock(n.Do, n.Body)
+			case *ast.FunctionLiteral:
+				if n.Body != nil {
+					n.Body.List = afterPrologue(n.Body.List, stepStmt(n.Body.LeftBrace))
+				}
+			case *ast.ArrowFunctionLiteral:
+				switch b := n.Body.(type) {
+				case *ast.BlockStatement:
+					b.List = afterPrologue(b.List, stepStmt(b.LeftBrace))
+				case *ast.ExpressionBody:
+					b.Expression = &ast.SequenceExpression{Sequence: []ast.Expression{stepCall(b.Expression.Idx0()), b.Expression}}
+				}
+			}
+			walk(v.Elem())
+		case reflect.Interface:
+			if !v.IsNil() {
+				walk(v.Elem())
+			}
+		case reflect.Struct:
+			for i := range v.NumField() {
+				if v.Type().Field(i).IsExported() {
+					walk(v.Field(i))
+				}
+			}
+		case reflect.Slice, reflect.Array:
+			for i := range v.Len() {
+				walk(v.Index(i))
+			}
+		}
+	}
+	walk(reflect.ValueOf(prg))
+	if bad != nil {
+		fe := &FileError{File: name, Err: ErrWith}
+		if prg.File != nil {
+			p := prg.File.Position(int(bad.Idx0()) - prg.File.Base())
+			fe.Line, fe.Column = p.Line, p.Column
+		}
+		return fe
+	}
+	return nil
+}
+
+// stepCall is a call of the step counter placed at idx.
+func stepCall(idx file.Idx) *ast.CallExpression {
+	return &ast.CallExpression{Callee: &ast.Identifier{Name: stepName, Idx: idx}, LeftParenthesis: idx, RightParenthesis: idx}
+}
+
+func stepStmt(idx file.Idx) ast.Statement {
+	return &ast.ExpressionStatement{Expression: stepCall(idx)}
+}
+
+// stepBlock is a loop body that counts a step first.
+func stepBlock(idx file.Idx, body ast.Statement) ast.Statement {
+	return &ast.BlockStatement{LeftBrace: idx, List: []ast.Statement{stepStmt(idx), body}, RightBrace: idx}
+}
+
+// afterPrologue inserts s after the directive prologue of a function body
+// (its leading string-literal expression statements).
+func afterPrologue(list []ast.Statement, s ast.Statement) []ast.Statement {
+	i := 0
+	for ; i < len(list); i++ {
+		es, ok := list[i].(*ast.ExpressionStatement)
+		if !ok {
+			break
+		}
+		if _, ok := es.Expression.(*ast.StringLiteral); !ok {
+			break
+		}
+	}
+	out := make([]ast.Statement, 0, len(list)+1)
+	out = append(out, list[:i]...)
+	out = append(out, s)
+	return append(out, list[i:]...)
+}
+
+// stepper counts the steps of one file's runtime and interrupts it when
+// they run out (ErrSteps: uncatchable by page code, unlike a thrown
+// error).
+type stepper struct {
+	vm    *goja.Runtime
+	left  int64
+	max   int64
+	spent bool
+}
+
+// bind defines the step counter on vm's global object.
+func (s *stepper) bind() error {
+	fn := s.vm.ToValue(func(goja.FunctionCall) goja.Value {
+		s.step()
+		return goja.Undefined()
+	})
+	return s.vm.GlobalObject().DefineDataProperty(stepName, fn, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+}
+
+// step counts one step.
+func (s *stepper) step() {
+	s.left--
+	if s.left < 0 && !s.spent {
+		s.spent = true
+		s.vm.Interrupt(fmt.Errorf("%w: more than %d steps (loop iterations and function calls)", ErrSteps, s.max))
+	}
+}
+
+// used is the number of steps counted.
+func (s *stepper) used() int64 { return s.max - s.left }
