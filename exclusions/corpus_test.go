@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"go.yaml.in/yaml/v3"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -36,6 +37,18 @@ var harnessLeftCompared = map[string]string{
 	"TMPDIR":                           "every process's scratch directory",
 }
 
+// harnessForwardedJudgment are env names the harness only forwards into a
+// server's environment (docker run -e NAME, no value), with a value of its
+// own only in profile.yml, never in a benchmark run, while the recipes and
+// benchmark scripts set them: the value a measured server gets is the
+// recipe author's, so the name keeps the class of that recipe setting in
+// rules.yaml. The test checks both halves against the tree.
+var harnessForwardedJudgment = map[string]string{
+	"VLLM_RPC_TIMEOUT": "launch_h100-cr.sh, launch_mi325x-tw.sh and launch_rtx6000pro-lat.sh forward it for profile.yml (1800000, profiling runs only); " +
+		"the srt-slurm vLLM recipes (VLLM_RPC_TIMEOUT: \"600000\") and single-node scripts (export VLLM_RPC_TIMEOUT=600000) set it: " +
+		"a robustness timeout the recipe author chose, judgment-vllm-timeouts",
+}
+
 var envName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
 
 // ghExpr is a GitHub Actions expression, replaced by a lower-case word (not
@@ -47,19 +60,14 @@ var ghExpr = regexp.MustCompile(`\$\{\{[^}]*\}\}`)
 // TestCorpusUpstreamHarnessEnv: every env name the InferenceX harness can
 // put into a server process's environment is classified by consumer or
 // deliberately compared — the env blocks (and `export`s of run: scripts) of
-// .github/workflows/benchmark*-tmpl.yml, and, when the corpus holds them,
-// what runners/launch_*.sh and benchmarks/benchmark_lib.sh export or pass
-// (export X, srun --export=ALL,X=…, docker run -e/--env X). The root is
-// $INFERENCEX_UPSTREAM_DIR or ../shared/corpus/upstream/InferenceX.
+// .github/workflows/benchmark*-tmpl.yml, and what runners/launch_*.sh and
+// benchmarks/benchmark_lib.sh export or pass (export X, srun
+// --export=ALL,X=…, docker run -e/--env X), in the complete tree
+// ../shared/corpus/upstream/InferenceX. A name the harness only forwards
+// while recipes set it (harnessForwardedJudgment) keeps the recipe
+// setting's class.
 func TestCorpusUpstreamHarnessEnv(t *testing.T) {
-	root := os.Getenv("INFERENCEX_UPSTREAM_DIR")
-	if root == "" {
-		shared := filepath.Join("..", "..", "shared")
-		if _, err := os.Stat(shared); err != nil {
-			t.Skip("../shared is absent")
-		}
-		root = filepath.Join(shared, "corpus", "upstream", "InferenceX")
-	}
+	root := testutil.UpstreamInferenceX(t)
 	s, err := Default()
 	if err != nil {
 		t.Fatal(err)
@@ -84,11 +92,8 @@ func TestCorpusUpstreamHarnessEnv(t *testing.T) {
 		add(filepath.Base(f), ns)
 	}
 	wfNames := len(names)
-	want, min := []string{"MODEL", "CONC", "HF_TOKEN"}, 10
-	if os.Getenv("INFERENCEX_UPSTREAM_DIR") == "" {
-		// the corpus is InferenceX@843c6254
-		want, min = append(want, "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "AIPERF_FAILED_REQUEST_THRESHOLD"), 70
-	}
+	// the corpus is InferenceX@843c6254
+	want, min := []string{"MODEL", "CONC", "HF_TOKEN", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "AIPERF_FAILED_REQUEST_THRESHOLD"}, 70
 	for _, n := range want {
 		if _, ok := names[n]; !ok {
 			t.Errorf("workflow env lacks %s", n)
@@ -101,8 +106,8 @@ func TestCorpusUpstreamHarnessEnv(t *testing.T) {
 	if lib := filepath.Join(root, "benchmarks", "benchmark_lib.sh"); fileExists(lib) {
 		scripts = append(scripts, lib)
 	}
-	if len(scripts) == 0 {
-		t.Logf("LOUD: %s holds no runners/launch_*.sh or benchmarks/benchmark_lib.sh: checked the %d workflow env names only (set INFERENCEX_UPSTREAM_DIR to a full checkout)", root, wfNames)
+	if len(scripts) < 10 {
+		t.Fatalf("%s: %d runners/launch_*.sh and benchmarks/benchmark_lib.sh: the complete tree has them all", root, len(scripts))
 	}
 	for _, f := range scripts {
 		ns, err := shellEnv(f)
@@ -116,9 +121,17 @@ func TestCorpusUpstreamHarnessEnv(t *testing.T) {
 		sorted = append(sorted, n)
 	}
 	sort.Strings(sorted)
-	classified := 0
+	classified, forwarded := 0, 0
 	for _, n := range sorted {
 		r, ok := s.Match(Setting{Kind: KindEnv, Name: n, Value: "x", Engine: "sglang", Role: "agg"})
+		if why, fwd := harnessForwardedJudgment[n]; fwd {
+			if !ok || r.Class != ClassJudgment {
+				t.Errorf("env %s: rule %s (%s), want a judgment rule: %s", n, r.ID, r.Class, why)
+			}
+			checkForwardedOnly(t, root, n, names[n], scripts)
+			forwarded++
+			continue
+		}
 		if why, kept := harnessLeftCompared[n]; kept {
 			if ok {
 				t.Errorf("env %s (%s): rule %s (%s) matches, but it is left compared: %s", n, strings.Join(names[n], " "), r.ID, r.Class, why)
@@ -136,8 +149,41 @@ func TestCorpusUpstreamHarnessEnv(t *testing.T) {
 			classified++
 		}
 	}
-	t.Logf("%s: %d harness env names (%d from the workflows, %d shell files): %d classified by consumer, %d left compared",
-		root, len(sorted), wfNames, len(scripts), classified, len(sorted)-classified)
+	t.Logf("%s: %d harness env names (%d from the workflows, %d shell files): %d classified by consumer, %d forwarded only (the recipe's class), %d left compared",
+		root, len(sorted), wfNames, len(scripts), classified, forwarded, len(sorted)-classified-forwarded)
+}
+
+// checkForwardedOnly checks a harnessForwardedJudgment name against the
+// tree: no benchmark workflow sets it, no harness file (launcher,
+// benchmark_lib.sh) gives it a value, and a recipe or benchmark script
+// under benchmarks/ does.
+func checkForwardedOnly(t *testing.T, root, name string, files, harness []string) {
+	t.Helper()
+	for _, f := range files {
+		if strings.HasSuffix(f, ".yml") {
+			t.Errorf("env %s: set by the benchmark workflow %s, not only forwarded", name, f)
+		}
+	}
+	valued := regexp.MustCompile(`(?m)(\b` + name + `=|^\s*` + name + `:\s*\S)`)
+	for _, f := range harness {
+		if b, err := os.ReadFile(f); err == nil && valued.Match(b) {
+			t.Errorf("env %s: %s gives it a value (%s), not only forwards it", name, filepath.Base(f), valued.Find(b))
+		}
+	}
+	var setBy []string
+	filepath.WalkDir(filepath.Join(root, "benchmarks"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !(strings.HasSuffix(p, ".sh") || strings.HasSuffix(p, ".yaml")) || slices.Contains(harness, p) {
+			return nil
+		}
+		if b, err := os.ReadFile(p); err == nil && valued.Match(b) {
+			setBy = append(setBy, p)
+		}
+		return nil
+	})
+	if len(setBy) == 0 {
+		t.Errorf("env %s: no recipe or benchmark script under benchmarks/ sets it", name)
+	}
+	t.Logf("env %s: forwarded by %s; set by %d recipes and benchmark scripts", name, strings.Join(files, " "), len(setBy))
 }
 
 // workflowEnv lists the env names of a workflow's top-level, job and step

@@ -2,7 +2,6 @@ package generate
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,48 +9,30 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/cookbook"
 	"github.com/cookbook-sync/cookbook-sync/infx"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 )
 
-// infxFullEnv names a complete InferenceX checkout of the corpus commit
-// (843c6254, scripts included); ../shared/corpus/upstream/InferenceX lacks
-// every *.sh file, so the single-node keys only render from such a tree.
-const infxFullEnv = "COOKBOOK_SYNC_INFX_FULL"
-
 // TestCorpusGenerateQwen35EveryKey (issue 10 item 7): `generate --model
-// qwen3.5` on the upstream InferenceX tree at 843c6254 writes a file that
-// verifies, with every key that has no prohibited setting, and leaves the
-// one key with a prohibited setting out, named with its rule. Each key
-// alone verifies too: six of them (single-node keys whose rows of one shape
-// differ only by the KV tier) used to fail their own decode-back check.
-// Runs on ../shared/corpus/upstream/InferenceX and, when present, on the
-// complete checkout named by $COOKBOOK_SYNC_INFX_FULL (default
-// /tmp/infx-full).
+// qwen3.5` on the complete upstream InferenceX tree at 843c6254
+// (../shared/corpus/upstream/InferenceX, every script included) writes a
+// file that verifies, with every key that has no prohibited setting (23
+// cells of 13 keys), and leaves the one key with a prohibited setting out,
+// named with its rule. Each key alone verifies too: eight of them
+// (single-node keys whose rows of one shape differ only by the KV tier)
+// used to fail their own decode-back check.
 func TestCorpusGenerateQwen35EveryKey(t *testing.T) {
-	shared := filepath.Join(moduleRoot(t), "..", "shared")
-	if _, err := os.Stat(shared); os.IsNotExist(err) {
-		t.Skip("SKIPPED LOUDLY: ../shared is absent: the InferenceX corpus tree is not here")
-	}
-	full := os.Getenv(infxFullEnv)
-	if full == "" {
-		full = "/tmp/infx-full"
-	}
+	root := testutil.UpstreamInferenceX(t)
 	type tree struct {
 		name, root string
 		cells      int      // cells of the whole-model run
 		single     []string // keys that must generate alone
 	}
-	formerlyFailing := []string{
+	trees := []tree{{name: "upstream", root: root, cells: 23, single: []string{
+		"qwen3.5-fp4-gb300-dynamo-sglang-agentic-agg",
 		"qwen3.5-fp8-b200-sglang-agentic-mtp", "qwen3.5-fp8-b300-sglang-agentic-mtp", "qwen3.5-fp4-b300-sglang-agentic-mtp",
 		"qwen3.5-fp8-b300-sglang-agentic-power-ab", "qwen3.5-fp4-b300-sglang-agentic-power-ab",
 		"qwen3.5-fp8-h200-sglang-agentic-mtp", "qwen3.5-fp8-h100-sglang-agentic-mtp", "qwen3.5-fp4-b200-sglang-agentic-mtp",
-	}
-	trees := []tree{{name: "corpus", root: filepath.Join(shared, "corpus", "upstream", "InferenceX"), cells: 3,
-		single: []string{"qwen3.5-fp4-gb300-dynamo-sglang-agentic-agg"}}}
-	if st, err := os.Stat(full); err == nil && st.IsDir() {
-		trees = append(trees, tree{name: "full", root: full, cells: 23, single: formerlyFailing})
-	} else {
-		t.Logf("NOTE: no complete InferenceX checkout at %s ($%s): the single-node keys are checked on the corpus tree only, where their scripts are missing", full, infxFullEnv)
-	}
+	}}}
 	const refusedKey = "qwen3.5-fp4-gb300-dynamo-sglang-agentic-disagg"
 	for _, tr := range trees {
 		t.Run(tr.name, func(t *testing.T) {
@@ -71,6 +52,12 @@ func TestCorpusGenerateQwen35EveryKey(t *testing.T) {
 			if len(g.Data.Cells) != tr.cells {
 				t.Errorf("%d cells, want %d", len(g.Data.Cells), tr.cells)
 			}
+			// the points that cannot be published yet, by key and reason
+			skipped := map[string]int{}
+			for _, sk := range g.Skipped {
+				skipped[sk.ConfigKey+": "+strings.ReplaceAll(sk.Reason, tr.root+string(filepath.Separator), "")]++
+			}
+			testutil.CheckLedger(t, "testdata/qwen35-skipped.ledger", skipped)
 			f, err := cookbook.Parse("qwen3.5.jsx", g.Bytes)
 			if err != nil {
 				t.Fatal(err)

@@ -175,16 +175,56 @@ func (j *jail) readFile(p string, limit int64) ([]byte, error) {
 }
 
 // readInput reads a whole input file (a script) inside a root, at most
-// maxInputBytes; larger is an error.
+// maxInputBytes; larger is an error. A git symbolic link checked out as a
+// plain file (linkPlaceholder) is followed, as the link itself would be.
 func (j *jail) readInput(p string) ([]byte, error) {
-	data, err := j.readFile(p, maxInputBytes+1)
-	if err != nil {
-		return nil, err
+	for hops := 0; ; hops++ {
+		data, err := j.readFile(p, maxInputBytes+1)
+		if err != nil {
+			return nil, err
+		}
+		if len(data) > maxInputBytes {
+			return nil, &os.PathError{Op: "read", Path: p, Err: fmt.Errorf("larger than %d bytes", maxInputBytes)}
+		}
+		target, ok := j.linkPlaceholder(p, data)
+		if !ok || hops >= maxLinkHops {
+			return data, nil
+		}
+		p = target
 	}
-	if len(data) > maxInputBytes {
-		return nil, &os.PathError{Op: "read", Path: p, Err: fmt.Errorf("larger than %d bytes", maxInputBytes)}
+}
+
+// maxLinkHops bounds a chain of link placeholders readInput follows.
+const maxLinkHops = 8
+
+// linkPlaceholder reports whether data, the content of the file p, is a
+// git symbolic link checked out as a plain file, and returns the file it
+// names. Git writes a link that way when links are not made
+// (core.symlinks=false, or a copy of a checkout that dropped them): the file
+// holds the link's target and nothing else — no newline. InferenceX's
+// runners/launch_b200-dgxc-slurm.sh is such a link to launch_b200-dgxc.sh
+// (mode 120000 at 843c6254). It is a placeholder only when the content is
+// one relative path (no whitespace, no control character) naming, from p's
+// directory, a regular file inside the same read roots; a real script
+// never is one word naming a sibling file.
+func (j *jail) linkPlaceholder(p string, data []byte) (string, bool) {
+	if len(data) == 0 || len(data) > 4096 || data[0] == '#' {
+		return "", false
 	}
-	return data, nil
+	for _, c := range data {
+		if c <= ' ' || c == 0x7f {
+			return "", false
+		}
+	}
+	rel := string(data)
+	if filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") {
+		return "", false
+	}
+	target := filepath.Join(filepath.Dir(p), filepath.FromSlash(rel))
+	if target == filepath.Clean(p) || !j.contains(target) || !j.isFile(target) {
+		return "", false
+	}
+	return target, true
 }
 
 // maxInputBytes bounds a script or sourced file the sandbox reads.
