@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -197,22 +196,8 @@ type pageIndex struct {
 	byFamily map[string][]string
 }
 
-// familySuffix matches the checkpoint-variant suffixes modelFamily strips.
-var familySuffix = regexp.MustCompile(`(?i)-(v\d+|fp8|fp4|nvfp4|mxfp4|preview|dynamic|w4a8|int4)$`)
-
-// modelFamily is the checkpoint without its organisation and its
-// quantization / revision suffixes ("nvidia/Qwen3.5-397B-A17B-NVFP4-V2" and
-// "Qwen/Qwen3.5-397B-A17B-FP8" are "qwen3.5-397b-a17b").
-func modelFamily(model string) string {
-	f := strings.ToLower(path.Base(model))
-	for {
-		g := familySuffix.ReplaceAllString(f, "")
-		if g == f {
-			return f
-		}
-		f = g
-	}
-}
+// modelFamily is pages.ModelFamily: the checkpoints of one model.
+func modelFamily(model string) string { return pages.ModelFamily(model) }
 
 // indexPages parses every selection's command (pages.ParseCommand); a
 // comment-only command (pages.ErrNoCommand) starts nothing and is left

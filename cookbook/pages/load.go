@@ -51,6 +51,9 @@ type Set struct {
 	// NotRun are the snippet files Options.Files did not choose (sorted):
 	// none of their code ran, they have no Selections and no Errors.
 	NotRun []string
+	// Info is what is known of every snippet file (Files and NotRun)
+	// before its code runs.
+	Info map[string]FileInfo
 	// Steps per file run: the steps its code took (Options.MaxSteps),
 	// the same on every machine.
 	Steps map[string]int64
@@ -345,16 +348,24 @@ func Load(ctx context.Context, root string, opt Options) (*Set, error) {
 		return nil, fmt.Errorf("pages: %w", err)
 	}
 	pageFor := pageOf(set.Pages)
-	if ld.opt.Files != nil {
-		importers := map[string][]string{}
-		for _, pg := range slices.Sorted(maps.Keys(set.Pages)) {
-			for _, sn := range set.Pages[pg] {
-				importers[sn] = append(importers[sn], pg)
-			}
+	importers := map[string][]string{}
+	for _, pg := range slices.Sorted(maps.Keys(set.Pages)) {
+		for _, sn := range set.Pages[pg] {
+			importers[sn] = append(importers[sn], pg)
 		}
+	}
+	set.Info = map[string]FileInfo{}
+	for _, f := range set.Files {
+		fi := FileInfo{Rel: f, Pages: importers[f]}
+		if src, err := readFile(ld.l.abs(f), f); err == nil {
+			fi.Models, fi.Known = readFacts(f, src)
+		}
+		set.Info[f] = fi
+	}
+	if ld.opt.Files != nil {
 		run := set.Files[:0:0]
 		for _, f := range set.Files {
-			if ld.opt.Files(f, importers[f]) {
+			if ld.opt.Files(set.Info[f]) {
 				run = append(run, f)
 			} else {
 				set.NotRun = append(set.NotRun, f)

@@ -324,9 +324,9 @@ func TestFilesChoosesWhatRuns(t *testing.T) {
 	const loop = "docs/src/snippets/configs/evil/loop.jsx"
 	root := tinyRoot(t, map[string]string{loop: "export const config = { cells: [] };\nwhile (true) {}\n"})
 	var asked []string
-	set, err := Load(context.Background(), root, Options{Files: func(rel string, pages []string) bool {
-		asked = append(asked, rel+" "+strings.Join(pages, ","))
-		return !strings.Contains(rel, "/evil/")
+	set, err := Load(context.Background(), root, Options{Files: func(fi FileInfo) bool {
+		asked = append(asked, fi.Rel+" "+strings.Join(fi.Pages, ","))
+		return !strings.Contains(fi.Rel, "/evil/")
 	}})
 	if err != nil {
 		t.Fatal(err)

@@ -83,11 +83,11 @@ type Options struct {
 	// Parallel is the number of files Load decodes at once (≤ 0:
 	// GOMAXPROCS).
 	Parallel int
-	// Files, when set, chooses the snippet files Load runs (given each
-	// file as "docs/src/snippets/…" and the pages that import it); the
-	// others are listed in Set.NotRun and none of their code runs. nil:
-	// every file.
-	Files func(rel string, pages []string) bool
+	// Files, when set, chooses the snippet files Load runs, from what is
+	// known of each before its code runs (FileInfo: its place, the pages
+	// importing it, the model ids read statically); the others are listed
+	// in Set.NotRun and none of their code runs. nil: every file.
+	Files func(FileInfo) bool
 }
 
 func (o Options) withDefaults() Options {
