@@ -49,6 +49,12 @@ const (
 	// known on one side (Result.Unknown), e.g. the content of
 	// srt-slurm's own /configs/ file without the srt-slurm checkout.
 	ContentNotKnown Verdict = "content not known"
+	// TimeLimit: a wall-clock backstop (the page sandbox's or the script
+	// sandbox's) stopped the work this depends on before it ended. It says
+	// nothing about the input: the same input on a quiet machine gives a
+	// verdict. Not verified, but never allowed (Allowable): the run exits
+	// 3, asking for a re-run.
+	TimeLimit Verdict = "time limit — re-run"
 
 	// Missing: the role exists on one side only. A gap.
 	Missing Verdict = "missing"
@@ -69,7 +75,7 @@ const (
 // report counts and of Rank).
 func Verdicts() []Verdict {
 	return []Verdict{NotApplicable, Covered, CoveredWithExclusions,
-		MatchedNotCompared, UpstreamOnly, RecipeNotFound, ScriptNotFound, NoMatch, Ambiguous, Unsupported, ContentNotKnown,
+		MatchedNotCompared, UpstreamOnly, RecipeNotFound, ScriptNotFound, NoMatch, Ambiguous, Unsupported, ContentNotKnown, TimeLimit,
 		Missing, NotCovered, Differs, Prohibited, Error}
 }
 
@@ -84,7 +90,7 @@ func (v Verdict) Rank() int {
 		return 0
 	case CoveredWithExclusions:
 		return 1
-	case MatchedNotCompared, UpstreamOnly, RecipeNotFound, ScriptNotFound, NoMatch, Ambiguous, Unsupported, ContentNotKnown:
+	case MatchedNotCompared, UpstreamOnly, RecipeNotFound, ScriptNotFound, NoMatch, Ambiguous, Unsupported, ContentNotKnown, TimeLimit:
 		return 2
 	case Missing, NotCovered:
 		return 3
@@ -106,8 +112,13 @@ func (v Verdict) Gap() bool {
 // NotVerified reports whether v means the settings were not compared
 // (matched (not compared), upstream-only, recipe not found, script not
 // found, no matching point, ambiguous point, unsupported, content not
-// known).
+// known, time limit).
 func (v Verdict) NotVerified() bool { return v.Rank() == 2 }
+
+// Allowable reports whether v is a not-verified outcome that
+// coverage.Options.AllowUnverified may list without a gap: every one but
+// TimeLimit, which is no outcome of the input and is never hidden.
+func (v Verdict) Allowable() bool { return v.NotVerified() && v != TimeLimit }
 
 // Worse returns the more severe of a and b (Rank); of equal rank, a. The
 // empty verdict is "nothing yet": Worse("", b) is b.

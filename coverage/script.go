@@ -318,6 +318,8 @@ func statusOf(s infx.Status, kind infx.Kind) report.Status {
 		return report.StatusRecipeNotFound
 	case infx.StatusAmbiguous:
 		return report.StatusAmbiguous
+	case infx.StatusTimeLimit:
+		return report.StatusTimeLimit
 	}
 	return report.StatusUnsupported
 }

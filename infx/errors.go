@@ -39,6 +39,12 @@ var (
 	// ErrNotRenderable: the point's recipe or script is not in the checkout, or
 	// its format is not one infx renders (see Point.Status).
 	ErrNotRenderable = errors.New("point not renderable")
-	// ErrScriptLimit: a script ran past the step or time limit.
+	// ErrScriptLimit: a script ran past a bound that counts work (steps,
+	// loop iterations, bytes, nesting): the same on every machine.
 	ErrScriptLimit = errors.New("script exceeded its execution limit")
+	// ErrScriptTimeLimit: a script ran past the wall-time backstop
+	// (ScriptOptions.Timeout). It says nothing about the script (a loaded
+	// machine may be the cause): the point is StatusTimeLimit, never
+	// cached.
+	ErrScriptTimeLimit = errors.New("time limit — re-run: the script ran past the sandbox's wall-clock backstop")
 )

@@ -352,8 +352,8 @@ func TestHostileFailingRunsOnce(t *testing.T) {
 	start := time.Now()
 	_, err := ws.Render(context.Background(), p, Options{ScriptTimeout: 1500 * time.Millisecond, ScriptSteps: 1 << 30})
 	took := time.Since(start)
-	if !errors.Is(err, ErrScriptLimit) {
-		t.Fatalf("err = %v, want ErrScriptLimit", err)
+	if !errors.Is(err, ErrScriptTimeLimit) {
+		t.Fatalf("err = %v, want ErrScriptTimeLimit", err)
 	}
 	if took > 2900*time.Millisecond {
 		t.Errorf("took %v: the failing script ran more than once", took)

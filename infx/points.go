@@ -40,6 +40,9 @@ const (
 	// StatusAmbiguous: the launchers of the row's runner label would run
 	// different scripts (Note names them).
 	StatusAmbiguous Status = "ambiguous"
+	// StatusTimeLimit: the sandbox's wall-clock backstop stopped the
+	// run (ErrScriptTimeLimit): nothing is known about the point; re-run.
+	StatusTimeLimit Status = "time limit"
 	// StatusOutOfScope: a framework Check 3 does not cover (TRT-LLM incl.
 	// dynamo-trt, ATOM, TileRT); such points are not rendered by RenderAll.
 	StatusOutOfScope Status = "out-of-scope"

@@ -156,6 +156,9 @@ type Summary struct {
 	Missing      int `json:"missing"`
 	Unsupported  int `json:"unsupported"`
 	Ambiguous    int `json:"ambiguous"`
+	// TimeLimit counts points the wall-clock backstop stopped
+	// (StatusTimeLimit): re-run.
+	TimeLimit int `json:"timeLimit,omitempty"`
 	// OutOfScope counts points outside Check 3 (TRT-LLM incl. dynamo-trt,
 	// ATOM, TileRT): RenderAll does not render them.
 	OutOfScope int `json:"outOfScope"`
@@ -180,6 +183,7 @@ type KeySummary struct {
 	Missing      int  `json:"missing"`
 	Unsupported  int  `json:"unsupported"`
 	Ambiguous    int  `json:"ambiguous"`
+	TimeLimit    int  `json:"timeLimit,omitempty"`
 	OutOfScope   int  `json:"outOfScope"`
 	Errors       int  `json:"errors"`
 	// Results lists the points in Points order (rows in file order,
@@ -199,6 +203,7 @@ const (
 	OutcomeUnsupported  Outcome = Outcome(StatusUnsupported)
 	OutcomeAmbiguous    Outcome = Outcome(StatusAmbiguous)
 	OutcomeOutOfScope   Outcome = Outcome(StatusOutOfScope)
+	OutcomeTimeLimit    Outcome = Outcome(StatusTimeLimit)
 	OutcomeError        Outcome = "error"
 )
 
@@ -310,6 +315,9 @@ func (ws *Workspace) RenderAll(ctx context.Context, keys []string, opt Options) 
 					case StatusUpstreamOnly:
 						s.UpstreamOnly++
 						ks.UpstreamOnly++
+					case StatusTimeLimit:
+						s.TimeLimit++
+						ks.TimeLimit++
 					}
 				case err != nil:
 					s.Errors++

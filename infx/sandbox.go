@@ -477,8 +477,9 @@ func prepareFile(name string, src []byte) *preparedFile {
 // granted allocation would. An unknown command whose status or output the
 // script uses (a condition, $(…), the left of a pipe) ends the run with
 // ScriptRun.Stop. Errors: a parse error (PosError file:line:col);
-// ErrScriptLimit wrapped in a PosError when the time or step bound is
-// exceeded. A non-zero exit status is not an error (ScriptRun.Exit).
+// ErrScriptLimit wrapped in a PosError when a step bound is exceeded,
+// ErrScriptTimeLimit when the wall-time backstop stopped it; the parent
+// context's error when it ended. A non-zero exit status is not an error (ScriptRun.Exit).
 func RunScript(path string, opt ScriptOptions) (*ScriptRun, error) {
 	j := newJail(absRoots(opt.ReadRoots))
 	defer j.close()
@@ -632,7 +633,10 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 	}
 	if err != nil && stopR == nil {
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
-			return nil, &PosError{File: lfile, Line: line, Col: col, Err: fmt.Errorf("%w: still running after %v (endless loop?)", ErrScriptLimit, opt.Timeout)}
+			if parent.Err() != nil {
+				return nil, parent.Err()
+			}
+			return nil, &PosError{File: lfile, Line: line, Col: col, Err: fmt.Errorf("%w (still running after %v)", ErrScriptTimeLimit, opt.Timeout)}
 		}
 		return nil, &PosError{File: lfile, Line: line, Col: col, Err: err}
 	}

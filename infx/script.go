@@ -21,14 +21,16 @@ import (
 )
 
 // Default bounds for running a script (ScriptOptions zero values). The step
-// bound is the deterministic one that ends an endless loop; the wall-time
-// bound only backs it up (a loop of slow builtins), so it is generous enough
-// that a normal script never meets it on a loaded machine. Every point of
+// bound is the deterministic one that ends an endless loop, and the only
+// one that decides anything; the wall-time bound only backs it up (a loop
+// of slow builtins, a pipeline that never drains), generous enough that a
+// normal script never meets it on a loaded machine, and a run it stops is
+// ErrScriptTimeLimit ("time limit — re-run"), never a verdict. Every point of
 // InferenceX 843c6254 (workflow step, launcher, script and library
 // together) renders the same with a bound of 20,000 steps; 50,000 leaves a
 // margin and ends an endless loop in about half a second.
 const (
-	DefaultScriptTimeout = 10 * time.Second
+	DefaultScriptTimeout = 2 * time.Minute
 	DefaultScriptSteps   = 50000
 )
 
@@ -278,7 +280,8 @@ type ScriptOptions struct {
 	// ReadRoots are directories the script may read (e.g. the checkout);
 	// every write goes to an in-memory sink, reads elsewhere see no file.
 	ReadRoots []string
-	// Timeout bounds the wall time (default DefaultScriptTimeout).
+	// Timeout is the wall-time backstop (default DefaultScriptTimeout): a
+	// run it stops is ErrScriptTimeLimit.
 	Timeout time.Duration
 	// Steps bounds the number of simple commands run, builtins and
 	// function calls included (default DefaultScriptSteps).

@@ -184,18 +184,26 @@ func TestScriptArrayViaFunction(t *testing.T) {
 func TestScriptEndlessLoop(t *testing.T) {
 	ws := openOld(t)
 	p := pointAt(t, ws, "loop-fp8-h200-sglang", 0, 1)
-	_, err := ws.Render(context.Background(), p, Options{ScriptTimeout: 200 * time.Millisecond})
-	if !errors.Is(err, ErrScriptLimit) {
+	// The step bound ends it, whatever the machine's speed: unsupported.
+	_, err := ws.Render(context.Background(), p, Options{})
+	if !errors.Is(err, ErrScriptLimit) || errors.Is(err, ErrScriptTimeLimit) {
 		t.Fatalf("err = %v, want ErrScriptLimit", err)
 	}
 	msg := err.Error()
 	if !strings.Contains(msg, "unsupported: the run did not end within the sandbox's bounds: benchmarks/single_node/fixed_seq_len/loop_fp8_h200_sglang.sh:") || !strings.Contains(msg, ":3:") && !strings.Contains(msg, ":4:") {
 		t.Errorf("error does not name file:line:col: %v", err)
 	}
-	// The step bound ends it too.
-	_, err = ws.Render(context.Background(), p, Options{ScriptTimeout: time.Minute, ScriptSteps: 1000})
+	// A smaller step bound ends it sooner, the same way.
+	_, err = ws.Render(context.Background(), p, Options{ScriptSteps: 1000})
 	if !errors.Is(err, ErrScriptLimit) {
 		t.Fatalf("steps: err = %v, want ErrScriptLimit", err)
+	}
+	// The wall-clock backstop is its own outcome: time limit, never
+	// unsupported (it says nothing of the script).
+	_, err = ws.Render(context.Background(), p, Options{ScriptTimeout: 50 * time.Millisecond, ScriptSteps: 1 << 30})
+	var pe *PointError
+	if !errors.Is(err, ErrScriptTimeLimit) || errors.Is(err, ErrScriptLimit) || !errors.As(err, &pe) || pe.Status != StatusTimeLimit {
+		t.Fatalf("backstop: err = %v, want ErrScriptTimeLimit with StatusTimeLimit", err)
 	}
 }
 

@@ -322,6 +322,9 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 // model, such as a server coming up, never ends here), with the position
 // where it was stopped; other errors (bad input) are returned as they are.
 func limitStatus(p Point, err error) error {
+	if errors.Is(err, ErrScriptTimeLimit) {
+		return &PointError{Status: StatusTimeLimit, Note: err.Error(), Pos: p.RefPos, Err: err}
+	}
 	if errors.Is(err, ErrScriptLimit) {
 		return &PointError{Status: StatusUnsupported, Note: "the run did not end within the sandbox's bounds: " + err.Error(), Pos: p.RefPos, Err: err}
 	}
@@ -475,9 +478,13 @@ func (ws *Workspace) runLauncher(p Point, l launcherRef, runner string, facts sh
 	ws.sn.mu.Unlock()
 	if !ok {
 		c.run, c.err = runScript(so.Name, []byte(h.Run), so)
-		ws.sn.mu.Lock()
-		ws.sn.runs[key] = c
-		ws.sn.mu.Unlock()
+		if !errors.Is(c.err, ErrScriptTimeLimit) && (opt.ctx == nil || opt.ctx.Err() == nil) {
+			// a run the backstop or the caller stopped is no property
+			// of its input: never cached
+			ws.sn.mu.Lock()
+			ws.sn.runs[key] = c
+			ws.sn.mu.Unlock()
+		}
 	}
 	return c.run, wf, c.err
 }

@@ -188,8 +188,10 @@ func Headline(r *Report) string {
 	ok := map[string]int{}
 	judge := func(v compare.Verdict) {
 		switch {
-		case v.NotVerified() && r.AllowUnverified:
+		case v.Allowable() && r.AllowUnverified:
 			ok["not verified (allowed)"]++
+		case v == compare.TimeLimit:
+			add(string(v))
 		case v.NotVerified():
 			add("not verified")
 		case v.Gap() || v.Rank() >= compare.Error.Rank():
@@ -215,6 +217,9 @@ func Headline(r *Report) string {
 	}
 	for range r.PageErrors {
 		add(string(compare.Error))
+	}
+	for range r.TimeLimits {
+		add(string(compare.TimeLimit))
 	}
 	for _, l := range r.Upstream {
 		if !l.OK {

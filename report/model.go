@@ -72,6 +72,10 @@ const (
 	// StatusError: the recipe is present but could not be loaded or
 	// rendered (bad input: the message has file:line:col).
 	StatusError = Status(compare.Error)
+	// StatusTimeLimit: a wall-clock backstop stopped the rendering (the
+	// script sandbox's): nothing is known; re-run (never allowed by
+	// AllowUnverified; the run exits 3).
+	StatusTimeLimit = Status(compare.TimeLimit)
 	// StatusNotApplicable: Check 3 does not apply to the config key under
 	// the run's policy version (Report.Policy): not compared, not a gap.
 	StatusNotApplicable = Status(compare.NotApplicable)
@@ -144,6 +148,14 @@ type Report struct {
 	// UnverifiedGap is true when a point or vLLM-family row could not be
 	// verified and AllowUnverified is false (fail closed).
 	UnverifiedGap bool `json:"unverifiedGap,omitempty"`
+	// TimeLimit is true when a wall-clock backstop stopped some of the
+	// work (a point, row or role with verdict compare.TimeLimit, or a
+	// TimeLimits entry): the report is incomplete through no fault of the
+	// input; the CLI exits 3 (re-run). Never hidden by AllowUnverified.
+	TimeLimit bool `json:"timeLimit,omitempty"`
+	// TimeLimits names the units a backstop stopped that no point or row
+	// stands for (a cookbook page snippet, "file: message").
+	TimeLimits []string `json:"timeLimits,omitempty"`
 	// Errors is true when any point or row has StatusError or a vLLM recipe
 	// failed to decode (bad input).
 	Errors bool `json:"errors"`
@@ -471,10 +483,14 @@ func (r *Report) Count() {
 	links := r.Counts.Links
 	r.Counts = Counts{Roles: map[string]int{}, Points: map[string]int{}, Links: links}
 	r.Gap, r.Errors = false, false
+	r.TimeLimit = len(r.TimeLimits) > 0
 	v := compare.Verdict("")
 	for _, p := range r.Points {
 		r.Counts.Points[string(p.Verdict)]++
 		v = r.worse(v, p.Verdict)
+		if p.Verdict == compare.TimeLimit {
+			r.TimeLimit = true
+		}
 		if p.Status == StatusError {
 			r.Errors = true
 		}
@@ -483,6 +499,9 @@ func (r *Report) Count() {
 		}
 		for _, res := range p.Roles {
 			r.Counts.Roles[string(res.Verdict)]++
+			if res.Verdict == compare.TimeLimit {
+				r.TimeLimit = true
+			}
 			if res.Verdict.Gap() {
 				r.Gap = true
 			}
@@ -513,6 +532,9 @@ func (r *Report) Count() {
 			v = r.worse(v, k.Verdict)
 			for _, row := range k.Rows {
 				list.rowC[string(row.Verdict)]++
+				if row.Verdict == compare.TimeLimit {
+					r.TimeLimit = true
+				}
 				if row.Status == StatusError {
 					r.Errors = true
 				}
@@ -521,6 +543,9 @@ func (r *Report) Count() {
 				}
 				for _, ro := range row.Roles {
 					list.roleC[string(ro.Verdict)]++
+					if ro.Verdict == compare.TimeLimit {
+						r.TimeLimit = true
+					}
 					if ro.Verdict.Gap() {
 						r.Gap = true
 					}
@@ -529,7 +554,10 @@ func (r *Report) Count() {
 		}
 	}
 	r.UnverifiedGap = r.Counts.Unverified > 0 && !r.AllowUnverified
-	if r.LinkGap || r.UnverifiedGap {
+	if r.TimeLimit {
+		v = compare.Worse(v, compare.TimeLimit)
+	}
+	if r.LinkGap || r.UnverifiedGap || r.TimeLimit {
 		r.Gap = true
 	}
 	if v == "" {
@@ -541,7 +569,7 @@ func (r *Report) Count() {
 // worse is compare.Worse, except that a not-verified verdict does not count
 // when AllowUnverified (it is listed, not a gap).
 func (r *Report) worse(a, b compare.Verdict) compare.Verdict {
-	if r.AllowUnverified && b.NotVerified() {
+	if r.AllowUnverified && b.Allowable() {
 		return a
 	}
 	return compare.Worse(a, b)
