@@ -92,7 +92,7 @@ func TestCorpusContentRegressions(t *testing.T) {
 			if err := os.WriteFile(p, []byte(edit(t, c.old, c.new)), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			rep, err := Run(context.Background(), Options{InfxDir: infx, CookbookDirs: []string{cookbookDir}, ConfigKey: glm52Key, AllowUnverified: true})
+			rep, err := Run(context.Background(), Options{InfxDir: infx, CookbookDirs: []string{cookbookDir}, ConfigKeys: []string{glm52Key}, AllowUnverified: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -42,10 +42,17 @@ type Options struct {
 	// master configs is matched with the recipes and compared role by role
 	// (Report.VLLM). CookbookDirs may then be empty (vLLM part only).
 	VLLMRecipesDir string
-	// ConfigKey, when set, keeps only cells (and vLLM-family keys) whose
-	// config key matches this glob (path.Match syntax). A glob that keeps
-	// nothing is an ErrUsage error.
-	ConfigKey string
+	// ConfigKeys, when set, are globs (path.Match syntax) that scope the
+	// run: only the cookbook cells and the master-config keys judged from
+	// the InferenceX side (vLLM family, SGLang family against the pages)
+	// whose config key one of them matches are judged (KeyInScope). Each
+	// pattern must match a key of the run — a cookbook cell's config key
+	// with a point that cites a recipe, or a master-config key judged —
+	// else Run fails with an *OptionError (Field "ConfigKey", Value the
+	// pattern; one per such pattern, errors.Join'ed) wrapping ErrUsage:
+	// never a silently smaller run. An empty or malformed pattern is such
+	// an error too. Empty: every key.
+	ConfigKeys []string
 	// AllowUnverified lists points and rows that could not be verified
 	// (NotVerified) without making them a gap (Report.Gap); by default they
 	// fail closed.
@@ -78,19 +85,37 @@ type Options struct {
 	Policy string
 }
 
+// KeyInScope reports whether the config key key is one the run is asked
+// about: true when ConfigKeys is empty or one of its globs matches key
+// (path.Match; a malformed glob matches nothing, and Run rejects it). It is
+// the scope of the --config-key patterns only; whether the Check 3 policy
+// version applies to the key is another question (Report.Policy).
+func (o Options) KeyInScope(key string) bool {
+	if len(o.ConfigKeys) == 0 {
+		return true
+	}
+	for _, p := range o.ConfigKeys {
+		if ok, _ := path.Match(p, key); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // RenderFunc renders the variant selector ("" = the recipe as written,
 // "base", "override_<name>", "zip_override_<name>[i]") of the recipe file at
 // path into a Deployment; model is the master entry's Hugging Face model id
 // ("" when unknown). Errors are bad input (exit 2 for the CLI).
 type RenderFunc func(path, selector, model string) (*launch.Deployment, error)
 
-// ErrUsage marks errors in the options (a bad ConfigKey glob, a missing
+// ErrUsage marks errors in the options (a bad ConfigKeys glob, a missing
 // directory, nothing to compare): the caller's fault, not the data's. Every
 // such error is an *OptionError, which wraps it.
 var ErrUsage = errors.New("usage")
 
 // OptionError is a bad Options value: Field names the Options field
-// ("InfxDir", "CookbookDir", "VLLMRecipesDir", "ConfigKey", "SrtSlurmDir"),
+// ("InfxDir", "CookbookDir", "VLLMRecipesDir", "ConfigKey" — one pattern of
+// ConfigKeys —, "SrtSlurmDir"),
 // Value its value, Msg what is wrong; Err is an underlying error, if any.
 // It wraps ErrUsage (errors.Is), so a CLI maps Field to its flag name.
 type OptionError struct {
@@ -152,6 +177,66 @@ type run struct {
 	// strictness when not every setting counts (nil: all count).
 	policy exclusions.PolicySpec
 	strict compare.Strictness
+	// hits says, per Options.ConfigKeys pattern (same index), what of the
+	// run it matched.
+	hits []patternHits
+}
+
+// patternHits is what one Options.ConfigKeys pattern matched: keys of the
+// run (a cookbook cell with a point citing a recipe, a master-config key
+// judged), and cookbook cells none of whose points cites a recipe.
+type patternHits struct {
+	keys, bareCells int
+}
+
+// keyAsked reports whether the master-config key key is in the run's
+// scope (Options.KeyInScope); when it is, key is judged, a key of the run:
+// it counts for every pattern that matches it (run.hits).
+func (c *run) keyAsked(key string) bool {
+	if !c.opt.KeyInScope(key) {
+		return false
+	}
+	c.countKey(key, func(h *patternHits) { h.keys++ })
+	return true
+}
+
+// countKey applies count to the hits of every ConfigKeys pattern that
+// matches key.
+func (c *run) countKey(key string, count func(*patternHits)) {
+	for i, p := range c.opt.ConfigKeys {
+		if ok, _ := path.Match(p, key); ok {
+			count(&c.hits[i])
+		}
+	}
+}
+
+// checkConfigKeys is nil when every ConfigKeys pattern matched a key of
+// the run, else one *OptionError per pattern that did not (errors.Join),
+// each naming the parts of the run that were looked at.
+func (c *run) checkConfigKeys() error {
+	var errs []error
+	for i, p := range c.opt.ConfigKeys {
+		h := c.hits[i]
+		if h.keys > 0 {
+			continue
+		}
+		var parts []string
+		if c.agentxDir != "" {
+			if h.bareCells > 0 {
+				parts = append(parts, fmt.Sprintf("no point of the %d cookbook cell(s) with a config key matching it cites an InferenceX recipe (prov.recipe, point.recipe, recipeUrl)", h.bareCells))
+			} else {
+				parts = append(parts, "no cookbook cell cites a config key matching it")
+			}
+		}
+		if c.pagesDir != "" && c.ws != nil {
+			parts = append(parts, fmt.Sprintf("no SGLang-family config key (sglang, sglang-disagg, dynamo-sglang) of the InferenceX checkout %s matches", launch.QuotePath(c.opt.InfxDir)))
+		}
+		if c.opt.VLLMRecipesDir != "" {
+			parts = append(parts, fmt.Sprintf("no vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of the InferenceX checkout %s matches", launch.QuotePath(c.opt.InfxDir)))
+		}
+		errs = append(errs, &OptionError{Field: "ConfigKey", Value: p, Msg: strings.Join(parts, "; ") + ": nothing was compared"})
+	}
+	return errors.Join(errs...)
 }
 
 // options are the compare options of every comparison of the run.
@@ -293,14 +378,19 @@ func relTo(dir, p string) string {
 //
 // Errors: bad options (*OptionError, wrapping ErrUsage: neither
 // CookbookDir nor VLLMRecipesDir, a missing directory, no master config for the vLLM part,
-// nothing to compare: no cookbook point citing a recipe in a cell matching
-// ConfigKey, no vLLM-family key matching it), no snippet found, a snippet that does not parse (*cookbook.Error with
+// nothing to compare; with ConfigKeys, an empty or malformed pattern, or
+// a pattern that matches no key of the run — no cookbook cell with a point
+// citing a recipe, no master-config key judged —, one error per pattern),
+// no snippet found, a snippet that does not parse (*cookbook.Error with
 // file:line:col), a vLLM recipes tree that cannot be indexed at all
 // (file:line:col).
 func Run(ctx context.Context, opt Options) (*report.Report, error) {
-	if opt.ConfigKey != "" {
-		if _, err := path.Match(opt.ConfigKey, ""); err != nil {
-			return nil, &OptionError{Field: "ConfigKey", Value: opt.ConfigKey, Msg: err.Error()}
+	for _, p := range opt.ConfigKeys {
+		if p == "" {
+			return nil, &OptionError{Field: "ConfigKey", Msg: "an empty pattern matches no config key"}
+		}
+		if _, err := path.Match(p, ""); err != nil {
+			return nil, &OptionError{Field: "ConfigKey", Value: p, Msg: err.Error(), Err: err}
 		}
 	}
 	if len(opt.CookbookDirs) == 0 && opt.VLLMRecipesDir == "" {
@@ -360,18 +450,18 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	if ws != nil {
 		ws.SrtSlurmDir, ws.SrtSlurmVersion = opt.SrtSlurmDir, opt.SrtSlurmVersion
 		for _, w := range ws.Warnings() {
-			if ok, _ := path.Match(opt.ConfigKey, w.Key); opt.ConfigKey == "" || !ok {
+			if len(opt.ConfigKeys) == 0 || !opt.KeyInScope(w.Key) {
 				rep.Warnings = append(rep.Warnings, w.String())
 				continue
 			}
-			// A key asked for (ConfigKey) that does not load is bad
+			// A key asked for (ConfigKeys) that does not load is bad
 			// input, never a silently smaller comparison.
 			_, err := ws.Entry(w.Key)
 			return nil, err
 		}
 	}
 	c := &run{ctx: ctx, opt: opt, ws: ws, ixRepo: ixRepo, ex: ex, rules: rules, render: opt.Render, renders: map[string]renderResult{}, rep: rep, policy: spec,
-		agentxDir: agentxDir, pagesDir: pagesDir}
+		agentxDir: agentxDir, pagesDir: pagesDir, hits: make([]patternHits, len(opt.ConfigKeys))}
 	if spec.Strictness != exclusions.StrictAll {
 		c.strict = &spec
 	}
@@ -420,15 +510,17 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(rep.VLLM) == 0 {
-			if opt.ConfigKey != "" {
-				return nil, &OptionError{Field: "ConfigKey", Value: opt.ConfigKey, Msg: fmt.Sprintf("no vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of the InferenceX checkout %s matches: nothing was compared", launch.QuotePath(opt.InfxDir))}
-			}
+		if len(rep.VLLM) == 0 && len(opt.ConfigKeys) == 0 {
+			// (with ConfigKeys: checkConfigKeys names each pattern that
+			// matched nothing)
 			return nil, &OptionError{Field: "InfxDir", Value: opt.InfxDir, Msg: "no vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) in its master configs: nothing was compared"}
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err // a point or row may have been cut short
+	}
+	if err := c.checkConfigKeys(); err != nil {
+		return nil, err
 	}
 	for i := range rep.VLLM {
 		rep.VLLM[i].Source = report.SourceVLLMRecipes
@@ -473,7 +565,6 @@ func (c *run) cookbookCoverage() error {
 		ci.Commit, ci.Repo = cbRepo.head, cbRepo.github("sgl-project/sglang")
 	}
 	rep.Cookbook = &ci
-	cells := 0 // cells whose config key matches opt.ConfigKey
 	for _, sp := range snips {
 		f, err := cookbook.ReadFile(sp)
 		if err != nil {
@@ -485,18 +576,16 @@ func (c *run) cookbookCoverage() error {
 			fi.Commit = cbRepo.head
 			fi.Dirty = cbRepo.dirty(sp)
 		}
-		listed := opt.ConfigKey == "" // with a glob: only files with a matching cell
+		listed := len(opt.ConfigKeys) == 0 // with globs: only files with a matching cell
 		if listed {
 			rep.CookbookFiles = append(rep.CookbookFiles, fi)
 		}
 		for ci := range f.Cells {
 			cell := &f.Cells[ci]
-			if opt.ConfigKey != "" {
-				if ok, _ := path.Match(opt.ConfigKey, cell.ConfigKey); !ok {
-					continue
-				}
+			if !opt.KeyInScope(cell.ConfigKey) {
+				continue
 			}
-			cells++
+			cited := false
 			if !listed {
 				rep.CookbookFiles = append(rep.CookbookFiles, fi)
 				listed = true
@@ -506,6 +595,7 @@ func (c *run) cookbookCoverage() error {
 				if prov.Recipe == "" {
 					continue // not a citation of an InferenceX recipe
 				}
+				cited = true
 				pr := report.PointResult{
 					File: f.RepoPath, Cell: ci, CellID: cell.ID, ConfigKey: cell.ConfigKey, Point: pi,
 					Concs: cell.Points[pi].Concs, Recipe: prov.Recipe, Selector: prov.Override,
@@ -538,15 +628,17 @@ func (c *run) cookbookCoverage() error {
 				noteDrift(&pr)
 				rep.Points = append(rep.Points, pr)
 			}
+			if cited {
+				c.countKey(cell.ConfigKey, func(h *patternHits) { h.keys++ })
+			} else {
+				c.countKey(cell.ConfigKey, func(h *patternHits) { h.bareCells++ })
+			}
 		}
 	}
-	switch {
-	case len(rep.Points) > 0:
+	if len(rep.Points) > 0 || len(opt.ConfigKeys) > 0 {
+		// with ConfigKeys, Run names each pattern that matched nothing
+		// (checkConfigKeys), whichever part was to judge it
 		return nil
-	case opt.ConfigKey != "" && cells == 0:
-		return &OptionError{Field: "ConfigKey", Value: opt.ConfigKey, Msg: "no cookbook cell cites a config key matching it: nothing was compared"}
-	case opt.ConfigKey != "":
-		return &OptionError{Field: "ConfigKey", Value: opt.ConfigKey, Msg: fmt.Sprintf("no point of the %d cookbook cell(s) with a config key matching it cites an InferenceX recipe (prov.recipe, point.recipe, recipeUrl): nothing was compared", cells)}
 	}
 	return &OptionError{Field: "CookbookDir", Value: c.agentxDir, Msg: "no cookbook point cites an InferenceX recipe (prov.recipe, point.recipe, recipeUrl): nothing was compared"}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/cookbook-sync/cookbook-sync/cookbook"
 	"github.com/cookbook-sync/cookbook-sync/exclusions"
 	"github.com/cookbook-sync/cookbook-sync/infx"
+	"github.com/cookbook-sync/cookbook-sync/launch"
 	"github.com/cookbook-sync/cookbook-sync/report"
 )
 
@@ -55,7 +58,7 @@ func TestCitedRecipeStatus(t *testing.T) {
 // never an empty report that exits 0.
 func TestCoverageConfigKeyMatchesNothing(t *testing.T) {
 	ixDir, cbDir := scriptFixture()
-	_, err := Run(context.Background(), Options{InfxDir: ixDir, CookbookDirs: []string{cbDir}, ConfigKey: "qwen35*"})
+	_, err := Run(context.Background(), Options{InfxDir: ixDir, CookbookDirs: []string{cbDir}, ConfigKeys: []string{"qwen35*"}})
 	var oe *OptionError
 	if !errors.Is(err, ErrUsage) || !errors.As(err, &oe) || oe.Field != "ConfigKey" || oe.Value != "qwen35*" ||
 		oe.Msg != "no cookbook cell cites a config key matching it: nothing was compared" {
@@ -63,7 +66,7 @@ func TestCoverageConfigKeyMatchesNothing(t *testing.T) {
 	}
 	// The retired key's cell exists; a glob matching it alone still
 	// compares its points.
-	rep, err := Run(context.Background(), Options{InfxDir: ixDir, CookbookDirs: []string{cbDir}, ConfigKey: "*-retired"})
+	rep, err := Run(context.Background(), Options{InfxDir: ixDir, CookbookDirs: []string{cbDir}, ConfigKeys: []string{"*-retired"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,12 +75,97 @@ func TestCoverageConfigKeyMatchesNothing(t *testing.T) {
 	}
 }
 
+// Several ConfigKeys patterns: a key is in scope when any matches, in every
+// part of the run (cookbook cells, vLLM-family keys); each pattern that
+// matches no key of the run is its own usage error naming it, never a
+// silently smaller run.
+func TestCoverageConfigKeysEachMustMatch(t *testing.T) {
+	_, cbDir := scriptFixture()
+	base := Options{InfxDir: vllmFixtureInfx, CookbookDirs: []string{cbDir}, VLLMRecipesDir: vllmFixtureRecipes}
+	opt := base
+	opt.ConfigKeys = []string{"*-retired", "comet-fp8-h200-vllm"}
+	rep, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, p := range rep.Points {
+		keys = append(keys, "cookbook "+p.CellID+"·p"+strconv.Itoa(p.Point))
+	}
+	for _, k := range rep.VLLM {
+		keys = append(keys, "vllm "+k.ConfigKey)
+	}
+	if want := []string{"cookbook qwen3.5-fp8-b200-sglang-agentic-mtp-retired#0·p0", "vllm comet-fp8-h200-vllm"}; !slices.Equal(keys, want) {
+		t.Errorf("keys judged %q, want %q", keys, want)
+	}
+
+	opt.ConfigKeys = []string{"*-retired", "nomatch*", "comet-*", "qwen9-?"}
+	_, err = Run(context.Background(), opt)
+	if !errors.Is(err, ErrUsage) {
+		t.Fatalf("error %v, want ErrUsage", err)
+	}
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		t.Fatalf("error %T %v: want one error per pattern", err, err)
+	}
+	msg := "no cookbook cell cites a config key matching it; no vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of the InferenceX checkout " +
+		launch.QuotePath(vllmFixtureInfx) + " matches: nothing was compared"
+	var got []string
+	for _, e := range j.Unwrap() {
+		var oe *OptionError
+		if !errors.As(e, &oe) || oe.Field != "ConfigKey" || oe.Msg != msg {
+			t.Errorf("error %v", e)
+			continue
+		}
+		got = append(got, oe.Value)
+	}
+	if want := []string{"nomatch*", "qwen9-?"}; !slices.Equal(got, want) {
+		t.Errorf("patterns named %q, want %q", got, want)
+	}
+
+	for _, c := range []struct {
+		pattern string
+		want    string
+	}{
+		{"", "ConfigKey: an empty pattern matches no config key"},
+		{"qwen[", "ConfigKey qwen[: syntax error in pattern"},
+	} {
+		opt.ConfigKeys = []string{"*-retired", c.pattern}
+		_, err := Run(context.Background(), opt)
+		var oe *OptionError
+		if !errors.Is(err, ErrUsage) || !errors.As(err, &oe) || oe.Field != "ConfigKey" || oe.Value != c.pattern || err.Error() != c.want {
+			t.Errorf("pattern %q: error %v, want %q", c.pattern, err, c.want)
+		}
+	}
+}
+
+func TestOptionsKeyInScope(t *testing.T) {
+	for _, c := range []struct {
+		patterns []string
+		key      string
+		want     bool
+	}{
+		{nil, "anything", true},
+		{[]string{"qwen3.5-*"}, "qwen3.5-fp8-b200-sglang", true},
+		{[]string{"qwen3.5-*"}, "dsr1-fp8-h200-vllm", false},
+		{[]string{"qwen3.5-*", "dsr1-*-vllm"}, "dsr1-fp8-h200-vllm", true},
+		{[]string{"qwen3.5-*", "dsr1-*-vllm"}, "dsr1-fp8-h200-sglang", false},
+		{[]string{"dsr1-fp8-h200-vllm"}, "dsr1-fp8-h200-vllm", true},
+		{[]string{"dsr1-fp8-h200-vllm"}, "dsr1-fp8-h200-vllm-mtp", false},
+		{[]string{"qwen["}, "qwen[", false}, // malformed: matches nothing
+	} {
+		if got := (Options{ConfigKeys: c.patterns}).KeyInScope(c.key); got != c.want {
+			t.Errorf("%q KeyInScope(%q) = %v, want %v", c.patterns, c.key, got, c.want)
+		}
+	}
+}
+
 // TestCorpusCoverageConfigKeyFiles: with --config-key the header lists only
 // the snippet files with a matching cell (the pairs corpus has qwen3.5.jsx
 // and glm-5.2.jsx; glm5.2-* keys are only in the second).
 func TestCorpusCoverageConfigKeyFiles(t *testing.T) {
 	infx, sglang, _ := corpusDirs(t)
-	rep, err := Run(context.Background(), Options{InfxDir: infx, CookbookDirs: []string{sglang}, ConfigKey: "glm5.2-*"})
+	rep, err := Run(context.Background(), Options{InfxDir: infx, CookbookDirs: []string{sglang}, ConfigKeys: []string{"glm5.2-*"}})
 	if err != nil {
 		t.Fatal(err)
 	}

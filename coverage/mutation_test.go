@@ -1173,7 +1173,7 @@ func (co *mutCheckout) run(s *mutSetup, tg *mutTarget) (map[mutPointID]report.Po
 	for rp := range tg.jsx {
 		for _, k := range tg.keys {
 			opt := s.opt
-			opt.InfxDir, opt.CookbookDirs, opt.ConfigKey, opt.AllowUnverified = co.infx, []string{co.cb[rp]}, k, true
+			opt.InfxDir, opt.CookbookDirs, opt.ConfigKeys, opt.AllowUnverified = co.infx, []string{co.cb[rp]}, []string{k}, true
 			if co.srt != "" {
 				opt.SrtSlurmDir = co.srt
 			}

@@ -84,7 +84,7 @@ func TestMirrorReplaySignoffs(t *testing.T) {
 	for _, c := range cases {
 		t.Run("PR"+c.pr, func(t *testing.T) {
 			rep, err := Run(context.Background(), Options{InfxDir: checkoutAt(t, ixGD, c.infx), VLLMRecipesDir: checkoutAt(t, rcGD, c.recipes),
-				ConfigKey: c.key, Policy: "pinned"})
+				ConfigKeys: []string{c.key}, Policy: "pinned"})
 			if err != nil {
 				t.Fatal(err)
 			}

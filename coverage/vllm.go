@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -498,7 +497,8 @@ func (c *run) judgeKeys(entries []*infx.Entry, judge rowJudge) ([]report.VLLMKey
 }
 
 // familyEntries lists the master-config entries of one framework family
-// (inFamily of the framework) whose config key matches Options.ConfigKey,
+// (inFamily of the framework) whose config key is in scope
+// (Options.KeyInScope; counted for Options.ConfigKeys, run.keyAsked),
 // in master order: the keys judged from the InferenceX side. Entries that
 // do not load are left to the warnings (Run). Errors: ctx.Err().
 func (c *run) familyEntries(inFamily func(framework string) bool) ([]*infx.Entry, error) {
@@ -511,10 +511,8 @@ func (c *run) familyEntries(inFamily func(framework string) bool) ([]*infx.Entry
 		if err != nil || !inFamily(e.Framework) {
 			continue
 		}
-		if c.opt.ConfigKey != "" {
-			if ok, _ := path.Match(c.opt.ConfigKey, key); !ok {
-				continue
-			}
+		if !c.keyAsked(key) {
+			continue
 		}
 		out = append(out, e)
 	}

@@ -209,7 +209,7 @@ func TestVLLMCoverageFixture(t *testing.T) {
 }
 
 func TestVLLMCoverageConfigKeyAndUsage(t *testing.T) {
-	rep, err := Run(context.Background(), Options{InfxDir: vllmFixtureInfx, VLLMRecipesDir: vllmFixtureRecipes, ConfigKey: "*-noscript"})
+	rep, err := Run(context.Background(), Options{InfxDir: vllmFixtureInfx, VLLMRecipesDir: vllmFixtureRecipes, ConfigKeys: []string{"*-noscript"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestVLLMCoverageConfigKeyAndUsage(t *testing.T) {
 	if len(rep.VLLM) != 1 || !rep.Gap || !rep.UnverifiedGap || rep.Counts.Unverified != 1 {
 		t.Errorf("--config-key: %d keys, gap %v, unverified %d", len(rep.VLLM), rep.Gap, rep.Counts.Unverified)
 	}
-	rep, err = Run(context.Background(), Options{InfxDir: vllmFixtureInfx, VLLMRecipesDir: vllmFixtureRecipes, ConfigKey: "*-noscript", AllowUnverified: true})
+	rep, err = Run(context.Background(), Options{InfxDir: vllmFixtureInfx, VLLMRecipesDir: vllmFixtureRecipes, ConfigKeys: []string{"*-noscript"}, AllowUnverified: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestVLLMCoverageConfigKeyAndUsage(t *testing.T) {
 		t.Errorf("--allow-unverified text:\n%s", txt)
 	}
 	// A glob that matches no vLLM-family key compares nothing: bad usage.
-	_, err = Run(context.Background(), Options{InfxDir: vllmFixtureInfx, VLLMRecipesDir: vllmFixtureRecipes, ConfigKey: "qwen35*"})
+	_, err = Run(context.Background(), Options{InfxDir: vllmFixtureInfx, VLLMRecipesDir: vllmFixtureRecipes, ConfigKeys: []string{"qwen35*"}})
 	var oe *OptionError
 	if !errors.Is(err, ErrUsage) || !errors.As(err, &oe) || oe.Field != "ConfigKey" || oe.Value != "qwen35*" ||
 		oe.Msg != "no vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of the InferenceX checkout "+launch.QuotePath(vllmFixtureInfx)+" matches: nothing was compared" {

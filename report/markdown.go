@@ -17,9 +17,55 @@ type MarkdownOptions struct {
 	// many UTF-16 units as UTF-8 bytes).
 	Limit int
 	// JSONHint is the command that gives the whole report as JSON (e.g.
-	// "cookbook-sync coverage … --format json"), named when the Markdown is
-	// cut.
+	// "cookbook-sync coverage --infx <InferenceX> … --format json"), named
+	// when the Markdown is cut. It names input directories by placeholder,
+	// never by local path: JSONInputs says what each stands for.
 	JSONHint string
+	// JSONInputs are the checkouts JSONHint names by placeholder, printed
+	// after it with their repository and commit ("where `<InferenceX>` is
+	// `SemiAnalysisAI/InferenceX@<sha>`"), so that the command reproduces
+	// the run on any machine.
+	JSONInputs []HintInput
+}
+
+// HintInput is one input checkout of MarkdownOptions.JSONHint.
+type HintInput struct {
+	// Placeholder is its name in the command ("<InferenceX>").
+	Placeholder string
+	// Repo is the checkout as the report records it: its Repo and Commit
+	// are printed, never its Dir; nil or no Commit: "(not a git checkout:
+	// no commit)".
+	Repo *RepoInfo
+	// Default names the repository when Repo does not
+	// ("SemiAnalysisAI/InferenceX").
+	Default string
+}
+
+// HintWhere says what each placeholder of a JSONHint stands for:
+// "where `<InferenceX>` is `SemiAnalysisAI/InferenceX@<full sha>`, `<sglang>`
+// is `sgl-project/sglang` (not a git checkout: no commit)"; "" without
+// inputs. No local directory appears in it.
+func HintWhere(ins []HintInput) string {
+	var parts []string
+	for _, in := range ins {
+		name, commit := in.Default, ""
+		if in.Repo != nil {
+			if in.Repo.Repo != "" {
+				name = in.Repo.Repo
+			}
+			commit = in.Repo.Commit
+		}
+		ph := "`" + strings.ReplaceAll(in.Placeholder, "`", "'") + "`"
+		if commit == "" {
+			parts = append(parts, fmt.Sprintf("%s is `%s` (not a git checkout: no commit)", ph, name))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s is `%s@%s`", ph, name, commit))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "where " + strings.Join(parts, ", ")
 }
 
 // DefaultMarkdownLimit keeps a report under GitHub's 65,536-character
@@ -51,7 +97,13 @@ func PrintMarkdown(w io.Writer, r *Report, opt MarkdownOptions) error {
 	if limit <= 0 {
 		limit = DefaultMarkdownLimit
 	}
-	m := &md{r: r, limit: limit, hint: opt.JSONHint}
+	m := &md{r: r, limit: limit}
+	if opt.JSONHint != "" {
+		m.hint = "`" + strings.ReplaceAll(opt.JSONHint, "`", "'") + "`"
+		if w := HintWhere(opt.JSONInputs); w != "" {
+			m.hint += ", " + w
+		}
+	}
 	m.write()
 	_, err := io.WriteString(w, m.out.String())
 	return err
@@ -61,7 +113,7 @@ func PrintMarkdown(w io.Writer, r *Report, opt MarkdownOptions) error {
 type md struct {
 	r     *Report
 	limit int
-	hint  string
+	hint  string // the JSON command in backticks, and what its placeholders stand for
 	out   strings.Builder
 	cut   []string // sections cut for size
 }
@@ -93,7 +145,7 @@ func (m *md) write() {
 	if len(m.cut) > 0 {
 		fmt.Fprintf(&m.out, "\n---\n✂️ Cut to stay under %d characters: %s.", m.limit, strings.Join(m.cut, "; "))
 		if m.hint != "" {
-			fmt.Fprintf(&m.out, " The whole report: `%s`.", strings.ReplaceAll(m.hint, "`", "'"))
+			fmt.Fprintf(&m.out, " The whole report: %s.", m.hint)
 		}
 		m.out.WriteString("\n")
 	}

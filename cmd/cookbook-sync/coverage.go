@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/cookbook-sync/cookbook-sync/coverage"
@@ -34,7 +35,18 @@ var demoFS embed.FS
 
 // coverageOptions are the coverage subcommand's flags.
 type coverageOptions struct {
-	infx, vllmRecipes, configKey, format string
+	infx, vllmRecipes, format string
+	// configKeys are the --config-key values (repeatable, each a
+	// comma-separated list of globs): coverage.Options.ConfigKeys.
+	configKeys []string
+	// flags are the command's parsed flags, for the Markdown footer
+	// command (coverageFooter); nil in tests that build options by hand.
+	flags *pflag.FlagSet
+	// demo: the run is on the embedded demo workspace (no --infx).
+	demo bool
+	// mdLimit is the Markdown size limit (report.MarkdownOptions.Limit; 0:
+	// the default); no flag sets it.
+	mdLimit int
 	// cookbook are the --cookbook checkouts (repeatable): AgentX
 	// snippets, cookbook pages, or both.
 	cookbook []string
@@ -55,7 +67,7 @@ type coverageOptions struct {
 func newCoverageCmd() *cobra.Command {
 	var o coverageOptions
 	c := &cobra.Command{
-		Use:   "coverage [--infx DIR [--cookbook DIR] [--vllm-recipes DIR]] [--config-key GLOB] [--allow-unverified] [--upstream URL…] [--format text|markdown|json|sarif|github]",
+		Use:   "coverage [--infx DIR [--cookbook DIR] [--vllm-recipes DIR]] [--config-key GLOB[,GLOB…]…] [--allow-unverified] [--upstream URL…] [--format text|markdown|json|sarif|github]",
 		Short: "Check 3 coverage: compare every cited InferenceX recipe with its cookbook point, role by role",
 		Long: `coverage decodes every AgentX cookbook point that cites an InferenceX recipe
 (as measured: router = cell.submitted, KV tier = point.kv), renders the cited
@@ -110,9 +122,13 @@ For a Check 3 sign-off they fail closed: each is listed under Gaps with its
 reason and the run exits 1. --allow-unverified lists them apart without
 affecting the exit status.
 
---config-key GLOB keeps the cells / vLLM-family keys whose InferenceX config
-key matches; a glob that matches none is bad usage (exit 2), as is a run with
-nothing to compare.
+--config-key GLOB keeps the cookbook cells and the config keys judged from the
+InferenceX side (vLLM family, SGLang family against the pages) whose
+InferenceX config key matches it. It may be repeated or hold several
+comma-separated globs (--config-key 'dsr1-*,qwen3.5-*'): a key is kept when
+any matches. Each glob must match a key of the run (a cookbook cell with a
+point citing a recipe, or a master-config key judged): one that matches none
+is bad usage (exit 2) naming it, as is a run with nothing to compare.
 
 Multi-node points are rendered as their launcher submits them: the launcher
 (runners/launch_*.sh of the row's runner label) runs in the sandbox up to its
@@ -151,13 +167,16 @@ its state is unknown; 2 bad usage or bad input (nothing to compare, a
 --config-key that matches nothing, a snippet or recipe that does not
 parse).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runCoverage(cmd, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.flags = cmd.Flags()
+			return runCoverage(cmd, o)
+		},
 	}
 	f := c.Flags()
 	f.StringVar(&o.infx, "infx", "", "InferenceX checkout `DIR`")
 	f.StringArrayVar(&o.cookbook, "cookbook", nil, "sgl-project/sglang checkout `DIR` with AgentX snippets (docs/src/snippets/agentx) and/or hand-written cookbook pages (docs/src/snippets/configs, autoregressive); repeatable")
 	f.StringVar(&o.vllmRecipes, "vllm-recipes", "", "vllm-project/recipes checkout `DIR`: cover every vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of --infx")
-	f.StringVar(&o.configKey, "config-key", "", "only cells / vLLM-family keys whose InferenceX config key matches `GLOB`")
+	f.StringArrayVar(&o.configKeys, "config-key", nil, "only cells / config keys whose InferenceX config key matches `GLOB` (path.Match); repeatable or comma-separated, each must match a key")
 	f.StringVar(&o.format, "format", "text", "output format: text, markdown (a sign-off comment under 60,000 characters), json (schema report/SCHEMA.md), sarif (SARIF 2.1.0) or github (GitHub Actions annotations)")
 	f.BoolVar(&o.allowUnverified, "allow-unverified", false, "list points / vLLM rows that could not be verified (upstream-only, recipe not found, …) without making them a gap")
 	f.StringArrayVar(&o.upstream, "upstream", nil, "upstream `URL` (PR or published page) that must be merged / published; repeatable")
@@ -191,8 +210,8 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 	if o.vllmRecipes == "" && (o.infx == "") != (len(o.cookbook) == 0) {
 		return &exitError{code: exitUsage, err: errors.New("--infx and --cookbook go together (give both, or neither for the demo workspace)")}
 	}
-	demo := o.infx == ""
-	if demo {
+	o.demo = o.infx == ""
+	if o.demo {
 		dir, err := extractDemo()
 		if err != nil {
 			return err
@@ -204,15 +223,14 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	rep, err := coverage.Run(ctx, coverage.Options{InfxDir: o.infx, CookbookDirs: o.cookbook, VLLMRecipesDir: o.vllmRecipes, ConfigKey: o.configKey, AllowUnverified: o.allowUnverified,
-		SrtSlurmDir: o.srtSlurmDir, SrtSlurmVersion: o.srtSlurmVersion, Policy: o.policy})
+	rep, err := coverage.Run(ctx, o.libOptions())
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return err
 		}
 		return &exitError{code: exitUsage, err: flagError(err)}
 	}
-	if demo {
+	if o.demo {
 		// name the embedded workspace, not its temporary copy
 		rep.InferenceX.Dir = "(embedded demo)/inferencex"
 		if rep.Cookbook != nil {
@@ -239,6 +257,12 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 		return errGap
 	}
 	return nil
+}
+
+// libOptions is o as coverage.Options.
+func (o coverageOptions) libOptions() coverage.Options {
+	return coverage.Options{InfxDir: o.infx, CookbookDirs: o.cookbook, VLLMRecipesDir: o.vllmRecipes, ConfigKeys: splitConfigKeys(o.configKeys),
+		AllowUnverified: o.allowUnverified, SrtSlurmDir: o.srtSlurmDir, SrtSlurmVersion: o.srtSlurmVersion, Policy: o.policy}
 }
 
 // checkLinkURL rejects an --upstream value that is not an absolute http(s)
@@ -315,9 +339,35 @@ var optionFlags = map[string]string{
 	"ConfigKey": "--config-key", "SrtSlurmDir": "--srt-slurm-dir", "SrtSlurmVersion": "--srt-slurm-version", "Policy": "--policy",
 }
 
+// splitConfigKeys is the --config-key values as coverage.Options.ConfigKeys:
+// each value split at its commas, in order ("a,b" "c" → a b c). An empty
+// item ("a,,b", a trailing comma) is kept, for coverage.Run to refuse.
+func splitConfigKeys(vals []string) []string {
+	var out []string
+	for _, v := range vals {
+		out = append(out, strings.Split(v, ",")...)
+	}
+	return out
+}
+
 // flagError rewrites a *coverage.OptionError in the words of the command
-// line ("--infx DIR: …"); other errors come back unchanged.
+// line ("--infx DIR: …"), and each of several joined ones (one per
+// --config-key glob that matches nothing), separated by "; "; other errors
+// come back unchanged.
 func flagError(err error) error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var msgs []string
+		for _, e := range j.Unwrap() {
+			if _, ok := e.(*coverage.OptionError); !ok {
+				msgs = nil
+				break
+			}
+			msgs = append(msgs, flagError(e).Error())
+		}
+		if len(msgs) > 1 {
+			return errors.New(strings.Join(msgs, "; "))
+		}
+	}
 	var oe *coverage.OptionError
 	if !errors.As(err, &oe) {
 		return err
@@ -348,7 +398,8 @@ func printReport(w io.Writer, rep *report.Report, o coverageOptions) error {
 	case "github":
 		err = report.PrintAnnotations(&b, rep)
 	case "markdown":
-		err = report.PrintMarkdown(&b, rep, report.MarkdownOptions{JSONHint: "cookbook-sync coverage " + strings.Join(jsonArgs(o), " ")})
+		hint, inputs := coverageFooter(o.flags, rep)
+		err = report.PrintMarkdown(&b, rep, report.MarkdownOptions{Limit: o.mdLimit, JSONHint: hint, JSONInputs: inputs})
 	default:
 		err = report.PrintText(&b, rep, report.TextOptions{Width: termWidth(w)})
 	}
@@ -359,29 +410,158 @@ func printReport(w io.Writer, rep *report.Report, o coverageOptions) error {
 	return err
 }
 
-// jsonArgs are the coverage flags of o with --format json: the command that
-// gives the whole report. Directories are named by their last element (the
-// Markdown never carries a local path).
-func jsonArgs(o coverageOptions) []string {
-	var a []string
-	add := func(flag, v string) {
-		if v != "" {
-			a = append(a, flag, v)
+// footerKind says how the Markdown footer command (coverageFooter) carries
+// one coverage flag.
+type footerKind int
+
+const (
+	// footerDir: an input directory, named by a placeholder whose
+	// checkout (repository and commit) is said after the command.
+	footerDir footerKind = iota + 1
+	// footerValue: carried as given, every time it was given.
+	footerValue
+	// footerDropped: does not change the report's content (its form, or
+	// when the command gives up); the footer asks for --format json.
+	footerDropped
+)
+
+// coverageFooterFlags lists every flag of the coverage command, its own
+// and the inherited ones, in the order the footer carries them: every flag
+// that changes the result is carried (TestCoverageFooterCarriesEveryFlag
+// fails on a flag missing here).
+var coverageFooterFlags = []struct {
+	name string
+	kind footerKind
+}{
+	{"infx", footerDir},
+	{"cookbook", footerDir},
+	{"vllm-recipes", footerDir},
+	{"srt-slurm-dir", footerDir},
+	{"srt-slurm-version", footerValue},
+	{"config-key", footerValue},
+	{"policy", footerValue},
+	{"allow-unverified", footerValue},
+	{"upstream", footerValue},
+	// the GitHub API the --upstream states are read from, and how hard
+	// it is asked: a state that cannot be read is "unknown" (a gap)
+	{"api-url", footerValue},
+	{"retries", footerValue},
+	{"timeout", footerValue},
+	{"call-timeout", footerValue},
+	{"format", footerDropped},   // the footer asks for json
+	{"deadline", footerDropped}, // exit 3, never a different report
+	{"help", footerDropped},
+}
+
+// coverageFooter is the command that gives the whole report of the run as
+// JSON (the Markdown footer): "cookbook-sync coverage" with every flag
+// given that changes the result (coverageFooterFlags), input directories
+// as placeholders (--infx <InferenceX>, --cookbook <sglang>, …), and
+// --format json; and the checkout each placeholder stands for (its
+// repository and commit, read from rep). No local path appears in either.
+// A flag given that coverageFooterFlags does not list is carried as
+// given. Without fs (options built by hand) only --format json.
+func coverageFooter(fs *pflag.FlagSet, rep *report.Report) (string, []report.HintInput) {
+	args := []string{"cookbook-sync", "coverage"}
+	var inputs []report.HintInput
+	used := map[string]bool{}
+	placeholder := func(base string) string {
+		p := "<" + base + ">"
+		for i := 2; used[p]; i++ {
+			p = fmt.Sprintf("<%s-%d>", base, i)
+		}
+		used[p] = true
+		return p
+	}
+	dir := func(flag, v string) {
+		var ri *report.RepoInfo
+		base, def := flag, ""
+		switch flag {
+		case "infx":
+			ri, base, def = &rep.InferenceX, "InferenceX", "SemiAnalysisAI/InferenceX"
+		case "vllm-recipes":
+			ri, def = rep.VLLMRecipes, "vllm-project/recipes"
+		case "srt-slurm-dir":
+			ri, base, def = rep.SrtSlurm, "srt-slurm", "NVIDIA/srt-slurm"
+		case "cookbook":
+			base, def = "sglang", "sgl-project/sglang"
+			switch {
+			case rep.Cookbook != nil && rep.Cookbook.Dir == v:
+				ri = rep.Cookbook
+			case rep.PagesRepo != nil && rep.PagesRepo.Dir == v:
+				ri, base = rep.PagesRepo, "sglang-docs"
+			}
+		}
+		if ri != nil && ri.Dir != v {
+			ri = nil // not the checkout the report read: no commit known
+		}
+		p := placeholder(base)
+		args = append(args, "--"+flag, p)
+		inputs = append(inputs, report.HintInput{Placeholder: p, Repo: ri, Default: def})
+	}
+	carry := func(f *pflag.Flag) {
+		if f.Value.Type() == "bool" {
+			if f.Value.String() == "true" {
+				args = append(args, "--"+f.Name)
+			} else {
+				args = append(args, "--"+f.Name+"="+f.Value.String())
+			}
+			return
+		}
+		vals := []string{f.Value.String()}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			vals = sv.GetSlice()
+		}
+		for _, v := range vals {
+			if k := footerKindOf(f.Name); k == footerDir {
+				dir(f.Name, v)
+			} else {
+				args = append(args, "--"+f.Name, shellWord(v))
+			}
 		}
 	}
-	base := func(d string) string {
-		if d == "" {
-			return ""
+	if fs != nil {
+		for _, ff := range coverageFooterFlags {
+			if f := fs.Lookup(ff.name); f != nil && f.Changed && ff.kind != footerDropped {
+				carry(f)
+			}
 		}
-		return "…/" + filepath.Base(d)
+		fs.Visit(func(f *pflag.Flag) {
+			if footerKindOf(f.Name) == 0 {
+				carry(f)
+			}
+		})
 	}
-	add("--infx", base(o.infx))
-	for _, c := range o.cookbook {
-		add("--cookbook", base(c))
+	return strings.Join(append(args, "--format", "json"), " "), inputs
+}
+
+// footerKindOf is the kind coverageFooterFlags gives the flag, 0 when it
+// does not list it.
+func footerKindOf(name string) footerKind {
+	for _, ff := range coverageFooterFlags {
+		if ff.name == name {
+			return ff.kind
+		}
 	}
-	add("--vllm-recipes", base(o.vllmRecipes))
-	add("--config-key", o.configKey)
-	return append(a, "--format", "json")
+	return 0
+}
+
+// shellWord quotes s for a POSIX shell: bare when it holds only
+// [A-Za-z0-9_@%+=:,./-] (and is not empty), else in single quotes (a single
+// quote inside closed, escaped and reopened), so that a glob or a value
+// with spaces is passed as is.
+func shellWord(s string) string {
+	bare := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_@%+=:,./-", r)) {
+			bare = false
+			break
+		}
+	}
+	if bare {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // termWidth is the width of w when it is a terminal (golang.org/x/term),

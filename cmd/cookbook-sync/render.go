@@ -19,8 +19,12 @@ import (
 
 // renderOptions are the flags of `cookbook-sync render`.
 type renderOptions struct {
-	infx        string
+	infx string
+	// key is the config key rendered; keys the --config-key values (one
+	// at most: render renders one key, a repeated flag is bad usage,
+	// never the last one silently).
 	key         string
+	keys        []string
 	row, conc   int
 	recipe      string
 	version     string
@@ -103,7 +107,7 @@ any point that failed to render.`,
 	}
 	fl := c.Flags()
 	fl.StringVar(&o.infx, "infx", "", "InferenceX checkout (old layout root, or a tree with inferencex-e2e/)")
-	fl.StringVar(&o.key, "config-key", "", "master config key to render")
+	fl.StringArrayVar(&o.keys, "config-key", nil, "master config key to render (one)")
 	fl.IntVar(&o.row, "row", 0, "search-space row of the key (0-based, in file order across scenarios)")
 	fl.IntVar(&o.conc, "conc", 0, "concurrency of the row")
 	fl.StringVar(&o.recipe, "recipe", "", "render an srt-slurm recipe directly: FILE[:selector]")
@@ -118,6 +122,13 @@ any point that failed to render.`,
 func runRender(ctx context.Context, w, ew io.Writer, o renderOptions, changed func(string) bool) error {
 	if o.format != "text" && o.format != "json" {
 		return usageErr("--format %q: want text or json", o.format)
+	}
+	switch len(o.keys) {
+	case 0:
+	case 1:
+		o.key = o.keys[0]
+	default:
+		return usageErr("--config-key given %d times: render renders one config key (--all renders every key)", len(o.keys))
 	}
 	modes := 0
 	for _, set := range []bool{o.key != "", o.recipe != "", o.all, o.list} {
