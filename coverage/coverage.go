@@ -16,7 +16,6 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
 	"github.com/cookbook-sync/cookbook-sync/cookbook"
-	"github.com/cookbook-sync/cookbook-sync/cookbook/pages"
 	"github.com/cookbook-sync/cookbook-sync/exclusions"
 	"github.com/cookbook-sync/cookbook-sync/infx"
 	"github.com/cookbook-sync/cookbook-sync/launch"
@@ -955,110 +954,6 @@ func classifyCookbooks(dirs []string) (agentx, pagesDir string, err error) {
 		}
 	}
 	return agentx, pagesDir, nil
-}
-
-// pagesPart reads the cookbook pages of c.pagesDir through their own code
-// (package cookbook/pages; a page that throws, loops or blows a bound is a
-// Report.PageErrors entry naming its file, the others still count) and
-// judges every SGLang-family config key of the InferenceX master configs
-// against their selections (Report.Pages).
-func (c *run) pagesPart() error {
-	if c.ws == nil {
-		return &OptionError{Field: "InfxDir", Value: c.opt.InfxDir, Msg: "has no InferenceX master config: the cookbook pages are judged from its config keys"}
-	}
-	set, err := pages.Load(c.ctx, c.pagesDir, pages.Options{})
-	if err != nil {
-		return err
-	}
-	pi := report.RepoInfo{Dir: c.pagesDir}
-	if r := openRepo(set.Root); r != nil {
-		pi.Commit, pi.Repo = r.head, r.github("sgl-project/sglang")
-	}
-	c.rep.PagesRepo = &pi
-	var files []string
-	for f := range set.Errors {
-		files = append(files, f)
-	}
-	sort.Strings(files)
-	for _, f := range files {
-		c.rep.PageErrors = append(c.rep.PageErrors, set.Errors[f].Error())
-	}
-	// A page importing a deployment snippet that is not there shows no
-	// command (the page is broken); a generator whose generateCommand
-	// threw for some selections shows an error there (the oracle skips
-	// those selections, so decode does too): both are bad input here,
-	// never silently fewer selections.
-	var pageNames []string
-	for pg := range set.Pages {
-		pageNames = append(pageNames, pg)
-	}
-	sort.Strings(pageNames)
-	for _, pg := range pageNames {
-		for _, sn := range set.Pages[pg] {
-			if !strings.Contains(sn, "/snippets/configs/") && !strings.Contains(sn, "/snippets/autoregressive/") {
-				continue
-			}
-			if _, err := os.Stat(filepath.Join(set.Root, filepath.FromSlash(sn))); errors.Is(err, fs.ErrNotExist) {
-				c.rep.PageErrors = append(c.rep.PageErrors, fmt.Sprintf("%s: imports %s, which does not exist", pg, sn))
-				files = append(files, sn)
-			}
-		}
-	}
-	var skipped []string
-	for f := range set.Skipped {
-		skipped = append(skipped, f)
-	}
-	sort.Strings(skipped)
-	for _, f := range skipped {
-		c.rep.PageErrors = append(c.rep.PageErrors, fmt.Sprintf("%s: generateCommand threw for %d %s (first: %s)", f, len(set.Skipped[f]),
-			plural(len(set.Skipped[f]), "selection", "selections"), set.Skipped[f][0]))
-		files = append(files, f)
-	}
-	var sels []pages.Selection
-	for _, f := range set.Files {
-		sels = append(sels, set.Selections[f]...)
-	}
-	keys, err := c.pagesCoverage(sels)
-	if err != nil {
-		return err
-	}
-	for i := range keys {
-		keys[i].Source = report.SourcePages
-	}
-	if len(files) > 0 {
-		// A page that could not run may hold the selection that covers a
-		// role: "no page covers this" is then not known, never a gap.
-		failed := fmt.Sprintf("%d cookbook page %s could not be read (%s): a selection there may cover it",
-			len(files), plural(len(files), "snippet", "snippets"), strings.Join(files, ", "))
-		for i := range keys {
-			k := &keys[i]
-			kv := compare.Verdict("")
-			for j := range k.Rows {
-				row := &k.Rows[j]
-				rv := compare.Verdict("")
-				for r := range row.Roles {
-					ro := &row.Roles[r]
-					if ro.Verdict == compare.NotCovered {
-						ro.Verdict = compare.Unsupported
-						ro.Misses = append(ro.Misses, failed)
-					}
-					rv = compare.Worse(rv, ro.Verdict)
-				}
-				if len(row.Roles) > 0 {
-					row.Verdict = rv
-				}
-				kv = compare.Worse(kv, row.Verdict)
-			}
-			if len(k.Rows) > 0 {
-				k.Verdict = kv
-			}
-		}
-	}
-	c.rep.Pages = keys
-	if c.rep.Pages == nil {
-		c.rep.Pages = []report.VLLMKey{}
-	}
-	return nil
 }
 
 func plural(n int, one, many string) string {

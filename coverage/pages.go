@@ -199,11 +199,20 @@ type pageIndex struct {
 // modelFamily is pages.ModelFamily: the checkpoints of one model.
 func modelFamily(model string) string { return pages.ModelFamily(model) }
 
-// indexPages parses every selection's command (pages.ParseCommand); a
-// comment-only command (pages.ErrNoCommand) starts nothing and is left
-// out, other parse errors are returned with the index of what parsed.
+// indexPages parses every selection's command (parseCands) and indexes
+// the worker roles (buildIndex); parse errors are returned with the index
+// of what parsed.
 func indexPages(sels []pages.Selection) (*pageIndex, []error) {
-	ix := &pageIndex{byModel: map[string][]pageCand{}, byFamily: map[string][]string{}}
+	cs, errs := parseCands(sels)
+	return buildIndex(cs), errs
+}
+
+// parseCands parses every selection's command (pages.ParseCommand) into
+// its worker roles, in selection order; a comment-only command
+// (pages.ErrNoCommand) starts nothing and is left out, other parse errors
+// are returned with the roles of what parsed.
+func parseCands(sels []pages.Selection) ([]pageCand, []error) {
+	var out []pageCand
 	var errs []error
 	for i := range sels {
 		sel := &sels[i]
@@ -226,16 +235,31 @@ func indexPages(sels []pages.Selection) (*pageIndex, []error) {
 			}
 			s := sigOf(p)
 			s.Model, s.Hardware, s.Precision = model, pageHardware(d.Hardware), pagePrecision(sel, model)
-			k := strings.ToLower(model)
+			out = append(out, pageCand{sel: sel, dep: d, proc: j, sig: s})
+		}
+	}
+	return out, errs
+}
+
+// buildIndex indexes page roles by model and family, keeping their order
+// (lists in turn, each in its order).
+func buildIndex(lists ...[]pageCand) *pageIndex {
+	ix := &pageIndex{byModel: map[string][]pageCand{}, byFamily: map[string][]string{}}
+	n := 0
+	for _, l := range lists {
+		for _, c := range l {
+			k := strings.ToLower(c.sig.Model)
 			if _, ok := ix.byModel[k]; !ok {
-				ix.models = append(ix.models, model)
-				ix.byFamily[modelFamily(model)] = append(ix.byFamily[modelFamily(model)], k)
+				ix.models = append(ix.models, c.sig.Model)
+				ix.byFamily[modelFamily(c.sig.Model)] = append(ix.byFamily[modelFamily(c.sig.Model)], k)
 			}
-			ix.byModel[k] = append(ix.byModel[k], pageCand{sel: sel, dep: d, proc: j, sig: s, ord: i})
+			c.ord = n
+			n++
+			ix.byModel[k] = append(ix.byModel[k], c)
 		}
 	}
 	sort.Strings(ix.models)
-	return ix, errs
+	return ix
 }
 
 // misses lists how a page role differs from the wanted InferenceX role
@@ -379,7 +403,14 @@ func (c *run) pagesCoverage(sels []pages.Selection) ([]report.VLLMKey, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.pagesJudge(entries, func(string) *pageIndex { return ix })
+}
+
+// pagesJudge judges the entries against the page index of each key
+// (indexFor, by config key).
+func (c *run) pagesJudge(entries []*infx.Entry, indexFor func(key string) *pageIndex) ([]report.VLLMKey, error) {
 	return c.judgeKeys(entries, func(row *report.VLLMRow, d *launch.Deployment, p infx.Point, r *infx.Row) error {
+		ix := indexFor(p.ConfigKey)
 		if d != nil {
 			return c.pagesCompareRow(row, d, p, ix)
 		}

@@ -398,7 +398,7 @@ func (m *md) gapBlocks() []keyBlock {
 		return g
 	}
 	failing := func(v compare.Verdict) bool {
-		return v.Gap() || v.Rank() >= compare.Error.Rank() || (v.NotVerified() && !r.AllowUnverified)
+		return v.Gap() || v.Rank() >= compare.Error.Rank() || (v.NotVerified() && !(r.AllowUnverified && v.Allowable()))
 	}
 	for _, p := range r.Points {
 		if !failing(p.Verdict) {
@@ -426,7 +426,7 @@ func (m *md) gapBlocks() []keyBlock {
 			g := get(k.ConfigKey)
 			g.verdict = compare.Worse(g.verdict, row.Verdict)
 			rl := fmt.Sprintf("row %d", row.Row)
-			if row.Status != StatusCompared && (row.Status.NotVerified() && !r.AllowUnverified || row.Status == StatusError) {
+			if row.Status != StatusCompared && (row.Status.NotVerified() && !(r.AllowUnverified && row.Status.Verdict().Allowable()) || row.Status == StatusError) {
 				what := string(row.Status)
 				g.unver.add(what+"\x00"+row.Message, gapLine{what: what, note: m.scrub(row.Message)}, rl, row.Concs)
 			}
@@ -739,7 +739,7 @@ func (m *md) evidenceBlocks() []keyBlock {
 			rs := strings.Join(roles, ", ")
 			if p.Status != StatusCompared {
 				rs = "see Gaps"
-				if p.Status.NotVerified() && r.AllowUnverified {
+				if p.Status.Verdict().Allowable() && r.AllowUnverified {
 					rs = mdText(m.scrub(p.Message))
 				}
 			}
@@ -884,7 +884,7 @@ func htmlEsc(s string) string {
 
 // allowedTag marks a not-verified verdict that AllowUnverified lets pass.
 func (r *Report) allowedTag(v compare.Verdict) string {
-	if v.NotVerified() && r.AllowUnverified {
+	if v.Allowable() && r.AllowUnverified {
 		return " (not verified, allowed)"
 	}
 	return ""
