@@ -287,6 +287,13 @@ func (m *md) scope() string {
 			b.WriteString("\n")
 		}
 	}
+	for i, e := range r.TimeLimits {
+		if i == 5 {
+			fmt.Fprintf(&b, "- … %d more stopped by the time limit (the JSON has every one)\n", len(r.TimeLimits)-i)
+			break
+		}
+		fmt.Fprintf(&b, "- ⏱ %s\n", mdCell(clip(m.scrub(e), 300)))
+	}
 	for i, e := range r.PageErrors {
 		if i == 5 {
 			fmt.Fprintf(&b, "- … %d more cookbook page errors (the JSON has every one)\n", len(r.PageErrors)-i)

@@ -33,8 +33,9 @@ const SchemaVersion = 2
 // SchemaRevision counts the compatible additions to schema SchemaVersion
 // (SCHEMA.md lists them); it restarts at 1 with each version: 2 added the
 // policy version fields, the not applicable and content not known verdicts,
-// roles[].unknown, and the vLLM recipe checkpoint / url / command.
-const SchemaRevision = 2
+// roles[].unknown, and the vLLM recipe checkpoint / url / command; 3 the
+// time limit verdict, timeLimit and timeLimits.
+const SchemaRevision = 3
 
 // Status says what coverage could do with one cited point or vLLM-family
 // row: StatusCompared, or why it was not compared — one of the

@@ -288,6 +288,10 @@ func (r *Report) vllmText(b *bytes.Buffer, width int) {
 			b.WriteString(u)
 		}
 	}
+	for _, e := range r.TimeLimits {
+		head()
+		fmt.Fprintf(b, "  %s\n", e)
+	}
 	for _, e := range r.PageErrors {
 		head()
 		fmt.Fprintf(b, "  cookbook page error: %s\n", e)

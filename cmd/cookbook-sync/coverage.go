@@ -165,7 +165,10 @@ or carries a prohibited setting, no vLLM recipe covers a vLLM-family role, a
 point or vLLM row was not verified, or a link is not merged / published or
 its state is unknown; 2 bad usage or bad input (nothing to compare, a
 --config-key that matches nothing, a snippet or recipe that does not
-parse).`,
+parse); 3 --deadline passed, or a wall-clock backstop stopped part of the
+work ("time limit — re-run": the report is printed, incomplete; every
+other limit counts work, so the same input gives the same answer on any
+machine).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.flags = cmd.Flags()
@@ -253,6 +256,9 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 	switch {
 	case rep.Errors:
 		return &exitError{code: exitUsage, err: errors.New(errorsSummary(rep))}
+	case rep.TimeLimit:
+		// no property of the input: the report is incomplete
+		return &exitError{code: exitDeadline, err: errors.New("time limit — re-run: a wall-clock backstop stopped part of the work (see the report); nothing else in it depends on the machine's speed")}
 	case rep.Gap:
 		return errGap
 	}

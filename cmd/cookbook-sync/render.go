@@ -178,6 +178,9 @@ func runRender(ctx context.Context, w, ew io.Writer, o renderOptions, changed fu
 		if s.Errors > 0 {
 			return &exitError{code: exitUsage, err: fmt.Errorf("%d points failed to render", s.Errors)}
 		}
+		if s.TimeLimit > 0 {
+			return &exitError{code: exitDeadline, err: fmt.Errorf("time limit — re-run: the wall-clock backstop stopped %d %s (nothing is known of them; the step budgets decide everything else)", s.TimeLimit, plural(s.TimeLimit, "point"))}
+		}
 		return nil
 	case o.recipe != "":
 		d, err := infx.RenderRecipe(ws, o.recipe, opt)
@@ -582,6 +585,9 @@ func writeSummary(w io.Writer, format string, s infx.Summary, withSrtSlurmDir bo
 	fmt.Fprintf(&b, "missing         %d\n", s.Missing)
 	fmt.Fprintf(&b, "unsupported     %d\n", s.Unsupported)
 	fmt.Fprintf(&b, "ambiguous       %d\n", s.Ambiguous)
+	if s.TimeLimit > 0 {
+		fmt.Fprintf(&b, "time limit      %d (re-run: the wall-clock backstop stopped them)\n", s.TimeLimit)
+	}
 	fmt.Fprintf(&b, "out of scope    %d (not rendered: Check 3 covers vLLM/SGLang only)\n", s.OutOfScope)
 	fmt.Fprintf(&b, "errors          %d\n", s.Errors)
 	for _, f := range s.Failures {
