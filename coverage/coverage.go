@@ -16,6 +16,7 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
 	"github.com/cookbook-sync/cookbook-sync/cookbook"
+	"github.com/cookbook-sync/cookbook-sync/cookbook/pages"
 	"github.com/cookbook-sync/cookbook-sync/exclusions"
 	"github.com/cookbook-sync/cookbook-sync/infx"
 	"github.com/cookbook-sync/cookbook-sync/launch"
@@ -82,6 +83,10 @@ type Options struct {
 	// applicable) and the strictness (a "major server args" version makes
 	// other settings informational). Report.Policy says which and why.
 	Policy string
+	// PageCache, when set, shares decoded cookbook page snippets across
+	// runs over one checkout (pages.Cache; e.g. a key-scoped run per
+	// config key). Each run still chooses its own snippets.
+	PageCache *pages.Cache
 }
 
 // KeyInScope reports whether the config key key is one the run is asked

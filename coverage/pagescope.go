@@ -82,7 +82,7 @@ func (c *run) pagesPart() error {
 	mayShow := func(fi pages.FileInfo) bool {
 		return slices.ContainsFunc(need, func(e *infx.Entry) bool { return fi.MayShow(e.Model) })
 	}
-	set, err := pages.Load(c.ctx, c.pagesDir, pages.Options{Files: mayShow})
+	set, err := pages.Load(c.ctx, c.pagesDir, pages.Options{Files: mayShow, Cache: c.opt.PageCache})
 	if err != nil {
 		return err
 	}

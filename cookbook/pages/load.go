@@ -2,6 +2,7 @@ package pages
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -239,6 +240,62 @@ type loader struct {
 	l    layout
 	opt  Options
 	prog *programs
+	// engineSum is the sha256 of the engine source read ("" when none).
+	engineSum string
+}
+
+// Cache keeps decoded snippet files across Loads (several runs over one
+// checkout: a key-scoped run per config key), by the file's path and
+// content, the engine's content and the bounds. A result the wall-clock
+// backstop, the memory watchdog or the context cut short is never kept:
+// only what the file's content decides. Safe for concurrent use; the zero
+// value is ready.
+type Cache struct {
+	mu sync.Mutex
+	m  map[string]cached
+}
+
+type cached struct {
+	sels  []Selection
+	sk    []string
+	err   error
+	steps int64
+}
+
+func (c *Cache) get(k string) (cached, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.m[k]
+	if ok {
+		r.sels = slices.Clone(r.sels)
+	}
+	return r, ok
+}
+
+func (c *Cache) put(k string, r cached) {
+	if errors.Is(r.err, ErrTimeLimit) || errors.Is(r.err, ErrMemory) || errors.Is(r.err, errRetry) ||
+		errors.Is(r.err, context.Canceled) || errors.Is(r.err, context.DeadlineExceeded) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]cached{}
+	}
+	r.sels = slices.Clone(r.sels)
+	c.m[k] = r
+}
+
+// cacheKey is rel's key in Options.Cache: its content, the engine's and
+// the bounds that decide the result ("" when rel cannot be read: not
+// cached).
+func (ld *loader) cacheKey(rel string) string {
+	src, err := readFile(ld.l.abs(rel), rel)
+	if err != nil {
+		return ""
+	}
+	o := ld.opt
+	return fmt.Sprintf("%s\x00%x\x00%s\x00%d/%d/%d/%d/%d", rel, sha256.Sum256(src), ld.engineSum, o.MaxSteps, o.MaxSelections, o.MaxRows, o.MaxString, o.MaxCallStack)
 }
 
 func newLoader(root string, opt Options) (*loader, error) {
@@ -258,7 +315,11 @@ func newLoader(root string, opt Options) (*loader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &loader{l: l, opt: opt.withDefaults(), prog: prog}, nil
+	ld := &loader{l: l, opt: opt.withDefaults(), prog: prog}
+	if rerr == nil {
+		ld.engineSum = fmt.Sprintf("%x", sha256.Sum256(src))
+	}
+	return ld, nil
 }
 
 // decode decodes one snippet file ("docs/src/snippets/…").
@@ -392,9 +453,22 @@ func Load(ctx context.Context, root string, opt Options) (*Set, error) {
 	for range par {
 		wg.Go(func() {
 			for i := range next {
+				key := ""
+				if ld.opt.Cache != nil {
+					key = ld.cacheKey(set.Files[i])
+				}
+				if key != "" {
+					if c, ok := ld.opt.Cache.get(key); ok {
+						results[i] = result{c.sels, c.sk, c.err, c.steps}
+						continue
+					}
+				}
 				var used int64
 				s, sk, err := ld.decodeWith(ctx, set.Files[i], wd, &used)
 				results[i] = result{s, sk, err, used}
+				if key != "" {
+					ld.opt.Cache.put(key, cached{s, sk, err, used})
+				}
 			}
 		})
 	}

@@ -88,6 +88,8 @@ type Options struct {
 	// importing it, the model ids read statically); the others are listed
 	// in Set.NotRun and none of their code runs. nil: every file.
 	Files func(FileInfo) bool
+	// Cache, when set, keeps decoded files across Loads (see Cache).
+	Cache *Cache
 }
 
 func (o Options) withDefaults() Options {
