@@ -20,6 +20,7 @@ import (
 	"github.com/cookbook-sync/cookbook-sync/exclusions"
 	"github.com/cookbook-sync/cookbook-sync/infx"
 	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/recipes"
 	"github.com/cookbook-sync/cookbook-sync/report"
 )
 
@@ -498,9 +499,19 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		if wsErr != nil {
 			return nil, &OptionError{Field: "InfxDir", Value: opt.InfxDir, Msg: wsErr.Error(), Err: wsErr}
 		}
-		ix, err := openVLLM(opt.VLLMRecipesDir)
-		if ix == nil {
-			return nil, err
+		// Work follows the keys: the recipes are indexed only when an
+		// asked-for vLLM-family key is there to judge against them.
+		ix, err := (*recipes.Index)(nil), error(nil)
+		if len(opt.ConfigKeys) == 0 || slices.ContainsFunc(ws.ConfigKeys(), func(k string) bool {
+			e, err := ws.Entry(k)
+			return err == nil && recipes.VLLMFamily(e.Framework) && opt.KeyInScope(k)
+		}) {
+			ix, err = openVLLM(opt.VLLMRecipesDir)
+			if ix == nil {
+				return nil, err
+			}
+		} else {
+			ix = &recipes.Index{}
 		}
 		if err != nil {
 			rep.VLLMRecipeErrors = strings.Split(err.Error(), "\n")
