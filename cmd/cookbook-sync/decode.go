@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -85,7 +86,11 @@ Exit status:
      stdout.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDecode(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], o, cmd.Flags().Changed)
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return runDecode(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], o, cmd.Flags().Changed)
 		},
 	}
 	fl := c.Flags()
@@ -103,7 +108,7 @@ func usageErr(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
-func runDecode(stdout, stderr io.Writer, path string, o decodeOptions, changed func(string) bool) error {
+func runDecode(ctx context.Context, stdout, stderr io.Writer, path string, o decodeOptions, changed func(string) bool) error {
 	if !slices.Contains([]string{"text", "json", "jsonl"}, o.format) {
 		return usageErr("--format %q: want text, json or jsonl", o.format)
 	}
@@ -119,7 +124,7 @@ func runDecode(stdout, stderr io.Writer, path string, o decodeOptions, changed f
 				return usageErr("--%s is for AgentX snippets; a cookbook page takes --selection k=v,…", name)
 			}
 		}
-		return runDecodePages(stdout, path, o)
+		return runDecodePages(ctx, stdout, path, o)
 	}
 	if o.selection != "" {
 		return usageErr("--selection is for cookbook pages (.mdx, snippets/configs, snippets/autoregressive); an AgentX snippet takes --cell/--point/--router/--kv")
@@ -276,7 +281,7 @@ func indentJSON(b []byte, prefix string) []byte {
 
 // runDecodePages decodes a cookbook page or deployment snippet through the
 // page's own code (package cookbook/pages).
-func runDecodePages(stdout io.Writer, path string, o decodeOptions) error {
+func runDecodePages(ctx context.Context, stdout io.Writer, path string, o decodeOptions) error {
 	want, err := parseSelectionFlag(o.selection)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
@@ -288,7 +293,15 @@ func runDecodePages(stdout io.Writer, path string, o decodeOptions) error {
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	sels, err := pages.DecodeFile(context.Background(), root, path, pages.Options{})
+	sels, err := pages.DecodeFile(ctx, root, path, pages.Options{})
+	if errors.Is(err, pages.ErrTimeLimit) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		// no property of the page: the wall-clock backstop or the caller
+		// stopped it (exit 3 / 130)
+		if errors.Is(err, pages.ErrTimeLimit) {
+			return &exitError{code: exitDeadline, err: err}
+		}
+		return err
+	}
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
