@@ -1,19 +1,18 @@
 package cookbook
 
 import (
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"os"
-	"path/filepath"
 	"testing"
 )
 
 // BenchmarkDecodeQwen35All parses qwen3.5.jsx and decodes all of its
 // selections (text, copy-all and oracle JSON) per iteration.
 func BenchmarkDecodeQwen35All(b *testing.B) {
-	snip, _ := envDir(b, "AGENTX_SNIPPET_DIR", "../shared/corpus/sglang")
-	path := filepath.Join(snip, "docs/src/snippets/agentx/Qwen/qwen3.5.jsx")
+	path := testutil.SharedPath(b, "corpus/sglang/docs/src/snippets/agentx/Qwen/qwen3.5.jsx")
 	src, err := os.ReadFile(path)
 	if err != nil {
-		b.Skipf("qwen3.5.jsx not available: %v", err)
+		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()

@@ -1,24 +1,18 @@
 package cookbook
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
-// corpusFile reads a snippet from ../shared/corpus/sglang (or
-// $AGENTX_SNIPPET_DIR); skips only when ../shared is absent.
+// corpusFile reads a snippet of ../shared/corpus/sglang
+// (testutil.SharedPath).
 func corpusFile(t *testing.T, rel string) *File {
 	t.Helper()
-	snip, set := envDir(t, "AGENTX_SNIPPET_DIR", "../shared/corpus/sglang")
-	if !set {
-		if _, err := os.Stat(filepath.Join(moduleRoot(t), "../shared")); os.IsNotExist(err) {
-			t.Skip("../shared is absent")
-		}
-	}
-	f, err := ReadFile(filepath.Join(snip, "docs/src/snippets/agentx", rel))
+	f, err := ReadFile(filepath.Join(testutil.SharedPath(t, "corpus/sglang/docs/src/snippets/agentx"), filepath.FromSlash(rel)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,15 +10,10 @@ import (
 )
 
 // corpusAgentX lists the AgentX data files under
-// ../shared/corpus/sglang/docs/src/snippets/agentx; it skips the test only
-// when ../shared is absent.
+// ../shared/corpus/sglang/docs/src/snippets/agentx (testutil.SharedPath).
 func corpusAgentX(t *testing.T) []string {
 	t.Helper()
-	root := filepath.Join(moduleRoot(t), "..", "shared")
-	if _, err := os.Stat(root); os.IsNotExist(err) {
-		t.Skip("../shared is absent")
-	}
-	files, err := filepath.Glob(filepath.Join(root, "corpus", "sglang", "docs", "src", "snippets", "agentx", "*", "*.jsx"))
+	files, err := filepath.Glob(filepath.Join(testutil.SharedPath(t, "corpus/sglang/docs/src/snippets/agentx"), "*", "*.jsx"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,10 +66,9 @@ func TestCorpusEncodeRoundTrip(t *testing.T) {
 // BenchmarkEncodeQwen35 measures re-encoding the largest corpus file
 // (qwen3.5.jsx, 312 KB).
 func BenchmarkEncodeQwen35(b *testing.B) {
-	path := filepath.Join(moduleRoot(b), "..", "shared", "corpus", "sglang", "docs", "src", "snippets", "agentx", "Qwen", "qwen3.5.jsx")
-	f, err := ReadFile(path)
+	f, err := ReadFile(testutil.SharedPath(b, "corpus/sglang/docs/src/snippets/agentx/Qwen/qwen3.5.jsx"))
 	if err != nil {
-		b.Skip(err)
+		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {

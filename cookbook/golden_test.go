@@ -13,32 +13,13 @@ import (
 	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 )
 
-func moduleRoot(testing.TB) string { return testutil.ModuleRoot() }
-
-// envDir returns $name, or def resolved against the module root.
-func envDir(t testing.TB, name, def string) (string, bool) {
-	if v := os.Getenv(name); v != "" {
-		if !filepath.IsAbs(v) {
-			v = filepath.Join(moduleRoot(t), v)
-		}
-		return v, true
-	}
-	return filepath.Join(moduleRoot(t), def), false
-}
-
 // TestGoldenAgentX checks every selection of every golden file under
-// AGENTX_GOLDEN_DIR (default ../shared/golden/agentx) byte for byte, and that
-// Selections() yields exactly the golden's selections in the same order.
-// Snippets are read from $AGENTX_SNIPPET_DIR/docs/src/snippets/agentx/<file>
-// (default ../shared/corpus/sglang). Skips only when ../shared is absent.
+// ../shared/golden/agentx byte for byte, and that Selections() yields
+// exactly the golden's selections in the same order. Snippets are read from
+// ../shared/corpus/sglang/docs/src/snippets/agentx/<file>.
 func TestGoldenAgentX(t *testing.T) {
-	goldenDir, set1 := envDir(t, "AGENTX_GOLDEN_DIR", "../shared/golden/agentx")
-	snipDir, set2 := envDir(t, "AGENTX_SNIPPET_DIR", "../shared/corpus/sglang")
-	if !set1 && !set2 {
-		if _, err := os.Stat(filepath.Join(moduleRoot(t), "../shared")); os.IsNotExist(err) {
-			t.Skip("../shared is absent")
-		}
-	}
+	goldenDir := testutil.SharedPath(t, "golden/agentx")
+	snipDir := testutil.SharedPath(t, "corpus/sglang")
 	var goldens []string
 	err := filepath.WalkDir(goldenDir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

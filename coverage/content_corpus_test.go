@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/report"
 )
 
@@ -27,15 +28,11 @@ const (
 // reports. Before services were compared like workers and files by
 // content, the nginx and NATS changes came out covered.
 func TestCorpusContentRegressions(t *testing.T) {
-	shared := filepath.Join("..", "..", "shared")
-	if _, err := os.Stat(shared); os.IsNotExist(err) {
-		t.Skip("SKIPPING: ../shared is absent, the corpus regressions of the compare-by-content issue did not run")
-	}
-	orig, err := os.ReadFile(filepath.Join(shared, "corpus", "upstream", "InferenceX", filepath.FromSlash(glm52Recipe)))
+	orig, err := os.ReadFile(filepath.Join(testutil.UpstreamInferenceX(t), filepath.FromSlash(glm52Recipe)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cookbookDir := filepath.Join(shared, "corpus", "sglang")
+	cookbookDir := testutil.SharedPath(t, "corpus/sglang")
 	edit := func(t *testing.T, old, new string) string {
 		t.Helper()
 		if old == "" {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -12,19 +11,17 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
 	infxpkg "github.com/cookbook-sync/cookbook-sync/infx"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/report"
 )
 
-// corpusDirs returns ../shared/corpus/pairs/inferencex and
-// ../shared/corpus/sglang, skipping only when ../shared is absent.
+// corpusDirs returns ../shared/corpus/pairs/inferencex,
+// ../shared/corpus/sglang and ../shared/corpus/pairs/PAIRS.tsv
+// (testutil.SharedPath: skipped only under -short or when ../shared is
+// absent).
 func corpusDirs(t testing.TB) (infx, sglang, pairs string) {
 	t.Helper()
-	shared := filepath.Join("..", "..", "shared")
-	if _, err := os.Stat(shared); os.IsNotExist(err) {
-		t.Skip("../shared is absent")
-	}
-	c := filepath.Join(shared, "corpus")
-	return filepath.Join(c, "pairs", "inferencex"), filepath.Join(c, "sglang"), filepath.Join(c, "pairs", "PAIRS.tsv")
+	return testutil.SharedPath(t, "corpus/pairs/inferencex"), testutil.SharedPath(t, "corpus/sglang"), testutil.SharedPath(t, "corpus/pairs/PAIRS.tsv")
 }
 
 type pairRow struct {

@@ -15,6 +15,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -32,6 +33,7 @@ import (
 	"github.com/cookbook-sync/cookbook-sync/cookbook"
 	"github.com/cookbook-sync/cookbook-sync/exclusions"
 	infxpkg "github.com/cookbook-sync/cookbook-sync/infx"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 	"github.com/cookbook-sync/cookbook-sync/report"
 	"go.yaml.in/yaml/v3"
@@ -1001,8 +1003,10 @@ func containsStr(l []string, s string) bool {
 	return false
 }
 
-// mutCheckout is a reduced copy of a setup for one worker: the master
-// configs cut to the target config keys, the target recipes, and one
+// mutCheckout is a reduced copy of a setup for one worker: the InferenceX
+// tree with its master configs cut to the target config keys (everything
+// else — launchers, workflows, scripts, recipes — as it is: a launcher
+// decides the srt-slurm ref and what is copied into the clone), and one
 // cookbook tree per snippet file (Coverage then parses only that file).
 type mutCheckout struct {
 	infx string
@@ -1038,6 +1042,41 @@ func writeFile(t testing.TB, p string, data []byte) {
 	}
 }
 
+// copyCheckout copies the regular files, directories and symbolic links of
+// from (but .git) to to, the files keep(path) accepts.
+func copyCheckout(t testing.TB, from, to string, keep func(string) bool) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		switch {
+		case d.IsDir() && d.Name() == ".git":
+			return filepath.SkipDir
+		case d.IsDir():
+			return os.MkdirAll(dst, 0o755)
+		case d.Type()&fs.ModeSymlink != 0:
+			l, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(l, dst)
+		case d.Type().IsRegular() && keep(p):
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(dst, data, 0o644)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // cutMaster keeps the top-level entries of a master config whose key is in
 // keys (text slicing at column-0 keys; the masters use no anchors).
 func cutMaster(src []byte, keys map[string]bool) []byte {
@@ -1061,11 +1100,21 @@ func makeCheckout(t testing.TB, s *mutSetup, dir string, targets []*mutTarget) *
 	t.Helper()
 	co := &mutCheckout{infx: filepath.Join(dir, "infx"), cb: map[string]string{}}
 	keys := map[string]bool{}
+	masters := map[string]bool{} // the master config files, cut below
+	for _, d := range []string{"inferencex-e2e/configs", "configs", ".github/configs"} {
+		ms, _ := filepath.Glob(filepath.Join(s.infxDir, filepath.FromSlash(d), "*-master.yaml"))
+		for _, m := range ms {
+			masters[m] = true
+		}
+		if len(ms) > 0 {
+			break
+		}
+	}
+	copyCheckout(t, s.infxDir, co.infx, func(p string) bool { return !masters[p] })
 	for _, tg := range targets {
 		for _, k := range tg.keys {
 			keys[k] = true
 		}
-		copyFile(t, filepath.Join(s.infxDir, filepath.FromSlash(tg.recipeRel)), filepath.Join(co.infx, filepath.FromSlash(tg.recipeRel)))
 		for rp, f := range tg.jsx {
 			if co.cb[rp] == "" {
 				root := filepath.Join(dir, "cb", strconv.Itoa(len(co.cb)))
@@ -1091,13 +1140,6 @@ func makeCheckout(t testing.TB, s *mutSetup, dir string, targets []*mutTarget) *
 		}
 		if len(ms) > 0 {
 			break
-		}
-	}
-	for _, d := range []string{"configs/srt-recipes", "infx"} {
-		if st, err := os.Stat(filepath.Join(s.infxDir, d)); err == nil && st.IsDir() {
-			if err := os.MkdirAll(filepath.Join(co.infx, d), 0o755); err != nil {
-				t.Fatal(err)
-			}
 		}
 	}
 	co.snip = map[string]*cookbook.File{}
@@ -1198,24 +1240,32 @@ func (co *mutCheckout) run(s *mutSetup, tg *mutTarget) (map[mutPointID]report.Po
 // sameOutcome compares the status, verdict and role results of two runs of
 // a point (drift notes aside).
 func sameOutcome(a, b report.PointResult) bool {
-	strip := func(p report.PointResult) string {
-		rs := make([]compare.Result, len(p.Roles))
-		for i, r := range p.Roles {
-			r.Differences = append([]compare.Difference(nil), r.Differences...)
-			for j := range r.Differences {
-				r.Differences[j].Note = ""
-			}
-			rs[i] = r
+	return bytes.Equal(outcomeJSON(a), outcomeJSON(b))
+}
+
+// masterPos is a master-config position in a message: the reduced
+// checkout cuts the master configs, so the line differs.
+var masterPos = regexp.MustCompile(`[^\s(]*-master\.yaml:\d+:\d+`)
+
+// outcomeJSON is what sameOutcome compares: the status, message (master
+// positions aside), verdict and role results of a point, without the
+// differences' notes.
+func outcomeJSON(p report.PointResult) []byte {
+	rs := make([]compare.Result, len(p.Roles))
+	for i, r := range p.Roles {
+		r.Differences = append([]compare.Difference(nil), r.Differences...)
+		for j := range r.Differences {
+			r.Differences[j].Note = ""
 		}
-		data, _ := json.Marshal(struct {
-			S report.Status
-			M string
-			V compare.Verdict
-			R []compare.Result
-		}{p.Status, p.Message, p.Verdict, rs})
-		return string(data)
+		rs[i] = r
 	}
-	return strip(a) == strip(b)
+	data, _ := json.MarshalIndent(struct {
+		S report.Status
+		M string
+		V compare.Verdict
+		R []compare.Result
+	}{p.Status, masterPos.ReplaceAllString(p.Message, "<master>"), p.Verdict, rs}, "", " ")
+	return data
 }
 
 // ---------------------------------------------------------------------------
@@ -1444,6 +1494,7 @@ func pathRole(eff []string) string {
 
 // mutStats counts a suite run.
 type mutStats struct {
+	mu                                   sync.Mutex // buildMutations runs in parallel
 	mutations, caught, exempt, confirmed int
 	// condExempt: mutated leaves of a conditional reviewed entry whose
 	// render changed in placement keys only (also counted in exempt)
@@ -1480,9 +1531,11 @@ func buildMutations(t testing.TB, s *mutSetup, tg *mutTarget, reviewed []*mutExe
 	for _, lf := range leaves {
 		eff := strings.Join(lf.eff, ".")
 		if e := exemptFor(reviewed, lf.eff); e != nil {
+			st.mu.Lock()
 			e.used++
 			st.exempt++
 			st.byRule[e.Rule]++
+			st.mu.Unlock()
 			continue
 		}
 		text, shown := mutateScalar(lf.node, lf.key)
@@ -1683,32 +1736,39 @@ func procSigs(d *launch.Deployment) map[string]map[string]string {
 // the baseline.
 func runSuite(t *testing.T, s *mutSetup, targets []*mutTarget, reviewed []*mutExempt, st *mutStats) []*mutation {
 	t.Helper()
+	perTarget := make([][]*mutation, len(targets))
+	eachParallel(t, s.name+"/mutations", len(targets), func(t *testing.T, i int) {
+		perTarget[i] = buildMutations(t, s, targets[i], reviewed, st)
+	})
 	var muts []*mutation
-	for _, tg := range targets {
-		muts = append(muts, buildMutations(t, s, tg, reviewed, st)...)
+	for _, m := range perTarget {
+		muts = append(muts, m...)
 	}
 	workers := runtime.GOMAXPROCS(0)
 	if workers > 8 {
 		workers = 8
 	}
 	cos := make([]*mutCheckout, workers)
-	for w := range cos {
-		cos[w] = makeCheckout(t, s, filepath.Join(t.TempDir(), "w"+strconv.Itoa(w)), targets)
-	}
-	// the reduced checkout reproduces the full run
-	for _, tg := range targets {
-		got, err := cos[0].run(s, tg)
-		if err != nil {
-			t.Fatalf("%s: %v", tg.name(), err)
-		}
-		for id, b := range tg.base {
-			if g, ok := got[id]; !ok || !sameOutcome(b, g) {
-				bj, _ := json.Marshal(b.Roles)
-				gj, _ := json.Marshal(g.Roles)
-				t.Fatalf("%s %s point %d: the reduced checkout does not reproduce the full run (%s → %s):\n%s\n%s", tg.name(), b.CellID, id.Point, b.Verdict, g.Verdict, bj, gj)
+	tmp := t.TempDir()
+	eachParallel(t, s.name+"/checkouts", workers, func(t *testing.T, w int) {
+		cos[w] = makeCheckout(t, s, filepath.Join(tmp, "w"+strconv.Itoa(w)), targets)
+	})
+	// the reduced checkout reproduces the full run (the workers' checkouts
+	// are alike: each takes every workers-th target)
+	eachParallel(t, s.name+"/reproduce", workers, func(t *testing.T, w int) {
+		for i := w; i < len(targets); i += workers {
+			tg := targets[i]
+			got, err := cos[w].run(s, tg)
+			if err != nil {
+				t.Fatalf("%s: %v", tg.name(), err)
+			}
+			for id, b := range tg.base {
+				if g, ok := got[id]; !ok || !sameOutcome(b, g) {
+					t.Fatalf("%s %s point %d: the reduced checkout does not reproduce the full run (%s → %s): %s", tg.name(), b.CellID, id.Point, b.Verdict, g.Verdict, testutil.LineDiff(outcomeJSON(g), outcomeJSON(b)))
+				}
 			}
 		}
-	}
+	})
 	type job struct {
 		m       *mutation
 		confirm bool
@@ -1756,6 +1816,23 @@ func runSuite(t *testing.T, s *mutSetup, targets []*mutTarget, reviewed []*mutEx
 		}
 	}
 	return muts
+}
+
+// eachParallel runs f(t, i) for i in [0, n) as parallel subtests (at most
+// -parallel at once, GOMAXPROCS by default) of one subtest named name, and
+// returns when every one is done; a failure in one fails t and stops it.
+func eachParallel(t *testing.T, name string, n int, f func(t *testing.T, i int)) {
+	t.Helper()
+	if !t.Run(name, func(t *testing.T) {
+		for i := 0; i < n; i++ {
+			t.Run(strconv.Itoa(i), func(t *testing.T) {
+				t.Parallel()
+				f(t, i)
+			})
+		}
+	}) {
+		t.FailNow()
+	}
 }
 
 // srtConfigsPrefix marks a mutation.file that is srt-slurm's configs/<rest>
@@ -1884,15 +1961,14 @@ func (st *mutStats) report(t *testing.T, label string) {
 // Tests
 
 // mutCorpusSetups are the two real trees: the AgentX pairs corpus and the
-// complete InferenceX tree (INFERENCEX_UPSTREAM_DIR when set), both with
-// the AgentX snippets.
+// complete InferenceX tree, both with the AgentX snippets.
 func mutCorpusSetups(t *testing.T) []*mutSetup {
 	infx, sglang, _ := corpusDirs(t)
 	up, _ := upstreamDirs(t)
 	// srt-slurm's own configs/ (the /configs files recipes name, e.g.
 	// deepep_config.json) are read from the srt-slurm checkout, as
 	// `coverage --srt-slurm-dir` does.
-	srt := filepath.Join("..", "..", "shared", "corpus", "upstream", "srt-slurm")
+	srt := testutil.SharedPath(t, "corpus/upstream/srt-slurm")
 	opt := Options{SrtSlurmDir: srt, SrtSlurmVersion: "v1.0.68"}
 	return []*mutSetup{
 		{name: "pairs", infxDir: infx, cbDir: sglang, opt: opt},
@@ -1915,8 +1991,9 @@ func TestCorpusMutation(t *testing.T) {
 	seen := map[string]*mutTarget{}
 	rolesBySetup := map[string]int{}
 	st := &mutStats{byRule: map[string]int{}}
+	// the full coverage run of each tree, at once
+	eachParallel(t, "targets", len(setups), func(t *testing.T, i int) { findTargets(t, setups[i]) })
 	for _, s := range setups {
-		findTargets(t, s)
 		var run []*mutTarget
 		for _, tg := range s.targets {
 			data, err := os.ReadFile(filepath.Join(s.infxDir, filepath.FromSlash(tg.recipeRel)))

@@ -3,11 +3,11 @@ package coverage
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/report"
 )
 
@@ -18,7 +18,7 @@ import (
 // models with a page gets a verdict from the pages, none is dropped.
 func TestCorpusPagesRun(t *testing.T) {
 	infx, sglang := upstreamDirs(t)
-	docs := filepath.Join("..", "..", "shared", "corpus", "upstream", "sglang-docs")
+	docs := testutil.SharedPath(t, "corpus/upstream/sglang-docs")
 	rep, err := Run(context.Background(), Options{InfxDir: infx, CookbookDirs: []string{docs, sglang}})
 	if err != nil {
 		t.Fatal(err)

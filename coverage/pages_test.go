@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/cookbook-sync/cookbook-sync/cookbook/pages"
 	"github.com/cookbook-sync/cookbook-sync/exclusions"
 	"github.com/cookbook-sync/cookbook-sync/infx"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 	"github.com/cookbook-sync/cookbook-sync/report"
 )
@@ -21,14 +21,10 @@ import (
 // goldenPageSelections reads the golden cookbook-pages rows
 // (../shared/golden/cookbook-pages/sglang-docs.golden.jsonl) as
 // selections, with the published URL of configs' pages left empty (the
-// golden has none), skipping loudly when ../shared is absent.
+// golden has none); testutil.SharedPath skips it as it says.
 func goldenPageSelections(t testing.TB) []pages.Selection {
 	t.Helper()
-	shared := filepath.Join("..", "..", "shared")
-	if _, err := os.Stat(shared); os.IsNotExist(err) {
-		t.Skip("../shared is absent: cookbook pages coverage not checked")
-	}
-	f, err := os.Open(filepath.Join(shared, "golden", "cookbook-pages", "sglang-docs.golden.jsonl"))
+	f, err := os.Open(testutil.SharedPath(t, "golden/cookbook-pages/sglang-docs.golden.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,15 +69,6 @@ func pagesRun(t testing.TB, dir string) *run {
 		renders: map[string]renderResult{}, rep: &report.Report{}, policy: spec}
 }
 
-// pagesInfxDir is /tmp/infx-full (the InferenceX checkout with every
-// script) when present, else ../shared/corpus/upstream/InferenceX.
-func pagesInfxDir(t testing.TB) string {
-	if st, err := os.Stat("/tmp/infx-full/configs"); err == nil && st.IsDir() {
-		return "/tmp/infx-full"
-	}
-	return filepath.Join("..", "..", "shared", "corpus", "upstream", "InferenceX")
-}
-
 // pageModelKey reports whether a config key is of a model with a cookbook
 // page at sglang @6c749811: dsr1 (DeepSeek-R1 generators), dsv4
 // (configs/deepseek-ai/deepseek-v4.jsx), glm5.2 (configs/zai-org/glm-5.2.jsx),
@@ -101,7 +88,7 @@ func pageModelKey(k string) bool {
 // not covered with a concrete miss (never a silent skip).
 func TestCorpusPagesCoverage(t *testing.T) {
 	sels := goldenPageSelections(t)
-	dir := pagesInfxDir(t)
+	dir := testutil.UpstreamInferenceX(t)
 	c := pagesRun(t, dir)
 	keys, err := c.pagesCoverage(sels)
 	if err != nil {

@@ -3,24 +3,15 @@ package coverage
 import (
 	"bytes"
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/report"
 )
-
-// mirrorDir is a bare git mirror (env overrides the session's library
-// mirror).
-func mirrorDir(env, def string) string {
-	if d := os.Getenv(env); d != "" {
-		return d
-	}
-	return def
-}
 
 // checkoutAt makes a work tree of the bare mirror gd at commit in a
 // temporary directory (git clone --shared: no network, no copy of the
@@ -51,18 +42,14 @@ func checkoutAt(t *testing.T, gd, commit string) string {
 //   - PR #2337, minimaxm3-fp8-b200-vllm-mtp at 315b9a01 against recipes
 //     5e93cbed: the EAGLE3-GQA draft vs the recipe's EAGLE3.
 //
-// Needs the library's mirrors of both repositories (INFX_MIRROR_GIT_DIR,
-// VLLM_RECIPES_MIRROR_GIT_DIR) and git; skipped loudly without them.
+// Needs bare git mirrors of both repositories, named by
+// INFX_MIRROR_GIT_DIR and VLLM_RECIPES_MIRROR_GIT_DIR, and git; skipped
+// loudly without the variables.
 func TestMirrorReplaySignoffs(t *testing.T) {
-	ixGD := mirrorDir("INFX_MIRROR_GIT_DIR", "/work/.mirror/SemiAnalysisAI+InferenceX/repo")
-	rcGD := mirrorDir("VLLM_RECIPES_MIRROR_GIT_DIR", "/work/.mirror/vllm-project+recipes/repo")
-	for _, gd := range []string{ixGD, rcGD} {
-		if _, err := os.Stat(filepath.Join(gd, "objects")); err != nil {
-			t.Skipf("SKIPPED: mirror absent at %s: the sign-off replays did not run", gd)
-		}
-	}
+	ixGD := testutil.MirrorGitDir(t, testutil.MirrorInferenceX)
+	rcGD := testutil.MirrorGitDir(t, testutil.MirrorVLLMRecipes)
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("SKIPPED: git absent: the sign-off replays did not run")
+		t.Fatal("the mirrors are set but git is absent: the sign-off replays cannot run")
 	}
 	cases := []struct {
 		pr, infx, recipes, key string

@@ -8,24 +8,18 @@ import (
 	"testing"
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 	"github.com/cookbook-sync/cookbook-sync/report"
 	"go.yaml.in/yaml/v3"
 )
 
-// upstreamDirs gives the complete InferenceX tree of ../shared (or
-// INFERENCEX_UPSTREAM_DIR, a full checkout at 843c6254) and the AgentX
-// snippets.
-func upstreamDirs(t *testing.T) (infx, sglang string) {
+// upstreamDirs gives the complete InferenceX tree of ../shared
+// (corpus/upstream/InferenceX at 843c6254) and the AgentX snippets
+// (corpus/sglang).
+func upstreamDirs(t testing.TB) (infx, sglang string) {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join("..", "..", "shared")); err != nil {
-		t.Skip("SKIPPED: ../shared is absent: the upstream coverage test did not run")
-	}
-	infx = filepath.Join("..", "..", "shared", "corpus", "upstream", "InferenceX")
-	if d := os.Getenv("INFERENCEX_UPSTREAM_DIR"); d != "" {
-		infx = d
-	}
-	return infx, filepath.Join("..", "..", "shared", "corpus", "sglang")
+	return testutil.UpstreamInferenceX(t), testutil.SharedPath(t, "corpus/sglang")
 }
 
 // workflowEnv lists the env names of the checkout's benchmark workflow

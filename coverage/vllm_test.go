@@ -12,6 +12,7 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
 	"github.com/cookbook-sync/cookbook-sync/infx"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 	"github.com/cookbook-sync/cookbook-sync/recipes"
 	"github.com/cookbook-sync/cookbook-sync/report"
@@ -300,14 +301,10 @@ func TestVLLMSideSyntheticKeys(t *testing.T) {
 }
 
 // vllmCorpus returns ../shared/corpus/inferencex and
-// ../shared/corpus/vllm-recipes, skipping only when ../shared is absent.
+// ../shared/corpus/vllm-recipes (testutil.SharedPath).
 func vllmCorpus(t testing.TB) (string, string) {
 	t.Helper()
-	shared := filepath.Join("..", "..", "shared")
-	if _, err := os.Stat(shared); os.IsNotExist(err) {
-		t.Skip("../shared is absent")
-	}
-	return filepath.Join(shared, "corpus", "inferencex"), filepath.Join(shared, "corpus", "vllm-recipes")
+	return testutil.SharedPath(t, "corpus/inferencex"), testutil.SharedPath(t, "corpus/vllm-recipes")
 }
 
 // TestCorpusCoverageVLLM runs coverage over every vLLM-family key of the

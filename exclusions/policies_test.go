@@ -1,10 +1,8 @@
 package exclusions
 
 import (
-	"errors"
-	"io/fs"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -184,11 +182,7 @@ jobs:
 // 2026-07 policy, by content hash, also with trailing whitespace added; an
 // edited copy is still identified, by its markers.
 func TestCorpusIdentifyPrompt(t *testing.T) {
-	p := filepath.Join("..", "..", "shared", "corpus", "upstream", "InferenceX", ".github", "codeowner-signoff-verify-prompt.md")
-	text, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("SKIP: %s absent (no ../shared corpus)", p)
-	}
+	text, err := os.ReadFile(testutil.SharedPath(t, "corpus/upstream/InferenceX/.github/codeowner-signoff-verify-prompt.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

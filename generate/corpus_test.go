@@ -3,8 +3,6 @@ package generate
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/cookbook"
 	"github.com/cookbook-sync/cookbook-sync/infx"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
@@ -37,12 +36,8 @@ func qwen35Options() Options {
 // checkout can render must exist upstream under the same id (with
 // --previous), with the upstream label.
 func TestCorpusGenerateQwen35(t *testing.T) {
-	shared := filepath.Join(moduleRoot(t), "..", "shared")
-	if _, err := os.Stat(shared); os.IsNotExist(err) {
-		t.Skip("../shared is absent")
-	}
-	root := filepath.Join(shared, "corpus", "pairs", "inferencex")
-	upstream, err := cookbook.ReadFile(filepath.Join(shared, "corpus", "sglang", "docs", "src", "snippets", "agentx", "Qwen", "qwen3.5.jsx"))
+	root := testutil.SharedPath(t, "corpus/pairs/inferencex")
+	upstream, err := cookbook.ReadFile(testutil.SharedPath(t, "corpus/sglang/docs/src/snippets/agentx/Qwen/qwen3.5.jsx"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,14 +1,9 @@
 package generate
 
 import (
-	"testing"
-
 	"github.com/cookbook-sync/cookbook-sync/cookbook"
 	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 )
-
-// moduleRoot returns the repository root (the directory holding go.mod).
-func moduleRoot(testing.TB) string { return testutil.ModuleRoot() }
 
 // lineDiff describes the first differing line of got and want.
 func lineDiff(got, want []byte) string { return testutil.LineDiff(got, want) }

@@ -3,23 +3,19 @@ package infx
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
-const corpusInfx = "../../shared/corpus/inferencex"
-
+// corpusDir is ../shared/corpus/inferencex (the old-layout corpus of real
+// InferenceX files) joined with parts (testutil.SharedPath).
 func corpusDir(t testing.TB, parts ...string) string {
 	t.Helper()
-	d := filepath.Join(append([]string{corpusInfx}, parts...)...)
-	if _, err := os.Stat(corpusInfx); err != nil {
-		t.Skip("../shared absent")
-	}
-	return d
+	return filepath.Join(append([]string{testutil.SharedPath(t, "corpus/inferencex")}, parts...)...)
 }
 
 // TestCorpusRenderAll renders every point of every config key of both master
@@ -30,7 +26,7 @@ func TestCorpusRenderAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws.SrtSlurmDir = filepath.Join(corpusInfx, "_external", "NVIDIA+srt-slurm")
+	ws.SrtSlurmDir = corpusDir(t, "_external", "NVIDIA+srt-slurm")
 	if ws.Layout != LayoutOld {
 		t.Errorf("layout = %s, want old", ws.Layout)
 	}
@@ -98,7 +94,7 @@ func TestCorpusPair1(t *testing.T) {
 	if p.Status != StatusUpstreamOnly || p.RecipeRef != "recipes/b200-fp4/8k1k.yaml" {
 		t.Errorf("without the srt-slurm checkout: status %s ref %s, want upstream-only", p.Status, p.RecipeRef)
 	}
-	ws.SrtSlurmDir = filepath.Join(corpusInfx, "_external", "NVIDIA+srt-slurm")
+	ws.SrtSlurmDir = corpusDir(t, "_external", "NVIDIA+srt-slurm")
 	pts, _ = ws.Points("dsr1-fp4-b200-dynamo-sglang")
 	for _, q := range pts {
 		if q.Row == p.Row && q.Concurrency == p.Concurrency {
@@ -140,7 +136,7 @@ func BenchmarkRenderAllKeys(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ws.SrtSlurmDir = filepath.Join(corpusInfx, "_external", "NVIDIA+srt-slurm")
+		ws.SrtSlurmDir = corpusDir(b, "_external", "NVIDIA+srt-slurm")
 		s, err := ws.RenderAll(context.Background(), nil, Options{})
 		if err != nil || s.Errors != 0 {
 			b.Fatal(err, s.Failures)
@@ -152,8 +148,7 @@ func BenchmarkRenderAllKeys(b *testing.B) {
 // disagg-variants.yaml with override_tp4_tp4_c8 / override_tp2_tp2_c72 gives
 // the same per-role args as the old layout's flat files (spec (b), pair 2).
 func TestCorpusPair2(t *testing.T) {
-	corpusDir(t)
-	bundle := filepath.Join(corpusInfx, "_newer-layout", "inferencex-e2e", "benchmarks", "multi_node", "srt-slurm-recipes", "qwen3.5", "sglang", "gb300-fp4", "agentx", "disagg-variants.yaml")
+	bundle := corpusDir(t, "_newer-layout", "inferencex-e2e", "benchmarks", "multi_node", "srt-slurm-recipes", "qwen3.5", "sglang", "gb300-fp4", "agentx", "disagg-variants.yaml")
 	flat := filepath.Join("benchmarks", "multi_node", "srt-slurm-recipes", "sglang", "qwen3.5", "gb300-fp4", "agentic")
 	for sel, file := range map[string]string{
 		"override_tp4_tp4_c8":  "disagg-gb300-1p1d-tp4-tp4-c8-mtp-hicache-session-jid2530030.yaml",
@@ -163,7 +158,7 @@ func TestCorpusPair2(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		od, err := RenderRecipe(nil, filepath.Join(corpusInfx, flat, file), Options{})
+		od, err := RenderRecipe(nil, corpusDir(t, flat, file), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +192,7 @@ func TestCorpusRenderCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws.SrtSlurmDir = filepath.Join(corpusInfx, "_external", "NVIDIA+srt-slurm")
+	ws.SrtSlurmDir = corpusDir(t, "_external", "NVIDIA+srt-slurm")
 	cache := recipeCache{}
 	n := 0
 	for _, k := range ws.ConfigKeys() {
@@ -226,8 +221,7 @@ func TestCorpusRenderCache(t *testing.T) {
 // for single-node rows, CONFIG_FILE=recipes/<prefix>/<engine>/… for
 // multinode rows, `worker:` blocks for aggregated multinode rows).
 func TestCorpusRenderAllNewLayout(t *testing.T) {
-	corpusDir(t)
-	ws, err := Open(filepath.Join(corpusInfx, "..", "pairs", "inferencex"))
+	ws, err := Open(testutil.SharedPath(t, "corpus/pairs/inferencex"))
 	if err != nil {
 		t.Fatal(err)
 	}

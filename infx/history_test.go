@@ -2,6 +2,7 @@ package infx
 
 import (
 	"bytes"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -448,32 +449,20 @@ func TestOpenDuplicateKeys(t *testing.T) {
 	}
 }
 
-// mirrorGitDir is the git directory of a SemiAnalysisAI/InferenceX mirror
-// (INFX_MIRROR_GIT_DIR, default the session mirror).
-func mirrorGitDir() string {
-	if d := os.Getenv("INFX_MIRROR_GIT_DIR"); d != "" {
-		return d
-	}
-	return "/work/.mirror/SemiAnalysisAI+InferenceX/repo"
-}
-
 // mirrorConfigFile: the files of a commit TestMirrorHistory extracts: the
 // masters and runners.yaml of configs/ and .github/configs/, and the
 // deprecated/ masters (to show they are not read).
 var mirrorConfigFile = regexp.MustCompile(`^(\.github/)?configs/(deprecated/)?[^/]+\.yaml$`)
 
-// TestMirrorHistory: against the real InferenceX history (a local git
-// mirror; no network), the master configs of each of the ten
-// historyCommits load with no warning, as many keys as the commit
-// defines, and every key of a vLLM / SGLang framework (mirrorFrameworks)
-// yields points.
+// TestMirrorHistory: against the real InferenceX history (a bare git
+// mirror named by INFX_MIRROR_GIT_DIR; no network), the master configs of
+// each of the ten historyCommits load with no warning, as many keys as the
+// commit defines, and every key of a vLLM / SGLang framework
+// (mirrorFrameworks) yields points. Skipped loudly without the variable.
 func TestMirrorHistory(t *testing.T) {
-	gd := mirrorGitDir()
-	if _, err := os.Stat(filepath.Join(gd, "objects")); err != nil {
-		t.Skipf("InferenceX mirror absent: no git directory at %s (set INFX_MIRROR_GIT_DIR)", gd)
-	}
+	gd := testutil.MirrorGitDir(t, testutil.MirrorInferenceX)
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git absent: cannot read the InferenceX mirror")
+		t.Fatalf("%s is set but git is absent: cannot read the InferenceX mirror", testutil.MirrorInferenceX)
 	}
 	git := func(args ...string) []byte {
 		t.Helper()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
@@ -187,67 +188,54 @@ func TestLLMDServerAnchors(t *testing.T) {
 	}
 }
 
-// TestCorpusLLMD renders the real llm-d key of an InferenceX checkout:
-// /tmp/infx-full (complete, with server.sh) or the shared corpus copy
-// (YAML only).
+// TestCorpusLLMD renders the real llm-d key of the complete InferenceX
+// tree (../shared/corpus/upstream/InferenceX, with
+// benchmarks/multi_node/llm-d/server.sh and the llm-d recipes).
 func TestCorpusLLMD(t *testing.T) {
-	roots := []string{"/tmp/infx-full", "../../shared/corpus/upstream/InferenceX"}
-	ran := 0
-	for _, root := range roots {
-		if _, err := os.Stat(filepath.Join(root, "benchmarks", "multi_node", "llm-d-recipes")); err != nil {
-			t.Logf("SKIP %s: no llm-d recipes (%v)", root, err)
-			continue
-		}
-		ran++
-		t.Run(filepath.Base(filepath.Dir(root))+"/"+filepath.Base(root), func(t *testing.T) {
-			ws, err := Open(root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pts, ds, errs := llmdRender(t, ws, "dsv4-fp4-gb200-llmd-vllm")
-			for i, err := range errs {
-				if err != nil {
-					t.Fatalf("row %d conc %d: %v", pts[i].Row, pts[i].Concurrency, err)
-				}
-			}
-			// row 0 (conc 1): low-latency recipe, decode pure TP 8 over 2 nodes
-			d := ds[0]
-			if d.Source.File != "benchmarks/multi_node/llm-d-recipes/dsv4-fp4-gb200-low-latency.yaml" || d.Model != "deepseek-ai/DeepSeek-V4-Pro" {
-				t.Errorf("source %+v model %s", d.Source, d.Model)
-			}
-			dc := d.Processes[1]
-			if dc.Role != launch.RoleDecode || dc.NodesPerWorker != 2 || dc.GPUsPerNode != 4 {
-				t.Errorf("decode %+v", dc)
-			}
-			a, ok := argOf(dc, "--compilation-config")
-			if !ok || !slices.Equal(a.Values, []string{`{"cudagraph_mode":"FULL_DECODE_ONLY","mode":0}`}) ||
-				a.Origin.Path != "benchmarks/multi_node/llm-d-recipes/dsv4-fp4-gb200-low-latency.yaml:165 decode.extra-args[17]" {
-				t.Errorf("--compilation-config %+v", a)
-			}
-			if _, ok := argOf(dc, "--enable-sleep-mode"); !ok {
-				t.Error("decode lacks --enable-sleep-mode")
-			}
-			if v, _ := launch.Lookup(dc.Args, "--tensor-parallel-size"); !slices.Equal(v, []string{"8"}) {
-				t.Errorf("decode TP %v", v)
-			}
-			if _, ok := argOf(dc, "--enable-expert-parallel"); ok {
-				t.Error("pure-TP decode got --enable-expert-parallel")
-			}
-			// row 2 (conc 4096): 3 prefill engines of 2 nodes, DP 8 each
-			last := ds[len(ds)-1]
-			pf := last.Processes[0]
-			if pf.Workers != 3 || pf.NodesPerWorker != 2 {
-				t.Errorf("high-tpt prefill %+v", pf)
-			}
-			if v, _ := launch.Lookup(pf.Args, "--moe-backend"); !slices.Equal(v, []string{"deep_gemm_mega_moe"}) {
-				t.Errorf("prefill --moe-backend %v", v)
-			}
-			if e, _ := llmdEnvOf(pf, "VLLM_MAX_TOKENS_PER_EXPERT_FP4_MOE"); e.Value != "2048" {
-				t.Errorf("prefill env %+v", e)
-			}
-		})
+	root := testutil.UpstreamInferenceX(t)
+	ws, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if ran == 0 {
-		t.Skip("SKIP: neither /tmp/infx-full nor ../shared/corpus/upstream/InferenceX has benchmarks/multi_node/llm-d-recipes")
+	pts, ds, errs := llmdRender(t, ws, "dsv4-fp4-gb200-llmd-vllm")
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("row %d conc %d: %v", pts[i].Row, pts[i].Concurrency, err)
+		}
+	}
+	// row 0 (conc 1): low-latency recipe, decode pure TP 8 over 2 nodes
+	d := ds[0]
+	if d.Source.File != "benchmarks/multi_node/llm-d-recipes/dsv4-fp4-gb200-low-latency.yaml" || d.Model != "deepseek-ai/DeepSeek-V4-Pro" {
+		t.Errorf("source %+v model %s", d.Source, d.Model)
+	}
+	dc := d.Processes[1]
+	if dc.Role != launch.RoleDecode || dc.NodesPerWorker != 2 || dc.GPUsPerNode != 4 {
+		t.Errorf("decode %+v", dc)
+	}
+	a, ok := argOf(dc, "--compilation-config")
+	if !ok || !slices.Equal(a.Values, []string{`{"cudagraph_mode":"FULL_DECODE_ONLY","mode":0}`}) ||
+		a.Origin.Path != "benchmarks/multi_node/llm-d-recipes/dsv4-fp4-gb200-low-latency.yaml:165 decode.extra-args[17]" {
+		t.Errorf("--compilation-config %+v", a)
+	}
+	if _, ok := argOf(dc, "--enable-sleep-mode"); !ok {
+		t.Error("decode lacks --enable-sleep-mode")
+	}
+	if v, _ := launch.Lookup(dc.Args, "--tensor-parallel-size"); !slices.Equal(v, []string{"8"}) {
+		t.Errorf("decode TP %v", v)
+	}
+	if _, ok := argOf(dc, "--enable-expert-parallel"); ok {
+		t.Error("pure-TP decode got --enable-expert-parallel")
+	}
+	// row 2 (conc 4096): 3 prefill engines of 2 nodes, DP 8 each
+	last := ds[len(ds)-1]
+	pf := last.Processes[0]
+	if pf.Workers != 3 || pf.NodesPerWorker != 2 {
+		t.Errorf("high-tpt prefill %+v", pf)
+	}
+	if v, _ := launch.Lookup(pf.Args, "--moe-backend"); !slices.Equal(v, []string{"deep_gemm_mega_moe"}) {
+		t.Errorf("prefill --moe-backend %v", v)
+	}
+	if e, _ := llmdEnvOf(pf, "VLLM_MAX_TOKENS_PER_EXPERT_FP4_MOE"); e.Value != "2048" {
+		t.Errorf("prefill env %+v", e)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,17 +12,11 @@ import (
 	"testing"
 )
 
-// recipesRoot is the vllm-recipes corpus root: VLLM_RECIPES_DIR, else
-// ../shared/corpus/vllm-recipes relative to the module root.
+// recipesRoot is the vllm-recipes corpus root,
+// ../shared/corpus/vllm-recipes (testutil.SharedPath).
 func recipesRoot(t testing.TB) string {
-	if d := os.Getenv("VLLM_RECIPES_DIR"); d != "" {
-		return d
-	}
-	d := filepath.Join("..", "..", "shared", "corpus", "vllm-recipes")
-	if _, err := os.Stat(filepath.Join("..", "..", "shared")); err != nil {
-		t.Skip("../shared is absent")
-	}
-	return d
+	t.Helper()
+	return testutil.SharedPath(t, "corpus/vllm-recipes")
 }
 
 type kvPair struct {

@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
@@ -66,13 +67,7 @@ func infxQueries(t testing.TB, dir string) (keys []string, qs map[string][]Query
 // the verdict counts and the gaps with their nearest candidate.
 func TestCorpusMatchInferenceX(t *testing.T) {
 	root := recipesRoot(t)
-	infx := os.Getenv("INFERENCEX_DIR")
-	if infx == "" {
-		if _, err := os.Stat(filepath.Join("..", "..", "shared")); err != nil {
-			t.Skip("../shared is absent")
-		}
-		infx = filepath.Join("..", "..", "shared", "corpus", "inferencex")
-	}
+	infx := testutil.SharedPath(t, "corpus/inferencex")
 	ix, err := Open(root)
 	if err != nil {
 		t.Fatal(err)

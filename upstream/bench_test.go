@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"os"
 	"testing"
 )
@@ -8,9 +9,9 @@ import (
 // BenchmarkCorpusParseSnippet measures the position-keeping JSON parse that
 // Refresh runs on the largest real AgentX snippet in ../shared/corpus.
 func BenchmarkCorpusParseSnippet(b *testing.B) {
-	src, err := os.ReadFile("../../shared/corpus/sglang/docs/src/snippets/agentx/Qwen/qwen3.5.jsx")
+	src, err := os.ReadFile(testutil.SharedPath(b, "corpus/sglang/docs/src/snippets/agentx/Qwen/qwen3.5.jsx"))
 	if err != nil {
-		b.Skip("../shared absent")
+		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
@@ -24,9 +25,9 @@ func BenchmarkCorpusParseSnippet(b *testing.B) {
 // BenchmarkUnifiedDiff measures the plan diff of a real-sized snippet with a
 // change every 50 lines.
 func BenchmarkUnifiedDiff(b *testing.B) {
-	src, err := os.ReadFile("../../shared/corpus/sglang/docs/src/snippets/agentx/Qwen/qwen3.5.jsx")
+	src, err := os.ReadFile(testutil.SharedPath(b, "corpus/sglang/docs/src/snippets/agentx/Qwen/qwen3.5.jsx"))
 	if err != nil {
-		b.Skip("../shared absent")
+		b.Fatal(err)
 	}
 	lines := splitLines(string(src))
 	for i := 0; i < len(lines); i += 50 {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/upstream/fakegithub"
 )
 
@@ -110,10 +111,7 @@ func TestRefreshBadInput(t *testing.T) {
 // successful: each verified-pr record (all cite a run) becomes verified, the
 // in-progress ones (no run cited) are reported, and no other byte changes.
 func TestCorpusRefresh(t *testing.T) {
-	files, _ := filepath.Glob("../../shared/corpus/sglang/docs/src/snippets/agentx/*/*.jsx")
-	if _, err := os.Stat("../../shared/corpus"); err != nil {
-		t.Skip("../shared absent")
-	}
+	files, _ := filepath.Glob(filepath.Join(testutil.SharedPath(t, "corpus/sglang/docs/src/snippets/agentx"), "*", "*.jsx"))
 	if len(files) == 0 {
 		t.Fatal("no AgentX snippets in ../shared/corpus")
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,11 +152,8 @@ func TestDecodeCLIBadInput(t *testing.T) {
 // TestGoldenDecodeCLI: `decode --all --format jsonl FILE` equals the golden
 // file byte for byte, for every golden under ../shared/golden/agentx.
 func TestGoldenDecodeCLI(t *testing.T) {
-	golden := "../../../shared/golden/agentx"
-	snip := "../../../shared/corpus/sglang/docs/src/snippets/agentx"
-	if _, err := os.Stat("../../../shared"); os.IsNotExist(err) {
-		t.Skip("../shared is absent")
-	}
+	golden := testutil.SharedPath(t, "golden/agentx")
+	snip := testutil.SharedPath(t, "corpus/sglang/docs/src/snippets/agentx")
 	files, err := filepath.Glob(filepath.Join(golden, "*", "*.jsx.golden.jsonl"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no goldens: %v", err)
@@ -181,11 +179,8 @@ func TestGoldenDecodeCLI(t *testing.T) {
 // is the header naming the oracle's measured selection of that cell
 // (cell, cellId, point 0, router, kv) followed by the oracle's blocks.
 func TestGoldenDecodeCLITextHeader(t *testing.T) {
-	if _, err := os.Stat("../../../shared"); os.IsNotExist(err) {
-		t.Skip("../shared is absent")
-	}
-	snip := "../../../shared/corpus/sglang/docs/src/snippets/agentx/Qwen/qwen3.5.jsx"
-	golden, err := os.ReadFile("../../../shared/golden/agentx/Qwen/qwen3.5.jsx.golden.jsonl")
+	snip := testutil.SharedPath(t, "corpus/sglang/docs/src/snippets/agentx/Qwen/qwen3.5.jsx")
+	golden, err := os.ReadFile(testutil.SharedPath(t, "golden/agentx/Qwen/qwen3.5.jsx.golden.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -28,20 +29,14 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// sharedDir is ../shared (the upstream material, a sibling of the checkout)
-// seen from this package's directory.
-const sharedDir = "../../../shared"
-
 // TestScript runs the CLI scripts testdata/script/*.txtar: every
 // subcommand's happy path, bad usage and bad input, with exit statuses
 // asserted by number (the exitcode command). The scripts see:
 //
 //	$DEMO    the embedded demo workspace (cmd/cookbook-sync/demo: inferencex/, sglang/)
 //	$REPO    the module root (the packages' testdata fixtures)
-//	$SHARED  ../shared, or "" when it is absent
 //
-// the condition [shared] (true when ../shared is present; scripts that read
-// it start with `[!shared] skip 'needs ../shared'`) and the command
+// and the command
 //
 //	exitcode N PROGRAM [ARGS…]
 //
@@ -49,8 +44,23 @@ const sharedDir = "../../../shared"
 // stdout / stderr) and fails unless it exits with status N. The scripts run
 // without the caller's environment (no GH_TOKEN): nothing reaches the
 // network; GitHub commands are run in their usage-error paths or against
-// --api-url http://127.0.0.1:1/ (nothing listens there).
+// --api-url http://127.0.0.1:1/ (nothing listens there). They read nothing
+// of ../shared: those are TestCorpusScript's.
 func TestScript(t *testing.T) {
+	runScripts(t, "testdata/script", "")
+}
+
+// TestCorpusScript runs testdata/script-shared/*.txtar, the CLI on the real
+// upstream material of ../shared, which the scripts see as $SHARED
+// (testutil.Shared: skipped under -short or when ../shared is absent).
+func TestCorpusScript(t *testing.T) {
+	runScripts(t, "testdata/script-shared", testutil.Shared(t))
+}
+
+// runScripts runs the scripts of dir with $DEMO, $REPO, $SHARED (shared,
+// "" for none) and the exitcode command.
+func runScripts(t *testing.T, dir, shared string) {
+	t.Helper()
 	demo, err := filepath.Abs("demo")
 	if err != nil {
 		t.Fatal(err)
@@ -59,16 +69,8 @@ func TestScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shared := ""
-	if fi, err := os.Stat(sharedDir); err == nil && fi.IsDir() {
-		if shared, err = filepath.Abs(sharedDir); err != nil {
-			t.Fatal(err)
-		}
-	} else {
-		t.Log("SKIPPED: ../shared absent: the scripts that need it ([!shared] skip) do not run")
-	}
 	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
+		Dir:                 dir,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
@@ -76,13 +78,6 @@ func TestScript(t *testing.T) {
 			env.Setenv("REPO", repo)
 			env.Setenv("SHARED", shared)
 			return nil
-		},
-		Condition: func(cond string) (bool, error) {
-			switch cond {
-			case "shared":
-				return shared != "", nil
-			}
-			return false, errors.New("unknown condition " + strconv.Quote(cond))
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitcode,

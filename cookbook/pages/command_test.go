@@ -15,15 +15,11 @@ import (
 )
 
 // goldenRows reads ../shared/golden/cookbook-pages/sglang-docs.golden.jsonl
-// as Selections (Order from the JSON key order), skipping loudly when
-// ../shared is absent.
+// as Selections (Order from the JSON key order; testutil.SharedPath).
 func goldenRows(t testing.TB) []Selection {
 	t.Helper()
-	shared := filepath.Join("..", "..", "..", "shared")
-	if _, err := os.Stat(shared); os.IsNotExist(err) {
-		t.Skip("../shared is absent: golden cookbook-pages rows not checked")
-	}
-	f, err := os.Open(filepath.Join(shared, "golden", "cookbook-pages", "sglang-docs.golden.jsonl"))
+	golden, _ := goldenPaths(t)
+	f, err := os.Open(golden)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,30 +4,19 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"os"
 	"slices"
 	"testing"
 )
 
-// goldenPaths are the oracle file and the sglang checkout it was made from:
-// $COOKBOOK_PAGES_GOLDEN / $COOKBOOK_PAGES_ROOT, by default ../shared (a
-// sibling of the checkout). ok is false when either is absent.
-func goldenPaths(t testing.TB) (golden, root string, ok bool) {
-	golden = os.Getenv("COOKBOOK_PAGES_GOLDEN")
-	if golden == "" {
-		golden = "../../../shared/golden/cookbook-pages/sglang-docs.golden.jsonl"
-	}
-	root = os.Getenv("COOKBOOK_PAGES_ROOT")
-	if root == "" {
-		root = "../../../shared/corpus/upstream/sglang-docs"
-	}
-	for _, p := range []string{golden, root} {
-		if _, err := os.Stat(p); err != nil {
-			t.Logf("SKIPPING: %s is absent (%v); set COOKBOOK_PAGES_GOLDEN / COOKBOOK_PAGES_ROOT", p, err)
-			return "", "", false
-		}
-	}
-	return golden, root, true
+// goldenPaths are the oracle file
+// (../shared/golden/cookbook-pages/sglang-docs.golden.jsonl) and the sglang
+// checkout it was made from (../shared/corpus/upstream/sglang-docs), as
+// testutil.SharedPath gives them.
+func goldenPaths(t testing.TB) (golden, root string) {
+	t.Helper()
+	return testutil.SharedPath(t, "golden/cookbook-pages/sglang-docs.golden.jsonl"), testutil.SharedPath(t, "corpus/upstream/sglang-docs")
 }
 
 // goldenRow is one line of the oracle.
@@ -51,10 +40,7 @@ func rowKey(file, sel, mode string) string { return file + "\x00" + sel + "\x00"
 // (file, selection, mode) the same command byte for byte, the same cell
 // and badge, and exactly the same selections per file.
 func TestGoldenCookbookPages(t *testing.T) {
-	golden, root, ok := goldenPaths(t)
-	if !ok {
-		t.Skip("SKIPPING TestGoldenCookbookPages: golden or corpus absent")
-	}
+	golden, root := goldenPaths(t)
 	f, err := os.Open(golden)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
@@ -58,10 +59,7 @@ func readPairs(t testing.TB, dir string) (present, absent []pairsRecipe) {
 // ../shared/corpus/pairs/PAIRS.tsv that exists under pairs/inferencex, for
 // its selector, with the default srt-slurm version.
 func TestCorpusPairs(t *testing.T) {
-	dir, ok := sharedDir(t, "", "../shared/corpus/pairs")
-	if !ok {
-		t.Skipf("%s absent", dir)
-	}
+	dir := testutil.SharedPath(t, "corpus/pairs")
 	present, absent := readPairs(t, dir)
 	if len(present) == 0 {
 		t.Fatal("no recipes found")
@@ -93,10 +91,7 @@ func TestCorpusPairs(t *testing.T) {
 // pair 2). Env may differ only in SGLANG_SIMULATE_ACC_*, which the new
 // launcher injects instead of the recipe.
 func TestCorpusNewLayoutBundle(t *testing.T) {
-	root, ok := sharedDir(t, "", "../shared/corpus/inferencex")
-	if !ok {
-		t.Skipf("%s absent", root)
-	}
+	root := testutil.SharedPath(t, "corpus/inferencex")
 	bundle := filepath.Join(root, "_newer-layout/inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/qwen3.5/sglang/gb300-fp4/agentx/disagg-variants.yaml")
 	flatDir := filepath.Join(root, "benchmarks/multi_node/srt-slurm-recipes/sglang/qwen3.5/gb300-fp4/agentic")
 	br, err := Load(bundle)
@@ -167,10 +162,7 @@ func TestCorpusNewLayoutBundle(t *testing.T) {
 // BenchmarkRenderPairs loads and renders every YAML recipe cited in
 // ../shared/corpus/pairs/PAIRS.tsv (one op = the whole set).
 func BenchmarkRenderPairs(b *testing.B) {
-	dir, ok := sharedDir(b, "", "../shared/corpus/pairs")
-	if !ok {
-		b.Skipf("%s absent", dir)
-	}
+	dir := testutil.SharedPath(b, "corpus/pairs")
 	present, _ := readPairs(b, dir)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -193,10 +185,7 @@ func BenchmarkRenderPairs(b *testing.B) {
 // for every selector, with the
 // default version and with v1.0.31 and sa-submission-q2-2026.
 func TestCorpusAllRecipes(t *testing.T) {
-	root, ok := sharedDir(t, "", "../shared/corpus")
-	if !ok {
-		t.Skipf("%s absent", root)
-	}
+	root := testutil.SharedPath(t, "corpus")
 	var files []string
 	for _, sub := range []string{"inferencex", "srt-slurm", "pairs/inferencex"} {
 		filepath.WalkDir(filepath.Join(root, sub), func(p string, d os.DirEntry, err error) error {
@@ -240,10 +229,7 @@ func TestCorpusAllRecipes(t *testing.T) {
 // vllm/deepseek-v4/8k1k/disagg-gb200-low-latency.yaml (prefill DP8×TP1 on
 // node1–node2, decode TP8 on node3–node4, node0 dedicated to etcd/NATS).
 func TestCorpusVLLMDataParallel(t *testing.T) {
-	dir, ok := sharedDir(t, "SRT_SLURM_RECIPE_DIR", "../shared/corpus/srt-slurm")
-	if !ok {
-		t.Skipf("%s absent", dir)
-	}
+	dir := testutil.SharedPath(t, "corpus/srt-slurm")
 	r, err := Load(filepath.Join(dir, "benchmarks/multi_node/srt-slurm-recipes/vllm/deepseek-v4/8k1k/disagg-gb200-low-latency.yaml"))
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
@@ -155,10 +156,7 @@ func TestFrontendTopology(t *testing.T) {
 // fp8 gb300 pp-pareto 1p1d point) when ../shared is present: nginx on the
 // head node1 at 8000 and one frontend on node2 at 8180 (spec §6), not two.
 func TestCorpusFrontendPPPareto(t *testing.T) {
-	dir, ok := sharedDir(t, "SRT_SLURM_PAIRS_DIR", "../shared/corpus/pairs/inferencex")
-	if !ok {
-		t.Skipf("%s absent", dir)
-	}
+	dir := testutil.SharedPath(t, "corpus/pairs/inferencex")
 	base := filepath.Join(dir, "inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/qwen3.5/sglang/gb300-fp8/agentx")
 	for _, tc := range []struct {
 		file string

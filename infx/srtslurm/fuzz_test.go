@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/cookbook-sync/cookbook-sync/internal/fuzzbound"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 )
 
 // FuzzParseRender feeds arbitrary YAML to Parse and renders every selector
 // with a few versions: errors are fine, panics and hangs are not.
 func FuzzParseRender(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/*.yaml")
-	if dir, ok := sharedDir(f, "SRT_SLURM_RECIPE_DIR", "../shared/corpus/srt-slurm"); ok {
+	if dir, ok := testutil.SharedIfPresent("corpus/srt-slurm"); ok {
 		more, _ := filepath.Glob(filepath.Join(dir, "benchmarks/multi_node/srt-slurm-recipes/*/*/*/*.yaml"))
 		more2, _ := filepath.Glob(filepath.Join(dir, "benchmarks/multi_node/srt-slurm-recipes/*/*/*/*/*.yaml"))
 		seeds = append(append(seeds, more...), more2...)

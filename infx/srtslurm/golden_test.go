@@ -1,25 +1,13 @@
 package srtslurm
 
 import (
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 )
-
-// sharedDir returns dir from env var key, or def relative to the module
-// root (this package is infx/srtslurm). ok is false when it does not exist.
-func sharedDir(t testing.TB, key, def string) (string, bool) {
-	dir := os.Getenv(key)
-	if dir == "" {
-		dir = filepath.Join("..", "..", def)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		return dir, false
-	}
-	return dir, true
-}
 
 var reGoldenRef = regexp.MustCompile(`\.(main|v\d+\.\d+\.\d+|[A-Za-z0-9][A-Za-z0-9_-]*)$`)
 
@@ -105,17 +93,11 @@ func readGolden(t *testing.T, gf string) (goldenFile, bool) {
 }
 
 // renderGoldens renders the recipe of every golden file in
-// SRT_SLURM_GOLDEN_DIR with the srt-slurm ref named in the file name
-// (<what>.<ref>.txt), recipes read from SRT_SLURM_RECIPE_DIR.
+// ../shared/golden/srt-slurm with the srt-slurm ref named in the file name
+// (<what>.<ref>.txt), recipes read from ../shared/corpus/srt-slurm.
 func renderGoldens(t *testing.T) []goldenCase {
-	gdir, ok := sharedDir(t, "SRT_SLURM_GOLDEN_DIR", "../shared/golden/srt-slurm")
-	if !ok {
-		t.Skipf("golden dir %s absent", gdir)
-	}
-	rdir, ok := sharedDir(t, "SRT_SLURM_RECIPE_DIR", "../shared/corpus/srt-slurm")
-	if !ok {
-		t.Skipf("recipe dir %s absent", rdir)
-	}
+	gdir := testutil.SharedPath(t, "golden/srt-slurm")
+	rdir := testutil.SharedPath(t, "corpus/srt-slurm")
 	files, err := filepath.Glob(filepath.Join(gdir, "*.txt"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden files in %s (%v)", gdir, err)
@@ -228,20 +210,18 @@ func TestGoldenSrtSlurmText(t *testing.T) {
 	t.Logf("%d/%d golden renderings byte-identical", pass, len(cases))
 }
 
-// renderOracles renders the recipe of every testdata/oracle/<what>.<ref>.txt
+// renderOracles renders the recipe of testdata/oracle/<what>.<ref>.txt
 // (renderings made by running srt-slurm's own code, see
-// testdata/oracle/README.md) with the ref named in the file name. Recipes
-// under testdata/ are read from this package; benchmarks/… recipes from
-// the InferenceX tree in SRT_SLURM_INFX_DIR (default
-// ../shared/corpus/upstream/InferenceX), and skipped loudly when it is
-// absent. An oracle whose second line is "# error: …" records a recipe
+// testdata/oracle/README.md) with the ref named in the file name: with
+// infx "", the oracles of recipes under testdata/ (read from this
+// package); else those of benchmarks/… recipes, read from the InferenceX
+// tree infx. An oracle whose second line is "# error: …" records a recipe
 // srtctl refuses: Render must fail too (c.got is then "# error: <our error>").
-func renderOracles(t *testing.T) []goldenCase {
+func renderOracles(t *testing.T, infx string) []goldenCase {
 	files, err := filepath.Glob(filepath.Join("testdata", "oracle", "*.txt"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no oracle files in testdata/oracle (%v)", err)
 	}
-	idir, haveInfx := sharedDir(t, "SRT_SLURM_INFX_DIR", "../shared/corpus/upstream/InferenceX")
 	var cases []goldenCase
 	for _, gf := range files {
 		g, ok := readGolden(t, gf)
@@ -250,12 +230,11 @@ func renderOracles(t *testing.T) []goldenCase {
 		}
 		c, name, ref := &g.goldenCase, g.name, g.ref
 		p := g.recipePath
-		if !strings.HasPrefix(p, "testdata/") {
-			if !haveInfx {
-				t.Logf("SKIP %s: InferenceX recipes dir %s absent (set SRT_SLURM_INFX_DIR)", name, idir)
-				continue
-			}
-			p = filepath.Join(idir, p)
+		if strings.HasPrefix(p, "testdata/") != (infx == "") {
+			continue
+		}
+		if infx != "" {
+			p = filepath.Join(infx, p)
 		}
 		wantErr := strings.HasPrefix(g.rest, "# error: ")
 		rec, err := Load(p)
@@ -278,18 +257,29 @@ func renderOracles(t *testing.T) []goldenCase {
 		}
 		cases = append(cases, *c)
 	}
-	if !haveInfx {
-		t.Logf("LOUD SKIP: %s absent; only the testdata recipes were checked", idir)
+	if len(cases) == 0 {
+		t.Fatal("no oracle case")
 	}
 	return cases
 }
 
-// TestGoldenOracleText compares our rendering with every oracle rendering
-// of testdata/oracle byte for byte (same comparison as
-// TestGoldenSrtSlurmText), and checks that the recipes srtctl refuses are
-// refused by Render too.
+// TestOracleText compares our rendering with every oracle rendering of
+// testdata/oracle whose recipe is a fixture under testdata/ byte for byte
+// (same comparison as TestGoldenSrtSlurmText), and checks that the recipes
+// srtctl refuses are refused by Render too.
+func TestOracleText(t *testing.T) {
+	checkOracles(t, renderOracles(t, ""))
+}
+
+// TestGoldenOracleText is TestOracleText for the oracles of the InferenceX
+// recipes (benchmarks/…), read from ../shared/corpus/upstream/InferenceX.
 func TestGoldenOracleText(t *testing.T) {
-	cases := renderOracles(t)
+	checkOracles(t, renderOracles(t, testutil.UpstreamInferenceX(t)))
+}
+
+// checkOracles compares each case's rendering with its oracle.
+func checkOracles(t *testing.T, cases []goldenCase) {
+	t.Helper()
 	pass := 0
 	dump := os.Getenv("ORACLE_GOT_DIR") // debugging aid: write our renderings there
 	for _, c := range cases {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
@@ -596,10 +597,7 @@ var reSchema2 = regexp.MustCompile(`(?m)^\s*schema:\s*2\s*$`)
 // a rendered dynamo recipe has exactly one etcd, and NATS_SERVER reaches
 // the workers exactly when a NATS service is launched (spec §10b).
 func TestCorpusSchema2Services(t *testing.T) {
-	root, ok := sharedDir(t, "", "../shared/corpus")
-	if !ok {
-		t.Skipf("SKIPPING: %s absent", root)
-	}
+	root := testutil.SharedPath(t, "corpus")
 	var files []string
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".yaml") {

@@ -47,6 +47,19 @@ func SharedPath(t testing.TB, rel string) string {
 	return p
 }
 
+// SharedIfPresent is the absolute path of rel (relative to ../shared) and
+// true when it exists, for optional extras such as fuzz seeds; false under
+// -short (the short lane reads nothing of ../shared) or when it is absent.
+// It never skips: a test that needs ../shared uses SharedPath.
+func SharedIfPresent(rel string) (string, bool) {
+	p := filepath.Join(filepath.Dir(ModuleRoot()), "shared", filepath.FromSlash(rel))
+	if testing.Short() {
+		return p, false
+	}
+	_, err := os.Stat(p)
+	return p, err == nil
+}
+
 // UpstreamInferenceX is the complete InferenceX tree of ../shared
 // (corpus/upstream/InferenceX, SemiAnalysisAI/InferenceX at 843c6254 with
 // every shell script), as SharedPath gives it.
