@@ -10,10 +10,11 @@ import (
 )
 
 // FuzzParseRender feeds arbitrary YAML to Parse and renders every selector
-// with a few versions: errors are fine, panics and hangs are not.
+// with a few versions: errors are fine, panics and hangs are not. Seeds:
+// the testdata recipes, and, when fuzzing, the real ones of ../shared.
 func FuzzParseRender(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/*.yaml")
-	if dir, ok := testutil.SharedIfPresent("corpus/srt-slurm"); ok {
+	if dir, ok := testutil.SharedWhenFuzzing("corpus/srt-slurm"); ok {
 		more, _ := filepath.Glob(filepath.Join(dir, "benchmarks/multi_node/srt-slurm-recipes/*/*/*/*.yaml"))
 		more2, _ := filepath.Glob(filepath.Join(dir, "benchmarks/multi_node/srt-slurm-recipes/*/*/*/*/*.yaml"))
 		seeds = append(append(seeds, more...), more2...)

@@ -47,15 +47,16 @@ func SharedPath(t testing.TB, rel string) string {
 	return p
 }
 
-// SharedIfPresent is the absolute path of rel (relative to ../shared) and
-// true when it exists, for optional extras such as fuzz seeds; false under
-// -short (the short lane reads nothing of ../shared) or when it is absent.
-// It never skips: a test that needs ../shared uses SharedPath.
-func SharedIfPresent(rel string) (string, bool) {
-	p := filepath.Join(filepath.Dir(ModuleRoot()), "shared", filepath.FromSlash(rel))
-	if testing.Short() {
-		return p, false
+// SharedWhenFuzzing is the absolute path of rel (relative to ../shared)
+// and true when the test binary is fuzzing (go test -fuzz=…) and rel
+// exists: real upstream files as extra seeds of a fuzz target. A plain test
+// run, in either lane, reads nothing of ../shared through it (only
+// TestCorpus… and TestGolden… tests read ../shared). It never skips.
+func SharedWhenFuzzing(rel string) (string, bool) {
+	if f := flag.Lookup("test.fuzz"); f == nil || f.Value.String() == "" {
+		return "", false
 	}
+	p := filepath.Join(filepath.Dir(ModuleRoot()), "shared", filepath.FromSlash(rel))
 	_, err := os.Stat(p)
 	return p, err == nil
 }
