@@ -236,6 +236,7 @@ vllm serve m --tmp "$TMPDIR" --clone "${CLONE:-0}"
 // simple command (the step bound, not the wall limit), a lookup that
 // writes (it deadlocked), eval'd process substitutions.
 func TestHostileBudgets(t *testing.T) {
+	t.Parallel() // seconds of sandboxed script steps: alongside the others
 	for _, c := range []struct {
 		name, src string
 		limit     string // "" = the run ends normally with a vllm command

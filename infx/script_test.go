@@ -166,6 +166,7 @@ func TestScriptEvalEnvWrapper(t *testing.T) {
 }
 
 func TestScriptArrayViaFunction(t *testing.T) {
+	t.Parallel() // seconds of sandboxed script steps: alongside the others
 	ws := openOld(t)
 	d := renderOne(t, ws, pointAt(t, ws, "glm5.2-fp8-h200-sglang", 0, 2), Options{})
 	if len(d.Processes) != 2 {
@@ -182,6 +183,7 @@ func TestScriptArrayViaFunction(t *testing.T) {
 }
 
 func TestScriptEndlessLoop(t *testing.T) {
+	t.Parallel() // seconds of sandboxed script steps: alongside the others
 	ws := openOld(t)
 	p := pointAt(t, ws, "loop-fp8-h200-sglang", 0, 1)
 	// The step bound ends it, whatever the machine's speed: unsupported.

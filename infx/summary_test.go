@@ -12,6 +12,7 @@ import (
 // fixture with its counts and each point's outcome, as the fixture's
 // master configs define them.
 func TestRenderAllPerKey(t *testing.T) {
+	t.Parallel() // seconds of sandboxed script steps: alongside the others
 	ws := openOld(t)
 	s, err := ws.RenderAll(context.Background(), nil, Options{})
 	if err != nil {

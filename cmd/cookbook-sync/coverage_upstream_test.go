@@ -26,7 +26,9 @@ func upstreamFake(t *testing.T) *fakegithub.Server {
 	s.AddPull(cliRepo, &fakegithub.Pull{Number: 45114, State: "closed", Head: "feature", Base: "main"})
 	s.AddPull(cliRepo, &fakegithub.Pull{Number: 45115, State: "closed", Merged: true, MergedAt: &merged, Head: "feature", Base: "main"})
 	s.AddPull(cliRepo, &fakegithub.Pull{Number: 45116, State: "closed", Merged: true, MergedAt: &merged, Head: "feature", Base: "main"})
-	s.AddFault(&fakegithub.Fault{Path: `/pulls/45115$`, Count: -1, Status: 502, Body: "bad gateway"})
+	// (Retry-After: 0: the retry is made at once, the test does not wait
+	// the 1 s backoff)
+	s.AddFault(&fakegithub.Fault{Path: `/pulls/45115$`, Count: -1, Status: 502, Header: map[string]string{"Retry-After": "0"}, Body: "bad gateway"})
 	s.AddFault(&fakegithub.Fault{Path: `/pulls/45116$`, Count: -1, Status: 200, Body: `{"number": 45116, "state": "clo`})
 	return s
 }
@@ -153,13 +155,21 @@ func TestCoverageUpstreamFailsClosed(t *testing.T) {
 		len(rep.Upstream) != 1 || rep.Upstream[0].State != "unknown" || !strings.Contains(rep.Upstream[0].Error, "502") {
 		t.Errorf("json: exit %d %v %+v", code, err, rep)
 	}
-	// The token went only into the Authorization header, never a URL.
+	// The token went only into the Authorization header, never a URL; the
+	// 502 read was tried twice per run (--retries 1: 4 runs, 8 reads).
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
+	reads502 := 0
 	for _, r := range s.Requests {
 		if strings.Contains(r.URL, cliToken) || strings.Contains(r.Body, cliToken) {
 			t.Errorf("token in request %s %s", r.Method, r.URL)
 		}
+		if strings.HasSuffix(r.URL, "/pulls/45115") && r.Status == 502 {
+			reads502++
+		}
+	}
+	if reads502 != 8 {
+		t.Errorf("%d reads of the 502 PR, want 8 (each of 4 runs: one try and one retry)", reads502)
 	}
 	// A bad --api-url is bad usage.
 	infx, cb := demoDirs(t)

@@ -117,6 +117,7 @@ func TestRenderJSONRecipe(t *testing.T) {
 }
 
 func TestRenderAllSummary(t *testing.T) {
+	t.Parallel() // seconds of sandboxed script steps: alongside the others
 	// The endless-loop fixture is unsupported (the sandbox stops it), not
 	// an error; out-of-scope keys are not rendered.
 	code, out, errs := runCLI("render", "--infx", infxFixtures+"/old", "--all")
@@ -151,6 +152,7 @@ func TestRenderAllSummary(t *testing.T) {
 }
 
 func TestRenderAllJSON(t *testing.T) {
+	t.Parallel() // seconds of sandboxed script steps: alongside the others
 	code, out, errs := runCLI("render", "--infx", infxFixtures+"/old", "--all", "--format", "json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -375,6 +377,7 @@ func TestRenderErrors(t *testing.T) {
 // TestRenderEndlessScript: a script the sandbox stops at its step bound is
 // unsupported (exit 1, nothing rendered), with the script's file:line:col.
 func TestRenderEndlessScript(t *testing.T) {
+	t.Parallel() // seconds of sandboxed script steps: alongside the others
 	code, _, errs := runCLI("render", "--infx", infxFixtures+"/old", "--config-key", "loop-fp8-h200-sglang")
 	if code != exitGap || !strings.Contains(errs, "unsupported: the run did not end within the sandbox's bounds: benchmarks/single_node/fixed_seq_len/loop_fp8_h200_sglang.sh:3:7: ") {
 		t.Errorf("exit %d, stderr %q", code, errs)
