@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -566,43 +565,15 @@ func scanAST(file, src string) (idents map[string]int, binds []*ast.Binding, cal
 		return nil, nil, nil, false
 	}
 	idents = map[string]int{}
-	seen := map[uintptr]bool{}
-	identType := reflect.TypeFor[ast.Identifier]()
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
-		switch v.Kind() {
-		case reflect.Pointer:
-			if v.IsNil() || seen[v.Pointer()] {
-				return
-			}
-			seen[v.Pointer()] = true
-			switch n := v.Interface().(type) {
-			case *ast.Binding:
-				binds = append(binds, n)
-			case *ast.CallExpression:
-				calls = append(calls, n)
-			}
-			walk(v.Elem())
-		case reflect.Interface:
-			if !v.IsNil() {
-				walk(v.Elem())
-			}
-		case reflect.Struct:
-			if v.Type() == identType {
-				idents[v.FieldByName("Name").String()]++
-				return
-			}
-			for i := range v.NumField() {
-				if v.Type().Field(i).IsExported() {
-					walk(v.Field(i))
-				}
-			}
-		case reflect.Slice, reflect.Array:
-			for i := range v.Len() {
-				walk(v.Index(i))
-			}
+	walkAST(prg, func(n any) {
+		switch n := n.(type) {
+		case *ast.Binding:
+			binds = append(binds, n)
+		case *ast.CallExpression:
+			calls = append(calls, n)
+		case ast.Identifier:
+			idents[n.Name.String()]++
 		}
-	}
-	walk(reflect.ValueOf(prg))
+	})
 	return idents, binds, calls, true
 }

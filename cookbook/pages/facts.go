@@ -2,7 +2,6 @@ package pages
 
 import (
 	"path"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -65,11 +64,6 @@ func readFacts(name string, src []byte) (models []string, known bool) {
 	// continue into (or from) a value only known at run time.
 	fragment := func(s string, openStart, openEnd bool) {
 		words := strings.Fields(s)
-		if len(words) == 0 {
-			if strings.TrimSpace(s) == "" {
-				return
-			}
-		}
 		startsWord := s != "" && !isSpace(s[0])
 		endsWord := s != "" && !isSpace(s[len(s)-1])
 		for i, w := range words {
@@ -82,76 +76,53 @@ func readFacts(name string, src []byte) (models []string, known bool) {
 		}
 	}
 	composed := map[ast.Node]bool{} // string literals that are parts of a composition
-	seenPtr := map[uintptr]bool{}
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
-		switch v.Kind() {
-		case reflect.Pointer:
-			if v.IsNil() || seenPtr[v.Pointer()] {
-				return
+	walkAST(prg, func(n any) {
+		switch n := n.(type) {
+		case *ast.TemplateLiteral:
+			// a part meets a ${…} on each side it has one; a tag
+			// function may join the parts with anything
+			tagged := n.Tag != nil
+			for i, el := range n.Elements {
+				fragment(el.Parsed.String(), tagged || i > 0, tagged || i < len(n.Elements)-1)
 			}
-			seenPtr[v.Pointer()] = true
-			switch n := v.Interface().(type) {
-			case *ast.TemplateLiteral:
-				for i, el := range n.Elements {
-					open := len(n.Expressions) > 0 || n.Tag != nil
-					fragment(el.Parsed.String(), open && i > 0 || n.Tag != nil, open && i < len(n.Elements)-1 || n.Tag != nil)
-				}
-			case *ast.BinaryExpression:
-				if n.Operator == token.PLUS {
-					for _, side := range []ast.Expression{n.Left, n.Right} {
-						if sl, ok := side.(*ast.StringLiteral); ok {
-							composed[sl] = true
-						}
-					}
-				}
-			case *ast.AssignExpression:
-				if n.Operator == token.ADD_ASSIGN {
-					if sl, ok := n.Right.(*ast.StringLiteral); ok {
+		case *ast.BinaryExpression:
+			if n.Operator == token.PLUS {
+				for _, side := range []ast.Expression{n.Left, n.Right} {
+					if sl, ok := side.(*ast.StringLiteral); ok {
 						composed[sl] = true
 					}
 				}
-			case *ast.CallExpression:
-				if d, ok := n.Callee.(*ast.DotExpression); ok {
-					switch d.Identifier.Name {
-					case "join", "concat", "replace", "replaceAll", "padStart", "padEnd":
-						for _, a := range n.ArgumentList {
-							if sl, ok := a.(*ast.StringLiteral); ok {
-								composed[sl] = true
-							}
+			}
+		case *ast.AssignExpression:
+			if n.Operator == token.ADD_ASSIGN {
+				if sl, ok := n.Right.(*ast.StringLiteral); ok {
+					composed[sl] = true
+				}
+			}
+		case *ast.CallExpression:
+			if d, ok := n.Callee.(*ast.DotExpression); ok {
+				switch d.Identifier.Name {
+				case "join", "concat", "replace", "replaceAll", "padStart", "padEnd":
+					for _, a := range n.ArgumentList {
+						if sl, ok := a.(*ast.StringLiteral); ok {
+							composed[sl] = true
 						}
-						if al, ok := d.Left.(*ast.ArrayLiteral); ok && d.Identifier.Name == "join" {
-							for _, e := range al.Value {
-								if sl, ok := e.(*ast.StringLiteral); ok {
-									composed[sl] = true
-								}
+					}
+					if al, ok := d.Left.(*ast.ArrayLiteral); ok && d.Identifier.Name == "join" {
+						for _, e := range al.Value {
+							if sl, ok := e.(*ast.StringLiteral); ok {
+								composed[sl] = true
 							}
 						}
 					}
 				}
-			case *ast.StringLiteral:
-				// parents are visited first: composition is known here
-				c := composed[n]
-				fragment(n.Value.String(), c, c)
 			}
-			walk(v.Elem())
-		case reflect.Interface:
-			if !v.IsNil() {
-				walk(v.Elem())
-			}
-		case reflect.Struct:
-			for i := range v.NumField() {
-				if v.Type().Field(i).IsExported() {
-					walk(v.Field(i))
-				}
-			}
-		case reflect.Slice, reflect.Array:
-			for i := range v.Len() {
-				walk(v.Index(i))
-			}
+		case *ast.StringLiteral:
+			// parents are visited first: composition is known here
+			c := composed[n]
+			fragment(n.Value.String(), c, c)
 		}
-	}
-	walk(reflect.ValueOf(prg))
+	})
 	slices.Sort(models)
 	return models, known
 }

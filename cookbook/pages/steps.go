@@ -3,7 +3,6 @@ package pages
 import (
 	"errors"
 	"fmt"
-	"reflect"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
@@ -31,60 +30,35 @@ var ErrWith = errors.New("a `with` statement is not run in the sandbox")
 // statement (a *FileError).
 func instrument(name string, prg *ast.Program) error {
 	var bad ast.Node
-	seen := map[uintptr]bool{}
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
-		switch v.Kind() {
-		case reflect.Pointer:
-			if v.IsNil() || seen[v.Pointer()] {
-				return
+	walkAST(prg, func(n any) {
+		switch n := n.(type) {
+		case *ast.WithStatement:
+			if bad == nil {
+				bad = n
 			}
-			seen[v.Pointer()] = true
-			switch n := v.Interface().(type) {
-			case *ast.WithStatement:
-				if bad == nil {
-					bad = n
-				}
-			case *ast.ForStatement:
-				n.Body = stepBlock(n.For, n.Body)
-			case *ast.ForInStatement:
-				n.Body = stepBlock(n.For, n.Body)
-			case *ast.ForOfStatement:
-				n.Body = stepBlock(n.For, n.Body)
-			case *ast.WhileStatement:
-				n.Body = stepBlock(n.While, n.Body)
-			case *ast.DoWhileStatement:
-				n.Body = stepBlock(n.Do, n.Body)
-			case *ast.FunctionLiteral:
-				if n.Body != nil {
-					n.Body.List = afterPrologue(n.Body.List, stepStmt(n.Body.LeftBrace))
-				}
-			case *ast.ArrowFunctionLiteral:
-				switch b := n.Body.(type) {
-				case *ast.BlockStatement:
-					b.List = afterPrologue(b.List, stepStmt(b.LeftBrace))
-				case *ast.ExpressionBody:
-					b.Expression = &ast.SequenceExpression{Sequence: []ast.Expression{stepCall(b.Expression.Idx0()), b.Expression}}
-				}
+		case *ast.ForStatement:
+			n.Body = stepBlock(n.For, n.Body)
+		case *ast.ForInStatement:
+			n.Body = stepBlock(n.For, n.Body)
+		case *ast.ForOfStatement:
+			n.Body = stepBlock(n.For, n.Body)
+		case *ast.WhileStatement:
+			n.Body = stepBlock(n.While, n.Body)
+		case *ast.DoWhileStatement:
+			n.Body = stepBlock(n.Do, n.Body)
+		case *ast.FunctionLiteral:
+			if n.Body != nil {
+				n.Body.List = afterPrologue(n.Body.List, stepStmt(n.Body.LeftBrace))
 			}
-			walk(v.Elem())
-		case reflect.Interface:
-			if !v.IsNil() {
-				walk(v.Elem())
-			}
-		case reflect.Struct:
-			for i := range v.NumField() {
-				if v.Type().Field(i).IsExported() {
-					walk(v.Field(i))
-				}
-			}
-		case reflect.Slice, reflect.Array:
-			for i := range v.Len() {
-				walk(v.Index(i))
+		case *ast.ArrowFunctionLiteral:
+			switch b := n.Body.(type) {
+			case *ast.BlockStatement:
+				b.List = afterPrologue(b.List, stepStmt(b.LeftBrace))
+			case *ast.ExpressionBody:
+				b.Expression = &ast.SequenceExpression{Sequence: []ast.Expression{stepCall(b.Expression.Idx0()), b.Expression}}
 			}
 		}
-	}
-	walk(reflect.ValueOf(prg))
+	})
 	if bad != nil {
 		fe := &FileError{File: name, Err: ErrWith}
 		if prg.File != nil {
