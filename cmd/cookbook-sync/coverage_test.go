@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -330,21 +331,7 @@ func TestCoverageNothingCited(t *testing.T) {
 // With --cookbook a git checkout, the evidence names the commit (go-git).
 func TestCoverageCookbookGitCommit(t *testing.T) {
 	infx, cb := demoDirs(t)
-	r, err := git.PlainInit(cb, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wt, err := r.Worktree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := wt.Add(demoSnippet); err != nil {
-		t.Fatal(err)
-	}
-	h, err := wt.Commit("demo", &git.CommitOptions{Author: &object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(0, 0)}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := commitDemoCookbook(t, cb)
 	_, out, _ := runCoverageCLI(t, "--infx", infx, "--cookbook", cb, "--format", "markdown")
 	checkMarkdown(t, out, "❌ Check 3: 3 gaps — differs 1, not verified 2", infx, cb)
 	for _, want := range []string{
@@ -440,4 +427,27 @@ func TestCoverageSrtSlurmDir(t *testing.T) {
 	if got := statuses(out); got["compared"] == 0 || got["upstream-only"] != 0 {
 		t.Errorf("with --srt-slurm-dir: %v (stderr %s), want compared", got, errs)
 	}
+}
+
+// commitDemoCookbook makes the demo cookbook checkout cb a git repository
+// with the demo snippet committed (go-git, a fixed author and time) and
+// returns the commit.
+func commitDemoCookbook(t *testing.T, cb string) plumbing.Hash {
+	t.Helper()
+	r, err := git.PlainInit(cb, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := r.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wt.Add(demoSnippet); err != nil {
+		t.Fatal(err)
+	}
+	h, err := wt.Commit("demo", &git.CommitOptions{Author: &object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(0, 0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

@@ -8,10 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/spf13/pflag"
 
 	"github.com/cookbook-sync/cookbook-sync/coverage"
@@ -161,21 +158,7 @@ func TestCoverageFooterDemo(t *testing.T) {
 // appears anywhere in the Markdown.
 func TestCoverageFooterNoLocalPath(t *testing.T) {
 	infx, cb := demoDirs(t)
-	r, err := git.PlainInit(cb, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wt, err := r.Worktree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := wt.Add(demoSnippet); err != nil {
-		t.Fatal(err)
-	}
-	h, err := wt.Commit("demo", &git.CommitOptions{Author: &object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(0, 0)}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := commitDemoCookbook(t, cb)
 	cmd := newCoverageCmd()
 	args := []string{"--infx", infx, "--cookbook", cb, "--config-key", "qwen3.5-fp8-gb300-*", "--config-key", "*-mtp", "--allow-unverified", "--policy", "current", "--format", "markdown"}
 	if err := cmd.ParseFlags(args); err != nil {
