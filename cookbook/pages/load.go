@@ -244,7 +244,7 @@ type loader struct {
 	engineSum string
 }
 
-// Cache keeps decoded snippet files across Loads (several runs over one
+// Cache keeps decoded snippet files (and their static facts) across Loads (several runs over one
 // checkout: a key-scoped run per config key), by the file's path and
 // content, the engine's content and the bounds. A result the wall-clock
 // backstop, the memory watchdog or the context cut short is never kept:
@@ -253,6 +253,35 @@ type loader struct {
 type Cache struct {
 	mu sync.Mutex
 	m  map[string]cached
+	// facts: readFacts by file and content
+	f map[string]cachedFacts
+}
+
+type cachedFacts struct {
+	models []string
+	known  bool
+}
+
+// facts is readFacts(rel, src), kept by content; a nil Cache reads.
+func (c *Cache) facts(rel string, src []byte) ([]string, bool) {
+	if c == nil {
+		return readFacts(rel, src)
+	}
+	k := fmt.Sprintf("%s\x00%x", rel, sha256.Sum256(src))
+	c.mu.Lock()
+	r, ok := c.f[k]
+	c.mu.Unlock()
+	if ok {
+		return slices.Clone(r.models), r.known
+	}
+	r.models, r.known = readFacts(rel, src)
+	c.mu.Lock()
+	if c.f == nil {
+		c.f = map[string]cachedFacts{}
+	}
+	c.f[k] = r
+	c.mu.Unlock()
+	return slices.Clone(r.models), r.known
 }
 
 type cached struct {
@@ -419,7 +448,7 @@ func Load(ctx context.Context, root string, opt Options) (*Set, error) {
 	for _, f := range set.Files {
 		fi := FileInfo{Rel: f, Pages: importers[f]}
 		if src, err := readFile(ld.l.abs(f), f); err == nil {
-			fi.Models, fi.Known = readFacts(f, src)
+			fi.Models, fi.Known = ld.opt.Cache.facts(f, src)
 		}
 		set.Info[f] = fi
 	}

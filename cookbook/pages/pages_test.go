@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -337,5 +338,54 @@ func TestFilesChoosesWhatRuns(t *testing.T) {
 		"docs/src/snippets/configs/acme/tiny.jsx docs/cookbook/autoregressive/Acme/Tiny.mdx|" + loop + " "
 	if got := strings.Join(asked, "|"); got != want {
 		t.Errorf("asked:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestCacheKeyedByContent: a Load with a Cache gives what a Load without
+// one gives; a file whose content changed is decoded anew, and a result the
+// backstop cut short is not kept.
+func TestCacheKeyedByContent(t *testing.T) {
+	const cfg = "docs/src/snippets/configs/acme/tiny.jsx"
+	const loop = "docs/src/snippets/configs/evil/loop.jsx"
+	root := tinyRoot(t, map[string]string{loop: "export const config = { cells: [] };\nwhile (true) {}\n"})
+	cache := &Cache{}
+	plain, err := Load(context.Background(), root, Options{MaxSteps: 1_000_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		got, err := Load(context.Background(), root, Options{Cache: cache, MaxSteps: 1_000_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Selections[cfg]) != 6 || got.Steps[cfg] != plain.Steps[cfg] || got.Selections[cfg][0].URL != plain.Selections[cfg][0].URL ||
+			!errors.Is(got.Errors[loop], ErrSteps) || !slices.Equal(got.Info[cfg].Models, plain.Info[cfg].Models) {
+			t.Fatalf("cached load: %d selections, %d steps (want %d), loop %v", len(got.Selections[cfg]), got.Steps[cfg], plain.Steps[cfg], got.Errors[loop])
+		}
+	}
+	// the content changes: decoded anew (one selection's worth more steps)
+	p := filepath.Join(root, filepath.FromSlash(cfg))
+	src, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, append([]byte("for (let i = 0; i < 1000; i++) {}\n"), src...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(context.Background(), root, Options{Cache: cache, MaxSteps: 1_000_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Steps[cfg] != plain.Steps[cfg]+1000 {
+		t.Errorf("changed file: %d steps, want %d", got.Steps[cfg], plain.Steps[cfg]+1000)
+	}
+	// a backstop result is not kept: with steps to spare the next load
+	// gives the step error
+	c2 := &Cache{}
+	if set, _ := Load(context.Background(), root, Options{Cache: c2, Backstop: time.Millisecond, MaxSteps: 1 << 62}); !errors.Is(set.Errors[loop], ErrTimeLimit) {
+		t.Fatalf("backstop: %v", set.Errors[loop])
+	}
+	if set, _ := Load(context.Background(), root, Options{Cache: c2, MaxSteps: 1 << 62, Backstop: 50 * time.Millisecond}); !errors.Is(set.Errors[loop], ErrTimeLimit) {
+		t.Errorf("second backstop: %v", set.Errors[loop])
+	}
+	if len(c2.m) != 2 {
+		t.Errorf("cache holds %d results, want the 2 that ended by themselves", len(c2.m))
 	}
 }
