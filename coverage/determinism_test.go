@@ -46,6 +46,35 @@ func runJSON(t *testing.T, opt Options) (*report.Report, []byte) {
 	return rep, b.Bytes()
 }
 
+// quietRun is the main job run once per test binary on a quiet machine
+// (no Options.PageCache), shared by the tests that compare with it.
+var quietRun struct {
+	once sync.Once
+	rep  *report.Report
+	json []byte
+	err  error
+}
+
+// fullRun is the main job's report and JSON (quietRun).
+func fullRun(t *testing.T) (*report.Report, []byte) {
+	t.Helper()
+	opt := mainJob(t)
+	quietRun.once.Do(func() {
+		rep, err := Run(context.Background(), opt)
+		if err != nil {
+			quietRun.err = err
+			return
+		}
+		var b bytes.Buffer
+		quietRun.rep, quietRun.err = rep, report.PrintJSON(&b, rep)
+		quietRun.json = b.Bytes()
+	})
+	if quietRun.err != nil {
+		t.Fatal(quietRun.err)
+	}
+	return quietRun.rep, quietRun.json
+}
+
 // busyEnv makes the test binary a busy loop (TestBusyLoopHelper).
 const busyEnv = "COOKBOOK_SYNC_BUSY_LOOP"
 
@@ -97,7 +126,7 @@ func underLoad(t *testing.T, f func()) {
 // anything counts work; no backstop fires.
 func TestCorpusSameAnswerUnderLoad(t *testing.T) {
 	opt := mainJob(t)
-	rep, quiet := runJSON(t, opt)
+	rep, quiet := fullRun(t)
 	if rep.TimeLimit || len(rep.PageErrors) > 0 {
 		t.Fatalf("quiet run: time limit %v, page errors %v", rep.TimeLimit, rep.PageErrors)
 	}
@@ -217,9 +246,8 @@ func reportKeys(r *report.Report) []string {
 // was.
 func TestCorpusKeyScopedExact(t *testing.T) {
 	opt := mainJob(t)
-	cache := &pages.Cache{}
-	opt.PageCache = cache
-	full, _ := runJSON(t, opt)
+	opt.PageCache = &pages.Cache{}
+	full, _ := fullRun(t)
 	keys := reportKeys(full)
 	if len(keys) < 150 {
 		t.Fatalf("%d keys judged: the main job judges every SGLang, vLLM and cookbook key", len(keys))
