@@ -64,7 +64,11 @@ type coverageOptions struct {
 	policy string
 }
 
-func newCoverageCmd() *cobra.Command {
+func newCoverageCmd() *cobra.Command { return newCoverageCmdWith(runCoverage) }
+
+// newCoverageCmdWith is the coverage command running run with the parsed
+// options (tests pass their own to read the options the CLI builds).
+func newCoverageCmdWith(run func(*cobra.Command, coverageOptions) error) *cobra.Command {
 	var o coverageOptions
 	c := &cobra.Command{
 		Use:   "coverage [--infx DIR [--cookbook DIR] [--vllm-recipes DIR]] [--config-key GLOB[,GLOB…]…] [--allow-unverified] [--upstream URL…] [--format text|markdown|json|sarif|github]",
@@ -172,7 +176,7 @@ machine).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.flags = cmd.Flags()
-			return runCoverage(cmd, o)
+			return run(cmd, o)
 		},
 	}
 	f := c.Flags()
