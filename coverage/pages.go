@@ -389,7 +389,7 @@ func pageSide(c *pageCand, role launch.Role) *launch.Deployment {
 // (compare.MatchedNotCompared when a page matches). Errors: the context
 // ends, or a selection's command cannot be parsed (pages.ParseCommand; a
 // comment-only command is skipped).
-func (c *run) pagesCoverage(sels []pages.Selection) ([]report.VLLMKey, error) {
+func (c *run) pagesCoverage(sels []pages.Selection) ([]report.KeyResult, error) {
 	ix, errs := indexPages(sels)
 	for _, e := range errs {
 		// a command the parser does not understand is reported (bad
@@ -408,8 +408,8 @@ func (c *run) pagesCoverage(sels []pages.Selection) ([]report.VLLMKey, error) {
 
 // pagesJudge judges the entries against the page index of each key
 // (indexFor, by config key).
-func (c *run) pagesJudge(entries []*infx.Entry, indexFor func(key string) *pageIndex) ([]report.VLLMKey, error) {
-	return c.judgeKeys(entries, func(row *report.VLLMRow, d *launch.Deployment, p infx.Point, r *infx.Row) error {
+func (c *run) pagesJudge(entries []*infx.Entry, indexFor func(key string) *pageIndex) ([]report.KeyResult, error) {
+	return c.judgeKeys(entries, func(row *report.RowResult, d *launch.Deployment, p infx.Point, r *infx.Row) error {
 		ix := indexFor(p.ConfigKey)
 		if d != nil {
 			return c.pagesCompareRow(row, d, p, ix)
@@ -433,7 +433,7 @@ func wantSig(s roleSig, d *launch.Deployment, p infx.Point) roleSig {
 
 // pagesCompareRow matches and compares every worker role of a rendered
 // point.
-func (c *run) pagesCompareRow(row *report.VLLMRow, d *launch.Deployment, p infx.Point, ix *pageIndex) error {
+func (c *run) pagesCompareRow(row *report.RowResult, d *launch.Deployment, p infx.Point, ix *pageIndex) error {
 	opts := c.options()
 	done := map[launch.Role]bool{}
 	for i := range d.Processes {
@@ -446,7 +446,7 @@ func (c *run) pagesCompareRow(row *report.VLLMRow, d *launch.Deployment, p infx.
 			continue // the first worker of a role stands for the role
 		}
 		done[want.Role] = true
-		vr := report.VLLMRole{Role: string(want.Role), Topology: want.topology()}
+		vr := report.RoleMatch{Role: string(want.Role), Topology: want.topology()}
 		exact, nearest, nm := ix.match(want)
 		ixDep := &launch.Deployment{Source: d.Source, Engine: "sglang", Model: want.Model, Hardware: d.Hardware,
 			Processes: []launch.Process{*ixp}, Inherited: d.Inherited, Notes: d.Notes}
@@ -498,7 +498,7 @@ func noPage(model string, ix *pageIndex) string {
 // pagesMatchRow matches the roles of a point that could not be rendered on
 // its master row's layout (tp, ep, dp-attn of the row or of its worker /
 // prefill / decode blocks, nodes of multi-node blocks, spec-decoding).
-func pagesMatchRow(row *report.VLLMRow, p infx.Point, r *infx.Row, ix *pageIndex) {
+func pagesMatchRow(row *report.RowResult, p infx.Point, r *infx.Row, ix *pageIndex) {
 	spec := "none"
 	if p.SpecDecoding != "" && p.SpecDecoding != "none" {
 		spec = specName(p.SpecDecoding)
@@ -534,7 +534,7 @@ func pagesMatchRow(row *report.VLLMRow, p infx.Point, r *infx.Row, ix *pageIndex
 		qs = []roleSig{s}
 	}
 	for _, q := range qs {
-		vr := report.VLLMRole{Role: string(q.Role), Topology: q.topology()}
+		vr := report.RoleMatch{Role: string(q.Role), Topology: q.topology()}
 		exact, nearest, nm := ix.match(q)
 		switch {
 		case len(exact) > 0:

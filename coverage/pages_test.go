@@ -94,7 +94,7 @@ func TestCorpusPagesCoverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byKey := map[string]report.VLLMKey{}
+	byKey := map[string]report.KeyResult{}
 	keyVerdicts, roleVerdicts, rowStatus := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, k := range keys {
 		if !sglangFamily(k.Framework) {
@@ -179,7 +179,7 @@ func TestCorpusPagesCoverage(t *testing.T) {
 	}
 
 	// real values
-	role0 := func(key string) report.VLLMRole {
+	role0 := func(key string) report.RoleMatch {
 		t.Helper()
 		k, ok := byKey[key]
 		if !ok || len(k.Rows) == 0 || len(k.Rows[0].Roles) == 0 {

@@ -144,7 +144,7 @@ func (c *run) pagesPart() error {
 	}
 	c.rep.Pages = keys
 	if c.rep.Pages == nil {
-		c.rep.Pages = []report.VLLMKey{}
+		c.rep.Pages = []report.KeyResult{}
 	}
 	return nil
 }
@@ -213,7 +213,7 @@ func (c *run) readPageFiles(set *pages.Set, chosen func(pages.FileInfo) bool) *p
 // wall-clock backstop stopped one of them, every failing role (no page
 // covers this, differs, missing, prohibited, unsupported) is a time limit:
 // a re-run may find the selection that covers it.
-func unknownRoles(k *report.VLLMKey, failed []string, timeLimit bool) {
+func unknownRoles(k *report.KeyResult, failed []string, timeLimit bool) {
 	v := compare.Unsupported
 	why := fmt.Sprintf("%d cookbook page %s could not be read (%s): a selection there may cover it",
 		len(failed), plural(len(failed), "snippet", "snippets"), strings.Join(failed, ", "))

@@ -30,7 +30,7 @@ const maxCompared = 8
 
 // vllmCoverage covers every vLLM-family key of the master configs in ws
 // (optionally filtered by the configKey glob) against the recipes index.
-func (c *run) vllmCoverage(ix *recipes.Index) ([]report.VLLMKey, error) {
+func (c *run) vllmCoverage(ix *recipes.Index) ([]report.KeyResult, error) {
 	recipesDir := c.opt.VLLMRecipesDir
 	optOuts := map[string]map[string]string{} // recipe file -> meta.hardware
 	// matches caches Index.Match by query (many rows and keys ask the same)
@@ -39,7 +39,7 @@ func (c *run) vllmCoverage(ix *recipes.Index) ([]report.VLLMKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.judgeKeys(entries, func(row *report.VLLMRow, d *launch.Deployment, p infx.Point, r *infx.Row) error {
+	out, err := c.judgeKeys(entries, func(row *report.RowResult, d *launch.Deployment, p infx.Point, r *infx.Row) error {
 		if d != nil {
 			c.vllmCompareRow(row, d, p, ix)
 		} else {
@@ -89,7 +89,7 @@ func vllmRecipePath(p infx.Point, infxDir string) string {
 // vllmMatchRow matches the roles of a point that could not be rendered,
 // with the topology the master row declares (tp, ep, dp-attn of the row, or
 // of its prefill/decode blocks).
-func vllmMatchRow(row *report.VLLMRow, p infx.Point, r *infx.Row, ix *recipes.Index, cache map[string][]recipes.Candidate) {
+func vllmMatchRow(row *report.RowResult, p infx.Point, r *infx.Row, ix *recipes.Index, cache map[string][]recipes.Candidate) {
 	type q struct {
 		role       launch.Role
 		tp, ep, pp int
@@ -120,7 +120,7 @@ func vllmMatchRow(row *report.VLLMRow, p infx.Point, r *infx.Row, ix *recipes.In
 		}
 		query := recipes.Query{ConfigKey: p.ConfigKey, Framework: p.Framework, Model: p.Model, Hardware: p.Hardware,
 			Precision: p.Precision, Role: x.role, Topology: &topo}
-		vr := report.VLLMRole{Role: string(x.role), Topology: topo.String()}
+		vr := report.RoleMatch{Role: string(x.role), Topology: topo.String()}
 		ck := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s\x00%+v", p.Framework, p.Model, p.Hardware, p.Precision, x.role, topo)
 		cs, ok := cache[ck]
 		if !ok {
@@ -155,7 +155,7 @@ func vllmMatchRow(row *report.VLLMRow, p infx.Point, r *infx.Row, ix *recipes.In
 // InferenceX runner SKU (normalized with recipes.NormalizeHardware); cache
 // holds each file's meta.hardware. A file that cannot be read adds nothing
 // (the index already reported it).
-func hardwareOptOut(dir string, ro *report.VLLMRole, hw string, cache map[string]map[string]string) string {
+func hardwareOptOut(dir string, ro *report.RoleMatch, hw string, cache map[string]map[string]string) string {
 	n := ro.Nearest
 	if ro.Verdict != compare.NotCovered || n == nil || !strings.HasPrefix(n.File, "models/") || !strings.HasSuffix(n.File, ".yaml") || dir == "" {
 		return ""
@@ -199,7 +199,7 @@ func hardwareOptOut(dir string, ro *report.VLLMRole, hw string, cache map[string
 
 // setMatch records the first exact candidate (Recipe, Alternatives) or the
 // nearest one (Nearest, Misses, Verdict NotCovered).
-func setMatch(vr *report.VLLMRole, cs []recipes.Candidate) {
+func setMatch(vr *report.RoleMatch, cs []recipes.Candidate) {
 	exact := 0
 	for i := range cs {
 		if cs[i].Exact {
@@ -223,7 +223,7 @@ func setMatch(vr *report.VLLMRole, cs []recipes.Candidate) {
 // vllmCompareRow matches every worker role of a rendered InferenceX
 // deployment with the recipes (recipes.Index.MatchDeployment) and compares
 // the worker with each exact match, keeping the best.
-func (c *run) vllmCompareRow(row *report.VLLMRow, d *launch.Deployment, p infx.Point, ix *recipes.Index) {
+func (c *run) vllmCompareRow(row *report.RowResult, d *launch.Deployment, p infx.Point, ix *recipes.Index) {
 	opts := c.options()
 	if d.Model == "" || !launch.LooksHF(d.Model) {
 		d.Model = p.Model
@@ -238,7 +238,7 @@ func (c *run) vllmCompareRow(row *report.VLLMRow, d *launch.Deployment, p infx.P
 	}
 	for _, rm := range rms {
 		ixp := &d.Processes[rm.Process]
-		vr := report.VLLMRole{Role: string(rm.Role), Topology: recipes.TopologyOf(ixp.Args).String()}
+		vr := report.RoleMatch{Role: string(rm.Role), Topology: recipes.TopologyOf(ixp.Args).String()}
 		setMatch(&vr, rm.Candidates)
 		if vr.Recipe == nil && len(rm.Candidates) > 0 {
 			// evidence: how the nearest candidate differs (still not covered)
@@ -423,30 +423,30 @@ func (c *run) renderRow(p *infx.Point) (st report.Status, d launch.Deployment, r
 // its points. done: the key is complete as it is — not applicable under
 // the run's policy (Note says why), or its points could not be listed (an
 // error row).
-func (c *run) keyHeader(key string, e *infx.Entry) (vk report.VLLMKey, pts []infx.Point, done bool) {
-	vk = report.VLLMKey{ConfigKey: key, Framework: e.Framework, Model: e.Model, Hardware: infx.Hardware(e.Runner), Precision: e.Precision}
+func (c *run) keyHeader(key string, e *infx.Entry) (vk report.KeyResult, pts []infx.Point, done bool) {
+	vk = report.KeyResult{ConfigKey: key, Framework: e.Framework, Model: e.Model, Hardware: infx.Hardware(e.Runner), Precision: e.Precision}
 	mf, ml := c.relPath(e.Pos.File), e.Pos.Line
 	vk.MasterFile, vk.MasterLine, vk.Master = mf, ml, fmt.Sprintf("%s:%d:%d", mf, ml, e.Pos.Col)
 	if ok, why := c.inScope(key); !ok {
-		vk.Verdict, vk.Note, vk.Rows = compare.NotApplicable, why, []report.VLLMRow{}
+		vk.Verdict, vk.Note, vk.Rows = compare.NotApplicable, why, []report.RowResult{}
 		return vk, nil, true
 	}
 	pts, err := c.ws.Points(key)
 	switch {
 	case err != nil:
-		vk.Rows = append(vk.Rows, report.VLLMRow{Row: -1, Status: report.StatusError, Message: err.Error(), Verdict: compare.Error})
+		vk.Rows = append(vk.Rows, report.RowResult{Row: -1, Status: report.StatusError, Message: err.Error(), Verdict: compare.Error})
 	case len(pts) == 0:
-		vk.Rows = append(vk.Rows, report.VLLMRow{Row: -1, Status: report.StatusError, Message: "config key has no search-space point", Verdict: compare.Error})
+		vk.Rows = append(vk.Rows, report.RowResult{Row: -1, Status: report.StatusError, Message: "config key has no search-space point", Verdict: compare.Error})
 	}
 	return vk, pts, false
 }
 
-// rowJudge fills one row of a key (report.VLLMRow; Status, Recipe,
+// rowJudge fills one row of a key (report.RowResult; Status, Recipe,
 // Concs already set): d is the point's rendering when the row is
 // StatusCompared, nil when the point could not be rendered (r is then the
 // master row the point comes from, nil when unknown, and row.Message the
 // point's note). An error stops the run.
-type rowJudge func(row *report.VLLMRow, d *launch.Deployment, p infx.Point, r *infx.Row) error
+type rowJudge func(row *report.RowResult, d *launch.Deployment, p infx.Point, r *infx.Row) error
 
 // judgeKeys renders every point of each entry (keyHeader, renderRow),
 // folds points whose row, status and rendering are the same into one row
@@ -454,8 +454,8 @@ type rowJudge func(row *report.VLLMRow, d *launch.Deployment, p infx.Point, r *i
 // could not be rendered (a render error is the row's verdict), and rolls
 // the rows' verdicts up into the key's (compare.Worse). Keys come out in
 // entry order.
-func (c *run) judgeKeys(entries []*infx.Entry, judge rowJudge) ([]report.VLLMKey, error) {
-	var out []report.VLLMKey
+func (c *run) judgeKeys(entries []*infx.Entry, judge rowJudge) ([]report.KeyResult, error) {
+	var out []report.KeyResult
 	for _, e := range entries {
 		vk, pts, done := c.keyHeader(e.Key, e)
 		if done {
@@ -471,7 +471,7 @@ func (c *run) judgeKeys(entries []*infx.Entry, judge rowJudge) ([]report.VLLMKey
 				continue
 			}
 			seen[fp] = len(vk.Rows)
-			row := report.VLLMRow{Row: p.Row, Concs: []int{p.Concurrency}, Scenario: p.Scenario, Selector: p.Selector, Status: st,
+			row := report.RowResult{Row: p.Row, Concs: []int{p.Concurrency}, Scenario: p.Scenario, Selector: p.Selector, Status: st,
 				Recipe: vllmRecipePath(p, c.opt.InfxDir)}
 			var err error
 			switch st {

@@ -32,7 +32,7 @@ func vllmFixture(t testing.TB) *report.Report {
 	return rep
 }
 
-func vllmKey(t *testing.T, rep *report.Report, key string) report.VLLMKey {
+func vllmKey(t *testing.T, rep *report.Report, key string) report.KeyResult {
 	t.Helper()
 	for _, k := range rep.VLLM {
 		if k.ConfigKey == key {
@@ -40,7 +40,7 @@ func vllmKey(t *testing.T, rep *report.Report, key string) report.VLLMKey {
 		}
 	}
 	t.Fatalf("no entry for %s", key)
-	return report.VLLMKey{}
+	return report.KeyResult{}
 }
 
 func settings[T compare.Difference | compare.Exclusion](xs []T, f func(T) string) []string {
@@ -375,7 +375,7 @@ func TestCorpusCoverageVLLM(t *testing.T) {
 	}
 	// issue 12: the variant serving deepseek-ai/DeepSeek-V4-Pro (fp8), and
 	// the site's pd_cluster with a TP decode pool renders the TP8 decode
-	for _, ro := range []report.VLLMRole{pre, dec} {
+	for _, ro := range []report.RoleMatch{pre, dec} {
 		if ro.Recipe == nil || ro.Recipe.Variant != "fp8" || ro.Recipe.Checkpoint != "deepseek-ai/DeepSeek-V4-Pro" {
 			t.Errorf("dsv4 %s: want the fp8 variant serving deepseek-ai/DeepSeek-V4-Pro, got %+v", ro.Role, ro.Recipe)
 		}
@@ -474,16 +474,16 @@ func TestHardwareOptOut(t *testing.T) {
 	cache := map[string]map[string]string{}
 	for _, c := range []struct {
 		name string
-		ro   report.VLLMRole
+		ro   report.RoleMatch
 		hw   string
 		want string
 	}{
-		{"opted out", report.VLLMRole{Verdict: compare.NotCovered, Nearest: near, Misses: []string{"hardware: recipe h200, want mi300x"}}, "mi300x",
+		{"opted out", report.RoleMatch{Verdict: compare.NotCovered, Nearest: near, Misses: []string{"hardware: recipe h200, want mi300x"}}, "mi300x",
 			"hardware: models/acme/Comet-1.yaml marks mi300x unsupported (meta.hardware.mi300x)"},
-		{"not declared", report.VLLMRole{Verdict: compare.NotCovered, Nearest: near, Misses: []string{"hardware: recipe h200, want mi355x"}}, "mi355x", ""},
-		{"other model", report.VLLMRole{Verdict: compare.NotCovered, Nearest: near, Misses: []string{"model: recipe acme/Comet-1, want acme/Nova", "hardware: recipe h200, want mi300x"}}, "mi300x", ""},
-		{"topology only", report.VLLMRole{Verdict: compare.NotCovered, Nearest: near, Misses: []string{"topology: recipe TP8, want TP4"}}, "mi300x", ""},
-		{"covered", report.VLLMRole{Verdict: compare.Differs, Nearest: near, Misses: []string{"hardware: recipe h200, want mi300x"}}, "mi300x", ""},
+		{"not declared", report.RoleMatch{Verdict: compare.NotCovered, Nearest: near, Misses: []string{"hardware: recipe h200, want mi355x"}}, "mi355x", ""},
+		{"other model", report.RoleMatch{Verdict: compare.NotCovered, Nearest: near, Misses: []string{"model: recipe acme/Comet-1, want acme/Nova", "hardware: recipe h200, want mi300x"}}, "mi300x", ""},
+		{"topology only", report.RoleMatch{Verdict: compare.NotCovered, Nearest: near, Misses: []string{"topology: recipe TP8, want TP4"}}, "mi300x", ""},
+		{"covered", report.RoleMatch{Verdict: compare.Differs, Nearest: near, Misses: []string{"hardware: recipe h200, want mi300x"}}, "mi300x", ""},
 	} {
 		if got := hardwareOptOut(dir, &c.ro, c.hw, cache); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)

@@ -159,7 +159,7 @@ func concRange(cs []int) string {
 	return fmt.Sprintf("%d…%d (%d)", cs[0], cs[len(cs)-1], len(cs))
 }
 
-func (ro *VLLMRole) place() string {
+func (ro *RoleMatch) place() string {
 	switch {
 	case ro.Recipe != nil:
 		return ro.Recipe.Where

@@ -829,7 +829,7 @@ func (m *md) fileLink(ri *RepoInfo, rel string, line int) string {
 // recipeLink names a vLLM recipe role with a permalink to its file at the
 // recipes commit and, when known, the recipes.vllm.ai page of the selection
 // (the command a reader sees there).
-func (m *md) recipeLink(k VLLMKey, ref *RecipeRef) string {
+func (m *md) recipeLink(k KeyResult, ref *RecipeRef) string {
 	link := m.r.upstreamRepo(k).Permalink(ref.File, ref.Line)
 	where := mdCell(m.scrub(ref.Where))
 	out := where
@@ -899,7 +899,7 @@ func (r *Report) allowedTag(v compare.Verdict) string {
 
 // sourceLabel names what a key judged from the InferenceX side was
 // compared with.
-func sourceLabel(k VLLMKey) string {
+func sourceLabel(k KeyResult) string {
 	if k.Source == SourcePages {
 		return "SGLang pages"
 	}

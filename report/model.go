@@ -123,7 +123,7 @@ type Report struct {
 	// config order.
 	VLLMRecipes      *RepoInfo `json:"vllmRecipes,omitempty"`
 	VLLMRecipeErrors []string  `json:"vllmRecipeErrors,omitempty"`
-	VLLM             []VLLMKey `json:"vllm,omitempty"`
+	VLLM             []KeyResult `json:"vllm,omitempty"`
 	// PagesRepo is the sglang checkout whose hand-written cookbook pages
 	// were read (nil without pages); PageErrors the page snippets that
 	// could not run (file and why: a throw, a loop, a bound); Pages one
@@ -131,7 +131,7 @@ type Report struct {
 	// (Source "sglang-pages"), in master config order.
 	PagesRepo  *RepoInfo `json:"pagesRepo,omitempty"`
 	PageErrors []string  `json:"pageErrors,omitempty"`
-	Pages      []VLLMKey `json:"pages,omitempty"`
+	Pages      []KeyResult `json:"pages,omitempty"`
 	// Upstream holds the Check 3 (b) state of each upstream link asked
 	// for, in the order given (SetLinks); omitted when none was.
 	Upstream []Link `json:"upstream,omitempty"`
@@ -353,10 +353,13 @@ const (
 	DriftUnknown = "unknown"
 )
 
-// VLLMKey is the coverage of one vLLM-family InferenceX config key
-// (framework vllm, dynamo-vllm or llmd-vllm in configs/*-master.yaml)
-// against vllm-project/recipes.
-type VLLMKey struct {
+// KeyResult is the coverage of one InferenceX config key judged from the
+// InferenceX side (Source says against what): a vLLM-family key (framework
+// vllm, dynamo-vllm or llmd-vllm in configs/*-master.yaml) against
+// vllm-project/recipes, or an SGLang-family key against the SGLang
+// cookbook's hand-written pages. (Named VLLMKey before schema revision 3's
+// refactor; the JSON field names are unchanged.)
+type KeyResult struct {
 	// Source is the upstream documentation the key was judged against:
 	// "vllm-recipes" (vllm-project/recipes) or "sglang-pages" (the SGLang
 	// cookbook's hand-written pages).
@@ -375,12 +378,12 @@ type VLLMKey struct {
 	// (Note says why) when the policy version does not cover the key.
 	Verdict compare.Verdict `json:"verdict"`
 	Note    string          `json:"note,omitempty"`
-	Rows    []VLLMRow       `json:"rows"`
+	Rows    []RowResult       `json:"rows"`
 }
 
-// VLLMRow is one search-space row of a key (one entry per distinct
+// RowResult is one search-space row of a key (one entry per distinct
 // rendering: concurrencies that render identically share it).
-type VLLMRow struct {
+type RowResult struct {
 	Row      int    `json:"row"`
 	Concs    []int  `json:"concs"`
 	Scenario string `json:"scenario"`
@@ -395,14 +398,16 @@ type VLLMRow struct {
 	// Verdict is the worst role verdict; a row without roles has its
 	// status's verdict.
 	Verdict compare.Verdict `json:"verdict"`
-	Roles   []VLLMRole      `json:"roles,omitempty"`
+	Roles   []RoleMatch      `json:"roles,omitempty"`
 }
 
-// VLLMRole is one worker role (agg, prefill, decode) of a row, matched with
-// the vLLM recipes and, when the row rendered, compared setting by setting.
-// Frontends and services are not compared: Dynamo and llm-d are deployment
-// layers around vLLM workers, and vLLM recipes document the engine.
-type VLLMRole struct {
+// RoleMatch is one worker role (agg, prefill, decode) of a row, matched with
+// the upstream documentation (a vLLM recipe role, a cookbook page
+// selection's role) and, when the row rendered, compared setting by
+// setting. For vLLM keys frontends and services are not compared: Dynamo
+// and llm-d are deployment layers around vLLM workers, and vLLM recipes
+// document the engine.
+type RoleMatch struct {
 	Role string `json:"role"`
 	// Topology is the InferenceX role's layout ("TP8", "DEP8", "TEP4").
 	Topology string `json:"topology"`
@@ -525,7 +530,7 @@ func (r *Report) Count() {
 		v = compare.Worse(v, compare.Error)
 	}
 	for _, list := range []struct {
-		keys              []VLLMKey
+		keys              []KeyResult
 		keyC, rowC, roleC map[string]int
 	}{{r.VLLM, r.Counts.VLLM, r.Counts.VLLMRows, r.Counts.VLLMRoles}, {r.Pages, r.Counts.Pages, r.Counts.PagesRows, r.Counts.PagesRoles}} {
 		for _, k := range list.keys {
@@ -578,23 +583,23 @@ func (r *Report) worse(a, b compare.Verdict) compare.Verdict {
 
 // UpstreamKeys are the config keys judged from the InferenceX side: the
 // vLLM-family keys against the vLLM recipes, then the SGLang-family keys
-// against the cookbook pages (VLLMKey.Source tells them apart).
-func (r *Report) UpstreamKeys() []VLLMKey {
+// against the cookbook pages (KeyResult.Source tells them apart).
+func (r *Report) UpstreamKeys() []KeyResult {
 	if len(r.Pages) == 0 {
 		return r.VLLM
 	}
-	return append(append([]VLLMKey(nil), r.VLLM...), r.Pages...)
+	return append(append([]KeyResult(nil), r.VLLM...), r.Pages...)
 }
 
 // upstreamRepo is the checkout a key's recipe references are in.
-func (r *Report) upstreamRepo(k VLLMKey) *RepoInfo {
+func (r *Report) upstreamRepo(k KeyResult) *RepoInfo {
 	if k.Source == SourcePages {
 		return r.PagesRepo
 	}
 	return r.VLLMRecipes
 }
 
-// Sources of VLLMKey.Source.
+// Sources of KeyResult.Source.
 const (
 	SourceVLLMRecipes = "vllm-recipes"
 	SourcePages       = "sglang-pages"

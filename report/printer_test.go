@@ -147,19 +147,19 @@ func addVLLM(r *Report) {
 	near := &RecipeRef{Kind: "yaml", File: "models/deepseek-ai/DeepSeek-R1.yaml", Variant: "fp4",
 		Strategy: "disagg_tp", Hardware: "b200", Model: "nvidia/DeepSeek-R1-FP4", Role: "prefill", Topology: "TP4",
 		Where: "models/deepseek-ai/DeepSeek-R1.yaml variant=fp4 strategy=disagg_tp hw=b200 role=prefill"}
-	r.VLLM = []VLLMKey{
+	r.VLLM = []KeyResult{
 		{
 			ConfigKey: "dsr1-fp8-h200-vllm", Framework: "vllm", Model: "deepseek-ai/DeepSeek-R1-0528",
 			Hardware: "h200", Precision: "fp8", Master: fxMaster + ":120:3", MasterFile: fxMaster, MasterLine: 120,
 			Verdict: compare.Differs,
-			Rows: []VLLMRow{
+			Rows: []RowResult{
 				{Row: 0, Concs: []int{4, 8, 16, 32, 64}, Scenario: "1k1k", Recipe: "benchmarks/single_node/dsr1_fp8_h200.sh",
 					Status: StatusCompared, Verdict: compare.Covered,
-					Roles: []VLLMRole{{Role: "agg", Topology: "TP8", Recipe: md, Verdict: compare.Covered,
+					Roles: []RoleMatch{{Role: "agg", Topology: "TP8", Recipe: md, Verdict: compare.Covered,
 						Result: &compare.Result{Role: "agg", Verdict: compare.Covered, Matched: 11}}}},
 				{Row: 1, Concs: []int{128, 256}, Scenario: "8k1k", Recipe: "benchmarks/single_node/dsr1_fp8_h200.sh",
 					Status: StatusCompared, Verdict: compare.Differs,
-					Roles: []VLLMRole{{Role: "agg", Topology: "TP8", Recipe: yml, Alternatives: 1, Verdict: compare.Differs,
+					Roles: []RoleMatch{{Role: "agg", Topology: "TP8", Recipe: yml, Alternatives: 1, Verdict: compare.Differs,
 						Result: &compare.Result{Role: "agg", Verdict: compare.Differs, Matched: 9,
 							Differences: []compare.Difference{{Setting: "--max-num-seqs", Upstream: sp("256"), InferenceX: sp("512")}},
 							Excluded: []compare.Exclusion{{Setting: "--port", Upstream: sp("8000"), InferenceX: sp("8888"),
@@ -171,11 +171,11 @@ func addVLLM(r *Report) {
 			ConfigKey: "dsr1-fp4-gb200-dynamo-vllm", Framework: "dynamo-vllm", Model: "nvidia/DeepSeek-R1-FP4",
 			Hardware: "gb200", Precision: "fp4", Master: fxMaster + ":340:3", MasterFile: fxMaster, MasterLine: 340,
 			Verdict: compare.NotCovered,
-			Rows: []VLLMRow{
+			Rows: []RowResult{
 				{Row: 0, Concs: []int{1024}, Scenario: "1k1k",
 					Recipe: "benchmarks/multi_node/srt-slurm-recipes/dsr1/gb200-fp4.yaml", Selector: "1p2d",
 					Status: StatusCompared, Verdict: compare.NotCovered,
-					Roles: []VLLMRole{
+					Roles: []RoleMatch{
 						{Role: "prefill", Topology: "TEP4", Nearest: near, Verdict: compare.NotCovered,
 							Misses: []string{"hardware: vllm-recipes b200, inferencex gb200", "topology: vllm-recipes TP4, inferencex TEP4"}},
 						{Role: "decode", Topology: "DEP8", Verdict: compare.NotCovered},

@@ -493,7 +493,7 @@ func scrubDirs(r *Report, s string) string { return r.Scrub(s) }
 
 // upstreamBase is the uriBaseId of a key's recipe references: the vLLM
 // recipes, or the sglang checkout with the cookbook pages.
-func upstreamBase(k VLLMKey) string {
+func upstreamBase(k KeyResult) string {
 	if k.Source == SourcePages {
 		return BasePages
 	}

@@ -18,7 +18,7 @@ func TestTimeLimitNeverHidden(t *testing.T) {
 		r := fixtureVLLM()
 		r.VLLMRecipeErrors = nil
 		r.VLLM = r.VLLM[:1]
-		r.VLLM[0].Rows = append(r.VLLM[0].Rows, VLLMRow{Row: 2, Concs: []int{4}, Status: StatusTimeLimit, Verdict: compare.TimeLimit,
+		r.VLLM[0].Rows = append(r.VLLM[0].Rows, RowResult{Row: 2, Concs: []int{4}, Status: StatusTimeLimit, Verdict: compare.TimeLimit,
 			Message: "benchmarks/single_node/x.sh:3:1: time limit — re-run: the script ran past the sandbox's wall-clock backstop"})
 		r.VLLM[0].Rows[1].Verdict, r.VLLM[0].Rows[1].Roles[0].Verdict = compare.Covered, compare.Covered
 		r.VLLM[0].Rows[1].Roles[0].Result.Verdict = compare.Covered
