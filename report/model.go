@@ -121,16 +121,16 @@ type Report struct {
 	// VLLMRecipeErrors the recipe files that failed to decode (bad input,
 	// file:line:col); VLLM one entry per vLLM-family config key, in master
 	// config order.
-	VLLMRecipes      *RepoInfo `json:"vllmRecipes,omitempty"`
-	VLLMRecipeErrors []string  `json:"vllmRecipeErrors,omitempty"`
+	VLLMRecipes      *RepoInfo   `json:"vllmRecipes,omitempty"`
+	VLLMRecipeErrors []string    `json:"vllmRecipeErrors,omitempty"`
 	VLLM             []KeyResult `json:"vllm,omitempty"`
 	// PagesRepo is the sglang checkout whose hand-written cookbook pages
 	// were read (nil without pages); PageErrors the page snippets that
 	// could not run (file and why: a throw, a loop, a bound); Pages one
 	// entry per SGLang-family config key judged against the pages
 	// (Source "sglang-pages"), in master config order.
-	PagesRepo  *RepoInfo `json:"pagesRepo,omitempty"`
-	PageErrors []string  `json:"pageErrors,omitempty"`
+	PagesRepo  *RepoInfo   `json:"pagesRepo,omitempty"`
+	PageErrors []string    `json:"pageErrors,omitempty"`
 	Pages      []KeyResult `json:"pages,omitempty"`
 	// Upstream holds the Check 3 (b) state of each upstream link asked
 	// for, in the order given (SetLinks); omitted when none was.
@@ -378,7 +378,7 @@ type KeyResult struct {
 	// (Note says why) when the policy version does not cover the key.
 	Verdict compare.Verdict `json:"verdict"`
 	Note    string          `json:"note,omitempty"`
-	Rows    []RowResult       `json:"rows"`
+	Rows    []RowResult     `json:"rows"`
 }
 
 // RowResult is one search-space row of a key (one entry per distinct
@@ -398,7 +398,7 @@ type RowResult struct {
 	// Verdict is the worst role verdict; a row without roles has its
 	// status's verdict.
 	Verdict compare.Verdict `json:"verdict"`
-	Roles   []RoleMatch      `json:"roles,omitempty"`
+	Roles   []RoleMatch     `json:"roles,omitempty"`
 }
 
 // RoleMatch is one worker role (agg, prefill, decode) of a row, matched with
