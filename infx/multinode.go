@@ -404,7 +404,7 @@ func (ws *Workspace) submittedPoint(p Point, sub *Submission, opt Options) (_ Po
 	notes = append([]string{fmt.Sprintf("srt-slurm %s, as %s %s it; rendered with that ref's injected flags and env",
 		where, strings.Join(sub.Launchers, ", "), verb)}, notes...)
 	if sub.Ref == "" || sub.Ref == "main" {
-		notes[0] += " (main moves: taken at " + DefaultSrtSlurmVersion + ", NVIDIA/srt-slurm c88ef731; possible commit drift)"
+		notes[0] += " (main moves: taken at " + DefaultSrtSlurmVersion + ", NVIDIA/srt-slurm " + srtslurm.TagCommit(DefaultSrtSlurmVersion)[:8] + "; possible commit drift)"
 	}
 	if sub.InCheckout {
 		p.Recipe = sub.Recipe

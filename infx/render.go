@@ -9,12 +9,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cookbook-sync/cookbook-sync/infx/srtslurm"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
 // DefaultSrtSlurmVersion is the srt-slurm injection profile used when
-// Options.SrtSlurmVersion is empty: NVIDIA/srt-slurm main at c88ef731.
-const DefaultSrtSlurmVersion = "v1.0.68"
+// Options.SrtSlurmVersion is empty: the newest release of
+// infx/srtslurm/releases.yaml (NVIDIA/srt-slurm main).
+var DefaultSrtSlurmVersion = srtslurm.Newest()
 
 // Options configure Render.
 type Options struct {

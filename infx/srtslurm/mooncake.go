@@ -14,7 +14,7 @@ import (
 // NVIDIA/srt-slurm src/srtctl/cli/do_sweep.py start_mooncake_master /
 // _build_mooncake_master_command, src/srtctl/backends/sglang.py and
 // backends/vllm.py get_mooncake_worker_env / build_mooncake_store_config,
-// per the generation of the rendered ref (profile.mooncake). Schema-2
+// per the generation of the rendered ref (profile.Mooncake). Schema-2
 // recipes start the master as a service (services.go) but give the workers
 // the same env.
 
@@ -23,7 +23,7 @@ import (
 const mooncakeStoreConfigFile = "mooncake_store_config.json"
 
 // mooncakeMasterFlags are the flags srt-slurm starts mooncake_master with,
-// by profile.mooncake generation.
+// by profile.Mooncake generation.
 func mooncakeMasterFlags(gen int) []string {
 	switch gen {
 	case 1:
@@ -48,7 +48,7 @@ func mooncakeMasterFlags(gen int) []string {
 func (rd *renderer) mooncakeMaster(out *Rendering) {
 	c, o := rd.c, rd.inj
 	var a argList
-	for _, f := range mooncakeMasterFlags(rd.p.mooncake) {
+	for _, f := range mooncakeMasterFlags(rd.p.Mooncake) {
 		a.add(o, f)
 	}
 	if e, ok := c.mooncake.get("master_extra_args"); ok {

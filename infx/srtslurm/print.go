@@ -95,8 +95,13 @@ func (r *Rendering) Text() string {
 // {% if nginx_raise_ulimit %} block (392b98f6, not on the
 // sa-submission-q2-2026 / aflowers branches), affinity the 45m body cap plus
 // session-affinity blocks (38fc4c00 + a98738de, tag v1.0.6), keepalive the
-// keepalive settings (61f1e23b, tag v1.0.40).
-type nginxTpl struct{ ulimit, affinity, keepalive bool }
+// keepalive settings (61f1e23b, tag v1.0.40). The yaml names are those of
+// releases.yaml.
+type nginxTpl struct {
+	Ulimit    bool `yaml:"ulimit"`
+	Affinity  bool `yaml:"affinity"`
+	Keepalive bool `yaml:"keepalive"`
+}
 
 // nginxConf renders nginx.conf.j2 of generation t (Jinja's default
 // whitespace: a block tag's line keeps its newline) for frontends at
@@ -109,14 +114,14 @@ func nginxConf(t nginxTpl, ips []string, ulimit, affinity bool, header, keepaliv
 # NGINX will cycle through these servers in a round-robin fashion by default.
 worker_processes auto;
 `)
-	if t.ulimit {
+	if t.Ulimit {
 		if ulimit {
 			b.WriteString("\nworker_rlimit_nofile 1048576;\n")
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString("\nhttp {\n")
-	if t.affinity {
+	if t.Affinity {
 		b.WriteString(`    # Raise the request-body cap (nginx default is 1 MiB) so the load balancer
     # does not reject large client requests with 413 before they reach the
     # frontend. Agentic replay traces (e.g. multi-turn cc-traces warmup bodies)
@@ -126,7 +131,7 @@ worker_processes auto;
 `)
 	}
 	b.WriteString("    access_log off;\n")
-	if t.affinity {
+	if t.Affinity {
 		if affinity {
 			v := "$http_" + strings.ReplaceAll(strings.ToLower(header), "-", "_")
 			b.WriteString(`
@@ -142,7 +147,7 @@ worker_processes auto;
 		b.WriteString("\n")
 	}
 	b.WriteString("\n")
-	if t.keepalive {
+	if t.Keepalive {
 		b.WriteString(`    # Agentic replay reproduces recorded think-time, so a session's connection can
     # sit idle for minutes between turns. nginx's default keepalive_timeout of 75s
     # closes it underneath a pooled client connection, and the client's next write
@@ -153,7 +158,7 @@ worker_processes auto;
 `)
 	}
 	b.WriteString("    upstream backend_servers {\n")
-	if t.affinity {
+	if t.Affinity {
 		if affinity {
 			b.WriteString("\n        hash $frontend_hash_key consistent;\n")
 		}
@@ -164,7 +169,7 @@ worker_processes auto;
 		b.WriteString("\n        server " + ip + ":8180;\n        ")
 	}
 	b.WriteString("\n")
-	if t.keepalive {
+	if t.Keepalive {
 		b.WriteString(`        # Reuse upstream connections instead of a fresh TCP handshake per request.
         keepalive 512;
         keepalive_timeout ` + keepalive + `;
@@ -184,7 +189,7 @@ worker_processes auto;
             proxy_read_timeout 24h;
             proxy_send_timeout 24h;
 `)
-	if t.keepalive {
+	if t.Keepalive {
 		b.WriteString(`
             # Required for the upstream keepalive pool above: without these nginx
             # talks HTTP/1.0 to the backend and opens a new connection per request.

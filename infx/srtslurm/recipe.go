@@ -9,7 +9,8 @@
 // Loading follows PyYAML safe_load (YAML 1.1 scalars); variants follow
 // srtctl's base / override_* / zip_override_* expansion; rendering follows
 // srt-slurm's backend builders, with the injected flags and environment of a
-// chosen srt-slurm version (Options.Version, default v1.0.68). The rules are
+// chosen srt-slurm version (Options.Version, default Newest(): the releases
+// and branches of releases.yaml, version.go). The rules are
 // those of ../shared/spec/srt-slurm.md (NVIDIA/srt-slurm c88ef731 and older
 // refs); the section numbers in comments refer to that spec.
 //

@@ -13,9 +13,11 @@ import (
 // Options chooses how a recipe is rendered.
 type Options struct {
 	// Version is the srt-slurm ref whose injected flags and env are
-	// rendered: "" or "v1.0.68" (= main, c88ef731), "v1.0.25" … "v1.0.67",
-	// "sa-submission-q2-2026", "aflowers/vllm-gb200-v0.20.0", "a98738de",
-	// "c1fb6989" (spec §0). Anything else is an error.
+	// rendered, one of releases.yaml (spec §0): "" or "main" (the newest
+	// release, Newest()), a release tag or a commit it points at, a branch
+	// ("sa-submission-q2-2026", "aflowers/vllm-gb200-v0.20.0") or a release
+	// known by its commit ("a98738de", "c1fb6989"); see KnownVersions.
+	// Anything else is an error.
 	Version string
 	// Model replaces the recipe's model.path, verbatim: "hf:<org>/<name>"
 	// (as InferenceX's new-layout binder writes it from the master
@@ -172,10 +174,10 @@ func (r *Recipe) Render(selector string, opt Options) (*Rendering, error) {
 		c.container = "<image>"
 		warnings = append(warnings, "model.container is not set (the InferenceX binder sets it from the master config); rendered as <image>: pass Options.Image")
 	}
-	if e, ok := eff.get("telemetry"); ok && !prof.telemetryField {
+	if e, ok := eff.get("telemetry"); ok && !prof.TelemetryField {
 		return nil, errAt(r.File, e.Src, "telemetry is not in srt-slurm %s (the recipe fails validation there)", prof.name)
 	}
-	if c.dynWheel != "" && !prof.wheelField {
+	if c.dynWheel != "" && !prof.WheelField {
 		return nil, rdErr(r.File, c, "dynamo.wheel", "dynamo.wheel is not in srt-slurm %s (the recipe fails validation there)", prof.name)
 	}
 	if err := validate(r.File, c, prof); err != nil {
@@ -384,7 +386,7 @@ func (rd *renderer) run() (*Rendering, error) {
 	}
 	rd.rp = c.requestPlane
 	if !c.rpSet {
-		rd.rp = rd.p.defaultRP
+		rd.rp = rd.p.DefaultRP
 	}
 	for _, m := range []mode{modePrefill, modeAgg, modeDecode} {
 		if e, ok := c.modeCfg[m].get("served-model-name"); ok && e.Val != nil && rd.served == "" {
@@ -509,7 +511,7 @@ func (rd *renderer) layoutProcs() error {
 	httpCount := map[int]int{}
 	bootCount := map[int]int{}
 	rpcCount := map[int]int{}
-	kv, nixl := p.kvBase, p.nixlBase
+	kv, nixl := p.KVBase, p.NIXLBase
 	for _, e := range rd.eps {
 		leader := e.nodes[0]
 		if c.backend == "vllm" && c.frontType != "vllm" {
@@ -519,8 +521,8 @@ func (rd *renderer) layoutProcs() error {
 					return err
 				}
 				e.dp = dp
-				perNode := p.dpPerNodeDefault
-				if p.dpLaunchSelector && c.dpLaunch != "" {
+				perNode := p.DPPerNodeDefault
+				if p.DPLaunchSelector && c.dpLaunch != "" {
 					switch c.dpLaunch {
 					case "per_node":
 						perNode = true
@@ -559,7 +561,7 @@ func (rd *renderer) layoutProcs() error {
 					return err
 				}
 				e.rpcPort = n
-			} else if p.dpRPCFromRecipe {
+			} else if p.DPRPCFromRecipe {
 				e.rpcPort = 13345
 				if _, ok := cfgLookup(c.modeCfg[e.mode], "data-parallel-rpc-port"); ok {
 					n, err := rd.cfgInt(e.mode, "data-parallel-rpc-port", 13345)
@@ -569,10 +571,10 @@ func (rd *renderer) layoutProcs() error {
 					e.rpcPort = n
 				}
 			} else {
-				e.rpcPort = p.dpRPCBase + rpcCount[leader]
+				e.rpcPort = p.DPRPCBase + rpcCount[leader]
 				rpcCount[leader]++
 			}
-			if p.nixlBlock && !(e.perNode && e.spanning) {
+			if p.NIXLBlock && !(e.perNode && e.spanning) {
 				e.nixlFirst = nixl
 				nixl += e.dp
 			}
@@ -584,11 +586,11 @@ func (rd *renderer) layoutProcs() error {
 			return pr
 		}
 		// HTTP and bootstrap ports for the endpoint leader
-		httpPort := p.httpBase + p.httpStep*httpCount[leader]
+		httpPort := p.HTTPBase + p.HTTPStep*httpCount[leader]
 		httpCount[leader]++
 		bootPort := 0
 		if e.mode == modePrefill {
-			bootPort = p.bootBase + bootCount[leader]
+			bootPort = p.BootBase + bootCount[leader]
 			bootCount[leader]++
 		}
 		switch {
@@ -600,7 +602,7 @@ func (rd *renderer) layoutProcs() error {
 					pr.dpRank = i
 					pr.kv = kv
 					kv++
-					if p.nixlBlock {
+					if p.NIXLBlock {
 						pr.nixl = e.nixlFirst
 					} else {
 						pr.nixl = nixl
@@ -617,7 +619,7 @@ func (rd *renderer) layoutProcs() error {
 					pr.kv = kv
 					kv += e.local
 					pr.nixl = e.nixlFirst
-					if !p.nixlBlock {
+					if !p.NIXLBlock {
 						pr.nixl = nixl
 						nixl++
 					}
@@ -739,7 +741,7 @@ func (rd *renderer) recipeFlags(cfg *omap, drop map[string]bool, extra []*entry)
 			continue
 		}
 		name := e.Key
-		if rd.p.aflowersDotted && rd.c.backend == "vllm" {
+		if rd.p.AflowersDotted && rd.c.backend == "vllm" {
 			head, tail, dotted := strings.Cut(name, ".")
 			name = strings.ReplaceAll(head, "_", "-")
 			if dotted {
@@ -809,7 +811,7 @@ func (rd *renderer) installInner() string {
 	case c.dynWheel != "":
 		return wheelInstall(c.dynWheel)
 	case c.dynHash != "":
-		if !rd.p.flock {
+		if !rd.p.Flock {
 			return strings.ReplaceAll(hashLiveInstallSA, "HASH", c.dynHash)
 		}
 		return hashInstall(c.dynHash, c.dynCargo)
@@ -828,7 +830,7 @@ func (rd *renderer) install() string {
 		return ""
 	}
 	in := rd.installInner()
-	if rd.p.flock {
+	if rd.p.Flock {
 		return flockPre + in + flockPost
 	}
 	return in
@@ -870,7 +872,7 @@ func (rd *renderer) workerPreamble() string {
 
 func (rd *renderer) buildWorkerPreamble() string {
 	fp := ""
-	if rd.p.fingerprint {
+	if rd.p.Fingerprint {
 		fp = "( FINGERPRINT )"
 	}
 	return joinPreamble(rd.setup(), rd.install(), fp)
@@ -907,21 +909,21 @@ func (rd *renderer) workerEnv(pr *proc, sysIndex int, trt bool) []launch.EnvVar 
 	l.set("HEAD_NODE_IP", ip(rd.head), o)
 	l.set("ETCD_ENDPOINTS", "http://"+host(rd.infra)+":2379", o)
 	l.set("NATS_SERVER", "nats://"+host(rd.infra)+":4222", o)
-	l.set("DYN_SYSTEM_PORT", strconv.Itoa(p.sysPortBase+sysIndex), o)
+	l.set("DYN_SYSTEM_PORT", strconv.Itoa(p.SysPortBase+sysIndex), o)
 	if !trt {
 		rp := rd.rp
-		if p.envRPNats {
+		if p.EnvRPNats {
 			rp = "nats"
 		}
 		l.set("DYN_REQUEST_PLANE", rp, o)
 	}
-	if p.skipLogFmt {
+	if p.SkipLogFmt {
 		l.set("DYN_SKIP_SGLANG_LOG_FORMATTING", "1", o)
 	}
 	if c.eventPlane != "" {
 		l.set("DYN_EVENT_PLANE", c.eventPlane, o)
 	}
-	if p.dynLog {
+	if p.DynLog {
 		l.set("DYN_LOG", "info,dynamo_runtime::pipeline::network::ingress::push_handler=warn", o)
 	}
 	nodeID := 0
@@ -940,7 +942,7 @@ func (rd *renderer) workerEnv(pr *proc, sysIndex int, trt bool) []launch.EnvVar 
 	}
 	l.addEnv(c.environment, !trt, host(pr.node), nodeID)
 	if len(pr.gpus) < c.gpusPerNode {
-		if c.backend != "vllm" || c.setCVD || !p.deviceIDs {
+		if c.backend != "vllm" || c.setCVD || !p.DeviceIDs {
 			l.set("CUDA_VISIBLE_DEVICES", joinInts(pr.gpus), o)
 		}
 	}
@@ -948,7 +950,7 @@ func (rd *renderer) workerEnv(pr *proc, sysIndex int, trt bool) []launch.EnvVar 
 		l.set("DYN_VLLM_KV_EVENT_PORT", strconv.Itoa(pr.kv), o)
 		l.set("VLLM_NIXL_SIDE_CHANNEL_PORT", strconv.Itoa(pr.nixl), o)
 		l.set("VLLM_NIXL_SIDE_CHANNEL_HOST", ip(pr.node), o)
-		if p.vllmPort {
+		if p.VLLMPort {
 			l.set("VLLM_PORT", strconv.Itoa(20000+50*sysIndex), o)
 		}
 	}
@@ -982,7 +984,7 @@ func (rd *renderer) kvbmEnv(l *envList, pr *proc) {
 	if rd.c.backend != "vllm" && !rd.c.kvEvents[e.mode] {
 		return // no kv-events port allocated
 	}
-	off := leader.kv - rd.p.kvBase
+	off := leader.kv - rd.p.KVBase
 	if off < 0 {
 		off = 0
 	}
@@ -1015,17 +1017,17 @@ func (rd *renderer) sglangArgs(pr *proc) (string, argList) {
 	a.add(o, "--served-model-name", rd.served)
 	a.add(o, "--host", "0.0.0.0")
 	a.add(o, "--port", strconv.Itoa(pr.http))
-	if p.ncclPort {
+	if p.NCCLPort {
 		a.add(o, "--nccl-port", strconv.Itoa(17500+pr.index))
 	}
 	if e.mode != modeAgg {
 		a.add(o, "--disaggregation-mode", string(e.mode))
-		if e.mode == modePrefill && (p.bootAlways || c.frontType == "sglang") {
+		if e.mode == modePrefill && (p.BootAlways || c.frontType == "sglang") {
 			a.add(o, "--disaggregation-bootstrap-port", strconv.Itoa(pr.boot))
 		}
 	}
 	if len(e.nodes) > 1 {
-		a.add(o, "--dist-init-addr", ip(e.nodes[0])+":"+strconv.Itoa(p.distPort))
+		a.add(o, "--dist-init-addr", ip(e.nodes[0])+":"+strconv.Itoa(p.DistPort))
 		a.add(o, "--nnodes", strconv.Itoa(len(e.nodes)))
 		a.add(o, "--node-rank", strconv.Itoa(pr.rank))
 	}
@@ -1035,13 +1037,13 @@ func (rd *renderer) sglangArgs(pr *proc) (string, argList) {
 	if c.kvEvents[e.mode] {
 		a.add(o, "--kv-events-config", rd.kvEventsJSON(pr.kv, false))
 	}
-	if dyn && p.rpFlag {
+	if dyn && p.RPFlag {
 		a.add(o, "--request-plane", rd.rp)
 	}
 	drop := map[string]bool{}
-	if p.popModelPath {
+	if p.PopModelPath {
 		drop = dropSet("model-path", "served-model-name")
-		if p.ncclPort {
+		if p.NCCLPort {
 			drop["nccl-port"], drop["nccl_port"] = true, true
 		}
 	}
@@ -1088,7 +1090,7 @@ func (rd *renderer) vllmArgs(pr *proc) (string, argList) {
 	if j, ok := rd.connectorJSON(e.mode); ok {
 		a.add(o, "--kv-transfer-config", j)
 	}
-	if p.deviceIDs && !c.setCVD {
+	if p.DeviceIDs && !c.setCVD {
 		a.add(o, "--device-ids", joinInts(pr.gpus))
 	}
 	leader := ip(e.nodes[0])
@@ -1130,7 +1132,7 @@ func (rd *renderer) vllmArgs(pr *proc) (string, argList) {
 			drop[k] = true
 		}
 	}
-	if p.rpFlag {
+	if p.RPFlag {
 		a.add(o, "--request-plane", rd.rp)
 	}
 	a.add(o, "--dump-config-to", "<log_dir>/"+host(pr.node)+"_config.json")
@@ -1163,7 +1165,7 @@ func (rd *renderer) vllmServeArgs(pr *proc) (string, argList) {
 			}
 		}
 	}
-	if p.deviceIDs && !c.setCVD {
+	if p.DeviceIDs && !c.setCVD {
 		a.add(o, "--device-ids", joinInts(pr.gpus))
 	}
 	var extra []*entry
@@ -1187,8 +1189,9 @@ func (rd *renderer) build() (*Rendering, error) {
 		out.Endpoints = append(out.Endpoints, Endpoint{Name: rd.epName(e), Role: roleOf(e.mode), Nodes: rd.nodeNames(e.nodes), GPUs: e.gpus})
 	}
 	if c.frontType == "vllm" {
-		if !p.directVLLM {
-			return nil, rd.errPath("frontend.type", "frontend type vllm (direct vllm serve) is not in srt-slurm %s (from v1.0.38)", p.name)
+		if !p.DirectVLLM {
+			return nil, rd.errPath("frontend.type", "frontend type vllm (direct vllm serve) is not in srt-slurm %s (from %s)", p.name,
+				firstWith(func(p profile) bool { return p.DirectVLLM }).Ref)
 		}
 		if c.backend != "vllm" || c.workers[modeAgg] != 1 {
 			return nil, rd.errPath("frontend.type", "frontend type vllm needs backend vllm and exactly one agg worker")
@@ -1276,7 +1279,7 @@ func (rd *renderer) build() (*Rendering, error) {
 			}
 			st := Step{Kind: launch.KindWorker, Role: roleOf(e.mode), Endpoint: rd.epName(e), Nodes: []string{host(pr.node)},
 				Image: c.container, Env: rd.workerEnv(pr, pr.index, false), Preamble: rd.workerPreamble(), Program: prog, Args: a}
-			if c.backend == "vllm" && p.vllmPortUnset && len(e.nodes) > 1 {
+			if c.backend == "vllm" && p.VLLMPortUnset && len(e.nodes) > 1 {
 				st.Unset = []string{"VLLM_PORT"}
 			}
 			out.Steps = append(out.Steps, st)
@@ -1372,7 +1375,7 @@ func (rd *renderer) trtStep(e *ep) (Step, error) {
 		switch {
 		case c.publishSet && c.publishEv:
 			a.add(recipeOrigin(src{Path: "backend.publish_events_and_metrics"}), "--publish-events-and-metrics")
-		case !c.publishSet && (c.publishEv || rd.p.publishDefault):
+		case !c.publishSet && (c.publishEv || rd.p.PublishDefault):
 			a.add(o, "--publish-events-and-metrics")
 		}
 	}
@@ -1438,7 +1441,7 @@ func (rd *renderer) frontends(out *Rendering) error {
 		for _, n := range feNodes {
 			ips = append(ips, ip(n))
 		}
-		out.Files = append(out.Files, File{Name: "nginx.conf", Content: nginxConf(rd.p.nginx, ips, c.nginxUlimit, c.affinity, c.affinityHeader, c.keepalive)})
+		out.Files = append(out.Files, File{Name: "nginx.conf", Content: nginxConf(rd.p.Nginx, ips, c.nginxUlimit, c.affinity, c.affinityHeader, c.keepalive)})
 		var na argList
 		na.add(o, "-c", "/logs/nginx.conf")
 		na.add(o, "-g", "daemon off;")
@@ -1457,14 +1460,14 @@ func (rd *renderer) frontends(out *Rendering) error {
 			l.set("ETCD_ENDPOINTS", "http://"+host(rd.infra)+":2379", o)
 			l.set("NATS_SERVER", "nats://"+host(rd.infra)+":4222", o)
 			rp := rd.rp
-			if p.envRPNats {
+			if p.EnvRPNats {
 				rp = "nats"
 			}
 			l.set("DYN_REQUEST_PLANE", rp, o)
-			if p.skipLogFmt {
+			if p.SkipLogFmt {
 				l.set("DYN_SKIP_SGLANG_LOG_FORMATTING", "1", o)
 			}
-			if p.runtimeEnvFront {
+			if p.RuntimeEnvFront {
 				if c.eventPlane != "" {
 					l.set("DYN_EVENT_PLANE", c.eventPlane, o)
 				}

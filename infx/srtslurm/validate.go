@@ -34,8 +34,9 @@ func validate(file string, c *config, p profile) error {
 		}
 	}
 	if c.dynCargoSrc != nil {
-		if !p.cargoPatches {
-			return bad("dynamo.cargo_patches", "dynamo.cargo_patches is not in srt-slurm %s (added in cb651682, v1.0.36; the recipe fails validation there)", p.name)
+		if !p.CargoPatches {
+			return bad("dynamo.cargo_patches", "dynamo.cargo_patches is not in srt-slurm %s (added in %s; the recipe fails validation there)", p.name,
+				addedIn(func(p profile) bool { return p.CargoPatches }))
 		}
 		if len(c.dynCargo) > 0 && c.dynHash == "" {
 			return bad("dynamo.cargo_patches", "dynamo.cargo_patches requires a source build — set dynamo.hash to a commit")
@@ -82,25 +83,25 @@ func validate(file string, c *config, p profile) error {
 		}
 	}
 	// SrtConfig._validate_dedicated_node_placement (a19d9451, v1.0.62)
-	if p.dedicatedPlacement && c.frontDedicated && c.orchPlacement != "" && c.orchPlacement != "head" {
+	if p.DedicatedPlacement && c.frontDedicated && c.orchPlacement != "" && c.orchPlacement != "head" {
 		return bad("frontend.orchestrator_placement", "frontend.dedicated_node requires frontend.orchestrator_placement: head (got '%s'); otherwise the reserved node is never used", c.orchPlacement)
 	}
 	// SrtConfig._validate_trtllm_serve (22930723, v1.0.9: disaggregated
 	// only; aggregate mode with one worker from 2580a31e, v1.0.51)
 	if c.frontType == "trtllm_serve" {
-		if !p.trtServe {
+		if !p.TrtServe {
 			return bad("frontend.type", "frontend.type: trtllm_serve is not in srt-slurm %s (added in 22930723, v1.0.9)", p.name)
 		}
 		if c.backend != "trtllm" {
 			return bad("frontend.type", "frontend.type: trtllm_serve requires backend.type: trtllm; got '%s'", c.backend)
 		}
 		if c.multiFront {
-			if p.trtServeSingle {
+			if p.TrtServeSingle {
 				return bad("frontend.enable_multiple_frontends", "frontend.type: trtllm_serve uses one public endpoint; set frontend.enable_multiple_frontends: false")
 			}
 			return bad("frontend.enable_multiple_frontends", "frontend.type: trtllm_serve runs a single orchestrator; set frontend.enable_multiple_frontends: false")
 		}
-		if !disagg && !p.trtServeSingle {
+		if !disagg && !p.TrtServeSingle {
 			return bad("resources", "frontend.type: trtllm_serve requires a disaggregated layout (set resources.prefill_nodes/prefill_workers and decode_nodes/decode_workers)")
 		}
 		if !disagg && c.workers[modeAgg] != 1 {
@@ -108,26 +109,28 @@ func validate(file string, c *config, p profile) error {
 		}
 	}
 	// fields a ref does not have fail its marshmallow schema ("Unknown
-	// field"): mooncake_kv_store per profile.mooncake, numa_memory_bind
+	// field"): mooncake_kv_store per profile.Mooncake, numa_memory_bind
 	if c.mooncake != nil && c.schema != 2 {
 		switch {
-		case p.mooncake == 0:
+		case p.Mooncake == 0:
 			return bad("backend.mooncake_kv_store", "backend.mooncake_kv_store is not in srt-slurm %s (the recipe fails validation there)", p.name)
-		case p.mooncake == 1 && c.backend == "vllm":
+		case p.Mooncake == 1 && c.backend == "vllm":
 			return bad("backend.mooncake_kv_store", "backend.mooncake_kv_store is SGLang-only in srt-slurm %s (vLLM from 7e576747, v1.0.12)", p.name)
 		}
-		if e, ok := c.mooncake.get("master_extra_args"); ok && e.Val != nil && p.mooncake < 4 {
-			return bad("backend.mooncake_kv_store.master_extra_args", "mooncake_kv_store.master_extra_args is not in srt-slurm %s (added in 607e01b8, v1.0.35)", p.name)
+		if e, ok := c.mooncake.get("master_extra_args"); ok && e.Val != nil && p.Mooncake < 4 {
+			return bad("backend.mooncake_kv_store.master_extra_args", "mooncake_kv_store.master_extra_args is not in srt-slurm %s (added in %s)", p.name,
+				addedIn(func(p profile) bool { return p.Mooncake >= 4 }))
 		}
 	}
-	if c.natsPayload != "" && !p.natsPayloadField {
+	if c.natsPayload != "" && !p.NatsPayloadField {
 		return bad("infra.nats_max_payload_mb", "infra.nats_max_payload_mb is not in srt-slurm %s (the recipe fails validation there)", p.name)
 	}
-	if c.numaSet && !p.numaField {
-		return bad("backend.numa_memory_bind", "backend.numa_memory_bind is not in srt-slurm %s (added in c8d6fd17, v1.0.64)", p.name)
+	if c.numaSet && !p.NumaField {
+		return bad("backend.numa_memory_bind", "backend.numa_memory_bind is not in srt-slurm %s (added in %s)", p.name,
+			addedIn(func(p profile) bool { return p.NumaField }))
 	}
 	// SrtConfig._validate_vllm_frontend (6fd60000, v1.0.37)
-	if c.frontType == "vllm" && p.directVLLM {
+	if c.frontType == "vllm" && p.DirectVLLM {
 		if c.backend != "vllm" {
 			return bad("frontend.type", "frontend.type: vllm requires backend.type: vllm; got '%s'", c.backend)
 		}
