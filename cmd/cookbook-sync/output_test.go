@@ -109,3 +109,24 @@ func TestExitForPrecedence(t *testing.T) {
 		}
 	}
 }
+
+// TestCoverageFormatsOneTable: every format of the table is accepted, named
+// in the usage line, the flag's help and the Formats section with how it
+// escapes, and prints the embedded demo; a name outside it is exit 2
+// listing them all.
+func TestCoverageFormatsOneTable(t *testing.T) {
+	_, help, _ := runCLI("coverage", "--help")
+	for _, f := range coverageFormats() {
+		if f.escape == "" || !strings.Contains(help, "  "+f.name+" ") || !strings.Contains(help, f.help) || !strings.Contains(help, "|"+f.name) && f.name != "text" {
+			t.Errorf("format %s: not in the usage, the --format help and the Formats section with its escaping:\n%s", f.name, help)
+		}
+		code, out, errs := runCLI("coverage", "--format", f.name)
+		if code != exitGap || out == "" {
+			t.Errorf("coverage --format %s on the demo: exit %d (want 1: the demo has a gap), %d bytes; %s", f.name, code, len(out), errs)
+		}
+	}
+	code, _, errs := runCLI("coverage", "--format", "xml")
+	if code != exitUsage || !strings.Contains(errs, "want "+formatNames(" or ")) {
+		t.Errorf("--format xml: exit %d, %q", code, errs)
+	}
+}
