@@ -39,18 +39,18 @@ func PrintAnnotations(w io.Writer, r *Report) error {
 		titles[ru.ID] = ru.Title
 	}
 	counts := map[string]int{}
-	for _, f := range groupFindings(gapFindings(r)) {
-		cmd := annotationLevel(f.level)
+	for _, f := range groupFindings(Findings(r)) {
+		cmd := annotationLevel(f.Level)
 		counts[cmd]++
 		var props []string
-		if f.file != "" {
-			props = append(props, "file="+escapeProperty(f.file))
-			if f.line > 0 {
-				props = append(props, "line="+strconv.Itoa(f.line))
+		if f.File != "" {
+			props = append(props, "file="+escapeProperty(f.File))
+			if f.Line > 0 {
+				props = append(props, "line="+strconv.Itoa(f.Line))
 			}
 		}
-		props = append(props, "title="+escapeProperty(titles[f.rule]))
-		fmt.Fprintf(&b, "::%s %s::%s\n", cmd, strings.Join(props, ","), escapeData(f.msg))
+		props = append(props, "title="+escapeProperty(titles[f.Rule]))
+		fmt.Fprintf(&b, "::%s %s::%s\n", cmd, strings.Join(props, ","), escapeData(f.Message))
 	}
 	var parts []string
 	for _, l := range []string{"error", "warning", "notice"} {
@@ -113,16 +113,16 @@ const maxGrouped = 20
 // line) into one, their messages joined, and orders the groups worst first
 // (ruleSeverity), then by first appearance. Findings without a file stay
 // apart only by rule and level.
-func groupFindings(fs []gapFinding) []gapFinding {
+func groupFindings(fs []Finding) []Finding {
 	type group struct {
-		f    gapFinding
+		f    Finding
 		msgs []string
 		n    int
 	}
 	var order []string
 	groups := map[string]*group{}
 	for _, f := range fs {
-		k := strings.Join([]string{f.level, f.rule, f.base, f.file, strconv.Itoa(f.line)}, "\x00")
+		k := strings.Join([]string{f.Level, f.Rule, f.Base, f.File, strconv.Itoa(f.Line)}, "\x00")
 		g, ok := groups[k]
 		if !ok {
 			g = &group{f: f}
@@ -131,20 +131,20 @@ func groupFindings(fs []gapFinding) []gapFinding {
 		}
 		g.n++
 		if len(g.msgs) < maxGrouped {
-			g.msgs = append(g.msgs, f.msg)
+			g.msgs = append(g.msgs, f.Message)
 		}
 	}
 	sort.SliceStable(order, func(i, j int) bool {
-		return ruleSeverity(groups[order[i]].f.rule) < ruleSeverity(groups[order[j]].f.rule)
+		return ruleSeverity(groups[order[i]].f.Rule) < ruleSeverity(groups[order[j]].f.Rule)
 	})
-	out := make([]gapFinding, 0, len(order))
+	out := make([]Finding, 0, len(order))
 	for _, k := range order {
 		g := groups[k]
 		f := g.f
 		if g.n > 1 {
-			f.msg = fmt.Sprintf("%d findings: %s", g.n, strings.Join(g.msgs, "; "))
+			f.Message = fmt.Sprintf("%d findings: %s", g.n, strings.Join(g.msgs, "; "))
 			if g.n > len(g.msgs) {
-				f.msg += fmt.Sprintf("; … %d more", g.n-len(g.msgs))
+				f.Message += fmt.Sprintf("; … %d more", g.n-len(g.msgs))
 			}
 		}
 		out = append(out, f)

@@ -59,19 +59,19 @@ func sortedCounts(m map[string]int) []string {
 	return out
 }
 
-// unverifiedGroups lists the points that were not verified (NotVerified),
-// consecutive points of one cell with the same status and message as one
-// entry: "  <cell id> point(s) …: not verified: <status>\n    <message>\n".
-func unverifiedGroups(ps []PointResult) []string {
+// unverifiedGroups lists the points of ps that in keeps, consecutive
+// points of one cell with the same status and message as one entry:
+// "  <cell id> point(s) …: not verified: <status>\n    <message>\n".
+func unverifiedGroups(ps []PointResult, in func(*PointResult) bool) []string {
 	var out []string
 	for i := 0; i < len(ps); {
 		p := ps[i]
-		if !p.Status.NotVerified() {
+		if !in(&ps[i]) {
 			i++
 			continue
 		}
 		j := i + 1
-		for j < len(ps) && ps[j].CellID == p.CellID && ps[j].File == p.File && ps[j].Status == p.Status && ps[j].Message == p.Message {
+		for j < len(ps) && in(&ps[j]) && ps[j].CellID == p.CellID && ps[j].File == p.File && ps[j].Status == p.Status && ps[j].Message == p.Message {
 			j++
 		}
 		pts := fmt.Sprintf("point %d", p.Point)
@@ -187,14 +187,12 @@ func Headline(r *Report) string {
 	}
 	ok := map[string]int{}
 	judge := func(v compare.Verdict) {
-		switch {
-		case v.Allowable() && r.AllowUnverified:
+		switch r.ClassOf(v) {
+		case ClassAllowed:
 			ok["not verified (allowed)"]++
-		case v == compare.TimeLimit:
-			add(string(v))
-		case v.NotVerified():
+		case ClassNotVerified:
 			add("not verified")
-		case v.Gap() || v.Rank() >= compare.Error.Rank():
+		case ClassTimeLimit, ClassGap, ClassError:
 			add(string(v))
 		default:
 			ok[string(v)]++

@@ -404,60 +404,46 @@ func (m *md) gapBlocks() []keyBlock {
 		keys = append(keys, g)
 		return g
 	}
-	failing := func(v compare.Verdict) bool {
-		return v.Gap() || v.Rank() >= compare.Error.Rank() || (v.NotVerified() && !(r.AllowUnverified && v.Allowable()))
-	}
-	for _, p := range r.Points {
-		if !failing(p.Verdict) {
+	// the findings that fail, under their config key: a key's verdict is
+	// the worst of its failing points and rows
+	for _, f := range Findings(r) {
+		if !f.Class.Fails() || f.Link != nil || f.Input != "" {
 			continue
 		}
-		g := get(p.ConfigKey)
-		g.verdict = compare.Worse(g.verdict, p.Verdict)
-		pl := pointLabel(p)
-		if p.Status != StatusCompared {
-			g.unver.add(string(p.Status)+"\x00"+p.Message, gapLine{what: string(p.Status), note: m.scrub(p.Message)}, pl, p.Concs)
+		if p := f.Point; p != nil {
+			g := get(p.ConfigKey)
+			g.verdict = compare.Worse(g.verdict, p.Verdict)
+			pl := pointLabel(*p)
+			if f.Role == nil {
+				g.unver.add(string(p.Status)+"\x00"+p.Message, gapLine{what: string(p.Status), note: m.scrub(p.Message)}, pl, p.Concs)
+				continue
+			}
+			m.addRoleGap(&g.diffs, &g.roles, &g.prohib, mdText(roleName(*f.Role)), f, pl, p.Concs)
 			continue
 		}
-		for _, res := range p.Roles {
-			if !res.Verdict.Gap() && !res.Verdict.NotVerified() {
-				continue
+		k, row := f.Key, f.Row
+		g := get(k.ConfigKey)
+		g.verdict = compare.Worse(g.verdict, row.Verdict)
+		rl := fmt.Sprintf("row %d", row.Row)
+		ro := f.Match
+		switch {
+		case ro == nil:
+			what := string(row.Status)
+			g.unver.add(what+"\x00"+row.Message, gapLine{what: what, note: m.scrub(row.Message)}, rl, row.Concs)
+		case ro.Verdict == compare.NotCovered || ro.Recipe == nil:
+			note := ""
+			if ro.Nearest != nil {
+				note = "nearest: " + m.recipeLink(*k, ro.Nearest)
 			}
-			m.addRoleGaps(&g.diffs, &g.roles, &g.prohib, mdText(roleName(res)), res, pl, p.Concs)
-		}
-	}
-	for _, k := range r.UpstreamKeys() {
-		for _, row := range k.Rows {
-			if !failing(row.Verdict) {
-				continue
+			if len(ro.Misses) > 0 {
+				note += " — misses: " + mdText(strings.Join(ro.Misses, "; "))
 			}
-			g := get(k.ConfigKey)
-			g.verdict = compare.Worse(g.verdict, row.Verdict)
-			rl := fmt.Sprintf("row %d", row.Row)
-			if row.Status != StatusCompared && (row.Status.NotVerified() && !(r.AllowUnverified && row.Status.Verdict().Allowable()) || row.Status == StatusError) {
-				what := string(row.Status)
-				g.unver.add(what+"\x00"+row.Message, gapLine{what: what, note: m.scrub(row.Message)}, rl, row.Concs)
-			}
-			for _, ro := range row.Roles {
-				switch {
-				case ro.Verdict == compare.NotCovered:
-					note := ""
-					if ro.Nearest != nil {
-						note = "nearest: " + m.recipeLink(k, ro.Nearest)
-					}
-					if len(ro.Misses) > 0 {
-						note += " — misses: " + mdText(strings.Join(ro.Misses, "; "))
-					}
-					role := mdText(ro.Role + " " + ro.Topology)
-					g.roles.add(ro.Role+"\x00"+ro.Topology+"\x00"+note, gapLine{role: role, what: string(compare.NotCovered), md: note}, rl, row.Concs)
-				case (ro.Verdict.Gap() || ro.Verdict.NotVerified()) && ro.Result != nil:
-					role := mdText(ro.Role + " " + ro.Topology)
-					if ro.Recipe != nil {
-						// which recipe role the settings were compared with
-						role += " vs " + m.recipeLink(k, ro.Recipe)
-					}
-					m.addRoleGaps(&g.diffs, &g.roles, &g.prohib, role, *ro.Result, rl, row.Concs)
-				}
-			}
+			role := mdText(ro.Role + " " + ro.Topology)
+			g.roles.add(ro.Role+"\x00"+ro.Topology+"\x00"+note, gapLine{role: role, what: string(ro.Verdict), md: note}, rl, row.Concs)
+		default:
+			// which recipe role the settings were compared with
+			role := mdText(ro.Role+" "+ro.Topology) + " vs " + m.recipeLink(*k, ro.Recipe)
+			m.addRoleGap(&g.diffs, &g.roles, &g.prohib, role, f, rl, row.Concs)
 		}
 	}
 	sort.SliceStable(keys, func(i, j int) bool { return keys[i].verdict.Rank() > keys[j].verdict.Rank() })
@@ -569,26 +555,31 @@ func (m *md) gapBlocks() []keyBlock {
 	return out
 }
 
-// addRoleGaps adds one gap role's differences, prohibited settings or
-// missing-role note under label.
-func (m *md) addRoleGaps(diffs, roles, prohib *gapGroups, role string, res compare.Result, label string, concs []int) {
-	if res.Verdict == compare.Missing && len(res.Differences) == 0 {
-		roles.add(role+"\x00missing\x00"+res.Note, gapLine{role: role, what: "missing", note: m.scrub(res.Note)}, label, concs)
-	}
-	for _, d := range res.Differences {
+// addRoleGap adds one finding of a failing role under label: a missing
+// role (or a role failing with nothing else to show) to roles, a
+// prohibited setting to prohib, a differing setting or one whose content
+// is not known to diffs.
+func (m *md) addRoleGap(diffs, roles, prohib *gapGroups, role string, f Finding, label string, concs []int) {
+	res := f.Role
+	switch {
+	case f.Difference != nil:
+		d := f.Difference
 		up, ix := mdVal(d.Upstream), mdVal(d.InferenceX)
 		k := strings.Join([]string{role, d.Setting, up, ix, d.Note}, "\x00")
 		diffs.add(k, gapLine{role: role, what: d.Setting, up: up, ix: ix, note: m.scrub(d.Note)}, label, concs)
-	}
-	for _, x := range res.Prohibited {
+	case f.Prohibited != nil:
+		x := f.Prohibited
 		up, ix := mdVal(x.Upstream), mdVal(x.InferenceX)
 		k := strings.Join([]string{role, x.Setting, up, ix, x.Rule}, "\x00")
 		prohib.add(k, gapLine{role: role, what: x.Setting, up: up, ix: ix, note: x.Rule + ": " + x.Reason}, label, concs)
-	}
-	for _, d := range res.Unknown {
+	case f.Unknown != nil:
+		d := f.Unknown
 		up, ix := mdVal(d.Upstream), mdVal(d.InferenceX)
 		k := strings.Join([]string{role, d.Setting, up, ix, "unknown"}, "\x00")
 		diffs.add(k, gapLine{role: role, what: d.Setting, up: up, ix: ix, note: "not verified: " + string(compare.ContentNotKnown)}, label, concs)
+	default:
+		what := string(res.Verdict)
+		roles.add(role+"\x00"+what+"\x00"+res.Note, gapLine{role: role, what: what, note: m.scrub(res.Note)}, label, concs)
 	}
 }
 

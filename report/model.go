@@ -4,6 +4,11 @@
 // GitHub Actions annotations, one file per format, each
 // Print<Format>(io.Writer, *Report, …) error.
 //
+// What a reviewer must act on is decided once: ClassOf classes every
+// verdict (gap, not verified, allowed, time limit, error) and Findings lists
+// every finding of a report in order, each with its class, rule, location
+// and the unit it belongs to; the printers only group, sort and format it.
+//
 // Every outcome is a compare.Verdict with one severity order
 // (compare.Verdict.Rank); the two sides of every comparison are named
 // neutrally: "upstream" (the upstream documentation: an SGLang cookbook

@@ -2,17 +2,12 @@ package report
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/url"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
-
-	"github.com/cookbook-sync/cookbook-sync/compare"
 )
 
 // SARIF tool identity and the uriBaseId symbols of the repositories a
@@ -170,22 +165,22 @@ func buildSARIF(r *Report) (*sarif.Report, error) {
 	}
 	run.WithProperties(props)
 
-	for _, f := range gapFindings(r) {
-		res := sarif.NewRuleResult(f.rule).
-			WithRuleIndex(index[f.rule]).
-			WithLevel(f.level).
-			WithMessage(sarif.NewTextMessage(f.msg))
-		if f.file != "" {
-			al := sarif.NewArtifactLocation().WithURI(sarifURI(f.file)).WithURIBaseID(f.base)
+	for _, f := range Findings(r) {
+		res := sarif.NewRuleResult(f.Rule).
+			WithRuleIndex(index[f.Rule]).
+			WithLevel(f.Level).
+			WithMessage(sarif.NewTextMessage(f.Message))
+		if f.File != "" {
+			al := sarif.NewArtifactLocation().WithURI(sarifURI(f.File)).WithURIBaseID(f.Base)
 			pl := sarif.NewPhysicalLocation().WithArtifactLocation(al)
-			if f.line > 0 {
-				pl.WithRegion(sarif.NewRegion().WithStartLine(f.line))
+			if f.Line > 0 {
+				pl.WithRegion(sarif.NewRegion().WithStartLine(f.Line))
 			}
 			res.AddLocation(sarif.NewLocationWithPhysicalLocation(pl))
 		}
 		pb := sarif.NewPropertyBag()
-		for _, p := range f.props {
-			pb.Add(p.k, p.v)
+		for _, p := range f.Props {
+			pb.Add(p.Key, p.Value)
 		}
 		res.WithProperties(pb)
 		run.AddResult(res)
@@ -227,275 +222,4 @@ func repoBases(r *Report) []repoBase {
 		{BasePages, "sglang-pages", r.PagesRepo},
 		{BaseSrtSlurm, "srt-slurm", r.SrtSlurm},
 	}
-}
-
-// gapFinding is one result of the SARIF and annotation printers: a gap, an
-// error, an outcome that was not verified or a link that is not merged.
-type gapFinding struct {
-	rule  string // FindingRule.ID
-	level string // error, warning or note (SARIF levels; annotations map them)
-	msg   string
-	// base is the uriBaseId of file (BaseCookbook, BaseVLLMRecipes,
-	// BaseInferenceX); file is relative to that repository ("" = no
-	// location), line 1-based (0 = none).
-	base, file string
-	line       int
-	props      []gapProp
-}
-
-// gapProp is one property of a gapFinding, in the order given.
-type gapProp struct {
-	k string
-	v any
-}
-
-var recipeErrorPosRe = regexp.MustCompile(`^([^\s:]+):(\d+):\d+: `)
-
-// gapFindings lists the report's findings in report order: the cookbook
-// points (each gap role's differences, missing role, prohibited settings;
-// the point's error; the point when not verified), the vLLM-family keys'
-// rows likewise (with roles no recipe covers), the vLLM recipe decoding
-// errors, then the upstream links that are not merged / published. Local
-// directories are removed from every message (scrubDirs).
-func gapFindings(r *Report) []gapFinding {
-	var out []gapFinding
-	// not verified fails closed: an error like any gap, unless allowed
-	unverified := sarif.LevelError
-	if r.AllowUnverified {
-		unverified = sarif.LevelNote
-	}
-	pv := gapProp{"policyVersion", r.Policy.Version}
-	add := func(f gapFinding) {
-		f.msg = scrubDirs(r, f.msg)
-		for i, p := range f.props {
-			if s, ok := p.v.(string); ok {
-				f.props[i].v = scrubDirs(r, s)
-			}
-		}
-		out = append(out, f)
-	}
-
-	for _, p := range r.Points {
-		base := func(rule, level, msg string, extra ...gapProp) gapFinding {
-			ps := []gapProp{{"configKey", p.ConfigKey}, {"cellId", p.CellID}, {"point", p.Point}}
-			ps = append(ps, extra...)
-			ps = append(ps, pv)
-			if p.Recipe != "" {
-				rec := p.Recipe
-				if p.Selector != "" {
-					rec += ":" + p.Selector
-				}
-				ps = append(ps, gapProp{"inferencexRecipe", rec})
-			}
-			return gapFinding{rule: rule, level: level, msg: msg, base: BaseCookbook, file: p.File, line: p.Line, props: ps}
-		}
-		switch {
-		case p.Status == StatusError:
-			add(base(RuleError, sarif.LevelError, fmt.Sprintf("%s point %d: error: %s", p.CellID, p.Point, p.Message),
-				gapProp{"verdict", string(compare.Error)}))
-			continue
-		case p.Status.NotVerified():
-			msg := fmt.Sprintf("%s point %d: not verified: %s", p.CellID, p.Point, p.Status)
-			if p.Message != "" {
-				msg += ": " + p.Message
-			}
-			add(base(RuleNotVerified, unverified, msg, gapProp{"verdict", string(p.Status.Verdict())}))
-			continue
-		}
-		for _, res := range p.Roles {
-			if !res.Verdict.Gap() {
-				continue
-			}
-			head := fmt.Sprintf("%s point %d %s", p.CellID, p.Point, roleName(res))
-			rp := []gapProp{{"role", roleName(res)}, {"verdict", string(res.Verdict)}}
-			for _, f := range roleFindings(head, res) {
-				add(base(f.rule, sarif.LevelError, f.msg, append(append([]gapProp{}, rp...), f.props...)...))
-			}
-		}
-	}
-
-	for _, k := range r.UpstreamKeys() {
-		for _, row := range k.Rows {
-			head := k.ConfigKey
-			if row.Row >= 0 {
-				head = fmt.Sprintf("%s row %d", k.ConfigKey, row.Row)
-			}
-			props := func(extra ...gapProp) []gapProp {
-				ps := []gapProp{{"configKey", k.ConfigKey}, {"framework", k.Framework}}
-				if row.Row >= 0 {
-					ps = append(ps, gapProp{"row", row.Row})
-				}
-				ps = append(ps, extra...)
-				ps = append(ps, pv)
-				if row.Recipe != "" {
-					rec := row.Recipe
-					if row.Selector != "" {
-						rec += ":" + row.Selector
-					}
-					ps = append(ps, gapProp{"inferencexRecipe", rec})
-				}
-				return ps
-			}
-			master := gapFinding{base: BaseInferenceX, file: k.MasterFile, line: k.MasterLine}
-			// a row-level gapFinding points at the vLLM recipe a role matched,
-			// else at the InferenceX master config
-			rowLoc := master
-			for _, ro := range row.Roles {
-				if ro.Recipe != nil && ro.Recipe.File != "" {
-					rowLoc = gapFinding{base: upstreamBase(k), file: ro.Recipe.File, line: ro.Recipe.Line}
-					break
-				}
-			}
-			switch {
-			case row.Status == StatusError:
-				f := rowLoc
-				f.rule, f.level, f.msg = RuleError, sarif.LevelError, fmt.Sprintf("%s: error: %s", head, row.Message)
-				f.props = props(gapProp{"verdict", string(compare.Error)})
-				add(f)
-				continue
-			case row.Status.NotVerified():
-				f := rowLoc
-				msg := fmt.Sprintf("%s conc %s: not verified: %s", head, concRange(row.Concs), row.Status)
-				if row.Message != "" {
-					msg += ": " + row.Message
-				}
-				f.rule, f.level, f.msg = RuleNotVerified, unverified, msg
-				f.props = props(gapProp{"verdict", string(row.Status.Verdict())})
-				add(f)
-				// its roles may still be gaps (no recipe covers them)
-			}
-			for _, ro := range row.Roles {
-				if !ro.Verdict.Gap() {
-					continue
-				}
-				rhead := fmt.Sprintf("%s %s (%s)", head, ro.Role, ro.Topology)
-				rp := []gapProp{{"role", ro.Role}, {"topology", ro.Topology}, {"verdict", string(ro.Verdict)}}
-				if ro.Verdict == compare.NotCovered || ro.Recipe == nil {
-					f := master
-					msg := fmt.Sprintf("%s: %s", rhead, ro.Verdict)
-					if ro.Nearest != nil {
-						msg += "; nearest upstream: " + ro.Nearest.Where
-						rp = append(rp, gapProp{"nearest", ro.Nearest.Where})
-					}
-					if len(ro.Misses) > 0 {
-						msg += "; misses: " + strings.Join(ro.Misses, "; ")
-					}
-					f.rule, f.level, f.msg, f.props = ruleFor(ro.Verdict), sarif.LevelError, msg, props(rp...)
-					add(f)
-					continue
-				}
-				loc := gapFinding{base: upstreamBase(k), file: ro.Recipe.File, line: ro.Recipe.Line}
-				rp = append(rp, gapProp{"vllmRecipe", ro.Recipe.Where})
-				if ro.Recipe.URL != "" {
-					rp = append(rp, gapProp{"recipesURL", ro.Recipe.URL})
-				}
-				res := ro.Result
-				if res == nil {
-					res = &compare.Result{Role: ro.Role, Verdict: ro.Verdict}
-				}
-				for _, rf := range roleFindings(rhead, *res) {
-					f := loc
-					f.rule, f.level, f.msg = rf.rule, sarif.LevelError, rf.msg
-					f.props = props(append(append([]gapProp{}, rp...), rf.props...)...)
-					add(f)
-				}
-			}
-		}
-	}
-
-	for _, e := range r.VLLMRecipeErrors {
-		f := gapFinding{rule: RuleError, level: sarif.LevelError, msg: "vLLM recipe error: " + e,
-			props: []gapProp{{"verdict", string(compare.Error)}, pv}}
-		if m := recipeErrorPosRe.FindStringSubmatch(scrubDirs(r, e)); m != nil && !filepath.IsAbs(m[1]) {
-			f.base, f.file = BaseVLLMRecipes, m[1]
-			f.line, _ = strconv.Atoi(m[2])
-		}
-		add(f)
-	}
-
-	for _, l := range r.Upstream {
-		if l.OK {
-			continue
-		}
-		msg := fmt.Sprintf("upstream link %s: %s (Check 3 (b) needs a merged PR or a published page)", l.URL, l.State)
-		if l.Error != "" {
-			msg += ": " + l.Error
-		}
-		ps := []gapProp{{"url", l.URL}, {"kind", l.Kind}, {"state", l.State}}
-		if l.Repo != "" {
-			ps = append(ps, gapProp{"repo", l.Repo})
-		}
-		if l.Number > 0 {
-			ps = append(ps, gapProp{"number", l.Number})
-		}
-		add(gapFinding{rule: RuleLinkNotMerged, level: sarif.LevelError, msg: msg, props: append(ps, pv)})
-	}
-	return out
-}
-
-// roleFindings lists the findings of one gap role (rule, message, extra
-// properties; the caller adds the location): one per differing setting
-// ("<head>: <setting>: upstream <v>, inferencex <v> (<note>)"), one per
-// prohibited setting, one for a missing role; a gap role none of these
-// explain gets one gapFinding of its verdict (fail closed).
-func roleFindings(head string, res compare.Result) []gapFinding {
-	var out []gapFinding
-	if res.Verdict == compare.Missing {
-		msg := head + ": missing"
-		if res.Note != "" {
-			msg += ": " + res.Note
-		}
-		out = append(out, gapFinding{rule: RuleMissing, msg: msg})
-	}
-	for _, d := range res.Differences {
-		msg := fmt.Sprintf("%s: %s: upstream %s, inferencex %s", head, d.Setting, val(d.Upstream), val(d.InferenceX))
-		if d.Note != "" {
-			msg += " (" + d.Note + ")"
-		}
-		out = append(out, gapFinding{rule: RuleDiffers, msg: msg, props: []gapProp{{"setting", d.Setting}}})
-	}
-	for _, x := range res.Prohibited {
-		out = append(out, gapFinding{rule: RuleProhibited, msg: head + ": " + prohibitedText(x, "upstream", "inferencex"),
-			props: []gapProp{{"setting", x.Setting}, {"exclusionRule", x.Rule}, {"policy", x.Policy}}})
-	}
-	if len(out) == 0 {
-		msg := head + ": " + string(res.Verdict)
-		if res.Note != "" {
-			msg += ": " + res.Note
-		}
-		out = append(out, gapFinding{rule: ruleFor(res.Verdict), msg: msg})
-	}
-	return out
-}
-
-// ruleFor is the rule of a verdict (an unknown verdict is an error).
-func ruleFor(v compare.Verdict) string {
-	switch {
-	case v == compare.Differs:
-		return RuleDiffers
-	case v == compare.Missing:
-		return RuleMissing
-	case v == compare.Prohibited:
-		return RuleProhibited
-	case v == compare.NotCovered:
-		return RuleNotCovered
-	case v.NotVerified():
-		return RuleNotVerified
-	}
-	return RuleError
-}
-
-// scrubDirs removes the report's absolute local directories (RepoInfo.Dir)
-// from s: "<dir>/rel" becomes "rel" and a bare "<dir>" the repository's
-// name (or label). Relative directories are left alone: they are not
-// local paths of the machine and would match ordinary words.
-func scrubDirs(r *Report, s string) string { return r.Scrub(s) }
-
-// upstreamBase is the uriBaseId of a key's recipe references: the vLLM
-// recipes, or the sglang checkout with the cookbook pages.
-func upstreamBase(k KeyResult) string {
-	if k.Source == SourcePages {
-		return BasePages
-	}
-	return BaseVLLMRecipes
 }

@@ -132,47 +132,80 @@ func (r *Report) cookbookText(b *bytes.Buffer, width int) {
 			first = false
 		}
 	}
-	for _, p := range r.Points {
-		for _, res := range p.Roles {
-			if !res.Verdict.Gap() {
-				continue
-			}
+	fs := pointFindings(Findings(r))
+	// each failing role with its settings, then errors, then the points
+	// not verified (grouped), as one list of findings
+	var prev *compare.Result
+	for _, f := range fs {
+		if f.Role == nil || !f.Class.Fails() {
+			continue
+		}
+		p, res := f.Point, f.Role
+		if res != prev {
 			head()
-			fmt.Fprintf(b, "  %s point %d %s: %s\n", p.CellID, p.Point, roleName(res), res.Verdict)
+			fmt.Fprintf(b, "  %s point %d %s: %s\n", p.CellID, p.Point, roleName(*res), res.Verdict)
 			if res.Note != "" {
 				fmt.Fprintf(b, "    %s\n", res.Note)
 			}
-			for _, d := range res.Differences {
-				fmt.Fprintf(b, "    %s: upstream %s, inferencex %s", d.Setting, val(d.Upstream), val(d.InferenceX))
-				if d.Note != "" {
-					fmt.Fprintf(b, " (%s)", d.Note)
-				}
-				b.WriteString("\n")
+			prev = res
+		}
+		switch {
+		case f.Difference != nil:
+			d := f.Difference
+			fmt.Fprintf(b, "    %s: upstream %s, inferencex %s", d.Setting, val(d.Upstream), val(d.InferenceX))
+			if d.Note != "" {
+				fmt.Fprintf(b, " (%s)", d.Note)
 			}
-			for _, x := range res.Prohibited {
-				fmt.Fprintf(b, "    %s\n", prohibitedText(x, "upstream", "inferencex"))
-			}
+			b.WriteString("\n")
+		case f.Prohibited != nil:
+			fmt.Fprintf(b, "    %s\n", prohibitedText(*f.Prohibited, "upstream", "inferencex"))
+		case f.Unknown != nil:
+			fmt.Fprintf(b, "    %s\n", unknownText(*f.Unknown))
 		}
 	}
-	for _, p := range r.Points {
-		if p.Status == StatusError {
+	for _, f := range fs {
+		if f.Role == nil && f.Class == ClassError {
 			head()
-			fmt.Fprintf(b, "  %s point %d: error: %s\n", p.CellID, p.Point, p.Message)
+			fmt.Fprintf(b, "  %s point %d: error: %s\n", f.Point.CellID, f.Point.Point, f.Point.Message)
 		}
 	}
-	if !r.AllowUnverified {
-		for _, g := range unverifiedGroups(r.Points) {
-			head()
-			b.WriteString(g)
+	failing, allowed := map[*PointResult]bool{}, map[*PointResult]bool{}
+	for _, f := range fs {
+		switch {
+		case f.Role != nil || f.Class == ClassError:
+		case f.Class == ClassAllowed:
+			allowed[f.Point] = true
+		default:
+			failing[f.Point] = true
 		}
-		return
 	}
-	if gs := unverifiedGroups(r.Points); len(gs) > 0 {
+	for _, g := range unverifiedGroups(r.Points, func(p *PointResult) bool { return failing[p] }) {
+		head()
+		b.WriteString(g)
+	}
+	if gs := unverifiedGroups(r.Points, func(p *PointResult) bool { return allowed[p] }); len(gs) > 0 {
 		b.WriteString("\nNot verified (--allow-unverified: listed, not a gap):\n")
 		for _, g := range gs {
 			b.WriteString(g)
 		}
 	}
+}
+
+// pointFindings are the findings of cookbook points, in order.
+func pointFindings(fs []Finding) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if f.Point != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// unknownText describes a setting whose content is not known for the text
+// Gaps.
+func unknownText(d compare.Difference) string {
+	return fmt.Sprintf("%s: not verified: %s (upstream %s, inferencex %s)", d.Setting, compare.ContentNotKnown, val(d.Upstream), val(d.InferenceX))
 }
 
 // vllmText writes one table row per role of every vLLM-family key row (one
@@ -227,82 +260,101 @@ func (r *Report) vllmText(b *bytes.Buffer, width int) {
 			first = false
 		}
 	}
-	var unverified []string
-	for _, k := range r.UpstreamKeys() {
-		for _, row := range k.Rows {
-			if row.Status == StatusError {
+	var unverified, allowed []string
+	var inputs []Finding
+	var prev *RoleMatch
+	for _, f := range Findings(r) {
+		switch {
+		case f.Input != "":
+			inputs = append(inputs, f)
+			continue
+		case f.Row == nil:
+			continue
+		}
+		k, row := f.Key, f.Row
+		if f.Match == nil {
+			if f.Class == ClassError {
 				head()
 				fmt.Fprintf(b, "  %s row %d: error: %s\n", k.ConfigKey, row.Row, row.Message)
 				continue
 			}
-			if row.Status.NotVerified() {
-				u := fmt.Sprintf("  %s row %d conc %s: not verified: %s\n", k.ConfigKey, row.Row, concRange(row.Concs), row.Status)
-				if row.Recipe != "" {
-					rec := row.Recipe
-					if row.Selector != "" {
-						rec += ":" + row.Selector
-					}
-					u += fmt.Sprintf("    inferencex: %s\n", rec)
+			u := fmt.Sprintf("  %s row %d conc %s: not verified: %s\n", k.ConfigKey, row.Row, concRange(row.Concs), row.Status)
+			if row.Recipe != "" {
+				rec := row.Recipe
+				if row.Selector != "" {
+					rec += ":" + row.Selector
 				}
-				if row.Message != "" {
-					u += fmt.Sprintf("    %s\n", row.Message)
-				}
+				u += fmt.Sprintf("    inferencex: %s\n", rec)
+			}
+			if row.Message != "" {
+				u += fmt.Sprintf("    %s\n", row.Message)
+			}
+			if f.Class == ClassAllowed {
+				allowed = append(allowed, u)
+			} else {
 				unverified = append(unverified, u)
 			}
-			for _, ro := range row.Roles {
-				if !ro.Verdict.Gap() {
-					continue
+			continue
+		}
+		if !f.Class.Fails() {
+			continue
+		}
+		ro := f.Match
+		if ro != prev {
+			prev = ro
+			head()
+			fmt.Fprintf(b, "  %s row %d conc %s %s (%s): %s\n", k.ConfigKey, row.Row, concRange(row.Concs), ro.Role, ro.Topology, ro.Verdict)
+			if ro.Verdict == compare.NotCovered || ro.Recipe == nil {
+				if ro.Nearest != nil {
+					fmt.Fprintf(b, "    nearest upstream: %s\n", ro.Nearest.Where)
 				}
-				head()
-				fmt.Fprintf(b, "  %s row %d conc %s %s (%s): %s\n", k.ConfigKey, row.Row, concRange(row.Concs), ro.Role, ro.Topology, ro.Verdict)
-				if ro.Verdict == compare.NotCovered {
-					if ro.Nearest != nil {
-						fmt.Fprintf(b, "    nearest upstream: %s\n", ro.Nearest.Where)
-					}
-					for _, m := range ro.Misses {
-						fmt.Fprintf(b, "    %s\n", m)
-					}
-					continue
+				for _, m := range ro.Misses {
+					fmt.Fprintf(b, "    %s\n", m)
 				}
-				fmt.Fprintf(b, "    upstream: %s\n", ro.Recipe.Where)
-				if ro.Recipe.URL != "" {
-					fmt.Fprintf(b, "    site: %s\n", ro.Recipe.URL)
-				}
-				if res := ro.Result; res != nil {
-					if res.Note != "" {
-						fmt.Fprintf(b, "    %s\n", res.Note)
-					}
-					for _, d := range res.Differences {
-						fmt.Fprintf(b, "    %s: upstream %s, inferencex %s\n", d.Setting, val(d.Upstream), val(d.InferenceX))
-					}
-					for _, x := range res.Prohibited {
-						fmt.Fprintf(b, "    %s\n", prohibitedText(x, "upstream", "inferencex"))
-					}
-				}
+				continue
+			}
+			fmt.Fprintf(b, "    upstream: %s\n", ro.Recipe.Where)
+			if ro.Recipe.URL != "" {
+				fmt.Fprintf(b, "    site: %s\n", ro.Recipe.URL)
+			}
+			if res := ro.Result; res != nil && res.Note != "" {
+				fmt.Fprintf(b, "    %s\n", res.Note)
+			}
+		}
+		switch {
+		case f.Difference != nil:
+			d := f.Difference
+			fmt.Fprintf(b, "    %s: upstream %s, inferencex %s\n", d.Setting, val(d.Upstream), val(d.InferenceX))
+		case f.Prohibited != nil:
+			fmt.Fprintf(b, "    %s\n", prohibitedText(*f.Prohibited, "upstream", "inferencex"))
+		case f.Unknown != nil:
+			fmt.Fprintf(b, "    %s\n", unknownText(*f.Unknown))
+		}
+	}
+	for _, u := range unverified {
+		head()
+		b.WriteString(u)
+	}
+	// the inputs that failed: time limits, page errors, vLLM recipe errors
+	for _, kind := range []string{InputTimeLimit, InputPage, InputVLLMRecipe} {
+		for _, f := range inputs {
+			if f.Input != kind {
+				continue
+			}
+			head()
+			switch kind {
+			case InputTimeLimit:
+				fmt.Fprintf(b, "  %s\n", f.InputText)
+			case InputPage:
+				fmt.Fprintf(b, "  cookbook page error: %s\n", f.InputText)
+			default:
+				fmt.Fprintf(b, "  vLLM recipe error: %s\n", f.InputText)
 			}
 		}
 	}
-	if !r.AllowUnverified {
-		for _, u := range unverified {
-			head()
-			b.WriteString(u)
-		}
-	}
-	for _, e := range r.TimeLimits {
-		head()
-		fmt.Fprintf(b, "  %s\n", e)
-	}
-	for _, e := range r.PageErrors {
-		head()
-		fmt.Fprintf(b, "  cookbook page error: %s\n", e)
-	}
-	for _, e := range r.VLLMRecipeErrors {
-		head()
-		fmt.Fprintf(b, "  vLLM recipe error: %s\n", e)
-	}
-	if r.AllowUnverified && len(unverified) > 0 {
+	if len(allowed) > 0 {
 		b.WriteString("\nRows not verified (--allow-unverified: listed, not a gap):\n")
-		for _, u := range unverified {
+		for _, u := range allowed {
 			b.WriteString(u)
 		}
 	}

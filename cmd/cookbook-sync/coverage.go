@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"errors"
@@ -71,7 +70,7 @@ func newCoverageCmd() *cobra.Command { return newCoverageCmdWith(runCoverage) }
 func newCoverageCmdWith(run func(*cobra.Command, coverageOptions) error) *cobra.Command {
 	var o coverageOptions
 	c := &cobra.Command{
-		Use:   "coverage [--infx DIR [--cookbook DIR] [--vllm-recipes DIR]] [--config-key GLOB[,GLOB…]…] [--allow-unverified] [--upstream URL…] [--format text|markdown|json|sarif|github]",
+		Use:   "coverage [--infx DIR [--cookbook DIR] [--vllm-recipes DIR]] [--config-key GLOB[,GLOB…]…] [--allow-unverified] [--upstream URL…] [--format " + formatNames("|") + "]",
 		Short: "Check 3 coverage: compare every cited InferenceX recipe with its cookbook point, role by role",
 		Long: `coverage decodes every AgentX cookbook point that cites an InferenceX recipe
 (as measured: router = cell.submitted, KV tier = point.kv), renders the cited
@@ -172,7 +171,9 @@ its state is unknown; 2 bad usage or bad input (nothing to compare, a
 parse); 3 --deadline passed, or a wall-clock backstop stopped part of the
 work ("time limit — re-run": the report is printed, incomplete; every
 other limit counts work, so the same input gives the same answer on any
-machine).`,
+machine); 4 the output could not be written (stdout).
+
+` + formatsHelpBlock(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.flags = cmd.Flags()
@@ -184,7 +185,7 @@ machine).`,
 	f.StringArrayVar(&o.cookbook, "cookbook", nil, "sgl-project/sglang checkout `DIR` with AgentX snippets (docs/src/snippets/agentx) and/or hand-written cookbook pages (docs/src/snippets/configs, autoregressive); repeatable")
 	f.StringVar(&o.vllmRecipes, "vllm-recipes", "", "vllm-project/recipes checkout `DIR`: cover every vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of --infx")
 	f.StringArrayVar(&o.configKeys, "config-key", nil, "only cells / config keys whose InferenceX config key matches `GLOB` (path.Match); repeatable or comma-separated, each must match a key")
-	f.StringVar(&o.format, "format", "text", "output format: text, markdown (a sign-off comment under 60,000 characters), json (schema report/SCHEMA.md), sarif (SARIF 2.1.0) or github (GitHub Actions annotations)")
+	f.StringVar(&o.format, "format", "text", "output format: "+formatHelp())
 	f.BoolVar(&o.allowUnverified, "allow-unverified", false, "list points / vLLM rows that could not be verified (upstream-only, recipe not found, …) without making them a gap")
 	f.StringArrayVar(&o.upstream, "upstream", nil, "upstream `URL` (PR or published page) that must be merged / published; repeatable")
 	f.StringVar(&o.srtSlurmDir, "srt-slurm-dir", "", "NVIDIA/srt-slurm checkout `DIR` for recipes a launcher submits from its srt-slurm clone")
@@ -198,10 +199,9 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 	if err := o.api.check(); err != nil {
 		return err
 	}
-	switch o.format {
-	case "text", "markdown", "json", "sarif", "github":
-	default:
-		return &exitError{code: exitUsage, err: fmt.Errorf("--format %q: want text, markdown, json, sarif or github", o.format)}
+	format, ok := coverageFormatNamed(o.format)
+	if !ok {
+		return &exitError{code: exitUsage, err: fmt.Errorf("--format %q: want %s", o.format, formatNames(" or "))}
 	}
 	for _, u := range o.upstream {
 		if err := checkLinkURL(u); err != nil {
@@ -251,7 +251,7 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 		}
 		rep.SetLinks(links)
 	}
-	if err := printReport(cmd.OutOrStdout(), rep, o); err != nil {
+	if err := format.print(cmd.OutOrStdout(), rep, o); err != nil {
 		return err
 	}
 	for _, w := range rep.Warnings {
@@ -392,32 +392,14 @@ func flagError(err error) error {
 	return errors.New(oe.FlagError(flag))
 }
 
-// printReport writes rep in o.format: text (fitted to the terminal's width
-// when stdout is one), markdown (capped under 60,000 characters, pointing
-// at --format json for the rest), json, sarif or github. Text and Markdown
-// have terminal control characters escaped (file names and values come
-// from checkouts written by strangers).
+// printReport writes rep in o.format (coverageFormats; text when the
+// format is not one of them).
 func printReport(w io.Writer, rep *report.Report, o coverageOptions) error {
-	var b bytes.Buffer
-	var err error
-	switch o.format {
-	case "json":
-		return report.PrintJSON(w, rep)
-	case "sarif":
-		return report.PrintSARIF(w, rep)
-	case "github":
-		err = report.PrintAnnotations(&b, rep)
-	case "markdown":
-		hint, inputs := coverageFooter(o.flags, rep)
-		err = report.PrintMarkdown(&b, rep, report.MarkdownOptions{Limit: o.mdLimit, JSONHint: hint, JSONInputs: inputs})
-	default:
-		err = report.PrintText(&b, rep, report.TextOptions{Width: termWidth(w)})
+	f, ok := coverageFormatNamed(o.format)
+	if !ok {
+		f, _ = coverageFormatNamed("text")
 	}
-	if err != nil {
-		return err
-	}
-	_, err = io.WriteString(w, launch.EscapeControl(b.String()))
-	return err
+	return f.print(w, rep, o)
 }
 
 // footerKind says how the Markdown footer command (coverageFooter) carries

@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -267,7 +264,7 @@ func runGenerate(ctx context.Context, w io.Writer, o generateOptions) error {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%s: %w", o.out, err)}
 	}
 	if err := writeAtomic(o.out, g.Bytes); err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return err // exit 4 (*writeError) or 2 (not an output file)
 	}
 	points := 0
 	for _, c := range g.Data.Cells {
@@ -444,77 +441,4 @@ func yamlPos(file string, n *yaml.Node) string {
 		return file
 	}
 	return fmt.Sprintf("%s:%d:%d", file, n.Line, n.Column)
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// directory as the file written, fsynced, then renamed over it, and the
-// directory fsynced after the rename: readers never see a partial file, a
-// failure leaves the file untouched, and a crash after success keeps the
-// new content. When path is a symlink (or a chain of them) the write goes
-// through to its final target (resolved with filepath.EvalSymlinks; the
-// temporary file is made in the target's directory), so every link stays a
-// link; a dangling link is an error. An existing file keeps its mode.
-func writeAtomic(path string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if st, err := os.Lstat(path); err == nil {
-		if st.Mode()&os.ModeSymlink != 0 {
-			target, err := filepath.EvalSymlinks(path)
-			if err != nil {
-				return fmt.Errorf("%s: cannot resolve the symlink: %w", path, err)
-			}
-			path = target
-			if st, err = os.Stat(path); err != nil {
-				return err
-			}
-		}
-		if !st.Mode().IsRegular() {
-			return fmt.Errorf("%s: not a regular file", path)
-		}
-		mode = st.Mode().Perm()
-	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(name)
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(name, mode); err != nil {
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		return err
-	}
-	ok = true
-	return syncDir(dir)
-}
-
-// syncDir fsyncs directory dir, making a rename in it durable. File systems
-// that cannot sync a directory (EINVAL, e.g. some network mounts; Windows)
-// are not an error: the rename is still atomic there.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, errors.ErrUnsupported) {
-		return fmt.Errorf("%s: fsync: %w", dir, err)
-	}
-	return nil
 }

@@ -231,7 +231,7 @@ func TestHostileRefreshSymlink(t *testing.T) {
 		events = append(events, fmt.Sprintf("%s new=%v", f.Name(), bytes.Equal(cur, want)))
 		return f.Sync()
 	}
-	if err := upWriteThrough(chain, want, sync); err != nil {
+	if err := writeThrough(chain, want, sync); err != nil {
 		t.Fatal(err)
 	}
 	if len(events) != 2 || !strings.HasPrefix(events[0], filepath.Join(real, ".fixture.jsx.tmp")) || !strings.HasSuffix(events[0], "new=false") ||
@@ -240,7 +240,7 @@ func TestHostileRefreshSymlink(t *testing.T) {
 	}
 	// A failing fsync leaves the file untouched and no temporary file.
 	os.WriteFile(target, src, 0o640)
-	if err := upWriteThrough(link, want, func(*os.File) error { return fmt.Errorf("EIO") }); err == nil || !strings.Contains(err.Error(), "fsync") {
+	if err := writeThrough(link, want, func(*os.File) error { return fmt.Errorf("EIO") }); err == nil || !strings.Contains(err.Error(), "fsync") {
 		t.Errorf("failing fsync: %v", err)
 	}
 	if b, _ := os.ReadFile(target); !bytes.Equal(b, src) {
@@ -252,7 +252,7 @@ func TestHostileRefreshSymlink(t *testing.T) {
 	// A symlink to something that is not a regular file is refused.
 	fifoish := filepath.Join(work, "dir.jsx")
 	os.Symlink(real, fifoish)
-	if err := upWriteAtomic(fifoish, want); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if err := writeAtomic(fifoish, want); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("symlink to a directory: %v", err)
 	}
 }

@@ -8,6 +8,8 @@
 //	2    bad usage or bad input (the message names file:line:col or the data path)
 //	3    --deadline passed before the command finished (outputs are written
 //	     atomically: a file is either replaced whole or not at all)
+//	4    the output could not be written: stdout (a full disk, a closed
+//	     pipe) or an output file (-o, --write); before 1 and 3, after 2
 //	130  interrupted (SIGINT, Ctrl-C; or SIGTERM) before the command finished
 //
 // --deadline and an interrupt both cancel the command's context: a command
@@ -123,7 +125,8 @@ func runExit(args []string, stdout, stderr io.Writer, exit func(int)) int {
 		}
 	}()
 
-	root := newRootCmd(stdout, stderr)
+	out := &checkedWriter{w: stdout}
+	root := newRootCmd(out, stderr)
 	var (
 		deadline     time.Duration
 		timer        *time.Timer
@@ -157,23 +160,20 @@ func runExit(args []string, stdout, stderr io.Writer, exit func(int)) int {
 	// context.Canceled, an "unknown" state that fails closed as a gap, or
 	// nothing, when it does not look at its context) it did not finish in
 	// time, as the hard stop would have said a moment later.
+	code, msg := exitFor(err, out)
 	switch {
+	case code == exitWrite:
+		// the output was lost: that outranks the deadline (the report is
+		// incomplete either way) and a gap
 	case deadlineCtx != nil && errors.Is(context.Cause(deadlineCtx), errDeadline):
 		return stopWith(exitDeadline, deadlineMsg(deadline))
 	case sigCtx.Err() != nil:
 		return stopWith(exitInterrupted, interruptMsg)
-	case err == nil:
-		return exitOK
 	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee != errGap {
-			printError(stderr, ee.err)
-		}
-		return ee.code
+	if msg != nil {
+		printError(stderr, msg)
 	}
-	printError(stderr, err)
-	return exitUsage
+	return code
 }
 
 // deadlineMsg is the message of an exit 3.

@@ -7,10 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -327,8 +324,8 @@ func upRefresh(ctx context.Context, w io.Writer, cl *upstream.Client, file strin
 		if err := cl.CheckSecrets(out); err != nil {
 			return &exitError{code: exitUsage, err: fmt.Errorf("%s:%w; nothing written", file, err)}
 		}
-		if err := upWriteAtomic(file, out); err != nil {
-			return upFailure(err)
+		if err := writeAtomic(file, out); err != nil {
+			return err // exit 4 (*writeError) or 2 (not an output file)
 		}
 	}
 	if o.format == "json" {
@@ -362,79 +359,4 @@ func upRefresh(ctx context.Context, w io.Writer, cl *upstream.Client, file strin
 // or a directory is refused (never blocks), as is a file over 64 MiB.
 func upReadFile(name string) ([]byte, error) {
 	return launch.ReadInput(name)
-}
-
-// upWriteAtomic replaces the content of name with data, atomically and
-// durably: through a temporary file in the directory of the file written —
-// the symlink's final target when name is a symlink, so the link stays a
-// link (like generate's -o) — written, fsynced, renamed over the file, and
-// the directory fsynced after the rename, so a crash leaves the old or the
-// new content, never a partial or vanished file. The file keeps its mode; a
-// target that is not a regular file is refused.
-func upWriteAtomic(name string, data []byte) error {
-	return upWriteThrough(name, data, (*os.File).Sync)
-}
-
-// upWriteThrough is upWriteAtomic with the fsync given (tests record it).
-func upWriteThrough(name string, data []byte, sync func(*os.File) error) error {
-	target := name
-	mode := os.FileMode(0o644)
-	st, err := os.Lstat(name)
-	switch {
-	case err == nil:
-		if st.Mode()&os.ModeSymlink != 0 {
-			if target, err = filepath.EvalSymlinks(name); err != nil {
-				return fmt.Errorf("%s: cannot resolve the symlink: %w", name, err)
-			}
-			if st, err = os.Stat(target); err != nil {
-				return err
-			}
-		}
-		if !st.Mode().IsRegular() {
-			return fmt.Errorf("%s: not a regular file", target)
-		}
-		mode = st.Mode().Perm()
-	case !errors.Is(err, fs.ErrNotExist):
-		return err
-	}
-	dir := filepath.Dir(target)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp*")
-	if err != nil {
-		return err
-	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if err := sync(tmp); err != nil {
-		return fmt.Errorf("%s: fsync: %w", tmp.Name(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), target); err != nil {
-		return err
-	}
-	done = true
-	if runtime.GOOS == "windows" { // directories cannot be opened for fsync there
-		return nil
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := sync(d); err != nil {
-		return fmt.Errorf("%s: fsync of the directory: %w", dir, err)
-	}
-	return nil
 }

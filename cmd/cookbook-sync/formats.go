@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"strings"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/report"
+)
+
+// coverageFormat is one output format of coverage: the one table that
+// validates --format, writes its help and prints. escape says how values
+// read from checkouts written by strangers (file names, flags, messages)
+// are kept from acting on the reader: every format has one.
+type coverageFormat struct {
+	name string
+	// help is the format's words in --format's help.
+	help string
+	// escape says how the format escapes (coverage --help, Formats).
+	escape string
+	// print writes rep (errors are w's or the encoder's).
+	print func(w io.Writer, rep *report.Report, o coverageOptions) error
+}
+
+// coverageFormats lists coverage's --format values in the order the help
+// names them; the first is the default.
+func coverageFormats() []coverageFormat {
+	return []coverageFormat{
+		{"text", "text", "terminal control characters escaped (launch.EscapeControl); a line that would start with \"::\" indented (no Actions workflow command)",
+			func(w io.Writer, rep *report.Report, _ coverageOptions) error {
+				return escaped(w, func(b *bytes.Buffer) error {
+					return report.PrintText(b, rep, report.TextOptions{Width: termWidth(w)})
+				})
+			}},
+		{"markdown", "markdown (a sign-off comment under 60,000 characters)", "terminal control characters escaped; values in code spans or HTML-escaped, links only to GitHub permalinks and recipes.vllm.ai",
+			func(w io.Writer, rep *report.Report, o coverageOptions) error {
+				return escaped(w, func(b *bytes.Buffer) error {
+					hint, inputs := coverageFooter(o.flags, rep)
+					return report.PrintMarkdown(b, rep, report.MarkdownOptions{Limit: o.mdLimit, JSONHint: hint, JSONInputs: inputs})
+				})
+			}},
+		{"json", "json (schema report/SCHEMA.md)", "JSON strings (encoding/json escapes every control character)",
+			func(w io.Writer, rep *report.Report, _ coverageOptions) error { return report.PrintJSON(w, rep) }},
+		{"sarif", "sarif (SARIF 2.1.0)", "JSON strings (encoding/json escapes every control character); local directories removed",
+			func(w io.Writer, rep *report.Report, _ coverageOptions) error { return report.PrintSARIF(w, rep) }},
+		{"github", "github (GitHub Actions annotations)", "terminal control characters escaped; messages and properties escaped per GitHub's toolkit (%, CR, LF; \":\" and \",\" in properties), so a value can never start a workflow command",
+			func(w io.Writer, rep *report.Report, _ coverageOptions) error {
+				return escaped(w, func(b *bytes.Buffer) error { return report.PrintAnnotations(b, rep) })
+			}},
+	}
+}
+
+// escaped runs print into a buffer and writes the buffer to w with every
+// terminal control character escaped (launch.EscapeControl).
+func escaped(w io.Writer, print func(*bytes.Buffer) error) error {
+	var b bytes.Buffer
+	if err := print(&b); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, launch.EscapeControl(b.String()))
+	return err
+}
+
+// coverageFormatNamed is the format named name.
+func coverageFormatNamed(name string) (coverageFormat, bool) {
+	for _, f := range coverageFormats() {
+		if f.name == name {
+			return f, true
+		}
+	}
+	return coverageFormat{}, false
+}
+
+// formatNames joins the format names with sep ("|" for the usage line),
+// the last with " or " when sep is " or " ("text, markdown, … or github").
+func formatNames(sep string) string {
+	var names []string
+	for _, f := range coverageFormats() {
+		names = append(names, f.name)
+	}
+	if sep == " or " && len(names) > 1 {
+		return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	}
+	return strings.Join(names, sep)
+}
+
+// formatHelp is --format's help: each format's words, as a list.
+func formatHelp() string {
+	var parts []string
+	for _, f := range coverageFormats() {
+		parts = append(parts, f.help)
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+}
+
+// formatsHelpBlock is the Formats section of coverage --help: each format
+// and how it escapes what it prints.
+func formatsHelpBlock() string {
+	var b strings.Builder
+	b.WriteString("Formats (--format) and how each keeps values from checkouts inert:\n")
+	for _, f := range coverageFormats() {
+		b.WriteString("  " + f.name + strings.Repeat(" ", max(1, 10-len(f.name))) + f.escape + "\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
