@@ -34,6 +34,56 @@
 // NormalizeArgs, NormalizeFlag, CanonicalJSON and StripSyntheticAcceptance
 // are the vLLM-specific normalisation helpers for package compare.
 //
+// # Files: three parts
+//
+// A file's prefix says which part it belongs to; unprefixed files are the
+// entry points and what the parts share.
+//
+//   - site_*: recipes.vllm.ai's command synthesis, a port of the site's
+//     own src/lib/command-synthesis.js (and scripts/build-recipes-api.mjs),
+//     spec vllm-recipes.md §9. site_load.go loads models/, taxonomy.yaml,
+//     strategies/ and kv_store/ (LoadSite, Site, Recipe, HardwareProfile);
+//     site_schema.go checks the shape of the fields synthesis reads (§9.1);
+//     site_synth.go is the synthesis itself: enumeration of trees, hardware
+//     and strategies (§9.2), one rendering's args in order (build.argv,
+//     §9.3), parallelism (build.parallel, §9.4), finishing (build.finish,
+//     §9.6), env (build.env, §9.7), the serving, pd_cluster and kv-store
+//     shapes (§9.9); site_features.go the feature args and toggles (§9.5);
+//     site_space.go the builder's selection space and page URL (SiteQuery:
+//     nodes, PD pool pills and sizes, KV offload); site_deployment.go turns
+//     a Rendering into a launch.Deployment.
+//   - guide_*: the legacy Markdown guides (<Vendor>/<Model>.md) and the
+//     YAML guide: Markdown. guide_markdown.go walks the Markdown
+//     (ParseMarkdown, Block); guide_bounds.go bounds its nesting and size;
+//     guide_shell.go reads a launch block's shell (ParseShell);
+//     guide_commands.go turns a block's launch commands into deployments
+//     (BlockDeployments: role, rank, --config files); guide_deployments.go
+//     the section rules (same-section exports, prose deltas as alternates,
+//     GuideDeployments); guide_hardware.go the hardware a heading or bold
+//     prose names.
+//   - match_*: the matcher, from an InferenceX role to recipe roles.
+//     match_index.go builds the Index (Open) and answers Match /
+//     MatchDeployment; match_space.go adds, per query, the selection-space
+//     renderings the JSON API lacks; match_features.go re-renders a match
+//     with the features the InferenceX worker uses; match_normalize.go the
+//     vLLM argument normalisation and topology (also used by package
+//     compare).
+//   - decode.go: DecodeFile, ScanFile, ScanDir (any file of the tree, to
+//     the part that reads it); summary.go: the ScanDir counts;
+//     hardware.go: GPU words and taxonomy ids (guides and matcher);
+//     yamlnode.go: YAML node accessors.
+//
+// A new site rule (a rule of the site's command synthesis: the site
+// renders something we do not) goes where command-synthesis.js has it:
+// find its step in spec §9 and change the site_*.go function of that step
+// (a new argument source: build.argv in site_synth.go; a feature rule:
+// site_features.go; a builder option the JSON API does not render:
+// site_space.go), add the field to site_schema.go when the rule reads one
+// the schema does not check yet, and cover it with a recipe in
+// testdata/site and TestSynthesisFixture (site_synth_test.go);
+// TestGoldenVLLMGenerated then compares every rendering of ../shared with
+// the site's own JSON. The matcher and the guides need no change.
+//
 // The package reads only the paths it is given and never panics on input;
 // errors carry file:line:col.
 package recipes

@@ -51,7 +51,7 @@ type Block struct {
 	// clears it.
 	Bold string
 	// SectionEnv lists the variables exported by export-only blocks of
-	// the block's section (see the guide rules in guide.go); they are also
+	// the block's section (see the guide rules in guide_deployments.go); they are also
 	// merged into each launch command's Env (From "section").
 	SectionEnv []GuideEnv
 	// Deltas are the documented alternates stated by the sentences right

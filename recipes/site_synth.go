@@ -381,7 +381,7 @@ type rctx struct {
 	offered  []string
 	features []string
 	pc       posCache
-	// choose, when set, replaces the default feature set (features.go).
+	// choose, when set, replaces the default feature set (site_features.go).
 	choose featureChooser
 	// kvOpts is taxonomy.yaml kv_offload (the composing KV-offload options;
 	// nil: none are rendered).

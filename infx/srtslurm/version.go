@@ -17,8 +17,8 @@ import (
 // The srt-slurm refs this package renders are data: releases.yaml lists
 // every NVIDIA/srt-slurm release and branch with a known injection profile
 // (spec §0 per-version table), each with the upstream source its profile
-// was read from and its differences from its predecessor. Nothing else in
-// the package names a release.
+// was read from and its differences from its predecessor. The renderer
+// reads only the profile fields; which release has which is the table's.
 
 //go:embed releases.yaml
 var releasesYAML []byte
