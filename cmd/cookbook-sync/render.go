@@ -111,7 +111,7 @@ any point that failed to render.`,
 	fl.IntVar(&o.row, "row", 0, "search-space row of the key (0-based, in file order across scenarios)")
 	fl.IntVar(&o.conc, "conc", 0, "concurrency of the row")
 	fl.StringVar(&o.recipe, "recipe", "", "render an srt-slurm recipe directly: FILE[:selector]")
-	fl.StringVar(&o.version, "srt-slurm-version", infx.DefaultSrtSlurmVersion, "srt-slurm injection profile (v1.0.68, v1.0.53, sa-submission-q2-2026, …)")
+	fl.StringVar(&o.version, "srt-slurm-version", infx.DefaultSrtSlurmVersion, "srt-slurm injection profile ("+infx.DefaultSrtSlurmVersion+", v1.0.53, sa-submission-q2-2026, …)")
 	fl.StringVar(&o.srtSlurmDir, "srt-slurm-dir", "", "NVIDIA/srt-slurm checkout for upstream-only CONFIG_FILE recipes")
 	fl.StringVar(&o.format, "format", "text", "output format: text or json")
 	fl.BoolVar(&o.all, "all", false, "render every config key: one line per key, then the totals")
