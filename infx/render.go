@@ -21,8 +21,8 @@ var DefaultSrtSlurmVersion = srtslurm.Newest()
 // Options configure Render.
 type Options struct {
 	// SrtSlurmVersion picks the flags and env srt-slurm injects
-	// (shared/spec/srt-slurm.md §0): v1.0.68 (default), v1.0.53, …,
-	// sa-submission-q2-2026.
+	// (shared/spec/srt-slurm.md §0): a ref of infx/srtslurm/releases.yaml,
+	// DefaultSrtSlurmVersion (the newest release) when empty.
 	SrtSlurmVersion string
 	// ScriptEnv adds to or overrides the environment a single-node script
 	// runs with ("NAME=value").
