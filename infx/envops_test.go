@@ -3,6 +3,8 @@ package infx
 import (
 	"slices"
 	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/infx/sandbox"
 )
 
 // TestEnvWrapperOps: `env -u NAME`, `--unset=NAME` and `env -i` before a
@@ -24,12 +26,8 @@ func TestEnvWrapperOps(t *testing.T) {
 		if !ok || len(prog) == 0 {
 			t.Fatalf("%v: not a server launch", c.argv)
 		}
-		if got := applyEnvOps(base, ops); !slices.Equal(got, c.want) {
+		if got := sandbox.ApplyEnvOps(base, ops); !slices.Equal(got, c.want) {
 			t.Errorf("%v: env %v, want %v", c.argv, got, c.want)
 		}
-	}
-	// a nested shell sees the same environment (mergeEnv)
-	if got := mergeEnv(base, []string{envUnset + "A", "D=4"}, []string{"B"}); !slices.Equal(got, []string{"SGLANG_USE_AITER=1", "D=4"}) {
-		t.Errorf("mergeEnv: %v", got)
 	}
 }

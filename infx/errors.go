@@ -3,7 +3,7 @@
 // every search-space row and concurrency into a Point, finds the srt-slurm
 // recipe or single-node shell script each Point runs, and renders it into a
 // launch.Deployment (package infx/srtslurm for recipes, an mvdan.cc/sh/v3
-// interpreter sandbox for scripts).
+// interpreter sandbox for scripts: package infx/sandbox).
 //
 // Sources: SemiAnalysisAI/InferenceX utils/matrix_logic/validation.py (old
 // layout) and infx/matrix/validation.py (new layout) for the master schema;
@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cookbook-sync/cookbook-sync/infx/sandbox"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 	"go.yaml.in/yaml/v3"
 )
@@ -40,11 +41,12 @@ var (
 	// its format is not one infx renders (see Point.Status).
 	ErrNotRenderable = errors.New("point not renderable")
 	// ErrScriptLimit: a script ran past a bound that counts work (steps,
-	// loop iterations, bytes, nesting): the same on every machine.
-	ErrScriptLimit = errors.New("script exceeded its execution limit")
+	// loop iterations, bytes, nesting): the same on every machine. It is
+	// sandbox.ErrLimit (a *sandbox.Limit says which bound).
+	ErrScriptLimit = sandbox.ErrLimit
 	// ErrScriptTimeLimit: a script ran past the wall-time backstop
 	// (ScriptOptions.Timeout). It says nothing about the script (a loaded
 	// machine may be the cause): the point is StatusTimeLimit, never
-	// cached.
-	ErrScriptTimeLimit = errors.New("time limit — re-run: the script ran past the sandbox's wall-clock backstop")
+	// cached. It is sandbox.ErrTimeLimit (a *sandbox.TimeLimit).
+	ErrScriptTimeLimit = sandbox.ErrTimeLimit
 )

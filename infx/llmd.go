@@ -225,9 +225,6 @@ var llmdTopKeys = map[string]bool{
 	"prefill": true, "decode": true, "slurm": true,
 }
 
-// llmdRoleKeys are the keys server.sh reads from a role section.
-var llmdRoleKeys = map[string]bool{"tp": true, "enable-expert-parallel": true, "extra-args": true, "env": true}
-
 // llmdUnsupported builds the PointError of a recipe key the renderer does not
 // understand, at file:line:col of node n.
 func llmdUnsupported(p Point, rel string, n *yaml.Node, format string, args ...any) error {

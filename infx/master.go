@@ -4,20 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/infx/sandbox"
 
 	"go.yaml.in/yaml/v3"
 )
 
-// Pos is a position in an input file (1-based line and column).
-type Pos struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
-	Col  int    `json:"col"`
-}
-
-// String gives "file:line:col" (the file through launch.QuotePath).
-func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", launch.QuotePath(p.File), p.Line, p.Col) }
+// Pos is a position in an input file (1-based line and column): the
+// sandbox's, so that master-config and script positions are one type.
+type Pos = sandbox.Pos
 
 func nodePos(file string, n *yaml.Node) Pos {
 	if n == nil {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cookbook-sync/cookbook-sync/infx/sandbox"
 	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
 	"github.com/cookbook-sync/cookbook-sync/infx/srtslurm"
 	"go.yaml.in/yaml/v3"
@@ -172,7 +173,7 @@ func (ws *Workspace) resolveSubmission(p Point, run *ScriptRun) (*Submission, er
 		logical = filepath.Join(ap.Dir, logical)
 	}
 	logical = filepath.Clean(logical)
-	var clone *GitClone
+	var clone *sandbox.GitClone
 	for i := len(run.Clones) - 1; i >= 0; i-- {
 		if within(logical, run.Clones[i].Dir) || within(ap.Dir, run.Clones[i].Dir) {
 			clone = &run.Clones[i]
@@ -265,7 +266,7 @@ func (ws *Workspace) resolveSubmission(p Point, run *ScriptRun) (*Submission, er
 		if len(c.Argv) < 3 || path.Base(c.Argv[0]) != "sed" {
 			continue
 		}
-		args, files, inPlace, ok := sedArgs(c.Argv)
+		args, files, inPlace, ok := sandbox.SedArgs(c.Argv)
 		if inPlace && !ok {
 			// an in-place edit the sandbox's sed does not take (-i.bak,
 			// -s, …): any operand may be the recipe; kept as written, sed
@@ -494,7 +495,7 @@ var recipeReaders = map[string]bool{
 // command other than a reader, a recorded cp or a sed -i that names it or a
 // directory holding it (mv, rm, a python3 program, …). What srtctl reads
 // would then not be the file rendered.
-func touchedAfterClone(run *ScriptRun, clone *GitClone, logical string) string {
+func touchedAfterClone(run *ScriptRun, clone *sandbox.GitClone, logical string) string {
 	start := -1
 	for i, c := range run.Commands {
 		if c.File == clone.At.File && c.Line == clone.At.Line && c.Col == clone.At.Col && len(c.Argv) > 1 && path.Base(c.Argv[0]) == "git" {
@@ -515,7 +516,7 @@ func touchedAfterClone(run *ScriptRun, clone *GitClone, logical string) string {
 		if recipeReaders[name] || name == "cp" && copied[at] {
 			continue
 		}
-		if _, _, inPlace, _ := sedArgs(c.Argv); name == "sed" && inPlace {
+		if _, _, inPlace, _ := sandbox.SedArgs(c.Argv); name == "sed" && inPlace {
 			continue // applied as an edit (Submission.Edits)
 		}
 		if name == "python3" || name == "python" {
@@ -547,7 +548,7 @@ func touchedAfterClone(run *ScriptRun, clone *GitClone, logical string) string {
 			a = filepath.Clean(a)
 			if a == logical || within(logical, a) && a != "/" {
 				return fmt.Sprintf("the launcher runs %s on the recipe it submits (%s) at %s: what srtctl reads is not modelled",
-					strings.Join(shortArgv(c.Argv), " "), logical, at)
+					strings.Join(sandbox.ShortArgv(c.Argv), " "), logical, at)
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cookbook-sync/cookbook-sync/infx/sandbox"
 	"github.com/cookbook-sync/cookbook-sync/infx/srtslurm"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
@@ -145,7 +146,7 @@ func ScriptEnv(p Point, extra []string) []string {
 	if p.ISL > 0 || p.OSL > 0 {
 		env = append(env, "ISL="+strconv.Itoa(p.ISL), "OSL="+strconv.Itoa(p.OSL), "MAX_MODEL_LEN="+strconv.Itoa(p.ISL+p.OSL))
 	}
-	return mergeEnv(env, extra, nil)
+	return sandbox.ApplyEnvOps(env, extra)
 }
 
 // Summary counts a run over config keys (RenderAll) and lists every

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cookbook-sync/cookbook-sync/infx/sandbox"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
@@ -27,15 +28,7 @@ var serverModules = map[string]launch.Kind{
 // `trtllm-serve`. It returns the program words, the remaining arguments,
 // the env assignments made by an `env` wrapper, and the kind.
 func serverCommand(argv []string) (program []string, rest []string, env []string, kind launch.Kind, ok bool) {
-	for len(argv) > 0 {
-		w := path.Base(argv[0])
-		if _, ok := wrapperValueOpts[w]; !ok {
-			break
-		}
-		inner, e := unwrap(w, argv[1:])
-		env = append(env, e...)
-		argv = inner
-	}
+	argv, env = sandbox.Unwrap(argv)
 	if len(argv) == 0 {
 		return nil, nil, nil, "", false
 	}
@@ -123,7 +116,7 @@ func ScriptProcesses(run *ScriptRun, file string) ([]launch.Process, error) {
 			}
 		}
 		seen := map[string]int{}
-		for _, kv := range applyEnvOps(c.Env, envArgs) {
+		for _, kv := range sandbox.ApplyEnvOps(c.Env, envArgs) {
 			k, v, _ := strings.Cut(kv, "=")
 			if i, dup := seen[k]; dup {
 				p.Env[i].Value = v

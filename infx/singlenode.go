@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cookbook-sync/cookbook-sync/infx/sandbox"
 	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
@@ -21,7 +22,7 @@ type snCache struct {
 	dramCap   int
 	mu        sync.Mutex
 	launchers map[string][]launcherRef  // runner label → existing launchers
-	scripts   ScriptCache               // prepared scripts shared by the points
+	scripts   sandbox.Cache             // prepared scripts shared by the points
 	workflows map[string]cachedWorkflow // .github/workflows files by name
 	slack     int                       // max-model-len slack (generate_sweep_configs.py)
 	// runners is configs/runners.yaml; runnersErr why it could not be
@@ -149,8 +150,8 @@ type scriptOutcome struct {
 	runner   string   // the runner name it ran for
 	harness  *Harness // the workflow's env and launch step (nil: no workflow)
 	run      *ScriptRun
-	script   string       // the benchmark script it started (filesystem path), "" if none
-	start    *ScriptStart // its start
+	script   string               // the benchmark script it started (filesystem path), "" if none
+	start    *sandbox.ScriptStart // its start
 	err      error
 }
 
@@ -282,7 +283,7 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 		return nil, "", nil, nil, &PointError{Status: StatusMissing, Note: fmt.Sprintf("%s runs %s (%s), which is not in the checkout", o.launcher.rel, ws.rel(o.script), o.start.At), Pos: p.RefPos}
 	}
 	scriptStart := o.start
-	var launcherStart *ScriptStart
+	var launcherStart *sandbox.ScriptStart
 	for i := range o.run.Scripts {
 		if ws.rel(o.run.Scripts[i].File) == o.launcher.rel {
 			launcherStart = &o.run.Scripts[i]
@@ -357,7 +358,7 @@ func endReason(run *ScriptRun) string {
 // (Harness.Env, with the workflow file:line as origin), less what the
 // launcher took away (docker run passes only -e) or changed (then the
 // launcher's value is in the process env).
-func inheritedEnv(h *Harness, start *ScriptStart) []launch.EnvVar {
+func inheritedEnv(h *Harness, start *sandbox.ScriptStart) []launch.EnvVar {
 	if h == nil {
 		return nil
 	}
@@ -431,7 +432,7 @@ func runnersText(rns []string) string {
 }
 
 // startEnd says how a started script ended.
-func startEnd(s *ScriptStart) string {
+func startEnd(s *sandbox.ScriptStart) string {
 	msg := ""
 	if s.ExitAt.Line > 0 {
 		msg = fmt.Sprintf("%s: exit %d", s.ExitAt, s.Exit)
@@ -494,7 +495,7 @@ func (ws *Workspace) runLauncher(p Point, l launcherRef, runner string, facts sh
 // launcher started are harness input and left out; variables set by the
 // time the benchmark script started come from the launcher; the rest from
 // the script (or the library it sources) at the launch command.
-func (ws *Workspace) scriptRunProcesses(p Point, run *ScriptRun, script string, launcherStart, scriptStart *ScriptStart) ([]launch.Process, error) {
+func (ws *Workspace) scriptRunProcesses(p Point, run *ScriptRun, script string, launcherStart, scriptStart *sandbox.ScriptStart) ([]launch.Process, error) {
 	procs, err := ScriptProcesses(run, ws.rel(script))
 	if err != nil {
 		if run.Stop != nil || run.ExitAt.Line > 0 || run.Exit != 0 {

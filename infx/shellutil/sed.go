@@ -37,7 +37,6 @@ type sedCmd struct {
 	block []*sedCmd
 	// range state
 	active bool
-	endAt  int
 }
 
 type replPart struct {

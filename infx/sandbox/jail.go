@@ -1,4 +1,4 @@
-package infx
+package sandbox
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 
 // jail is the sandbox's only way to the disk: every file a script reads,
 // tests, lists or runs is opened through an os.Root of one read root (the
-// checkout and its declared siblings, ScriptOptions.ReadRoots), so no
+// checkout and its declared siblings, Config.ReadRoots), so no
 // symbolic link resolves outside the root it lives in, whatever the
 // script names; paths outside every root (/proc, /dev, /etc, /sys, the
 // tool's own files) are never opened. Files are opened non-blocking and
@@ -58,7 +58,7 @@ func (j *jail) close() {
 		return
 	}
 	for _, r := range j.roots {
-		r.root.Close()
+		_ = r.root.Close() // opened read-only: nothing to flush
 	}
 	j.roots = nil
 }
@@ -151,7 +151,7 @@ func (j *jail) open(p string) (*os.File, error) {
 	}
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() {
-		f.Close()
+		_ = f.Close() // read-only, refused: the refusal is the error
 		if err == nil {
 			err = errNotRegular
 		}
@@ -166,7 +166,7 @@ func (j *jail) readFile(p string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only
 	data, err := io.ReadAll(io.LimitReader(f, limit))
 	if err != nil {
 		return nil, &os.PathError{Op: "read", Path: p, Err: err}
@@ -240,7 +240,7 @@ func (j *jail) readDir(p string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, jailErr("readdir", p, err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only
 	ents, err := f.ReadDir(-1)
 	if err != nil {
 		return nil, jailErr("readdir", p, err)
@@ -298,7 +298,7 @@ func checkNesting(name string, src []byte) error {
 		}
 		word = word[:0]
 		if kw > maxNesting {
-			return &PosError{File: name, Line: line, Col: col, Err: fmt.Errorf("%w: compound commands nested more than %d deep", ErrScriptLimit, maxNesting)}
+			return &PosError{File: name, Line: line, Col: col, Err: limitf(LimitNesting, "compound commands nested more than %d deep", maxNesting)}
 		}
 		return nil
 	}
@@ -407,7 +407,7 @@ func checkNesting(name string, src []byte) error {
 		case '(', '{', '[':
 			depth++
 			if depth > maxNesting {
-				return &PosError{File: name, Line: line, Col: col, Err: fmt.Errorf("%w: brackets nested more than %d deep", ErrScriptLimit, maxNesting)}
+				return &PosError{File: name, Line: line, Col: col, Err: limitf(LimitNesting, "brackets nested more than %d deep", maxNesting)}
 			}
 		case ')', '}', ']':
 			if depth > 0 {

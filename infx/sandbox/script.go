@@ -1,4 +1,4 @@
-package infx
+package sandbox
 
 import (
 	"bytes"
@@ -12,38 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
-)
-
-// Default bounds for running a script (ScriptOptions zero values). The step
-// bound is the deterministic one that ends an endless loop, and the only
-// one that decides anything; the wall-time bound only backs it up (a loop
-// of slow builtins, a pipeline that never drains), generous enough that a
-// normal script never meets it on a loaded machine, and a run it stops is
-// ErrScriptTimeLimit ("time limit — re-run"), never a verdict. Every point of
-// InferenceX 843c6254 (workflow step, launcher, script and library
-// together) renders the same with a bound of 20,000 steps; 50,000 leaves a
-// margin and ends an endless loop in about half a second.
-const (
-	DefaultScriptTimeout = 2 * time.Minute
-	DefaultScriptSteps   = 50000
-)
-
-// Bounds a script cannot change. Shell function calls nest (each call a
-// deeper scope, so a deep recursion costs quadratic time) and variables can
-// double without running a command (`s=$s$s`), so both are bounded apart
-// from the step count; real benchmark scripts stay far below either.
-const (
-	// MaxScriptFuncCalls is the number of shell function calls one run may make.
-	MaxScriptFuncCalls = 5000
-	// MaxScriptBytes bounds, in bytes, the variables of a run taken together
-	// and the arguments of any one command.
-	MaxScriptBytes = 16 << 20
 )
 
 // sizeCheckCmd is the command guardAssignments puts in front of every
@@ -150,7 +122,7 @@ const replCheckCmd = "__cookbook_sync_repl_check"
 // the size of its result before the interpreter computes it: in front of
 // it goes `$(replCheckCmd all|one "pat" "${x}" -- "repl")`, which prints
 // nothing and stops the run (replCheck) when the result could exceed
-// MaxScriptBytes. Nested replacements are guarded first, so a guard's own
+// MaxBytes. Nested replacements are guarded first, so a guard's own
 // operands are guarded too.
 func guardReplacements(f *syntax.File) {
 	type site struct {
@@ -231,7 +203,7 @@ func quotedCopy(w *syntax.Word) *syntax.Word {
 // replacement is at most each field's length plus, per match, the
 // replacement's: a literal pattern's matches are counted, a glob's are at
 // most one per byte (and one for the empty string). An error
-// (ErrScriptLimit) when that could exceed MaxScriptBytes.
+// (a Limit) when that could exceed MaxBytes.
 func replCheck(args []string) error {
 	if len(args) < 3 {
 		return nil
@@ -262,133 +234,11 @@ func replCheck(args []string) error {
 			}
 		}
 		total += len(f) + matches*repl
-		if total > MaxScriptBytes || total < 0 {
-			return fmt.Errorf("%w: a pattern replacement (${name//pattern/replacement}) could produce more than %d bytes; refused before it is expanded", ErrScriptLimit, MaxScriptBytes)
+		if total > MaxBytes || total < 0 {
+			return limitf(LimitBytes, "a pattern replacement (${name//pattern/replacement}) could produce more than %d bytes; refused before it is expanded", MaxBytes)
 		}
 	}
 	return nil
-}
-
-// ScriptOptions bound and configure one script run.
-type ScriptOptions struct {
-	// ctx, when set, is the context of the rendering the run is part of
-	// (Workspace.Render): the run stops when it is done.
-	ctx context.Context
-	// Env is the point's environment, "NAME=value" (MODEL, TP, EP_SIZE,
-	// CONC, ISL, OSL, …). Nothing from the host environment is passed.
-	Env []string
-	// ReadRoots are directories the script may read (e.g. the checkout);
-	// every write goes to an in-memory sink, reads elsewhere see no file.
-	ReadRoots []string
-	// Timeout is the wall-time backstop (default DefaultScriptTimeout): a
-	// run it stops is ErrScriptTimeLimit.
-	Timeout time.Duration
-	// Steps bounds the number of simple commands run, builtins and
-	// function calls included (default DefaultScriptSteps).
-	Steps int
-	// Lib, when set, is the checkout's benchmarks/benchmark_lib.sh: a
-	// `source …/benchmark_lib.sh` loads it followed by the no-op stubs of
-	// its benchmark-harness helpers (benchmarkLibStub). Empty: a sourced
-	// benchmark_lib.sh is read from where the script names it, when it is
-	// inside ReadRoots; the stubs follow it the same way.
-	Lib string
-	// Facts are the machine the hardware probes (nvidia-smi, amd-smi,
-	// rocm-smi, nproc, free) describe; zero: probes are unknown commands.
-	Facts shellutil.Facts
-	// Dir is the working directory the script starts in (default: an
-	// empty temporary directory).
-	Dir string
-	// Params are the script's positional parameters ($1 …).
-	Params []string
-	// Name is how the script is shown in positions (default: its path).
-	Name string
-	// Cache, when set, keeps prepared scripts across runs (a Workspace
-	// shares one between its points).
-	Cache *ScriptCache
-}
-
-// Command is one external command the script would have run: its argv and
-// the environment variables the script exported or set for it (the point's
-// own environment left out), at a script position.
-type Command struct {
-	Argv []string `json:"argv"`
-	Env  []string `json:"env,omitempty"` // NAME=value, sorted by name
-	// File is the script (or sourced file) the command is written in, as
-	// ScriptOptions.Name / the path the script named it by.
-	File string `json:"file"`
-	Line int    `json:"line"`
-	Col  int    `json:"col"`
-	// Dir is the logical working directory the command ran in.
-	Dir string `json:"dir,omitempty"`
-	// Seq orders commands and file writes (WrittenFile.Seq) of one run.
-	Seq int `json:"seq"`
-}
-
-// ScriptStart is one script a run started with `bash FILE` (directly, or
-// as the command of `srun …`, `docker run …`, `bash -c`): the file, the
-// environment it started with (exported variables that differ from the
-// run's starting environment, NAME=value sorted), and where it was started.
-type ScriptStart struct {
-	File string   `json:"file"` // filesystem path
-	Env  []string `json:"env,omitempty"`
-	// Unset lists variables of the starting environment the new script
-	// does not have (docker run passes only what -e names).
-	Unset []string `json:"unset,omitempty"`
-	At    Pos      `json:"at"`
-	// Missing: the file is not in the checkout (bash reports "No such
-	// file or directory" and the command fails with status 127).
-	Missing bool `json:"missing,omitempty"`
-	// Exit is the script's exit status; ExitAt the `exit` that ended it
-	// (zero when it ran to its end); ExitMsg the last line written to
-	// stderr before it ended.
-	Exit    int    `json:"exit"`
-	ExitAt  Pos    `json:"exitAt"`
-	ExitMsg string `json:"exitMsg,omitempty"`
-}
-
-// StopReason says why a run was not followed to its end: a command the
-// sandbox cannot evaluate whose status or output the script uses.
-type StopReason struct {
-	At      Pos    `json:"at"`
-	Command string `json:"command"`
-	Reason  string `json:"reason"`
-}
-
-// String gives "file:line:col: reason".
-func (s *StopReason) String() string {
-	return fmt.Sprintf("%s: %s", s.At, s.Reason)
-}
-
-// ScriptRun is what running a script recorded.
-type ScriptRun struct {
-	File string `json:"file"`
-	// Commands are every external command in execution order (background
-	// commands in the order the interpreter reached them).
-	Commands []Command `json:"commands"`
-	// Writes maps each file the script tried to write (absolute path as the
-	// script named it) to what it wrote; nothing reaches the disk.
-	Writes map[string]string `json:"writes,omitempty"`
-	// Scripts are the scripts the run started (bash FILE), in order.
-	Scripts []ScriptStart `json:"scripts,omitempty"`
-	// Written lists every write to a file (logical absolute paths), in
-	// order.
-	Written []WrittenFile `json:"written,omitempty"`
-	// Clones are the git clones the run made (with the ref checked out),
-	// Copies the directories it copied with cp -r, in order.
-	Clones []GitClone `json:"clones,omitempty"`
-	Copies []CopyInto `json:"copies,omitempty"`
-	// Srtctl is the srtctl apply that ended the run (multi-node
-	// launchers), nil when it reached none.
-	Srtctl *SrtctlApply `json:"srtctl,omitempty"`
-	// Stop is set when the run ended at a command the sandbox cannot
-	// evaluate (an unknown command in a condition or a value).
-	Stop *StopReason `json:"stop,omitempty"`
-	// Exit is the run's exit status; ExitAt the `exit` that ended it (zero
-	// Pos when it ran to its end), ExitMsg the last line the script wrote
-	// to stderr before.
-	Exit    int    `json:"exit"`
-	ExitAt  Pos    `json:"exitAt"`
-	ExitMsg string `json:"exitMsg,omitempty"`
 }
 
 // relaxSet drops errexit, nounset and xtrace from a `set` call: values a
@@ -614,7 +464,7 @@ func (sb *sandbox) cat(ctx context.Context, hc interp.HandlerContext, files []st
 	for _, f := range names {
 		if f == "-" {
 			if hc.Stdin != nil {
-				io.Copy(hc.Stdout, io.LimitReader(hc.Stdin, 1<<20))
+				copyOut(hc.Stdout, io.LimitReader(hc.Stdin, 1<<20))
 			}
 			continue
 		}
@@ -622,7 +472,7 @@ func (sb *sandbox) cat(ctx context.Context, hc interp.HandlerContext, files []st
 		data, ok := sb.run.Writes[f]
 		sb.mu.Unlock()
 		if ok {
-			io.WriteString(hc.Stdout, data)
+			say(hc.Stdout, data)
 			continue
 		}
 		p := sb.abs(ctx, f)
@@ -631,9 +481,22 @@ func (sb *sandbox) cat(ctx context.Context, hc interp.HandlerContext, files []st
 			sb.refused(f, err)
 			continue
 		}
-		io.Copy(hc.Stdout, io.LimitReader(fh, 1<<20))
-		fh.Close()
+		copyOut(hc.Stdout, io.LimitReader(fh, 1<<20))
+		_ = fh.Close() // read-only
 	}
+}
+
+// say writes a modelled command's output to w (the shell's stdout or
+// stderr). An error is ignored: a reader that stopped reading (`| head -1`)
+// changes no command's status here.
+func say(w io.Writer, s string) {
+	_, _ = io.WriteString(w, s)
+}
+
+// copyOut copies r to w as say writes: a read error ends the input like
+// its end does, a write error is ignored.
+func copyOut(w io.Writer, r io.Reader) {
+	_, _ = io.Copy(w, r)
 }
 
 // tee copies stdin to stdout and into each named file's Writes entry.
@@ -651,9 +514,10 @@ func (sb *sandbox) tee(hc interp.HandlerContext, args []string) {
 	}
 	var buf bytes.Buffer
 	if hc.Stdin != nil {
-		io.Copy(&buf, io.LimitReader(hc.Stdin, 1<<20))
+		// A read error ends the input like its end does (the pipe closed).
+		_, _ = io.Copy(&buf, io.LimitReader(hc.Stdin, 1<<20))
 	}
-	hc.Stdout.Write(buf.Bytes())
+	say(hc.Stdout, buf.String())
 	sb.mu.Lock()
 	defer sb.mu.Unlock()
 	if sb.closed {
@@ -677,8 +541,13 @@ func (sb *sandbox) tee(hc interp.HandlerContext, args []string) {
 // where it is mounted in the job (srun --container-mounts, docker -v, a
 // staged copy of the checkout: sandbox.mount) to the real path.
 func (sb *sandbox) abs(ctx context.Context, p string) string {
+	return sb.absIn(interp.HandlerCtx(ctx).Dir, p)
+}
+
+// absIn is abs relative to dir.
+func (sb *sandbox) absIn(dir, p string) string {
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(interp.HandlerCtx(ctx).Dir, p)
+		p = filepath.Join(dir, p)
 	}
 	return sb.real(filepath.Clean(p))
 }
@@ -758,21 +627,6 @@ func (s *sink) Close() error {
 	}
 	s.sb.noteWrite(s.logical, s.buf.String(), s.appendMode, s.over)
 	return nil
-}
-
-// WrittenFile is a file a run wrote to (a redirection, tee, mktemp): its
-// logical absolute path and the command last reached when it was written.
-type WrittenFile struct {
-	Path string `json:"path"`
-	At   Pos    `json:"at"`
-	// Data is what was written; Append: added to the file's end (>>,
-	// tee -a), else it replaced the file; Truncated: more was written than
-	// the sandbox keeps (1 MiB), so Data is not all of it.
-	Data      string `json:"data,omitempty"`
-	Append    bool   `json:"append,omitempty"`
-	Truncated bool   `json:"truncated,omitempty"`
-	// Seq orders writes and commands (Command.Seq).
-	Seq int `json:"seq"`
 }
 
 // noteWrite records a write to the logical path p (sb.mu held).

@@ -1,6 +1,6 @@
 //go:build unix
 
-package infx
+package sandbox
 
 import "syscall"
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package infx
+package sandbox
 
 import (
 	"os"
@@ -24,14 +24,14 @@ func TestHostileFIFO(t *testing.T) {
 			t.Skip("mkfifo:", err)
 		}
 	}
-	run, err, took := runHostile(t, dir, `A=$(< benchmarks/fifo)
+	run, took, err := runHostile(t, dir, `A=$(< benchmarks/fifo)
 B=$(cat benchmarks/fifo)
 C=$(grep x benchmarks/fifo)
 source benchmarks/fifo.sh
 bash benchmarks/fifo.sh
 [[ -p benchmarks/fifo ]] && P=1
 vllm serve m --a "$A$B$C" --p "${P:-0}"
-`, ScriptOptions{Timeout: time.Minute})
+`, Config{Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

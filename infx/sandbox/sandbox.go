@@ -1,4 +1,4 @@
-package infx
+package sandbox
 
 import (
 	"bytes"
@@ -23,39 +23,6 @@ import (
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 )
-
-// benchmarkLibStub follows benchmarks/benchmark_lib.sh when a script sources
-// it: the helpers that wait for the server, drive the benchmark client, run
-// evals, monitor GPUs or collect results become no-ops. None of them changes
-// the server command (they run after it, or prepare the client); their real
-// bodies poll the server with curl in loops the sandbox cannot answer.
-// Every other function of the library runs as written.
-// Source: SemiAnalysisAI/InferenceX benchmarks/benchmark_lib.sh (843c6254).
-const benchmarkLibStub = `
-check_env_vars() { :; }
-wait_for_server_ready() { :; }
-wait_for_ready() { :; }
-run_benchmark_serving() { :; }
-start_gpu_monitor() { :; }
-stop_gpu_monitor() { :; }
-wait_for_amd_gpu_clean() { :; }
-run_eval() { :; }
-run_lm_eval() { :; }
-run_swebench_eval() { :; }
-append_lm_eval_summary() { :; }
-install_agentic_deps() { :; }
-agentic_pip_install() { :; }
-ensure_agentic_uv() { :; }
-ensure_hf_cli() { :; }
-resolve_trace_source() { :; }
-build_replay_cmd() { :; }
-run_agentic_benchmark() { :; }
-run_agentic_replay_and_write_outputs() { :; }
-write_agentic_result_json() { :; }
-validate_required_agentic_server_metrics() { :; }
-move_profile_trace_for_relay() { :; }
-stop_background_process_tree() { :; }
-`
 
 // markerPrefix starts the word mark() puts in front of every simple
 // command: "__cs@<file index>:<line>:<col>:<context>".
@@ -358,16 +325,6 @@ func dropHighFDs(f *syntax.File) {
 	})
 }
 
-// ScriptCache keeps the prepared form of scripts (parsed, marked, guarded;
-// and the printed text of sourced files) across runs, so a checkout's
-// library and launchers are parsed once. The prepared trees are only read
-// by the interpreter. Safe for concurrent use; the zero value is ready.
-type ScriptCache struct {
-	mu    sync.Mutex
-	files map[string]*preparedFile
-	texts map[string]string
-}
-
 // preparedFile is one parsed, marked file and the functions it declares.
 type preparedFile struct {
 	file  *syntax.File
@@ -467,36 +424,6 @@ func prepareFile(name string, src []byte) *preparedFile {
 	return pf
 }
 
-// RunScript runs the shell script at path in mvdan.cc/sh/v3's interpreter
-// with opt.Env and records every external command instead of executing it:
-// no process is started, nothing is written to disk (writes go to
-// ScriptRun.Writes), and files outside opt.ReadRoots look absent. Text
-// utilities and hardware probes are evaluated (package infx/shellutil);
-// `bash FILE`, `srun … bash FILE` and `docker run … FILE` run FILE in the
-// same sandbox (ScriptRun.Scripts); Slurm and container tools answer as a
-// granted allocation would. An unknown command whose status or output the
-// script uses (a condition, $(…), the left of a pipe) ends the run with
-// ScriptRun.Stop. Errors: a parse error (PosError file:line:col);
-// ErrScriptLimit wrapped in a PosError when a step bound is exceeded,
-// ErrScriptTimeLimit when the wall-time backstop stopped it; the parent
-// context's error when it ended. A non-zero exit status is not an error (ScriptRun.Exit).
-func RunScript(path string, opt ScriptOptions) (*ScriptRun, error) {
-	j := newJail(absRoots(opt.ReadRoots))
-	defer j.close()
-	var src []byte
-	var err error
-	if a, aerr := filepath.Abs(path); aerr == nil && j.contains(a) {
-		// Inside the checkout: through the jail (no link out of it).
-		src, err = j.readInput(a)
-	} else {
-		src, err = launch.ReadInput(path)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return runScript(path, src, opt)
-}
-
 // absRoots are the read roots as absolute, cleaned paths.
 func absRoots(roots []string) []string {
 	var out []string
@@ -524,34 +451,37 @@ const noTempDir = "/\x00cookbook-sync-no-tmpdir"
 // maxScriptDepth bounds how deeply scripts may start scripts.
 const maxScriptDepth = 8
 
-func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
-	if opt.Timeout <= 0 {
-		opt.Timeout = DefaultScriptTimeout
+// runText is Run with the script's text: path is Trace.File, and the name in
+// positions unless cfg.Name.
+func runText(parent context.Context, path string, src []byte, cfg Config) (*Trace, error) {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
 	}
-	if opt.Steps <= 0 {
-		opt.Steps = DefaultScriptSteps
+	if cfg.Steps <= 0 {
+		cfg.Steps = DefaultSteps
 	}
-	name := opt.Name
+	name := cfg.Name
 	if name == "" {
 		name = path
 	}
-	cache := opt.Cache
+	cache := cfg.Cache
 	if cache == nil {
-		cache = &ScriptCache{}
+		cache = &Cache{}
 	}
-	sb := &sandbox{file: path, name: name, cache: cache, base: map[string]string{}, run: &ScriptRun{File: path, Writes: map[string]string{}},
-		steps: opt.Steps, maxIters: opt.Steps, funcs: map[string]bool{}, funcCalls: MaxScriptFuncCalls, facts: opt.Facts, prepared: map[string]string{}}
-	sb.roots = absRoots(opt.ReadRoots)
+	sb := &sandbox{file: path, name: name, cache: cache, base: map[string]string{}, run: &Trace{File: path, Writes: map[string]string{}},
+		steps: cfg.Steps, maxIters: cfg.Steps, funcs: map[string]bool{}, funcCalls: MaxFuncCalls, facts: cfg.Facts, prepared: map[string]string{},
+		cfg: cfg, handlers: builtinHandlers()}
+	sb.roots = absRoots(cfg.ReadRoots)
 	sb.jail = newJail(sb.roots)
 	defer sb.jail.close()
 	sb.vdirs = map[string]bool{logicalTmp: true}
-	if opt.Lib != "" {
+	if lib := cfg.Library; lib != nil && lib.Path != "" {
 		var data []byte
 		var err error
-		if a, aerr := filepath.Abs(opt.Lib); aerr == nil && sb.jail.contains(a) {
+		if a, aerr := filepath.Abs(lib.Path); aerr == nil && sb.jail.contains(a) {
 			data, err = sb.jail.readInput(a)
 		} else {
-			data, err = launch.ReadInput(opt.Lib)
+			data, err = launch.ReadInput(lib.Path)
 		}
 		if err == nil {
 			sb.lib = data
@@ -562,13 +492,15 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	if lf, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(benchmarkLibStub), "stub"); err == nil {
-		syntax.Walk(lf, func(n syntax.Node) bool {
-			if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil {
-				sb.funcs[fd.Name.Value] = true
-			}
-			return true
-		})
+	if cfg.Library != nil {
+		if lf, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cfg.Library.Stubs), "stub"); err == nil {
+			syntax.Walk(lf, func(n syntax.Node) bool {
+				if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil {
+					sb.funcs[fd.Name.Value] = true
+				}
+				return true
+			})
+		}
 	}
 	// Nothing of this machine is used: no temporary directory is made
 	// (writes go to memory, process substitutions are rewritten into
@@ -576,30 +508,29 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 	// logicalTmp, and the environment is only the one given (the tool's
 	// own, with its tokens, is never read).
 	dir := logicalTmp
-	if opt.Dir != "" {
-		dir = opt.Dir
-		sb.startDir = filepath.Clean(opt.Dir)
+	if cfg.Dir != "" {
+		dir = cfg.Dir
+		sb.startDir = filepath.Clean(cfg.Dir)
 	}
 	// HOME and TMPDIR are logical paths (what scripts derive from them
 	// must not depend on this machine). UID/EUID/GID are a logical runner
 	// user's, so that nothing of this machine (the interpreter would take
 	// the host's) reaches the output.
 	env := []string{"HOME=/home/runner", "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + logicalTmp, "PWD=" + dir, "UID=1000", "EUID=1000", "GID=1000"}
-	env = append(env, opt.Env...)
+	env = append(env, cfg.Env...)
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
 			sb.base[k] = v
 		}
 	}
-	parent := opt.ctx
 	if parent == nil {
 		parent = context.Background()
 	}
-	ctx, cancel := context.WithTimeout(parent, opt.Timeout)
+	ctx, cancel := context.WithTimeout(parent, cfg.Timeout)
 	defer cancel()
 	sb.stop = cancel
 	sb.aw = &arithWatch{w: &sb.out, stop: cancel}
-	status, err := sb.runFile(ctx, file, name, env, dir, opt.Params, nil, nil, nil, 0)
+	status, err := sb.runFile(ctx, file, fileRun{name: name, env: env, dir: dir, params: cfg.Params})
 	sb.mu.Lock()
 	limit, stopR, bad := sb.limit, sb.stopReason, sb.badInput
 	line, col, lfile := sb.lastLine, sb.lastCol, sb.lastFile
@@ -611,7 +542,7 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 		return nil, &PosError{File: lfile, Line: line, Col: col, Err: limit}
 	}
 	if msg := sb.aw.limitMessage(); msg != "" && stopR == nil {
-		return nil, &PosError{File: lfile, Line: line, Col: col, Err: fmt.Errorf("%w: %s (bash would expand it)", ErrScriptLimit, msg)}
+		return nil, &PosError{File: lfile, Line: line, Col: col, Err: limitf(LimitExpansion, "%s (bash would expand it)", msg)}
 	}
 	if msg := sb.aw.message(); msg != "" && stopR == nil {
 		// An arithmetic expansion failed (bash: "1/0: division by 0"):
@@ -625,10 +556,10 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 		return nil, &PosError{File: f, Line: l, Col: c, Err: fmt.Errorf("arithmetic expansion failed: %s (bash reports it and skips the command)", msg)}
 	}
 	sb.mu.Lock()
-	applied := sb.run.Srtctl != nil
+	ended := sb.run.End != nil
 	sb.mu.Unlock()
-	if applied && stopR == nil {
-		// The run ended at its srtctl apply (SrtctlApply).
+	if ended && stopR == nil {
+		// A handler ended the run (Call.End).
 		err, status = nil, 0
 	}
 	if err != nil && stopR == nil {
@@ -636,7 +567,7 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 			if parent.Err() != nil {
 				return nil, parent.Err()
 			}
-			return nil, &PosError{File: lfile, Line: line, Col: col, Err: fmt.Errorf("%w (still running after %v)", ErrScriptTimeLimit, opt.Timeout)}
+			return nil, &PosError{File: lfile, Line: line, Col: col, Err: &TimeLimit{After: cfg.Timeout}}
 		}
 		return nil, &PosError{File: lfile, Line: line, Col: col, Err: err}
 	}
@@ -653,13 +584,28 @@ func runScript(path string, src []byte, opt ScriptOptions) (*ScriptRun, error) {
 	return sb.run, nil
 }
 
-// runFile runs a parsed file in a new interpreter (a new bash process):
-// env is its whole environment, params its positional parameters. It
-// returns the exit status; errors are the bounds' and the stop's.
-func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, name string, env []string, dir string, params []string,
-	stdin io.Reader, stdout, stderr io.Writer, depth int) (int, error) {
+// fileRun is how runFile runs a file: as a new bash process named name,
+// with env as its whole environment, in dir, with positional parameters
+// params, at a nesting depth (0: the run's own script). Nil streams are
+// the run's own output and stderr watch.
+type fileRun struct {
+	name   string
+	env    []string
+	dir    string
+	params []string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	depth  int
+}
+
+// runFile runs a parsed file in a new interpreter (a new bash process).
+// It returns the exit status; errors are the bounds' and the stop's.
+func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, fr fileRun) (int, error) {
+	name, env, dir, params, depth := fr.name, fr.env, fr.dir, fr.params, fr.depth
+	stdin, stdout, stderr := fr.stdin, fr.stdout, fr.stderr
 	if depth > maxScriptDepth {
-		return 1, fmt.Errorf("%w: scripts nested more than %d deep", ErrScriptLimit, maxScriptDepth)
+		return 1, limitf(LimitNesting, "scripts nested more than %d deep", maxScriptDepth)
 	}
 	if stdout == nil {
 		stdout = &sb.out
@@ -730,19 +676,20 @@ func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, name string, 
 		}
 	}
 	if init, perr := syntax.NewParser().Parse(strings.NewReader(initText), name); perr == nil {
-		if err := runner.Run(ctx, init); err != nil {
+		if err := sb.runSafe(ctx, runner, init); err != nil {
 			return 1, err
 		}
 	}
-	err = runner.Run(ctx, file)
+	err = sb.runSafe(ctx, runner, file)
 	if depth == 0 {
 		sb.mu.Lock()
 		sb.lastVars = runner.Vars
 		sb.mu.Unlock()
 	}
 	status := 0
-	if st, ok := interp.IsExitStatus(err); ok {
-		status = int(st)
+	var es interp.ExitStatus
+	if errors.As(err, &es) {
+		status = int(es)
 		err = nil
 	}
 	if err == nil && ctx.Err() == nil {
@@ -750,7 +697,7 @@ func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, name string, 
 		// one that never ends (a monitor loop) is abandoned, not an error.
 		if wait, perr := syntax.NewParser().Parse(strings.NewReader("wait"), name); perr == nil {
 			wctx, wcancel := context.WithTimeout(ctx, 250*time.Millisecond)
-			_ = runner.Run(wctx, wait)
+			_ = sb.runSafe(wctx, runner, wait) // a background statement still running is abandoned
 			wcancel()
 		}
 	}
@@ -763,15 +710,62 @@ func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, name string, 
 	return status, err
 }
 
+// runSafe runs a parsed file in runner. A panic of the interpreter (input
+// it does not handle, such as `+=0[`, an assignment to an empty name) ends
+// the run as Unsupported: the script cannot be followed, and no Go stack
+// trace reaches the output. The position is the command last reached in
+// f, or f's first statement when the interpreter failed before reaching
+// any (the init text's positions say nothing of the script).
+func (sb *sandbox) runSafe(ctx context.Context, runner *interp.Runner, f *syntax.File) (err error) {
+	sb.mu.Lock()
+	before := sb.lastPos()
+	sb.mu.Unlock()
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		msg := "the shell interpreter (mvdan.cc/sh/v3) failed on this input"
+		switch v := r.(type) {
+		case string:
+			msg += ": " + firstLine(v)
+		case error:
+			msg += ": " + firstLine(v.Error())
+		}
+		sb.mu.Lock()
+		at := sb.lastPos()
+		if at == before && len(f.Stmts) > 0 {
+			p := f.Stmts[0].Pos()
+			at = Pos{File: f.Name, Line: int(p.Line()), Col: int(p.Col())}
+		}
+		if sb.stopReason == nil {
+			sb.stopReason = &Unsupported{Pos: at, Msg: msg}
+		}
+		sb.mu.Unlock()
+		sb.stop()
+		err = errStopped
+	}()
+	return runner.Run(ctx, f)
+}
+
+// firstLine is s up to its first newline, at most 200 bytes.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
 // inputError ends the run on bad input in a file of the checkout (a
-// script or sourced file that does not parse): runScript returns err.
+// script or sourced file that does not parse): Run returns err.
 func (sb *sandbox) inputError(err error) {
 	sb.mu.Lock()
 	if sb.badInput == nil {
 		sb.badInput = err
 	}
 	if sb.stopReason == nil {
-		sb.stopReason = &StopReason{Reason: err.Error()}
+		sb.stopReason = &Unsupported{Msg: err.Error()}
 	}
 	sb.mu.Unlock()
 	sb.stop()
@@ -788,28 +782,30 @@ type sandbox struct {
 	roots     []string
 	jail      *jail           // every read of the disk (jail.go)
 	vdirs     map[string]bool // logical directories that exist only in memory (logicalTmp, git clones)
-	startDir  string          // ScriptOptions.Dir, cleaned
+	startDir  string          // Config.Dir, cleaned
 	iters     int             // loop iterations run (stepCmd)
-	maxIters  int             // ScriptOptions.Steps
+	maxIters  int             // Config.Steps
 	base      map[string]string
-	run       *ScriptRun
+	run       *Trace
 	steps     int
 	funcs     map[string]bool // shell functions declared in any parsed file
-	funcCalls int             // function calls left (MaxScriptFuncCalls)
+	funcCalls int             // function calls left (MaxFuncCalls)
 	limit     error           // a bound exceeded inside a subshell
 	stop      func()          // cancels the run
 	// lastFile/lastLine/lastCol is the last marked command reached.
 	lastFile          string
 	lastLine, lastCol int
 	exitAt            Pos
-	name              string       // the run's top-level script name
-	cache             *ScriptCache // prepared files
-	lib               []byte       // ScriptOptions.Lib's text
+	name              string // the run's top-level script name
+	cache             *Cache // prepared files
+	lib               []byte // Config.Library's text
 	hasLib            bool
 	prepared          map[string]string // sourced .sh path → marked text
 	facts             shellutil.Facts
-	stopReason        *StopReason
-	closed            bool // the run is over: record nothing more
+	stopReason        *Unsupported
+	cfg               Config             // the run's configuration
+	handlers          map[string]Handler // builtinHandlers
+	closed            bool               // the run is over: record nothing more
 	out               limitedBuffer
 	aw                *arithWatch
 	errLines          []string            // the last lines written to stderr
@@ -821,14 +817,14 @@ type sandbox struct {
 	mounts            map[string]string   // logical directory → real directory (sandbox.mount)
 	archives          map[string]string   // tar archive (as named) → the directory it holds
 	lastVars          map[string]expand.Variable
-	cloneDirs         []string        // logical directories standing for git clones (srtctlrun.go)
+	cloneDirs         []string        // logical directories standing for git clones (git.go)
 	allocated         bool            // salloc / sbatch ran: the run has a Slurm job
 	seq               int             // Command.Seq / WrittenFile.Seq counter (mu)
 	made              map[string]bool // files a modelled command made or found (squash images)
 }
 
 // errTail passes output on and keeps the last lines a script printed
-// (ScriptRun.ExitMsg: the message before an exit, on stdout or stderr).
+// (Trace.ExitMsg: the message before an exit, on stdout or stderr).
 type errTail struct {
 	w  io.Writer
 	sb *sandbox
@@ -915,12 +911,12 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 			for k, e := range v.Map {
 				total += len(k) + len(e)
 			}
-			return total <= MaxScriptBytes
+			return total <= MaxBytes
 		})
-		if total > MaxScriptBytes {
+		if total > MaxBytes {
 			// The check runs in a command substitution, whose failure
 			// would not end the script: stop the whole run.
-			err := fmt.Errorf("%w: variables hold more than %d bytes", ErrScriptLimit, MaxScriptBytes)
+			err := limitf(LimitBytes, "variables hold more than %d bytes", MaxBytes)
 			if sb.limit == nil {
 				sb.limit = err
 			}
@@ -945,7 +941,7 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 		// a loop of no simple command ends at the step bound too.
 		sb.iters++
 		if sb.iters > sb.maxIters {
-			err := fmt.Errorf("%w: more than %d loop iterations (endless loop?)", ErrScriptLimit, sb.maxIters)
+			err := limitf(LimitIterations, "more than %d loop iterations (endless loop?)", sb.maxIters)
 			if sb.limit == nil {
 				sb.limit = err
 			}
@@ -975,16 +971,16 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 	}
 	sb.steps--
 	if sb.steps < 0 {
-		return nil, fmt.Errorf("%w: more than the allowed number of commands (endless loop?)", ErrScriptLimit)
+		return nil, limitf(LimitSteps, "more than the allowed number of commands (endless loop?)")
 	}
 	if sb.funcs[args[0]] {
 		sb.funcCalls--
 		if sb.funcCalls < 0 {
-			return nil, fmt.Errorf("%w: more than %d shell function calls (endless recursion?)", ErrScriptLimit, MaxScriptFuncCalls)
+			return nil, limitf(LimitFuncCalls, "more than %d shell function calls (endless recursion?)", MaxFuncCalls)
 		}
 	}
-	if n := argsSize(args); n > MaxScriptBytes {
-		return nil, fmt.Errorf("%w: a command's arguments hold %d bytes, more than %d", ErrScriptLimit, n, MaxScriptBytes)
+	if n := argsSize(args); n > MaxBytes {
+		return nil, limitf(LimitBytes, "a command's arguments hold %d bytes, more than %d", n, MaxBytes)
 	}
 	if kind == ctxFunc && !sb.funcs[args[0]] {
 		// A command in a function body takes the context of the call.
@@ -1011,16 +1007,16 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 		if out, status, known := sb.lookup(args); known {
 			// hc.Stdout (errTail) takes sb.mu itself.
 			sb.mu.Unlock()
-			io.WriteString(hc.Stdout, out)
+			say(hc.Stdout, out)
 			sb.mu.Lock()
 			if status != 0 {
 				return []string{"false"}, nil
 			}
 			return []string{":"}, nil
 		} else if kind != ctxPlain {
-			why := fmt.Sprintf("%s in %s: whether %s is installed on the runner is not known to the sandbox", strings.Join(shortArgv(args), " "), ctxWord(kind), args[len(args)-1])
+			why := fmt.Sprintf("%s in %s: whether %s is installed on the runner is not known to the sandbox", strings.Join(ShortArgv(args), " "), ctxWord(kind), args[len(args)-1])
 			if sb.stopReason == nil {
-				sb.stopReason = &StopReason{At: at, Command: args[0], Reason: why}
+				sb.stopReason = &Unsupported{Pos: at, Command: args[0], Msg: why}
 			}
 			sb.stop()
 			return nil, errStopped
@@ -1056,7 +1052,7 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 			}
 			args = append([]string{args[0], found}, args[2:]...)
 		}
-		if len(args) > 1 && strings.HasSuffix(args[1], "benchmark_lib.sh") && !sb.hasLib {
+		if n := sb.libName(); n != "" && len(args) > 1 && strings.HasSuffix(args[1], n) && !sb.hasLib {
 			// Read from where the script names it (inside the roots).
 			if p := sb.abs(ctx, args[1]); sb.jail.isFile(p) {
 				if data, err := sb.jail.readInput(p); err == nil {
@@ -1086,19 +1082,16 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 }
 
 // onRunner are the commands a runner's job environment has besides the
-// ones the sandbox evaluates (shellutil.Commands) and the shell's own:
-// the image's Python and package tools and the Slurm/enroot client tools
-// the launchers call.
+// ones the sandbox evaluates (shellutil.Commands), the shell's own and the
+// caller's (Config.Commands): the image's Python and package tools and the
+// Slurm/enroot client tools the launchers call.
 var onRunner = map[string]bool{
 	"python3": true, "python": true, "pip": true, "pip3": true, "uv": true, "git": true, "bash": true, "sh": true,
 	"curl": true, "tar": true, "cat": true, "tee": true, "ls": true, "find": true, "mktemp": true, "realpath": true,
 	"readlink": true, "mkdir": true, "rm": true, "cp": true, "mv": true, "ln": true, "chmod": true, "touch": true,
-	"sleep": true, "env": true, "timeout": true, "nohup": true, "flock": true, "hf": true, "huggingface-cli": true,
+	"sleep": true, "env": true, "timeout": true, "nohup": true, "flock": true,
 	"srun": true, "salloc": true, "sbatch": true, "squeue": true, "scancel": true, "scontrol": true, "sinfo": true,
 	"enroot": true, "unsquashfs": true, "sbcast": true,
-	// srtctl and make: a multi-node launcher installs srtctl from its
-	// srt-slurm clone (`uv pip install -e .`) and runs `make setup`.
-	"srtctl": true, "make": true,
 }
 
 // lookup answers `command -v|-V NAME…`, `type [-P|-p|-t] NAME…` and `hash
@@ -1142,7 +1135,7 @@ func (sb *sandbox) lookup(args []string) (out string, status int, known bool) {
 			switch {
 			case k && !inst:
 				status = 1
-			case k && inst, evaluated[n], onRunner[n]:
+			case k && inst, evaluated[n], sb.onRunner(n):
 				b.WriteString("/usr/bin/" + n + "\n")
 			default:
 				return "", 0, false
@@ -1191,7 +1184,7 @@ func (sb *sandbox) exec(ctx context.Context, args []string, depth int) error {
 	sb.mu.Lock()
 	if sb.closed || sb.stopReason != nil {
 		sb.mu.Unlock()
-		return interp.NewExitStatus(1)
+		return interp.ExitStatus(1)
 	}
 	sb.seq++
 	c.Seq = sb.seq
@@ -1237,21 +1230,6 @@ func exported(env expand.Environ) []string {
 	return out
 }
 
-// wrapperValueOpts are the commands that run their arguments as a command,
-// after options of their own, with the short options that take a separate
-// value (`exec` and `time` as the shell spells them in a recorded argv).
-var wrapperValueOpts = map[string]string{
-	"nohup": "", "setsid": "", "stdbuf": "ioe", "numactl": "CcmNnpPi", "taskset": "", "timeout": "sk", "nice": "n", "ionice": "cn", "sudo": "ugCDhpr", "env": "uSC",
-	"exec": "a", "time": "",
-}
-
-// isServerLaunch reports whether argv is a server launch scriptProcesses
-// recognises.
-func isServerLaunch(argv []string) bool {
-	_, _, _, _, ok := serverCommand(argv)
-	return ok
-}
-
 // benign are commands whose only effect is on files, processes or the
 // network and that succeed in the sandbox as they would on a runner: their
 // status is 0 and they print nothing the scripts read.
@@ -1263,7 +1241,12 @@ var benign = map[string]bool{
 }
 
 // external evaluates one external command (after the call handler): it
-// never starts a process.
+// never starts a process. Wrappers (nohup, timeout, env …) are removed
+// first; a server launch (Config.IsServer) succeeds; then the caller's
+// table (Config.Commands), the sandbox's own (builtinHandlers) and the
+// text utilities (package infx/shellutil) are asked in turn. A command
+// none of them answers succeeds when its status and output are not used
+// (or it is benign), and ends the run as Unsupported otherwise.
 func (sb *sandbox) external(ctx context.Context, hc interp.HandlerContext, args []string, extraEnv []string, site callSite, depth int) error {
 	name := path.Base(args[0])
 	if _, ok := wrapperValueOpts[name]; ok && !(name == "env" && len(args) == 1) {
@@ -1273,246 +1256,43 @@ func (sb *sandbox) external(ctx context.Context, hc interp.HandlerContext, args 
 		}
 		return sb.external(ctx, hc, inner, append(extraEnv, env...), site, depth)
 	}
-	if isServerLaunch(args) {
+	if sb.cfg.IsServer != nil && sb.cfg.IsServer(args) {
 		return nil
 	}
-	switch name {
-	case "bash", "sh":
-		return sb.bash(ctx, hc, args[1:], extraEnv, nil, site, depth)
-	case "srun":
-		return sb.srun(ctx, hc, args[1:], extraEnv, site, depth)
-	case "docker", "podman":
-		if len(args) > 1 && args[1] == "run" {
-			return sb.dockerRun(ctx, hc, args[2:], site, depth)
-		}
-		return nil
-	case "salloc":
-		sb.fsmu.Lock()
-		sb.allocated = true
-		sb.fsmu.Unlock()
-		fmt.Fprintln(hc.Stderr, "salloc: Granted job allocation 1")
-		fmt.Fprintln(hc.Stderr, "salloc: Nodes node-1 are ready for job")
-		return nil
-	case "sbatch":
-		sb.fsmu.Lock()
-		sb.allocated = true
-		sb.fsmu.Unlock()
-		fmt.Fprintln(hc.Stdout, "Submitted batch job 1")
-		return nil
-	case "squeue":
-		// An allocation's id when asked for ids by name once the run has
-		// one (salloc / sbatch); the job list is empty otherwise (a job
-		// waited on has ended, and before its own allocation a run's
-		// stale-job cleanup finds none).
-		joined := strings.Join(args[1:], " ")
-		sb.fsmu.Lock()
-		allocated := sb.allocated
-		sb.fsmu.Unlock()
-		if allocated && !strings.Contains(joined, "-j") && !strings.Contains(joined, "--job") && (strings.Contains(joined, "%A") || strings.Contains(joined, "%i")) {
-			fmt.Fprintln(hc.Stdout, "1")
-		}
-		return nil
-	case "unsquashfs", "enroot":
-		// A squash file the run imports (`enroot import -o FILE`) or finds
-		// valid (`unsquashfs -l FILE` succeeds here) exists from then on.
-		if f := squashOperand(args); f != "" {
-			p := sb.abs(ctx, f) // takes fsmu itself
-			sb.fsmu.Lock()
-			if sb.made == nil {
-				sb.made = map[string]bool{}
+	c := &Call{Args: args, Pos: site.at, Use: Use(site.kind), sb: sb, hc: hc, ctxDir: interp.HandlerCtx(ctx).Dir, extraEnv: extraEnv, site: site, depth: depth}
+	for _, table := range []map[string]Handler{sb.cfg.Commands, sb.handlers} {
+		if h, ok := table[name]; ok {
+			if err := h(ctx, c); !errors.Is(err, ErrUnhandled) {
+				return err
 			}
-			sb.made[p] = true
-			sb.fsmu.Unlock()
-		}
-		return nil
-	case "scancel", "flock", "scontrol", "sinfo":
-		return nil
-	case "srtctl":
-		return sb.srtctl(hc, args, site)
-	case "git":
-		return sb.git(ctx, hc, args, site)
-	case "cp":
-		sb.cpInto(ctx, hc, args, site)
-		return nil
-	case "curl":
-		if installerURL(args) {
-			return nil
-		}
-	case "findmnt":
-		// `findmnt -n -o FSTYPE -T DIR` of the workspace: the runner fact.
-		if fs := sb.facts.WorkspaceFS; fs != "" && len(args) >= 2 {
-			target, fstype := "", false
-			for j := 1; j < len(args); j++ {
-				switch {
-				case args[j] == "-T" && j+1 < len(args):
-					target = args[j+1]
-					j++
-				case args[j] == "-o" && j+1 < len(args):
-					fstype = args[j+1] == "FSTYPE"
-					j++
-				}
-			}
-			if ws := hc.Env.Get("GITHUB_WORKSPACE").String(); fstype && target != "" && ws != "" && within(filepath.Clean(target), filepath.Clean(ws)) {
-				fmt.Fprintln(hc.Stdout, fs)
-				return nil
-			}
-		}
-	case "sed":
-		// `sed -i EXPR FILE` of a file the run wrote (a heredoc'd
-		// srtslurm.yaml): edited in memory, as sed would on disk.
-		if sb.sedInPlace(args) {
-			return nil
-		}
-	case "make":
-		if len(args) > 1 && args[1] == "setup" {
-			// srt-slurm's `make setup` (a launcher's clone) fetches the
-			// etcd / NATS binaries into configs/: it succeeds, printing
-			// nothing the launcher reads.
-			return nil
-		}
-	case "tar":
-		sb.tar(ctx, args[1:])
-		return nil
-	case "sbcast":
-		// sbcast [opts] SOURCE DEST: DEST holds what SOURCE holds.
-		var ops []string
-		for _, a := range args[1:] {
-			if !strings.HasPrefix(a, "-") {
-				ops = append(ops, a)
-			}
-		}
-		if len(ops) == 2 {
-			sb.fsmu.Lock()
-			if from, ok := sb.archives[ops[0]]; ok {
-				sb.archives[ops[1]] = from
-			}
-			sb.fsmu.Unlock()
-		}
-		return nil
-	case "hf", "huggingface-cli":
-		// Model staging: MODEL_PATH holds a complete checkpoint, so a
-		// download succeeds and prints its local directory (--local-dir),
-		// or the repository id standing for the cache snapshot.
-		if len(args) > 2 && args[1] == "download" {
-			local := ""
-			for i := 2; i < len(args); i++ {
-				if args[i] == "--local-dir" && i+1 < len(args) {
-					local = args[i+1]
-				} else if v, ok := strings.CutPrefix(args[i], "--local-dir="); ok {
-					local = v
-				}
-			}
-			if local == "" {
-				for _, a := range args[2:] {
-					if !strings.HasPrefix(a, "-") {
-						local = a
-						break
-					}
-				}
-			}
-			fmt.Fprintln(hc.Stdout, local)
-		}
-		return nil
-	case "which":
-		if out, status, known := sb.lookup(append([]string{"type", "-P"}, args[1:]...)); known {
-			io.WriteString(hc.Stdout, out)
-			if status != 0 {
-				return interp.NewExitStatus(1)
-			}
-			return nil
-		}
-	case "cat":
-		sb.cat(ctx, hc, args[1:])
-		return nil
-	case "ls":
-		return sb.ls(ctx, hc, args[1:])
-	case "mktemp":
-		return sb.mktemp(hc, args[1:])
-	case "realpath", "readlink":
-		if out, ok := sb.realpath(ctx, args); ok {
-			io.WriteString(hc.Stdout, out)
-			return nil
-		}
-	case "find":
-		if err, ok := sb.find(ctx, hc, args[1:]); ok {
-			return err
-		}
-	case "env", "printenv":
-		if len(args) == 1 {
-			for _, kv := range exported(hc.Env) {
-				fmt.Fprintln(hc.Stdout, kv)
-			}
-			return nil
-		}
-		if name == "printenv" {
-			st := 0
-			for _, k := range args[1:] {
-				if v := hc.Env.Get(k); v.IsSet() && v.Exported {
-					fmt.Fprintln(hc.Stdout, v.String())
-				} else {
-					st = 1
-				}
-			}
-			if st != 0 {
-				return interp.NewExitStatus(1)
-			}
-			return nil
-		}
-	case "tee":
-		sb.tee(hc, args[1:])
-		return nil
-	case "python", "python3":
-		if len(args) > 1 && path.Base(args[1]) == "inject_synthetic_acceptance.py" && sb.jail.isFile(sb.abs(ctx, args[1])) {
-			// InferenceX runners/inject_synthetic_acceptance.py inject():
-			// a no-op (status 0, no output) unless SYNTHETIC_ACCEPTANCE is
-			// "true" and EVAL_ONLY is not; then it rewrites the recipe's
-			// speculative config, which the sandbox does not model.
-			on := func(n string) bool { return strings.ToLower(strings.TrimSpace(hc.Env.Get(n).String())) == "true" }
-			if on("EVAL_ONLY") || !on("SYNTHETIC_ACCEPTANCE") {
-				return nil
-			}
-			sb.mu.Lock()
-			if sb.stopReason == nil {
-				sb.stopReason = &StopReason{At: site.at, Command: "python3", Reason: "SYNTHETIC_ACCEPTANCE=true: runners/inject_synthetic_acceptance.py rewrites the recipe's speculative config with a synthetic acceptance length before srtctl reads it, which the sandbox does not model"}
-			}
-			sb.mu.Unlock()
-			sb.stop()
-			return errStopped
-		}
-		if out, ok := sb.checkpointProbe(hc, args); ok {
-			io.WriteString(hc.Stdout, out)
-			return nil
 		}
 	}
 	stdin := []byte(nil)
 	if readsStdin[name] && hc.Stdin != nil {
+		// A read error ends the input like its end does (the pipe closed).
 		stdin, _ = io.ReadAll(io.LimitReader(hc.Stdin, 1<<20))
 	}
 	res, handled, reason := shellutil.RunFiles(args, stdin, sb.facts, func(name string) ([]byte, error) {
 		return sb.readFile(ctx, name)
 	})
 	if handled {
-		hc.Stdout.Write(res.Stdout)
-		hc.Stderr.Write(res.Stderr)
+		// A reader that stopped reading (`| head -1`) does not change the
+		// command's status.
+		_, _ = hc.Stdout.Write(res.Stdout)
+		_, _ = hc.Stderr.Write(res.Stderr)
 		if res.Status != 0 {
-			return interp.NewExitStatus(uint8(res.Status))
+			return interp.ExitStatus(res.Status)
 		}
 		return nil
 	}
 	if site.kind == ctxPlain || benign[name] {
 		return nil
 	}
-	why := fmt.Sprintf("%s in %s: the sandbox does not evaluate it", strings.Join(shortArgv(args), " "), ctxWord(site.kind))
+	why := fmt.Sprintf("%s in %s: the sandbox does not evaluate it", strings.Join(ShortArgv(args), " "), ctxWord(site.kind))
 	if reason != "" {
 		why += " (" + reason + ")"
 	}
-	sb.mu.Lock()
-	if sb.stopReason == nil {
-		sb.stopReason = &StopReason{At: site.at, Command: name, Reason: why}
-	}
-	sb.mu.Unlock()
-	sb.stop()
-	return errStopped
+	return c.Unsupported(name, why)
 }
 
 // ls lists what the sandbox can see: a staged checkpoint directory (model
@@ -1533,19 +1313,19 @@ func (sb *sandbox) ls(ctx context.Context, hc interp.HandlerContext, args []stri
 		entries, err := sb.readDir(ctx, a)
 		if err == nil {
 			for _, e := range entries {
-				fmt.Fprintln(hc.Stdout, e.Name())
+				say(hc.Stdout, fmt.Sprintln(e.Name()))
 			}
 			continue
 		}
 		if st, err := sb.stat(ctx, a, true); err == nil && !st.IsDir() {
-			fmt.Fprintln(hc.Stdout, a)
+			say(hc.Stdout, fmt.Sprintln(a))
 			continue
 		}
-		fmt.Fprintf(hc.Stderr, "ls: cannot access '%s': No such file or directory\n", a)
+		say(hc.Stderr, fmt.Sprintf("ls: cannot access '%s': No such file or directory\n", a))
 		status = 2
 	}
 	if status != 0 {
-		return interp.NewExitStatus(uint8(status))
+		return interp.ExitStatus(status)
 	}
 	return nil
 }
@@ -1611,14 +1391,14 @@ func (sb *sandbox) find(ctx context.Context, hc interp.HandlerContext, args []st
 		root := sb.abs(ctx, st)
 		if _, err := sb.jail.stat(root, true); err != nil {
 			sb.refused(st, err)
-			fmt.Fprintf(hc.Stderr, "find: '%s': No such file or directory\n", st)
+			say(hc.Stderr, fmt.Sprintf("find: '%s': No such file or directory\n", st))
 			status = 1
 			continue
 		}
 		_ = sb.jail.walk(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if p == root {
-					fmt.Fprintf(hc.Stderr, "find: '%s': No such file or directory\n", st)
+					say(hc.Stderr, fmt.Sprintf("find: '%s': No such file or directory\n", st))
 					status = 1
 				}
 				return nil
@@ -1650,7 +1430,7 @@ func (sb *sandbox) find(ctx context.Context, hc interp.HandlerContext, args []st
 				}
 			}
 			shown := st + strings.TrimPrefix(p, root)
-			fmt.Fprintln(hc.Stdout, shown)
+			say(hc.Stdout, fmt.Sprintln(shown))
 			found++
 			if found > 10000 {
 				return filepath.SkipAll
@@ -1659,7 +1439,7 @@ func (sb *sandbox) find(ctx context.Context, hc interp.HandlerContext, args []st
 		})
 	}
 	if status != 0 {
-		return interp.NewExitStatus(uint8(status)), true
+		return interp.ExitStatus(status), true
 	}
 	return nil, true
 }
@@ -1748,8 +1528,8 @@ func (sb *sandbox) mktemp(hc interp.HandlerContext, args []string) error {
 	// The last run of X's (GNU mktemp: at least 3, anywhere before a suffix).
 	end := strings.LastIndex(tmpl, "XXX")
 	if end < 0 {
-		fmt.Fprintf(hc.Stderr, "mktemp: too few X's in template '%s'\n", tmpl)
-		return interp.NewExitStatus(1)
+		say(hc.Stderr, fmt.Sprintf("mktemp: too few X's in template '%s'\n", tmpl))
+		return interp.ExitStatus(1)
 	}
 	start := end
 	for start > 0 && tmpl[start-1] == 'X' {
@@ -1766,20 +1546,8 @@ func (sb *sandbox) mktemp(hc interp.HandlerContext, args []string) error {
 		}
 		sb.mu.Unlock()
 	}
-	fmt.Fprintln(hc.Stdout, name)
+	say(hc.Stdout, fmt.Sprintln(name))
 	return nil
-}
-
-// runnerHostFiles are the device-state files the scripts read whose
-// content on a runner is documented, by runner SKU. Anything else under
-// /sys, /proc or /dev is unknown (errHostState).
-//   - b300: /sys/class/infiniband/mlx5_0/ports/1/state is ACTIVE on a
-//     healthy node: benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh
-//     (InferenceX 843c6254) picks the first ACTIVE rail starting at mlx5_0
-//     "so a healthy node is unchanged" (mlx5_0 is down only on b300-016 and
-//     b300-017). The kernel prints "<state number>: <state name>".
-var runnerHostFiles = map[string]map[string]string{
-	"b300": {"/sys/class/infiniband/mlx5_0/ports/1/state": "4: ACTIVE\n"},
 }
 
 // errHostState: a read of the runner's device or kernel state.
@@ -1819,7 +1587,7 @@ func (sb *sandbox) readFile(ctx context.Context, name string) ([]byte, error) {
 		return []byte(data), nil
 	}
 	p := sb.abs(ctx, name)
-	if v, ok := runnerHostFiles[sb.facts.SKU][p]; ok {
+	if v, ok := sb.cfg.HostFiles[p]; ok {
 		return []byte(v), nil
 	}
 	if systemPath(p) && !sb.jail.contains(p) {
@@ -1844,8 +1612,8 @@ func (sb *sandbox) refused(name string, err error) {
 	}
 	sb.mu.Lock()
 	if sb.stopReason == nil {
-		sb.stopReason = &StopReason{At: sb.lastPos(), Command: "read",
-			Reason: fmt.Sprintf("a read of %s: %v", name, errJailEscape)}
+		sb.stopReason = &Unsupported{Pos: sb.lastPos(), Command: "read",
+			Msg: fmt.Sprintf("a read of %s: %v", name, errJailEscape)}
 	}
 	sb.mu.Unlock()
 	sb.stop()
@@ -1861,109 +1629,10 @@ func (sb *sandbox) lastPos() Pos {
 }
 
 // isHostDir reports whether the caller's working directory
-// (ScriptOptions.Dir) is a directory on this machine.
+// (Config.Dir) is a directory on this machine.
 func isHostDir(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
-}
-
-// shortArgv shortens an argv for a message.
-func shortArgv(args []string) []string {
-	out := make([]string, 0, 6)
-	for i, a := range args {
-		if i == 5 {
-			out = append(out, "…")
-			break
-		}
-		if len(a) > 60 {
-			a = a[:60] + "…"
-		}
-		out = append(out, a)
-	}
-	return out
-}
-
-// unwrap removes a wrapper's own options (and env's assignments).
-func unwrap(name string, args []string) (inner, env []string) {
-	valued := wrapperValueOpts[name]
-	for len(args) > 0 {
-		a := args[0]
-		if name == "env" && strings.Contains(a, "=") && !strings.HasPrefix(a, "-") {
-			env = append(env, a)
-			args = args[1:]
-			continue
-		}
-		if name == "env" {
-			// env -u NAME / --unset=NAME removes a variable, env -i /
-			// --ignore-environment / - starts from nothing: recorded as
-			// operations (applyEnvOps), never skipped as options
-			switch {
-			case a == "-i" || a == "--ignore-environment" || a == "-":
-				env = append(env, envClear)
-				args = args[1:]
-				continue
-			case (a == "-u" || a == "--unset") && len(args) > 1:
-				env = append(env, envUnset+args[1])
-				args = args[2:]
-				continue
-			case strings.HasPrefix(a, "--unset="):
-				env = append(env, envUnset+strings.TrimPrefix(a, "--unset="))
-				args = args[1:]
-				continue
-			case strings.HasPrefix(a, "-u") && len(a) > 2:
-				env = append(env, envUnset+a[2:])
-				args = args[1:]
-				continue
-			}
-		}
-		if a == "--" {
-			args = args[1:]
-			break
-		}
-		if strings.HasPrefix(a, "-") && len(a) > 1 {
-			args = args[1:]
-			if len(a) == 2 && strings.IndexByte(valued, a[1]) >= 0 && len(args) > 0 {
-				args = args[1:]
-			}
-			continue
-		}
-		break
-	}
-	if name == "timeout" && len(args) > 0 {
-		args = args[1:] // the duration
-	}
-	if name == "taskset" && len(args) > 0 {
-		args = args[1:] // the CPU mask
-	}
-	return args, env
-}
-
-// checkpointProbe answers the scripts' python3 checks of a staged
-// checkpoint: a program (`python3 -c CODE …`, or `python3 - ARGS` reading
-// it from stdin) that reads a checkpoint's config.json, *.safetensors or
-// safetensors index. Model staging rule: MODEL_PATH holds a complete
-// checkpoint, so the check succeeds; a program that prints the snapshot it
-// found prints its first path argument's HF-cache snapshot
-// (<dir>/snapshots/main: the staged cache's refs/main names revision
-// "main"). Anything else is left to the caller (an unknown command).
-func (sb *sandbox) checkpointProbe(hc interp.HandlerContext, args []string) (string, bool) {
-	code, rest := "", []string(nil)
-	switch {
-	case len(args) >= 3 && args[1] == "-c":
-		code, rest = args[2], args[3:]
-	case len(args) >= 2 && args[1] == "-" && hc.Stdin != nil:
-		data, _ := io.ReadAll(io.LimitReader(hc.Stdin, 1<<20))
-		code, rest = string(data), args[2:]
-	default:
-		return "", false
-	}
-	if !(strings.Contains(code, "safetensors") || strings.Contains(code, "config.json") || strings.Contains(code, "index.json")) {
-		return "", false
-	}
-	if strings.Contains(code, "print(snapshot") && len(rest) > 0 {
-		return strings.TrimRight(rest[0], "/") + "/snapshots/main\n", true
-	}
-	return "", true
 }
 
 // bash runs `bash [opts] FILE args…`, `bash -c STRING [name args…]` or
@@ -2015,8 +1684,8 @@ func (sb *sandbox) bash(ctx context.Context, hc interp.HandlerContext, args []st
 			sb.mu.Lock()
 			sb.run.Scripts = append(sb.run.Scripts, ScriptStart{File: p, At: site.at, Missing: true, Exit: 127})
 			sb.mu.Unlock()
-			fmt.Fprintf(hc.Stderr, "bash: %s: No such file or directory\n", args[0])
-			return interp.NewExitStatus(127)
+			say(hc.Stderr, fmt.Sprintf("bash: %s: No such file or directory\n", args[0]))
+			return interp.ExitStatus(127)
 		}
 		// ("./runners/x.sh" is named "runners/x.sh" in positions: the same
 		// file, as the rest of the output names it)
@@ -2043,10 +1712,10 @@ func (sb *sandbox) bash(ctx context.Context, hc interp.HandlerContext, args []st
 			sb.inputError(err)
 			return errStopped
 		}
-		fmt.Fprintf(hc.Stderr, "%v\n", err)
-		return interp.NewExitStatus(2)
+		say(hc.Stderr, fmt.Sprintf("%v\n", err))
+		return interp.ExitStatus(2)
 	}
-	status, err := sb.runFile(ctx, file, name, env, hc.Dir, params, hc.Stdin, hc.Stdout, hc.Stderr, depth+1)
+	status, err := sb.runFile(ctx, file, fileRun{name: name, env: env, dir: hc.Dir, params: params, stdin: hc.Stdin, stdout: hc.Stdout, stderr: hc.Stderr, depth: depth + 1})
 	if startIdx >= 0 {
 		sb.mu.Lock()
 		st := &sb.run.Scripts[startIdx]
@@ -2061,14 +1730,14 @@ func (sb *sandbox) bash(ctx context.Context, hc interp.HandlerContext, args []st
 		return err
 	}
 	if status != 0 {
-		return interp.NewExitStatus(uint8(status))
+		return interp.ExitStatus(status)
 	}
 	return nil
 }
 
 // mergeEnv applies NAME=value assignments and removals to an environment.
 func mergeEnv(base, set, unset []string) []string {
-	out := applyEnvOps(base, set)
+	out := ApplyEnvOps(base, set)
 	if len(unset) > 0 {
 		drop := map[string]bool{}
 		for _, k := range unset {
@@ -2341,9 +2010,9 @@ func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.File
 	if written {
 		return readOnly{strings.NewReader(data)}, nil
 	}
-	if filepath.Base(p) == "benchmark_lib.sh" {
-		// The library as the script names it (or ScriptOptions.Lib),
-		// marked like a script, followed by the harness stubs.
+	if n := sb.libName(); n != "" && filepath.Base(p) == n {
+		// The library as the script names it (or Library.Path), marked
+		// like a script, followed by its stubs.
 		text, err := sb.prepare(p, true)
 		if err != nil {
 			return nil, err
@@ -2380,10 +2049,18 @@ func withSource(name, text string) string {
 	return "BASH_SOURCE=(" + bashQuote(name) + " \"${BASH_SOURCE[@]}\")\n" + text + "\nBASH_SOURCE=(\"${BASH_SOURCE[@]:1}\")\n"
 }
 
+// libName is Config.Library's base name, "" without a library.
+func (sb *sandbox) libName() string {
+	if sb.cfg.Library == nil {
+		return ""
+	}
+	return sb.cfg.Library.Name
+}
+
 // prepare returns the marked text of a sourced script (cached): parsed,
-// marked, printed back. lib: the benchmark library, read from
-// ScriptOptions.Lib when given, with benchmarkLibStub appended; a library
-// that is not there gives the stubs alone.
+// marked, printed back. lib: Config.Library, read from its Path when
+// given, with its Stubs appended; a library that is not there gives the
+// stubs alone.
 func (sb *sandbox) prepare(p string, lib bool) (string, error) {
 	sb.mu.Lock()
 	if t, ok := sb.prepared[p]; ok {
@@ -2408,7 +2085,7 @@ func (sb *sandbox) prepare(p string, lib bool) (string, error) {
 	name := sb.displayName(p)
 	tkey := name + "\x00" + string(src)
 	if lib {
-		tkey += "\x00lib"
+		tkey += "\x00lib\x00" + sb.cfg.Library.Stubs
 	}
 	sb.cache.mu.Lock()
 	if t, ok := sb.cache.texts[tkey]; ok {
@@ -2438,7 +2115,7 @@ func (sb *sandbox) prepare(p string, lib bool) (string, error) {
 		}
 	}
 	if lib {
-		b.WriteString("\n" + benchmarkLibStub)
+		b.WriteString("\n" + sb.cfg.Library.Stubs)
 	}
 	sb.mu.Lock()
 	sb.prepared[p] = b.String()
@@ -2465,13 +2142,15 @@ func (sb *sandbox) displayName(p string) string {
 }
 
 // stagedDirs are the staged checkpoint directories of the current
-// environment: the absolute paths held by MODEL_PATH, any *_MODEL_PATH
-// variable (DRAFT_MODEL_PATH) and MODEL when it is a path. Model staging
-// rule: each holds a complete checkpoint.
-func stagedDirs(env expand.Environ) []string {
+// environment: the absolute paths held by the variables Config.ModelDir
+// names. Model staging rule: each holds a complete checkpoint.
+func (sb *sandbox) stagedDirs(env expand.Environ) []string {
+	if sb.cfg.ModelDir == nil {
+		return nil
+	}
 	var out []string
 	env.Each(func(name string, v expand.Variable) bool {
-		if name == "MODEL_PATH" || name == "MODEL" || strings.HasSuffix(name, "_MODEL_PATH") {
+		if sb.cfg.ModelDir(name) {
 			if s := v.String(); strings.HasPrefix(s, "/") {
 				out = append(out, filepath.Clean(s))
 			}
@@ -2486,7 +2165,7 @@ var stagedFiles = []string{"config.json", "model-00001-of-00001.safetensors", "m
 
 func (sb *sandbox) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {
 	p := sb.abs(ctx, name)
-	if dir, base := filepath.Split(p); dir == "/usr/bin/" && (onRunner[base] || isEvaluated(base)) {
+	if dir, base := filepath.Split(p); dir == "/usr/bin/" && (sb.onRunner(base) || isEvaluated(base)) {
 		// The commands the sandbox answers `command -v` for as installed
 		// at /usr/bin (lookup) are there for a test too.
 		return stagedInfo{name: base, exec: true}, nil
@@ -2506,8 +2185,8 @@ func (sb *sandbox) stat(ctx context.Context, name string, follow bool) (fs.FileI
 		// not known here, so a test of one cannot be answered.
 		sb.mu.Lock()
 		if sb.stopReason == nil {
-			sb.stopReason = &StopReason{At: sb.lastPos(), Command: "test",
-				Reason: fmt.Sprintf("a test of %s: the runner's system files are not in the sandbox", name)}
+			sb.stopReason = &Unsupported{Pos: sb.lastPos(), Command: "test",
+				Msg: fmt.Sprintf("a test of %s: the runner's system files are not in the sandbox", name)}
 		}
 		sb.mu.Unlock()
 		sb.stop()
@@ -2517,11 +2196,11 @@ func (sb *sandbox) stat(ctx context.Context, name string, follow bool) (fs.FileI
 		if sb.inClone(p) {
 			// A file of a git clone the run made: its content is the
 			// repository's at the ref, not known here, but a launcher's
-			// test that it exists holds (SrtctlApply resolves what it is).
+			// test that it exists holds (the caller resolves what it is).
 			return stagedInfo{name: filepath.Base(p)}, nil
 		}
-		for _, mp := range stagedDirs(interp.HandlerCtx(ctx).Env) {
-			// Model staging: MODEL_PATH holds a complete checkpoint.
+		for _, mp := range sb.stagedDirs(interp.HandlerCtx(ctx).Env) {
+			// Model staging: a Config.ModelDir directory holds a complete checkpoint.
 			if p == mp {
 				return stagedInfo{name: filepath.Base(p), dir: true}, nil
 			}
@@ -2556,7 +2235,7 @@ func (sb *sandbox) readDir(ctx context.Context, name string) ([]fs.DirEntry, err
 		return nil, nil // an empty directory of the run's own
 	}
 	if !sb.jail.contains(p) {
-		for _, mp := range stagedDirs(interp.HandlerCtx(ctx).Env) {
+		for _, mp := range sb.stagedDirs(interp.HandlerCtx(ctx).Env) {
 			if p == mp {
 				var out []fs.DirEntry
 				for _, f := range stagedFiles {
@@ -2628,11 +2307,11 @@ func squashOperand(args []string) string {
 }
 
 // sedInPlace evaluates `sed -i [-e] EXPR… FILE…` when every FILE is one the
-// run wrote (ScriptRun.Writes): their text is replaced by sed's output.
+// run wrote (Trace.Writes): their text is replaced by sed's output.
 // It reports false (not handled) otherwise, or when sed cannot evaluate the
 // expression.
 func (sb *sandbox) sedInPlace(args []string) bool {
-	exprs, files, inPlace, ok := sedArgs(args)
+	exprs, files, inPlace, ok := SedArgs(args)
 	if !ok || !inPlace || len(files) == 0 {
 		return false
 	}
@@ -2654,79 +2333,4 @@ func (sb *sandbox) sedInPlace(args []string) bool {
 		sb.run.Writes[f] = t
 	}
 	return true
-}
-
-// sedArgs splits a `sed` command line into sed's script arguments (the
-// script or -e scripts, with -E/-r/-n), its files, and whether -i edits
-// them in place. ok is false when there is no script or an option the
-// sandbox's sed does not take (-i with a suffix, -s, -z, …).
-func sedArgs(argv []string) (script, files []string, inPlace, ok bool) {
-	haveScript := false
-	for j := 1; j < len(argv); j++ {
-		a := argv[j]
-		switch {
-		case a == "-i" || a == "--in-place":
-			inPlace = true
-		case a == "-e" && j+1 < len(argv):
-			script = append(script, "-e", argv[j+1])
-			haveScript = true
-			j++
-		case a == "-E" || a == "-r" || a == "-n":
-			script = append(script, a)
-		case strings.HasPrefix(a, "-"):
-			return nil, nil, inPlace || strings.HasPrefix(a, "-i"), false
-		case !haveScript:
-			script = append(script, a)
-			haveScript = true
-		default:
-			files = append(files, a)
-		}
-	}
-	return script, files, inPlace, haveScript
-}
-
-// Env operations of an `env` wrapper besides NAME=value (unwrap): envClear
-// (env -i) drops every variable before it, envUnset+NAME (env -u NAME)
-// drops NAME.
-const (
-	envClear = "\x00clear"
-	envUnset = "\x00unset="
-)
-
-// applyEnvOps applies ops in order to the NAME=value list base: NAME=value
-// sets (replacing in place), envUnset+NAME removes, envClear empties.
-// Entries of neither form are ignored.
-func applyEnvOps(base, ops []string) []string {
-	out := append([]string(nil), base...)
-	for _, op := range ops {
-		switch {
-		case op == envClear:
-			out = out[:0]
-		case strings.HasPrefix(op, envUnset):
-			name := strings.TrimPrefix(op, envUnset)
-			kept := out[:0]
-			for _, kv := range out {
-				if k, _, _ := strings.Cut(kv, "="); k != name {
-					kept = append(kept, kv)
-				}
-			}
-			out = kept
-		default:
-			k, _, ok := strings.Cut(op, "=")
-			if !ok {
-				continue
-			}
-			found := false
-			for i, kv := range out {
-				if kk, _, _ := strings.Cut(kv, "="); kk == k {
-					out[i], found = op, true
-					break
-				}
-			}
-			if !found {
-				out = append(out, op)
-			}
-		}
-	}
-	return out
 }

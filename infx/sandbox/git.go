@@ -1,4 +1,4 @@
-package infx
+package sandbox
 
 import (
 	"context"
@@ -9,13 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cookbook-sync/cookbook-sync/infx/srtslurm"
 	"mvdan.cc/sh/v3/interp"
 )
 
-// GitClone is one `git clone` a run made (a multi-node launcher cloning
-// srt-slurm: InferenceX runners/launch_*.sh "Cloning srt-slurm
-// repository..."), with the ref it checked out after.
+// GitClone is one `git clone` a run made (such as a multi-node launcher
+// cloning srt-slurm), with the ref it checked out after.
 type GitClone struct {
 	// URL is the repository URL as written; Branch the --branch/-b value.
 	URL    string `json:"url"`
@@ -68,28 +66,6 @@ type CopyInto struct {
 	// them): Dst holds something whose content is not known here.
 	Opaque bool `json:"opaque,omitempty"`
 }
-
-// SrtctlApply is the `srtctl apply -f FILE[:selector]` that ends a
-// multi-node launcher's run in the sandbox: what it submits is rendered by
-// package infx/srtslurm, so the run stops there (nothing after it changes
-// what the job runs).
-type SrtctlApply struct {
-	Argv []string `json:"argv"`
-	// File is the -f value as written (FILE[:selector]); Dir the logical
-	// working directory it is relative to.
-	File string `json:"file"`
-	Dir  string `json:"dir"`
-	At   Pos    `json:"at"`
-	// Env is the exported environment at the call (NAME=value, sorted).
-	Env []string `json:"env,omitempty"`
-	// SetupScript is the setup script override the job gets: --setup-script,
-	// else SRTCTL_SETUP_SCRIPT exported by the launcher (sbatch passes the
-	// environment on; srtctl do_sweep reads it).
-	SetupScript string `json:"setupScript,omitempty"`
-}
-
-// errSrtctlApplied ends a run at its srtctl apply (see SrtctlApply).
-var errSrtctlApplied = errors.New("srtctl apply reached")
 
 // git evaluates the git commands a launcher runs to get srt-slurm: `git
 // clone [opts] URL [DIR]` makes DIR an (empty) directory of the run and
@@ -209,16 +185,16 @@ func (sb *sandbox) git(ctx context.Context, hc interp.HandlerContext, args []str
 			}
 			sb.mu.Unlock()
 			if clone != nil {
-				if sha := cloneCommit(*clone); sha != "" {
-					fmt.Fprintln(hc.Stdout, sha)
+				if sha := sb.cloneCommit(*clone); sha != "" {
+					say(hc.Stdout, fmt.Sprintln(sha))
 					return nil
 				}
 			}
 		}
-		why := fmt.Sprintf("%s in %s: the commit it names is not known to the sandbox", strings.Join(shortArgv(args), " "), ctxWord(site.kind))
+		why := fmt.Sprintf("%s in %s: the commit it names is not known to the sandbox", strings.Join(ShortArgv(args), " "), ctxWord(site.kind))
 		sb.mu.Lock()
 		if sb.stopReason == nil {
-			sb.stopReason = &StopReason{At: site.at, Command: "git", Reason: why}
+			sb.stopReason = &Unsupported{Pos: site.at, Command: "git", Msg: why}
 		}
 		sb.mu.Unlock()
 		sb.stop()
@@ -228,15 +204,15 @@ func (sb *sandbox) git(ctx context.Context, hc interp.HandlerContext, args []str
 }
 
 // cloneCommit is the commit a clone's checkout names, when known: a full
-// commit id, or a release tag of NVIDIA/srt-slurm (srtslurm.TagCommit); "" for
-// a branch (it moves) or anything else.
-func cloneCommit(c GitClone) string {
+// commit id, or a tag Config.TagCommit knows; "" for a branch (it moves)
+// or anything else.
+func (sb *sandbox) cloneCommit(c GitClone) string {
 	ref := c.Checkout()
 	if isFullSHA(ref) {
 		return ref
 	}
-	if c.Repo() == SrtSlurmRepo {
-		return srtslurm.TagCommit(ref)
+	if sb.cfg.TagCommit != nil {
+		return sb.cfg.TagCommit(c.Repo(), ref)
 	}
 	return ""
 }
@@ -309,65 +285,6 @@ func (sb *sandbox) cpInto(ctx context.Context, hc interp.HandlerContext, args []
 		sb.run.Copies = append(sb.run.Copies, CopyInto{Src: realSrc, Dst: to, At: site.at})
 		sb.mu.Unlock()
 	}
-}
-
-// srtctl records `srtctl apply -f FILE` (the job submission of a
-// multi-node launcher) and ends the run there (errSrtctlApplied). Other
-// srtctl commands are benign.
-func (sb *sandbox) srtctl(hc interp.HandlerContext, args []string, site callSite) error {
-	if len(args) < 2 || args[1] != "apply" {
-		return nil
-	}
-	file := ""
-	for j := 2; j < len(args); j++ {
-		switch a := args[j]; {
-		case (a == "-f" || a == "--file" || a == "--config") && j+1 < len(args):
-			file = args[j+1]
-			j++
-		case strings.HasPrefix(a, "--file="), strings.HasPrefix(a, "-f="):
-			_, file, _ = strings.Cut(a, "=")
-		}
-	}
-	setup := ""
-	for j := 2; j < len(args); j++ {
-		if args[j] == "--setup-script" && j+1 < len(args) {
-			setup = args[j+1]
-		} else if v, ok := strings.CutPrefix(args[j], "--setup-script="); ok {
-			setup = v
-		}
-	}
-	if setup == "" {
-		if v := hc.Env.Get("SRTCTL_SETUP_SCRIPT"); v.Exported && v.String() != "" {
-			setup = v.String()
-		}
-	}
-	sb.mu.Lock()
-	if sb.run.Srtctl == nil {
-		sb.run.Srtctl = &SrtctlApply{Argv: append([]string(nil), args...), File: file, Dir: hc.Dir, At: site.at, Env: exported(hc.Env), SetupScript: setup}
-	}
-	sb.mu.Unlock()
-	sb.stop()
-	return errSrtctlApplied
-}
-
-// installers are the tool installers launchers pipe from curl into a
-// shell: the sandbox models a successful install (the tool is then on the
-// runner: onRunner) and the script text is not fetched or run.
-var installers = map[string]string{
-	"astral.sh": "uv", // https://astral.sh/uv/install.sh (runners/launch_*.sh "Installing srtctl...")
-}
-
-// installerURL reports whether a curl command line fetches a known tool
-// installer (installers).
-func installerURL(args []string) bool {
-	for _, a := range args[1:] {
-		if u, err := url.Parse(a); err == nil && u.Scheme == "https" {
-			if _, ok := installers[u.Host]; ok && strings.HasSuffix(u.Path, "/install.sh") {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // cloneDirRoot holds the logical directories standing for git clones: a

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package infx
+package sandbox
 
 // openNonBlock: no such flag here.
 const openNonBlock = 0

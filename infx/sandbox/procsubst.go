@@ -1,4 +1,4 @@
-package infx
+package sandbox
 
 import (
 	"fmt"

@@ -1,0 +1,52 @@
+// Package sandbox runs a bash script as a CI runner would, without running
+// anything: [Run] interprets it in mvdan.cc/sh/v3's interpreter and
+// returns a [Trace] of what it did — the external commands it ran (with
+// their environment and position), the files it wrote, the scripts it
+// started, the git clones and copies it made, the command a handler ended
+// it at — instead of doing it. No process is started, nothing is written to
+// disk, nothing of the host (its environment, PID, user, temporary
+// directory, files outside the read roots) reaches the script.
+//
+// Outcomes are typed: a run that could not be followed is a Trace with
+// Stop set ([Unsupported]: a command the sandbox cannot evaluate whose
+// status or output the script uses, a read it refuses, input the
+// interpreter fails on); a run past a bound that counts work is a
+// [*Limit] (the same on every machine); a run the wall-clock backstop
+// stopped is a [*TimeLimit], distinct from a Limit (it says nothing of the
+// script). Both come wrapped in a [*PosError] at the command last reached.
+//
+// External commands are answered by tables of [Handler]s by base name:
+// the caller's ([Config.Commands]) first, then the sandbox's own (the
+// shell's process and file tools, `bash FILE`, the Slurm job tools as a
+// granted allocation, docker/podman run, enroot, tar/sbcast staging, git
+// clone/checkout, cp), then the text utilities and hardware probes of
+// package infx/shellutil. A command none of them answers succeeds when
+// nothing uses its status or output, and stops the run otherwise.
+//
+// Where the line falls: this package holds the generic emulation — POSIX
+// and bash semantics the interpreter lacks or that would touch the host
+// (printf conversions, `set -e` relaxed, $$ fixed, process substitution in
+// memory, file descriptors above 2, associative-array keys), the jail
+// every read goes through (os.Root per read root, no link out, no FIFO),
+// the step, iteration, byte, nesting and function-call bounds, the
+// in-memory filesystem (writes, mounts of containers and staged copies,
+// mktemp, git clones), and the job environment of a Slurm/container
+// runner. What knows InferenceX stays in package infx and is given through
+// [Config]: its programs (srtctl, srt-slurm's `make setup`, the harness's
+// Python helpers, `hf download`, tool installers) as Config.Commands
+// entries, which server launches the caller reads (Config.IsServer), the
+// benchmark library's stubs (Config.Library), the runner's documented
+// device files (Config.HostFiles), the model staging rule
+// (Config.ModelDir) and srt-slurm's release tags (Config.TagCommit); the
+// GitHub workflow, its expressions and the runner table are infx's too.
+//
+// To answer a new program, add a Handler to the caller's Config.Commands
+// (for InferenceX: infx's scriptCommands). A variable the harness gives
+// every script is part of Config.Env (for InferenceX: infx's runnerEnv and
+// the workflow's env).
+//
+// Sources: mvdan.cc/sh/v3 (interp, expand, syntax) v3.14.1; GNU bash 5
+// semantics for what the interpreter differs on (each difference is
+// documented where it is handled); Slurm's srun/salloc/sbatch/squeue and
+// docker run option syntax.
+package sandbox

@@ -1,0 +1,353 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"mvdan.cc/sh/v3/interp"
+)
+
+// A Handler evaluates one external command, by its base name, in place of
+// running it (Config.Commands, and the sandbox's own table): it writes the
+// command's output to c.Stdout() and returns nil for status 0, an
+// interp.ExitStatus for another status, the error of c.Unsupported or
+// c.End to end the run, or ErrUnhandled when this form of the command is
+// not one it evaluates (the sandbox then asks its own table, then the text
+// utilities of package infx/shellutil, and treats the command as unknown
+// when none answers). A handler never starts a process or writes a file.
+//
+// To add a program (a helper a launcher runs): write a Handler for it and
+// add it to the caller's Config.Commands; for InferenceX's programs that is
+// infx's scriptCommands.
+type Handler func(ctx context.Context, c *Call) error
+
+// ErrUnhandled is what a Handler returns for a command it does not
+// evaluate.
+var ErrUnhandled = errors.New("command not handled")
+
+// Use says how a command's status and output are used where it is written.
+type Use byte
+
+// The uses of a command.
+const (
+	// UsePlain: a statement whose status nothing tests.
+	UsePlain Use = ctxPlain
+	// UseCond: its status decides a branch (if/while/&&/||/!, a $? read).
+	UseCond Use = ctxCond
+	// UseValue: its output is used ($(…), <(…), the left of a pipe).
+	UseValue Use = ctxValue
+)
+
+// Call is one external command a Handler evaluates.
+type Call struct {
+	// Args is the command's argv, wrappers (nohup, env NAME=value, …)
+	// removed.
+	Args []string
+	// Pos is where the command is written, Use how its status and output
+	// are used there.
+	Pos Pos
+	Use Use
+
+	sb       *sandbox
+	hc       interp.HandlerContext
+	ctxDir   string // the interpreter's directory (relative operands)
+	extraEnv []string
+	site     callSite
+	depth    int
+}
+
+// Stdout is the command's standard output.
+func (c *Call) Stdout() io.Writer { return c.hc.Stdout }
+
+// Stderr is the command's standard error.
+func (c *Call) Stderr() io.Writer { return c.hc.Stderr }
+
+// Stdin is the command's standard input (nil: none).
+func (c *Call) Stdin() io.Reader { return c.hc.Stdin }
+
+// Dir is the logical working directory of the command.
+func (c *Call) Dir() string { return c.hc.Dir }
+
+// Var is the value of a shell variable at the command and whether it is
+// exported ("" and false when unset).
+func (c *Call) Var(name string) (value string, exported bool) {
+	v := c.hc.Env.Get(name)
+	return v.String(), v.Exported
+}
+
+// IsFile reports whether name (relative to the interpreter's directory,
+// through the run's mounts) is a regular file the sandbox can read.
+func (c *Call) IsFile(name string) bool {
+	return c.sb.jail.isFile(c.sb.absIn(c.ctxDir, name))
+}
+
+// Unsupported ends the run at the command as Unsupported (Trace.Stop, if
+// none is set yet): command names it, msg says why the sandbox cannot
+// follow the script past it. The handler returns the error.
+func (c *Call) Unsupported(command, msg string) error {
+	c.sb.mu.Lock()
+	if c.sb.stopReason == nil {
+		c.sb.stopReason = &Unsupported{Pos: c.Pos, Command: command, Msg: msg}
+	}
+	c.sb.mu.Unlock()
+	c.sb.stop()
+	return errStopped
+}
+
+// End ends the run at the command, successfully: Trace.End records it
+// (the first one, when background commands race) with the exported
+// environment, and the run's status is 0. For a command after which
+// nothing the script does matters (a job submission whose job is rendered
+// from the Trace). The handler returns the error.
+func (c *Call) End() error {
+	c.sb.mu.Lock()
+	if c.sb.run.End == nil {
+		c.sb.run.End = &End{Argv: append([]string(nil), c.Args...), Dir: c.hc.Dir, At: c.Pos, Env: exported(c.hc.Env)}
+	}
+	c.sb.mu.Unlock()
+	c.sb.stop()
+	return errEnded
+}
+
+// errEnded ends a run at a handler's Call.End.
+var errEnded = errors.New("the run ended at a command a handler ends it at")
+
+// onRunner reports whether a command is installed on the runner besides
+// the ones the sandbox evaluates: onRunner, or a name of Config.Commands.
+func (sb *sandbox) onRunner(name string) bool {
+	if onRunner[name] {
+		return true
+	}
+	_, ok := sb.cfg.Commands[name]
+	return ok
+}
+
+// builtinHandlers is the sandbox's own table of external commands: the
+// shell's process and file tools as a runner has them (bash, cat, tee, ls,
+// find, mktemp, realpath, which, env, cp, sed -i on written files, git
+// clone/checkout), the job tools of a Slurm cluster as a granted
+// allocation (srun, salloc, sbatch, squeue, …) and containers (docker /
+// podman run, enroot), and the checkout staging of launchers (tar,
+// sbcast). Made per run: its handlers run scripts, which reach the table.
+func builtinHandlers() map[string]Handler {
+	t := map[string]Handler{
+		"bash": hBash, "sh": hBash,
+		"srun":   hSrun,
+		"docker": hDocker, "podman": hDocker,
+		"salloc":     hSalloc,
+		"sbatch":     hSbatch,
+		"squeue":     hSqueue,
+		"unsquashfs": hSquash, "enroot": hSquash,
+		"git":      func(ctx context.Context, c *Call) error { return c.sb.git(ctx, c.hc, c.Args, c.site) },
+		"cp":       hCp,
+		"findmnt":  hFindmnt,
+		"sed":      hSed,
+		"tar":      hTar,
+		"sbcast":   hSbcast,
+		"which":    hWhich,
+		"cat":      hCat,
+		"ls":       func(ctx context.Context, c *Call) error { return c.sb.ls(ctx, c.hc, c.Args[1:]) },
+		"mktemp":   func(_ context.Context, c *Call) error { return c.sb.mktemp(c.hc, c.Args[1:]) },
+		"realpath": hRealpath, "readlink": hRealpath,
+		"find": hFind,
+		"env":  hEnv, "printenv": hEnv,
+		"tee": hTee,
+	}
+	for _, n := range []string{"scancel", "flock", "scontrol", "sinfo"} {
+		t[n] = func(context.Context, *Call) error { return nil }
+	}
+	return t
+}
+
+func hBash(ctx context.Context, c *Call) error {
+	return c.sb.bash(ctx, c.hc, c.Args[1:], c.extraEnv, nil, c.site, c.depth)
+}
+
+func hSrun(ctx context.Context, c *Call) error {
+	return c.sb.srun(ctx, c.hc, c.Args[1:], c.extraEnv, c.site, c.depth)
+}
+
+func hDocker(ctx context.Context, c *Call) error {
+	if len(c.Args) > 1 && c.Args[1] == "run" {
+		return c.sb.dockerRun(ctx, c.hc, c.Args[2:], c.site, c.depth)
+	}
+	return nil
+}
+
+func hSalloc(_ context.Context, c *Call) error {
+	c.sb.fsmu.Lock()
+	c.sb.allocated = true
+	c.sb.fsmu.Unlock()
+	say(c.hc.Stderr, fmt.Sprintln("salloc: Granted job allocation 1"))
+	say(c.hc.Stderr, fmt.Sprintln("salloc: Nodes node-1 are ready for job"))
+	return nil
+}
+
+func hSbatch(_ context.Context, c *Call) error {
+	c.sb.fsmu.Lock()
+	c.sb.allocated = true
+	c.sb.fsmu.Unlock()
+	say(c.hc.Stdout, fmt.Sprintln("Submitted batch job 1"))
+	return nil
+}
+
+// hSqueue prints an allocation's id when asked for ids by name once the
+// run has one (salloc / sbatch); the job list is empty otherwise (a job
+// waited on has ended, and before its own allocation a run's stale-job
+// cleanup finds none).
+func hSqueue(_ context.Context, c *Call) error {
+	joined := strings.Join(c.Args[1:], " ")
+	c.sb.fsmu.Lock()
+	allocated := c.sb.allocated
+	c.sb.fsmu.Unlock()
+	if allocated && !strings.Contains(joined, "-j") && !strings.Contains(joined, "--job") && (strings.Contains(joined, "%A") || strings.Contains(joined, "%i")) {
+		say(c.hc.Stdout, fmt.Sprintln("1"))
+	}
+	return nil
+}
+
+// hSquash: a squash file the run imports (`enroot import -o FILE`) or
+// finds valid (`unsquashfs -l FILE` succeeds here) exists from then on.
+func hSquash(ctx context.Context, c *Call) error {
+	sb := c.sb
+	if f := squashOperand(c.Args); f != "" {
+		p := sb.abs(ctx, f) // takes fsmu itself
+		sb.fsmu.Lock()
+		if sb.made == nil {
+			sb.made = map[string]bool{}
+		}
+		sb.made[p] = true
+		sb.fsmu.Unlock()
+	}
+	return nil
+}
+
+func hCp(ctx context.Context, c *Call) error {
+	c.sb.cpInto(ctx, c.hc, c.Args, c.site)
+	return nil
+}
+
+// hFindmnt answers `findmnt -n -o FSTYPE -T DIR` of the workspace from the
+// runner facts (Facts.WorkspaceFS).
+func hFindmnt(_ context.Context, c *Call) error {
+	args, hc := c.Args, c.hc
+	if fs := c.sb.facts.WorkspaceFS; fs != "" && len(args) >= 2 {
+		target, fstype := "", false
+		for j := 1; j < len(args); j++ {
+			switch {
+			case args[j] == "-T" && j+1 < len(args):
+				target = args[j+1]
+				j++
+			case args[j] == "-o" && j+1 < len(args):
+				fstype = args[j+1] == "FSTYPE"
+				j++
+			}
+		}
+		if ws := hc.Env.Get("GITHUB_WORKSPACE").String(); fstype && target != "" && ws != "" && within(filepath.Clean(target), filepath.Clean(ws)) {
+			say(hc.Stdout, fmt.Sprintln(fs))
+			return nil
+		}
+	}
+	return ErrUnhandled
+}
+
+// hSed edits in memory, as sed would on disk, `sed -i EXPR FILE` of a file
+// the run wrote (a heredoc'd srtslurm.yaml); other forms are the text
+// utility's.
+func hSed(_ context.Context, c *Call) error {
+	if c.sb.sedInPlace(c.Args) {
+		return nil
+	}
+	return ErrUnhandled
+}
+
+func hTar(ctx context.Context, c *Call) error {
+	c.sb.tar(ctx, c.Args[1:])
+	return nil
+}
+
+// hSbcast: sbcast [opts] SOURCE DEST: DEST holds what SOURCE holds.
+func hSbcast(_ context.Context, c *Call) error {
+	var ops []string
+	for _, a := range c.Args[1:] {
+		if !strings.HasPrefix(a, "-") {
+			ops = append(ops, a)
+		}
+	}
+	if len(ops) == 2 {
+		c.sb.fsmu.Lock()
+		if from, ok := c.sb.archives[ops[0]]; ok {
+			c.sb.archives[ops[1]] = from
+		}
+		c.sb.fsmu.Unlock()
+	}
+	return nil
+}
+
+func hWhich(_ context.Context, c *Call) error {
+	if out, status, known := c.sb.lookup(append([]string{"type", "-P"}, c.Args[1:]...)); known {
+		_, _ = io.WriteString(c.hc.Stdout, out) // a reader that stopped reading changes no status
+		if status != 0 {
+			return interp.ExitStatus(1)
+		}
+		return nil
+	}
+	return ErrUnhandled
+}
+
+func hCat(ctx context.Context, c *Call) error {
+	c.sb.cat(ctx, c.hc, c.Args[1:])
+	return nil
+}
+
+func hRealpath(ctx context.Context, c *Call) error {
+	if out, ok := c.sb.realpath(ctx, c.Args); ok {
+		_, _ = io.WriteString(c.hc.Stdout, out) // a reader that stopped reading changes no status
+		return nil
+	}
+	return ErrUnhandled
+}
+
+func hFind(ctx context.Context, c *Call) error {
+	if err, ok := c.sb.find(ctx, c.hc, c.Args[1:]); ok {
+		return err
+	}
+	return ErrUnhandled
+}
+
+// hEnv: `env` alone and `printenv [NAME…]` print the exported
+// environment (`env NAME=value CMD` is a wrapper, removed before).
+func hEnv(_ context.Context, c *Call) error {
+	args, hc := c.Args, c.hc
+	if len(args) == 1 {
+		for _, kv := range exported(hc.Env) {
+			say(hc.Stdout, fmt.Sprintln(kv))
+		}
+		return nil
+	}
+	if path.Base(args[0]) == "printenv" {
+		st := 0
+		for _, k := range args[1:] {
+			if v := hc.Env.Get(k); v.IsSet() && v.Exported {
+				say(hc.Stdout, fmt.Sprintln(v.String()))
+			} else {
+				st = 1
+			}
+		}
+		if st != 0 {
+			return interp.ExitStatus(1)
+		}
+		return nil
+	}
+	return ErrUnhandled
+}
+
+func hTee(_ context.Context, c *Call) error {
+	c.sb.tee(c.hc, c.Args[1:])
+	return nil
+}

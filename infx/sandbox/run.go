@@ -1,0 +1,372 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
+	"github.com/cookbook-sync/cookbook-sync/launch"
+)
+
+// Default bounds for running a script (Config zero values). The step
+// bound is the deterministic one that ends an endless loop, and the only
+// one that decides anything; the wall-time bound only backs it up (a loop
+// of slow builtins, a pipeline that never drains), generous enough that a
+// normal script never meets it on a loaded machine, and a run it stops is
+// a TimeLimit ("time limit — re-run"), never a verdict. Every point of
+// InferenceX 843c6254 (workflow step, launcher, script and library
+// together) renders the same with a bound of 20,000 steps; 50,000 leaves a
+// margin and ends an endless loop in about half a second.
+const (
+	DefaultTimeout = 2 * time.Minute
+	DefaultSteps   = 50000
+)
+
+// Bounds a script cannot change. Shell function calls nest (each call a
+// deeper scope, so a deep recursion costs quadratic time) and variables can
+// double without running a command (`s=$s$s`), so both are bounded apart
+// from the step count; real benchmark scripts stay far below either.
+const (
+	// MaxFuncCalls is the number of shell function calls one run may make.
+	MaxFuncCalls = 5000
+	// MaxBytes bounds, in bytes, the variables of a run taken together
+	// and the arguments of any one command.
+	MaxBytes = 16 << 20
+)
+
+// Pos is a position in a script or an input file (1-based line and
+// column; 0 when unknown).
+type Pos struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+}
+
+// String gives "file:line:col" (the file through launch.QuotePath).
+func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", launch.QuotePath(p.File), p.Line, p.Col) }
+
+// PosError is an error at a position in an input file: the sandbox's
+// parse errors, and the Limit and TimeLimit outcomes at the command last
+// reached, are *launch.InputError values (so a caller maps them like any
+// other reader's positioned error).
+type PosError = launch.InputError
+
+// Errors callers can test for with errors.Is.
+var (
+	// ErrLimit: a script ran past a bound that counts work (steps, loop
+	// iterations, bytes, nesting): the same on every machine. Every
+	// *Limit is one.
+	ErrLimit = errors.New("script exceeded its execution limit")
+	// ErrTimeLimit: a script ran past the wall-time backstop
+	// (Config.Timeout). It says nothing about the script (a loaded machine
+	// may be the cause): never cache the result. Every *TimeLimit is one.
+	ErrTimeLimit = errors.New("time limit — re-run: the script ran past the sandbox's wall-clock backstop")
+)
+
+// LimitKind says which bound a Limit is.
+type LimitKind int
+
+// The bounds of a run (see Limit).
+const (
+	// LimitSteps: more simple commands than Config.Steps.
+	LimitSteps LimitKind = iota + 1
+	// LimitIterations: more loop iterations than Config.Steps.
+	LimitIterations
+	// LimitFuncCalls: more shell function calls than MaxFuncCalls.
+	LimitFuncCalls
+	// LimitBytes: variables or one command's arguments past MaxBytes, or a
+	// pattern replacement that could produce more.
+	LimitBytes
+	// LimitNesting: compound commands or brackets nested too deep to parse
+	// safely, or scripts starting scripts too deep.
+	LimitNesting
+	// LimitExpansion: a brace expansion the interpreter refuses to make
+	// (bash would make it).
+	LimitExpansion
+)
+
+// Limit is the outcome of a run that exceeded a bound counting work: the
+// same on every machine. Run returns it wrapped in a *PosError at the
+// command last reached; errors.Is(err, ErrLimit) holds.
+type Limit struct {
+	Kind LimitKind
+	// Msg says which bound and by how much ("more than 50000 loop
+	// iterations (endless loop?)").
+	Msg string
+}
+
+// Error gives ErrLimit's text followed by Msg.
+func (e *Limit) Error() string { return ErrLimit.Error() + ": " + e.Msg }
+
+// Unwrap returns ErrLimit.
+func (e *Limit) Unwrap() error { return ErrLimit }
+
+// limitf builds a *Limit.
+func limitf(kind LimitKind, format string, args ...any) *Limit {
+	return &Limit{Kind: kind, Msg: fmt.Sprintf(format, args...)}
+}
+
+// TimeLimit is the outcome of a run the wall-clock backstop
+// (Config.Timeout) stopped: distinct from a Limit, it says nothing about
+// the script. Run returns it wrapped in a *PosError at the command last
+// reached; errors.Is(err, ErrTimeLimit) holds.
+type TimeLimit struct {
+	// After is the backstop that fired.
+	After time.Duration
+}
+
+// Error gives ErrTimeLimit's text and the backstop.
+func (e *TimeLimit) Error() string {
+	return fmt.Sprintf("%v (still running after %v)", ErrTimeLimit, e.After)
+}
+
+// Unwrap returns ErrTimeLimit.
+func (e *TimeLimit) Unwrap() error { return ErrTimeLimit }
+
+// Unsupported is the outcome of a run that was not followed to its end
+// (Trace.Stop): a command the sandbox cannot evaluate whose status or
+// output the script uses, a read the sandbox refuses, a handler's refusal
+// (Call.Unsupported), or input the shell interpreter fails on.
+type Unsupported struct {
+	Pos Pos `json:"at"`
+	// Command is the command stopped at ("" when none: an interpreter
+	// failure).
+	Command string `json:"command"`
+	Msg     string `json:"reason"`
+}
+
+// String gives "file:line:col: msg".
+func (s *Unsupported) String() string {
+	return fmt.Sprintf("%s: %s", s.Pos, s.Msg)
+}
+
+// Error is String: an Unsupported can be returned as an error.
+func (s *Unsupported) Error() string { return s.String() }
+
+// Script is what Run runs: Src, known as Path. With Src nil, the script is
+// read from Path (through the read roots when inside one: no link out of
+// them is followed).
+type Script struct {
+	Path string
+	Src  []byte
+}
+
+// Library is a shell library scripts source by a fixed base name (an
+// InferenceX checkout's benchmarks/benchmark_lib.sh): sourcing any file of
+// that name loads Path (or, when Path is empty or unreadable, the file
+// where the script names it, inside the read roots) followed by Stubs.
+type Library struct {
+	// Name is the base name ("benchmark_lib.sh"); a `source` whose operand
+	// ends with it loads the library.
+	Name string
+	// Path is the library's file; empty: read from where the script names
+	// it.
+	Path string
+	// Stubs is shell text appended to the library: function definitions
+	// that replace the library's own (a harness helper the sandbox cannot
+	// answer). Their names count as functions from the start of the run.
+	Stubs string
+}
+
+// Config bounds and configures one run. The zero value runs a script with
+// the default bounds, no readable file, no runner facts and no handlers
+// besides the sandbox's own.
+type Config struct {
+	// Name is how the script is shown in positions (default: Script.Path).
+	Name string
+	// Env is the script's whole environment, "NAME=value", after the
+	// sandbox's logical HOME, PATH, TMPDIR, PWD, UID, EUID and GID. Nothing
+	// from the host environment is passed.
+	Env []string
+	// ReadRoots are directories the script may read (e.g. the checkout);
+	// every write goes to memory (Trace.Writes), reads elsewhere see no
+	// file.
+	ReadRoots []string
+	// Dir is the working directory the script starts in (default: an
+	// empty temporary directory of the sandbox's own).
+	Dir string
+	// Params are the script's positional parameters ($1 …).
+	Params []string
+	// Timeout is the wall-time backstop (default DefaultTimeout): a run it
+	// stops is a TimeLimit.
+	Timeout time.Duration
+	// Steps bounds the number of simple commands run, builtins and
+	// function calls included, and separately the loop iterations
+	// (default DefaultSteps).
+	Steps int
+	// Facts are the machine the hardware probes (nvidia-smi, amd-smi,
+	// rocm-smi, nproc, free) and findmnt describe; zero: probes are
+	// unknown commands.
+	Facts shellutil.Facts
+	// Cache, when set, keeps prepared scripts across runs.
+	Cache *Cache
+	// Commands are the caller's handlers of external commands, by base
+	// name: consulted before the sandbox's own (see Handler). A name in
+	// the table is installed on the runner (`command -v` finds it at
+	// /usr/bin).
+	Commands map[string]Handler
+	// IsServer reports whether argv (wrappers removed) launches a server
+	// the caller reads from Trace.Commands: such a command succeeds,
+	// printing nothing, wherever it is written. Nil: none does.
+	IsServer func(argv []string) bool
+	// Library, when set, is the shell library scripts source by name.
+	Library *Library
+	// HostFiles are the runner's device-state files whose content is
+	// documented (path → content); every other file under /sys, /proc,
+	// /dev and the system directories is unknown.
+	HostFiles map[string]string
+	// ModelDir reports whether an environment variable holds a staged
+	// checkpoint directory (model staging: the directory holds a complete
+	// checkpoint; its files exist for tests and listings). Nil: none does.
+	ModelDir func(name string) bool
+	// TagCommit is the commit a tag names in a repository ("owner/name"
+	// for github.com, else the URL) whose tags the caller knows, "" when
+	// not known: `git rev-parse HEAD` in a clone checked out at a tag
+	// prints it. Nil: no tag is known.
+	TagCommit func(repo, tag string) string
+}
+
+// Cache keeps the prepared form of scripts (parsed, marked, guarded; and
+// the printed text of sourced files) across runs, so a checkout's library
+// and launchers are parsed once. The prepared trees are only read by the
+// interpreter. Safe for concurrent use; the zero value is ready.
+type Cache struct {
+	mu    sync.Mutex
+	files map[string]*preparedFile
+	texts map[string]string
+}
+
+// Command is one external command the script would have run: its argv and
+// the environment variables the script exported or set for it (the run's
+// starting environment left out), at a script position.
+type Command struct {
+	Argv []string `json:"argv"`
+	Env  []string `json:"env,omitempty"` // NAME=value, sorted by name
+	// File is the script (or sourced file) the command is written in, as
+	// Config.Name / the path the script named it by.
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+	// Dir is the logical working directory the command ran in.
+	Dir string `json:"dir,omitempty"`
+	// Seq orders commands and file writes (WrittenFile.Seq) of one run.
+	Seq int `json:"seq"`
+}
+
+// ScriptStart is one script a run started with `bash FILE` (directly, or
+// as the command of `srun …`, `docker run …`, `bash -c`): the file, the
+// environment it started with (exported variables that differ from the
+// run's starting environment, NAME=value sorted), and where it was started.
+type ScriptStart struct {
+	File string   `json:"file"` // filesystem path
+	Env  []string `json:"env,omitempty"`
+	// Unset lists variables of the starting environment the new script
+	// does not have (docker run passes only what -e names).
+	Unset []string `json:"unset,omitempty"`
+	At    Pos      `json:"at"`
+	// Missing: the file is not in the checkout (bash reports "No such
+	// file or directory" and the command fails with status 127).
+	Missing bool `json:"missing,omitempty"`
+	// Exit is the script's exit status; ExitAt the `exit` that ended it
+	// (zero when it ran to its end); ExitMsg the last line written to
+	// stderr before it ended.
+	Exit    int    `json:"exit"`
+	ExitAt  Pos    `json:"exitAt"`
+	ExitMsg string `json:"exitMsg,omitempty"`
+}
+
+// WrittenFile is a file a run wrote to (a redirection, tee, mktemp): its
+// logical absolute path and the command last reached when it was written.
+type WrittenFile struct {
+	Path string `json:"path"`
+	At   Pos    `json:"at"`
+	// Data is what was written; Append: added to the file's end (>>,
+	// tee -a), else it replaced the file; Truncated: more was written than
+	// the sandbox keeps (1 MiB), so Data is not all of it.
+	Data      string `json:"data,omitempty"`
+	Append    bool   `json:"append,omitempty"`
+	Truncated bool   `json:"truncated,omitempty"`
+	// Seq orders writes and commands (Command.Seq).
+	Seq int `json:"seq"`
+}
+
+// End is the command a handler ended the run at (Call.End), such as a
+// job submission after which nothing the script does changes the job.
+type End struct {
+	Argv []string `json:"argv"`
+	// Dir is the logical working directory of the command.
+	Dir string `json:"dir"`
+	At  Pos    `json:"at"`
+	// Env is the exported environment at the command (NAME=value, sorted).
+	Env []string `json:"env,omitempty"`
+}
+
+// Trace is what a run did, recorded instead of done.
+type Trace struct {
+	File string `json:"file"`
+	// Commands are every external command in execution order (background
+	// commands in the order the interpreter reached them).
+	Commands []Command `json:"commands"`
+	// Writes maps each file the script tried to write (absolute path as the
+	// script named it) to what it wrote; nothing reaches the disk.
+	Writes map[string]string `json:"writes,omitempty"`
+	// Scripts are the scripts the run started (bash FILE), in order.
+	Scripts []ScriptStart `json:"scripts,omitempty"`
+	// Written lists every write to a file (logical absolute paths), in
+	// order.
+	Written []WrittenFile `json:"written,omitempty"`
+	// Clones are the git clones the run made (with the ref checked out),
+	// Copies the files and directories it copied with cp, in order.
+	Clones []GitClone `json:"clones,omitempty"`
+	Copies []CopyInto `json:"copies,omitempty"`
+	// End is the command a handler ended the run at (Call.End), nil when
+	// none did.
+	End *End `json:"end,omitempty"`
+	// Stop is set when the run was not followed to its end (Unsupported).
+	Stop *Unsupported `json:"stop,omitempty"`
+	// Exit is the run's exit status; ExitAt the `exit` that ended it (zero
+	// Pos when it ran to its end), ExitMsg the last line the script wrote
+	// to stderr before.
+	Exit    int    `json:"exit"`
+	ExitAt  Pos    `json:"exitAt"`
+	ExitMsg string `json:"exitMsg,omitempty"`
+}
+
+// Run runs a shell script in mvdan.cc/sh/v3's interpreter and records
+// every external command instead of executing it: no process is started,
+// nothing is written to disk (writes go to Trace.Writes), and files outside
+// cfg.ReadRoots look absent. Text utilities and hardware probes are
+// evaluated (package infx/shellutil); `bash FILE`, `srun … bash FILE` and
+// `docker run … FILE` run FILE in the same sandbox (Trace.Scripts); Slurm
+// and container tools answer as a granted allocation would; cfg.Commands
+// answer the caller's programs. A run stopped at a command the sandbox
+// cannot evaluate (one whose status or output the script uses: a
+// condition, $(…), the left of a pipe), at a refused read, or at input the
+// interpreter fails on is a Trace with Stop set (Unsupported).
+//
+// Errors: a parse error of the script (*PosError file:line:col); a *Limit
+// wrapped in a *PosError when a bound counting work is exceeded, a
+// *TimeLimit when the wall-time backstop stopped the run; ctx's error when
+// it ended first. A non-zero exit status is not an error (Trace.Exit).
+func Run(ctx context.Context, s Script, cfg Config) (*Trace, error) {
+	src := s.Src
+	if src == nil {
+		j := newJail(absRoots(cfg.ReadRoots))
+		var err error
+		if a, aerr := filepath.Abs(s.Path); aerr == nil && j.contains(a) {
+			// Inside the checkout: through the jail (no link out of it).
+			src, err = j.readInput(a)
+		} else {
+			src, err = launch.ReadInput(s.Path)
+		}
+		j.close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return runText(ctx, s.Path, src, cfg)
+}

@@ -1,0 +1,158 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runSrc runs src as the script name with cfg.
+func runSrc(name, src string, cfg Config) (*Trace, error) {
+	return Run(context.Background(), Script{Path: name, Src: []byte(src)}, cfg)
+}
+
+func eqStrings(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s:\n got %q\nwant %q", what, got, want)
+	}
+}
+
+func TestRelaxSet(t *testing.T) {
+	for in, want := range map[string]string{
+		"set -euo pipefail":            "set -o pipefail",
+		"set -e":                       "set +e",
+		"set -eux":                     "set +e",
+		"set -o errexit -o nounset -x": "set +e",
+		"set -o xtrace -o pipefail":    "set -o pipefail",
+		"set -- -e a":                  "set -- -e a",
+	} {
+		if got := strings.Join(relaxSet(strings.Fields(in)), " "); got != want {
+			t.Errorf("%s: %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestScriptParseError(t *testing.T) {
+	_, err := runSrc("bad.sh", ("echo ok\nif [ x ]; then\n  echo\n"), Config{})
+	var pe *PosError
+	if !errors.As(err, &pe) || pe.File != "bad.sh" || pe.Line == 0 || pe.Col == 0 {
+		t.Fatalf("err = %v, want bad.sh:line:col", err)
+	}
+}
+
+// TestScriptSizeAndRecursionBounds: a variable doubled by assignments alone
+// (no command runs in between) and an endless recursion both end with
+// ErrLimit at the statement's position, and the guard that checks
+// assignments changes neither values nor exit statuses.
+func TestScriptSizeAndRecursionBounds(t *testing.T) {
+	bomb := "s=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\nfor i in $(seq 40); do s=$s$s; done\npython3 -m sglang.launch_server --x \"$s\"\n"
+	bomb = strings.Replace(bomb, "$(seq 40)", strings.Repeat("1 ", 40), 1)
+	_, err := runSrc("bomb.sh", (bomb), Config{})
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "variables hold more than 16777216 bytes") {
+		t.Fatalf("bomb: err = %v, want the variable size bound", err)
+	}
+	if !strings.HasPrefix(err.Error(), "bomb.sh:2:") {
+		t.Errorf("bomb: error not at the doubling line 2: %v", err)
+	}
+
+	_, err = runSrc("recurse.sh", ("f() { f; }\nf\npython3 -m sglang.launch_server\n"), Config{})
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "more than 5000 shell function calls") {
+		t.Fatalf("recurse: err = %v, want the function-call bound", err)
+	}
+
+	// Values and $? survive the guard: `x=$?` keeps the failing status,
+	// `if y=$(false)` takes the else branch, and a value built from
+	// quoted parts is unchanged.
+	src := "false\nx=$?\nif y=$(false); then b=then; else b=else; fi\nz='a b'\"c\"d\npython3 -m sglang.launch_server --x \"$x\" --b \"$b\" --z \"$z\"\n"
+	run, err := runSrc("guard.sh", (src), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var argv []string
+	for _, c := range run.Commands {
+		if len(c.Argv) > 0 && c.Argv[0] == "python3" {
+			argv = c.Argv
+		}
+	}
+	want := []string{"python3", "-m", "sglang.launch_server", "--x", "1", "--b", "else", "--z", "a bcd"}
+	if strings.Join(argv, "|") != strings.Join(want, "|") {
+		t.Errorf("argv = %q, want %q", argv, want)
+	}
+}
+
+// TestScriptBraceExpansionBound: a brace range the interpreter will not
+// expand (more than 16Ki words) stops the run at the sandbox's bounds
+// instead of silently running the loop zero times.
+func TestScriptBraceExpansionBound(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "b.sh")
+	if err := os.WriteFile(p, []byte("n=0\nfor i in {1..200000}; do n=$((n+1)); done\n[ \"$n\" = 0 ] && python3 -m sglang.launch_server --tp 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(context.Background(), Script{Path: p}, Config{ReadRoots: []string{filepath.Dir(p)}})
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "brace expansion would exceed 16384 elements") {
+		t.Errorf("got %v, want the sandbox's bound", err)
+	}
+}
+
+// TestScriptSystemPathTest: a test of the runner's own system files is
+// unknown (unsupported), never "absent".
+func TestScriptSystemPathTest(t *testing.T) {
+	run, err := runSrc("sys.sh", ("X=\nif [ -f /etc/os-release ]; then X=--foo; fi\npython3 -m sglang.launch_server $X\n"), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Stop == nil || run.Stop.Pos.Line != 2 || !strings.Contains(run.Stop.Msg, "a test of /etc/os-release") {
+		t.Errorf("stop = %+v", run.Stop)
+	}
+}
+
+// TestScriptStatusRead: an unknown command whose status the next statement
+// reads ($?) is tested like a condition: unsupported, not success.
+func TestScriptStatusRead(t *testing.T) {
+	run, err := runSrc("rc.sh", ("probe-tool --check\nrc=$?\nif [ $rc -eq 0 ]; then X=--foo; fi\npython3 -m sglang.launch_server $X\n"), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Stop == nil || run.Stop.Pos.Line != 1 || run.Stop.Command != "probe-tool" {
+		t.Errorf("stop = %+v", run.Stop)
+	}
+}
+
+// TestScriptProcSubst: process substitutions read and unread end (no FIFO,
+// no hang), and what `<(…)` produces is what the reader sees.
+func TestScriptProcSubst(t *testing.T) {
+	src := ": <(true)\nX=\nwhile read -r l; do X=\"$X$l\"; done < <(printf 'a\\nb\\n')\nY=$(cat <(echo yy))\npython3 -m sglang.launch_server --x \"$X\" --y \"$Y\" --c <(echo cfg)\n"
+	run, err := runSrc("ps.sh", src, Config{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := run.Commands[len(run.Commands)-1].Argv
+	if len(last) != 9 || strings.Join(last[:8], " ") != "python3 -m sglang.launch_server --x ab --y yy --c" || !strings.HasPrefix(last[8], procSubstPrefix) {
+		t.Fatalf("argv = %q", last)
+	}
+	if run.Writes[last[8]] != "cfg\n" {
+		t.Errorf("writes = %q", run.Writes)
+	}
+}
+
+// TestInterpreterPanic: input the interpreter panics on (`+=0[`, an
+// assignment to an empty name: mvdan.cc/sh/v3 interp lookupVar) ends the
+// run as Unsupported at its position, with a message and no stack trace.
+func TestInterpreterPanic(t *testing.T) {
+	run, err := runSrc("p.sh", "+=0[", Config{})
+	if err != nil {
+		t.Fatalf("err = %v, want an Unsupported run", err)
+	}
+	want := Unsupported{Pos: Pos{File: "p.sh", Line: 1, Col: 1}, Msg: "the shell interpreter (mvdan.cc/sh/v3) failed on this input: variable name must not be empty"}
+	if run.Stop == nil || *run.Stop != want {
+		t.Fatalf("stop = %+v, want %+v", run.Stop, want)
+	}
+	if strings.Contains(run.Stop.Msg, "goroutine") || strings.Contains(run.Stop.Msg, ".go:") {
+		t.Errorf("stop message carries a stack trace: %q", run.Stop.Msg)
+	}
+}
