@@ -343,9 +343,6 @@ type EnvVar struct {
 // Env is an ordered {NAME: "value"} map, in data order.
 type Env []EnvVar
 
-// envBad records the first shape problem found while decoding an Env.
-type envBad struct{ key, msg string }
-
 // UnmarshalJSON reads a JSON object of strings, keeping key order. A non-string
 // value is kept as its JSON text and reported by validation.
 func (e *Env) UnmarshalJSON(data []byte) error {
@@ -386,12 +383,18 @@ func decodeEnv(dec *json.Decoder, whole []byte) Env {
 		}
 		out = append(out, EnvVar{Name: key, Value: v})
 	}
-	dec.Token() // '}'
+	closeDelim(dec) // '}'
 	return out
 }
 
 // newDecoder returns a json.Decoder over data.
 func newDecoder(data []byte) *json.Decoder { return json.NewDecoder(bytes.NewReader(data)) }
+
+// closeDelim reads the '}' or ']' that ends the object or array whose
+// members dec.More() has just said are done. It cannot fail: the decoders
+// here run inside UnmarshalJSON, whose input encoding/json has already
+// checked is one valid JSON value.
+func closeDelim(dec *json.Decoder) { _, _ = dec.Token() }
 
 // skipRest skips the rest of a value whose first token t was just read.
 func skipRest(dec *json.Decoder, t json.Token) {
@@ -583,10 +586,10 @@ func decodeDiff(dec *json.Decoder, t json.Token, d *Diff) {
 					}
 					vals = append(vals, v)
 				}
-				dec.Token() // ']'
+				closeDelim(dec) // ']'
 				d.Args = append(d.Args, ArgChange{Flag: name, Values: vals})
 			}
-			dec.Token() // '}'
+			closeDelim(dec) // '}'
 		default:
 			if d.bad == "" {
 				d.badKey = key
@@ -598,7 +601,7 @@ func decodeDiff(dec *json.Decoder, t json.Token, d *Diff) {
 			}
 		}
 	}
-	dec.Token() // '}'
+	closeDelim(dec) // '}'
 	if d.bad == "" && d.Block != nil && hasArgsEnv {
 		d.badKey = "block"
 		d.bad = `a diff is either {"args", "env"} or {"block"}, not both`
@@ -729,7 +732,7 @@ func (p *Patch) UnmarshalJSON(data []byte) error {
 					decodeDiff(dec, et, d)
 					rp.Blocks = append(rp.Blocks, d)
 				}
-				dec.Token() // ']'
+				closeDelim(dec) // ']'
 				break
 			}
 			// {"replace": [...]}
@@ -760,7 +763,7 @@ func (p *Patch) UnmarshalJSON(data []byte) error {
 					break
 				}
 			}
-			dec.Token() // '}'
+			closeDelim(dec) // '}'
 			if rp.Replace == nil && rp.bad == "" {
 				rp.bad = `want null, an array or {"replace": [...]}, got an object without "replace"`
 			}

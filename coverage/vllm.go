@@ -393,11 +393,11 @@ func openVLLM(dir string) (*recipes.Index, error) {
 // not-verified status infx gives, or error), the deployment, the render
 // error, and a fingerprint of the rendering (points that render the same
 // share a row). p's Status and Note are updated from a *infx.PointError.
-func (c *run) renderRow(p *infx.Point) (st report.Status, d launch.Deployment, rerr error, fp string) {
+func (c *run) renderRow(p *infx.Point) (st report.Status, d launch.Deployment, fp string, rerr error) {
 	st = vllmStatus(*p)
 	fp = fmt.Sprintf("%d\x00%s\x00%s\x00%s", p.Row, st, p.Recipe+p.Script, p.Selector)
 	if st != report.StatusCompared {
-		return st, d, nil, fp
+		return st, d, fp, nil
 	}
 	d, rerr = c.ws.Render(c.ctx, *p, infx.Options{})
 	var pe *infx.PointError
@@ -415,7 +415,7 @@ func (c *run) renderRow(p *infx.Point) (st report.Status, d launch.Deployment, r
 		b, _ := json.Marshal(d.Processes)
 		fp += "\x00" + string(b)
 	}
-	return st, d, rerr, fp
+	return st, d, fp, rerr
 }
 
 // keyHeader starts the entry of a config key judged from the InferenceX
@@ -465,7 +465,7 @@ func (c *run) judgeKeys(entries []*infx.Entry, judge rowJudge) ([]report.KeyResu
 		rows := rowsByIndex(e)
 		seen := map[string]int{} // row + status/rendering fingerprint -> index in vk.Rows
 		for _, p := range pts {
-			st, d, rerr, fp := c.renderRow(&p)
+			st, d, fp, rerr := c.renderRow(&p)
 			if i, ok := seen[fp]; ok {
 				vk.Rows[i].Concs = append(vk.Rows[i].Concs, p.Concurrency)
 				continue

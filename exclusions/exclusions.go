@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -377,7 +378,9 @@ func findPath(n *yaml.Node, path string) *yaml.Node {
 		key, idx := part, -1
 		if i := strings.IndexByte(part, '['); i >= 0 && strings.HasSuffix(part, "]") {
 			key = part[:i]
-			fmt.Sscanf(part[i+1:len(part)-1], "%d", &idx)
+			if n, err := strconv.Atoi(part[i+1 : len(part)-1]); err == nil {
+				idx = n
+			}
 		}
 		if cur == nil || cur.Kind != yaml.MappingNode {
 			return nil

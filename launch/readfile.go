@@ -33,7 +33,7 @@ func ReadInput(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // opened for reading: its Close loses nothing
 	if st, err = f.Stat(); err != nil {
 		return nil, err
 	}

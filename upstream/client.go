@@ -368,8 +368,9 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			resp.Body = &limitedBody{r: &cancelBody{ReadCloser: resp.Body, cancel: cancel, ctx: r.Context(), parent: req.Context(), timeout: t.timeout}, left: maxBody}
 			return resp, nil
 		}
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-		resp.Body.Close()
+		// drained for connection reuse, then dropped: its content is not read
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+		_ = resp.Body.Close()
 		cancel()
 		t.stats.add(0, 0, 1)
 		if err := t.sleep(req.Context(), wait); err != nil {
@@ -562,7 +563,7 @@ func (t *etagTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if resp.StatusCode == http.StatusNotModified && e != nil {
-		resp.Body.Close()
+		_ = resp.Body.Close() // a 304 has no body to lose
 		t.stats.add(0, 1, 0)
 		h := e.header.Clone()
 		for k, v := range resp.Header { // fresh rate-limit headers
@@ -579,7 +580,7 @@ func (t *etagTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxCachedBody+1))
-	resp.Body.Close()
+	_ = resp.Body.Close() // read already: ReadAll's error is the one that counts
 	if err != nil {
 		return nil, err
 	}

@@ -138,7 +138,9 @@ func (s *localStore) writeCommit(_ context.Context, parent string, files []Plann
 		if _, err := w.Write([]byte(f.New)); err != nil {
 			return "", err
 		}
-		w.Close()
+		if err := w.Close(); err != nil {
+			return "", err
+		}
 		bh, err := st.SetEncodedObject(obj)
 		if err != nil {
 			return "", err

@@ -135,7 +135,7 @@ func (t *redactTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	body, rerr := io.ReadAll(io.LimitReader(resp.Body, maxRedactBody+1))
-	resp.Body.Close()
+	_ = resp.Body.Close() // read already: ReadAll's error is the one that counts
 	if rerr == nil && len(body) > maxRedactBody {
 		rerr = errBodyTooLarge
 	}

@@ -223,7 +223,7 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(dir)
+		defer func() { _ = os.RemoveAll(dir) }() // a temporary copy: left behind at worst
 		o.infx, o.cookbook = filepath.Join(dir, "inferencex"), []string{filepath.Join(dir, "sglang")}
 	}
 	ctx := cmd.Context()
@@ -255,7 +255,7 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 		return err
 	}
 	for _, w := range rep.Warnings {
-		fmt.Fprintf(cmd.ErrOrStderr(), "cookbook-sync: warning: %s\n", launch.EscapeControl(w))
+		warn(cmd.ErrOrStderr(), w)
 	}
 	switch {
 	case rep.Errors:
@@ -337,7 +337,7 @@ func extractDemo() (string, error) {
 		return os.WriteFile(dst, data, 0o644)
 	})
 	if err != nil {
-		os.RemoveAll(dir)
+		_ = os.RemoveAll(dir) // the extraction's error is the one that counts
 		return "", err
 	}
 	return dir, nil

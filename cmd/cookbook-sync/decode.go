@@ -136,7 +136,7 @@ func runDecode(ctx context.Context, stdout, stderr io.Writer, path string, o dec
 	// The page never checks the files keys' hashes, so a mismatch does not
 	// change the commands: warn, keep exit status 0.
 	if err := f.CheckFileKeys(); err != nil {
-		fmt.Fprintf(stderr, "cookbook-sync: warning: %v\n", err)
+		warn(stderr, err.Error())
 	}
 	var sels []cookbook.Selection
 	if o.all {

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 )
 
 const featuresJSX = "../../cookbook/testdata/features.jsx"

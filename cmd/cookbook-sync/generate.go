@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -266,27 +267,28 @@ func runGenerate(ctx context.Context, w io.Writer, o generateOptions) error {
 	if err := writeAtomic(o.out, g.Bytes); err != nil {
 		return err // exit 4 (*writeError) or 2 (not an output file)
 	}
+	var out bytes.Buffer // one write of the summary, its error returned (exit 4)
 	points := 0
 	for _, c := range g.Data.Cells {
 		points += len(c.Points)
 	}
-	fmt.Fprintf(w, "wrote %s: %d cells, %d points, %d bytes (verified: every point decodes back)\n", o.out, len(g.Data.Cells), points, len(g.Bytes))
+	fmt.Fprintf(&out, "wrote %s: %d cells, %d points, %d bytes (verified: every point decodes back)\n", o.out, len(g.Data.Cells), points, len(g.Bytes))
 	if len(g.Refused) > 0 {
-		fmt.Fprintf(w, "left out %d config keys (prohibited setting, never published):\n", len(g.Refused))
+		fmt.Fprintf(&out, "left out %d config keys (prohibited setting, never published):\n", len(g.Refused))
 		for _, r := range g.Refused {
-			fmt.Fprintf(w, "  %s\n", r)
+			fmt.Fprintf(&out, "  %s\n", r)
 		}
 	}
 	if len(g.Kept) > 0 {
-		fmt.Fprintf(w, "kept %d cells of %s unchanged (not regenerated; --drop-cells removes those in scope):\n", len(g.Kept), o.previous)
+		fmt.Fprintf(&out, "kept %d cells of %s unchanged (not regenerated; --drop-cells removes those in scope):\n", len(g.Kept), o.previous)
 		for _, c := range g.Kept {
-			fmt.Fprintf(w, "  %s: %s\n", c.ID, c.Reason)
+			fmt.Fprintf(&out, "  %s: %s\n", c.ID, c.Reason)
 		}
 	}
 	if len(g.Removed) > 0 {
-		fmt.Fprintf(w, "removed %d cells of %s (--drop-cells):\n", len(g.Removed), o.previous)
+		fmt.Fprintf(&out, "removed %d cells of %s (--drop-cells):\n", len(g.Removed), o.previous)
 		for _, c := range g.Removed {
-			fmt.Fprintf(w, "  %s: %s\n", c.ID, c.Reason)
+			fmt.Fprintf(&out, "  %s: %s\n", c.ID, c.Reason)
 		}
 	}
 	if len(g.Skipped) > 0 {
@@ -301,9 +303,9 @@ func runGenerate(ctx context.Context, w io.Writer, o generateOptions) error {
 			}
 			count[s.ConfigKey]++
 		}
-		fmt.Fprintf(w, "skipped %d points (not renderable from this checkout):\n", len(g.Skipped))
+		fmt.Fprintf(&out, "skipped %d points (not renderable from this checkout):\n", len(g.Skipped))
 		for _, k := range keys {
-			fmt.Fprintf(w, "  %s: %d points: %s\n", k, count[k], first[k])
+			fmt.Fprintf(&out, "  %s: %d points: %s\n", k, count[k], first[k])
 		}
 	}
 	if len(g.Dropped) > 0 {
@@ -318,12 +320,13 @@ func runGenerate(ctx context.Context, w io.Writer, o generateOptions) error {
 			count[what]++
 		}
 		sort.Strings(whats)
-		fmt.Fprintf(w, "left out by the exclusion list (%d settings):\n", len(whats))
+		fmt.Fprintf(&out, "left out by the exclusion list (%d settings):\n", len(whats))
 		for _, what := range whats {
-			fmt.Fprintf(w, "  %s [%d rows]\n", what, count[what])
+			fmt.Fprintf(&out, "  %s [%d rows]\n", what, count[what])
 		}
 	}
-	return nil
+	_, err = w.Write(out.Bytes())
+	return err
 }
 
 // checkProvenanceFile validates a --provenance file's values (the YAML

@@ -97,7 +97,7 @@ func runExit(args []string, stdout, stderr io.Writer, exit func(int)) int {
 		finished = make(chan struct{})
 	)
 	stopWith := func(code int, msg string) int {
-		once.Do(func() { fmt.Fprintln(stderr, "cookbook-sync:", msg) })
+		once.Do(func() { printStderr(stderr, "cookbook-sync: "+msg) })
 		return code
 	}
 	hardStop := func(code int, msg string) {
@@ -186,7 +186,7 @@ func deadlineMsg(d time.Duration) string {
 // from checkouts written by strangers. It is the last line of defence behind
 // the readers' own quoting (launch.QuotePath).
 func printError(stderr io.Writer, err error) {
-	fmt.Fprintln(stderr, "cookbook-sync:", launch.EscapeControl(secrets.Redact(err.Error())))
+	printStderr(stderr, "cookbook-sync: "+launch.EscapeControl(secrets.Redact(err.Error())))
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"syscall"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
 // exitWrite is the exit status of a command whose output could not be
@@ -166,4 +168,18 @@ func exitFor(err error, out *checkedWriter) (int, error) {
 		return ee.code, ee.err
 	}
 	return exitUsage, err
+}
+
+// warn prints "cookbook-sync: warning: <msg>" on stderr with every terminal
+// control character of msg escaped (launch.EscapeControl): messages name
+// files and values of checkouts written by strangers.
+func warn(stderr io.Writer, msg string) {
+	printStderr(stderr, "cookbook-sync: warning: "+launch.EscapeControl(msg))
+}
+
+// printStderr writes line and a newline to stderr. A failed write to
+// stderr is not reported: there is nowhere left to report it, and the exit
+// status still says what the command did.
+func printStderr(stderr io.Writer, line string) {
+	_, _ = io.WriteString(stderr, line+"\n")
 }

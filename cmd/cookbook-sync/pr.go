@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -211,7 +212,7 @@ func runPR(ctx context.Context, w io.Writer, verb string, o prOptions) error {
 	if verb == "apply" && !cl.HasToken() {
 		return usage("%v", upstream.ErrNoToken)
 	}
-	return upRedacted(w, cl, func(w io.Writer) error { return prPlanApply(ctx, w, cl, verb, in, o.format) })
+	return upRedacted(w, cl, func(w *bytes.Buffer) error { return prPlanApply(ctx, w, cl, verb, in, o.format) })
 }
 
 // isAgentXSnippet reports whether repoPath is an AgentX data file of the
@@ -220,7 +221,7 @@ func isAgentXSnippet(repoPath string) bool {
 	return strings.HasPrefix(repoPath, "docs/src/snippets/agentx/") && strings.HasSuffix(repoPath, ".jsx")
 }
 
-func prPlanApply(ctx context.Context, w io.Writer, cl *upstream.Client, verb string, in upstream.PlanInput, format string) error {
+func prPlanApply(ctx context.Context, w *bytes.Buffer, cl *upstream.Client, verb string, in upstream.PlanInput, format string) error {
 	usage := func(format string, args ...any) error {
 		return &exitError{code: exitUsage, err: fmt.Errorf("pr %s: "+format, append([]any{verb}, args...)...)}
 	}
@@ -244,7 +245,7 @@ func prPlanApply(ctx context.Context, w io.Writer, cl *upstream.Client, verb str
 			for _, r := range removed {
 				fmt.Fprintf(w, "# %s: removes %s: %s\n", r.path, plural(len(r.ids), "cell"), strings.Join(r.ids, ", "))
 			}
-			io.WriteString(w, plan.Diff())
+			w.WriteString(plan.Diff())
 		}
 		if plan.Action == upstream.ActionBlocked {
 			return upFailure(errors.New(plan.Reason))
@@ -281,10 +282,10 @@ func applySavedPlan(ctx context.Context, w io.Writer, o prOptions) error {
 	if !cl.HasToken() {
 		return &exitError{code: exitUsage, err: upstream.ErrNoToken}
 	}
-	return upRedacted(w, cl, func(w io.Writer) error { return applyPlan(ctx, w, cl, &plan, o.format) })
+	return upRedacted(w, cl, func(w *bytes.Buffer) error { return applyPlan(ctx, w, cl, &plan, o.format) })
 }
 
-func applyPlan(ctx context.Context, w io.Writer, cl *upstream.Client, plan *upstream.Plan, format string) error {
+func applyPlan(ctx context.Context, w *bytes.Buffer, cl *upstream.Client, plan *upstream.Plan, format string) error {
 	res, err := cl.Apply(ctx, plan)
 	if err != nil {
 		var ie *upstream.InputError

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -110,7 +111,11 @@ func runRecipesDecode(w io.Writer, path string, o recipesDecodeOptions) error {
 			return err
 		}
 	} else {
-		writeDeployments(w, fs)
+		var out bytes.Buffer
+		writeDeployments(&out, fs)
+		if _, err := w.Write(out.Bytes()); err != nil {
+			return err
+		}
 	}
 	if len(errs) > 0 {
 		return &exitError{code: exitUsage, err: errors.Join(errs...)}
@@ -120,7 +125,7 @@ func runRecipesDecode(w io.Writer, path string, o recipesDecodeOptions) error {
 
 // writeRenderings prints the site renderings of a model YAML recipe with
 // every role (follower ranks included) as the site's command text.
-func writeRenderings(w io.Writer, fs *recipes.FileScan) {
+func writeRenderings(w *bytes.Buffer, fs *recipes.FileScan) {
 	for i, r := range fs.Renderings {
 		rec := ""
 		if r.Recommended {
@@ -145,7 +150,7 @@ func writeRenderings(w io.Writer, fs *recipes.FileScan) {
 }
 
 // writeDeployments prints deployments as shell-like text.
-func writeDeployments(w io.Writer, fs *recipes.FileScan) {
+func writeDeployments(w *bytes.Buffer, fs *recipes.FileScan) {
 	fmt.Fprintf(w, "# %s (%s): %d deployments\n", fs.File, fs.Kind, len(fs.Deployments))
 	if fs.Kind == "recipe" {
 		writeRenderings(w, fs)
@@ -224,21 +229,25 @@ func runRecipesScan(w io.Writer, dir string) error {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%s: not a directory", dir)}
 	}
 	sum := recipes.Summarize(recipes.ScanDir(dir))
-	fmt.Fprintf(w, "files: %d (legacy markdown %d, model YAML %d, --config YAML %d), failed: %d\n",
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "files: %d (legacy markdown %d, model YAML %d, --config YAML %d), failed: %d\n",
 		sum.Files, sum.ByKind["markdown"], sum.ByKind["recipe"], sum.ByKind["config"], len(sum.Failed))
-	fmt.Fprintf(w, "site renderings: %d; deployments: %d\n", sum.Renderings, sum.Deploys)
-	fmt.Fprintf(w, "launch blocks: %d (%d commands); with hardware context: %d; hardware only in prose: %d; unparsable: %d\n",
+	fmt.Fprintf(&out, "site renderings: %d; deployments: %d\n", sum.Renderings, sum.Deploys)
+	fmt.Fprintf(&out, "launch blocks: %d (%d commands); with hardware context: %d; hardware only in prose: %d; unparsable: %d\n",
 		sum.Blocks.Launch, sum.Commands, sum.Blocks.WithHardware, sum.Blocks.ProseOnly, len(sum.Unparsable))
 	for _, k := range []struct{ kind, label string }{{"markdown", "legacy markdown"}, {"recipe", "YAML guides"}} {
 		if c := sum.BlocksByKind[k.kind]; c.Launch > 0 {
-			fmt.Fprintf(w, "  %s: launch blocks %d, with hardware context %d, hardware only in prose %d\n", k.label, c.Launch, c.WithHardware, c.ProseOnly)
+			fmt.Fprintf(&out, "  %s: launch blocks %d, with hardware context %d, hardware only in prose %d\n", k.label, c.Launch, c.WithHardware, c.ProseOnly)
 		}
 	}
 	for _, b := range sum.Unparsable {
-		fmt.Fprintf(w, "unparsable: %s\n", b)
+		fmt.Fprintf(&out, "unparsable: %s\n", b)
 	}
 	for _, e := range sum.Failed {
-		fmt.Fprintf(w, "failed: %v\n", e)
+		fmt.Fprintf(&out, "failed: %v\n", e)
+	}
+	if _, err := w.Write(out.Bytes()); err != nil {
+		return err
 	}
 	if len(sum.Failed) > 0 {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%d files could not be decoded", len(sum.Failed))}

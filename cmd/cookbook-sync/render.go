@@ -160,7 +160,7 @@ func runRender(ctx context.Context, w, ew io.Writer, o renderOptions, changed fu
 		// about reports its own problem as an error).
 		for _, wn := range ws.Warnings() {
 			if o.key == "" || wn.Key != o.key {
-				fmt.Fprintf(ew, "cookbook-sync: warning: %s\n", launch.EscapeControl(wn.String()))
+				warn(ew, wn.String())
 			}
 		}
 	}

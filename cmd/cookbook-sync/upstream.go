@@ -106,10 +106,12 @@ func upFailure(err error) error {
 // to w and returns fn's error, both with the token redacted (cl.Redact): the
 // last guard that nothing printed — text, JSON, error messages on stderr —
 // carries GH_TOKEN / GITHUB_TOKEN, whatever the server put into its answers.
-func upRedacted(w io.Writer, cl *upstream.Client, fn func(w io.Writer) error) error {
+func upRedacted(w io.Writer, cl *upstream.Client, fn func(w *bytes.Buffer) error) error {
 	var buf bytes.Buffer
 	err := fn(&buf)
-	io.WriteString(w, cl.Redact(buf.String()))
+	if _, werr := io.WriteString(w, cl.Redact(buf.String())); werr != nil {
+		return werr // exit 4 (runExit reads the failed stdout)
+	}
 	if err == nil {
 		return nil
 	}
@@ -205,7 +207,7 @@ func runUpstreamStatus(ctx context.Context, w io.Writer, urls []string, o upStat
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return upRedacted(w, cl, func(w io.Writer) error {
+	return upRedacted(w, cl, func(w *bytes.Buffer) error {
 		rs := cl.StatusAll(ctx, urls)
 		if o.format == "json" {
 			b, err := json.MarshalIndent(rs, "", "  ")
@@ -301,10 +303,10 @@ func runUpstreamRefresh(ctx context.Context, w io.Writer, file string, o upRefre
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return upRedacted(w, cl, func(w io.Writer) error { return upRefresh(ctx, w, cl, file, src, o) })
+	return upRedacted(w, cl, func(w *bytes.Buffer) error { return upRefresh(ctx, w, cl, file, src, o) })
 }
 
-func upRefresh(ctx context.Context, w io.Writer, cl *upstream.Client, file string, src []byte, o upRefreshOptions) error {
+func upRefresh(ctx context.Context, w *bytes.Buffer, cl *upstream.Client, file string, src []byte, o upRefreshOptions) error {
 	out, changes, err := cl.Refresh(ctx, src)
 	if err != nil {
 		if errors.Is(err, upstream.ErrBadSnippet) {

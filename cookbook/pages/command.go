@@ -528,7 +528,6 @@ func (p *cmdParser) shellC(argv []word, env []launch.EnvVar, line int, image str
 		}
 		if strings.Contains(a, "c") {
 			script = i + 1
-			i++
 			break
 		}
 		if a != "-l" && a != "--login" && a != "-e" && a != "-x" {

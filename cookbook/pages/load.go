@@ -126,7 +126,7 @@ func readFile(name, rel string) ([]byte, error) {
 	if err != nil {
 		return nil, &FileError{File: rel, Err: err}
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // opened for reading: its Close loses nothing
 	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, &FileError{File: rel, Err: err}
@@ -488,7 +488,7 @@ func Load(ctx context.Context, root string, opt Options) (*Set, error) {
 				}
 				if key != "" {
 					if c, ok := ld.opt.Cache.get(key); ok {
-						results[i] = result{c.sels, c.sk, c.err, c.steps}
+						results[i] = result(c)
 						continue
 					}
 				}

@@ -331,8 +331,8 @@ func (r *Repo) pull(n int) *Pull {
 
 func hashObject(typ string, body []byte) string {
 	h := sha1.New()
-	fmt.Fprintf(h, "%s %d\x00", typ, len(body))
-	h.Write(body)
+	_, _ = fmt.Fprintf(h, "%s %d\x00", typ, len(body)) // a hash.Hash never fails a write
+	_, _ = h.Write(body)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -495,7 +495,7 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	}
 	w.WriteHeader(status)
-	w.Write(out)
+	_, _ = w.Write(out) // the client went away: a fake server has nothing to do about it
 }
 
 // handle runs with Mu held.
