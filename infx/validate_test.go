@@ -125,43 +125,6 @@ func TestRecipeRefDirectory(t *testing.T) {
 	}
 }
 
-// TestScriptRuntimeErrors: an arithmetic expansion error stops the run
-// with its file:line:col (bash reports it and skips the command), and a
-// CRLF script is refused at its first carriage return.
-func TestScriptRuntimeErrors(t *testing.T) {
-	env := []string{"MODEL=m", "TP=8", "EP_SIZE=1", "CONC=4", "PORT=8888"}
-	for _, c := range []struct{ file, want string }{
-		{"testdata/scripts/arith_assign.sh", "testdata/scripts/arith_assign.sh:4:3: arithmetic expansion failed: division by zero (bash reports it and skips the command)"},
-		{"testdata/scripts/arith_inline.sh", "testdata/scripts/arith_inline.sh:4:23: arithmetic expansion failed: division by zero (bash reports it and skips the command)"},
-		{"testdata/scripts/crlf.sh", `testdata/scripts/crlf.sh:1:20: carriage return (CRLF line endings): bash would read it as part of the line ($'\r': command not found); convert the script to LF line endings`},
-	} {
-		_, err := RunScript(c.file, ScriptOptions{Env: env})
-		if err == nil || err.Error() != c.want {
-			t.Errorf("%s:\n got %v\nwant %s", c.file, err, c.want)
-		}
-	}
-}
-
-// TestScriptPrintfConversions: printf conversions the interpreter lacks
-// (precision, %e/%f/%g, %X, '#') come out as bash's printf (C printf)
-// gives them.
-func TestScriptPrintfConversions(t *testing.T) {
-	run, err := RunScript("testdata/scripts/printf_float.sh", ScriptOptions{Env: []string{"MODEL=m", "PORT=8888"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(run.Commands) != 1 {
-		t.Fatalf("commands = %+v", run.Commands)
-	}
-	// Values from bash 5: printf "%.2f" 0.5 → 0.50; '%g' 1234567 →
-	// 1.23457e+06; '%#X' 255 → 0XFF; '%05.1f' 3.14159 → 003.1;
-	// '%e' 1500 → 1.500000e+03; '%.1f' with no argument → 0.0; printf -v
-	// in a function assigns the local.
-	eqStrings(t, "argv", run.Commands[0].Argv, []string{"python3", "-m", "sglang.launch_server", "--model-path", "m",
-		"--mem-fraction-static", "0.50", "--big", "1.23457e+06", "--hex", "0XFF", "--pad", "003.1|ab  |abc|0",
-		"--sci", "1.500000e+03", "--missing", "0.0", "--quoted", "it's|b", "--port", "8888"})
-}
-
 // TestMasterNotUTF8: yaml.v3 reports an encoding error without a line; the
 // error points at the first byte that is not UTF-8.
 func TestMasterNotUTF8(t *testing.T) {

@@ -55,10 +55,19 @@ type Call struct {
 
 	sb       *sandbox
 	hc       interp.HandlerContext
-	ctxDir   string // the interpreter's directory (relative operands)
+	ctxDir   string // the interpreter's directory (relative operands; hc.Dir may be a job's)
 	extraEnv []string
 	site     callSite
 	depth    int
+}
+
+// with is c for another command of the same call site: in the job
+// environment hc, with extraEnv added to the exported environment (srun,
+// docker run, a wrapper's assignments).
+func (c *Call) with(hc interp.HandlerContext, args, extraEnv []string) *Call {
+	d := *c
+	d.hc, d.Args, d.extraEnv = hc, args, extraEnv
+	return &d
 }
 
 // Stdout is the command's standard output.
@@ -165,16 +174,16 @@ func builtinHandlers() map[string]Handler {
 }
 
 func hBash(ctx context.Context, c *Call) error {
-	return c.sb.bash(ctx, c.hc, c.Args[1:], c.extraEnv, nil, c.site, c.depth)
+	return c.sb.bash(ctx, c, c.Args[1:], nil)
 }
 
 func hSrun(ctx context.Context, c *Call) error {
-	return c.sb.srun(ctx, c.hc, c.Args[1:], c.extraEnv, c.site, c.depth)
+	return c.sb.srun(ctx, c)
 }
 
 func hDocker(ctx context.Context, c *Call) error {
 	if len(c.Args) > 1 && c.Args[1] == "run" {
-		return c.sb.dockerRun(ctx, c.hc, c.Args[2:], c.site, c.depth)
+		return c.sb.dockerRun(ctx, c)
 	}
 	return nil
 }

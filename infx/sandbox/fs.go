@@ -1,0 +1,379 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// This file is the interpreter's view of the filesystem (its open, stat,
+// access and read-dir handlers): the read roots through the jail, what the
+// run wrote, mounts, sourced scripts marked, staged checkpoints, and the
+// runner's own files as unknown.
+
+// errHostState: a read of the runner's device or kernel state.
+var errHostState = errors.New("the runner's system files, devices and kernel state are not in the runner table")
+
+// systemPath reports whether p is a file of the runner's or the image's
+// system (not the checkout, a staged model or the job's storage):
+// /etc, /usr, /opt, /lib*, /bin, /sbin, /var, /root, /boot, /run, /sys,
+// /proc and /dev (except the standard streams).
+func systemPath(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr":
+		return false
+	}
+	for _, d := range []string{"/etc", "/usr", "/opt", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/var", "/root", "/boot", "/run", "/sys", "/proc", "/dev"} {
+		if within(p, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// readFile reads a file operand of a text utility as the sandbox sees it:
+// what the script wrote, else a regular file inside the read roots (at
+// most 1 MiB); anything else does not exist.
+func (sb *sandbox) readFile(ctx context.Context, name string) ([]byte, error) {
+	sb.mu.Lock()
+	data, written := sb.run.Writes[name]
+	sb.mu.Unlock()
+	if written {
+		return []byte(data), nil
+	}
+	p := sb.abs(ctx, name)
+	if v, ok := sb.cfg.HostFiles[p]; ok {
+		return []byte(v), nil
+	}
+	if systemPath(p) && !sb.jail.contains(p) {
+		// The runner's (or the image's) own files, its devices and kernel
+		// state: not in the runner table, so unknown rather than absent.
+		return nil, &os.PathError{Op: "open", Path: name, Err: errHostState}
+	}
+	b, err := sb.jail.readFile(p, 1<<20)
+	if err != nil {
+		sb.refused(name, err)
+		return nil, &os.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return b, nil
+}
+
+// refused ends the run when err is the jail's refusal of a path that
+// resolves outside the checkout (errJailEscape): the script sees no file,
+// and the run reports the path, at the command last reached.
+func (sb *sandbox) refused(name string, err error) {
+	if !errors.Is(err, errJailEscape) {
+		return
+	}
+	sb.mu.Lock()
+	if sb.stopReason == nil {
+		sb.stopReason = &Unsupported{Pos: sb.lastPos(), Command: "read",
+			Msg: fmt.Sprintf("a read of %s: %v", name, errJailEscape)}
+	}
+	sb.mu.Unlock()
+	sb.stop()
+}
+
+// isHostDir reports whether the caller's working directory
+// (Config.Dir) is a directory on this machine.
+func isHostDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
+	if path == "/dev/null" {
+		return nopRW{}, nil
+	}
+	if path == "/dev/stderr" || path == "/dev/stdout" {
+		return nopRW{}, nil
+	}
+	p := sb.abs(ctx, path)
+	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_APPEND|os.O_TRUNC) != 0 {
+		lp := path
+		if !filepath.IsAbs(lp) {
+			lp = filepath.Join(interp.HandlerCtx(ctx).Dir, lp)
+		}
+		return &sink{sb: sb, name: path, logical: lp, appendMode: flag&os.O_APPEND != 0}, nil
+	}
+	sb.mu.Lock()
+	data, written := sb.run.Writes[path]
+	sb.mu.Unlock()
+	if written {
+		return readOnly{strings.NewReader(data)}, nil
+	}
+	if n := sb.libName(); n != "" && filepath.Base(p) == n {
+		// The library as the script names it (or Library.Path), marked
+		// like a script, followed by its stubs.
+		text, err := sb.prepare(p, true)
+		if err != nil {
+			return nil, err
+		}
+		return readOnly{strings.NewReader(withSource(path, text))}, nil
+	}
+	if strings.HasSuffix(p, ".sh") && sb.jail.isFile(p) {
+		// A sourced script: marked so its commands carry their file:line
+		// and context.
+		text, err := sb.prepare(p, false)
+		if err == nil {
+			return readOnly{strings.NewReader(withSource(path, text))}, nil
+		}
+	}
+	// Through the jail: a regular file inside a read root (a FIFO or
+	// device would block or never end; a link out of the root is
+	// refused and ends the run).
+	f, err := sb.jail.open(p)
+	if err != nil {
+		sb.refused(path, err)
+		var pe *os.PathError
+		if errors.As(err, &pe) && errors.Is(pe.Err, errNotRegular) {
+			return nil, &os.PathError{Op: "open", Path: path, Err: fs.ErrInvalid}
+		}
+		return nil, &os.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
+	}
+	return readOnlyFile{f}, nil
+}
+
+// withSource brackets a sourced file's text with the BASH_SOURCE updates
+// bash makes: the file's name (as the script named it) in front while it
+// runs, removed after.
+func withSource(name, text string) string {
+	return "BASH_SOURCE=(" + bashQuote(name) + " \"${BASH_SOURCE[@]}\")\n" + text + "\nBASH_SOURCE=(\"${BASH_SOURCE[@]:1}\")\n"
+}
+
+// libName is Config.Library's base name, "" without a library.
+func (sb *sandbox) libName() string {
+	if sb.cfg.Library == nil {
+		return ""
+	}
+	return sb.cfg.Library.Name
+}
+
+// prepare returns the marked text of a sourced script (cached): parsed,
+// marked, printed back. lib: Config.Library, read from its Path when
+// given, with its Stubs appended; a library that is not there gives the
+// stubs alone.
+func (sb *sandbox) prepare(p string, lib bool) (string, error) {
+	sb.mu.Lock()
+	if t, ok := sb.prepared[p]; ok {
+		sb.mu.Unlock()
+		return t, nil
+	}
+	var src []byte
+	if lib && sb.hasLib {
+		src = sb.lib
+	}
+	sb.mu.Unlock()
+	if src == nil {
+		if sb.jail.isFile(p) {
+			data, err := sb.jail.readInput(p)
+			if err != nil {
+				sb.refused(p, err)
+				return "", err
+			}
+			src = data
+		}
+	}
+	name := sb.displayName(p)
+	tkey := name + "\x00" + string(src)
+	if lib {
+		tkey += "\x00lib\x00" + sb.cfg.Library.Stubs
+	}
+	sb.cache.mu.Lock()
+	if t, ok := sb.cache.texts[tkey]; ok {
+		sb.cache.mu.Unlock()
+		// The functions it declares (parseScript registered them when
+		// the text was made).
+		if len(src) > 0 {
+			if _, err := sb.parseScript(name, src); err != nil {
+				return "", err
+			}
+		}
+		sb.mu.Lock()
+		sb.prepared[p] = t
+		sb.mu.Unlock()
+		return t, nil
+	}
+	sb.cache.mu.Unlock()
+	var b strings.Builder
+	if len(src) > 0 {
+		file, err := sb.parseScript(name, src)
+		if err != nil {
+			sb.inputError(err)
+			return "", err
+		}
+		if err := syntax.NewPrinter().Print(&b, file); err != nil {
+			return "", err
+		}
+	}
+	if lib {
+		b.WriteString("\n" + sb.cfg.Library.Stubs)
+	}
+	sb.mu.Lock()
+	sb.prepared[p] = b.String()
+	sb.mu.Unlock()
+	sb.cache.mu.Lock()
+	if sb.cache.texts == nil {
+		sb.cache.texts = map[string]string{}
+	}
+	if len(sb.cache.texts) < 4096 {
+		sb.cache.texts[tkey] = b.String()
+	}
+	sb.cache.mu.Unlock()
+	return b.String(), nil
+}
+
+// displayName shows a path relative to the first read root containing it.
+func (sb *sandbox) displayName(p string) string {
+	for _, r := range sb.roots {
+		if rel, err := filepath.Rel(r, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return p
+}
+
+// stagedDirs are the staged checkpoint directories of the current
+// environment: the absolute paths held by the variables Config.ModelDir
+// names. Model staging rule: each holds a complete checkpoint.
+func (sb *sandbox) stagedDirs(env expand.Environ) []string {
+	if sb.cfg.ModelDir == nil {
+		return nil
+	}
+	var out []string
+	env.Each(func(name string, v expand.Variable) bool {
+		if sb.cfg.ModelDir(name) {
+			if s := v.String(); strings.HasPrefix(s, "/") {
+				out = append(out, filepath.Clean(s))
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// stagedFiles are what a staged checkpoint directory holds for probes.
+var stagedFiles = []string{"config.json", "model-00001-of-00001.safetensors", "model.safetensors.index.json", "tokenizer.json", "tokenizer_config.json"}
+
+func (sb *sandbox) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {
+	p := sb.abs(ctx, name)
+	if dir, base := filepath.Split(p); dir == "/usr/bin/" && (sb.onRunner(base) || isEvaluated(base)) {
+		// The commands the sandbox answers `command -v` for as installed
+		// at /usr/bin (lookup) are there for a test too.
+		return stagedInfo{name: base, exec: true}, nil
+	}
+	sb.fsmu.Lock()
+	made := sb.made[p]
+	sb.fsmu.Unlock()
+	if made {
+		// A squash image the run imported or found valid (squashOperand).
+		return stagedInfo{name: filepath.Base(p)}, nil
+	}
+	if sb.vdirs[p] || sb.isCloneDir(p) {
+		return stagedInfo{name: filepath.Base(p), dir: true}, nil
+	}
+	if systemPath(p) && !sb.jail.contains(p) {
+		// The runner's (or the image's) own files: whether they exist is
+		// not known here, so a test of one cannot be answered.
+		sb.mu.Lock()
+		if sb.stopReason == nil {
+			sb.stopReason = &Unsupported{Pos: sb.lastPos(), Command: "test",
+				Msg: fmt.Sprintf("a test of %s: the runner's system files are not in the sandbox", name)}
+		}
+		sb.mu.Unlock()
+		sb.stop()
+		return nil, &os.PathError{Op: "stat", Path: name, Err: errHostState}
+	}
+	if !sb.jail.contains(p) {
+		if sb.inClone(p) {
+			// A file of a git clone the run made: its content is the
+			// repository's at the ref, not known here, but a launcher's
+			// test that it exists holds (the caller resolves what it is).
+			return stagedInfo{name: filepath.Base(p)}, nil
+		}
+		for _, mp := range sb.stagedDirs(interp.HandlerCtx(ctx).Env) {
+			// Model staging: a Config.ModelDir directory holds a complete checkpoint.
+			if p == mp {
+				return stagedInfo{name: filepath.Base(p), dir: true}, nil
+			}
+			if within(p, mp) {
+				return stagedInfo{name: filepath.Base(p)}, nil
+			}
+		}
+		return nil, &os.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	}
+	st, err := sb.jail.stat(p, follow)
+	if err != nil {
+		sb.refused(name, err)
+		return nil, &os.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	}
+	return st, nil
+}
+
+// access answers test -r/-w/-x and cd's permission check from the
+// sandbox's view: what exists here (the read roots through the mounts, the
+// staged checkpoints, the temporary directory) is readable, writable (into
+// memory) and searchable; nothing else exists. The host is never asked.
+func (sb *sandbox) access(ctx context.Context, name string, mode interp.AccessMode) error {
+	if _, err := sb.stat(ctx, name, true); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (sb *sandbox) readDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
+	p := sb.abs(ctx, name)
+	if sb.vdirs[p] || sb.isCloneDir(p) {
+		return nil, nil // an empty directory of the run's own
+	}
+	if !sb.jail.contains(p) {
+		for _, mp := range sb.stagedDirs(interp.HandlerCtx(ctx).Env) {
+			if p == mp {
+				var out []fs.DirEntry
+				for _, f := range stagedFiles {
+					out = append(out, fs.FileInfoToDirEntry(stagedInfo{name: f}))
+				}
+				return out, nil
+			}
+		}
+		return nil, &os.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	ents, err := sb.jail.readDir(p)
+	if err != nil {
+		sb.refused(name, err)
+		return nil, &os.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	return ents, nil
+}
+
+// stagedInfo is a file or directory of a staged checkpoint.
+type stagedInfo struct {
+	name string
+	dir  bool
+	exec bool
+}
+
+func (s stagedInfo) Name() string { return s.name }
+func (s stagedInfo) Size() int64  { return 1 << 20 }
+func (s stagedInfo) Mode() fs.FileMode {
+	if s.dir {
+		return fs.ModeDir | 0o755
+	}
+	if s.exec {
+		return 0o755
+	}
+	return 0o644
+}
+func (s stagedInfo) ModTime() time.Time { return time.Unix(0, 0) }
+func (s stagedInfo) IsDir() bool        { return s.dir }
+func (s stagedInfo) Sys() any           { return noOwnerStat() }

@@ -1,0 +1,439 @@
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// This file prepares a script for the sandbox: parsed, every simple
+// command marked with its position and context, guarded, and the
+// constructs the interpreter differs from bash on rewritten.
+
+// markerPrefix starts the word mark() puts in front of every simple
+// command: "__cs@<file index>:<line>:<col>:<context>".
+const markerPrefix = "__cs@"
+
+// execCmd is what the call handler turns an external command into, so that
+// the exec handler knows its position and context.
+const execCmd = "__cs_exec"
+
+// Call contexts: how a command's status and output are used.
+const (
+	ctxPlain = 'p' // a statement whose status nothing tests
+	ctxCond  = 'c' // its status decides a branch (if/while/&&/||/!)
+	ctxValue = 'v' // its output is used ($(…), <(…), the left of a pipe)
+	ctxFunc  = 'f' // in a function body: the context of the call
+)
+
+// marker walks a parsed file and puts a marker word in front of every
+// simple command, recording the command's file, position and context:
+// "__cs@<context>:<line>:<col>:<file name>".
+type marker struct{ name string }
+
+func (m marker) stmts(list []*syntax.Stmt, ctx byte) {
+	for i, st := range list {
+		c := ctx
+		if (ctx == ctxPlain || ctx == ctxFunc) && i+1 < len(list) && readsStatus(list[i+1]) {
+			// `cmd; rc=$?`, `cmd; if [ $? -ne 0 ]`: the next statement
+			// tests this one's status.
+			c = ctxCond
+		}
+		m.stmt(st, c)
+	}
+}
+
+// readsStatus reports whether a statement reads $? outside any nested
+// command list of its own (a $(…), a function body).
+func readsStatus(st *syntax.Stmt) bool {
+	found := false
+	syntax.Walk(st, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.FuncDecl:
+			return false
+		case *syntax.ParamExp:
+			if x.Param != nil && x.Param.Value == "?" {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+func (m marker) stmt(st *syntax.Stmt, ctx byte) {
+	if st == nil {
+		return
+	}
+	if st.Negated {
+		ctx = ctxCond
+	}
+	m.cmd(st.Cmd, ctx)
+	for _, r := range st.Redirs {
+		m.words(r.Word)
+		m.words(r.Hdoc)
+	}
+}
+
+func (m marker) words(n syntax.Node) {
+	if n == nil {
+		return
+	}
+	if w, ok := n.(*syntax.Word); ok && w == nil {
+		return
+	}
+	syntax.Walk(n, func(x syntax.Node) bool {
+		switch s := x.(type) {
+		case *syntax.CmdSubst:
+			m.stmts(s.Stmts, ctxValue)
+			return false
+		case *syntax.ProcSubst:
+			m.stmts(s.Stmts, ctxValue)
+			return false
+		}
+		return true
+	})
+}
+
+func (m marker) cmd(c syntax.Command, ctx byte) {
+	switch x := c.(type) {
+	case nil:
+	case *syntax.CallExpr:
+		for _, a := range x.Assigns {
+			m.words(a)
+		}
+		for _, w := range x.Args {
+			m.words(w)
+		}
+		if len(x.Args) > 0 {
+			pos := x.Args[0].Pos()
+			lit := &syntax.Lit{ValuePos: pos, ValueEnd: pos, Value: fmt.Sprintf("%s%c:%d:%d:%s", markerPrefix, ctx, pos.Line(), pos.Col(), m.name)}
+			x.Args = append([]*syntax.Word{{Parts: []syntax.WordPart{lit}}}, x.Args...)
+		}
+	case *syntax.IfClause:
+		for cl := x; cl != nil; cl = cl.Else {
+			m.stmts(cl.Cond, ctxCond)
+			m.stmts(cl.Then, ctx)
+		}
+	case *syntax.WhileClause:
+		m.stmts(x.Cond, ctxCond)
+		m.stmts(x.Do, bodyCtx(ctx))
+	case *syntax.ForClause:
+		m.words(x.Loop)
+		m.stmts(x.Do, bodyCtx(ctx))
+	case *syntax.BinaryCmd:
+		switch x.Op {
+		case syntax.OrStmt:
+			// `cmd || true`, `cmd || :`: nothing depends on cmd's status.
+			if isTrueStmt(x.Y) {
+				m.stmt(x.X, ctx)
+			} else {
+				m.stmt(x.X, ctxCond)
+			}
+			m.stmt(x.Y, ctx)
+		case syntax.AndStmt:
+			m.stmt(x.X, ctxCond)
+			m.stmt(x.Y, ctx)
+		default: // pipes: the left side's output feeds the right side
+			m.stmt(x.X, ctxValue)
+			m.stmt(x.Y, ctx)
+		}
+	case *syntax.Block:
+		m.stmts(x.Stmts, ctx)
+	case *syntax.Subshell:
+		m.stmts(x.Stmts, ctx)
+	case *syntax.FuncDecl:
+		// A function's output and status are those of its call: its
+		// commands take the context of the call at run time.
+		m.stmt(x.Body, ctxFunc)
+	case *syntax.CaseClause:
+		m.words(x.Word)
+		for _, it := range x.Items {
+			for _, p := range it.Patterns {
+				m.words(p)
+			}
+			m.stmts(it.Stmts, ctx)
+		}
+	case *syntax.TimeClause:
+		m.stmt(x.Stmt, ctx)
+	case *syntax.CoprocClause:
+		m.stmt(x.Stmt, ctxPlain)
+	default: // [[ ]], (( )), let, declare/local/export, test-decl
+		m.words(c)
+	}
+}
+
+// isTrueStmt reports whether a statement is the bare command `true` or
+// `:` (which succeeds whatever came before).
+func isTrueStmt(st *syntax.Stmt) bool {
+	if st == nil || st.Negated || len(st.Redirs) > 0 {
+		return false
+	}
+	c, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Assigns) > 0 || len(c.Args) != 1 {
+		return false
+	}
+	w := c.Args[0].Lit()
+	return w == "true" || w == ":"
+}
+
+// bodyCtx is the context of a loop body: a function body's stays that of
+// the call; elsewhere a loop's status is not what a script tests.
+func bodyCtx(ctx byte) byte {
+	if ctx == ctxFunc {
+		return ctxFunc
+	}
+	return ctxPlain
+}
+
+// assocDeclRE finds the start of an associative array literal:
+// `declare -A NAME=(` (also local/typeset, other flags with A).
+var assocDeclRE = regexp.MustCompile(`^\s*(?:declare|local|typeset)\s+-[a-zA-Z]*A[a-zA-Z]*\s+[A-Za-z_][A-Za-z0-9_]*=\(`)
+
+// assocNameRE finds the names declared associative.
+var assocNameRE = regexp.MustCompile(`(?m)^\s*(?:declare|local|typeset)\s+-[a-zA-Z]*A[a-zA-Z]*\s+([A-Za-z_][A-Za-z0-9_]*)`)
+
+// assocKeyRE is a bare subscript at the start of a literal's line.
+var assocKeyRE = regexp.MustCompile(`^(\s*)\[([^\]"'$\x60]+)\]=`)
+
+// quoteAssocKeys quotes the bare keys of associative array literals
+// (`declare -A M=( [1024:4:false]=4 )`): bash reads them as strings, the
+// parser (which cannot know the array is associative) as arithmetic, where
+// `a:b` is a syntax error. Only such literal lines change, and only by the
+// two quotes, so every line keeps its number.
+func quoteAssocKeys(src []byte) []byte {
+	if !bytes.Contains(src, []byte("-A")) {
+		return src
+	}
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	in := false
+	var names []string
+	for _, m := range assocNameRE.FindAllSubmatch(src, -1) {
+		names = append(names, regexp.QuoteMeta(string(m[1])))
+	}
+	var useRE *regexp.Regexp
+	if len(names) > 0 {
+		// ${NAME[key…]…} and NAME[key]= with a bare key: quote it.
+		useRE = regexp.MustCompile(`(\$\{!?(?:` + strings.Join(names, "|") + `)\[|(?:^|[\s;])(?:` + strings.Join(names, "|") + `)\[)([^\]"'\x60@*][^\]"'\x60]*)\]`)
+	}
+	for i, l := range lines {
+		if useRE != nil && !in {
+			lines[i] = useRE.ReplaceAll(l, []byte(`${1}"${2}"]`))
+			l = lines[i]
+		}
+		if !in {
+			if loc := assocDeclRE.FindIndex(l); loc != nil {
+				rest := l[loc[1]:]
+				if !bytes.Contains(rest, []byte(")")) {
+					in = true
+				}
+			}
+			continue
+		}
+		if t := bytes.TrimSpace(l); bytes.HasPrefix(t, []byte(")")) {
+			in = false
+			continue
+		}
+		lines[i] = assocKeyRE.ReplaceAll(l, []byte(`${1}["${2}"]=`))
+	}
+	return bytes.Join(lines, nil)
+}
+
+// hostParams are the parameters the interpreter would answer from this
+// machine's process; the sandbox gives fixed values (a script's output
+// must not depend on where cookbook-sync runs): $$ 4242, $PPID 4241,
+// $RANDOM 12345, $BASHPID 4242.
+var hostParams = map[string]string{"$": "4242", "PPID": "4241", "RANDOM": "12345", "BASHPID": "4242"}
+
+// fixHostParams replaces the plain expansions of hostParams ($$, ${PPID},
+// …) by their fixed values.
+func fixHostParams(f *syntax.File) {
+	fix := func(parts []syntax.WordPart) {
+		for i, p := range parts {
+			pe, ok := p.(*syntax.ParamExp)
+			if !ok || pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.Index != nil || pe.Slice != nil || pe.Repl != nil || pe.Exp != nil || pe.Names != 0 {
+				continue
+			}
+			if v, ok := hostParams[pe.Param.Value]; ok {
+				parts[i] = &syntax.Lit{ValuePos: pe.Pos(), ValueEnd: pe.End(), Value: v}
+			}
+		}
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Word:
+			fix(x.Parts)
+		case *syntax.DblQuoted:
+			fix(x.Parts)
+		}
+		return true
+	})
+}
+
+// dropHighFDs removes the redirections of file descriptors above 2
+// (`( flock -w 600 9 … ) 9>"$lock"`, `exec 3>file`, `>&3`): the
+// interpreter supports only 0–2 and fails the whole command on any other,
+// which a runner never does. Their only readers are lock tools (flock,
+// modelled as succeeding) and writes to the runner's log; a duplication
+// onto such a descriptor (>&3) is written to /dev/null.
+func dropHighFDs(f *syntax.File) {
+	high := func(s string) bool {
+		if s == "" || s == "0" || s == "1" || s == "2" || s == "-" {
+			return false
+		}
+		for _, r := range s {
+			if r < '0' || r > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		st, ok := n.(*syntax.Stmt)
+		if !ok {
+			return true
+		}
+		kept := st.Redirs[:0]
+		for _, rd := range st.Redirs {
+			if rd.N != nil && high(rd.N.Value) {
+				continue
+			}
+			if (rd.Op == syntax.DplOut || rd.Op == syntax.DplIn) && rd.Word != nil && high(rd.Word.Lit()) {
+				rd.Op = syntax.RdrOut
+				if rd.Word != nil && len(rd.Word.Parts) == 1 {
+					rd.Word = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: rd.Word.Pos(), ValueEnd: rd.Word.End(), Value: "/dev/null"}}}
+				}
+			}
+			kept = append(kept, rd)
+		}
+		st.Redirs = kept
+		return true
+	})
+}
+
+// preparedFile is one parsed, marked file and the functions it declares.
+type preparedFile struct {
+	file  *syntax.File
+	funcs []string
+	err   error
+}
+
+// parseScript parses, marks and guards a script (cached by name and
+// content), and registers the functions it declares.
+func (sb *sandbox) parseScript(name string, src []byte) (*syntax.File, error) {
+	key := name + "\x00" + string(src)
+	c := sb.cache
+	c.mu.Lock()
+	pf, ok := c.files[key]
+	c.mu.Unlock()
+	if !ok {
+		pf = prepareFile(name, src)
+		c.mu.Lock()
+		if c.files == nil {
+			c.files = map[string]*preparedFile{}
+		}
+		if len(c.files) < 4096 {
+			c.files[key] = pf
+		}
+		c.mu.Unlock()
+	}
+	if pf.err != nil {
+		return nil, pf.err
+	}
+	sb.mu.Lock()
+	for _, f := range pf.funcs {
+		sb.funcs[f] = true
+	}
+	sb.mu.Unlock()
+	return pf.file, nil
+}
+
+func prepareFile(name string, src []byte) *preparedFile {
+	if i := bytes.IndexByte(src, '\r'); i >= 0 {
+		// bash reads the CR as part of the line: `cmd --x 1\r` passes
+		// "1\r", a line of its own fails with "$'\r': command not found".
+		line := bytes.Count(src[:i], []byte("\n")) + 1
+		col := i - bytes.LastIndexByte(src[:i], '\n')
+		return &preparedFile{err: &PosError{File: name, Line: line, Col: col, Err: errors.New("carriage return (CRLF line endings): bash would read it as part of the line ($'\\r': command not found); convert the script to LF line endings")}}
+	}
+	if err := checkNesting(name, src); err != nil {
+		return &preparedFile{err: err}
+	}
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(quoteAssocKeys(src)), name)
+	if err != nil {
+		var pe syntax.ParseError
+		if errors.As(err, &pe) {
+			return &preparedFile{err: &PosError{File: name, Line: int(pe.Pos.Line()), Col: int(pe.Pos.Col()), Err: errors.New(pe.Text)}}
+		}
+		return &preparedFile{err: &PosError{File: name, Err: err}}
+	}
+	pf := &preparedFile{file: file}
+	var anon *syntax.FuncDecl
+	syntax.Walk(file, func(n syntax.Node) bool {
+		if fd, ok := n.(*syntax.FuncDecl); ok {
+			if fd.Name == nil {
+				// `() ( : )`, `()00`: the parser takes an anonymous
+				// function (zsh); bash reports a syntax error.
+				if anon == nil {
+					anon = fd
+				}
+				return true
+			}
+			pf.funcs = append(pf.funcs, fd.Name.Value)
+		}
+		return true
+	})
+	if anon != nil {
+		return &preparedFile{err: &PosError{File: name, Line: int(anon.Pos().Line()), Col: int(anon.Pos().Col()), Err: errors.New("a function without a name: bash reports a syntax error near unexpected token `)'")}}
+	}
+	// Simple commands sent to the background (`server … &`, `nohup
+	// "${CMD[@]}" &`, `eval "$CMD" &`) run in place, so the recorded
+	// order is the script's order rather than goroutine scheduling; no
+	// command really runs, so nothing waits on them. Compound background
+	// statements (monitor loops) stay in the background.
+	syntax.Walk(file, func(n syntax.Node) bool {
+		if st, ok := n.(*syntax.Stmt); ok && st.Background {
+			if _, simple := st.Cmd.(*syntax.CallExpr); simple {
+				st.Background = false
+			}
+		}
+		return true
+	})
+	rewriteProcSubst(file)
+	marker{name: name}.stmts(file.Stmts, ctxPlain)
+	guardAssignments(file)
+	guardReplacements(file)
+	countIterations(file, name)
+	markTests(file, name)
+	fixHostParams(file)
+	dropHighFDs(file)
+	return pf
+}
+
+// decodeMarker reads a marker word: file name, line, col, context.
+func (sb *sandbox) decodeMarker(w string) (Pos, byte) {
+	if m, ok := sb.markers[w]; ok {
+		return m.at, m.kind
+	}
+	at, kind := parseMarker(w)
+	if sb.markers == nil {
+		sb.markers = map[string]callSite{}
+	}
+	sb.markers[w] = callSite{at: at, kind: kind}
+	return at, kind
+}
+
+func parseMarker(w string) (Pos, byte) {
+	parts := strings.SplitN(strings.TrimPrefix(w, markerPrefix), ":", 4)
+	if len(parts) != 4 || len(parts[0]) != 1 {
+		return Pos{}, ctxPlain
+	}
+	line, _ := strconv.Atoi(parts[1])
+	col, _ := strconv.Atoi(parts[2])
+	return Pos{File: parts[3], Line: line, Col: col}, parts[0][0]
+}
