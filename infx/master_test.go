@@ -268,8 +268,12 @@ func TestMasterYAMLErrors(t *testing.T) {
 	}
 	// Through Open: the error names the master file.
 	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "configs"), 0o755)
-	os.WriteFile(filepath.Join(dir, "configs", "nvidia-master.yaml"), []byte("k:\n  image: [\n"), 0o644)
+	if err := os.MkdirAll(filepath.Join(dir, "configs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "configs", "nvidia-master.yaml"), []byte("k:\n  image: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, err := Open(dir)
 	var pe *PosError
 	if !errors.As(err, &pe) || pe.File != filepath.Join(dir, "configs", "nvidia-master.yaml") || pe.Line == 0 || pe.Col == 0 {

@@ -416,8 +416,8 @@ func TestScriptCommandLookup(t *testing.T) {
 }
 
 // TestScriptInterpreterPanic: a single-node script line the interpreter
-// panics on (`+=0[`) makes the point unsupported, with the script's
-// position and no stack trace, instead of ending the process.
+// panics on (`+=0[`) makes the point unsupported, at the script's line,
+// with no stack trace, instead of ending the process.
 func TestScriptInterpreterPanic(t *testing.T) {
 	const script = "benchmarks/single_node/fixed_seq_len/m3_fp8_b200_vllm.sh"
 	ws := copyLaunch(t, [3]string{script, "vllm serve \"$MODEL\"", "+=0[\nvllm serve \"$MODEL\""})
@@ -426,7 +426,7 @@ func TestScriptInterpreterPanic(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Status != StatusUnsupported {
 		t.Fatalf("err = %v, want StatusUnsupported", err)
 	}
-	if !strings.Contains(pe.Note, script+":") || !strings.Contains(pe.Note, "the shell interpreter (mvdan.cc/sh/v3) failed on this input: variable name must not be empty") || strings.Contains(pe.Note, "goroutine") {
+	if !strings.Contains(pe.Note, script+":2:1: ") || !strings.Contains(pe.Note, "the shell interpreter (mvdan.cc/sh/v3) fails on this input: an assignment to an empty variable name") || strings.Contains(pe.Note, "goroutine") {
 		t.Errorf("note = %q", pe.Note)
 	}
 }

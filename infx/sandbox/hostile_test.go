@@ -216,7 +216,9 @@ vllm serve m --tmp "$TMPDIR" --clone "${CLONE:-0}"
 	for _, p := range []string{"/tmp/sh-interp-abc", "/tmp/sh-interp-cookbook-hostile", filepath.Join(tmp, "sh-interp-real"), filepath.Join(dir, "clone"), filepath.Join(dir, "out.txt")} {
 		if _, err := os.Lstat(p); err == nil {
 			t.Errorf("%s was created on disk", p)
-			os.RemoveAll(p)
+			if err := os.RemoveAll(p); err != nil {
+				t.Error(err)
+			}
 		}
 	}
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {

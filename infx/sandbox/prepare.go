@@ -405,6 +405,7 @@ func prepareFile(name string, src []byte) *preparedFile {
 		return true
 	})
 	rewriteProcSubst(file)
+	guardNamelessAssigns(file)
 	marker{name: name}.stmts(file.Stmts, ctxPlain)
 	guardAssignments(file)
 	guardReplacements(file)

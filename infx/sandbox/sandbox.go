@@ -541,8 +541,8 @@ func (sb *sandbox) overLimit(err error) error {
 
 // guardCmd answers the commands the sandbox puts into scripts (the size
 // check of assignments, the position and loop-iteration marks, the
-// pattern-replacement check) and bounds eval'd text's nesting; handled
-// reports one of its own commands (status 0).
+// pattern-replacement check, the nameless assignment) and bounds eval'd
+// text's nesting; handled reports one of its own commands (status 0).
 func (sb *sandbox) guardCmd(hc interp.HandlerContext, at Pos, args []string) (handled bool, err error) {
 	switch args[0] {
 	case sizeCheckCmd:
@@ -586,6 +586,12 @@ func (sb *sandbox) guardCmd(hc interp.HandlerContext, at Pos, args []string) (ha
 			return false, sb.overLimit(err)
 		}
 		return true, nil
+	case namelessCmd:
+		if sb.stopReason == nil {
+			sb.stopReason = &Unsupported{Pos: at, Msg: namelessMsg}
+		}
+		sb.stop()
+		return false, errStopped
 	case "eval":
 		// The interpreter parses eval'd text itself: bound its nesting
 		// first (checkNesting), as for a file.

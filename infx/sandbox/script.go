@@ -114,6 +114,38 @@ func markTests(f *syntax.File, name string) {
 	})
 }
 
+// namelessCmd is what guardNamelessAssigns makes of a command with an
+// assignment to an empty name; the call handler ends the run there as
+// Unsupported.
+const namelessCmd = "__cookbook_sync_nameless_assign"
+
+// namelessMsg says why a namelessCmd ends the run.
+const namelessMsg = "the shell interpreter (mvdan.cc/sh/v3) fails on this input: an assignment to an empty variable name (bash runs the word as a command)"
+
+// guardNamelessAssigns replaces every simple command holding an assignment
+// to an empty name (`+=0[`, which bash runs as a command word) by
+// namelessCmd at the assignment: the interpreter panics on such an
+// assignment (interp lookupVar: "variable name must not be empty"), and in
+// a background statement or the left of a pipe, which it runs in a
+// goroutine of its own, no recover of the sandbox's can reach the panic.
+func guardNamelessAssigns(f *syntax.File) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		x, ok := n.(*syntax.CallExpr)
+		if !ok {
+			return true
+		}
+		for _, as := range x.Assigns {
+			if as.Name == nil || as.Name.Value == "" {
+				pos := as.Pos()
+				x.Assigns = nil
+				x.Args = []*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: pos, ValueEnd: pos, Value: namelessCmd}}}}
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // replCheckCmd is the command guardReplacements puts in front of every
 // pattern replacement; the call handler answers it (replCheck).
 const replCheckCmd = "__cookbook_sync_repl_check"

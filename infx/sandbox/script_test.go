@@ -140,20 +140,32 @@ func TestScriptProcSubst(t *testing.T) {
 	}
 }
 
-// TestInterpreterPanic: input the interpreter panics on (`+=0[`, an
-// assignment to an empty name: mvdan.cc/sh/v3 interp lookupVar) ends the
-// run as Unsupported at its position, with a message and no stack trace.
+// TestInterpreterPanic: input the interpreter panics on ends the run as
+// Unsupported with a message and no stack trace: `+=0[` (an assignment to
+// an empty name: mvdan.cc/sh/v3 interp lookupVar) at its position, also in
+// a background statement or a pipe, which the interpreter runs in
+// goroutines of its own; a name empty only at run time (`[[ -v $E ]]`)
+// through the recover, at the command last reached.
 func TestInterpreterPanic(t *testing.T) {
-	run, err := runSrc("p.sh", "+=0[", Config{})
-	if err != nil {
-		t.Fatalf("err = %v, want an Unsupported run", err)
-	}
-	want := Unsupported{Pos: Pos{File: "p.sh", Line: 1, Col: 1}, Msg: "the shell interpreter (mvdan.cc/sh/v3) failed on this input: variable name must not be empty"}
-	if run.Stop == nil || *run.Stop != want {
-		t.Fatalf("stop = %+v, want %+v", run.Stop, want)
-	}
-	if strings.Contains(run.Stop.Msg, "goroutine") || strings.Contains(run.Stop.Msg, ".go:") {
-		t.Errorf("stop message carries a stack trace: %q", run.Stop.Msg)
+	for _, c := range []struct {
+		src  string
+		want Unsupported
+	}{
+		{"+=0[", Unsupported{Pos: Pos{File: "p.sh", Line: 1, Col: 1}, Msg: namelessMsg}},
+		{"x=1\n{ +=0[; } &\nwait\n", Unsupported{Pos: Pos{File: "p.sh", Line: 2, Col: 3}, Msg: namelessMsg}},
+		{"echo a | +=0[ cat\n", Unsupported{Pos: Pos{File: "p.sh", Line: 1, Col: 10}, Msg: namelessMsg}},
+		{"[[ -v $E ]]\n", Unsupported{Pos: Pos{File: "p.sh", Line: 1, Col: 1}, Msg: "the shell interpreter (mvdan.cc/sh/v3) failed on this input: variable name must not be empty"}},
+	} {
+		run, err := runSrc("p.sh", c.src, Config{})
+		if err != nil {
+			t.Fatalf("%q: err = %v, want an Unsupported run", c.src, err)
+		}
+		if run.Stop == nil || *run.Stop != c.want {
+			t.Errorf("%q: stop = %+v, want %+v", c.src, run.Stop, c.want)
+		}
+		if run.Stop != nil && (strings.Contains(run.Stop.Msg, "goroutine") || strings.Contains(run.Stop.Msg, ".go:")) {
+			t.Errorf("%q: stop message carries a stack trace: %q", c.src, run.Stop.Msg)
+		}
 	}
 }
 
