@@ -5,6 +5,15 @@
 // launch.Deployment (package infx/srtslurm for recipes, an mvdan.cc/sh/v3
 // interpreter sandbox for scripts: package infx/sandbox).
 //
+// The sandbox emulates a runner's shell generically; what is InferenceX's
+// is here and given to it (scriptrun.go): the harness's and srt-slurm's
+// programs as handlers (scriptCommands: a new helper program a launcher
+// runs is one entry there), the server launches a script is read for, the
+// benchmark library's stubs, the runners' documented device files, the
+// model staging rule and srt-slurm's release tags. The GitHub workflow a
+// runner runs (workflow.go, ghexpr.go: its env blocks and expressions) and
+// the environment the runner gives a step (runnerEnv) are infx's too.
+//
 // Sources: SemiAnalysisAI/InferenceX utils/matrix_logic/validation.py (old
 // layout) and infx/matrix/validation.py (new layout) for the master schema;
 // runners/launch_*.sh for how recipes and scripts are located. See
