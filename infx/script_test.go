@@ -273,6 +273,13 @@ func FuzzRunScript(f *testing.F) {
 		"[[ -r /etc/shadow ]] && echo y; [[ -x /bin/sh ]]; command -v ls; vllm serve m",
 		"x=1; while [[ $x ]]; do x=1; done",
 		strings.Repeat("(", 2000) + strings.Repeat(")", 2000),
+		// Input the interpreter panics on: an assignment to an empty
+		// name, in the foreground, a background statement and a pipe, and
+		// a name empty only at run time.
+		"+=0[",
+		"{ +=0[; } &\nwait",
+		"echo a | +=0[ cat",
+		"[[ -v $E ]]",
 	} {
 		f.Add(s)
 	}
