@@ -10,11 +10,11 @@
 // variable whose name says it is secret (IsSecretName: *TOKEN*, *SECRET*,
 // *KEY*, *PASSWORD*, *PASSWD*, *CREDENTIAL*), at least MinLen characters
 // long. It finds each value as is and transformed the ways a hostile script
-// can echo it cheaply: any letter case, any fragment of at least MinLen
-// characters (prefixes, suffixes, shifted slices), reversed, hex (either
-// case), base64 (standard and URL alphabets, padded or not, of the value, of
-// a fragment, or of the HTTP basic-auth credential "x-access-token:<value>"),
-// URL- and JSON-escaped. Independently of any value it finds strings shaped
+// can echo it cheaply: the whole value in any letter case, any fragment of
+// at least FragLen characters in its own letter case (prefixes, suffixes,
+// shifted slices), reversed, hex (either case), base64 (standard and URL
+// alphabets, padded or not, of the value, of a fragment, or of the HTTP
+// basic-auth credential "x-access-token:<value>"), URL- and JSON-escaped. Independently of any value it finds strings shaped
 // like GitHub tokens (TokenShape: ghp_, gho_, ghu_, ghs_, ghr_ and
 // github_pat_ followed by at least 20 token characters — GitHub's token
 // formats, github.blog 2021-04-05 "Behind GitHub's new authentication token
@@ -26,8 +26,9 @@
 // no mutable state (Redact and Check at package level read the process
 // environment on each call).
 //
-// Fragments are matched through every window of MinLen characters of the
-// value (and of its encodings) that is "distinctive": it mixes at least two
+// Fragments are matched through every window of FragLen characters of the
+// value (and of its encodings), in the value's own letter case, that is
+// "distinctive": it mixes at least two
 // of lower-case letters, upper-case letters and digits and holds no white
 // space — nor, in a value shaped like a URL or a path, '/', ':', '.' or '\'.
 // So the random parts of tokens, keys and passwords are caught in any slice,
@@ -51,11 +52,18 @@ import (
 	"unicode/utf8"
 )
 
-// MinLen is the length of the shortest secret value looked for, and of the
-// shortest fragment of one that counts as an echo (issue 10 item 4: "the
-// value (≥ 8 characters) of a variable … whose name says it is secret",
-// "prefix/suffix fragments of ≥ 8 characters").
+// MinLen is the length of the shortest secret value looked for (issue 10
+// item 4: "the value (≥ 8 characters) of a variable … whose name says it is
+// secret").
 const MinLen = 8
+
+// FragLen is the length of the shortest fragment of a secret that counts as
+// an echo of it. Fragments are matched in the secret's own letter case;
+// only the whole value is matched in any case. Issue 20 item 7: with 8
+// characters matched in any case, every path under a folder whose name was
+// an 8-character fragment of a secret printed as ***; 12 characters of a
+// token's random part in their own case do not occur by chance.
+const FragLen = 12
 
 // Redacted is what Redact puts in place of each secret found.
 const Redacted = "***"
@@ -122,15 +130,15 @@ type Set struct {
 	secs  []Secret // trimmed values, in order
 	names []string
 	full  []needle
-	raw   map[string]hit // distinctive MinLen windows of the value and its reverse, lower-cased
-	hex   map[string]hit // hex of those windows (2*MinLen characters), lower-case
+	raw   map[string]hit // distinctive FragLen windows of the value and its reverse, in their own case
+	hex   map[string]hit // hex of those windows (2*FragLen characters), lower-case
 	b64   map[string]hit // base64 (std and URL) of those windows, b64Win characters
 }
 
-// b64Win is the length of the stable base64 prefix of MinLen bytes: two
-// full groups and the two characters of the third that depend on these
-// bytes only.
-const b64Win = 10
+// b64Win is the length of the stable base64 prefix of FragLen bytes: its
+// full 3-byte groups (4 characters each) and the characters of a partial
+// group that depend on these bytes only (1 of 1 byte, 2 of 2).
+const b64Win = FragLen/3*4 + FragLen%3
 
 // form is how a secret was found.
 type form uint8
@@ -258,17 +266,17 @@ func (s *Set) add(i int, v string) {
 	}{{v, formValue}, {rev, formReversed}} {
 		b := w.b
 		hx := hex.EncodeToString([]byte(b))
-		for j := 0; j+MinLen <= len(b); j++ {
-			if !distinctive(b[j : j+MinLen]) {
+		for j := 0; j+FragLen <= len(b); j++ {
+			if !distinctive(b[j : j+FragLen]) {
 				continue
 			}
-			putHit(s.raw, asciiLower(b[j:j+MinLen]), hit{i, w.f})
-			putHit(s.hex, hx[2*j:2*j+2*MinLen], hit{i, formHex})
+			putHit(s.raw, b[j:j+FragLen], hit{i, w.f})
+			putHit(s.hex, hx[2*j:2*j+2*FragLen], hit{i, formHex})
 		}
-		for o := 0; o < 3 && o+MinLen <= len(b); o++ {
+		for o := 0; o < 3 && o+FragLen <= len(b); o++ {
 			e := base64.StdEncoding.EncodeToString([]byte(b[o:]))
-			for g := 0; o+3*g+MinLen <= len(b); g++ {
-				if !distinctive(b[o+3*g : o+3*g+MinLen]) {
+			for g := 0; o+3*g+FragLen <= len(b); g++ {
+				if !distinctive(b[o+3*g : o+3*g+FragLen]) {
 					continue
 				}
 				win := e[4*g : 4*g+b64Win]
@@ -375,18 +383,18 @@ func (s *Set) find(b []byte) []span {
 			off += k + 1
 		}
 	}
-	for i := 0; i+MinLen <= len(b); i++ {
-		if h, ok := s.raw[string(low[i:i+MinLen])]; ok {
-			out = append(out, span{i, i + MinLen, h.secret, h.form})
+	for i := 0; i+FragLen <= len(b); i++ {
+		if h, ok := s.raw[string(b[i:i+FragLen])]; ok {
+			out = append(out, span{i, i + FragLen, h.secret, h.form})
 		}
 		if i+b64Win <= len(b) {
 			if h, ok := s.b64[string(b[i:i+b64Win])]; ok {
 				out = append(out, span{i, i + b64Win, h.secret, h.form})
 			}
 		}
-		if i+2*MinLen <= len(b) {
-			if h, ok := s.hex[string(low[i:i+2*MinLen])]; ok {
-				out = append(out, span{i, i + 2*MinLen, h.secret, h.form})
+		if i+2*FragLen <= len(b) {
+			if h, ok := s.hex[string(low[i:i+2*FragLen])]; ok {
+				out = append(out, span{i, i + 2*FragLen, h.secret, h.form})
 			}
 		}
 	}
@@ -444,7 +452,7 @@ func (s *Set) Contains(text string) bool { return len(s.find([]byte(text))) > 0 
 type LeakError struct {
 	// Kind names the secret: "a GitHub token-shaped string (ghp_…)" or "the
 	// value of GH_TOKEN (hex-encoded)"; a match may be a fragment of at least
-	// MinLen characters.
+	// FragLen characters.
 	Kind string
 	// Line and Col are 1-based (Col counts bytes) of the first finding.
 	Line, Col int
@@ -490,7 +498,7 @@ func (s *Set) Check(data []byte) error {
 		}
 		kind = fmt.Sprintf("a GitHub token-shaped string (%s…)", p)
 	} else {
-		kind = fmt.Sprintf("the value of %s (%s, whole or a fragment of %d+ characters)", s.names[first.secret], first.form, MinLen)
+		kind = fmt.Sprintf("the value of %s (%s, whole or a fragment of %d+ characters)", s.names[first.secret], first.form, FragLen)
 	}
 	return &LeakError{Kind: kind, Line: line, Col: col, Count: n}
 }

@@ -45,11 +45,12 @@ func TestIsSecretName(t *testing.T) {
 }
 
 // TestHostileRedaction: a hostile script's transformed echoes of the token
-// and of a cloud key — case changes, fragments of ≥ 8 characters, shifts,
+// and of a cloud key — case changes of the whole value, fragments of ≥ 12
+// characters in their own case, shifts,
 // hex, base64 (std / URL, padded / raw, of fragments, embedded), reversed,
 // escaped — are all redacted and refused by Check with the variable's name,
-// never the value; ordinary variables and fragments of < 8 characters are
-// left alone.
+// never the value; ordinary variables, fragments of < 12 characters and
+// fragments in another letter case are left alone.
 func TestHostileRedaction(t *testing.T) {
 	s := New(FromEnviron(hostileEnv)...)
 	b64 := func(e *base64.Encoding, x string) string { return e.EncodeToString([]byte(x)) }
@@ -58,8 +59,8 @@ func TestHostileRedaction(t *testing.T) {
 		"upper":               {strings.ToUpper(ghToken), "GH_TOKEN"},
 		"lower":               {strings.ToLower(ghToken), "GH_TOKEN"},
 		"drop last 3":         {ghToken[:len(ghToken)-3], "GH_TOKEN"},
-		"prefix 8":            {ghToken[:8], "GH_TOKEN"},
-		"suffix 8":            {ghToken[len(ghToken)-8:], "GH_TOKEN"},
+		"prefix 12":           {ghToken[:12], "GH_TOKEN"},
+		"suffix 12":           {ghToken[len(ghToken)-12:], "GH_TOKEN"},
 		"shift 5":             {ghToken[5:], "GH_TOKEN"},
 		"middle 12":           {ghToken[9:21], "GH_TOKEN"},
 		"hex":                 {hex.EncodeToString([]byte(ghToken)), "GH_TOKEN"},
@@ -73,14 +74,14 @@ func TestHostileRedaction(t *testing.T) {
 		"base64 embedded":     {b64(base64.StdEncoding, "E="+ghToken[3:]+"\n"), "GH_TOKEN"},
 		"basic auth":          {b64(base64.StdEncoding, "x-access-token:"+ghToken), "GH_TOKEN"},
 		"reversed":            {reverse(ghToken), "GH_TOKEN"},
-		"reversed fragment":   {reverse(ghToken)[4:14], "GH_TOKEN"},
+		"reversed fragment":   {reverse(ghToken)[4:16], "GH_TOKEN"},
 		"hex of reversed":     {hex.EncodeToString([]byte(reverse(ghToken))), "GH_TOKEN"},
 		"aws exact":           {awsKey, "AWS_SECRET_ACCESS_KEY"},
 		"aws url-escaped":     {url.QueryEscape(awsKey), "AWS_SECRET_ACCESS_KEY"},
 		"aws fragment":        {awsKey[14:27], "AWS_SECRET_ACCESS_KEY"},
 		"aws base64 url":      {b64(base64.URLEncoding, awsKey), "AWS_SECRET_ACCESS_KEY"},
 		"aws upper reversed":  {strings.ToUpper(reverse(awsKey)), "AWS_SECRET_ACCESS_KEY"},
-		"aws prefix 8":        {awsKey[:8], "AWS_SECRET_ACCESS_KEY"},
+		"aws prefix 12":       {awsKey[:12], "AWS_SECRET_ACCESS_KEY"},
 		"whole url (no frag)": {"https://pipelines.actions.githubusercontent.com/Ab3dE/_apis/hubs/Actions/plans", "ACTIONS_ID_TOKEN_REQUEST_URL"},
 	}
 	for name, c := range echoes {
@@ -106,9 +107,11 @@ func TestHostileRedaction(t *testing.T) {
 			}
 		}
 	}
-	// Ordinary values stay, as do fragments shorter than MinLen and the
-	// path- and URL-shaped parts of a secret-named URL.
+	// Ordinary values stay, as do fragments shorter than FragLen, fragments
+	// in another letter case, and the path- and URL-shaped parts of a
+	// secret-named URL.
 	plain := strings.Join([]string{"sha " + sha, "cwd /home/runner/work/InferenceX/InferenceX", "frag " + ghToken[10:17],
+		"frag8 " + ghToken[:8] + " " + awsKey[:8], "frag11 " + ghToken[3:14], "upper frag " + strings.ToUpper(ghToken[9:21]), "lower frag " + strings.ToLower(awsKey[14:27]),
 		"short abc1234", "see https://pipelines.actions.githubusercontent.com/ and hubs/Actions/plans", "model Qwen/Qwen3.5-397B-A17B-FP8",
 		"ghp_short", "--tp-size 8 --mem-fraction-static 0.82"}, "\n")
 	if got := s.Redact(plain); got != plain {
@@ -200,4 +203,29 @@ func FuzzRedact(f *testing.F) {
 			t.Fatalf("redacted text still %v: %q → %q", err, text, got)
 		}
 	})
+}
+
+// TestHostileFragmentPaths (issue 20 item 7): a folder named like an
+// 8-character fragment of a secret, in any case, no longer blanks every path
+// under it; the secret itself, a 12-character fragment in its own case, and
+// the whole value in another case still go.
+func TestHostileFragmentPaths(t *testing.T) {
+	s := New(Secret{"MY_API_KEY", "Runner2024xQ7pLm9Zt"})
+	for _, p := range []string{
+		"benchmarks/Runner2024/run.sh", "benchmarks/runner2024/run.sh", "configs/RUNNER2024-master.yaml",
+		"docs/Runner2024x/x.md", // 11 characters of it
+		"docs/runner2024xq7plm/x.md", // 12, another case
+	} {
+		if got := s.Redact(p); got != p {
+			t.Errorf("Redact(%q) = %q: ordinary text blanked", p, got)
+		}
+		if err := s.Check([]byte(p)); err != nil {
+			t.Errorf("Check(%q) = %v", p, err)
+		}
+	}
+	for _, p := range []string{"key=Runner2024xQ7pLm9Zt", "key=RUNNER2024XQ7PLM9ZT", "k=nner2024xQ7pLm", "k=" + reverse("Runner2024xQ7pLm9Zt")[:12]} {
+		if got := s.Redact(p); strings.Contains(got, "2024") || !strings.Contains(got, Redacted) {
+			t.Errorf("Redact(%q) = %q: the secret survives", p, got)
+		}
+	}
 }

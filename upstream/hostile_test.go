@@ -341,12 +341,12 @@ func TestHostileRefuseSecretOutput(t *testing.T) {
 }
 
 // TestHostileRedactionServerEcho: a server echoing transformed forms of the
-// token (hex, reversed, a prefix, upper-cased) and of another secret in an
+// token (hex, reversed, a 12-character prefix, upper-cased) and of another secret in an
 // error message never gets them into an error or a LinkResult.
 func TestHostileRedactionServerEcho(t *testing.T) {
 	const cloud = "AKIAxQ7hostileCLOUDkey93"
 	s := statusFake(t)
-	body := fmt.Sprintf(`{"message":"denied %s %s %s %s %s"}`, hex.EncodeToString([]byte(testToken)), reverse(testToken), testToken[:10],
+	body := fmt.Sprintf(`{"message":"denied %s %s %s %s %s"}`, hex.EncodeToString([]byte(testToken)), reverse(testToken), testToken[:secrets.FragLen],
 		strings.ToUpper(testToken), base64.RawURLEncoding.EncodeToString([]byte(cloud[2:])))
 	s.AddFault(&fakegithub.Fault{Path: `/pulls/1$`, Count: -1, Status: 403, Body: body})
 	c, err := New(Options{APIURL: s.URL, Token: testToken, Secrets: []secrets.Secret{{Name: "CLOUD_KEY", Value: cloud}}, Sleep: (&sleepRec{}).sleep,
@@ -358,8 +358,11 @@ func TestHostileRedactionServerEcho(t *testing.T) {
 	b, _ := json.Marshal(rs)
 	text := rs[0].Err.Error() + string(b)
 	for _, v := range []string{testToken, cloud} {
-		for k := 0; k+secrets.MinLen <= len(v); k++ {
-			for _, form := range []string{v[k : k+secrets.MinLen], strings.ToUpper(v[k : k+secrets.MinLen]), reverse(v[k : k+secrets.MinLen])} {
+		if strings.Contains(text, strings.ToUpper(v)) {
+			t.Fatalf("upper-cased echo of %q survives:\n%s", v, text)
+		}
+		for k := 0; k+secrets.FragLen <= len(v); k++ {
+			for _, form := range []string{v[k : k+secrets.FragLen], reverse(v[k : k+secrets.FragLen])} {
 				if strings.Contains(text, form) {
 					t.Fatalf("echo %q survives:\n%s", form, text)
 				}

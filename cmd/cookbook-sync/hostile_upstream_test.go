@@ -81,7 +81,7 @@ func TestHostileRefuseSecretOutputCLI(t *testing.T) {
 	cases := []struct{ name, inject, kind string }{
 		{"token of another run", foreign, "a GitHub token-shaped string (ghs_…)"},
 		{"GH_TOKEN hex", hex.EncodeToString([]byte(cliToken)), "the value of GH_TOKEN (hex-encoded"},
-		{"GH_TOKEN shifted", cliToken[3:17], "the value of GH_TOKEN (in any letter case, whole or a fragment of 8+ characters)"},
+		{"GH_TOKEN shifted", cliToken[3:17], "the value of GH_TOKEN (in any letter case, whole or a fragment of 12+ characters)"},
 		{"cloud key base64", base64.StdEncoding.EncodeToString([]byte(cloud)), "the value of HOSTILE_CLOUD_SECRET_KEY (base64-encoded"},
 		{"cloud key upper", strings.ToUpper(cloud), "the value of HOSTILE_CLOUD_SECRET_KEY"},
 	}
