@@ -102,7 +102,8 @@ func ReadFile(path string) (*File, error) {
 // 0, unique cell ids, statuses in the spec's sets. The files-key hashes are
 // not checked here (the page does not check them): see CheckFileKeys.
 // src is not retained or modified.
-func Parse(name string, src []byte) (*File, error) {
+func Parse(name string, src []byte) (_ *File, err error) {
+	defer launch.RecoverInput(name, &err)
 	buf := make([]byte, len(src), len(src)+1)
 	copy(buf, src)
 	sum := sha256.Sum256(buf)
@@ -121,8 +122,13 @@ func Parse(name string, src []byte) (*File, error) {
 		return nil, f.errAt(0, "", "empty file: want `export const agentx = {…};`")
 	}
 	syntax := make(chan error, 1)
-	go func() { syntax <- f.jsSyntax(bytes.Clone(buf)) }()
-	err := f.envelope()
+	go func() {
+		var serr error
+		defer func() { syntax <- serr }()
+		defer launch.RecoverInput(name, &serr) // its own goroutine: Parse's recover does not reach it
+		serr = f.jsSyntax(bytes.Clone(buf))
+	}()
+	err = f.envelope()
 	if err == nil {
 		err = f.decodeJSON()
 	}

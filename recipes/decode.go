@@ -73,7 +73,8 @@ func DecodeFile(path string) ([]launch.Deployment, error) {
 
 // ScanFile decodes path like DecodeFile but keeps unparsable blocks as
 // diagnostics (FileScan.Unparsable) instead of failing.
-func ScanFile(path string) (*FileScan, error) {
+func ScanFile(path string) (_ *FileScan, err error) {
+	defer launch.RecoverInput(path, &err)
 	data, err := launch.ReadInput(path)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
 // Provenance statuses of the SGLang cookbook's AgentX data
@@ -61,7 +63,8 @@ type Change struct {
 // Any API error fails the whole refresh (nothing half-updated). Both the new
 // format (cell.prov + per-point overrides) and the older one (per-point
 // status/pr/runUrl) are read.
-func (c *Client) Refresh(ctx context.Context, src []byte) ([]byte, []Change, error) {
+func (c *Client) Refresh(ctx context.Context, src []byte) (_ []byte, _ []Change, err error) {
+	defer launch.RecoverInput("snippet", &err)
 	out, changes, err := c.refresh(ctx, src)
 	if err != nil {
 		return nil, nil, c.red.wrap(err)
