@@ -36,7 +36,8 @@ func printable(s string) bool {
 // EscapeControl escapes, in a message about to be printed, every character
 // that could drive a terminal: C0/C1 control characters other than newline
 // and tab, DEL, Unicode format characters (bidi overrides, zero-width
-// joiners) and bytes that are not UTF-8. They become \xNN (below U+0100 and
+// joiners), the line and paragraph separators U+2028 and U+2029 (a line
+// break to many viewers and JavaScript) and bytes that are not UTF-8. They become \xNN (below U+0100 and
 // invalid bytes) or \uNNNN; everything else is kept, so a clean message is
 // returned unchanged. The CLI applies it to every error and warning it
 // prints, as the last line of defence behind QuotePath (issue 10, item 6).
@@ -74,5 +75,69 @@ func needsEscape(r rune) bool {
 	if r == '\n' || r == '\t' {
 		return false
 	}
-	return r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
+	return r == utf8.RuneError || unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+}
+
+// ShellSafe reports whether s can be printed raw in shell output: valid
+// UTF-8 with no character EscapeControl escapes and no newline or tab
+// (issue 20, item 4). Quote writes any other value in ANSI-C quoting.
+func ShellSafe(s string) bool {
+	for i := 0; i < len(s); {
+		r, n := decodeRune(s[i:])
+		if r < 0 || !safeRune(r) {
+			return false
+		}
+		i += n
+	}
+	return true
+}
+
+// safeRune: a character ShellSafe and EscapeLine keep.
+func safeRune(r rune) bool {
+	return r != '\n' && r != '\t' && !needsEscape(r)
+}
+
+// decodeRune decodes the first character of s (s not empty): -1 and 1 for
+// a byte that is not UTF-8 (utf8.DecodeRuneInString cannot tell a real
+// U+FFFD from a bad byte by the rune alone).
+func decodeRune(s string) (rune, int) {
+	r, n := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError && n <= 1 {
+		return -1, 1
+	}
+	return r, n
+}
+
+// EscapeLine is EscapeControl for a value printed inside one line of text
+// (a comment line of shell output, a header, a table cell): newline, CR
+// and tab are escaped too (\n, \r, \t), so a value from a checkout can
+// neither end the line nor start a new one (a GitHub Actions workflow
+// command). A value without such a character is returned unchanged
+// (issue 20, item 4).
+func EscapeLine(s string) string {
+	if ShellSafe(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := decodeRune(s[i:])
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case !safeRune(r) && r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case !safeRune(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }

@@ -1,0 +1,71 @@
+package launch
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
+)
+
+// TestHostileEscapeShell: every value with a control or format character
+// prints in ANSI-C quoting; the printed command has no raw control
+// character and no line that is a workflow command, and parsing and
+// expanding it gives back every value exactly (issue 20, item 4).
+func TestHostileEscapeShell(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"a\nb", `$'a\nb'`},
+		{"a\rb", `$'a\rb'`},
+		{"\x1b[2J", `$'\e[2J'`},
+		{"a\x00b", `$'a\x00b'`},
+		{"a\u2028b", `$'a\xe2\x80\xa8b'`},
+		{"it's\t\\", `$'it\'s\t\\'`},
+		{"bad\xffbyte", `$'bad\xffbyte'`},
+		{"\x01f", `$'\x01f'`},
+		{"::add-mask::abc", "::add-mask::abc"},
+	} {
+		if got := Quote(c.in); got != c.want {
+			t.Errorf("Quote(%q) = %s, want %s", c.in, got, c.want)
+		}
+	}
+	for _, v := range testutil.Hostile() {
+		p := Process{Kind: KindWorker, Program: "python3 -m sglang.launch_server",
+			Preamble: []string{"echo " + Quote(v)},
+			Env:      []EnvVar{{Name: "HOSTILE", Value: v}},
+			Args: []Arg{{Flag: "--x", Values: []string{v}}, {Values: []string{v}},
+				{Flag: "--y", Values: []string{"::stop-commands::tok", v}}}}
+		out := Format(&p)
+		testutil.CheckInert(t, "Format", out, false)
+		cmds, err := testutil.ShellCommands(out)
+		if err != nil {
+			t.Fatalf("%q: printed command does not parse: %v\n%s", v, err, out)
+		}
+		want := testutil.UntilNUL(v)
+		if len(cmds) != 2 || !slices.Equal(cmds[0].Words, []string{"echo", want}) {
+			t.Fatalf("%q: preamble: %+v\n%s", v, cmds, out)
+		}
+		got := cmds[1]
+		wantWords := []string{"python3", "-m", "sglang.launch_server", "--x", want, want, "--y", "::stop-commands::tok", want}
+		if got.Assigns["HOSTILE"] != want || !slices.Equal(got.Words, wantWords) {
+			t.Errorf("%q: expanded %q %q, want %q\n%s", v, got.Assigns, got.Words, wantWords, out)
+		}
+	}
+	// A raw program, flag, env name and preamble line from a checkout.
+	p := Process{Program: "::error::prog", Preamble: []string{"a\n  ::warning::pre", "b\x1bc"},
+		Env:  []EnvVar{{Name: "N\nAME", Value: "1"}},
+		Args: []Arg{{Flag: "::error::flag"}, {Flag: "--f\r::x::"}}}
+	out := Format(&p)
+	testutil.CheckInert(t, "Format raw", out, false)
+	if want := "a\n  ''::warning::pre\n$'b\\ec'\n$'N\\nAME'=1 \\\n''::error::prog \\\n  ''::error::flag \\\n  $'--f\\r::x::'"; out != want {
+		t.Errorf("Format raw:\n%s\nwant\n%s", out, want)
+	}
+	if got := GuardLines("ok\n \t::error::x\n::\nx::y::"); got != "ok\n \t''::error::x\n''::\nx::y::" {
+		t.Errorf("GuardLines = %q", got)
+	}
+	if got := EscapeLine("a\nb\tc\rd\x1b\u2028\xff"); got != `a\nb\tc\rd\x1b\u2028\xff` {
+		t.Errorf("EscapeLine = %s", got)
+	}
+	if s := "clean value, é"; EscapeLine(s) != s || !strings.EqualFold(Quote(s), "'clean value, é'") {
+		t.Errorf("clean value changed: %s %s", EscapeLine(s), Quote(s))
+	}
+}
