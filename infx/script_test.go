@@ -280,6 +280,11 @@ func FuzzRunScript(f *testing.F) {
 		"{ +=0[; } &\nwait",
 		"echo a | +=0[ cat",
 		"[[ -v $E ]]",
+		// Names empty only at run time, in the interpreter's own
+		// goroutines (issue 20 item 1): bash's answer, never a crash.
+		"E=; [[ -v $E ]] &",
+		"E=; unset \"$E\" | cat",
+		"{ declare -n R=\"\"; echo $R; } &",
 	} {
 		f.Add(s)
 	}

@@ -121,7 +121,10 @@ func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.File
 		}
 		return readOnly{strings.NewReader(withSource(path, text))}, nil
 	}
-	if strings.HasSuffix(p, ".sh") && sb.jail.isFile(p) {
+	sb.mu.Lock()
+	sourced := sb.sourcing == p
+	sb.mu.Unlock()
+	if (sourced || strings.HasSuffix(p, ".sh")) && sb.jail.isFile(p) {
 		// A sourced script: marked so its commands carry their file:line
 		// and context.
 		text, err := sb.prepare(p, false)

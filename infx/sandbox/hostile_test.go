@@ -345,3 +345,53 @@ func TestHostileParse(t *testing.T) {
 		t.Errorf("commands = %v", run.Commands)
 	}
 }
+
+// TestHostileRuntimeNames (issue 20 item 1): a variable name that is empty
+// only at run time crashed the process where the interpreter runs the
+// statement in a goroutine of its own (a background statement, the left
+// of a pipe: mvdan.cc/sh/v3 lookupVar panics, no recover reaches it). Each
+// construct now gets bash's answer (GNU bash 5.2): `[[ -v "" ]]`,
+// `[[ -R "" ]]`, `[ -v "" ]` and `test -v ""` are false, `unset ""` does
+// nothing and succeeds, a name reference to "" is not made (it reads
+// empty) — in the foreground, the background, a pipe, eval'd text and a
+// sourced file of any name; real names keep their answers.
+func TestHostileRuntimeNames(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"-v foreground", `E=; [[ -v $E ]] && A=set`, "unset"},
+		{"-v background", `E=; { [[ -v $E ]] && A=set; vllm serve m --a "${A:-unset}"; } &` + "\nwait\nexit 0", "unset"},
+		{"-R pipe", `E=; { [[ -R $E ]] && A=set; vllm serve m --a "${A:-unset}"; } | cat` + "\nexit 0", "unset"},
+		{"unset pipe", `E=; X=1; { unset "$E" X; vllm serve m --a "${X:-unset}$?"; } | cat` + "\nexit 0", "unset0"},
+		{"unset background", `E=; unset "$E" &` + "\nwait", "unset"},
+		{"[ -v ] pipe", `E=; { [ -v "$E" ] && A=set; vllm serve m --a "${A:-unset}"; } | cat` + "\nexit 0", "unset"},
+		{"test -v background", `E=; { test -v "$E" && A=set; vllm serve m --a "${A:-unset}"; } &` + "\nwait\nexit 0", "unset"},
+		{"nameref background", `E=; { declare -n R=$E; vllm serve m --a "${R:-unset}"; } &` + "\nwait\nexit 0", "unset"},
+		{"local nameref pipe", `{ f() { local -n R=$1; vllm serve m --a "${R:-unset}"; }; f ""; } | cat` + "\nexit 0", "unset"},
+		{"eval pipe", `E=; { eval '[[ -v $E ]] && A=set; declare -n R=$E; : "$R"'; vllm serve m --a "${A:-unset}"; } | cat` + "\nexit 0", "unset"},
+		{"sourced file", "E=\nsource ./names.env &\nwait\nexit 0", "unset"},
+		{"real -v", `x=1; [[ -v x && ! -v y ]] && A=set`, "set"},
+		{"real nameref", `x=val; declare -n R=x`, "val"},
+		{"real test -v", `x=1; test -v x && [ -v x ] && A=set; unset x; [[ -v x ]] || A+=-gone`, "set-gone"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "names.env"), []byte(`{ [[ -v $E ]] && A=set; vllm serve m --a "${A:-unset}"; } &`+"\nwait\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			src := c.src
+			if !strings.Contains(src, "vllm") && !strings.Contains(src, "names.env") {
+				src += "\n" + `vllm serve m --a "${A:-${R:-unset}}"`
+			}
+			run, _, err := runHostile(t, dir, src+"\n", Config{IsServer: func(argv []string) bool { return argv[0] == "vllm" }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.Stop != nil {
+				t.Fatalf("stop = %v, want bash's answer", run.Stop)
+			}
+			if len(run.Commands) == 0 {
+				t.Fatal("no command recorded")
+			}
+			eqStrings(t, "argv", run.Commands[len(run.Commands)-1].Argv, []string{"vllm", "serve", "m", "--a", c.want})
+		})
+	}
+}

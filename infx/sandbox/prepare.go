@@ -406,6 +406,7 @@ func prepareFile(name string, src []byte) *preparedFile {
 	})
 	rewriteProcSubst(file)
 	guardNamelessAssigns(file)
+	guardNames(file)
 	marker{name: name}.stmts(file.Stmts, ctxPlain)
 	guardAssignments(file)
 	guardReplacements(file)

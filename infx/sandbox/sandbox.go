@@ -417,6 +417,7 @@ type sandbox struct {
 	allocated         bool            // salloc / sbatch ran: the run has a Slurm job
 	seq               int             // Command.Seq / WrittenFile.Seq counter (mu)
 	made              map[string]bool // files a modelled command made or found (squash images)
+	sourcing          string          // the file the last `source` names (mu), prepared when opened
 }
 
 // errTail passes output on and keeps the last lines a script printed
@@ -472,6 +473,17 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 		return nil, err
 	} else if handled {
 		return []string{":"}, nil
+	}
+	if args[0] == nameCheckCmd {
+		return []string{"printf", "%s", nameOperand(args[1:])}, nil
+	}
+	args = nameArgs(args)
+	if args[0] == "eval" && len(args) > 1 {
+		// eval'd text gets the name guards a file gets (guardNames).
+		text := strings.Join(args[1:], " ")
+		if g := guardEvalText(text); g != text {
+			args = []string{"eval", g}
+		}
 	}
 	if err := sb.countCmd(args); err != nil {
 		return nil, err
@@ -690,6 +702,11 @@ func (sb *sandbox) shellBuiltin(ctx context.Context, hc interp.HandlerContext, a
 				}
 			}
 			args = append([]string{args[0], found}, args[2:]...)
+		}
+		if len(args) > 1 {
+			// Whatever its name, the file sourced is prepared like a
+			// script (marked and guarded) when the open handler reads it.
+			sb.sourcing = sb.abs(ctx, args[1])
 		}
 		if n := sb.libName(); n != "" && len(args) > 1 && strings.HasSuffix(args[1], n) && !sb.hasLib {
 			// Read from where the script names it (inside the roots).
