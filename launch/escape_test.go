@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 )
@@ -67,5 +68,39 @@ func TestHostileEscapeShell(t *testing.T) {
 	}
 	if s := "clean value, é"; EscapeLine(s) != s || !strings.EqualFold(Quote(s), "'clean value, é'") {
 		t.Errorf("clean value changed: %s %s", EscapeLine(s), Quote(s))
+	}
+}
+
+// TestHostileEscapeShellText: a command a page's code composed, with a
+// hostile value written raw inside single or double quotes, prints with
+// that word in ANSI-C quoting: inert, and the same words when parsed.
+func TestHostileEscapeShellText(t *testing.T) {
+	clean := "python3 -m sglang.launch_server \\\n  --model-path Qwen/Qwen3.5 \\\n  --json '{\n  \"a\": 1\n}' \\\n  --tp 8"
+	if got := ShellText(clean); got != clean {
+		t.Errorf("clean command changed:\n%s", got)
+	}
+	for _, v := range testutil.Hostile() {
+		sq := "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
+		dq := `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`, "`", "\\`").Replace(v) + `"`
+		src := "python3 -m sglang.launch_server \\\n  --x " + sq + " \\\n  --y " + dq + " \\\n  --tp 8"
+		out := ShellText(src)
+		testutil.CheckInert(t, "ShellText", out, false)
+		cmds, err := testutil.ShellCommands(out)
+		if err != nil {
+			t.Fatalf("%q: %v\n%s", v, err, out)
+		}
+		if !utf8.ValidString(v) {
+			continue // bash refuses the source: escaped, not re-quoted
+		}
+		// a NUL in source text is dropped by the parser, as by bash
+		want := strings.ReplaceAll(v, "\x00", "")
+		wantWords := []string{"python3", "-m", "sglang.launch_server", "--x", want, "--y", want, "--tp", "8"}
+		if len(cmds) != 1 || !slices.Equal(cmds[0].Words, wantWords) {
+			t.Errorf("%q: %q, want %q\n%s", v, cmds, wantWords, out)
+		}
+	}
+	// a hostile word with an expansion cannot be re-quoted: escaped
+	if got := ShellText("echo \"$HOME\n::error::x\"\x1b"); got != `echo "$HOME\n::error::x"\x1b` {
+		t.Errorf("expansion word: %q", got)
 	}
 }
