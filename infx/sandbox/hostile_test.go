@@ -365,6 +365,7 @@ func TestHostileRuntimeNames(t *testing.T) {
 		{"[ -v ] pipe", `E=; { [ -v "$E" ] && A=set; vllm serve m --a "${A:-unset}"; } | cat` + "\nexit 0", "unset"},
 		{"test -v background", `E=; { test -v "$E" && A=set; vllm serve m --a "${A:-unset}"; } &` + "\nwait\nexit 0", "unset"},
 		{"nameref background", `E=; { declare -n R=$E; vllm serve m --a "${R:-unset}"; } &` + "\nwait\nexit 0", "unset"},
+		{"nameref to nothing", `{ declare -n R=; vllm serve m --a "${R:-unset}"; } &` + "\nwait\nexit 0", "unset"},
 		{"local nameref pipe", `{ f() { local -n R=$1; vllm serve m --a "${R:-unset}"; }; f ""; } | cat` + "\nexit 0", "unset"},
 		{"eval pipe", `E=; { eval '[[ -v $E ]] && A=set; declare -n R=$E; : "$R"'; vllm serve m --a "${A:-unset}"; } | cat` + "\nexit 0", "unset"},
 		{"sourced file", "E=\nsource ./names.env &\nwait\nexit 0", "unset"},
@@ -394,4 +395,49 @@ func TestHostileRuntimeNames(t *testing.T) {
 			eqStrings(t, "argv", run.Commands[len(run.Commands)-1].Argv, []string{"vllm", "serve", "m", "--a", c.want})
 		})
 	}
+}
+
+// TestHostileArithmetic (issue 20 item 5): an arithmetic error is
+// Unsupported at the failing expansion's own file:line:col — never a
+// line of one file under the name of another (a library function ran
+// last), never an error that ends the whole run — in the script, in a
+// sourced library, in `((…))`, `let` and an inline argument; arithmetic
+// that succeeds keeps its values and statuses.
+func TestHostileArithmetic(t *testing.T) {
+	const msg = "arithmetic expansion failed: division by zero (bash reports it and skips the command)"
+	lib := "f() {\n  echo lib\n}\ng() {\n  local z=$(( 4 / $1 ))\n}\n"
+	for _, c := range []struct {
+		name, src string
+		want      Pos
+	}{
+		{"after a library call", "source ./lib.sh\nf\nX=1\nY=$(( 1 / 0 ))\nvllm serve m\n", Pos{File: "benchmarks/x.sh", Line: 4, Col: 3}},
+		{"in the library", "source ./lib.sh\nf\ng 0\nvllm serve m\n", Pos{File: "lib.sh", Line: 5, Col: 11}},
+		{"arith command", "X=0\n(( Y = 2 / X ))\nvllm serve m\n", Pos{File: "benchmarks/x.sh", Line: 2, Col: 1}},
+		{"let", "X=0\nlet Y=1 Y=2%X\nvllm serve m\n", Pos{File: "benchmarks/x.sh", Line: 2, Col: 1}},
+		{"inline", "X=0\nvllm serve m \\\n  --x $(( 2 / X ))\n", Pos{File: "benchmarks/x.sh", Line: 3, Col: 7}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "lib.sh"), []byte(lib), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			run, _, err := runHostile(t, dir, c.src, Config{})
+			if err != nil {
+				t.Fatalf("err = %v, want an Unsupported run", err)
+			}
+			if want := (Unsupported{Pos: c.want, Msg: msg}); run.Stop == nil || *run.Stop != want {
+				t.Fatalf("stop = %+v, want %+v", run.Stop, want)
+			}
+			for _, cmd := range run.Commands {
+				if cmd.Argv[0] == "vllm" {
+					t.Errorf("the run went on past the error: %q", cmd.Argv)
+				}
+			}
+		})
+	}
+	run, _, err := runHostile(t, t.TempDir(), "X=3\n(( X > 2 )) && A=$(( X * 2 ))\nlet B=X+1 C=0\nC=$?\n(( 0 )) || D=no\nvllm serve m --a $A --b $B --c $C --d $D \"$(( X ** 2 ))\"\n", Config{})
+	if err != nil || run.Stop != nil {
+		t.Fatalf("err = %v, stop = %v", err, run.Stop)
+	}
+	eqStrings(t, "argv", run.Commands[len(run.Commands)-1].Argv, []string{"vllm", "serve", "m", "--a", "6", "--b", "4", "--c", "1", "--d", "no", "9"})
 }

@@ -79,10 +79,15 @@ func guardNames(f *syntax.File) bool {
 				return true
 			}
 			for _, as := range x.Args {
-				if as.Naked || as.Value == nil || as.Array != nil || as.Append {
+				if as.Naked || as.Array != nil || as.Append {
 					continue
 				}
-				as.Value = nameWord(as.Value)
+				if as.Value == nil || len(as.Value.Parts) == 0 {
+					// `declare -n R=`: a reference to no name.
+					as.Value = &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Left: as.Pos(), Right: as.Pos(), Value: noName}}}
+				} else {
+					as.Value = nameWord(as.Value)
+				}
 				changed = true
 			}
 		}

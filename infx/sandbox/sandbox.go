@@ -125,7 +125,11 @@ func runText(parent context.Context, path string, src []byte, cfg Config) (*Trac
 	ctx, cancel := context.WithTimeout(parent, cfg.Timeout)
 	defer cancel()
 	sb.stop = cancel
-	sb.aw = &arithWatch{w: &sb.out, stop: cancel}
+	sb.aw = &arithWatch{w: &sb.out, stop: cancel, pos: func() Pos {
+		sb.mu.Lock()
+		defer sb.mu.Unlock()
+		return sb.lastPos()
+	}}
 	status, err := sb.runFile(ctx, file, fileRun{name: name, env: env, dir: dir, params: cfg.Params})
 	sb.mu.Lock()
 	limit, stopR, bad := sb.limit, sb.stopReason, sb.badInput
@@ -140,16 +144,14 @@ func runText(parent context.Context, path string, src []byte, cfg Config) (*Trac
 	if msg := sb.aw.limitMessage(); msg != "" && stopR == nil {
 		return nil, &PosError{File: lfile, Line: line, Col: col, Err: limitf(LimitExpansion, "%s (bash would expand it)", msg)}
 	}
-	if msg := sb.aw.message(); msg != "" && stopR == nil {
+	if msg, at := sb.aw.message(); msg != "" && stopR == nil {
 		// An arithmetic expansion failed (bash: "1/0: division by 0"):
 		// bash reports it and does not run the command it was part of, so
-		// what the script launches is not what it means to launch.
-		l, c := arithErrPos(file, sb.lastVars, msg)
-		f := name
-		if l == 0 {
-			l, c, f = line, col, lfile
-		}
-		return nil, &PosError{File: f, Line: l, Col: c, Err: fmt.Errorf("arithmetic expansion failed: %s (bash reports it and skips the command)", msg)}
+		// what the script launches is not what it means to launch. The run
+		// is Unsupported where the expansion is written (markArith), in
+		// its own file.
+		stopR = &Unsupported{Pos: at, Msg: fmt.Sprintf("arithmetic expansion failed: %s (bash reports it and skips the command)", msg)}
+		err = nil
 	}
 	sb.mu.Lock()
 	ended := sb.run.End != nil
@@ -277,11 +279,6 @@ func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, fr fileRun) (
 		}
 	}
 	err = sb.runSafe(ctx, runner, file)
-	if depth == 0 {
-		sb.mu.Lock()
-		sb.lastVars = runner.Vars
-		sb.mu.Unlock()
-	}
 	status := 0
 	var es interp.ExitStatus
 	if errors.As(err, &es) {
@@ -412,7 +409,6 @@ type sandbox struct {
 	fsmu              sync.Mutex          // guards mounts and archives (taken without mu)
 	mounts            map[string]string   // logical directory → real directory (sandbox.mount)
 	archives          map[string]string   // tar archive (as named) → the directory it holds
-	lastVars          map[string]expand.Variable
 	cloneDirs         []string        // logical directories standing for git clones (git.go)
 	allocated         bool            // salloc / sbatch ran: the run has a Slurm job
 	seq               int             // Command.Seq / WrittenFile.Seq counter (mu)
@@ -558,6 +554,10 @@ func (sb *sandbox) overLimit(err error) error {
 func (sb *sandbox) guardCmd(hc interp.HandlerContext, at Pos, args []string) (handled bool, err error) {
 	switch args[0] {
 	case sizeCheckCmd:
+		if len(args) > 1 && strings.HasPrefix(args[1], markerPrefix) {
+			at, _ := sb.decodeMarker(args[1])
+			sb.lastFile, sb.lastLine, sb.lastCol = at.File, at.Line, at.Col
+		}
 		total := 0
 		hc.Env.Each(func(name string, v expand.Variable) bool {
 			total += len(name) + len(v.Str)

@@ -23,19 +23,24 @@ import (
 const sizeCheckCmd = "__cookbook_sync_size_check"
 
 // guardAssignments makes every assignment in the script check the size of
-// the variables first: `x=VALUE` becomes `x=$(sizeCheckCmd)VALUE`. The
+// the variables first: `x=VALUE` becomes `x=$(sizeCheckCmd MARKER)VALUE`
+// (the marker makes the assignment, in its own file, the position last
+// reached). The
 // command substitution prints nothing, and put first it leaves the status
 // of the assignment (that of its last command substitution) as it was.
 // Sourced files are not rewritten; the per-command argument bound still
 // applies to them.
-func guardAssignments(f *syntax.File) {
+func guardAssignments(f *syntax.File, name string) {
 	guard := func(as []*syntax.Assign) {
 		for _, a := range as {
 			if a.Value == nil {
 				continue
 			}
 			check := &syntax.CmdSubst{Stmts: []*syntax.Stmt{{Cmd: &syntax.CallExpr{
-				Args: []*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: a.Pos(), ValueEnd: a.Pos(), Value: sizeCheckCmd}}}},
+				Args: []*syntax.Word{
+					{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: a.Pos(), ValueEnd: a.Pos(), Value: sizeCheckCmd}}},
+					{Parts: []syntax.WordPart{&syntax.Lit{Value: markerWord(ctxPlain, a.Pos(), name)}}},
+				},
 			}}}}
 			a.Value.Parts = append([]syntax.WordPart{check}, a.Value.Parts...)
 		}
@@ -695,8 +700,12 @@ func (r readOnlyFile) Close() error               { return r.f.Close() }
 type arithWatch struct {
 	w    io.Writer
 	stop context.CancelFunc
+	// pos is the position last reached (the sandbox's), asked when an
+	// error is noticed: markArith makes it the failing expansion's.
+	pos  func() Pos
 	mu   sync.Mutex
 	msg  string
+	at   Pos
 	// limit is the interpreter's "brace expansion would exceed N
 	// elements" (mvdan.cc/sh/v3 expand/braces.go): bash would expand it,
 	// the interpreter expands nothing, so the run is stopped.
@@ -713,9 +722,13 @@ func (a *arithWatch) Write(b []byte) (int, error) {
 			}
 			a.mu.Unlock()
 		} else if isArithErr(l) {
+			var at Pos
+			if a.pos != nil {
+				at = a.pos()
+			}
 			a.mu.Lock()
 			if a.msg == "" {
-				a.msg = l
+				a.msg, a.at = l, at
 				a.stop()
 			}
 			a.mu.Unlock()
@@ -731,10 +744,12 @@ func (a *arithWatch) limitMessage() string {
 	return a.limit
 }
 
-func (a *arithWatch) message() string {
+// message is the first arithmetic error and where it happened ("" when
+// none).
+func (a *arithWatch) message() (string, Pos) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.msg
+	return a.msg, a.at
 }
 
 // isArithErr reports whether msg is one of expand.Arithm's errors
@@ -743,51 +758,6 @@ func isArithErr(msg string) bool {
 	return msg == "division by zero" || msg == "exponent less than 0" ||
 		strings.HasPrefix(msg, "unsupported unary arithmetic operator") ||
 		strings.HasPrefix(msg, "unsupported binary arithmetic operator")
-}
-
-// arithErrPos finds the first arithmetic expression of file ($((…)),
-// ((…)), let) that fails with msg when evaluated with the variables the run
-// ended with; 0, 0 when none does (say, a function's local operand).
-func arithErrPos(file *syntax.File, vars map[string]expand.Variable, msg string) (line, col int) {
-	cfg := &expand.Config{Env: varsEnviron(vars)}
-	syntax.Walk(file, func(n syntax.Node) bool {
-		if line > 0 {
-			return false
-		}
-		var exprs []syntax.ArithmExpr
-		switch x := n.(type) {
-		case *syntax.ArithmExp:
-			exprs = []syntax.ArithmExpr{x.X}
-		case *syntax.ArithmCmd:
-			exprs = []syntax.ArithmExpr{x.X}
-		case *syntax.LetClause:
-			exprs = x.Exprs
-		}
-		for _, e := range exprs {
-			if e == nil {
-				continue
-			}
-			if _, err := expand.Arithm(cfg, e); err != nil && err.Error() == msg {
-				line, col = int(n.Pos().Line()), int(n.Pos().Col())
-				return false
-			}
-		}
-		return true
-	})
-	return line, col
-}
-
-// varsEnviron is a read-only expand.Environ over a runner's variables.
-type varsEnviron map[string]expand.Variable
-
-func (v varsEnviron) Get(name string) expand.Variable { return v[name] }
-
-func (v varsEnviron) Each(f func(name string, vr expand.Variable) bool) {
-	for k, vr := range v {
-		if !f(k, vr) {
-			return
-		}
-	}
 }
 
 // limitedBuffer keeps the first 64 KiB of the script's output.
@@ -812,4 +782,72 @@ func argsSize(args []string) int {
 		n += len(a)
 	}
 	return n
+}
+
+// markArith makes every arithmetic expansion and command report its own
+// position before it is evaluated, so that an arithmetic error (which the
+// interpreter prints without one) is placed where it is written, in its
+// own file: `$((…))` gets `$(posCmd MARKER)` in front of it, `((…))` and
+// `let` a first comma operand `$(posCmd MARKER)0` (which evaluates to 0
+// and leaves the value and status to the expressions that follow).
+func markArith(f *syntax.File, name string) {
+	pos := func(at syntax.Pos) *syntax.CmdSubst {
+		return &syntax.CmdSubst{Stmts: []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: []*syntax.Word{
+			{Parts: []syntax.WordPart{&syntax.Lit{Value: posCmd}}},
+			{Parts: []syntax.WordPart{&syntax.Lit{Value: markerWord(ctxPlain, at, name)}}},
+		}}}}}
+	}
+	first := func(at syntax.Pos, x syntax.ArithmExpr) syntax.ArithmExpr {
+		zero := &syntax.Word{Parts: []syntax.WordPart{pos(at), &syntax.Lit{Value: "0"}}}
+		return &syntax.BinaryArithm{OpPos: at, Op: syntax.Comma, X: zero, Y: x}
+	}
+	type site struct {
+		parts *[]syntax.WordPart
+		ae    *syntax.ArithmExp
+	}
+	var sites []site
+	var cmds []func()
+	syntax.Walk(f, func(n syntax.Node) bool {
+		var parts *[]syntax.WordPart
+		switch x := n.(type) {
+		case *syntax.Word:
+			parts = &x.Parts
+		case *syntax.DblQuoted:
+			parts = &x.Parts
+		case *syntax.ArithmCmd:
+			if x.X != nil {
+				cmds = append(cmds, func() { x.X = first(x.Pos(), x.X) })
+			}
+			return true
+		case *syntax.LetClause:
+			if len(x.Exprs) > 0 {
+				cmds = append(cmds, func() { x.Exprs[0] = first(x.Pos(), x.Exprs[0]) })
+			}
+			return true
+		default:
+			return true
+		}
+		for _, p := range *parts {
+			if ae, ok := p.(*syntax.ArithmExp); ok && !ae.Bracket {
+				sites = append(sites, site{parts, ae})
+			}
+		}
+		return true
+	})
+	for _, c := range cmds {
+		c()
+	}
+	for i := len(sites) - 1; i >= 0; i-- {
+		s := sites[i]
+		for j, p := range *s.parts {
+			if p == s.ae {
+				np := make([]syntax.WordPart, 0, len(*s.parts)+1)
+				np = append(np, (*s.parts)[:j]...)
+				np = append(np, pos(s.ae.Pos()))
+				np = append(np, (*s.parts)[j:]...)
+				*s.parts = np
+				break
+			}
+		}
+	}
 }

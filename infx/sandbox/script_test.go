@@ -168,20 +168,30 @@ func TestInterpreterPanic(t *testing.T) {
 	}
 }
 
-// TestScriptRuntimeErrors: an arithmetic expansion error stops the run
-// with its file:line:col (bash reports it and skips the command), and a
-// CRLF script is refused at its first carriage return.
+// TestScriptRuntimeErrors: an arithmetic expansion error makes the run
+// Unsupported at the expansion's own file:line:col (bash reports it and
+// skips the command), and a CRLF script is refused at its first carriage
+// return.
 func TestScriptRuntimeErrors(t *testing.T) {
 	env := []string{"MODEL=m", "TP=8", "EP_SIZE=1", "CONC=4", "PORT=8888"}
-	for _, c := range []struct{ file, want string }{
-		{"testdata/scripts/arith_assign.sh", "testdata/scripts/arith_assign.sh:4:3: arithmetic expansion failed: division by zero (bash reports it and skips the command)"},
-		{"testdata/scripts/arith_inline.sh", "testdata/scripts/arith_inline.sh:4:23: arithmetic expansion failed: division by zero (bash reports it and skips the command)"},
-		{"testdata/scripts/crlf.sh", `testdata/scripts/crlf.sh:1:20: carriage return (CRLF line endings): bash would read it as part of the line ($'\r': command not found); convert the script to LF line endings`},
+	for _, c := range []struct {
+		file string
+		want Unsupported
+	}{
+		{"testdata/scripts/arith_assign.sh", Unsupported{Pos: Pos{File: "testdata/scripts/arith_assign.sh", Line: 4, Col: 3}, Msg: "arithmetic expansion failed: division by zero (bash reports it and skips the command)"}},
+		{"testdata/scripts/arith_inline.sh", Unsupported{Pos: Pos{File: "testdata/scripts/arith_inline.sh", Line: 4, Col: 23}, Msg: "arithmetic expansion failed: division by zero (bash reports it and skips the command)"}},
 	} {
-		_, err := Run(context.Background(), Script{Path: c.file}, Config{Env: env})
-		if err == nil || err.Error() != c.want {
-			t.Errorf("%s:\n got %v\nwant %s", c.file, err, c.want)
+		run, err := Run(context.Background(), Script{Path: c.file}, Config{Env: env})
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
 		}
+		if run.Stop == nil || *run.Stop != c.want {
+			t.Errorf("%s:\n got %+v\nwant %+v", c.file, run.Stop, c.want)
+		}
+	}
+	_, err := Run(context.Background(), Script{Path: "testdata/scripts/crlf.sh"}, Config{Env: env})
+	if want := `testdata/scripts/crlf.sh:1:20: carriage return (CRLF line endings): bash would read it as part of the line ($'\r': command not found); convert the script to LF line endings`; err == nil || err.Error() != want {
+		t.Errorf("crlf:\n got %v\nwant %s", err, want)
 	}
 }
 
