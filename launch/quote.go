@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -140,4 +141,44 @@ func EscapeLine(s string) string {
 		i += n
 	}
 	return b.String()
+}
+
+// EscapeJSON rewrites JSON text so that no character EscapeControl would
+// escape appears raw: each such character (they can only stand inside
+// strings) becomes a \u escape (RFC 8259 §7; a character beyond U+FFFF as
+// its UTF-16 surrogate pair), a byte that is not UTF-8 \ufffd. The
+// strings decode to the same values (encoding/json itself leaves C1
+// controls, DEL, bidi overrides and the like raw), so JSON keeps every
+// value while nothing in it drives a terminal (issue 20, item 4). JSON
+// without such a character is returned unchanged.
+func EscapeJSON(b []byte) []byte {
+	clean := true
+	for i := 0; i < len(b); {
+		r, n := decodeRune(string(b[i:min(len(b), i+utf8.UTFMax)]))
+		if r < 0 || needsEscape(r) {
+			clean = false
+			break
+		}
+		i += n
+	}
+	if clean {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); {
+		r, n := decodeRune(string(b[i:min(len(b), i+utf8.UTFMax)]))
+		switch {
+		case r < 0:
+			out = append(out, `\ufffd`...)
+		case needsEscape(r) && r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+		case needsEscape(r):
+			out = fmt.Appendf(out, `\u%04x`, r)
+		default:
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	return out
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/cookbook"
 	"github.com/cookbook-sync/cookbook-sync/cookbook/pages"
+	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
 // decodeOptions are the flags of `cookbook-sync decode`.
@@ -178,17 +179,23 @@ func runDecode(ctx context.Context, stdout, stderr io.Writer, path string, o dec
 	var buf []byte
 	switch o.format {
 	case "text":
+		// The blocks' text is launch.Format's (values in launch.Quote's
+		// rule); titles and header values are escaped to one line.
+		var b strings.Builder
 		for i, d := range decoded {
 			if i > 0 {
-				w.WriteString("\n")
+				b.WriteString("\n")
 			}
-			fmt.Fprintf(w, "%s\n\n", selectionHeader(f, d))
-			for j, b := range d.Blocks {
+			fmt.Fprintf(&b, "%s\n\n", selectionHeader(f, d))
+			for j, bl := range d.Blocks {
 				if j > 0 {
-					w.WriteString("\n")
+					b.WriteString("\n")
 				}
-				fmt.Fprintf(w, "# %s\n%s\n", b.Title, b.Text)
+				fmt.Fprintf(&b, "# %s\n%s\n", launch.EscapeLine(bl.Title), bl.Text)
 			}
+		}
+		if err := writeShellText(w, b.String()); err != nil {
+			return err
 		}
 	case "json":
 		// Always an array, one element per selection (one without --all),
@@ -196,7 +203,7 @@ func runDecode(ctx context.Context, stdout, stderr io.Writer, path string, o dec
 		w.WriteString("[\n")
 		for i, d := range decoded {
 			buf = d.AppendOracleJSON(buf[:0])
-			w.Write(indentJSON(buf, "  "))
+			w.Write(launch.EscapeJSON(indentJSON(buf, "  ")))
 			if i < len(decoded)-1 {
 				w.WriteString(",")
 			}
@@ -207,7 +214,7 @@ func runDecode(ctx context.Context, stdout, stderr io.Writer, path string, o dec
 		for _, d := range decoded {
 			buf = d.AppendOracleJSON(buf[:0])
 			buf = append(buf, '\n')
-			w.Write(buf)
+			w.Write(launch.EscapeJSON(buf))
 		}
 	}
 	return w.Flush()
@@ -229,9 +236,10 @@ func selectionHeader(f *cookbook.File, d *cookbook.Decoded) string {
 	for i, n := range pt.Concs {
 		concs[i] = strconv.Itoa(n)
 	}
+	el := launch.EscapeLine
 	return fmt.Sprintf("# %s cell %d %s · point %d (conc %s) · router %s (%s) · KV %s (%s)",
-		d.File, d.Cell, d.CellID, d.Point, strings.Join(concs, ","),
-		d.Router, measuredNote(d.Router, c.Submitted), d.KV, measuredNote(d.KV, pt.KV))
+		el(d.File), d.Cell, el(d.CellID), d.Point, strings.Join(concs, ","),
+		el(d.Router), el(measuredNote(d.Router, c.Submitted)), el(d.KV), el(measuredNote(d.KV, pt.KV)))
 }
 
 func measuredNote(chosen, measured string) string {
@@ -334,19 +342,27 @@ func runDecodePages(ctx context.Context, stdout io.Writer, path string, o decode
 	w := bufio.NewWriter(stdout)
 	switch o.format {
 	case "text":
+		// The command is the page's own text, every word that carries a
+		// control character re-quoted (launch.ShellText); the comment
+		// lines' values are escaped to one line.
+		el := launch.EscapeLine
+		var b strings.Builder
 		for i, s := range sels {
 			if i > 0 {
-				w.WriteString("\n")
+				b.WriteString("\n")
 			}
-			head := "# " + s.File + " · " + s.Hash()
+			head := "# " + el(s.File) + " · " + el(s.Hash())
 			if s.Kind == "config" {
-				head += fmt.Sprintf(" · cell %d · %s · %s", s.Cell, s.Verified, s.Mode)
+				head += fmt.Sprintf(" · cell %d · %s · %s", s.Cell, el(string(s.Verified)), el(string(s.Mode)))
 			}
-			fmt.Fprintf(w, "%s\n", head)
+			fmt.Fprintf(&b, "%s\n", head)
 			if s.URL != "" {
-				fmt.Fprintf(w, "# %s\n", s.URL)
+				fmt.Fprintf(&b, "# %s\n", el(s.URL))
 			}
-			fmt.Fprintf(w, "%s\n", s.Command)
+			fmt.Fprintf(&b, "%s\n", launch.ShellText(s.Command))
+		}
+		if err := writeShellText(w, b.String()); err != nil {
+			return err
 		}
 	case "json":
 		w.WriteString("[\n")
@@ -355,7 +371,7 @@ func runDecodePages(ctx context.Context, stdout io.Writer, path string, o decode
 			if err != nil {
 				return err
 			}
-			w.Write(indentJSON(b, "  "))
+			w.Write(launch.EscapeJSON(indentJSON(b, "  ")))
 			if i < len(sels)-1 {
 				w.WriteString(",")
 			}
@@ -368,7 +384,7 @@ func runDecodePages(ctx context.Context, stdout io.Writer, path string, o decode
 			if err != nil {
 				return err
 			}
-			w.Write(append(b, '\n'))
+			w.Write(launch.EscapeJSON(append(b, '\n')))
 		}
 	}
 	return w.Flush()

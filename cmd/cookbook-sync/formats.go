@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"strings"
 
@@ -40,10 +41,14 @@ func coverageFormats() []coverageFormat {
 					return report.PrintMarkdown(b, rep, report.MarkdownOptions{Limit: o.mdLimit, JSONHint: hint, JSONInputs: inputs})
 				})
 			}},
-		{"json", "json (schema report/SCHEMA.md)", "JSON strings (encoding/json escapes every control character)",
-			func(w io.Writer, rep *report.Report, _ coverageOptions) error { return report.PrintJSON(w, rep) }},
-		{"sarif", "sarif (SARIF 2.1.0)", "JSON strings (encoding/json escapes every control character); local directories removed",
-			func(w io.Writer, rep *report.Report, _ coverageOptions) error { return report.PrintSARIF(w, rep) }},
+		{"json", "json (schema report/SCHEMA.md)", "JSON strings, raw values: every control or format character a \\u escape (encoding/json, launch.EscapeJSON)",
+			func(w io.Writer, rep *report.Report, _ coverageOptions) error {
+				return escapedJSON(w, func(b *bytes.Buffer) error { return report.PrintJSON(b, rep) })
+			}},
+		{"sarif", "sarif (SARIF 2.1.0)", "JSON strings, raw values: every control or format character a \\u escape (encoding/json, launch.EscapeJSON); local directories removed",
+			func(w io.Writer, rep *report.Report, _ coverageOptions) error {
+				return escapedJSON(w, func(b *bytes.Buffer) error { return report.PrintSARIF(b, rep) })
+			}},
 		{"github", "github (GitHub Actions annotations)", "terminal control characters escaped; messages and properties escaped per GitHub's toolkit (%, CR, LF; \":\" and \",\" in properties), so a value can never start a workflow command",
 			func(w io.Writer, rep *report.Report, _ coverageOptions) error {
 				return escaped(w, func(b *bytes.Buffer) error { return report.PrintAnnotations(b, rep) })
@@ -59,6 +64,43 @@ func escaped(w io.Writer, print func(*bytes.Buffer) error) error {
 		return err
 	}
 	_, err := io.WriteString(w, launch.EscapeControl(b.String()))
+	return err
+}
+
+// escapedJSON runs print (JSON) into a buffer and writes it to w with
+// every control or format character left raw by encoding/json written as
+// a \u escape (launch.EscapeJSON): the values stay exactly as read.
+func escapedJSON(w io.Writer, print func(*bytes.Buffer) error) error {
+	var b bytes.Buffer
+	if err := print(&b); err != nil {
+		return err
+	}
+	_, err := w.Write(launch.EscapeJSON(b.Bytes()))
+	return err
+}
+
+// writeJSON writes v as indented JSON (encoding/json: two spaces, a final
+// newline) through launch.EscapeJSON.
+func writeJSON(w io.Writer, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(launch.EscapeJSON(b.Bytes()))
+	return err
+}
+
+// writeShellText writes text that is shell or reads like it (render's and
+// decode's text, render --all / --list tables) with the last line of
+// defence of every text output (issue 20, item 4): no line starts a GitHub
+// Actions workflow command (launch.GuardLines: '' before a leading "::",
+// which changes no shell word) and every terminal control character left
+// is escaped (launch.EscapeControl). The values in it are already quoted
+// (launch.Quote) or escaped to one line (launch.EscapeLine).
+func writeShellText(w io.Writer, s string) error {
+	_, err := io.WriteString(w, launch.EscapeControl(launch.GuardLines(s)))
 	return err
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -331,9 +330,7 @@ func writeRendered(w io.Writer, format string, rs []rendered) error {
 			}
 			out = append(out, j)
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeJSON(w, out)
 	}
 	var b strings.Builder
 	for i, r := range rs {
@@ -342,8 +339,7 @@ func writeRendered(w io.Writer, format string, rs []rendered) error {
 		}
 		writeText(&b, r)
 	}
-	_, err := io.WriteString(w, launch.EscapeControl(b.String()))
-	return err
+	return writeShellText(w, b.String())
 }
 
 // writeText prints one rendering: a header, then one block per process.
@@ -352,8 +348,9 @@ func writeRendered(w io.Writer, format string, rs []rendered) error {
 // trailing backslash would end the command, so the origins of the env vars
 // and flags are listed above it instead.
 func writeText(b *strings.Builder, r rendered) {
+	el := launch.EscapeLine
 	if p := r.p; p != nil {
-		fmt.Fprintf(b, "# %s row %d conc %d (%s", p.ConfigKey, p.Row, p.Concurrency, p.Scenario)
+		fmt.Fprintf(b, "# %s row %d conc %d (%s", el(p.ConfigKey), p.Row, p.Concurrency, el(p.Scenario))
 		if p.ISL > 0 || p.OSL > 0 {
 			fmt.Fprintf(b, " %d/%d", p.ISL, p.OSL)
 		}
@@ -363,7 +360,7 @@ func writeText(b *strings.Builder, r rendered) {
 		}
 		b.WriteString("\n")
 		if p.Status != infx.StatusOK {
-			fmt.Fprintf(b, "# %s: %s\n", p.Status, p.Note)
+			fmt.Fprintf(b, "# %s: %s\n", el(string(p.Status)), el(p.Note))
 			return
 		}
 	}
@@ -373,19 +370,19 @@ func writeText(b *strings.Builder, r rendered) {
 		src += ":" + d.Source.Selector
 	}
 	if r.p != nil && r.p.Kind == infx.KindScript {
-		fmt.Fprintf(b, "# script %s\n", src)
+		fmt.Fprintf(b, "# script %s\n", el(src))
 	} else {
 		v := r.version
 		if d.Source.SrtSlurm != "" {
 			v = d.Source.SrtSlurm
 		}
-		fmt.Fprintf(b, "# recipe %s (srt-slurm %s)\n", src, v)
+		fmt.Fprintf(b, "# recipe %s (srt-slurm %s)\n", el(src), el(v))
 	}
 	if d.Model != "" || d.Hardware != "" {
-		fmt.Fprintf(b, "# model %s, hardware %s, engine %s\n", d.Model, d.Hardware, d.Engine)
+		fmt.Fprintf(b, "# model %s, hardware %s, engine %s\n", el(d.Model), el(d.Hardware), el(d.Engine))
 	}
 	for _, n := range d.Notes {
-		fmt.Fprintf(b, "# note: %s\n", n)
+		fmt.Fprintf(b, "# note: %s\n", el(n))
 	}
 	for i := range d.Processes {
 		p := d.Processes[i]
@@ -393,7 +390,7 @@ func writeText(b *strings.Builder, r rendered) {
 		b.WriteString(blockTitle(&p))
 		b.WriteString("\n")
 		for _, l := range p.Preamble {
-			b.WriteString("# preamble: " + preambleText(l, p.Role) + "\n")
+			b.WriteString("# preamble: " + el(preambleText(l, p.Role)) + "\n")
 		}
 		p.Preamble = nil
 		writeOrigins(b, &p)
@@ -442,9 +439,9 @@ func writeOrigins(b *strings.Builder, p *launch.Process) {
 		detail, note, _ := strings.Cut(o.Detail, "; ")
 		g := byKind[o.Kind]
 		if g == nil {
-			g = &group{label: string(o.Kind), seenE: map[string]bool{}, seen: map[string]bool{}}
+			g = &group{label: launch.EscapeLine(string(o.Kind)), seenE: map[string]bool{}, seen: map[string]bool{}}
 			if o.Kind == launch.OriginInjected && detail != "" {
-				g.label += " (" + detail + ")"
+				g.label += " (" + launch.EscapeLine(detail) + ")"
 			}
 			byKind[o.Kind] = g
 			groups = append(groups, g)
@@ -455,18 +452,18 @@ func writeOrigins(b *strings.Builder, p *launch.Process) {
 		g, _ := get(e.Origin)
 		if !g.seenE[e.Name] {
 			g.seenE[e.Name] = true
-			g.env = append(g.env, e.Name)
+			g.env = append(g.env, launch.EscapeLine(e.Name))
 		}
 	}
 	for _, a := range p.Args {
 		g, note := get(a.Origin)
-		name := a.Flag
+		name := launch.EscapeLine(a.Flag)
 		if name == "" && len(a.Values) > 0 {
-			name = a.Values[0] // a positional argument
+			name = launch.EscapeLine(a.Values[0]) // a positional argument
 		}
 		if note != "" {
 			name += "*"
-			notes = append(notes, a.Flag+": "+note)
+			notes = append(notes, launch.EscapeLine(a.Flag+": "+note))
 		}
 		if !g.seen[name] {
 			g.seen[name] = true
@@ -516,9 +513,9 @@ func writeWrapped(b *strings.Builder, head string, words []string) {
 func blockTitle(p *launch.Process) string {
 	t := "# "
 	if p.Role != launch.RoleNone {
-		t += string(p.Role) + " "
+		t += launch.EscapeLine(string(p.Role)) + " "
 	}
-	t += string(p.Kind)
+	t += launch.EscapeLine(string(p.Kind))
 	var parts []string
 	if p.Kind == launch.KindWorker {
 		parts = append(parts, plural(max(p.Workers, 1), "worker"), plural(max(p.NodesPerWorker, 1), "node")+"/worker")
@@ -548,14 +545,13 @@ func plural(n int, s string) string {
 // (totals, configKeys[] with each point's outcome).
 func writeSummary(w io.Writer, format string, s infx.Summary, withSrtSlurmDir bool) error {
 	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s)
+		return writeJSON(w, s)
 	}
 	var b strings.Builder
+	el := launch.EscapeLine
 	kw, fw := len("CONFIG KEY"), len("FRAMEWORK")
 	for _, k := range s.ConfigKeys {
-		kw, fw = max(kw, len(k.ConfigKey)), max(fw, len(k.Framework))
+		kw, fw = max(kw, len(el(k.ConfigKey))), max(fw, len(el(k.Framework)))
 	}
 	row := func(key, fr string, cols ...any) {
 		fmt.Fprintf(&b, "%-*s  %-*s  %6v %8v %13v %7v %11v %9v %6v  %v\n", append([]any{kw, key, fw, fr}, cols...)...)
@@ -565,14 +561,14 @@ func writeSummary(w io.Writer, format string, s infx.Summary, withSrtSlurmDir bo
 		scope := "in scope"
 		if !k.InScope {
 			// Not rendered: one line, no per-point groups.
-			row(k.ConfigKey, k.Framework, k.Points, k.Rendered, k.UpstreamOnly, k.Missing, k.Unsupported, k.Ambiguous, k.Errors, "out of scope")
+			row(el(k.ConfigKey), el(k.Framework), k.Points, k.Rendered, k.UpstreamOnly, k.Missing, k.Unsupported, k.Ambiguous, k.Errors, "out of scope")
 			continue
 		}
-		row(k.ConfigKey, k.Framework, k.Points, k.Rendered, k.UpstreamOnly, k.Missing, k.Unsupported, k.Ambiguous, k.Errors, scope)
+		row(el(k.ConfigKey), el(k.Framework), k.Points, k.Rendered, k.UpstreamOnly, k.Missing, k.Unsupported, k.Ambiguous, k.Errors, scope)
 		for _, g := range groupResults(k.Results, withSrtSlurmDir) {
-			fmt.Fprintf(&b, "    %s: %s, %s: %s", g.status, plural(g.points, "point"), g.rows, g.where)
+			fmt.Fprintf(&b, "    %s: %s, %s: %s", el(g.status), plural(g.points, "point"), g.rows, el(g.where))
 			if g.reason != "" {
-				b.WriteString(" — " + g.reason)
+				b.WriteString(" — " + el(g.reason))
 			}
 			b.WriteString("\n")
 		}
@@ -591,10 +587,9 @@ func writeSummary(w io.Writer, format string, s infx.Summary, withSrtSlurmDir bo
 	fmt.Fprintf(&b, "out of scope    %d (not rendered: Check 3 covers vLLM/SGLang only)\n", s.OutOfScope)
 	fmt.Fprintf(&b, "errors          %d\n", s.Errors)
 	for _, f := range s.Failures {
-		fmt.Fprintf(&b, "error: %s\n", f)
+		fmt.Fprintf(&b, "error: %s\n", el(f))
 	}
-	_, err := io.WriteString(w, launch.EscapeControl(b.String()))
-	return err
+	return writeShellText(w, b.String())
 }
 
 // resultGroup is the points of one config key that share a status, file
@@ -711,9 +706,10 @@ func writeList(w io.Writer, format string, ws *infx.Workspace) error {
 		if keys == nil {
 			keys = []jsonKey{}
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(keys)
+		return writeJSON(w, keys)
+	}
+	for i := range keys {
+		keys[i].ConfigKey, keys[i].Framework = launch.EscapeLine(keys[i].ConfigKey), launch.EscapeLine(keys[i].Framework)
 	}
 	kw, fw := len("CONFIG KEY"), len("FRAMEWORK")
 	for _, k := range keys {
@@ -728,8 +724,7 @@ func writeList(w io.Writer, format string, ws *infx.Workspace) error {
 		}
 		fmt.Fprintf(&b, "%-*s  %-*s  %4d %6d  %s\n", kw, k.ConfigKey, fw, k.Framework, k.Rows, k.Points, scope)
 	}
-	_, err := io.WriteString(w, launch.EscapeControl(b.String()))
-	return err
+	return writeShellText(w, b.String())
 }
 
 // checkSrtSlurmFlags validates --srt-slurm-dir (a directory) and
