@@ -165,7 +165,7 @@ const nginxNoArgs = "nginx -c nginx.conf -g 'daemon off;'"
 // ANSI-C quoted word, a Preamble line is split at its newlines and each
 // piece that is not ShellSafe written the same way, and a line that would
 // start with "::" after leading white space (a GitHub Actions workflow
-// command, actions/runner ActionCommand.TryParseV2) gets ” before the
+// command, actions/runner ActionCommand.TryParseV2) gets an empty quoted string (two single quotes) before the
 // "::" (GuardLine), which leaves the shell word unchanged. Everything from
 // a real cookbook page prints as the page prints it.
 func Format(p *Process) string {
@@ -249,7 +249,7 @@ func appendRaw(dst []byte, s string) []byte {
 // GuardLine keeps the line dst[start:] (no newline in it) from being a
 // GitHub Actions workflow command: the runner trims leading white space
 // from every output line and acts on a line that then starts with "::"
-// (actions/runner src/Runner.Common/ActionCommand.cs, TryParseV2), so ”
+// (actions/runner src/Runner.Common/ActionCommand.cs, TryParseV2), so an empty quoted string (two single quotes)
 // is inserted before that "::". In shell the empty quotes join the word
 // that follows and change nothing. A line that is no such command is
 // returned unchanged.

@@ -95,7 +95,7 @@ func writeJSON(w io.Writer, v any) error {
 // writeShellText writes text that is shell or reads like it (render's and
 // decode's text, render --all / --list tables) with the last line of
 // defence of every text output (issue 20, item 4): no line starts a GitHub
-// Actions workflow command (launch.GuardLines: ” before a leading "::",
+// Actions workflow command (launch.GuardLines: an empty quoted string before a leading "::",
 // which changes no shell word) and every terminal control character left
 // is escaped (launch.EscapeControl). The values in it are already quoted
 // (launch.Quote) or escaped to one line (launch.EscapeLine).
