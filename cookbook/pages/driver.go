@@ -213,6 +213,7 @@ const generatorDriverJS = `(function (fn, CAP, FAST_MIN, tick, G_DEAD, IN_G, MAX
 // prelude, the drivers and the engine of the checkout being read.
 type programs struct {
 	prelude, configDriver, generatorCut, generatorDriver *goja.Program
+	guards                                               *goja.Program // compiled without the step counter
 	engine                                               *goja.Program // nil when engineErr
 	engineErr                                            error
 }
@@ -274,6 +275,11 @@ func compilePrograms(engineName string, engineSrc []byte, engineReadErr error) (
 		}
 		*d.dst = prg
 	}
+	g, err := compileTrusted("guards.js", guardsJS)
+	if err != nil {
+		return nil, fmt.Errorf("pages: internal driver guards.js: %w", err)
+	}
+	p.guards = g
 	if engineReadErr != nil {
 		p.engineErr = &FileError{File: engineName, Err: engineReadErr}
 		return p, nil
@@ -332,7 +338,7 @@ func decodeConfig(ctx context.Context, p *programs, file string, src []byte, opt
 	if err != nil {
 		return nil, nil, err
 	}
-	sb, stop, err := newSandbox(ctx, file, opt, p.prelude, wd)
+	sb, stop, err := newSandbox(ctx, file, opt, p, wd)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -373,7 +379,7 @@ func decodeConfig(ctx context.Context, p *programs, file string, src []byte, opt
 
 // decodeGenerator runs a generator's component body with React stubs.
 func decodeGenerator(ctx context.Context, p *programs, file string, src []byte, opt Options, wd *watchdog, used *int64) ([]Selection, []string, error) {
-	sb, stop, err := newSandbox(ctx, file, opt, p.prelude, wd)
+	sb, stop, err := newSandbox(ctx, file, opt, p, wd)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -27,6 +27,19 @@ const (
 	DefaultMaxString     = 16 << 20
 	DefaultMaxHeapGrowth = 1 << 30
 	DefaultMaxCallStack  = 4000
+	// DefaultMaxArray bounds one array's length as the Array builtins see
+	// it (4 Mi elements, 64 MiB of values): 390 times the longest array of
+	// the real snippets (sglang docs @6c749811:
+	// autoregressive/nemotron3-ultra-deployment.jsx, 10,752 selections).
+	// DefaultMaxBuffer bounds one ArrayBuffer or typed array (64 MiB; no
+	// real snippet makes one). DefaultMaxAllocation bounds what one file
+	// asks of the guarded builtins in all (elements + string units +
+	// bytes: 32 Mi), 60 times the most a real snippet asks
+	// (configs/MiniMaxAI/minimax-h3.jsx: 556,800). TestGuardHeadroom keeps
+	// the real snippets decoding with all three bounds 16 times lower.
+	DefaultMaxArray      = 1 << 22
+	DefaultMaxBuffer     = 64 << 20
+	DefaultMaxAllocation = 32 << 20
 )
 
 // Options bound the sandbox the page code runs in. The zero value means the
@@ -50,9 +63,16 @@ const (
 //   - selections: MaxSelections per enumeration step (the oracle's CAP:
 //     configs keep the first CAP overlay combinations of a cell, generators
 //     fail with "more than CAP selections") and MaxRows rows per file;
-//   - strings: String.prototype.repeat/padStart/padEnd refuse results longer
-//     than MaxString UTF-16 units, and a command longer than MaxString is an
-//     error;
+//   - strings: String.prototype.repeat/padStart/padEnd/concat and
+//     Array.prototype.join refuse results longer than MaxString UTF-16
+//     units, and a command longer than MaxString is an error;
+//   - allocation, before it happens (ErrAllocation, see guardsJS): Array(n)
+//     and every Array.prototype method refuse a length over MaxArray,
+//     ArrayBuffer and typed arrays more than MaxBuffer bytes, and what a
+//     file asks of these builtins in all (elements, string units, bytes)
+//     is bounded by MaxAllocation — sizes, counted, the same everywhere;
+//   - regular expressions: only those Go's linear-time regexp runs
+//     (ErrBacktracking), literals refused before any code runs;
 //   - memory: a watchdog samples the Go heap every few milliseconds and
 //     interrupts the running files when it grew by more than MaxHeapGrowth
 //     bytes since the run started; interrupted files are retried alone, and a
@@ -80,6 +100,15 @@ type Options struct {
 	// MaxCallStack bounds the JavaScript call depth (default
 	// DefaultMaxCallStack).
 	MaxCallStack int
+	// MaxArray bounds an array's length as the Array builtins see it
+	// (default DefaultMaxArray).
+	MaxArray int
+	// MaxBuffer bounds an ArrayBuffer or typed array, in bytes (default
+	// DefaultMaxBuffer).
+	MaxBuffer int
+	// MaxAllocation bounds the elements, string units and bytes a file
+	// asks of the guarded builtins in all (default DefaultMaxAllocation).
+	MaxAllocation int64
 	// Parallel is the number of files Load decodes at once (≤ 0:
 	// GOMAXPROCS).
 	Parallel int
@@ -113,6 +142,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxCallStack <= 0 {
 		o.MaxCallStack = DefaultMaxCallStack
+	}
+	if o.MaxArray <= 0 {
+		o.MaxArray = DefaultMaxArray
+	}
+	if o.MaxBuffer <= 0 {
+		o.MaxBuffer = DefaultMaxBuffer
+	}
+	if o.MaxAllocation <= 0 {
+		o.MaxAllocation = DefaultMaxAllocation
 	}
 	return o
 }
@@ -205,6 +243,9 @@ func compile(name, src string) (*goja.Program, error) {
 	if err := instrument(name, ast); err != nil {
 		return nil, err
 	}
+	if err := checkRegexpLiterals(name, ast); err != nil {
+		return nil, err
+	}
 	p, err := goja.CompileAST(ast, false)
 	if err != nil {
 		return nil, jsError(name, err)
@@ -214,7 +255,7 @@ func compile(name, src string) (*goja.Program, error) {
 
 // prelude hardens a fresh runtime: string builders bounded, require that
 // refuses everything, React stubs for JSX.
-const prelude = `(function (g, max) {
+const prelude = `(function (g, max, charge) {
   "use strict";
   const bound = (name) => {
     const orig = String.prototype[name];
@@ -222,6 +263,7 @@ const prelude = `(function (g, max) {
       const s = String(this);
       const len = name === "repeat" ? s.length * Number(n) : Number(n);
       if (len > max) throw new RangeError("string of " + len + " units is over the sandbox bound");
+      charge(len, "String.prototype." + name);
       return orig.call(this, n, fill);
     } });
   };
@@ -248,11 +290,15 @@ type sandbox struct {
 	steps *stepper
 	// tick counts one step; the drivers call it between units of work.
 	tick func()
+	// guards: the allocation and regexp guards' state
+	guards *guards
+	// stopped is the error a guard stopped the file with (stopWith)
+	stopped *FileError
 }
 
 // newSandbox makes the runtime for file with its step counter and arms its
 // backstop; stop disarms it and must be called.
-func newSandbox(ctx context.Context, file string, opt Options, prel *goja.Program, wd *watchdog) (sb *sandbox, stop func(), err error) {
+func newSandbox(ctx context.Context, file string, opt Options, p *programs, wd *watchdog) (sb *sandbox, stop func(), err error) {
 	vm := goja.New()
 	vm.SetMaxCallStackSize(opt.MaxCallStack)
 	vm.SetParserOptions(parser.WithSourceMapLoader(denySourceMap))
@@ -262,14 +308,18 @@ func newSandbox(ctx context.Context, file string, opt Options, prel *goja.Progra
 	unwatch := wd.watch(vm)
 	stop = func() { tb.Stop(); stopCtx(); unwatch() }
 	sb = &sandbox{vm: vm, file: file, opt: opt, steps: st, tick: st.step}
+	sb.guards = &guards{sb: sb}
 	err = st.bind()
 	var v goja.Value
 	if err == nil {
-		v, err = vm.RunProgram(prel)
+		v, err = vm.RunProgram(p.prelude)
 	}
 	if err == nil {
 		fn, _ := goja.AssertFunction(v)
-		_, err = fn(goja.Undefined(), vm.GlobalObject(), vm.ToValue(opt.MaxString))
+		_, err = fn(goja.Undefined(), vm.GlobalObject(), vm.ToValue(opt.MaxString), vm.ToValue(sb.guards.charge))
+	}
+	if err == nil {
+		err = sb.guards.install(p.guards)
 	}
 	if err != nil {
 		stop()
@@ -278,8 +328,14 @@ func newSandbox(ctx context.Context, file string, opt Options, prel *goja.Progra
 	return sb, stop, nil
 }
 
-// err turns a goja error into a FileError naming the file.
-func (sb *sandbox) err(err error) error { return jsError(sb.file, err) }
+// err turns a goja error into a FileError naming the file; once a guard
+// stopped the file, its error (whatever page code did after the throw).
+func (sb *sandbox) err(err error) error {
+	if sb.stopped != nil {
+		return sb.stopped
+	}
+	return jsError(sb.file, err)
+}
 
 // jsError names file and, when goja has one, the position.
 func jsError(file string, err error) error {

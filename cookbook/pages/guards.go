@@ -1,0 +1,347 @@
+package pages
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
+)
+
+// ErrAllocation: page code asked a builtin for more memory than the
+// sandbox allows (Options.MaxArray, MaxBuffer, MaxString, MaxAllocation).
+// The request is refused before the builtin runs, by its size alone, so a
+// file that asks too much does so on every machine — unlike the heap
+// watchdog (ErrMemory), which only samples. goja's builtins allocate in
+// one piece and loop in Go without counting steps (new Array(3e8).fill(0)
+// asks for 4.8 GB and ends the process with "fatal error: out of memory";
+// ECMA-262 §23.1.3.7 Array.prototype.fill writes every index below
+// length), so the bound must come before the call.
+var ErrAllocation = errors.New("page code asked for more memory than the sandbox allows")
+
+// guardsJS wraps the builtins that allocate or loop in proportion to a
+// size page code chooses, so that a size over its bound is refused before
+// the builtin runs (refuse → ErrAllocation or ErrBacktracking, an
+// interrupt page code cannot catch). It is compiled without the step
+// counter: the wrappers hold no loop over page-chosen sizes but join's and
+// concat's own (bounded by MaxArray), and every call they make into page
+// code (a callback, a toString) counts its steps as usual. Each wrapper
+// reads what it checks once and hands the builtin the value it checked,
+// so a getter or valueOf cannot show the check one size and the builtin
+// another: array-likes whose length is an accessor or an object, and
+// Proxies, are refused.
+//
+// Covered: Array / new Array(n), Array.from, Array.of, every
+// Array.prototype method (the receiver's length ≤ MaxArray; fill, concat,
+// join, and the methods that build a new array charge what they build),
+// String.prototype.concat and join results (≤ MaxString), ArrayBuffer and
+// the typed-array constructors (≤ MaxBuffer bytes), RegExp / new RegExp
+// and String.prototype.match/matchAll/search with a string (ErrBacktracking).
+const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, refuse, charge, isProxy, isRegExp, regexpOK) {
+  "use strict";
+  const apply = Reflect.apply, construct = Reflect.construct, ownKeys = Reflect.ownKeys;
+  const defineProperty = Object.defineProperty, getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  const getPrototypeOf = Object.getPrototypeOf, isArray = Array.isArray, floor = Math.floor, min = Math.min;
+  const SymMatch = Symbol.match, SymMatchAll = Symbol.matchAll, SymSearch = Symbol.search;
+  const isView = ArrayBuffer.isView, DataView = g.DataView;
+  const taLength = getOwnPropertyDescriptor(getPrototypeOf(Int8Array.prototype), "length").get;
+  const toLength = (v) => { const n = +v; return n > 0 ? min(floor(n), 9007199254740991) : 0; };
+  const isObj = (v) => v !== null && (typeof v === "object" || typeof v === "function");
+  // lenOf: the length an array builtin will read from o, read once.
+  const lenOf = (o, what) => {
+    if (o === null || o === undefined) return 0;
+    if (isArray(o) && !isProxy(o)) return o.length;
+    if (!isObj(o)) o = Object(o);
+    if (isView(o) && !isProxy(o) && !(o instanceof DataView)) return apply(taLength, o, []);
+    for (let p = o; p !== null; p = getPrototypeOf(p)) {
+      if (isProxy(p)) refuse("proxy", 0, what);
+      const d = getOwnPropertyDescriptor(p, "length");
+      if (d === undefined) continue;
+      if (!("value" in d)) refuse("getter", 0, what);
+      if (isObj(d.value)) refuse("object", 0, what);
+      return toLength(d.value);
+    }
+    return 0;
+  };
+  const arrayBound = (n, what) => { if (n > MAX_ARRAY) refuse("array", n, what); };
+  const stringBound = (n, what) => { if (n > MAX_STRING) refuse("string", n, what); charge(n, what); };
+  const wrapCtor = (orig, name, before, after) => {
+    const w = { [name]: function (...args) {
+      if (before) before(args);
+      const r = new.target ? construct(orig, args, new.target) : apply(orig, undefined, args);
+      return after ? after(r) : r;
+    } }[name];
+    for (const k of ownKeys(orig)) {
+      if (k === "prototype" || k === "name" || k === "length" || k === Symbol.species) continue;
+      defineProperty(w, k, getOwnPropertyDescriptor(orig, k));
+    }
+    defineProperty(w, "prototype", { value: orig.prototype, writable: false, enumerable: false, configurable: false });
+    defineProperty(w, "length", { value: orig.length, configurable: true });
+    defineProperty(orig.prototype, "constructor", { value: w, writable: true, enumerable: false, configurable: true });
+    defineProperty(g, name, { value: w, writable: true, enumerable: false, configurable: true });
+    return w;
+  };
+  const method = (obj, key, make) => {
+    const d = getOwnPropertyDescriptor(obj, key);
+    const orig = d.value;
+    const name = typeof key === "symbol" ? "[" + key.description + "]" : key;
+    const f = make(orig, name);
+    defineProperty(f, "name", { value: name, configurable: true });
+    defineProperty(f, "length", { value: orig.length, configurable: true });
+    defineProperty(obj, key, { value: f, writable: d.writable, enumerable: d.enumerable, configurable: d.configurable });
+  };
+
+  // Arrays.
+  const OrigArray = Array;
+  const WArray = wrapCtor(OrigArray, "Array", (args) => {
+    if (args.length === 1 && typeof args[0] === "number") {
+      arrayBound(args[0], "Array(n)");
+      charge(args[0], "Array(n)");
+    }
+  });
+  method(WArray, "from", (orig) => ({ from(items, ...rest) {
+    if (items !== null && items !== undefined) {
+      const n = lenOf(items, "Array.from");
+      arrayBound(n, "Array.from");
+      charge(n, "Array.from");
+    }
+    return apply(orig, this, [items, ...rest]);
+  } }).from);
+  const AP = OrigArray.prototype;
+  const builds = new Set(["concat", "filter", "flat", "flatMap", "map", "slice", "splice", "toReversed", "toSorted", "toSpliced", "with"]);
+  for (const key of ownKeys(AP)) {
+    if (key === "constructor" || key === "join" || key === "fill" || key === "concat" || typeof AP[key] !== "function") continue;
+    method(AP, key, (orig, name) => ({ [name](...args) {
+      const n = lenOf(this, "Array.prototype." + name);
+      arrayBound(n, "Array.prototype." + name);
+      if (builds.has(name)) charge(n, "Array.prototype." + name);
+      return apply(orig, this, args);
+    } })[name]);
+  }
+  method(AP, "fill", (orig) => ({ fill(...args) {
+    const n = lenOf(this, "Array.prototype.fill");
+    arrayBound(n, "Array.prototype.fill");
+    charge(n, "Array.prototype.fill");
+    return apply(orig, this, args);
+  } }).fill);
+  method(AP, "concat", (orig) => ({ concat(...args) {
+    let n = lenOf(this, "Array.prototype.concat");
+    for (const a of args) n += isArray(a) ? lenOf(a, "Array.prototype.concat") : 1;
+    arrayBound(n, "Array.prototype.concat");
+    charge(n, "Array.prototype.concat");
+    return apply(orig, this, args);
+  } }).concat);
+  // join: every element is converted once, here, in the builtin's order,
+  // and the builtin joins the strings, once their total is known.
+  method(AP, "join", (orig) => ({ join(sep) {
+    if (this === null || this === undefined) return apply(orig, this, [sep]);
+    const o = isObj(this) ? this : Object(this);
+    const n = lenOf(o, "Array.prototype.join");
+    arrayBound(n, "Array.prototype.join");
+    const s = sep === undefined ? "," : ` + "`${sep}`" + `;
+    const parts = new OrigArray(n);
+    let total = n > 0 ? (n - 1) * s.length : 0;
+    if (total > MAX_STRING) refuse("string", total, "Array.prototype.join");
+    for (let i = 0; i < n; i++) {
+      const e = o[i];
+      const t = e === undefined || e === null ? "" : ` + "`${e}`" + `;
+      total += t.length;
+      if (total > MAX_STRING) refuse("string", total, "Array.prototype.join");
+      parts[i] = t;
+    }
+    stringBound(total, "Array.prototype.join");
+    return apply(orig, parts, [s]);
+  } }).join);
+
+  // Strings.
+  method(String.prototype, "concat", (orig) => ({ concat(...args) {
+    if (this === null || this === undefined) return apply(orig, this, args);
+    const head = ` + "`${this}`" + `;
+    let total = head.length;
+    const strs = [];
+    for (const a of args) { const t = ` + "`${a}`" + `; total += t.length; if (total > MAX_STRING) refuse("string", total, "String.prototype.concat"); strs.push(t); }
+    stringBound(total, "String.prototype.concat");
+    return apply(orig, head, strs);
+  } }).concat);
+
+  // Buffers and typed arrays.
+  const byteLength = getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get;
+  const isBuffer = (a) => { try { apply(byteLength, a, []); return true; } catch (e) { return false; } };
+  wrapCtor(ArrayBuffer, "ArrayBuffer", (args) => {
+    const n = toLength(typeof args[0] === "number" ? args[0] : 0);
+    if (n > MAX_BUFFER) refuse("buffer", n, "ArrayBuffer");
+    charge(n, "ArrayBuffer");
+  });
+  for (const name of ["Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array", "Uint32Array",
+    "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"]) {
+    const T = g[name];
+    if (typeof T !== "function") continue;
+    const size = T.BYTES_PER_ELEMENT;
+    wrapCtor(T, name, (args) => {
+      const a = args[0];
+      let n = 0;
+      if (typeof a === "number") n = toLength(a);
+      else if (isObj(a) && !isBuffer(a)) n = lenOf(a, name);
+      if (n * size > MAX_BUFFER) refuse("buffer", n * size, name);
+      charge(n * size, name);
+    });
+  }
+
+  // Regular expressions: refused when only a backtracking matcher runs
+  // them (regexpOK throws). The wrapper lets the builtin build the RegExp
+  // (it reads its arguments once) and checks what was built before it is
+  // returned or used.
+  const OrigRegExp = RegExp;
+  const RP = OrigRegExp.prototype;
+  const getter = (k) => getOwnPropertyDescriptor(RP, k).get;
+  const source = getter("source"), dotAll = getter("dotAll"), unicode = getter("unicode"),
+    ignoreCase = getter("ignoreCase"), multiline = getter("multiline");
+  const check = (re) => {
+    if (!isRegExp(re)) return re;
+    const f = (apply(dotAll, re, []) ? "s" : "") + (apply(unicode, re, []) ? "u" : "") +
+      (apply(ignoreCase, re, []) ? "i" : "") + (apply(multiline, re, []) ? "m" : "");
+    regexpOK(apply(source, re, []), f);
+    return re;
+  };
+  wrapCtor(OrigRegExp, "RegExp", null, check);
+  method(RP, "compile", (orig) => ({ compile(...args) { return check(apply(orig, this, args)); } }).compile);
+  // ECMA-262 §22.1.3.13/14/20 (match, matchAll, search): a pattern that is
+  // no RegExp and has no @@match (@@matchAll, @@search) method is made a
+  // RegExp by the builtin; here, through the checking constructor. The
+  // method is read once and called as the builtin would.
+  const viaRegExp = (key, sym, flags) => method(String.prototype, key, (orig) => ({ [key](regexp) {
+    if (this === null || this === undefined || isRegExp(regexp)) return apply(orig, this, [regexp]);
+    if (regexp !== null && regexp !== undefined) {
+      const m = regexp[sym];
+      if (m !== undefined && m !== null) {
+        if (typeof m !== "function") throw new TypeError("String.prototype." + key + ": the pattern's method is not a function");
+        return apply(m, regexp, [this]);
+      }
+    }
+    const s = ` + "`${this}`" + `;
+    const rx = new g.RegExp.prototype.constructor(regexp === undefined ? "" : ` + "`${regexp}`" + `, flags);
+    return rx[sym](s);
+  } })[key]);
+  viaRegExp("match", SymMatch, undefined);
+  viaRegExp("matchAll", SymMatchAll, "g");
+  viaRegExp("search", SymSearch, undefined);
+})`
+
+// guards are the Go side of guardsJS for one sandbox.
+type guards struct {
+	sb *sandbox
+	// charged: elements, string units and buffer bytes asked of the
+	// guarded builtins so far (Options.MaxAllocation).
+	charged int64
+}
+
+var proxyType = reflect.TypeOf(goja.Proxy{})
+
+// install runs guardsJS in sb's runtime.
+func (gd *guards) install(prg *goja.Program) error {
+	vm := gd.sb.vm
+	v, err := vm.RunProgram(prg)
+	if err != nil {
+		return err
+	}
+	fn, _ := goja.AssertFunction(v)
+	o := gd.sb.opt
+	_, err = fn(goja.Undefined(), vm.GlobalObject(), vm.ToValue(o.MaxArray), vm.ToValue(o.MaxString), vm.ToValue(o.MaxBuffer),
+		vm.ToValue(gd.refuse), vm.ToValue(gd.charge), vm.ToValue(gd.isProxy), vm.ToValue(gd.isRegExp), vm.ToValue(gd.regexpOK))
+	return err
+}
+
+func (gd *guards) isProxy(v goja.Value) bool {
+	o, ok := v.(*goja.Object)
+	return ok && o.ExportType() == proxyType
+}
+
+// isRegExp: v is a RegExp object (not a Proxy of one).
+func (gd *guards) isRegExp(v goja.Value) bool {
+	o, ok := v.(*goja.Object)
+	return ok && o.ExportType() != proxyType && o.ClassName() == "RegExp"
+}
+
+// refuse stops the file with ErrAllocation: kind is "array", "string",
+// "buffer" or "total" (n the size asked), or "proxy", "getter", "object"
+// (an array-like whose length cannot be read once).
+func (gd *guards) refuse(kind string, n float64, what string) {
+	o := gd.sb.opt
+	var err error
+	switch kind {
+	case "array":
+		err = fmt.Errorf("%w: %s with a length of %s, over the bound of %d (Options.MaxArray)", ErrAllocation, what, num(n), o.MaxArray)
+	case "string":
+		err = fmt.Errorf("%w: %s of a string of %s units, over the bound of %d (Options.MaxString)", ErrAllocation, what, num(n), o.MaxString)
+	case "buffer":
+		err = fmt.Errorf("%w: %s of %s bytes, over the bound of %d (Options.MaxBuffer)", ErrAllocation, what, num(n), o.MaxBuffer)
+	case "total":
+		err = fmt.Errorf("%w: %s brings what the file asked of the builtins to %s elements, units and bytes, over the bound of %d (Options.MaxAllocation)", ErrAllocation, what, num(n), o.MaxAllocation)
+	case "proxy":
+		err = fmt.Errorf("%w: %s on a Proxy (its size cannot be checked before the builtin runs)", ErrAllocation, what)
+	default:
+		err = fmt.Errorf("%w: %s on an array-like whose length is a getter or an object (its size cannot be checked before the builtin runs)", ErrAllocation, what)
+	}
+	gd.sb.stopWith(err)
+}
+
+// charge adds n to what the file asked of the guarded builtins.
+func (gd *guards) charge(n float64, what string) {
+	if n <= 0 {
+		return
+	}
+
+	if n > float64(math.MaxInt64/2) {
+		n = float64(math.MaxInt64 / 2)
+	}
+	gd.charged += int64(n)
+
+	if gd.charged > gd.sb.opt.MaxAllocation {
+		gd.refuse("total", float64(gd.charged), what)
+	}
+}
+
+// regexpOK refuses a pattern only a backtracking matcher runs.
+func (gd *guards) regexpOK(source, flags string) {
+	if why := backtracking(source, flags); why != "" {
+		gd.sb.stopWith(regexpError(source, flags, why))
+	}
+}
+
+// num renders n without an exponent.
+func num(n float64) string {
+	if n >= 1e21 || n != math.Trunc(n) {
+		return fmt.Sprint(n)
+	}
+	return fmt.Sprintf("%.0f", n)
+}
+
+// stopWith ends the file's run with err at the innermost position of the
+// file on the call stack: an interrupt (page code cannot catch it), and a
+// thrown error so that the builtin call it guards does not run.
+func (sb *sandbox) stopWith(err error) {
+	fe := &FileError{File: sb.file, Err: err}
+	for _, f := range sb.vm.CaptureCallStack(0, nil) {
+		if p := f.Position(); p.Line > 0 && p.Filename == sb.file {
+			fe.Line, fe.Column = p.Line, p.Column
+			break
+		}
+	}
+	if sb.stopped == nil {
+		sb.stopped = fe
+	}
+	sb.vm.Interrupt(fe)
+	panic(sb.vm.NewGoError(fe))
+}
+
+// compileTrusted compiles the package's own code that must not count steps
+// (guardsJS).
+func compileTrusted(name, src string) (*goja.Program, error) {
+	prg, err := goja.Parse(name, src, parser.WithSourceMapLoader(denySourceMap))
+	if err != nil {
+		return nil, err
+	}
+	return goja.CompileAST(prg, true)
+}

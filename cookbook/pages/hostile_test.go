@@ -1,0 +1,206 @@
+package pages
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+// hostileCase is one snippet file and the exact outcome it must have.
+type hostileCase struct {
+	name, src string
+	// want is the exact error text ("" when the file must decode), is the
+	// error it must wrap.
+	want string
+	is   error
+	// steps bounds the steps the file may take: its outcome comes from
+	// counted work, never from a timer.
+	steps int64
+}
+
+// runHostile loads the tiny checkout plus cases (configs under
+// configs/evil/) and checks each outcome.
+func runHostile(t *testing.T, opt Options, cases []hostileCase) *Set {
+	t.Helper()
+	const dir = "docs/src/snippets/configs/evil/"
+	files := map[string]string{}
+	for _, c := range cases {
+		files[dir+c.name] = c.src
+	}
+	set, err := Load(context.Background(), tinyRoot(t, files), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		rel := dir + c.name
+		e := set.Errors[rel]
+		switch {
+		case c.want == "" && e != nil:
+			t.Errorf("%s: %v, want it to decode", c.name, e)
+		case c.want != "" && (e == nil || e.Error() != rel+c.want):
+			t.Errorf("%s:\n got %v\nwant %s", c.name, e, rel+c.want)
+		case c.is != nil && !errors.Is(e, c.is):
+			t.Errorf("%s: %v is not %v", c.name, e, c.is)
+		}
+		var fe *FileError
+		if e != nil && (!errors.As(e, &fe) || fe.File != rel) {
+			t.Errorf("%s: %v does not name the file", c.name, e)
+		}
+		if set.Steps[rel] > c.steps {
+			t.Errorf("%s: %d steps, want at most %d", c.name, set.Steps[rel], c.steps)
+		}
+	}
+	// the well-behaved files still decode
+	if n := len(set.Selections["docs/src/snippets/configs/acme/tiny.jsx"]); n != 6 {
+		t.Errorf("tiny config: %d selections, want 6 (errors %v)", n, set.Errors)
+	}
+	return set
+}
+
+const noCells = "export const config = { cells: [] };\n"
+
+// cellWith is a config whose one cell's flags are flags (JavaScript).
+func cellWith(flags string) string {
+	return "export const config = { cells: [{ match: { hw: 'h100', variant: 'base' }, verified: true, flags: " + flags + " }] };\n"
+}
+
+// TestHostileRegexp: a regular expression only a backtracking matcher runs
+// (goja hands those to regexp2, which cannot be interrupted mid-match:
+// /^(a|a)*\1$/ on 40 a's ran past 120 s) is refused with its position —
+// a literal before any code of the file runs (0 steps), a pattern built at
+// run time when it is built, whatever page code does to catch it — and the
+// patterns Go's linear-time regexp runs, nested quantifiers included, run.
+func TestHostileRegexp(t *testing.T) {
+	const bt = ": a regular expression that needs a backtracking matcher is not run: "
+	cases := []hostileCase{
+		{name: "backref.jsx", src: noCells + "const ok = /^(a|a)*\\1$/.test(\"a\".repeat(40) + \"!\");\n",
+			want: ":2:11" + bt + `/^(a|a)*\1$/ has a backreference`, is: ErrBacktracking},
+		{name: "lookahead.jsx", src: noCells + "const ok = /^(?=(a|a)*\\1$)/.test(\"a\".repeat(40) + \"!\");\n",
+			want: ":2:11" + bt + `/^(?=(a|a)*\1$)/ has a lookahead`, is: ErrBacktracking},
+		{name: "lookbehind.jsx", src: noCells + "const ok = /(?<=(a+)+)b/.test(\"a\".repeat(40));\n",
+			want: ":2:11" + bt + `/(?<=(a+)+)b/ has a lookbehind`, is: ErrBacktracking},
+		{name: "cellflag.jsx", src: cellWith(`["--x " + /^(a|a)*\1$/.test("a".repeat(40) + "!")]`),
+			want: ":1:107" + bt + `/^(a|a)*\1$/ has a backreference`, is: ErrBacktracking},
+		{name: "repeat.jsx", src: noCells + "const ok = /a{1001}/.test(\"a\");\n",
+			want: ":2:11" + bt + `/a{1001}/ has a repeat count over 1000`, is: ErrBacktracking},
+		// built at run time: refused when built, also inside try/catch
+		{name: "new.jsx", src: noCells + "const r = new RegExp(\"^(a|a)*\\\\1$\");\nr.test(\"a\".repeat(40) + \"!\");\n",
+			want: ":2:10" + bt + `/^(a|a)*\1$/ has a backreference`, is: ErrBacktracking, steps: 100},
+		{name: "call.jsx", src: noCells + "try { RegExp(\"(?=a)b\").test(\"ab\"); } catch (e) {}\n",
+			want: ":2:13" + bt + `/(?=a)b/ has a lookahead`, is: ErrBacktracking, steps: 100},
+		{name: "match.jsx", src: noCells + "\"aaa\".match(\"^(a|a)*\\\\1$\");\n",
+			want: ":2:12" + bt + `/^(a|a)*\1$/ has a backreference`, is: ErrBacktracking, steps: 100},
+		{name: "matchall.jsx", src: noCells + "[...\"aab\".matchAll(\"(?<=a)b\")];\n",
+			want: ":2:19" + bt + `/(?<=a)b/ has a lookbehind`, is: ErrBacktracking, steps: 100},
+		{name: "search.jsx", src: noCells + "\"aab\".search({ toString: () => \"(a)\\\\1\" });\n",
+			want: ":2:13" + bt + `/(a)\1/ has a backreference`, is: ErrBacktracking, steps: 100},
+		{name: "replace.jsx", src: noCells + "\"aab\".replace(new RegExp(\"(?<=a)b\", \"g\"), \"\");\n",
+			want: ":2:14" + bt + `/(?<=a)b/ has a lookbehind`, is: ErrBacktracking, steps: 100},
+		{name: "compile.jsx", src: noCells + "/a/.compile(\"(a)\\\\1\");\n",
+			want: ":2:12" + bt + `/(a)\1/ has a backreference`, is: ErrBacktracking, steps: 100},
+		{name: "ctorfield.jsx", src: noCells + "const R = /a/.constructor; new R(\"(a)\\\\1\");\n",
+			want: ":2:27" + bt + `/(a)\1/ has a backreference`, is: ErrBacktracking, steps: 100},
+		// linear: nested quantifiers run on Go's regexp, with the right answers
+		{name: "nested.jsx", src: noCells + "if (/^(a+)+$/.test(\"a\".repeat(40) + \"!\") || !/^(a*)*b$/.test(\"a\".repeat(40) + \"b\") ||\n" +
+			"  new RegExp(\"^(a|b)*c\").test(\"ab\".repeat(1000)) || \"xaay\".split(/(a+)+/).join(\"|\") !== \"x|aa|y\") throw new Error(\"wrong\");\n", steps: 100},
+	}
+	set := runHostile(t, Options{}, cases)
+	// a cell flag built from a regex that runs linearly: the command has it
+	root := tinyRoot(t, map[string]string{"docs/src/snippets/configs/evil/flag.jsx": cellWith(`["--tp " + "tp=8".match(/tp=(\d+)/)[1], "--m " + "a-b".replace(/(\w)-(\w)/, "$2$1")]`)})
+	sels, err := DecodeFile(context.Background(), root, "docs/src/snippets/configs/evil/flag.jsx", Options{})
+	if err != nil || len(sels) != 2 || sels[0].Command != "sglang serve \\\n  --tp 8 \\\n  --m ba" {
+		t.Errorf("flag from a regex: %v %+v", err, sels)
+	}
+	if set.Steps["docs/src/snippets/configs/evil/backref.jsx"] != 0 {
+		t.Errorf("a literal is refused before any code runs: %d steps", set.Steps["docs/src/snippets/configs/evil/backref.jsx"])
+	}
+}
+
+// TestHostileAllocation: a builtin asked for more than its bound refuses
+// before it allocates (new Array(3e8).fill(0) reached 4 GB and "fatal
+// error: out of memory"; new Array(1<<27).join("xy") 1.2 GB), with
+// ErrAllocation at the call's position, in a few steps, whatever catches.
+func TestHostileAllocation(t *testing.T) {
+	const al = ": page code asked for more memory than the sandbox allows: "
+	cases := []hostileCase{
+		{name: "fill.jsx", src: noCells + "new Array(3e8).fill(0);\n",
+			want: ":2" + al + "Array(n) with a length of 300000000, over the bound of 4194304 (Options.MaxArray)", is: ErrAllocation, steps: 100},
+		{name: "join.jsx", src: noCells + "new Array(1<<27).join(\"xy\");\n",
+			want: ":2" + al + "Array(n) with a length of 134217728, over the bound of 4194304 (Options.MaxArray)", is: ErrAllocation, steps: 100},
+		{name: "call.jsx", src: noCells + "try { Array(3e8).fill(0); } catch (e) {}\n",
+			want: ":2:12" + al + "Array(n) with a length of 300000000, over the bound of 4194304 (Options.MaxArray)", is: ErrAllocation, steps: 100},
+		{name: "length.jsx", src: noCells + "const a = []; a.length = 3e8; a.fill(0);\n",
+			want: ":2:37" + al + "Array.prototype.fill with a length of 300000000, over the bound of 4194304 (Options.MaxArray)", is: ErrAllocation, steps: 100},
+		{name: "index.jsx", src: noCells + "const a = []; a[3e8] = 1; a.includes(2);\n",
+			want: ":2:37" + al + "Array.prototype.includes with a length of 300000001, over the bound of 4194304 (Options.MaxArray)", is: ErrAllocation, steps: 100},
+		{name: "from.jsx", src: noCells + "Array.from({ length: 3e8 });\n",
+			want: ":2:11" + al + "Array.from with a length of 300000000, over the bound of 4194304 (Options.MaxArray)", is: ErrAllocation, steps: 100},
+		{name: "generic.jsx", src: noCells + "Array.prototype.fill.call({ length: 3e8 }, 0);\n",
+			want: ":2:26" + al + "Array.prototype.fill with a length of 300000000, over the bound of 4194304 (Options.MaxArray)", is: ErrAllocation, steps: 100},
+		{name: "getter.jsx", src: noCells + "let n = 0;\nArray.prototype.fill.call({ get length() { return n++ ? 3e8 : 1; } }, 0);\n",
+			want: ":3:26" + al + "Array.prototype.fill on an array-like whose length is a getter or an object (its size cannot be checked before the builtin runs)", is: ErrAllocation, steps: 100},
+		{name: "proxy.jsx", src: noCells + "Array.prototype.join.call(new Proxy({ length: 3e8 }, {}));\n",
+			want: ":2:26" + al + "Array.prototype.join on a Proxy (its size cannot be checked before the builtin runs)", is: ErrAllocation, steps: 100},
+		{name: "bigjoin.jsx", src: noCells + "const s = \"x\".repeat(1 << 20);\nnew Array(64).fill(s).join(\"\");\n",
+			want: ":3:27" + al + "Array.prototype.join of a string of 17825792 units, over the bound of 16777216 (Options.MaxString)", is: ErrAllocation, steps: 100},
+		{name: "concat.jsx", src: noCells + "const s = \"x\".repeat(1 << 23);\ns.concat(s, s);\n",
+			want: ":3:9" + al + "String.prototype.concat of a string of 25165824 units, over the bound of 16777216 (Options.MaxString)", is: ErrAllocation, steps: 100},
+		{name: "typed.jsx", src: noCells + "new Float64Array(3e8);\n",
+			want: ":2" + al + "Float64Array of 2400000000 bytes, over the bound of 67108864 (Options.MaxBuffer)", is: ErrAllocation, steps: 100},
+		{name: "typedlike.jsx", src: noCells + "new Uint8Array({ length: 3e9 });\n",
+			want: ":2" + al + "Uint8Array of 3000000000 bytes, over the bound of 67108864 (Options.MaxBuffer)", is: ErrAllocation, steps: 100},
+		{name: "buffer.jsx", src: noCells + "new ArrayBuffer(3e9);\n",
+			want: ":2" + al + "ArrayBuffer of 3000000000 bytes, over the bound of 67108864 (Options.MaxBuffer)", is: ErrAllocation, steps: 100},
+		// within bounds: the builtins behave as ever
+		{name: "fine.jsx", src: noCells + "const a = new Array(1000).fill(\"ab\");\nif (a.join(\"-\").length !== 2999 || Array.from({ length: 3 }, (_, i) => i).join() !== \"0,1,2\" ||\n" +
+			"  [1, [2, [3]]].flat(2).concat([4], 5).join(\"\") !== \"12345\" || \"a\".concat(1, null) !== \"a1null\" || new Uint8Array([1, 2]).length !== 2 ||\n" +
+			"  !(a instanceof Array) || a.constructor !== Array || !Array.isArray(a) || new Array(2, 3).length !== 2 || String([1, [2, 3]]) !== \"1,2,3\") throw new Error(\"wrong\");\n", steps: 100},
+	}
+	runHostile(t, Options{}, cases)
+	runHostile(t, Options{MaxAllocation: 1 << 22}, []hostileCase{
+		// many allocations under the per-call bounds: the total is counted
+		// (each iteration asks 2 × 65,536: Array(n), then fill)
+		{name: "many.jsx", src: noCells + "const a = [];\nwhile (true) a.push(new Array(1 << 16).fill(\"yyyyyyyy\"));\n",
+			want: ":3:20" + al + "Array(n) brings what the file asked of the builtins to 4259840 elements, units and bytes, over the bound of 4194304 (Options.MaxAllocation)", is: ErrAllocation, steps: 100},
+	})
+}
+
+// TestGuardHeadroom: the real snippets decode, every one, with the
+// allocation bounds 16 times lower than their defaults (the defaults'
+// headroom over the heaviest real page).
+func TestGuardHeadroom(t *testing.T) {
+	_, root := goldenPaths(t)
+	set, err := Load(context.Background(), root, Options{MaxArray: DefaultMaxArray / 16, MaxAllocation: DefaultMaxAllocation / 16,
+		MaxString: DefaultMaxString / 16, MaxBuffer: DefaultMaxBuffer / 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Errors) != 0 || len(set.Files) < 79 {
+		t.Errorf("%d files, errors: %v", len(set.Files), set.Errors)
+	}
+}
+
+// TestGuardsKeepSemantics: inside their bounds the guarded builtins give
+// what goja's own give (the wrappers pass the checked values through).
+func TestGuardsKeepSemantics(t *testing.T) {
+	src := cellWith(`[
+  "--a " + [1, null, undefined, "x", [2, 3]].join(";"),
+  "--b " + Array.from("abc").concat(Array.of(1, 2)).map(String).join(""),
+  "--c " + [3, 1, 2].sort().reverse().slice(1).join(","),
+  "--d " + "a,b".split(/,/).concat("c".match(/c/g)).join("+") + "a1b2".replace(/\d/g, "#") + "abc".search("b"),
+  "--e " + [..."x1y2".matchAll(/\d/g)].map((m) => m[0] + m.index).join("") + (/a/ instanceof RegExp) + RegExp("a", "g").flags,
+  "--f " + new Array(3).join("-") + "ab".padStart(4, ".") + "z".repeat(3) + "q".concat(1, [2, 3]),
+  "--g " + Array.prototype.map.call("ab", (c) => c + c).join("") + Array.prototype.join.call({ length: 2, 0: "u", 1: "v" }),
+  "--h " + new Uint8Array([1, 2, 3]).subarray(1).join("") + new Int16Array(new ArrayBuffer(4)).length + new Float32Array(new Uint8Array([7])).join(""),
+]`)
+	root := tinyRoot(t, map[string]string{"docs/src/snippets/configs/evil/sem.jsx": src})
+	sels, err := DecodeFile(context.Background(), root, "docs/src/snippets/configs/evil/sem.jsx", Options{})
+	if err != nil || len(sels) == 0 {
+		t.Fatalf("%v", err)
+	}
+	want := "sglang serve \\\n  --a 1;;;x;2,3 \\\n  --b abc12 \\\n  --c 2,1 \\\n  --d a+b+ca#b#1 \\\n  --e 1123trueg \\\n" +
+		"  --f --..abzzzq12,3 \\\n  --g aabbu,v \\\n  --h 2327"
+	if got := sels[0].Command; got != want {
+		t.Errorf("command:\n%s\nwant:\n%s", got, want)
+	}
+}
