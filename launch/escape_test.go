@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
+	"github.com/cookbook-sync/cookbook-sync/internal/inert"
 )
 
 // TestHostileEscapeShell: every value with a control or format character
@@ -29,19 +29,19 @@ func TestHostileEscapeShell(t *testing.T) {
 			t.Errorf("Quote(%q) = %s, want %s", c.in, got, c.want)
 		}
 	}
-	for _, v := range testutil.Hostile() {
+	for _, v := range inert.Hostile() {
 		p := Process{Kind: KindWorker, Program: "python3 -m sglang.launch_server",
 			Preamble: []string{"echo " + Quote(v)},
 			Env:      []EnvVar{{Name: "HOSTILE", Value: v}},
 			Args: []Arg{{Flag: "--x", Values: []string{v}}, {Values: []string{v}},
 				{Flag: "--y", Values: []string{"::stop-commands::tok", v}}}}
 		out := Format(&p)
-		testutil.CheckInert(t, "Format", out, false)
-		cmds, err := testutil.ShellCommands(out)
+		inert.CheckInert(t, "Format", out, false)
+		cmds, err := inert.ShellCommands(out)
 		if err != nil {
 			t.Fatalf("%q: printed command does not parse: %v\n%s", v, err, out)
 		}
-		want := testutil.UntilNUL(v)
+		want := inert.UntilNUL(v)
 		if len(cmds) != 2 || !slices.Equal(cmds[0].Words, []string{"echo", want}) {
 			t.Fatalf("%q: preamble: %+v\n%s", v, cmds, out)
 		}
@@ -56,7 +56,7 @@ func TestHostileEscapeShell(t *testing.T) {
 		Env:  []EnvVar{{Name: "N\nAME", Value: "1"}},
 		Args: []Arg{{Flag: "::error::flag"}, {Flag: "--f\r::x::"}}}
 	out := Format(&p)
-	testutil.CheckInert(t, "Format raw", out, false)
+	inert.CheckInert(t, "Format raw", out, false)
 	if want := "a\n  ''::warning::pre\n$'b\\ec'\n$'N\\nAME'=1 \\\n''::error::prog \\\n  ''::error::flag \\\n  $'--f\\r::x::'"; out != want {
 		t.Errorf("Format raw:\n%s\nwant\n%s", out, want)
 	}
@@ -79,13 +79,13 @@ func TestHostileEscapeShellText(t *testing.T) {
 	if got := ShellText(clean); got != clean {
 		t.Errorf("clean command changed:\n%s", got)
 	}
-	for _, v := range testutil.Hostile() {
+	for _, v := range inert.Hostile() {
 		sq := "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
 		dq := `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`, "`", "\\`").Replace(v) + `"`
 		src := "python3 -m sglang.launch_server \\\n  --x " + sq + " \\\n  --y " + dq + " \\\n  --tp 8"
 		out := ShellText(src)
-		testutil.CheckInert(t, "ShellText", out, false)
-		cmds, err := testutil.ShellCommands(out)
+		inert.CheckInert(t, "ShellText", out, false)
+		cmds, err := inert.ShellCommands(out)
 		if err != nil {
 			t.Fatalf("%q: %v\n%s", v, err, out)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
+	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
 // MarkdownOptions tunes PrintMarkdown.
@@ -97,7 +98,9 @@ func PrintMarkdown(w io.Writer, r *Report, opt MarkdownOptions) error {
 	if limit <= 0 {
 		limit = DefaultMarkdownLimit
 	}
-	m := &md{r: r, limit: limit}
+	// every value on one line (oneLine), then each in a code span
+	// (mdCell), as inert text (mdText) or HTML-escaped (htmlEsc)
+	m := &md{r: escapedReport(r, mdOneLine), limit: limit}
 	if opt.JSONHint != "" {
 		m.hint = "`" + strings.ReplaceAll(opt.JSONHint, "`", "'") + "`"
 		if w := HintWhere(opt.JSONInputs); w != "" {
@@ -240,7 +243,7 @@ func (m *md) scope() string {
 		fmt.Fprintf(&b, "- srt-slurm recipes: %s\n", repoRef(r.SrtSlurm, "NVIDIA/srt-slurm"))
 	}
 	if r.Policy.ID != "" {
-		fmt.Fprintf(&b, "- Check 3 policy: %s — %s (scope %s, strictness %s; %s)\n", mdCell(r.Policy.ID), mdText(r.Policy.Title), r.Policy.Scope, r.Policy.Strictness, mdText(m.scrub(r.Policy.From)))
+		fmt.Fprintf(&b, "- Check 3 policy: %s — %s (scope %s, strictness %s; %s)\n", mdCell(r.Policy.ID), mdText(r.Policy.Title), mdText(r.Policy.Scope), mdText(r.Policy.Strictness), mdText(m.scrub(r.Policy.From)))
 	}
 	fmt.Fprintf(&b, "- Exclusion policy: %s", mdCell(r.Policy.Version))
 	var ps []string
@@ -277,7 +280,7 @@ func (m *md) scope() string {
 			if !l.OK {
 				mark = "❌"
 			}
-			fmt.Fprintf(&b, "  - %s %s — %s", mark, l.URL, l.State)
+			fmt.Fprintf(&b, "  - %s %s — %s", mark, mdLinkURL(l.URL), mdText(l.State))
 			if l.MergedAt != nil {
 				fmt.Fprintf(&b, " %s", l.MergedAt.UTC().Format("2006-01-02T15:04:05Z"))
 			}
@@ -323,9 +326,29 @@ func repoRef(ri *RepoInfo, def string) string {
 		name = def
 	}
 	if ri.Commit == "" {
-		return "`" + name + "` (not a git checkout: no commit)"
+		return mdCell(name) + " (not a git checkout: no commit)"
 	}
-	return fmt.Sprintf("[`%s@%s`](https://github.com/%s/tree/%s)", name, short(ri.Commit), name, ri.Commit)
+	return fmt.Sprintf("[%s](%s)", mdCell(name+"@"+short(ri.Commit)), mdURL("https://github.com/"+name+"/tree/"+ri.Commit))
+}
+
+// mdURL makes a link destination built from values of a checkout (a
+// repository name, a file path) unable to leave the Markdown link: every
+// byte outside RFC 3986's unreserved and reserved characters, and the
+// ones Markdown gives a meaning there ( ( ) < > [ ] ` ' " \ ), is
+// percent-encoded (GitHub decodes them back to the same path). A clean
+// URL is unchanged.
+func mdURL(u string) string {
+	const keep = "-._~:/?#@!$&*+,;=%"
+	var b strings.Builder
+	for i := 0; i < len(u); i++ {
+		c := u[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(keep, c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
 
 // scrub removes every local directory of the run from s (LocalDirs), so
@@ -455,7 +478,7 @@ func (m *md) gapBlocks() []keyBlock {
 			if l.Error != "" {
 				e = " (" + mdText(m.scrub(l.Error)) + ")"
 			}
-			bad = append(bad, fmt.Sprintf("- %s — **%s**%s: Check 3 (b) needs a merged PR or a published page\n", l.URL, l.State, e))
+			bad = append(bad, fmt.Sprintf("- %s — **%s**%s: Check 3 (b) needs a merged PR or a published page\n", mdLinkURL(l.URL), mdText(l.State), e))
 		}
 	}
 	if len(bad) > 0 {
@@ -685,7 +708,7 @@ func (m *md) exclusionBlocks() []keyBlock {
 			for _, x := range ru.settings {
 				sets = append(sets, mdCell(x))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", ru.id, ru.kind, ru.class, strings.Join(sets, " "), strings.Join(roles, ", "), mdText(ru.reason), ru.policy)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", mdText(ru.id), mdText(ru.kind), mdText(ru.class), strings.Join(sets, " "), mdText(strings.Join(roles, ", ")), mdText(ru.reason), mdText(ru.policy))
 		}
 		b.WriteString("\n</details>\n\n")
 		out = append(out, keyBlock{key: g.key, text: b.String()})
@@ -726,13 +749,13 @@ func (m *md) evidenceBlocks() []keyBlock {
 				if p.Selector != "" {
 					label += ":" + p.Selector
 				}
-				variant = fmt.Sprintf("[%s](%s)", mdCell(label), link)
+				variant = fmt.Sprintf("[%s](%s)", mdCell(label), mdURL(link))
 			} else {
 				variant = mdCell(variant)
 			}
 			var roles []string
 			for _, res := range p.Roles {
-				roles = append(roles, fmt.Sprintf("%s %s (%d)", roleName(res), shortVerdict(res.Verdict), res.Matched))
+				roles = append(roles, fmt.Sprintf("%s %s (%d)", mdText(roleName(res)), shortVerdict(res.Verdict), res.Matched))
 			}
 			rs := strings.Join(roles, ", ")
 			if p.Status != StatusCompared {
@@ -741,12 +764,12 @@ func (m *md) evidenceBlocks() []keyBlock {
 					rs = mdText(m.scrub(p.Message))
 				}
 			}
-			drift := p.Drift.State
+			drift := mdText(p.Drift.State)
 			if p.Drift.Detail != "" {
 				drift += ": " + mdText(m.scrub(p.Drift.Detail))
 			}
 			src := m.fileLink(r.Cookbook, p.File, p.Line)
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", pointLabel(p), concRange(p.Concs), p.Router, p.KV, variant, p.Verdict, rs, drift, src)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", pointLabel(p), concRange(p.Concs), mdText(p.Router), mdText(p.KV), variant, p.Verdict, rs, drift, src)
 		}
 		b.WriteString("\n</details>\n\n")
 		out = append(out, keyBlock{key: key, text: b.String()})
@@ -754,7 +777,7 @@ func (m *md) evidenceBlocks() []keyBlock {
 	for _, k := range r.UpstreamKeys() {
 		var b strings.Builder
 		fmt.Fprintf(&b, "<details><summary><code>%s</code> (%s) — %s%s, %d %s</summary>\n\n", htmlEsc(k.ConfigKey), sourceLabel(k), k.Verdict, r.allowedTag(k.Verdict), len(k.Rows), plural(len(k.Rows), "row", "rows"))
-		fmt.Fprintf(&b, "%s · model `%s` · %s · %s · master %s\n\n", k.Framework, k.Model, k.Hardware, k.Precision, m.fileLink(&r.InferenceX, k.MasterFile, k.MasterLine))
+		fmt.Fprintf(&b, "%s · model %s · %s · %s · master %s\n\n", mdText(k.Framework), mdCell(k.Model), mdText(k.Hardware), mdText(k.Precision), m.fileLink(&r.InferenceX, k.MasterFile, k.MasterLine))
 		b.WriteString("| row | conc | inferencex | role | verdict | matched | vllm recipe |\n|---|---|---|---|---|---|---|\n")
 		for _, row := range k.Rows {
 			rec := row.Recipe
@@ -777,7 +800,7 @@ func (m *md) evidenceBlocks() []keyBlock {
 				case ro.Nearest != nil:
 					place = "nearest " + m.recipeLink(k, ro.Nearest)
 				}
-				fmt.Fprintf(&b, "| %d | %s | %s | %s %s | %s | %s | %s |\n", row.Row, concRange(row.Concs), mdCell(m.scrub(rec)), ro.Role, ro.Topology, ro.Verdict, matched, place)
+				fmt.Fprintf(&b, "| %d | %s | %s | %s %s | %s | %s | %s |\n", row.Row, concRange(row.Concs), mdCell(m.scrub(rec)), mdText(ro.Role), mdText(ro.Topology), ro.Verdict, matched, place)
 			}
 		}
 		b.WriteString("\n</details>\n\n")
@@ -809,7 +832,7 @@ func (m *md) fileLink(ri *RepoInfo, rel string, line int) string {
 		label += ":" + strconv.Itoa(line)
 	}
 	if link := ri.Permalink(rel, line); link != "" {
-		return fmt.Sprintf("[%s](%s)", mdCell(label), link)
+		return fmt.Sprintf("[%s](%s)", mdCell(label), mdURL(link))
 	}
 	if line > 0 {
 		return mdCell(rel + ":" + strconv.Itoa(line))
@@ -825,7 +848,7 @@ func (m *md) recipeLink(k KeyResult, ref *RecipeRef) string {
 	where := mdCell(m.scrub(ref.Where))
 	out := where
 	if link != "" {
-		out = fmt.Sprintf("[%s](%s)", where, link)
+		out = fmt.Sprintf("[%s](%s)", where, mdURL(link))
 	}
 	if u := safeURL(ref.URL); u != "" {
 		site := "recipes.vllm.ai"
@@ -846,14 +869,47 @@ func safeURL(u string) string {
 	return u
 }
 
+// mdLinkURL prints an upstream link's URL: as it is when it is an https
+// URL of only URL characters (GitHub autolinks it), else as inert text
+// (mdText).
+func mdLinkURL(u string) string {
+	if strings.HasPrefix(u, "https://") && mdURL(u) == u {
+		return u
+	}
+	return mdText(u)
+}
+
+// mdOneLine is the Markdown printer's first rule for every value
+// (escapedReport): line breaks become spaces (a value never starts a
+// Markdown block or a line of its own) and every other control or format
+// character is escaped (launch.EscapeControl).
+func mdOneLine(s string) string {
+	if strings.ContainsAny(s, "\r\n") {
+		s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	}
+	return launch.EscapeControl(s)
+}
+
 // mdText makes free text (messages, reasons, notes from the checkouts)
 // inert in Markdown: one line (so nothing starts a line: no heading, list
 // or block), the characters that open links, images, emphasis, code, tags
 // and table cells backslash-escaped (\ ` * [ ] < > |), "&" as an entity,
-// and "@" kept from mentioning anyone (a word joiner after it).
+// "@" kept from mentioning anyone and "#" and "GH-" before a digit from
+// referencing an issue ("#123", "owner/repo#123", "GH-123": GitHub's
+// autolinked references): a combining grapheme joiner (U+034F, invisible
+// and, unlike a format character such as U+2060, left alone by
+// launch.EscapeControl) after them, so GitHub's patterns no longer match.
 func mdText(s string) string {
 	var b strings.Builder
-	for _, r := range s {
+	for i, r := range s {
+		if r == '#' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' {
+			b.WriteString("#\u034f")
+			continue
+		}
+		if r == '-' && i >= 2 && s[i-2:i] == "GH" && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' {
+			b.WriteString("-\u034f")
+			continue
+		}
 		switch r {
 		case '\r', '\n':
 			b.WriteByte(' ')
@@ -861,7 +917,7 @@ func mdText(s string) string {
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		case '@':
-			b.WriteString("@\u2060")
+			b.WriteString("@\u034f")
 		case '&':
 			b.WriteString("&amp;")
 		default:

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
+	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
 // TextOptions tunes PrintText.
@@ -23,6 +24,7 @@ type TextOptions struct {
 // points), then every gap with its differences, then the sources and the
 // totals. Errors are w's.
 func PrintText(w io.Writer, r *Report, opt TextOptions) error {
+	r = escapedReport(r, launch.EscapeLine) // every value from a checkout on one line
 	var b bytes.Buffer
 	b.WriteString(Headline(r) + "\n\n")
 	cookbook := r.Cookbook != nil || len(r.Points) > 0
@@ -80,24 +82,12 @@ func PrintText(w io.Writer, r *Report, opt TextOptions) error {
 	}
 	fmt.Fprintf(&b, "Exclusion policy: %s\n", r.Policy.Version)
 	b.WriteString(r.linksText())
-	_, err := w.Write(neutralizeCommands(b.Bytes()))
+	// A value can still begin a line (the first column): no line may be
+	// a GitHub Actions workflow command when the report is printed in a
+	// step (the runner trims leading white space, so indenting is not
+	// enough): launch.GuardLines puts an empty quoted string before it.
+	_, err := io.WriteString(w, launch.GuardLines(b.String()))
 	return err
-}
-
-// neutralizeCommands indents every line that would start with "::": a
-// value from a checkout that carried a newline must not become a GitHub
-// Actions workflow command when the text report is printed in a step.
-func neutralizeCommands(b []byte) []byte {
-	if !bytes.Contains(b, []byte("::")) {
-		return b
-	}
-	lines := bytes.Split(b, []byte("\n"))
-	for i, l := range lines {
-		if bytes.HasPrefix(l, []byte("::")) {
-			lines[i] = append([]byte(" "), l...)
-		}
-	}
-	return bytes.Join(lines, []byte("\n"))
 }
 
 // unverifiedNote says what the points and rows that were not verified do

@@ -201,9 +201,9 @@ func TestCoverageDemoMarkdown(t *testing.T) {
 		"- Not verified: 2 (a gap: their settings were not compared; --allow-unverified lists them without failing)\n",
 		// Gaps: key → role → setting, with the point label and its concurrencies
 		"\n## Gaps\n\n### `qwen3.5-fp8-gb300-dynamo-sglang-agentic-disagg` — differs\n\n| role | setting | upstream | inferencex | points |\n|---|---|---|---|---|\n",
-		"| decode | `--mem-fraction-static`<br>possible commit drift: the InferenceX checkout is not a git checkout, so prov.sha 222222222222 cannot be compared | `0.8` | `0.75` | #0·p0 · conc 8 |\n",
-		"### `qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg` — recipe not found\n\n- **not verified: recipe not found** (#1·p0 · conc 1) — recipe inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/qwen3.5/sglang/gb300-fp8/agentx/agg-tp8-c1.yaml is not in the InferenceX checkout\n",
-		"- **not verified: script not found** (#0·p0 · conc 1) — single-node script benchmarks/single_node/agentic/qwen3.5_fp8_b200_sglang_mtp.sh is not in the InferenceX checkout\n",
+		"| decode | `--mem-fraction-static`<br>possible commit drift: the InferenceX checkout is not a git checkout, so prov.sha 222222222222 cannot be compared | `0.8` | `0.75` | #\u034f0·p0 · conc 8 |\n",
+		"### `qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg` — recipe not found\n\n- **not verified: recipe not found** (#\u034f1·p0 · conc 1) — recipe inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/qwen3.5/sglang/gb300-fp8/agentx/agg-tp8-c1.yaml is not in the InferenceX checkout\n",
+		"- **not verified: script not found** (#\u034f0·p0 · conc 1) — single-node script benchmarks/single_node/agentic/qwen3.5_fp8_b200_sglang_mtp.sh is not in the InferenceX checkout\n",
 		// Exclusions: once per config key, one row per rule
 		"\n## Exclusions (once per config key)\n",
 		"<details><summary><code>qwen3.5-fp8-gb300-dynamo-sglang-agentic-disagg</code> — 13 settings under 13 rules</summary>",
@@ -212,8 +212,8 @@ func TestCoverageDemoMarkdown(t *testing.T) {
 		"| judgment-frontend-count | informational | judgment | `count` | frontend | number of frontend replicas behind nginx scales with the benchmark's request rate | prompt-09813166 |\n",
 		// Evidence: per key, one row per point (variant, roles, drift, upstream place)
 		"\n## Evidence\n",
-		"| #0·p0 | 8 | dynamo | none | `benchmarks/multi_node/srt-slurm-recipes/sglang/qwen3.5/gb300-fp8/agentic/disagg-gb300-1p1d-tp4-tp4-c8.yaml` | differs | prefill covered* (23), decode differs (25), frontend covered* (7), etcd covered (5), nats covered (5), nginx covered* (20) | unknown: the InferenceX directory is not a git checkout | `" + demoSnippet + ":309` |\n",
-		"| #1·p0 | 1 | sglang | none | `inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/qwen3.5/sglang/gb300-fp8/agentx/agg-tp8-c1.yaml` | recipe not found | see Gaps | unknown: recipe not in the InferenceX checkout | `" + demoSnippet + ":703` |\n",
+		"| #\u034f0·p0 | 8 | dynamo | none | `benchmarks/multi_node/srt-slurm-recipes/sglang/qwen3.5/gb300-fp8/agentic/disagg-gb300-1p1d-tp4-tp4-c8.yaml` | differs | prefill covered* (23), decode differs (25), frontend covered* (7), etcd covered (5), nats covered (5), nginx covered* (20) | unknown: the InferenceX directory is not a git checkout | `" + demoSnippet + ":309` |\n",
+		"| #\u034f1·p0 | 1 | sglang | none | `inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/qwen3.5/sglang/gb300-fp8/agentx/agg-tp8-c1.yaml` | recipe not found | see Gaps | unknown: recipe not in the InferenceX checkout | `" + demoSnippet + ":703` |\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("markdown lacks %q", want)

@@ -13,12 +13,12 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
-	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
+	"github.com/cookbook-sync/cookbook-sync/internal/inert"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
 // The TestHostileEscape… tests (issue 20, item 4) feed every value of
-// testutil.Hostile (CR, LF, ESC, NUL, U+2028, workflow commands, HTML,
+// inert.Hostile (CR, LF, ESC, NUL, U+2028, workflow commands, HTML,
 // mentions) through a fixture checkout and every output format, and
 // assert (a) no raw control character but the format's own newlines, (b)
 // no line that is a GitHub Actions workflow command, (c) for shell text,
@@ -29,7 +29,7 @@ func noChange(string) bool { return false }
 
 // flagValues collects, from the simple commands of a shell text, the
 // value after every word named flag.
-func flagValues(cmds []testutil.ShellCommand, flag string) []string {
+func flagValues(cmds []inert.ShellCommand, flag string) []string {
 	var out []string
 	for _, c := range cmds {
 		for i, w := range c.Words {
@@ -45,7 +45,7 @@ func flagValues(cmds []testutil.ShellCommand, flag string) []string {
 // flag is followed by want[i] (and that there is one).
 func checkShellValues(t *testing.T, name, text string, want []string) {
 	t.Helper()
-	cmds, err := testutil.ShellCommands(text)
+	cmds, err := inert.ShellCommands(text)
 	if err != nil {
 		t.Fatalf("%s: does not parse as shell: %v\n%s", name, err, text)
 	}
@@ -69,9 +69,9 @@ func hostileRenderTree(t *testing.T) string {
 	dir := t.TempDir()
 	writeHostile(t, filepath.Join(dir, "configs", "nvidia-master.yaml"), hostileMaster("evil"))
 	var b strings.Builder
-	b.WriteString("#!/usr/bin/env bash\nexport HOSTILE_ENV=" + string(launch.AppendANSIC(nil, testutil.Hostile()[0])) + "\n")
+	b.WriteString("#!/usr/bin/env bash\nexport HOSTILE_ENV=" + string(launch.AppendANSIC(nil, inert.Hostile()[0])) + "\n")
 	b.WriteString("python3 -m sglang.launch_server --model-path \"$MODEL\" --tp \"$TP\" --port 8888")
-	for i, v := range testutil.Hostile() {
+	for i, v := range inert.Hostile() {
 		b.WriteString(" --hostile-" + strconv.Itoa(i) + " " + string(launch.AppendANSIC(nil, v)))
 	}
 	b.WriteString("\n")
@@ -84,8 +84,8 @@ func hostileRenderTree(t *testing.T) string {
 func TestHostileEscapeRender(t *testing.T) {
 	dir := hostileRenderTree(t)
 	var want []string
-	for _, v := range testutil.Hostile() {
-		want = append(want, testutil.UntilNUL(v)) // bash ends $'…' at \x00
+	for _, v := range inert.Hostile() {
+		want = append(want, inert.UntilNUL(v)) // bash ends $'…' at \x00
 	}
 	for _, format := range []string{"text", "json"} {
 		var out, errs bytes.Buffer
@@ -93,10 +93,10 @@ func TestHostileEscapeRender(t *testing.T) {
 		if err := runRender(context.Background(), &out, &errs, o, noChange); err != nil {
 			t.Fatalf("render %s: %v\n%s", format, err, errs.String())
 		}
-		testutil.CheckInert(t, "render "+format, out.String(), false)
+		inert.CheckInert(t, "render "+format, out.String(), false)
 		if format == "text" {
 			checkShellValues(t, "render text", out.String(), want)
-			cmds, _ := testutil.ShellCommands(out.String())
+			cmds, _ := inert.ShellCommands(out.String())
 			var env []string
 			for _, c := range cmds {
 				if v, ok := c.Assigns["HOSTILE_ENV"]; ok {
@@ -142,12 +142,12 @@ func hostileAgentX(t *testing.T) string {
 		return string(b)
 	}
 	var args strings.Builder
-	for i, v := range testutil.Hostile() {
+	for i, v := range inert.Hostile() {
 		args.WriteString(`, ["--hostile-` + strconv.Itoa(i) + `", ` + enc(v) + `]`)
 	}
 	s := string(src)
 	for old, new := range map[string]string{
-		`"env": {"Z": "1", "A": "it's"}, "args": [["--port", "30000"], ["--model-path", "org/Tiny-FP8"]]`: `"env": {"Z": "1", "A": "it's", "HOSTILE": ` + enc(testutil.Hostile()[0]) + `}, "args": [["--port", "30000"], ["--model-path", "org/Tiny-FP8"]` + args.String() + `]`,
+		`"env": {"Z": "1", "A": "it's"}, "args": [["--port", "30000"], ["--model-path", "org/Tiny-FP8"]]`: `"env": {"Z": "1", "A": "it's", "HOSTILE": ` + enc(inert.Hostile()[0]) + `}, "args": [["--port", "30000"], ["--model-path", "org/Tiny-FP8"]` + args.String() + `]`,
 	} {
 		if !strings.Contains(s, old) {
 			t.Fatalf("features.jsx: no %s", old)
@@ -164,8 +164,8 @@ func hostileAgentX(t *testing.T) string {
 // value; json and jsonl keep them (JSON strings).
 func TestHostileEscapeDecode(t *testing.T) {
 	var want []string
-	for _, v := range testutil.Hostile() {
-		want = append(want, testutil.UntilNUL(strings.ToValidUTF8(v, "\uFFFD")))
+	for _, v := range inert.Hostile() {
+		want = append(want, inert.UntilNUL(strings.ToValidUTF8(v, "\uFFFD")))
 	}
 	path := hostileAgentX(t)
 	for _, format := range []string{"text", "json", "jsonl"} {
@@ -173,7 +173,7 @@ func TestHostileEscapeDecode(t *testing.T) {
 		if err := runDecode(context.Background(), &out, &errs, path, decodeOptions{format: format, all: true}, noChange); err != nil {
 			t.Fatalf("decode %s: %v\n%s", format, err, errs.String())
 		}
-		testutil.CheckInert(t, "decode agentx "+format, out.String(), false)
+		inert.CheckInert(t, "decode agentx "+format, out.String(), false)
 		if format == "text" {
 			checkShellValues(t, "decode agentx text", out.String(), want)
 			continue
@@ -194,7 +194,7 @@ func TestHostileEscapeDecode(t *testing.T) {
 		data := string(f.Data)
 		if f.Name == "docs/src/snippets/configs/acme/tiny.jsx" {
 			var flags []string
-			for i, v := range testutil.Hostile() {
+			for i, v := range inert.Hostile() {
 				sq := "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
 				b, err := json.Marshal("--hostile-" + strconv.Itoa(i) + " " + sq)
 				if err != nil {
@@ -202,7 +202,7 @@ func TestHostileEscapeDecode(t *testing.T) {
 				}
 				flags = append(flags, string(b))
 			}
-			raw, _ := json.Marshal(testutil.Hostile()[0]) // the flag itself, unquoted: two commands in shell
+			raw, _ := json.Marshal(inert.Hostile()[0]) // the flag itself, unquoted: two commands in shell
 			flags = append(flags, string(raw))
 			old := `flags: ["--model-path acme/Tiny", "--tp 1"]`
 			if !strings.Contains(data, old) {
@@ -219,7 +219,7 @@ func TestHostileEscapeDecode(t *testing.T) {
 		if err := runDecode(context.Background(), &out, &errs, page, decodeOptions{format: format, selection: "hw=h100,variant=base"}, noChange); err != nil {
 			t.Fatalf("decode page %s: %v\n%s", format, err, errs.String())
 		}
-		testutil.CheckInert(t, "decode page "+format, out.String(), false)
+		inert.CheckInert(t, "decode page "+format, out.String(), false)
 		switch format {
 		case "json":
 			var sels []struct {
@@ -231,19 +231,19 @@ func TestHostileEscapeDecode(t *testing.T) {
 			for _, s := range sels {
 				commands = append(commands, s.Command)
 			}
-			if len(commands) == 0 || !strings.Contains(commands[0], testutil.Hostile()[0]) {
+			if len(commands) == 0 || !strings.Contains(commands[0], inert.Hostile()[0]) {
 				t.Fatalf("decode page json: the raw value is not kept: %q", commands)
 			}
 		case "text":
 			// the printed commands are the page's commands, word for word
 			// (a value that is not UTF-8 reached the page as U+FFFD)
-			got, err := testutil.ShellCommands(out.String())
+			got, err := inert.ShellCommands(out.String())
 			if err != nil {
 				t.Fatalf("decode page text does not parse: %v\n%s", err, out.String())
 			}
-			var wantCmds []testutil.ShellCommand
+			var wantCmds []inert.ShellCommand
 			for _, c := range commands {
-				cs, err := testutil.ShellCommands(strings.ReplaceAll(c, "\x00", ""))
+				cs, err := inert.ShellCommands(strings.ReplaceAll(c, "\x00", ""))
 				if err != nil {
 					t.Fatalf("page command does not parse: %v", err)
 				}
@@ -258,7 +258,7 @@ func TestHostileEscapeDecode(t *testing.T) {
 				}
 			}
 			var pageWant []string
-			for _, v := range testutil.Hostile() {
+			for _, v := range inert.Hostile() {
 				pageWant = append(pageWant, strings.ReplaceAll(strings.ToValidUTF8(v, "\uFFFD"), "\x00", ""))
 			}
 			checkShellValues(t, "decode page text", out.String(), pageWant)

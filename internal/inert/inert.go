@@ -1,4 +1,7 @@
-package testutil
+// Package inert is test support for the TestHostileEscape… tests (issue 20,
+// item 4): the hostile values and the checks that an output is inert. It
+// defines no flag, so every test package may import it.
+package inert
 
 import (
 	"fmt"
@@ -40,7 +43,8 @@ var actionsCommand = regexp.MustCompile(`^::(error|warning|notice)( (file|line|c
 
 // CheckInert fails t when out, printed by a printer of format name, (a)
 // holds a raw control or format character (utf8 invalid bytes, C0/C1
-// controls, DEL, Cf, U+2028/U+2029) other than the format's own newlines,
+// controls, DEL, Cf, U+2028/U+2029: launch.EscapeControl's set) other
+// than newline and tab,
 // or (b) has a line that starts with "::" after leading white space (a
 // GitHub Actions workflow command) — unless annotations is set and the
 // line is one of the annotations printer's own commands (actionsCommand).
@@ -49,7 +53,7 @@ func CheckInert(t testing.TB, name, out string, annotations bool) {
 	for i := 0; i < len(out); {
 		r, n := utf8.DecodeRuneInString(out[i:])
 		bad := r == utf8.RuneError && n <= 1 ||
-			r != '\n' && (unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp))
+			r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp))
 		if bad {
 			t.Errorf("%s: raw %q at byte %d: …%q…", name, out[i:i+n], i, out[max(0, i-30):min(len(out), i+30)])
 			return
