@@ -12,9 +12,11 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/spf13/pflag"
 
 	"github.com/cookbook-sync/cookbook-sync/internal/inert"
 	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/report"
 )
 
 // The TestHostileEscape… tests (issue 20, item 4) feed every value of
@@ -295,4 +297,57 @@ func jsonTexts(t *testing.T, format string, out []byte) []string {
 		}
 	}
 	return texts
+}
+
+// hostileCoverageReport is a report whose values from the checkouts
+// (file names, keys, cell ids, selection, messages, repository names,
+// page errors) carry every inert.Hostile value.
+func hostileCoverageReport() *report.Report {
+	h := strings.Join(inert.Hostile(), " ")
+	return &report.Report{
+		InferenceX: report.RepoInfo{Dir: "/tmp/infx " + h, Repo: "o/r " + h, Commit: "0123456789abcdef0123456789abcdef01234567"},
+		Cookbook:   &report.RepoInfo{Repo: h, Commit: h},
+		Points: []report.PointResult{
+			{File: "docs/" + h + ".jsx", Line: 3, CellID: h + "#12", ConfigKey: h, Concs: []int{4}, Router: h, KV: h, Status: report.StatusError, Message: h, Recipe: h, RecipeFile: h},
+			{File: "docs/x.jsx", Line: 4, CellID: "k#2", ConfigKey: "::error::key", Concs: []int{8}, Router: "sglang", KV: "none", Status: report.StatusUpstreamOnly, Message: "recipe " + h},
+		},
+		PageErrors: []string{h},
+		TimeLimits: []string{h},
+	}
+}
+
+// TestHostileEscapeCoverage: every coverage --format, as the CLI writes it
+// (coverageFormats: the printer and the format's escaping), prints the
+// hostile report inert; json and sarif keep the values.
+func TestHostileEscapeCoverage(t *testing.T) {
+	fs := pflag.NewFlagSet("coverage", pflag.ContinueOnError)
+	fs.String("infx", "", "")
+	if err := fs.Set("infx", "/tmp/infx "+strings.Join(inert.Hostile(), " ")); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range coverageFormats() {
+		var out bytes.Buffer
+		if err := f.print(&out, hostileCoverageReport(), coverageOptions{flags: fs}); err != nil {
+			t.Fatalf("%s: %v", f.name, err)
+		}
+		inert.CheckInert(t, "coverage "+f.name, out.String(), f.name == "github")
+		switch f.name {
+		case "json":
+			var back report.Report
+			if err := json.Unmarshal(out.Bytes(), &back); err != nil {
+				t.Fatal(err)
+			}
+			if want := strings.ToValidUTF8(hostileCoverageReport().Points[0].Message, "\uFFFD"); len(back.Points) == 0 || back.Points[0].Message != want {
+				t.Errorf("json: message not kept")
+			}
+		case "sarif":
+			if !json.Valid(out.Bytes()) {
+				t.Errorf("sarif: not JSON")
+			}
+		case "github":
+			if !strings.Contains(out.String(), "::error ") {
+				t.Errorf("github: no annotation:\n%s", out.String())
+			}
+		}
+	}
 }
