@@ -189,6 +189,7 @@ func scriptCommands() map[string]sandbox.Handler {
 		"srtctl":          srtctlCmd,
 		"make":            makeCmd,
 		"curl":            curlCmd,
+		"uv":              uvCmd,
 		"hf":              hfCmd,
 		"huggingface-cli": hfCmd,
 		"python":          pythonCmd,
@@ -225,17 +226,73 @@ func installers(host string) bool {
 }
 
 // curlCmd: a curl command line that fetches a known tool installer
-// succeeds, printing nothing the shell it pipes into runs.
+// succeeds, printing nothing the shell it pipes into runs; the install
+// leaves what the installer documents (uvEnv).
 func curlCmd(_ context.Context, c *sandbox.Call) error {
 	for _, a := range c.Args[1:] {
 		if u, err := url.Parse(a); err == nil && u.Scheme == "https" {
 			if installers(u.Host) && strings.HasSuffix(u.Path, "/install.sh") {
+				dir, text := uvEnv(c)
+				c.WriteFile(path.Join(dir, "env"), text)
 				return nil
 			}
 		}
 	}
 	return sandbox.ErrUnhandled
 }
+
+// uvEnv is where uv's installer (https://astral.sh/uv/install.sh, a
+// cargo-dist installer) puts uv and the env script launchers source
+// (`source $HOME/.local/bin/env`): $UV_INSTALL_DIR, else $XDG_BIN_HOME,
+// else $HOME/.local/bin; the script puts that directory first on PATH
+// unless it is there already (cargo-dist's env script; "Installing uv"
+// in https://docs.astral.sh/uv/getting-started/installation/).
+func uvEnv(c *sandbox.Call) (dir, text string) {
+	for _, n := range []string{"UV_INSTALL_DIR", "XDG_BIN_HOME"} {
+		if v, _ := c.Var(n); v != "" {
+			dir = v
+			break
+		}
+	}
+	if dir == "" {
+		home, _ := c.Var("HOME")
+		dir = path.Join(home, ".local", "bin")
+	}
+	text = "#!/bin/sh\n# add binaries to PATH if they aren't added yet\n# affix colons on either side of $PATH to simplify matching\ncase \":${PATH}:\" in\n    *:\"" + dir + "\":*)\n        ;;\n    *)\n        # Prepending path in case a system-installed binary needs to be overridden\n        export PATH=\"" + dir + ":$PATH\"\n        ;;\nesac\n"
+	return dir, text
+}
+
+// uvCmd: `uv venv [PATH]` makes a virtual environment (PATH, default
+// .venv) whose bin/activate the launchers source before `uv pip install
+// -e .` (runners/launch_*-slurm.sh, launch_gb200-nv.sh "Installing
+// srtctl..."): activating it sets VIRTUAL_ENV and puts its bin directory
+// first on PATH ("How venvs work",
+// https://docs.python.org/3/library/venv.html; uv writes virtualenv's
+// activate script). Other uv commands are the sandbox's (benign).
+func uvCmd(_ context.Context, c *sandbox.Call) error {
+	if len(c.Args) < 2 || c.Args[1] != "venv" {
+		return sandbox.ErrUnhandled
+	}
+	dir := ".venv"
+	for i := 2; i < len(c.Args); i++ {
+		a := c.Args[i]
+		switch {
+		case a == "--python" || a == "-p" || a == "--prompt" || a == "--index-url" || a == "--extra-index-url" || a == "--cache-dir" || a == "--directory" || a == "--project":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			dir = a
+		}
+	}
+	if !path.IsAbs(dir) {
+		dir = path.Join(c.Dir(), dir)
+	}
+	c.WriteFile(path.Join(dir, "bin", "activate"), "VIRTUAL_ENV="+shellQuote(dir)+"\nexport VIRTUAL_ENV\nPATH=\"$VIRTUAL_ENV/bin:$PATH\"\nexport PATH\n")
+	return nil
+}
+
+// shellQuote is s in single quotes.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // hfCmd: model staging: MODEL_PATH holds a complete checkpoint, so
 // `hf download` succeeds and prints its local directory (--local-dir), or

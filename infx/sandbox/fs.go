@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -41,31 +42,126 @@ func systemPath(p string) bool {
 	return false
 }
 
-// readFile reads a file operand of a text utility as the sandbox sees it:
-// what the script wrote, else a regular file inside the read roots (at
-// most 1 MiB); anything else does not exist.
-func (sb *sandbox) readFile(ctx context.Context, name string) ([]byte, error) {
-	sb.mu.Lock()
-	data, written := sb.run.Writes[name]
-	sb.mu.Unlock()
+// maxRead bounds, in bytes, a file the sandbox reads for a command (a
+// text utility's operand, cat's): a larger one is not known (its content
+// would be cut short).
+const maxRead = 1 << 20
+
+// unknownRead is a read whose answer the sandbox cannot know (readKnown).
+type unknownRead struct {
+	name string // the path as the script named it
+	why  string
+}
+
+// Error says which file and why its content is not known.
+func (e *unknownRead) Error() string {
+	return fmt.Sprintf("a read of %s: its content is not known to the sandbox (%s)", e.name, e.why)
+}
+
+// readKnown is the sandbox's one rule for reads (issue 20): a read is
+// answered only from what the sandbox knows — what the run wrote (whole:
+// a write cut short at the sandbox's bound is not known), the runner's
+// documented device files (Config.HostFiles), /dev/null, and a regular
+// file inside the read roots (at most maxRead bytes; a file not there is
+// known to be absent: fs.ErrNotExist). Anything else — a path outside the
+// checkout and the read roots, the runner's system files and pseudo-files
+// (/proc, /sys, /dev), a file of a git clone or a staged checkpoint, a
+// directory the script entered that the sandbox does not have, a file
+// larger than maxRead — is an *unknownRead, never an empty file: a caller
+// whose result the script uses makes the run Unsupported with it. A link
+// out of a read root ends the run (refused).
+func (sb *sandbox) readKnown(ctx context.Context, name string) ([]byte, error) {
+	data, written, why := sb.written(ctx, name)
 	if written {
+		if why != "" {
+			return nil, &unknownRead{name: name, why: why}
+		}
 		return []byte(data), nil
+	}
+	if name == "/dev/null" || strings.HasPrefix(name, procSubstPrefix) {
+		// A process substitution the command it feeds never wrote to
+		// (`: >(cat)`): its reader sees the pipe's end.
+		return nil, nil
 	}
 	p := sb.abs(ctx, name)
 	if v, ok := sb.cfg.HostFiles[p]; ok {
 		return []byte(v), nil
 	}
-	if systemPath(p) && !sb.jail.contains(p) {
-		// The runner's (or the image's) own files, its devices and kernel
-		// state: not in the runner table, so unknown rather than absent.
-		return nil, &os.PathError{Op: "open", Path: name, Err: errHostState}
+	if !sb.jail.contains(p) {
+		return nil, &unknownRead{name: name, why: sb.unknownWhy(ctx, p)}
 	}
-	b, err := sb.jail.readFile(p, 1<<20)
+	b, err := sb.jail.readFile(p, maxRead+1)
 	if err != nil {
 		sb.refused(name, err)
+		if errors.Is(err, errNotRegular) {
+			return nil, &unknownRead{name: name, why: errNotRegular.Error()}
+		}
 		return nil, &os.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
+	if len(b) > maxRead {
+		return nil, &unknownRead{name: name, why: fmt.Sprintf("larger than the %d bytes the sandbox reads", maxRead)}
+	}
 	return b, nil
+}
+
+// written is what the run wrote to name (Trace.Writes: by the name the
+// script wrote it by, else by its logical absolute path, as Call.WriteFile
+// records it); unknown, when not "", says why that content is not what the
+// file holds (more was written than the sandbox keeps, or a command it
+// does not evaluate wrote it).
+func (sb *sandbox) written(ctx context.Context, name string) (data string, ok bool, unknown string) {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if data, ok = sb.run.Writes[name]; ok {
+		return data, true, sb.unknownWrites[name]
+	}
+	if !filepath.IsAbs(name) {
+		lp := filepath.Join(interp.HandlerCtx(ctx).Dir, name)
+		if data, ok = sb.run.Writes[lp]; ok {
+			return data, true, sb.unknownWrites[lp]
+		}
+	}
+	return "", false, ""
+}
+
+// unknownWhy says why a path outside the read roots is not known.
+func (sb *sandbox) unknownWhy(ctx context.Context, p string) string {
+	switch {
+	case systemPath(p):
+		return errHostState.Error()
+	case sb.inClone(p) || sb.isCloneDir(p):
+		return "a file of a git clone the run made: the repository's content at the ref is not read"
+	}
+	for _, mp := range sb.stagedDirs(interp.HandlerCtx(ctx).Env) {
+		if within(p, mp) {
+			return "a file of the staged checkpoint, whose content is not read"
+		}
+	}
+	return "outside the checkout and the read roots"
+}
+
+// unknown ends the run at the position last reached (a read's redirection
+// is marked: markReads) as Unsupported with an unknown read.
+func (sb *sandbox) unknown(err *unknownRead) {
+	sb.mu.Lock()
+	if sb.stopReason == nil {
+		sb.stopReason = &Unsupported{Pos: sb.lastPos(), Command: "read", Msg: err.Error()}
+	}
+	sb.mu.Unlock()
+	sb.stop()
+}
+
+// readFile reads a file operand of a text utility as the sandbox sees it
+// (readKnown): a file it cannot know is an error that is not
+// fs.ErrNotExist, so the utility is not evaluated (and is Unsupported
+// where its result is used).
+func (sb *sandbox) readFile(ctx context.Context, name string) ([]byte, error) {
+	b, err := sb.readKnown(ctx, name)
+	var u *unknownRead
+	if errors.As(err, &u) {
+		return nil, &os.PathError{Op: "open", Path: name, Err: errors.New("its content is not known to the sandbox: " + u.why)}
+	}
+	return b, err
 }
 
 // refused ends the run when err is the jail's refusal of a path that
@@ -106,10 +202,8 @@ func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.File
 		}
 		return &sink{sb: sb, name: path, logical: lp, appendMode: flag&os.O_APPEND != 0}, nil
 	}
-	sb.mu.Lock()
-	data, written := sb.run.Writes[path]
-	sb.mu.Unlock()
-	if written {
+	data, written, why := sb.written(ctx, path)
+	if written && why == "" {
 		return readOnly{strings.NewReader(data)}, nil
 	}
 	if n := sb.libName(); n != "" && filepath.Base(p) == n {
@@ -132,6 +226,19 @@ func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.File
 			return readOnly{strings.NewReader(withSource(path, text))}, nil
 		}
 	}
+	if written || !sb.jail.contains(p) && path != "/dev/stdin" {
+		// Not known (readKnown): a redirection, `source`, `$(< …)`,
+		// mapfile and read all use what they read.
+		b, err := sb.readKnown(ctx, path)
+		var u *unknownRead
+		if errors.As(err, &u) {
+			sb.unknown(u)
+			return nil, &os.PathError{Op: "open", Path: path, Err: u}
+		}
+		if err == nil {
+			return readOnly{bytes.NewReader(b)}, nil
+		}
+	}
 	// Through the jail: a regular file inside a read root (a FIFO or
 	// device would block or never end; a link out of the root is
 	// refused and ends the run).
@@ -140,7 +247,10 @@ func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.File
 		sb.refused(path, err)
 		var pe *os.PathError
 		if errors.As(err, &pe) && errors.Is(pe.Err, errNotRegular) {
-			return nil, &os.PathError{Op: "open", Path: path, Err: fs.ErrInvalid}
+			// A FIFO or device: what a read gives is not known.
+			u := &unknownRead{name: path, why: errNotRegular.Error()}
+			sb.unknown(u)
+			return nil, &os.PathError{Op: "open", Path: path, Err: u}
 		}
 		return nil, &os.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
 	}
@@ -282,7 +392,10 @@ func (sb *sandbox) stat(ctx context.Context, name string, follow bool) (fs.FileI
 		// A squash image the run imported or found valid (squashOperand).
 		return stagedInfo{name: filepath.Base(p)}, nil
 	}
-	if sb.vdirs[p] || sb.isCloneDir(p) {
+	sb.fsmu.Lock()
+	entered := sb.unknownDirs[p]
+	sb.fsmu.Unlock()
+	if sb.vdirs[p] || sb.isCloneDir(p) || entered {
 		return stagedInfo{name: filepath.Base(p), dir: true}, nil
 	}
 	if systemPath(p) && !sb.jail.contains(p) {
@@ -380,3 +493,37 @@ func (s stagedInfo) Mode() fs.FileMode {
 func (s stagedInfo) ModTime() time.Time { return time.Unix(0, 0) }
 func (s stagedInfo) IsDir() bool        { return s.dir }
 func (s stagedInfo) Sys() any           { return noOwnerStat() }
+
+// enterUnknown lets `cd DIR` / `pushd DIR` enter a directory outside
+// everything the sandbox has (the checkout and read roots, its own logical
+// directories, clones, staged checkpoints, the runner's system
+// directories): on a runner it exists (`cd ../../..` above the checkout),
+// so the cd succeeds, and what the script then reads there is not known
+// (readKnown) — rather than the cd failing and later relative reads
+// answering from the directory the script left.
+func (sb *sandbox) enterUnknown(ctx context.Context, hc interp.HandlerContext, args []string) {
+	target := ""
+	for _, a := range args[1:] {
+		if a == "-" || !strings.HasPrefix(a, "-") {
+			target = a
+		}
+	}
+	if target == "" || target == "-" || strings.HasPrefix(target, "+") {
+		return
+	}
+	p := sb.abs(ctx, target)
+	if sb.jail.contains(p) || systemPath(p) || sb.vdirs[p] || sb.isCloneDir(p) || sb.inClone(p) {
+		return
+	}
+	for _, mp := range sb.stagedDirs(hc.Env) {
+		if within(p, mp) {
+			return
+		}
+	}
+	sb.fsmu.Lock()
+	if sb.unknownDirs == nil {
+		sb.unknownDirs = map[string]bool{}
+	}
+	sb.unknownDirs[p] = true
+	sb.fsmu.Unlock()
+}

@@ -123,6 +123,28 @@ func (c *Call) End() error {
 	return errEnded
 }
 
+// WriteFile records that the command wrote data to the file name (an
+// absolute path, or relative to the command's directory) — in memory, as
+// the script's own writes are (Trace.Writes, Trace.Written): a program
+// whose documented effect is a file the script then reads (an installer's
+// env script) makes that file known to later reads.
+func (c *Call) WriteFile(name, data string) {
+	sb := c.sb
+	lp := name
+	if !filepath.IsAbs(lp) {
+		lp = filepath.Join(c.hc.Dir, lp)
+	}
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if sb.closed {
+		return
+	}
+	lp = filepath.Clean(lp)
+	sb.run.Writes[lp] = data
+	delete(sb.unknownWrites, lp)
+	sb.noteWrite(lp, data, false, false)
+}
+
 // errEnded ends a run at a handler's Call.End.
 var errEnded = errors.New("the run ended at a command a handler ends it at")
 
@@ -167,10 +189,45 @@ func builtinHandlers() map[string]Handler {
 		"env":  hEnv, "printenv": hEnv,
 		"tee": hTee,
 	}
-	for _, n := range []string{"scancel", "flock", "scontrol", "sinfo"} {
-		t[n] = func(context.Context, *Call) error { return nil }
+	t["scancel"] = func(context.Context, *Call) error { return nil }
+	for _, n := range []string{"flock", "scontrol", "sinfo"} {
+		t[n] = hQuiet
 	}
 	return t
+}
+
+// hQuiet answers a cluster or lock tool as succeeding and printing
+// nothing — a lock granted, a query whose answer nothing reads — except
+// where the script uses what it prints (or, for flock, runs a command
+// under the lock: `flock FILE -c CMD`, `flock FILE CMD …`, whose output
+// and status are the command's): that is not known (ErrUnhandled: the
+// unknown-command rule makes it Unsupported).
+func hQuiet(_ context.Context, c *Call) error {
+	if path.Base(c.Args[0]) != "flock" {
+		if c.Use == UseValue {
+			return ErrUnhandled
+		}
+		return nil
+	}
+	if c.Use != UsePlain {
+		ops := 0
+		for i := 1; i < len(c.Args); i++ {
+			a := c.Args[i]
+			switch {
+			case a == "-c" || a == "--command":
+				return ErrUnhandled
+			case a == "-w" || a == "--timeout" || a == "-E" || a == "--conflict-exit-code":
+				i++
+			case strings.HasPrefix(a, "-"):
+			default:
+				ops++
+			}
+		}
+		if ops > 1 {
+			return ErrUnhandled
+		}
+	}
+	return nil
 }
 
 func hBash(ctx context.Context, c *Call) error {
@@ -310,8 +367,7 @@ func hWhich(_ context.Context, c *Call) error {
 }
 
 func hCat(ctx context.Context, c *Call) error {
-	c.sb.cat(ctx, c.hc, c.Args[1:])
-	return nil
+	return c.sb.cat(ctx, c, c.Args[1:])
 }
 
 func hRealpath(ctx context.Context, c *Call) error {

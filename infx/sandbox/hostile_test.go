@@ -441,3 +441,74 @@ func TestHostileArithmetic(t *testing.T) {
 	}
 	eqStrings(t, "argv", run.Commands[len(run.Commands)-1].Argv, []string{"vllm", "serve", "m", "--a", "6", "--b", "4", "--c", "1", "--d", "no", "9"})
 }
+
+// TestHostileUnknownReads (issue 20 item 6): the sandbox's one rule for
+// reads (readKnown) — a read, source or command whose result the script
+// uses and that the sandbox cannot know (outside the checkout and the read
+// roots, pseudo-files, a directory entered above the checkout, a format it
+// cannot make, output cut short, a program it does not evaluate, a file
+// such output went to) makes the run Unsupported at its position, never an
+// empty value. Reads it can answer keep their values, and an unknown read
+// whose result nothing uses does not stop the run.
+func TestHostileUnknownReads(t *testing.T) {
+	const outside = "its content is not known to the sandbox (outside the checkout and the read roots)"
+	const host = "its content is not known to the sandbox (the runner's system files, devices and kernel state are not in the runner table)"
+	at := func(col int) Pos { return Pos{File: "benchmarks/x.sh", Line: 1, Col: col} }
+	for _, c := range []struct {
+		src  string
+		want Unsupported
+	}{
+		{`X=$(< /abs/file)`, Unsupported{Pos: at(1), Command: "read", Msg: "a read of /abs/file: " + outside}},
+		{`X=$(cat /abs/file)`, Unsupported{Pos: at(5), Command: "cat", Msg: "a read of /abs/file: " + outside}},
+		{`X=$(< /proc/self/environ)`, Unsupported{Pos: at(1), Command: "read", Msg: "a read of /proc/self/environ: " + host}},
+		{`X=$(cat /proc/$$/status)`, Unsupported{Pos: at(5), Command: "cat", Msg: "a read of /proc/4242/status: " + host}},
+		{`source /abs/file`, Unsupported{Pos: at(1), Command: "read", Msg: "a read of /abs/file: " + outside}},
+		{`mapfile -t A < /abs/file; X=${A[0]}`, Unsupported{Pos: at(16), Command: "read", Msg: "a read of /abs/file: " + outside}},
+		{`read -r X < /abs/file`, Unsupported{Pos: at(13), Command: "read", Msg: "a read of /abs/file: " + outside}},
+		{`cd ../../..; X=$(cat benchmarks/x.sh)`, Unsupported{Pos: at(18), Command: "cat", Msg: "a read of benchmarks/x.sh: " + outside}},
+		{`X=$(awk '{print}' /abs/file)`, Unsupported{Pos: at(5), Command: "awk", Msg: `awk {print} /abs/file in a value the script uses: the sandbox does not evaluate it (awk: reading "/abs/file": open /abs/file: its content is not known to the sandbox: outside the checkout and the read roots)`}},
+		{`X=$(sed -n p /abs/file)`, Unsupported{Pos: at(5), Command: "sed", Msg: `sed -n p /abs/file in a value the script uses: the sandbox does not evaluate it (sed: reading "/abs/file": open /abs/file: its content is not known to the sandbox: outside the checkout and the read roots)`}},
+		{`X=$(flock f -c 'echo hi')`, Unsupported{Pos: at(5), Command: "flock", Msg: "flock f -c echo hi in a value the script uses: the sandbox does not evaluate it (flock: not a command shellutil evaluates)"}},
+		{`X=$(printf '%01000000000d' 0)`, Unsupported{Pos: at(5), Command: "printf", Msg: "printf %01000000000d: a field width or precision above 1000000, which the sandbox does not format (bash prints the field; Go's fmt would print %!(NOVERB))"}},
+		{`mapfile -t A < <(seq 1 20000000); X=${#A[@]}`, Unsupported{Pos: at(18), Command: "seq", Msg: "seq 1 20000000 in a value the script uses: the sandbox does not evaluate it (seq: output exceeds 1048576 bytes)"}},
+		{`X=$(wc -l < big.txt)`, Unsupported{Pos: at(5), Command: "wc", Msg: "wc -l in a value the script uses: its input is larger than the 1048576 bytes the sandbox reads"}},
+		{`seq 1 300000 > s.txt; X=$(tail -1 s.txt)`, Unsupported{Pos: at(27), Command: "tail", Msg: `tail -1 s.txt in a value the script uses: the sandbox does not evaluate it (tail: reading "s.txt": open s.txt: its content is not known to the sandbox: seq 1 300000 wrote it, which the sandbox does not evaluate)`}},
+	} {
+		t.Run(c.src, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "big.txt"), []byte(strings.Repeat("x\n", 600000)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			run, _, err := runHostile(t, dir, c.src+"\nvllm serve m --x \"$X\"\n", Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.Stop == nil || *run.Stop != c.want {
+				t.Fatalf("stop = %#v\nwant %#v", run.Stop, c.want)
+			}
+			for _, cmd := range run.Commands {
+				if cmd.Argv[0] == "vllm" {
+					t.Errorf("the run went on with a value it cannot know: %q", cmd.Argv)
+				}
+			}
+		})
+	}
+	// What the sandbox knows keeps its value; an unknown read nothing uses
+	// does not stop the run.
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "in.txt"), []byte("a\nb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run, _, err := runHostile(t, dir, `A=$(< in.txt)
+mapfile -t L < in.txt
+echo w > /tmp/w.txt; W=$(cat /tmp/w.txt)
+H=$(< /sys/x)
+cat /abs/file
+[[ -f none.txt ]] || N=absent
+vllm serve m --a "${A//$'\n'/,}" --l "${#L[@]}" --w "$W" --h "$H" --n "$N" $(< /dev/null)
+`, Config{HostFiles: map[string]string{"/sys/x": "42\n"}})
+	if err != nil || run.Stop != nil {
+		t.Fatalf("err = %v, stop = %v", err, run.Stop)
+	}
+	eqStrings(t, "argv", run.Commands[len(run.Commands)-1].Argv, []string{"vllm", "serve", "m", "--a", "a,b", "--l", "2", "--w", "w", "--h", "42", "--n", "absent"})
+}

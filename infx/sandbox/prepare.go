@@ -73,6 +73,13 @@ func (m marker) stmt(st *syntax.Stmt, ctx byte) {
 	if st.Negated {
 		ctx = ctxCond
 	}
+	for _, r := range st.Redirs {
+		if r.Op == syntax.RdrOut && r.Word != nil && strings.HasPrefix(r.Word.Lit(), procSubstPrefix) {
+			// A process substitution's list (rewriteProcSubst): what it
+			// prints is read by the command that names it.
+			ctx = ctxValue
+		}
+	}
 	m.cmd(st.Cmd, ctx)
 	for _, r := range st.Redirs {
 		m.words(r.Word)

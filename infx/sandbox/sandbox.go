@@ -414,6 +414,8 @@ type sandbox struct {
 	seq               int             // Command.Seq / WrittenFile.Seq counter (mu)
 	made              map[string]bool // files a modelled command made or found (squash images)
 	sourcing          string          // the file the last `source` names (mu), prepared when opened
+	unknownWrites     map[string]string // written files whose content is not known (mu): why
+	unknownDirs       map[string]bool // directories entered with cd that the sandbox does not have (fsmu)
 }
 
 // errTail passes output on and keeps the last lines a script printed
@@ -643,6 +645,15 @@ func (sb *sandbox) countCmd(args []string) error {
 func (sb *sandbox) shellBuiltin(ctx context.Context, hc interp.HandlerContext, at Pos, kind byte, args []string) (out []string, done bool, err error) {
 	switch args[0] {
 	case "printf":
+		if why := printfUnknown(args); why != "" {
+			// Go's fmt would print %!(NOVERB) where bash prints the
+			// field: the output is not known.
+			if sb.stopReason == nil {
+				sb.stopReason = &Unsupported{Pos: at, Command: "printf", Msg: why}
+			}
+			sb.stop()
+			return nil, true, errStopped
+		}
 		out, _ := printfCompat(args)
 		if len(out) > 3 && out[1] == "-v" {
 			return printfV(out), true, nil
@@ -677,6 +688,8 @@ func (sb *sandbox) shellBuiltin(ctx context.Context, hc interp.HandlerContext, a
 		// without asking this machine (the interpreter's own lookup
 		// would search the host's PATH).
 		return []string{"false"}, true, nil
+	case "cd", "pushd":
+		sb.enterUnknown(ctx, hc, args)
 	case "kill":
 		// Processes the script started are running in the sandbox's model
 		// (nothing dies: `kill -0 $PID` succeeds) and no signal reaches
@@ -909,7 +922,14 @@ func (sb *sandbox) external(ctx context.Context, c *Call) error {
 	stdin := []byte(nil)
 	if readsStdin[name] && hc.Stdin != nil {
 		// A read error ends the input like its end does (the pipe closed).
-		stdin, _ = io.ReadAll(io.LimitReader(hc.Stdin, 1<<20))
+		stdin, _ = io.ReadAll(io.LimitReader(hc.Stdin, maxRead+1))
+		if len(stdin) > maxRead {
+			// Input cut short gives output that is not known.
+			if site.kind == ctxPlain {
+				return nil
+			}
+			return c.Unsupported(name, fmt.Sprintf("%s in %s: its input is larger than the %d bytes the sandbox reads", strings.Join(ShortArgv(args), " "), ctxWord(site.kind), maxRead))
+		}
 	}
 	res, handled, reason := shellutil.RunFiles(args, stdin, sb.facts, func(name string) ([]byte, error) {
 		return sb.readFile(ctx, name)
@@ -925,6 +945,9 @@ func (sb *sandbox) external(ctx context.Context, c *Call) error {
 		return nil
 	}
 	if site.kind == ctxPlain || benign[name] {
+		// Nothing uses its status or output — unless the output goes to a
+		// file, which is then not known (readKnown).
+		unknownOutput(hc.Stdout, strings.Join(ShortArgv(args), " ")+" wrote it, which the sandbox does not evaluate")
 		return nil
 	}
 	why := fmt.Sprintf("%s in %s: the sandbox does not evaluate it", strings.Join(ShortArgv(args), " "), ctxWord(site.kind))

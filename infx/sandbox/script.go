@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -92,11 +93,30 @@ func markerWord(ctx byte, at syntax.Pos, name string) string {
 const posCmd = "__cookbook_sync_pos"
 
 // markTests puts `$(posCmd MARKER)` (which prints nothing) in front of the
-// operand of every file test of a [[ … ]] clause (-e FILE, A -nt B, …).
+// operand of every file test of a [[ … ]] clause (-e FILE, A -nt B, …)
+// and of a command's input redirections (`< FILE`: a read, so that one
+// the sandbox cannot know is reported where it is written).
 func markTests(f *syntax.File, name string) {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		var w *syntax.Word
 		switch x := n.(type) {
+		case *syntax.Stmt:
+			// `$(< FILE)` (a statement of one input redirection and no
+			// command) is left alone: the interpreter expands its word
+			// into the buffer of the substitution itself, so a guard
+			// there would reach the value. It is reported at the
+			// command last reached (the assignment's guard).
+			if x.Cmd == nil {
+				return true
+			}
+			for _, r := range x.Redirs {
+				if r.Op == syntax.RdrIn && r.Word != nil && len(r.Word.Parts) > 0 {
+					r.Word.Parts = append([]syntax.WordPart{&syntax.CmdSubst{Stmts: []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: []*syntax.Word{
+						{Parts: []syntax.WordPart{&syntax.Lit{Value: posCmd}}},
+						{Parts: []syntax.WordPart{&syntax.Lit{Value: markerWord(ctxPlain, r.Word.Pos(), name)}}},
+					}}}}}}, r.Word.Parts...)
+				}
+			}
 		case *syntax.UnaryTest:
 			if x.Op >= syntax.TsExists && x.Op <= syntax.TsSocket || x.Op == syntax.TsSmbLink || x.Op == syntax.TsSticky ||
 				x.Op == syntax.TsGIDSet || x.Op == syntax.TsUIDSet || x.Op == syntax.TsGrpOwn || x.Op == syntax.TsUsrOwn ||
@@ -486,9 +506,11 @@ func bashQuote(s string) string {
 
 // cat copies its files (or stdin, e.g. a heredoc) to stdout, so that
 // `cat > config.yaml <<EOF … EOF` leaves the file's text in Writes. Files
-// the script wrote are read back from Writes; others only inside the
-// readable roots.
-func (sb *sandbox) cat(ctx context.Context, hc interp.HandlerContext, files []string) {
+// are read by the sandbox's rule (readKnown): one it cannot know makes the
+// run Unsupported where cat's output or status is used, and prints
+// nothing otherwise.
+func (sb *sandbox) cat(ctx context.Context, c *Call, files []string) error {
+	hc := c.hc
 	var names []string
 	for _, f := range files {
 		if !strings.HasPrefix(f, "-") || f == "-" {
@@ -505,22 +527,21 @@ func (sb *sandbox) cat(ctx context.Context, hc interp.HandlerContext, files []st
 			}
 			continue
 		}
-		sb.mu.Lock()
-		data, ok := sb.run.Writes[f]
-		sb.mu.Unlock()
-		if ok {
-			say(hc.Stdout, data)
-			continue
+		data, err := sb.readKnown(ctx, f)
+		var u *unknownRead
+		if errors.As(err, &u) {
+			if c.Use == UsePlain {
+				unknownOutput(hc.Stdout, u.Error())
+				continue
+			}
+			return c.Unsupported("cat", u.Error())
 		}
-		p := sb.abs(ctx, f)
-		fh, err := sb.jail.open(p)
 		if err != nil {
-			sb.refused(f, err)
 			continue
 		}
-		copyOut(hc.Stdout, io.LimitReader(fh, 1<<20))
-		_ = fh.Close() // read-only
+		say(hc.Stdout, string(data))
 	}
+	return nil
 }
 
 // say writes a modelled command's output to w (the shell's stdout or
@@ -638,6 +659,7 @@ type sink struct {
 	name       string
 	logical    string // the file's logical absolute path
 	over       bool   // more was written than kept
+	unknown    string // why what was written is not what the file holds (unknownOutput)
 	appendMode bool
 	buf        bytes.Buffer
 }
@@ -661,6 +683,17 @@ func (s *sink) Close() error {
 		s.sb.run.Writes[s.name] += s.buf.String()
 	} else {
 		s.sb.run.Writes[s.name] = s.buf.String()
+		delete(s.sb.unknownWrites, s.name)
+	}
+	why := s.unknown
+	if s.over {
+		why = "the run wrote more to it than the sandbox keeps"
+	}
+	if why != "" {
+		if s.sb.unknownWrites == nil {
+			s.sb.unknownWrites = map[string]string{}
+		}
+		s.sb.unknownWrites[s.name] = why
 	}
 	s.sb.noteWrite(s.logical, s.buf.String(), s.appendMode, s.over)
 	return nil
@@ -674,6 +707,15 @@ func (sb *sandbox) noteWrite(p, data string, appendMode, truncated bool) {
 	sb.seq++
 	sb.run.Written = append(sb.run.Written, WrittenFile{Path: filepath.Clean(p), At: Pos{File: sb.lastFile, Line: sb.lastLine, Col: sb.lastCol},
 		Data: data, Append: appendMode, Truncated: truncated, Seq: sb.seq})
+}
+
+// unknownOutput notes that a command the sandbox does not evaluate (so
+// its output is not known) wrote to w: when w is a file the run writes, its
+// content is not known from then on (readKnown).
+func unknownOutput(w io.Writer, why string) {
+	if s, ok := w.(*sink); ok && s.unknown == "" {
+		s.unknown = why
+	}
 }
 
 type nopRW struct{}
@@ -850,4 +892,47 @@ func markArith(f *syntax.File, name string) {
 			}
 		}
 	}
+}
+
+// maxFieldWidth is the largest field width or precision Go's fmt formats
+// (fmt's tooLarge: 1e6); past it fmt prints %!(NOVERB) where bash's
+// printf prints the field.
+const maxFieldWidth = 1_000_000
+
+// printfUnknown says why `printf [-v VAR] FMT …` cannot be formatted as
+// bash would ("" when it can): a field width or precision past
+// maxFieldWidth.
+func printfUnknown(args []string) string {
+	fi := 1
+	if len(args) > 3 && args[1] == "-v" {
+		fi = 3
+	}
+	if len(args) <= fi {
+		return ""
+	}
+	format := args[fi]
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		j := i + 1
+		for j < len(format) && strings.IndexByte("-+ #0123456789.", format[j]) >= 0 {
+			j++
+		}
+		n := 0
+		for _, r := range format[i+1 : j] {
+			if r >= '0' && r <= '9' {
+				if n = n*10 + int(r-'0'); n > maxFieldWidth {
+					return fmt.Sprintf("printf %s: a field width or precision above %d, which the sandbox does not format (bash prints the field; Go's fmt would print %%!(NOVERB))", ShortArgv([]string{format})[0], maxFieldWidth)
+				}
+			} else {
+				n = 0
+			}
+		}
+		if j < len(format) && format[j] == '%' {
+			j++
+		}
+		i = j - 1
+	}
+	return ""
 }
