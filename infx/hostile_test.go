@@ -3,6 +3,7 @@ package infx
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -21,5 +22,28 @@ func TestHostileFailingRunsOnce(t *testing.T) {
 	}
 	if took > 2900*time.Millisecond {
 		t.Errorf("took %v: the failing script ran more than once", took)
+	}
+}
+
+// TestHostileScriptOutcomes (issue 20 items 5 and 6, through a point's
+// render): an arithmetic error after a library call, and a value the
+// sandbox cannot know, make the point unsupported at the script's own
+// file:line:col — never an error that ends the whole run under the
+// library's name, never a render with an empty value.
+func TestHostileScriptOutcomes(t *testing.T) {
+	const script = "benchmarks/single_node/fixed_seq_len/m3_fp8_b200_vllm.sh"
+	for _, c := range []struct{ name, edit, want string }{
+		{"arithmetic", "source \"$(dirname \"$0\")/../../benchmark_lib.sh\"\nhf download \"$MODEL\"\nY=$(( 1 / 0 ))\n",
+			script + ":4:3: arithmetic expansion failed: division by zero (bash reports it and skips the command)"},
+		{"unknown read", "source \"$(dirname \"$0\")/../../benchmark_lib.sh\"\nX=$(cat /etc/hostname)\nvllm serve \"$MODEL\" --x \"$X\" &\n",
+			script + ":3:5: a read of /etc/hostname: its content is not known to the sandbox (the runner's system files, devices and kernel state are not in the runner table)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ws := copyLaunch(t, [3]string{script, "vllm serve", c.edit + "vllm serve"})
+			pe := renderErr(t, ws, "m3-fp8-b200-vllm", 0, 8)
+			if pe.Status != StatusUnsupported || !strings.Contains(pe.Note, c.want) {
+				t.Errorf("%s: %q\nwant %q", pe.Status, pe.Note, c.want)
+			}
+		})
 	}
 }
