@@ -28,13 +28,13 @@ type coverageFormat struct {
 // names them; the first is the default.
 func coverageFormats() []coverageFormat {
 	return []coverageFormat{
-		{"text", "text", "terminal control characters escaped (launch.EscapeControl); a line that would start with \"::\" indented (no Actions workflow command)",
+		{"text", "text", "every value on one line (launch.EscapeLine: \\n, \\e, \\u2028 …); no line a GitHub Actions workflow command (launch.GuardLines); terminal control characters escaped (launch.EscapeControl)",
 			func(w io.Writer, rep *report.Report, _ coverageOptions) error {
 				return escaped(w, func(b *bytes.Buffer) error {
 					return report.PrintText(b, rep, report.TextOptions{Width: termWidth(w)})
 				})
 			}},
-		{"markdown", "markdown (a sign-off comment under 60,000 characters)", "terminal control characters escaped; values in code spans or HTML-escaped, links only to GitHub permalinks and recipes.vllm.ai",
+		{"markdown", "markdown (a sign-off comment under 60,000 characters)", "terminal control characters escaped; values on one line, in code spans, HTML-escaped or as inert text (no HTML, @mention or issue reference), links only to GitHub permalinks and recipes.vllm.ai",
 			func(w io.Writer, rep *report.Report, o coverageOptions) error {
 				return escaped(w, func(b *bytes.Buffer) error {
 					hint, inputs := coverageFooter(o.flags, rep)

@@ -113,7 +113,7 @@ func runRecipesDecode(w io.Writer, path string, o recipesDecodeOptions) error {
 	} else {
 		var out bytes.Buffer
 		writeDeployments(&out, fs)
-		if _, err := w.Write(out.Bytes()); err != nil {
+		if err := writeShellText(w, out.String()); err != nil {
 			return err
 		}
 	}
@@ -131,27 +131,29 @@ func writeRenderings(w *bytes.Buffer, fs *recipes.FileScan) {
 		if r.Recommended {
 			rec = " (recommended)"
 		}
-		fmt.Fprintf(w, "\n## %d. model=%s hardware=%s variant=%s strategy=%s nodes=%d%s\n", i+1, r.Tree, r.Hardware, r.Variant, r.Strategy, r.NodeCount, rec)
+		el := launch.EscapeLine
+		fmt.Fprintf(w, "\n## %d. model=%s hardware=%s variant=%s strategy=%s nodes=%d%s\n", i+1, el(r.Tree), el(r.Hardware), el(r.Variant), el(r.Strategy), r.NodeCount, rec)
 		for _, rc := range r.Roles {
-			label := rc.Name
+			label := launch.EscapeLine(rc.Name)
 			if rc.Name == "worker" {
 				label = fmt.Sprintf("worker rank %d", rc.Rank)
 			}
 			fmt.Fprintf(w, "[%s]\n", label)
 			for _, e := range rc.Env {
-				fmt.Fprintf(w, "  %s=%s\n", e.Name, e.Value)
+				fmt.Fprintf(w, "  %s=%s\n", launch.EscapeLine(e.Name), envText(e.Value))
 			}
-			fmt.Fprintf(w, "%s\n", rc.Command())
+			fmt.Fprintf(w, "%s\n", launch.ShellText(rc.Command()))
 		}
 		if r.Router != "" {
-			fmt.Fprintf(w, "[router]\n%s\n", r.Router)
+			fmt.Fprintf(w, "[router]\n%s\n", launch.ShellText(r.Router))
 		}
 	}
 }
 
 // writeDeployments prints deployments as shell-like text.
 func writeDeployments(w *bytes.Buffer, fs *recipes.FileScan) {
-	fmt.Fprintf(w, "# %s (%s): %d deployments\n", fs.File, fs.Kind, len(fs.Deployments))
+	el := launch.EscapeLine
+	fmt.Fprintf(w, "# %s (%s): %d deployments\n", el(fs.File), el(string(fs.Kind)), len(fs.Deployments))
 	if fs.Kind == "recipe" {
 		writeRenderings(w, fs)
 	}
@@ -159,19 +161,19 @@ func writeDeployments(w *bytes.Buffer, fs *recipes.FileScan) {
 		if d.Source.Strategy != "" {
 			continue // printed by writeRenderings
 		}
-		fmt.Fprintf(w, "\n## %d. model=%s", i+1, d.Model)
+		fmt.Fprintf(w, "\n## %d. model=%s", i+1, el(d.Model))
 		if d.Hardware != "" {
-			fmt.Fprintf(w, " hardware=%s", d.Hardware)
+			fmt.Fprintf(w, " hardware=%s", el(d.Hardware))
 		}
 		if d.Source.Variant != "" {
-			fmt.Fprintf(w, " variant=%s", d.Source.Variant)
+			fmt.Fprintf(w, " variant=%s", el(d.Source.Variant))
 		}
 		if d.Source.Strategy != "" {
-			fmt.Fprintf(w, " strategy=%s", d.Source.Strategy)
+			fmt.Fprintf(w, " strategy=%s", el(d.Source.Strategy))
 		}
 		fmt.Fprintln(w)
 		if d.Source.Section != "" {
-			fmt.Fprintf(w, "   section: %s\n", d.Source.Section)
+			fmt.Fprintf(w, "   section: %s\n", el(d.Source.Section))
 		}
 		for _, p := range d.Processes {
 			label := string(p.Kind)
@@ -185,9 +187,9 @@ func writeDeployments(w *bytes.Buffer, fs *recipes.FileScan) {
 			if p.Workers > 1 {
 				extra += fmt.Sprintf(" instances=%d", p.Workers)
 			}
-			fmt.Fprintf(w, "[%s]%s  (%s)\n", label, extra, p.Origin)
+			fmt.Fprintf(w, "[%s]%s  (%s)\n", el(label), extra, el(p.Origin.String()))
 			for _, e := range p.Env {
-				fmt.Fprintf(w, "  %s=%s\n", e.Name, e.Value)
+				fmt.Fprintf(w, "  %s=%s\n", el(e.Name), envText(e.Value))
 			}
 			fmt.Fprintf(w, "  %s\n", formatArgv(p.Argv()))
 		}
@@ -203,9 +205,25 @@ func formatArgv(argv []string) string {
 	return strings.Join(out, " ")
 }
 
+// envText is an env value as recipes decode prints it: raw, or in ANSI-C
+// quoting when it carries a control or format character (launch.ShellSafe;
+// issue 20, item 4).
+func envText(v string) string {
+	if launch.ShellSafe(v) {
+		return v
+	}
+	return string(launch.AppendANSIC(nil, v))
+}
+
+// shellQuote quotes one argv word: bare when it needs nothing, else in
+// single quotes; a word with a control or format character in ANSI-C
+// quoting (launch.AppendANSIC; issue 20, item 4).
 func shellQuote(s string) string {
 	if s == "" {
 		return "''"
+	}
+	if !launch.ShellSafe(s) {
+		return string(launch.AppendANSIC(nil, s))
 	}
 	safe := true
 	for _, c := range s {
