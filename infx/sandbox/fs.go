@@ -512,13 +512,8 @@ func (sb *sandbox) enterUnknown(ctx context.Context, hc interp.HandlerContext, a
 		return
 	}
 	p := sb.abs(ctx, target)
-	if sb.jail.contains(p) || systemPath(p) || sb.vdirs[p] || sb.isCloneDir(p) || sb.inClone(p) {
+	if systemPath(p) || sb.unknownDir(ctx, hc, p) == "" {
 		return
-	}
-	for _, mp := range sb.stagedDirs(hc.Env) {
-		if within(p, mp) {
-			return
-		}
 	}
 	sb.fsmu.Lock()
 	if sb.unknownDirs == nil {
@@ -526,4 +521,20 @@ func (sb *sandbox) enterUnknown(ctx context.Context, hc interp.HandlerContext, a
 	}
 	sb.unknownDirs[p] = true
 	sb.fsmu.Unlock()
+}
+
+// unknownDir says why the directory p (a real path) is not one the
+// sandbox has, "" when it is: inside a read root, its own logical
+// directories, a clone, a staged checkpoint. The runner's system
+// directories are not known either.
+func (sb *sandbox) unknownDir(ctx context.Context, hc interp.HandlerContext, p string) string {
+	if sb.jail.contains(p) || sb.vdirs[p] || sb.isCloneDir(p) || sb.inClone(p) {
+		return ""
+	}
+	for _, mp := range sb.stagedDirs(hc.Env) {
+		if within(p, mp) {
+			return ""
+		}
+	}
+	return sb.unknownWhy(ctx, p)
 }

@@ -182,7 +182,7 @@ func builtinHandlers() map[string]Handler {
 		"sbcast":   hSbcast,
 		"which":    hWhich,
 		"cat":      hCat,
-		"ls":       func(ctx context.Context, c *Call) error { return c.sb.ls(ctx, c.hc, c.Args[1:]) },
+		"ls":       hLs,
 		"mktemp":   func(_ context.Context, c *Call) error { return c.sb.mktemp(c.hc, c.Args[1:]) },
 		"realpath": hRealpath, "readlink": hRealpath,
 		"find": hFind,
@@ -364,6 +364,30 @@ func hWhich(_ context.Context, c *Call) error {
 		return nil
 	}
 	return ErrUnhandled
+}
+
+// hLs lists what the sandbox can see (sandbox.ls); a listing of a
+// directory it does not have (outside the checkout and the read roots,
+// one entered above the checkout) is not known: Unsupported where the
+// output or status is used (the read rule, readKnown).
+func hLs(ctx context.Context, c *Call) error {
+	if c.Use != UsePlain {
+		ops := []string{}
+		for _, a := range c.Args[1:] {
+			if !strings.HasPrefix(a, "-") {
+				ops = append(ops, a)
+			}
+		}
+		if len(ops) == 0 {
+			ops = []string{"."}
+		}
+		for _, a := range ops {
+			if why := c.sb.unknownDir(ctx, c.hc, c.sb.abs(ctx, a)); why != "" {
+				return c.Unsupported("ls", fmt.Sprintf("a listing of %s: it is not known to the sandbox (%s)", a, why))
+			}
+		}
+	}
+	return c.sb.ls(ctx, c.hc, c.Args[1:])
 }
 
 func hCat(ctx context.Context, c *Call) error {
