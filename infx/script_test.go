@@ -285,6 +285,8 @@ func FuzzRunScript(f *testing.F) {
 		"E=; [[ -v $E ]] &",
 		"E=; unset \"$E\" | cat",
 		"{ declare -n R=\"\"; echo $R; } &",
+		"{ echo $((x[1]=2)); } &",
+		"a=(1); (( a[0]++ )) | cat",
 	} {
 		f.Add(s)
 	}

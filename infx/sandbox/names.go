@@ -157,3 +157,84 @@ func guardEvalText(text string) string {
 	}
 	return b.String()
 }
+
+// arithNameCmd is what guardArithNames makes of an arithmetic assignment
+// the interpreter cannot make; the call handler ends the run there as
+// Unsupported (arithNameMsg).
+const arithNameCmd = "__cookbook_sync_arith_name"
+
+// arithNameMsg says why an arithNameCmd ends the run.
+const arithNameMsg = "the shell interpreter (mvdan.cc/sh/v3) fails on this input: an arithmetic assignment or ++/-- to something other than a plain variable name (an array element, a computed name), whose lookup of the empty name it panics on"
+
+// guardArithNames replaces every arithmetic assignment (`x=…`, `x+=…`, …)
+// and increment or decrement whose operand is not a plain variable name
+// (`$((a[1]=2))`, `((++(x)))`) by `$(arithNameCmd MARKER)`: the
+// interpreter (mvdan.cc/sh/v3 expand/arith.go assgnArit and Inc/Dec)
+// looks the empty name up and panics — in a background statement or a
+// pipe, beyond any recover. bash assigns the array element; the run is
+// Unsupported there instead, at the expression.
+func guardArithNames(f *syntax.File, name string) {
+	fail := func(at syntax.Pos) syntax.ArithmExpr {
+		return &syntax.Word{Parts: []syntax.WordPart{&syntax.CmdSubst{Left: at, Right: at, Stmts: []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: []*syntax.Word{
+			{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: at, ValueEnd: at, Value: arithNameCmd}}},
+			{Parts: []syntax.WordPart{&syntax.Lit{Value: markerWord(ctxPlain, at, name)}}},
+		}}}}}}}
+	}
+	plain := func(x syntax.ArithmExpr) bool {
+		w, ok := x.(*syntax.Word)
+		return ok && w.Lit() != ""
+	}
+	var fix func(e syntax.ArithmExpr) syntax.ArithmExpr
+	fix = func(e syntax.ArithmExpr) syntax.ArithmExpr {
+		switch x := e.(type) {
+		case *syntax.BinaryArithm:
+			switch x.Op {
+			case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
+				syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn:
+				if !plain(x.X) {
+					return fail(x.Pos())
+				}
+			}
+			x.X, x.Y = fix(x.X), fix(x.Y)
+		case *syntax.UnaryArithm:
+			if (x.Op == syntax.Inc || x.Op == syntax.Dec) && !plain(x.X) {
+				return fail(x.Pos())
+			}
+			x.X = fix(x.X)
+		case *syntax.ParenArithm:
+			x.X = fix(x.X)
+		}
+		return e
+	}
+	fixAll := func(es ...*syntax.ArithmExpr) {
+		for _, e := range es {
+			if *e != nil {
+				*e = fix(*e)
+			}
+		}
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.ArithmExp:
+			fixAll(&x.X)
+		case *syntax.ArithmCmd:
+			fixAll(&x.X)
+		case *syntax.LetClause:
+			for i := range x.Exprs {
+				fixAll(&x.Exprs[i])
+			}
+		case *syntax.CStyleLoop:
+			fixAll(&x.Init, &x.Cond, &x.Post)
+		case *syntax.ParamExp:
+			fixAll(&x.Index)
+			if x.Slice != nil {
+				fixAll(&x.Slice.Offset, &x.Slice.Length)
+			}
+		case *syntax.Assign:
+			fixAll(&x.Index)
+		case *syntax.ArrayElem:
+			fixAll(&x.Index)
+		}
+		return true
+	})
+}

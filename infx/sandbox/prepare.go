@@ -414,6 +414,7 @@ func prepareFile(name string, src []byte) *preparedFile {
 	rewriteProcSubst(file)
 	guardNamelessAssigns(file)
 	guardNames(file)
+	guardArithNames(file, name)
 	marker{name: name}.stmts(file.Stmts, ctxPlain)
 	guardAssignments(file, name)
 	guardReplacements(file)

@@ -606,6 +606,15 @@ func (sb *sandbox) guardCmd(hc interp.HandlerContext, at Pos, args []string) (ha
 		}
 		sb.stop()
 		return false, errStopped
+	case arithNameCmd:
+		if len(args) > 1 && strings.HasPrefix(args[1], markerPrefix) {
+			at, _ = sb.decodeMarker(args[1])
+		}
+		if sb.stopReason == nil {
+			sb.stopReason = &Unsupported{Pos: at, Msg: arithNameMsg}
+		}
+		sb.stop()
+		return false, errStopped
 	case "eval":
 		// The interpreter parses eval'd text itself: bound its nesting
 		// first (checkNesting), as for a file.

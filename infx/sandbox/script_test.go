@@ -144,7 +144,9 @@ func TestScriptProcSubst(t *testing.T) {
 // Unsupported with a message and no stack trace: `+=0[` (an assignment to
 // an empty name: mvdan.cc/sh/v3 interp lookupVar) at its position, also in
 // a background statement or a pipe, which the interpreter runs in
-// goroutines of its own. (A name empty only at run time, `[[ -v $E ]]`,
+// goroutines of its own; an arithmetic assignment or ++ to an array
+// element (`$((a[1]=2))`: the interpreter looks up the empty name) at the
+// expression, in those goroutines too. (A name empty only at run time, `[[ -v $E ]]`,
 // gets bash's answer: TestHostileRuntimeNames.)
 func TestInterpreterPanic(t *testing.T) {
 	for _, c := range []struct {
@@ -154,6 +156,8 @@ func TestInterpreterPanic(t *testing.T) {
 		{"+=0[", Unsupported{Pos: Pos{File: "p.sh", Line: 1, Col: 1}, Msg: namelessMsg}},
 		{"x=1\n{ +=0[; } &\nwait\n", Unsupported{Pos: Pos{File: "p.sh", Line: 2, Col: 3}, Msg: namelessMsg}},
 		{"echo a | +=0[ cat\n", Unsupported{Pos: Pos{File: "p.sh", Line: 1, Col: 10}, Msg: namelessMsg}},
+		{"x=1\n{ echo $((a[1]=2)); } &\nwait\n", Unsupported{Pos: Pos{File: "p.sh", Line: 2, Col: 11}, Msg: arithNameMsg}},
+		{"a=(1)\n(( a[0]++ )) | cat\n", Unsupported{Pos: Pos{File: "p.sh", Line: 2, Col: 4}, Msg: arithNameMsg}},
 	} {
 		run, err := runSrc("p.sh", c.src, Config{})
 		if err != nil {
