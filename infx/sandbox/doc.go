@@ -23,6 +23,22 @@
 // package infx/shellutil. A command none of them answers succeeds when
 // nothing uses its status or output, and stops the run otherwise.
 //
+// Reads follow one rule (readKnown, fs.go): a read is answered only from
+// what the sandbox knows — what the run wrote, whole; the runner's
+// documented files (Config.HostFiles); a regular file inside the read
+// roots, at most 1 MiB. A read, `source`, redirection, listing or command
+// whose result the script uses and that the sandbox cannot answer (a path
+// outside the checkout and the read roots, /proc, /sys and /dev, a
+// directory entered above the checkout, a clone's or a staged
+// checkpoint's files, output cut short, a file a program it does not
+// evaluate wrote, a printf field Go's fmt cannot make) stops the run as
+// Unsupported at its position: never an empty value. Names the
+// interpreter would look up empty at run time (`[[ -v $E ]]`, `unset
+// "$E"`, a name reference to "") get bash's answer (names.go), and input
+// the interpreter fails on is Unsupported at its position — also in
+// background statements and pipes, which it runs in goroutines of its
+// own, where no recover reaches.
+//
 // Where the line falls: this package holds the generic emulation — POSIX
 // and bash semantics the interpreter lacks or that would touch the host
 // (printf conversions, `set -e` relaxed, $$ fixed, process substitution in
