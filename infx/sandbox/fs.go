@@ -217,6 +217,9 @@ func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.File
 	}
 	sb.mu.Lock()
 	sourced := sb.sourcing == p
+	if sourced {
+		sb.sourcing = ""
+	}
 	sb.mu.Unlock()
 	if (sourced || strings.HasSuffix(p, ".sh")) && sb.jail.isFile(p) {
 		// A sourced script: marked so its commands carry their file:line
