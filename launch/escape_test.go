@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -103,4 +104,31 @@ func TestHostileEscapeShellText(t *testing.T) {
 	if got := ShellText("echo \"$HOME\n::error::x\"\x1b"); got != `echo "$HOME\n::error::x"\x1b` {
 		t.Errorf("expansion word: %q", got)
 	}
+}
+
+// TestHostileEscapeJSON: EscapeJSON writes every character EscapeControl
+// escapes as a \u escape (a surrogate pair beyond U+FFFF) and leaves clean
+// JSON alone; the strings decode to the same values.
+func TestHostileEscapeJSON(t *testing.T) {
+	clean := []byte("{\"a\": \"é ✓ \\n\"}\n")
+	if got := EscapeJSON(clean); string(got) != string(clean) {
+		t.Errorf("clean JSON changed: %s", got)
+	}
+	in := []byte("[\"nel\u0085 ls\u2028 bidi\u202e tag\U000E0001 del\x7f bad\xff\"]")
+	want := `["nel\u0085 ls\u2028 bidi\u202e tag\udb40\udc01 del\u007f bad\ufffd"]`
+	got := EscapeJSON(in)
+	if string(got) != want {
+		t.Errorf("EscapeJSON = %s, want %s", got, want)
+	}
+	var back, orig []string
+	if err := json.Unmarshal(got, &back); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(in, &orig); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back, orig) {
+		t.Errorf("values changed: %q, want %q", back, orig)
+	}
+	inert.CheckInert(t, "EscapeJSON", string(got), false)
 }
