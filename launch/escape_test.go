@@ -25,6 +25,8 @@ func TestHostileEscapeShell(t *testing.T) {
 		{"bad\xffbyte", `$'bad\xffbyte'`},
 		{"\x01f", `$'\x01f'`},
 		{"::add-mask::abc", "::add-mask::abc"},
+		{"x ##[add-mask]abc", `$'x #\x23[add-mask]abc'`},
+		{"# one #[", "'# one #['"},
 	} {
 		if got := Quote(c.in); got != c.want {
 			t.Errorf("Quote(%q) = %s, want %s", c.in, got, c.want)
@@ -64,7 +66,7 @@ func TestHostileEscapeShell(t *testing.T) {
 	if got := GuardLines("ok\n \t::error::x\n::\nx::y::"); got != "ok\n \t''::error::x\n''::\nx::y::" {
 		t.Errorf("GuardLines = %q", got)
 	}
-	if got := EscapeLine("a\nb\tc\rd\x1b\u2028\xff"); got != `a\nb\tc\rd\x1b\u2028\xff` {
+	if got := EscapeLine("a\nb\tc\rd\x1b\u2028\xff##[x]"); got != `a\nb\tc\rd\x1b\u2028\xff#\x23[x]` {
 		t.Errorf("EscapeLine = %s", got)
 	}
 	if s := "clean value, é"; EscapeLine(s) != s || !strings.EqualFold(Quote(s), "'clean value, é'") {

@@ -65,8 +65,9 @@ func AppendQuote(dst []byte, s string) []byte {
 // bash manual §3.1.2.4 "ANSI-C Quoting"; mvdan.cc/sh expands it the same
 // way): \ as \\, ' as \', newline, tab, CR, ESC, BEL, BS, FF and VT as \n,
 // \t, \r, \e, \a, \b, \f, \v, every other byte of a character ShellSafe
-// rejects (and every byte that is not UTF-8) as \xHH; everything else
-// verbatim. bash reads at most two hex digits after \x, so the next
+// rejects (and every byte that is not UTF-8) as \xHH, the second '#' of a
+// "##[" (a legacy workflow command, legacyCommand) as \x23; everything
+// else verbatim. bash reads at most two hex digits after \x, so the next
 // character can never be taken into the escape. A NUL cannot be part of
 // any shell word (bash and mvdan.cc/sh end $'…' at \x00; execve cannot
 // pass it): it is shown as \x00 and a pasted word ends there.
@@ -81,9 +82,11 @@ func AppendANSIC(dst []byte, s string) []byte {
 			i += n
 			continue
 		}
-		switch c := s[i]; c {
-		case '\\', '\'':
+		switch c := s[i]; {
+		case c == '\\', c == '\'':
 			dst = append(dst, '\\', c)
+		case legacyAt(s, i):
+			dst = append(dst, `\x23`...)
 		default:
 			dst = append(dst, s[i:i+n]...)
 		}

@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -80,9 +81,12 @@ func needsEscape(r rune) bool {
 }
 
 // ShellSafe reports whether s can be printed raw in shell output: valid
-// UTF-8 with no character EscapeControl escapes and no newline or tab
-// (issue 20, item 4). Quote writes any other value in ANSI-C quoting.
+// UTF-8 with no character EscapeControl escapes, no newline or tab, and no
+// "##[" (issue 20, item 4). Quote writes any other value in ANSI-C quoting.
 func ShellSafe(s string) bool {
+	if strings.Contains(s, legacyCommand) {
+		return false
+	}
 	for i := 0; i < len(s); {
 		r, n := decodeRune(s[i:])
 		if r < 0 || !safeRune(r) {
@@ -91,6 +95,20 @@ func ShellSafe(s string) bool {
 		i += n
 	}
 	return true
+}
+
+// legacyCommand starts a GitHub Actions workflow command of the legacy
+// form anywhere in an output line: the runner tries "##[name]data" when a
+// line is no "::name::data" command (actions/runner
+// src/Runner.Common/ActionCommand.cs TryParse, tried by
+// src/Runner.Worker/ActionCommandManager.cs TryProcessCommand), with the
+// same commands (add-mask, stop-commands, error, …). Every printer breaks
+// it by writing its second '#' escaped (legacyAt).
+const legacyCommand = "##["
+
+// legacyAt reports whether s[i] is the second '#' of a "##[".
+func legacyAt(s string, i int) bool {
+	return i > 0 && i+1 < len(s) && s[i] == '#' && s[i-1] == '#' && s[i+1] == '['
 }
 
 // safeRune: a character ShellSafe and EscapeLine keep.
@@ -113,8 +131,9 @@ func decodeRune(s string) (rune, int) {
 // (a comment line of shell output, a header, a table cell): newline, CR
 // and tab are escaped too (\n, \r, \t), so a value from a checkout can
 // neither end the line nor start a new one (a GitHub Actions workflow
-// command). A value without such a character is returned unchanged
-// (issue 20, item 4).
+// command), and the second '#' of a "##[" (a legacy workflow command
+// anywhere in a line, legacyCommand) is written \x23. A value without
+// such a character is returned unchanged (issue 20, item 4).
 func EscapeLine(s string) string {
 	if ShellSafe(s) {
 		return s
@@ -129,6 +148,8 @@ func EscapeLine(s string) string {
 			b.WriteString(`\r`)
 		case r == '\t':
 			b.WriteString(`\t`)
+		case legacyAt(s, i):
+			b.WriteString(`\x23`)
 		case r < 0:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
 		case !safeRune(r) && r < 0x100:
@@ -144,16 +165,17 @@ func EscapeLine(s string) string {
 }
 
 // EscapeJSON rewrites JSON text so that no character EscapeControl would
-// escape appears raw: each such character (they can only stand inside
-// strings) becomes a \u escape (RFC 8259 §7; a character beyond U+FFFF as
+// escape appears raw, nor a "##[" (legacyCommand): each such character
+// (they can only stand inside strings; of "##[" the second '#') becomes a
+// \u escape (RFC 8259 §7; a character beyond U+FFFF as
 // its UTF-16 surrogate pair), a byte that is not UTF-8 \ufffd. The
 // strings decode to the same values (encoding/json itself leaves C1
 // controls, DEL, bidi overrides and the like raw), so JSON keeps every
 // value while nothing in it drives a terminal (issue 20, item 4). JSON
 // without such a character is returned unchanged.
 func EscapeJSON(b []byte) []byte {
-	clean := true
-	for i := 0; i < len(b); {
+	clean := !bytes.Contains(b, []byte(legacyCommand))
+	for i := 0; clean && i < len(b); {
 		r, n := decodeRune(string(b[i:min(len(b), i+utf8.UTFMax)]))
 		if r < 0 || needsEscape(r) {
 			clean = false
@@ -170,6 +192,8 @@ func EscapeJSON(b []byte) []byte {
 		switch {
 		case r < 0:
 			out = append(out, `\ufffd`...)
+		case legacyAt(string(b[max(0, i-1):min(len(b), i+2)]), min(i, 1)):
+			out = append(out, `\u0023`...)
 		case needsEscape(r) && r > 0xffff:
 			r1, r2 := utf16.EncodeRune(r)
 			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)

@@ -25,7 +25,7 @@ import (
 // refuses bytes that are not UTF-8) is escaped line by line (EscapeLine,
 // then GuardLines) without re-quoting.
 func ShellText(src string) string {
-	if EscapeControl(src) == src && GuardLines(src) == src {
+	if EscapeControl(src) == src && GuardLines(src) == src && !strings.Contains(src, legacyCommand) {
 		return src
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(src), "")
@@ -64,14 +64,15 @@ func ShellText(src string) string {
 		at = e.to
 	}
 	b.WriteString(src[at:])
-	return EscapeControl(GuardLines(b.String()))
+	// a "##[" left is in a comment (words with one were written again)
+	return strings.ReplaceAll(EscapeControl(GuardLines(b.String())), legacyCommand, `#\x23[`)
 }
 
 // wordNeedsQuote: the source text of a word holds a character
-// EscapeControl escapes, or one of its lines after the first would start
-// with "::" after leading white space.
+// EscapeControl escapes or a "##[" (legacyCommand), or one of its lines
+// after the first would start with "::" after leading white space.
 func wordNeedsQuote(s string) bool {
-	if EscapeControl(s) != s {
+	if EscapeControl(s) != s || strings.Contains(s, legacyCommand) {
 		return true
 	}
 	lines := strings.Split(s, "\n")

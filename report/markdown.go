@@ -881,13 +881,17 @@ func mdLinkURL(u string) string {
 
 // mdOneLine is the Markdown printer's first rule for every value
 // (escapedReport): line breaks become spaces (a value never starts a
-// Markdown block or a line of its own) and every other control or format
-// character is escaped (launch.EscapeControl).
+// Markdown block or a line of its own), every other control or format
+// character is escaped (launch.EscapeControl) and so is the second '#' of
+// a "##[" (\x23: a legacy GitHub Actions workflow command works anywhere
+// in a line, see launch.EscapeLine).
 func mdOneLine(s string) string {
 	if strings.ContainsAny(s, "\r\n") {
 		s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 	}
-	return launch.EscapeControl(s)
+	// a legacy workflow command anywhere in a line: its second '#' as
+	// launch.EscapeLine writes it
+	return strings.ReplaceAll(launch.EscapeControl(s), "##[", `#\x23[`)
 }
 
 // mdText makes free text (messages, reasons, notes from the checkouts)
