@@ -26,8 +26,9 @@ func TestHostileFailingRunsOnce(t *testing.T) {
 }
 
 // TestHostileScriptOutcomes (issue 20 items 5 and 6, through a point's
-// render): an arithmetic error after a library call, and a value the
-// sandbox cannot know, make the point unsupported at the script's own
+// render): an arithmetic error after a library call, a value the sandbox
+// cannot know, and a config file a program it does not evaluate wrote
+// (which the server reads), make the point unsupported at the script's own
 // file:line:col — never an error that ends the whole run under the
 // library's name, never a render with an empty value.
 func TestHostileScriptOutcomes(t *testing.T) {
@@ -35,6 +36,8 @@ func TestHostileScriptOutcomes(t *testing.T) {
 	for _, c := range []struct{ name, edit, want string }{
 		{"arithmetic", "source \"$(dirname \"$0\")/../../benchmark_lib.sh\"\nhf download \"$MODEL\"\nY=$(( 1 / 0 ))\n",
 			script + ":4:3: arithmetic expansion failed: division by zero (bash reports it and skips the command)"},
+		{"config written by an unknown program", "python3 gen.py > /tmp/cfg.yaml\nvllm serve \"$MODEL\" --config /tmp/cfg.yaml &\n",
+			script + ":3:1: vllm serve reads /tmp/cfg.yaml, whose content is not known to the sandbox (python3 gen.py wrote it, which the sandbox does not evaluate)"},
 		{"unknown read", "source \"$(dirname \"$0\")/../../benchmark_lib.sh\"\nX=$(cat /etc/hostname)\nvllm serve \"$MODEL\" --x \"$X\" &\n",
 			script + ":3:5: a read of /etc/hostname: its content is not known to the sandbox (the runner's system files, devices and kernel state are not in the runner table)"},
 	} {

@@ -248,6 +248,10 @@ func (ws *Workspace) resolveSubmission(p Point, run *ScriptRun) (*Submission, er
 		if filepath.Base(w) != "srtslurm.yaml" || filepath.Dir(filepath.Clean(w)) != filepath.Clean(ap.Dir) {
 			continue
 		}
+		if why := run.Unknown[name]; why != "" {
+			return nil, &PointError{Status: StatusUnsupported, Pos: ws.relPos(ap.At),
+				Note: fmt.Sprintf("the srtslurm.yaml the launcher writes (%s) is not known to the sandbox: %s", w, why)}
+		}
 		containers, err := clusterContainers([]byte(run.Writes[name]))
 		if err != nil {
 			return nil, &PointError{Status: StatusUnsupported, Pos: ws.relPos(ap.At),
@@ -292,6 +296,10 @@ func (ws *Workspace) resolveSubmission(p Point, run *ScriptRun) (*Submission, er
 		if w.Truncated {
 			return nil, &PointError{Status: StatusUnsupported, Pos: ws.relPos(w.At),
 				Note: "the launcher writes more than 1 MiB into the recipe it submits: what srtctl reads is not known"}
+		}
+		if w.Unknown != "" {
+			return nil, &PointError{Status: StatusUnsupported, Pos: ws.relPos(w.At),
+				Note: "what the launcher writes into the recipe it submits is not known to the sandbox: " + w.Unknown}
 		}
 		kind := "write"
 		if w.Append {

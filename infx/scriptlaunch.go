@@ -87,7 +87,8 @@ func parseArgs(words []string, origin launch.Origin) []launch.Arg {
 // ScriptProcesses turns the server launches a script run recorded into
 // processes: one per launch command, workers with role agg, each argument
 // and exported variable marked as coming from the script at file:line.
-// Error: no launch command was recorded.
+// Error: no launch command was recorded, or one names a file the script
+// wrote whose content the sandbox does not know (sandbox.Trace.Unknown).
 func ScriptProcesses(run *ScriptRun, file string) ([]launch.Process, error) {
 	var out []launch.Process
 	for _, c := range run.Commands {
@@ -109,6 +110,9 @@ func ScriptProcesses(run *ScriptRun, file string) ([]launch.Process, error) {
 		for _, a := range p.Args {
 			for _, v := range a.Values {
 				if w, ok := run.Writes[v]; ok {
+					if why := run.Unknown[v]; why != "" {
+						return nil, fmt.Errorf("%s:%d:%d: %s reads %s, whose content is not known to the sandbox (%s)", launch.QuotePath(f), c.Line, c.Col, p.Program, v, why)
+					}
 					p.Files = append(p.Files, v)
 					// its content, so compare compares the file, not its path
 					p.FileContents = append(p.FileContents, launch.FileContent{Path: v, Content: w, Origin: origin})

@@ -517,4 +517,18 @@ vllm serve m --a "${A//$'\n'/,}" --l "${#L[@]}" --w "$W" --h "$H" --n "$N" $(< /
 		t.Fatalf("err = %v, stop = %v", err, run.Stop)
 	}
 	eqStrings(t, "argv", run.Commands[len(run.Commands)-1].Argv, []string{"vllm", "serve", "m", "--a", "a,b", "--l", "2", "--w", "w", "--h", "42", "--n", "absent"})
+
+	// A file such a program wrote is marked for the caller (Trace.Unknown,
+	// WrittenFile.Unknown); one the script wrote itself is not.
+	run, _, err = runHostile(t, t.TempDir(), "python3 gen.py > cfg.yaml\necho a: 1 > ok.yaml\nvllm serve m --config cfg.yaml\n", Config{})
+	if err != nil || run.Stop != nil {
+		t.Fatalf("err = %v, stop = %v", err, run.Stop)
+	}
+	const why = "python3 gen.py wrote it, which the sandbox does not evaluate"
+	if len(run.Unknown) != 1 || run.Unknown["cfg.yaml"] != why {
+		t.Errorf("unknown = %q, want cfg.yaml: %q", run.Unknown, why)
+	}
+	if len(run.Written) != 2 || run.Written[0].Unknown != why || run.Written[1].Unknown != "" {
+		t.Errorf("written = %+v", run.Written)
+	}
 }

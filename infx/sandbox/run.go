@@ -290,6 +290,9 @@ type WrittenFile struct {
 	Data      string `json:"data,omitempty"`
 	Append    bool   `json:"append,omitempty"`
 	Truncated bool   `json:"truncated,omitempty"`
+	// Unknown, when set, says why Data is not what was written: a
+	// program the sandbox does not evaluate wrote it (Trace.Unknown).
+	Unknown string `json:"unknown,omitempty"`
 	// Seq orders writes and commands (Command.Seq).
 	Seq int `json:"seq"`
 }
@@ -314,6 +317,11 @@ type Trace struct {
 	// Writes maps each file the script tried to write (absolute path as the
 	// script named it) to what it wrote; nothing reaches the disk.
 	Writes map[string]string `json:"writes,omitempty"`
+	// Unknown maps the files of Writes whose content is not what the file
+	// holds to why (a program the sandbox does not evaluate wrote to it,
+	// or more than the sandbox keeps): a reader of one uses a value the
+	// sandbox cannot know (the read rule, readKnown).
+	Unknown map[string]string `json:"unknown,omitempty"`
 	// Scripts are the scripts the run started (bash FILE), in order.
 	Scripts []ScriptStart `json:"scripts,omitempty"`
 	// Written lists every write to a file (logical absolute paths), in

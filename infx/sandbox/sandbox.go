@@ -173,6 +173,14 @@ func runText(parent context.Context, path string, src []byte, cfg Config) (*Trac
 	sb.mu.Lock()
 	defer sb.mu.Unlock()
 	sb.closed = true
+	for name, why := range sb.unknownWrites {
+		if _, ok := sb.run.Writes[name]; ok {
+			if sb.run.Unknown == nil {
+				sb.run.Unknown = map[string]string{}
+			}
+			sb.run.Unknown[name] = why
+		}
+	}
 	sb.run.Stop = stopR
 	sb.run.Exit = status
 	if status != 0 && sb.exitAt.Line > 0 {

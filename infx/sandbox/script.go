@@ -696,6 +696,9 @@ func (s *sink) Close() error {
 		s.sb.unknownWrites[s.name] = why
 	}
 	s.sb.noteWrite(s.logical, s.buf.String(), s.appendMode, s.over)
+	if n := len(s.sb.run.Written); n > 0 && s.unknown != "" {
+		s.sb.run.Written[n-1].Unknown = s.unknown
+	}
 	return nil
 }
 
