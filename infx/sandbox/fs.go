@@ -504,7 +504,8 @@ func (s stagedInfo) Sys() any           { return noOwnerStat() }
 // so the cd succeeds, and what the script then reads there is not known
 // (readKnown) — rather than the cd failing and later relative reads
 // answering from the directory the script left.
-func (sb *sandbox) enterUnknown(ctx context.Context, hc interp.HandlerContext, args []string) {
+// It returns why the directory is not known ("" when it is).
+func (sb *sandbox) enterUnknown(ctx context.Context, hc interp.HandlerContext, args []string) string {
 	target := ""
 	for _, a := range args[1:] {
 		if a == "-" || !strings.HasPrefix(a, "-") {
@@ -512,11 +513,12 @@ func (sb *sandbox) enterUnknown(ctx context.Context, hc interp.HandlerContext, a
 		}
 	}
 	if target == "" || target == "-" || strings.HasPrefix(target, "+") {
-		return
+		return ""
 	}
 	p := sb.abs(ctx, target)
-	if systemPath(p) || sb.unknownDir(ctx, hc, p) == "" {
-		return
+	why := sb.unknownDir(ctx, hc, p)
+	if systemPath(p) || why == "" {
+		return ""
 	}
 	sb.fsmu.Lock()
 	if sb.unknownDirs == nil {
@@ -524,6 +526,7 @@ func (sb *sandbox) enterUnknown(ctx context.Context, hc interp.HandlerContext, a
 	}
 	sb.unknownDirs[p] = true
 	sb.fsmu.Unlock()
+	return why
 }
 
 // unknownDir says why the directory p (a real path) is not one the

@@ -475,6 +475,7 @@ func TestHostileUnknownReads(t *testing.T) {
 		{`X=$(flock f -c 'echo hi')`, Unsupported{Pos: at(5), Command: "flock", Msg: "flock f -c echo hi in a value the script uses: the sandbox does not evaluate it (flock: not a command shellutil evaluates)"}},
 		{`X=$(printf '%01000000000d' 0)`, Unsupported{Pos: at(5), Command: "printf", Msg: "printf %01000000000d: a field width or precision above 1000000, which the sandbox does not format (bash prints the field; Go's fmt would print %!(NOVERB))"}},
 		{`mapfile -t A < <(seq 1 20000000); X=${#A[@]}`, Unsupported{Pos: at(18), Command: "seq", Msg: "seq 1 20000000 in a value the script uses: the sandbox does not evaluate it (seq: output exceeds 1048576 bytes)"}},
+		{`cd /abs/dir || exit 1`, Unsupported{Pos: at(1), Command: "cd", Msg: "cd /abs/dir in a condition: whether /abs/dir exists on the runner is not known to the sandbox (outside the checkout and the read roots)"}},
 		{`X=$(ls /abs/dir)`, Unsupported{Pos: at(5), Command: "ls", Msg: "a listing of /abs/dir: it is not known to the sandbox (outside the checkout and the read roots)"}},
 		{`cd ../../..; X=$(ls)`, Unsupported{Pos: at(18), Command: "ls", Msg: "a listing of .: it is not known to the sandbox (outside the checkout and the read roots)"}},
 		{`X=$(wc -l < big.txt)`, Unsupported{Pos: at(5), Command: "wc", Msg: "wc -l in a value the script uses: its input is larger than the 1048576 bytes the sandbox reads"}},

@@ -706,7 +706,15 @@ func (sb *sandbox) shellBuiltin(ctx context.Context, hc interp.HandlerContext, a
 		// would search the host's PATH).
 		return []string{"false"}, true, nil
 	case "cd", "pushd":
-		sb.enterUnknown(ctx, hc, args)
+		if why := sb.enterUnknown(ctx, hc, args); why != "" && kind != ctxPlain {
+			// Whether the directory exists on the runner decides a
+			// branch: not known.
+			if sb.stopReason == nil {
+				sb.stopReason = &Unsupported{Pos: at, Command: args[0], Msg: fmt.Sprintf("%s in %s: whether %s exists on the runner is not known to the sandbox (%s)", strings.Join(ShortArgv(args), " "), ctxWord(kind), args[len(args)-1], why)}
+			}
+			sb.stop()
+			return nil, true, errStopped
+		}
 	case "kill":
 		// Processes the script started are running in the sandbox's model
 		// (nothing dies: `kill -0 $PID` succeeds) and no signal reaches
