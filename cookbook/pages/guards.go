@@ -39,7 +39,7 @@ var ErrAllocation = errors.New("page code asked for more memory than the sandbox
 // String.prototype.concat and join results (≤ MaxString), ArrayBuffer and
 // the typed-array constructors (≤ MaxBuffer bytes), RegExp / new RegExp
 // and String.prototype.match/matchAll/search with a string (ErrBacktracking).
-const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, refuse, charge, isProxy, isRegExp, regexpOK) {
+const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, MAX_DEPTH, refuse, charge, isProxy, isRegExp, regexpOK, jsonDepth) {
   "use strict";
   const apply = Reflect.apply, construct = Reflect.construct, ownKeys = Reflect.ownKeys;
   const defineProperty = Object.defineProperty, getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
@@ -112,7 +112,7 @@ const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, refuse, charg
   const AP = OrigArray.prototype;
   const builds = new Set(["concat", "filter", "flat", "flatMap", "map", "slice", "splice", "toReversed", "toSorted", "toSpliced", "with"]);
   for (const key of ownKeys(AP)) {
-    if (key === "constructor" || key === "join" || key === "fill" || key === "concat" || typeof AP[key] !== "function") continue;
+    if (key === "constructor" || key === "join" || key === "fill" || key === "concat" || key === "flat" || typeof AP[key] !== "function") continue;
     method(AP, key, (orig, name) => ({ [name](...args) {
       const n = lenOf(this, "Array.prototype." + name);
       arrayBound(n, "Array.prototype." + name);
@@ -154,6 +154,55 @@ const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, refuse, charg
     stringBound(total, "Array.prototype.join");
     return apply(orig, parts, [s]);
   } }).join);
+
+  // flat recurses in Go once per level: a depth over MAX_DEPTH is taken
+  // only when the arrays are not that deep (walked here, without
+  // recursion).
+  method(AP, "flat", (orig) => ({ flat(...args) {
+    const n = lenOf(this, "Array.prototype.flat");
+    arrayBound(n, "Array.prototype.flat");
+    charge(n, "Array.prototype.flat");
+    const d = args[0] === undefined ? 1 : +args[0];
+    if (d > MAX_DEPTH && isObj(this)) {
+      const todo = [[this, 0]];
+      while (todo.length) {
+        const [a, lv] = todo.pop();
+        if (lv > MAX_DEPTH) refuse("depth", lv, "Array.prototype.flat");
+        const m = lenOf(a, "Array.prototype.flat");
+        arrayBound(m, "Array.prototype.flat");
+        for (let i = 0; i < m; i++) { const e = a[i]; if (isArray(e)) todo.push([e, lv + 1]); }
+      }
+    }
+    return apply(orig, this, args);
+  } }).flat);
+
+  // JSON recurses in Go once per level: JSON.parse's text is scanned for
+  // its nesting first (jsonDepth), and JSON.stringify tracks the depth of
+  // every value it is about to serialize through a replacer (it sees the
+  // values after getters, toJSON and the page's own replacer), refusing
+  // one deeper than MAX_DEPTH before the builtin descends into it.
+  const J = JSON, origParse = J.parse, origStringify = J.stringify;
+  method(J, "parse", () => ({ parse(text, reviver) {
+    const s = ` + "`${text}`" + `;
+    const d = jsonDepth(s);
+    if (d > MAX_DEPTH) refuse("depth", d, "JSON.parse");
+    return apply(origParse, J, [s, reviver]);
+  } }).parse);
+  method(J, "stringify", () => ({ stringify(value, replacer, space) {
+    if (isArray(replacer) || (isObj(replacer) && typeof replacer !== "function")) refuse("replacer", 0, "JSON.stringify");
+    const user = typeof replacer === "function" ? replacer : undefined;
+    const depth = new Map();
+    const track = function (key, v) {
+      if (user !== undefined) v = apply(user, this, [key, v]);
+      if (isObj(v) && typeof v !== "function") {
+        const d = (depth.get(this) || 0) + 1;
+        if (d > MAX_DEPTH) refuse("depth", d, "JSON.stringify");
+        depth.set(v, d);
+      }
+      return v;
+    };
+    return apply(origStringify, J, [value, track, space]);
+  } }).stringify);
 
   // Strings.
   method(String.prototype, "concat", (orig) => ({ concat(...args) {
@@ -248,8 +297,8 @@ func (gd *guards) install(prg *goja.Program) error {
 	}
 	fn, _ := goja.AssertFunction(v)
 	o := gd.sb.opt
-	_, err = fn(goja.Undefined(), vm.GlobalObject(), vm.ToValue(o.MaxArray), vm.ToValue(o.MaxString), vm.ToValue(o.MaxBuffer),
-		vm.ToValue(gd.refuse), vm.ToValue(gd.charge), vm.ToValue(gd.isProxy), vm.ToValue(gd.isRegExp), vm.ToValue(gd.regexpOK))
+	_, err = fn(goja.Undefined(), vm.GlobalObject(), vm.ToValue(o.MaxArray), vm.ToValue(o.MaxString), vm.ToValue(o.MaxBuffer), vm.ToValue(o.MaxDepth),
+		vm.ToValue(gd.refuse), vm.ToValue(gd.charge), vm.ToValue(gd.isProxy), vm.ToValue(gd.isRegExp), vm.ToValue(gd.regexpOK), vm.ToValue(jsonDepth))
 	return err
 }
 
@@ -279,6 +328,10 @@ func (gd *guards) refuse(kind string, n float64, what string) {
 		err = fmt.Errorf("%w: %s of %s bytes, over the bound of %d (Options.MaxBuffer)", ErrAllocation, what, num(n), o.MaxBuffer)
 	case "total":
 		err = fmt.Errorf("%w: %s brings what the file asked of the builtins to %s elements, units and bytes, over the bound of %d (Options.MaxAllocation)", ErrAllocation, what, num(n), o.MaxAllocation)
+	case "depth":
+		err = fmt.Errorf("%w: %s nested %s deep, over the bound of %d (Options.MaxDepth)", ErrAllocation, what, num(n), o.MaxDepth)
+	case "replacer":
+		err = fmt.Errorf("%w: %s with a property-list replacer (the depth of what it serializes cannot be checked)", ErrAllocation, what)
 	case "proxy":
 		err = fmt.Errorf("%w: %s on a Proxy (its size cannot be checked before the builtin runs)", ErrAllocation, what)
 	default:
@@ -308,6 +361,34 @@ func (gd *guards) regexpOK(source, flags string) {
 	if why := backtracking(source, flags); why != "" {
 		gd.sb.stopWith(regexpError(source, flags, why))
 	}
+}
+
+// jsonDepth is the deepest nesting of [ and { in JSON text s (outside
+// strings); text that is no JSON gets some count, and JSON.parse rejects it.
+func jsonDepth(s string) int {
+	d, top, in, esc := 0, 0, false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case in:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				in = false
+			}
+		case c == '"':
+			in = true
+		case c == '[' || c == '{':
+			d++
+			top = max(top, d)
+		case c == ']' || c == '}':
+			d--
+		}
+	}
+	return top
 }
 
 // num renders n without an exponent.

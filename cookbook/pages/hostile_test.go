@@ -151,6 +151,19 @@ func TestHostileAllocation(t *testing.T) {
 			want: ":2" + al + "Uint8Array of 3000000000 bytes, over the bound of 67108864 (Options.MaxBuffer)", is: ErrAllocation, steps: 100},
 		{name: "buffer.jsx", src: noCells + "new ArrayBuffer(3e9);\n",
 			want: ":2" + al + "ArrayBuffer of 3000000000 bytes, over the bound of 67108864 (Options.MaxBuffer)", is: ErrAllocation, steps: 100},
+		// builtins that recurse in Go per level: bounded nesting (the parse
+		// overflowed the Go stack, a fatal error; the stringify ran minutes)
+		{name: "jsonparse.jsx", src: noCells + "JSON.parse(\"[\".repeat(1 << 24));\n",
+			want: ":2:11" + al + "JSON.parse nested 16777216 deep, over the bound of 1000 (Options.MaxDepth)", is: ErrAllocation, steps: 100},
+		{name: "stringify.jsx", src: noCells + "let a = [];\nfor (let i = 0; i < 100000; i++) a = [a];\nJSON.stringify(a);\n",
+			want: ":4:15" + al + "JSON.stringify nested 1001 deep, over the bound of 1000 (Options.MaxDepth)", is: ErrAllocation, steps: 100100},
+		{name: "stringifyobj.jsx", src: noCells + "let a = {};\nfor (let i = 0; i < 2000; i++) a = { a, toJSON() { return { b: this.a }; } };\nJSON.stringify(a, (k, v) => v);\n",
+			want: ":4:15" + al + "JSON.stringify nested 1001 deep, over the bound of 1000 (Options.MaxDepth)", is: ErrAllocation, steps: 10000},
+		{name: "flat.jsx", src: noCells + "let a = [];\nfor (let i = 0; i < 2000; i++) a = [a];\na.flat(Infinity);\n",
+			want: ":4:7" + al + "Array.prototype.flat nested 1001 deep, over the bound of 1000 (Options.MaxDepth)", is: ErrAllocation, steps: 2100},
+		{name: "jsonfine.jsx", src: noCells + "let a = [1];\nfor (let i = 0; i < 999; i++) a = [a];\nconst t = JSON.stringify({ x: [1, { y: \"z\" }], d: new Date(0) }, null, 1);\n" +
+			"if (JSON.stringify(a).length !== 2001 || JSON.parse(JSON.stringify(a)).flat(Infinity)[0] !== 1 || t !== '{\\n \"x\": [\\n  1,\\n  {\\n   \"y\": \"z\"\\n  }\\n ],\\n \"d\": \"1970-01-01T00:00:00.000Z\"\\n}' ||\n" +
+			"  JSON.stringify({ a: 1, b: [2] }, (k, v) => k === \"a\" ? undefined : v) !== '{\"b\":[2]}') throw new Error(\"wrong\");\n", steps: 2000},
 		// within bounds: the builtins behave as ever
 		{name: "fine.jsx", src: noCells + "const a = new Array(1000).fill(\"ab\");\nif (a.join(\"-\").length !== 2999 || Array.from({ length: 3 }, (_, i) => i).join() !== \"0,1,2\" ||\n" +
 			"  [1, [2, [3]]].flat(2).concat([4], 5).join(\"\") !== \"12345\" || \"a\".concat(1, null) !== \"a1null\" || new Uint8Array([1, 2]).length !== 2 ||\n" +
@@ -171,7 +184,7 @@ func TestHostileAllocation(t *testing.T) {
 func TestGuardHeadroom(t *testing.T) {
 	_, root := goldenPaths(t)
 	set, err := Load(context.Background(), root, Options{MaxArray: DefaultMaxArray / 16, MaxAllocation: DefaultMaxAllocation / 16,
-		MaxString: DefaultMaxString / 16, MaxBuffer: DefaultMaxBuffer / 16})
+		MaxString: DefaultMaxString / 16, MaxBuffer: DefaultMaxBuffer / 16, MaxDepth: DefaultMaxDepth / 16})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -324,7 +324,7 @@ func (ld *loader) cacheKey(rel string) string {
 		return ""
 	}
 	o := ld.opt
-	return fmt.Sprintf("%s\x00%x\x00%s\x00%d/%d/%d/%d/%d/%d/%d/%d", rel, sha256.Sum256(src), ld.engineSum, o.MaxSteps, o.MaxSelections, o.MaxRows, o.MaxString, o.MaxCallStack, o.MaxArray, o.MaxBuffer, o.MaxAllocation)
+	return fmt.Sprintf("%s\x00%x\x00%s\x00%d/%d/%d/%d/%d/%d/%d/%d/%d", rel, sha256.Sum256(src), ld.engineSum, o.MaxSteps, o.MaxSelections, o.MaxRows, o.MaxString, o.MaxCallStack, o.MaxArray, o.MaxBuffer, o.MaxAllocation, o.MaxDepth)
 }
 
 func newLoader(root string, opt Options) (*loader, error) {

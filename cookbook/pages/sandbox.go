@@ -40,6 +40,12 @@ const (
 	DefaultMaxArray      = 1 << 22
 	DefaultMaxBuffer     = 64 << 20
 	DefaultMaxAllocation = 32 << 20
+	// DefaultMaxDepth bounds the nesting the builtins that recurse in Go
+	// per level (JSON.parse, JSON.stringify, Array.prototype.flat) may
+	// descend: JSON.parse("[".repeat(1 << 24)) overflowed the Go stack
+	// (a fatal error no recover reaches) and JSON.stringify of 10⁶ nested
+	// arrays ran for minutes. The real snippets nest their JSON 4 deep.
+	DefaultMaxDepth = 1000
 )
 
 // Options bound the sandbox the page code runs in. The zero value means the
@@ -109,6 +115,9 @@ type Options struct {
 	// MaxAllocation bounds the elements, string units and bytes a file
 	// asks of the guarded builtins in all (default DefaultMaxAllocation).
 	MaxAllocation int64
+	// MaxDepth bounds the nesting JSON.parse, JSON.stringify and
+	// Array.prototype.flat descend (default DefaultMaxDepth).
+	MaxDepth int
 	// Parallel is the number of files Load decodes at once (≤ 0:
 	// GOMAXPROCS).
 	Parallel int
@@ -151,6 +160,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxAllocation <= 0 {
 		o.MaxAllocation = DefaultMaxAllocation
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = DefaultMaxDepth
 	}
 	return o
 }
