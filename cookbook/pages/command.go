@@ -154,10 +154,15 @@ const phOpen, phClose = "\u2039", "\u203a" // ‹ › stand-ins while parsing
 // (ErrNoCommand), text over the bounds, shell syntax errors, control flow
 // (if, for, pipes, subshells, redirections, command substitution), an
 // unknown program — a part that is not understood is never dropped.
-func ParseCommand(cmd string, sel *Selection) (*launch.Deployment, error) {
+func ParseCommand(cmd string, sel *Selection) (d *launch.Deployment, err error) {
 	if sel == nil {
 		sel = &Selection{}
 	}
+	defer func() {
+		if r := recover(); r != nil { // the shell parser panicked on the page's text
+			d, err = nil, &CommandError{File: sel.File, Selection: SelectionText(sel), Line: 1, Msg: fmt.Sprintf("the shell parser panicked on this text: %v", r)}
+		}
+	}()
 	if cmd == "" {
 		cmd = sel.Command
 	}

@@ -326,7 +326,7 @@ type rawRow struct {
 }
 
 // decodeConfig runs a config file: its module, then the engine over it.
-func decodeConfig(ctx context.Context, p *programs, file string, src []byte, opt Options, wd *watchdog, used *int64) ([]Selection, []string, error) {
+func decodeConfig(ctx context.Context, p *programs, file string, src []byte, opt Options, wd *watchdog, used *int64) (_ []Selection, _ []string, err error) {
 	if p.engineErr != nil {
 		return nil, nil, p.engineErr
 	}
@@ -344,6 +344,7 @@ func decodeConfig(ctx context.Context, p *programs, file string, src []byte, opt
 	}
 	defer stop()
 	defer func() { *used = sb.steps.used() }()
+	defer sb.recoverRun(&err)
 	vm := sb.vm
 	modFn, err := vm.RunProgram(mod)
 	if err != nil {
@@ -378,13 +379,14 @@ func decodeConfig(ctx context.Context, p *programs, file string, src []byte, opt
 }
 
 // decodeGenerator runs a generator's component body with React stubs.
-func decodeGenerator(ctx context.Context, p *programs, file string, src []byte, opt Options, wd *watchdog, used *int64) ([]Selection, []string, error) {
+func decodeGenerator(ctx context.Context, p *programs, file string, src []byte, opt Options, wd *watchdog, used *int64) (_ []Selection, _ []string, err error) {
 	sb, stop, err := newSandbox(ctx, file, opt, p, wd)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer stop()
 	defer func() { *used = sb.steps.used() }()
+	defer sb.recoverRun(&err)
 	vm := sb.vm
 	cutFn, err := vm.RunProgram(p.generatorCut)
 	if err != nil {
@@ -566,6 +568,11 @@ func deadGenerateCommand(file, js string) bool {
 // (anywhere: bindings, references, property names), every binding and
 // every call expression. ok is false when src does not parse.
 func scanAST(file, src string) (idents map[string]int, binds []*ast.Binding, calls []*ast.CallExpression, ok bool) {
+	defer func() {
+		if recover() != nil { // goja's parser panicked: not known
+			idents, binds, calls, ok = nil, nil, nil, false
+		}
+	}()
 	prg, err := goja.Parse(file, src, parser.WithSourceMapLoader(denySourceMap))
 	if err != nil {
 		return nil, nil, nil, false

@@ -42,6 +42,11 @@ var hfWord = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0
 // readFacts reads the model ids of one snippet source statically (see
 // FileInfo.Models and Known). It runs none of the file's code.
 func readFacts(name string, src []byte) (models []string, known bool) {
+	defer func() {
+		if recover() != nil { // a library panicked: nothing is known
+			models, known = nil, false
+		}
+	}()
 	js, err := transform(string(src), name, true)
 	if err != nil {
 		return nil, false

@@ -355,7 +355,7 @@ func newLoader(root string, opt Options) (*loader, error) {
 func (ld *loader) decode(ctx context.Context, rel string, wd *watchdog, used *int64) (sels []Selection, skipped []string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			sels, skipped, err = nil, nil, &FileError{File: rel, Err: fmt.Errorf("internal error running page code: %v", r)}
+			sels, skipped, err = nil, nil, &FileError{File: rel, Err: fmt.Errorf("%w: %v", ErrPanic, r)}
 		}
 	}()
 	if err := ctx.Err(); err != nil {

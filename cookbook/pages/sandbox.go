@@ -209,13 +209,48 @@ var (
 	ErrMemory = errors.New("page code exceeded the memory bound")
 	// ErrBounds: too many selections or rows, or a string too long.
 	ErrBounds = errors.New("page code exceeded a bound")
+	// ErrPanic: a library that reads or runs page code (esbuild, goja's
+	// parser, compiler or runtime) panicked on this file. The panic is
+	// recovered where the library is called and becomes the file's error,
+	// with the position goja was at and the library's message: one file's
+	// input never ends the process (README "One answer on any machine").
+	ErrPanic = errors.New("a library panicked on this input")
 )
+
+// recoverInto, deferred around a library call on file, turns a panic into
+// a *FileError wrapping ErrPanic in *err.
+func recoverInto(file, lib string, err *error) {
+	if r := recover(); r != nil {
+		*err = &FileError{File: file, Err: fmt.Errorf("%w: %s: %v", ErrPanic, lib, r)}
+	}
+}
+
+// recoverRun, deferred around the run of a file's code in sb, turns a
+// panic into a *FileError wrapping ErrPanic at the position goja was at.
+func (sb *sandbox) recoverRun(err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	fe := &FileError{File: sb.file, Err: fmt.Errorf("%w: goja: %v", ErrPanic, r)}
+	func() {
+		defer func() { _ = recover() }() // the runtime may be half unwound
+		for _, f := range sb.vm.CaptureCallStack(0, nil) {
+			if p := f.Position(); p.Line > 0 && p.Filename == sb.file {
+				fe.Line, fe.Column = p.Line, p.Column
+				break
+			}
+		}
+	}()
+	*err = fe
+}
 
 // transform runs esbuild over untrusted source: JSX → React.createElement,
 // ES module syntax → CommonJS (format "cjs") or kept as a script (""),
 // syntax lowered to ES2017 for goja, with an inline source map so goja
 // reports positions in the original file.
-func transform(src, name string, cjs bool) (string, error) {
+func transform(src, name string, cjs bool) (out string, err error) {
+	defer recoverInto(name, "esbuild", &err)
 	o := api.TransformOptions{
 		Loader:     api.LoaderJSX,
 		Target:     api.ESNext,
@@ -245,7 +280,8 @@ func denySourceMap(string) ([]byte, error) {
 }
 
 // compile parses JavaScript produced by transform into a goja program.
-func compile(name, src string) (*goja.Program, error) {
+func compile(name, src string) (prg *goja.Program, err error) {
+	defer recoverInto(name, "goja's parser or compiler", &err)
 	ast, err := goja.Parse(name, src, parser.WithSourceMapLoader(denySourceMap))
 	if err != nil {
 		// positions of a parse error are in the transformed code
