@@ -15,8 +15,8 @@ import (
 // TestCorpusGenerateQwen35EveryKey (issue 10 item 7): `generate --model
 // qwen3.5` on the complete upstream InferenceX tree at 843c6254
 // (../shared/corpus/upstream/InferenceX, every script included) writes a
-// file that verifies, with every key that has no prohibited setting (23
-// cells of 13 keys), and leaves the one key with a prohibited setting out,
+// file that verifies, with every renderable key that has no prohibited
+// setting (20 cells of 10 keys), and leaves the one key with a prohibited setting out,
 // named with its rule. Each key alone verifies too: eight of them
 // (single-node keys whose rows of one shape differ only by the KV tier)
 // used to fail their own decode-back check.
@@ -27,11 +27,16 @@ func TestCorpusGenerateQwen35EveryKey(t *testing.T) {
 		cells      int      // cells of the whole-model run
 		single     []string // keys that must generate alone
 	}
-	trees := []tree{{name: "upstream", root: root, cells: 23, single: []string{
+	// qwen3.5-fp8-h200/h100-sglang-agentic-mtp (and -hicache-mtp) are not
+	// renderable since the sandbox's one read rule (issue 20 item 6): their
+	// scripts decide whether to patch SGLang's source by reading a file of
+	// the container image (multi_tokenizer_mixin.py), which the sandbox
+	// cannot know; the skipped ledger names the read.
+	trees := []tree{{name: "upstream", root: root, cells: 20, single: []string{
 		"qwen3.5-fp4-gb300-dynamo-sglang-agentic-agg",
 		"qwen3.5-fp8-b200-sglang-agentic-mtp", "qwen3.5-fp8-b300-sglang-agentic-mtp", "qwen3.5-fp4-b300-sglang-agentic-mtp",
 		"qwen3.5-fp8-b300-sglang-agentic-power-ab", "qwen3.5-fp4-b300-sglang-agentic-power-ab",
-		"qwen3.5-fp8-h200-sglang-agentic-mtp", "qwen3.5-fp8-h100-sglang-agentic-mtp", "qwen3.5-fp4-b200-sglang-agentic-mtp",
+		"qwen3.5-fp4-b200-sglang-agentic-mtp",
 	}}}
 	const refusedKey = "qwen3.5-fp4-gb300-dynamo-sglang-agentic-disagg"
 	for _, tr := range trees {
