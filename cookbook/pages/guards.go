@@ -276,6 +276,25 @@ const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, MAX_DEPTH, re
   viaRegExp("match", SymMatch, undefined);
   viaRegExp("matchAll", SymMatchAll, "g");
   viaRegExp("search", SymSearch, undefined);
+
+  // + with an object operand: ECMA-262 §13.15.3 ApplyStringOrNumericBinaryOperator
+  // — ToPrimitive (hint default, §7.1.1) of each, left first — then the
+  // guarded + of the primitives.
+  const toPrim = (x) => {
+    if (!isObj(x)) return x;
+    const ex = x[Symbol.toPrimitive];
+    if (ex !== undefined && ex !== null) {
+      const r = apply(ex, x, ["default"]);
+      if (isObj(r)) throw new TypeError("Cannot convert object to primitive value");
+      return r;
+    }
+    for (const m of ["valueOf", "toString"]) {
+      const f = x[m];
+      if (typeof f === "function") { const r = apply(f, x, []); if (!isObj(r)) return r; }
+    }
+    throw new TypeError("Cannot convert object to primitive value");
+  };
+  return { addObjects: (a, b) => { const pa = toPrim(a); return [pa, toPrim(b)]; }, rawAdd: (a, b) => a + b };
 })`
 
 // guards are the Go side of guardsJS for one sandbox.
@@ -284,6 +303,8 @@ type guards struct {
 	// charged: elements, string units and buffer bytes asked of the
 	// guarded builtins so far (Options.MaxAllocation).
 	charged int64
+	// toPrims and rawAdd are guardsJS's helpers of plus (nil until it ran)
+	toPrims, rawAdd goja.Callable
 }
 
 var proxyType = reflect.TypeOf(goja.Proxy{})
@@ -297,9 +318,82 @@ func (gd *guards) install(prg *goja.Program) error {
 	}
 	fn, _ := goja.AssertFunction(v)
 	o := gd.sb.opt
-	_, err = fn(goja.Undefined(), vm.GlobalObject(), vm.ToValue(o.MaxArray), vm.ToValue(o.MaxString), vm.ToValue(o.MaxBuffer), vm.ToValue(o.MaxDepth),
+	r, err := fn(goja.Undefined(), vm.GlobalObject(), vm.ToValue(o.MaxArray), vm.ToValue(o.MaxString), vm.ToValue(o.MaxBuffer), vm.ToValue(o.MaxDepth),
 		vm.ToValue(gd.refuse), vm.ToValue(gd.charge), vm.ToValue(gd.isProxy), vm.ToValue(gd.isRegExp), vm.ToValue(gd.regexpOK), vm.ToValue(jsonDepth))
-	return err
+	if err != nil {
+		return err
+	}
+	ro := r.ToObject(vm)
+	gd.toPrims, _ = goja.AssertFunction(ro.Get("addObjects"))
+	gd.rawAdd, _ = goja.AssertFunction(ro.Get("rawAdd"))
+	return nil
+}
+
+// bindPlus defines the guarded + (plusName) on the global object, like the
+// step counter: not writable, not configurable.
+func (gd *guards) bindPlus() error {
+	vm := gd.sb.vm
+	return vm.GlobalObject().DefineDataProperty(plusName, vm.ToValue(gd.plus), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+}
+
+// plus is page code's a + b (see guardPlus): a string result longer than
+// Options.MaxString is refused before it is built.
+func (gd *guards) plus(call goja.FunctionCall) goja.Value {
+	a, b := call.Argument(0), call.Argument(1)
+	as, aok := a.(goja.String)
+	bs, bok := b.(goja.String)
+	if aok && bok {
+		gd.stringResult(as.Length() + bs.Length())
+		return as.Concat(bs)
+	}
+	_, aobj := a.(*goja.Object)
+	_, bobj := b.(*goja.Object)
+	if (aobj || bobj) && gd.toPrims != nil {
+		v, err := gd.toPrims(goja.Undefined(), a, b)
+		if err != nil {
+			panic(err)
+		}
+		pair := v.ToObject(gd.sb.vm)
+		a, b = pair.Get("0"), pair.Get("1")
+		as, aok = a.(goja.String)
+		bs, bok = b.(goja.String)
+		if aok && bok {
+			gd.stringResult(as.Length() + bs.Length())
+			return as.Concat(bs)
+		}
+	}
+	if aok && !bok {
+		gd.stringResult(as.Length() + primitiveLen(b))
+	} else if bok && !aok {
+		gd.stringResult(primitiveLen(a) + bs.Length())
+	}
+	if gd.rawAdd == nil {
+		panic(gd.sb.vm.NewTypeError("+ before the sandbox was ready"))
+	}
+	v, err := gd.rawAdd(goja.Undefined(), a, b)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// primitiveLen is the length of a non-string primitive as a string (a
+// number, boolean, null, undefined or BigInt; 0 for what + rejects).
+func primitiveLen(v goja.Value) int {
+	if _, ok := v.(*goja.Object); ok || v == nil {
+		return 0
+	}
+	if _, ok := v.Export().(goja.Value); ok { // a Symbol: + throws
+		return 0
+	}
+	return len(v.String())
+}
+
+// stringResult refuses a + result of n units over Options.MaxString.
+func (gd *guards) stringResult(n int) {
+	if n > gd.sb.opt.MaxString {
+		gd.refuse("string", float64(n), "+")
+	}
 }
 
 func (gd *guards) isProxy(v goja.Value) bool {

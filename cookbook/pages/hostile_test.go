@@ -164,6 +164,15 @@ func TestHostileAllocation(t *testing.T) {
 		{name: "jsonfine.jsx", src: noCells + "let a = [1];\nfor (let i = 0; i < 999; i++) a = [a];\nconst t = JSON.stringify({ x: [1, { y: \"z\" }], d: new Date(0) }, null, 1);\n" +
 			"if (JSON.stringify(a).length !== 2001 || JSON.parse(JSON.stringify(a)).flat(Infinity)[0] !== 1 || t !== '{\\n \"x\": [\\n  1,\\n  {\\n   \"y\": \"z\"\\n  }\\n ],\\n \"d\": \"1970-01-01T00:00:00.000Z\"\\n}' ||\n" +
 			"  JSON.stringify({ a: 1, b: [2] }, (k, v) => k === \"a\" ? undefined : v) !== '{\"b\":[2]}') throw new Error(\"wrong\");\n", steps: 2000},
+		// + builds its string in one piece: refused by its size first
+		{name: "plus.jsx", src: noCells + "let s = \"x\";\nwhile (true) s += s;\n",
+			want: ":3:13" + al + "+ of a string of 33554432 units, over the bound of 16777216 (Options.MaxString)", is: ErrAllocation, steps: 100},
+		{name: "plusprop.jsx", src: noCells + "const o = { s: \"x\" };\nfor (;;) o[\"s\"] = o.s + o.s;\n",
+			want: ":3:18" + al + "+ of a string of 33554432 units, over the bound of 16777216 (Options.MaxString)", is: ErrAllocation, steps: 100},
+		{name: "plusobj.jsx", src: noCells + "let s = \"x\".repeat(1 << 23);\nconst o = { toString: () => s };\ns = o + [s] + 1;\n",
+			want: ":4:4" + al + "+ of a string of 16777217 units, over the bound of 16777216 (Options.MaxString)", is: ErrAllocation, steps: 100},
+		{name: "plusfine.jsx", src: noCells + "const d = new Date(0); let s = \"a\"; s += 1; s += null; const o = { v: 2 }; o.v += 3; const t = { q: \"x\", f() { this.q += \"y\"; } }; t.f();\n" +
+			"if (s !== \"a1null\" || o.v !== 5 || 1n + 2n !== 3n || [1] + [2] !== \"12\" || ({ valueOf: () => 4 }) + 1 !== 5 || typeof (d + 1) !== \"string\" || t.q !== \"xy\" || `${s}` + 1 !== \"a1null1\") throw new Error(\"wrong\");\n", steps: 100},
 		// within bounds: the builtins behave as ever
 		{name: "fine.jsx", src: noCells + "const a = new Array(1000).fill(\"ab\");\nif (a.join(\"-\").length !== 2999 || Array.from({ length: 3 }, (_, i) => i).join() !== \"0,1,2\" ||\n" +
 			"  [1, [2, [3]]].flat(2).concat([4], 5).join(\"\") !== \"12345\" || \"a\".concat(1, null) !== \"a1null\" || new Uint8Array([1, 2]).length !== 2 ||\n" +

@@ -170,9 +170,9 @@ func TestHostilePages(t *testing.T) {
 	files[cfg+"dynimport.jsx"] = "const p = import('fs');\nexport const config = { cells: [] };\n"
 	root := tinyRoot(t, files)
 	start := time.Now()
-	// (a 32 MB memory bound: doubling.jsx reaches it in well under a
-	// second; at 256 MB the test took seconds and 1.3 GB. bigarray.jsx is
-	// refused by its count first: 1 Mi asked of the builtins, some 8 MB)
+	// (a 32 MB memory bound, a backstop only: bigarray.jsx is refused by
+	// its count first, 1 Mi asked of the builtins, some 8 MB; doubling.jsx
+	// by the guarded + at 32 Mi units)
 	set, err := Load(context.Background(), root, Options{MaxSteps: 2_000_000, MaxHeapGrowth: 32 << 20, MaxAllocation: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +187,7 @@ func TestHostilePages(t *testing.T) {
 		"getter.jsx":    "TypeError",
 		"bigstring.jsx": "over the sandbox bound",
 		"bigarray.jsx":  "bigarray.jsx:2:20: page code asked for more memory than the sandbox allows: Array(n) brings what the file asked of the builtins to 1114112 elements",
-		"doubling.jsx":  "doubling.jsx: page code",
+		"doubling.jsx":  "doubling.jsx:2:13: page code asked for more memory than the sandbox allows: + of a string of 33554432 units, over the bound of 16777216 (Options.MaxString)",
 		"require.jsx":   `import of "fs" is not available to page code`,
 		"import.jsx":    `import of "fs" is not available to page code`,
 		"process.jsx":   "ReferenceError: process is not defined",

@@ -358,6 +358,9 @@ func newSandbox(ctx context.Context, file string, opt Options, p *programs, wd *
 	sb = &sandbox{vm: vm, file: file, opt: opt, steps: st, tick: st.step}
 	sb.guards = &guards{sb: sb}
 	err = st.bind()
+	if err == nil {
+		err = sb.guards.bindPlus()
+	}
 	var v goja.Value
 	if err == nil {
 		v, err = vm.RunProgram(p.prelude)

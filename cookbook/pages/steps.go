@@ -3,10 +3,12 @@ package pages
 import (
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/file"
+	"github.com/dop251/goja/token"
 )
 
 // stepName is the global the step counter is bound to. It is no
@@ -31,6 +33,7 @@ var ErrWith = errors.New("a `with` statement is not run in the sandbox")
 func instrument(name string, prg *ast.Program) error {
 	var bad ast.Node
 	walkAST(prg, func(n any) {
+		guardPlus(n)
 		switch n := n.(type) {
 		case *ast.WithStatement:
 			if bad == nil {
@@ -68,6 +71,78 @@ func instrument(name string, prg *ast.Program) error {
 		return fe
 	}
 	return nil
+}
+
+// plusName is the global the guarded + is bound to (see guards.plus); like
+// stepName, no identifier page code can write.
+const plusName = "\x00cookbook-sync-plus"
+
+var exprType = reflect.TypeOf((*ast.Expression)(nil)).Elem()
+
+// guardPlus rewrites the + operations among n's children so that a string
+// longer than Options.MaxString is refused before it is built (goja's +
+// builds it in one piece; s += s doubles a string per step): a + b becomes
+// plus(a, b), and x += b — x an identifier, or a property of an
+// identifier or this by a name or literal key, which read again read the
+// same — becomes x = plus(x, b). A += on any other target is left as is.
+func guardPlus(n any) {
+	v := reflect.ValueOf(n)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return
+	}
+	if a, ok := n.(*ast.AssignExpression); ok && a.Operator == token.PLUS && plainTarget(a.Left) {
+		a.Operator = token.ASSIGN
+		a.Right = plusCall(a.Left, a.Right)
+	}
+	s := v.Elem()
+	for i := range s.NumField() {
+		if !s.Type().Field(i).IsExported() {
+			continue
+		}
+		f := s.Field(i)
+		switch {
+		case f.Type() == exprType:
+			if b, ok := f.Interface().(*ast.BinaryExpression); ok && b.Operator == token.PLUS {
+				f.Set(reflect.ValueOf(plusCall(b.Left, b.Right)))
+			}
+		case f.Kind() == reflect.Slice && f.Type().Elem() == exprType:
+			for j := range f.Len() {
+				if b, ok := f.Index(j).Interface().(*ast.BinaryExpression); ok && b.Operator == token.PLUS {
+					f.Index(j).Set(reflect.ValueOf(plusCall(b.Left, b.Right)))
+				}
+			}
+		}
+	}
+}
+
+// plusCall is plus(a, b).
+func plusCall(a, b ast.Expression) *ast.CallExpression {
+	idx := a.Idx0()
+	return &ast.CallExpression{Callee: &ast.Identifier{Name: plusName, Idx: idx}, LeftParenthesis: idx, ArgumentList: []ast.Expression{a, b}, RightParenthesis: idx}
+}
+
+// plainTarget: reading e twice reads the same thing and runs nothing.
+func plainTarget(e ast.Expression) bool {
+	switch e := e.(type) {
+	case *ast.Identifier:
+		return true
+	case *ast.DotExpression:
+		return plainObject(e.Left)
+	case *ast.BracketExpression:
+		switch e.Member.(type) {
+		case *ast.Identifier, *ast.StringLiteral, *ast.NumberLiteral:
+			return plainObject(e.Left)
+		}
+	}
+	return false
+}
+
+func plainObject(e ast.Expression) bool {
+	switch e.(type) {
+	case *ast.Identifier, *ast.ThisExpression:
+		return true
+	}
+	return false
 }
 
 // stepCall is a call of the step counter placed at idx.
