@@ -33,12 +33,18 @@ var ErrAllocation = errors.New("page code asked for more memory than the sandbox
 // another: array-likes whose length is an accessor or an object, and
 // Proxies, are refused.
 //
-// Covered: Array / new Array(n), Array.from, Array.of, every
-// Array.prototype method (the receiver's length ≤ MaxArray; fill, concat,
-// join, and the methods that build a new array charge what they build),
-// String.prototype.concat and join results (≤ MaxString), ArrayBuffer and
-// the typed-array constructors (≤ MaxBuffer bytes), RegExp / new RegExp
-// and String.prototype.match/matchAll/search with a string (ErrBacktracking).
+// Covered: Array / new Array(n), Array.from, every Array.prototype method
+// (the receiver's length ≤ MaxArray; fill, concat, join, and the methods
+// that build a new array charge what they build), String.prototype.concat
+// and join results (≤ MaxString), ArrayBuffer and the typed-array
+// constructors (≤ MaxBuffer bytes), JSON.parse, JSON.stringify and flat
+// (nesting ≤ MaxDepth: they recurse in Go), RegExp / new RegExp / compile
+// and String.prototype.match/matchAll/search with a string
+// (ErrBacktracking). The + operator is guarded by the AST rewrite
+// guardPlus and guards.plus; repeat/padStart/padEnd by the prelude.
+// Not covered (the heap watchdog stays their backstop): template literals,
+// += on a computed target, replace/replaceAll expansions, split results,
+// JSON.stringify's output length, BigInt arithmetic.
 const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, MAX_DEPTH, refuse, charge, isProxy, isRegExp, regexpOK, jsonDepth) {
   "use strict";
   const apply = Reflect.apply, construct = Reflect.construct, ownKeys = Reflect.ownKeys;

@@ -77,8 +77,14 @@ const (
 //     ArrayBuffer and typed arrays more than MaxBuffer bytes, and what a
 //     file asks of these builtins in all (elements, string units, bytes)
 //     is bounded by MaxAllocation — sizes, counted, the same everywhere;
+//   - nesting: JSON.parse, JSON.stringify and Array.prototype.flat, which
+//     recurse in Go once per level, descend at most MaxDepth levels;
+//   - the + operator: a string result over MaxString is refused before it
+//     is built (see guardPlus);
 //   - regular expressions: only those Go's linear-time regexp runs
 //     (ErrBacktracking), literals refused before any code runs;
+//   - panics: a Go panic in esbuild or goja on a file is that file's error
+//     (ErrPanic), never a crash;
 //   - memory: a watchdog samples the Go heap every few milliseconds and
 //     interrupts the running files when it grew by more than MaxHeapGrowth
 //     bytes since the run started; interrupted files are retried alone, and a
