@@ -42,8 +42,8 @@ var ErrAllocation = errors.New("page code asked for more memory than the sandbox
 // and String.prototype.match/matchAll/search with a string
 // (ErrBacktracking). The + operator is guarded by the AST rewrite
 // guardPlus and guards.plus; repeat/padStart/padEnd by the prelude.
-// Not covered (the heap watchdog stays their backstop): template literals,
-// += on a computed target, replace/replaceAll expansions, split results,
+// Not covered (the heap watchdog stays their backstop): tagged templates
+// (String.raw), += on a computed target, replace/replaceAll expansions, split results,
 // JSON.stringify's output length, BigInt arithmetic.
 const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, MAX_DEPTH, refuse, charge, isProxy, isRegExp, regexpOK, jsonDepth) {
   "use strict";
@@ -300,7 +300,8 @@ const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, MAX_DEPTH, re
     }
     throw new TypeError("Cannot convert object to primitive value");
   };
-  return { addObjects: (a, b) => { const pa = toPrim(a); return [pa, toPrim(b)]; }, rawAdd: (a, b) => a + b };
+  return { addObjects: (a, b) => { const pa = toPrim(a); return [pa, toPrim(b)]; }, rawAdd: (a, b) => a + b,
+    toStr: (v) => ` + "`${v}`" + ` };
 })`
 
 // guards are the Go side of guardsJS for one sandbox.
@@ -332,7 +333,7 @@ func (gd *guards) install(prg *goja.Program) error {
 	ro := r.ToObject(vm)
 	gd.toPrims, _ = goja.AssertFunction(ro.Get("addObjects"))
 	gd.rawAdd, _ = goja.AssertFunction(ro.Get("rawAdd"))
-	return nil
+	return vm.GlobalObject().DefineDataProperty(strName, ro.Get("toStr"), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
 }
 
 // bindPlus defines the guarded + (plusName) on the global object, like the

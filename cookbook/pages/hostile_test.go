@@ -171,6 +171,11 @@ func TestHostileAllocation(t *testing.T) {
 			want: ":3:18" + al + "+ of a string of 33554432 units, over the bound of 16777216 (Options.MaxString)", is: ErrAllocation, steps: 100},
 		{name: "plusobj.jsx", src: noCells + "let s = \"x\".repeat(1 << 23);\nconst o = { toString: () => s };\ns = o + [s] + 1;\n",
 			want: ":4:4" + al + "+ of a string of 16777217 units, over the bound of 16777216 (Options.MaxString)", is: ErrAllocation, steps: 100},
+		{name: "template.jsx", src: noCells + "let s = \"x\";\nwhile (true) s = `<${s}|${s}>`;\n",
+			want: ":3:17" + al + "+ of a string of 33554428 units, over the bound of 16777216 (Options.MaxString)", is: ErrAllocation, steps: 100},
+		{name: "templatefine.jsx", src: noCells + "const o = { toString: () => \"t\", valueOf: () => 1 }; const n = 2;\n" +
+			"if (`a${o}b${n}c` !== \"atb2c\" || `${o}` + o !== \"t1\" || `x${\"\"}` !== \"x\" || `${[1, 2]}${null}` !== \"1,2null\" || String.raw`a${n}\\n` !== \"a2\\\\n\") throw new Error(\"wrong\");\n" +
+			"try { `${Symbol()}`; throw new Error(\"no TypeError\"); } catch (e) { if (!(e instanceof TypeError)) throw e; }\n", steps: 100},
 		{name: "plusfine.jsx", src: noCells + "const d = new Date(0); let s = \"a\"; s += 1; s += null; const o = { v: 2 }; o.v += 3; const t = { q: \"x\", f() { this.q += \"y\"; } }; t.f();\n" +
 			"if (s !== \"a1null\" || o.v !== 5 || 1n + 2n !== 3n || [1] + [2] !== \"12\" || ({ valueOf: () => 4 }) + 1 !== 5 || typeof (d + 1) !== \"string\" || t.q !== \"xy\" || `${s}` + 1 !== \"a1null1\") throw new Error(\"wrong\");\n", steps: 100},
 		// within bounds: the builtins behave as ever

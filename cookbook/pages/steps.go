@@ -82,7 +82,7 @@ var exprType = reflect.TypeOf((*ast.Expression)(nil)).Elem()
 // guardPlus rewrites the + operations among n's children so that a string
 // longer than Options.MaxString is refused before it is built (goja's +
 // builds it in one piece; s += s doubles a string per step): a + b becomes
-// plus(a, b), and x += b — x an identifier, or a property of an
+// plus(a, b), a template literal a chain of them (guardedExpr), and x += b — x an identifier, or a property of an
 // identifier or this by a name or literal key, which read again read the
 // same — becomes x = plus(x, b). A += on any other target is left as is.
 func guardPlus(n any) {
@@ -102,18 +102,49 @@ func guardPlus(n any) {
 		f := s.Field(i)
 		switch {
 		case f.Type() == exprType:
-			if b, ok := f.Interface().(*ast.BinaryExpression); ok && b.Operator == token.PLUS {
-				f.Set(reflect.ValueOf(plusCall(b.Left, b.Right)))
+			if r := guardedExpr(f.Interface()); r != nil {
+				f.Set(reflect.ValueOf(r))
 			}
 		case f.Kind() == reflect.Slice && f.Type().Elem() == exprType:
 			for j := range f.Len() {
-				if b, ok := f.Index(j).Interface().(*ast.BinaryExpression); ok && b.Operator == token.PLUS {
-					f.Index(j).Set(reflect.ValueOf(plusCall(b.Left, b.Right)))
+				if r := guardedExpr(f.Index(j).Interface()); r != nil {
+					f.Index(j).Set(reflect.ValueOf(r))
 				}
 			}
 		}
 	}
 }
+
+// guardedExpr is e rewritten through the guarded + (nil: e stays): a + b,
+// and an untagged template literal `a${x}b`, which becomes
+// plus(plus("a", str(x)), "b") — str being ToString (ECMA-262 §13.2.8.6:
+// each substitution is evaluated and converted in order, as here).
+func guardedExpr(e any) ast.Expression {
+	switch e := e.(type) {
+	case *ast.BinaryExpression:
+		if e.Operator == token.PLUS {
+			return plusCall(e.Left, e.Right)
+		}
+	case *ast.TemplateLiteral:
+		if e.Tag != nil || len(e.Expressions) == 0 || len(e.Elements) != len(e.Expressions)+1 {
+			return nil
+		}
+		var acc ast.Expression = &ast.StringLiteral{Idx: e.OpenQuote, Value: e.Elements[0].Parsed}
+		for i, x := range e.Expressions {
+			idx := x.Idx0()
+			str := &ast.CallExpression{Callee: &ast.Identifier{Name: strName, Idx: idx}, LeftParenthesis: idx, ArgumentList: []ast.Expression{x}, RightParenthesis: idx}
+			acc = plusCall(acc, str)
+			if p := e.Elements[i+1].Parsed; p != "" {
+				acc = plusCall(acc, &ast.StringLiteral{Idx: e.Elements[i+1].Idx, Value: p})
+			}
+		}
+		return acc
+	}
+	return nil
+}
+
+// strName is the global bound to ToString for template substitutions.
+const strName = "\x00cookbook-sync-str"
 
 // plusCall is plus(a, b).
 func plusCall(a, b ast.Expression) *ast.CallExpression {
