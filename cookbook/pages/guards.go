@@ -34,8 +34,10 @@ var ErrAllocation = errors.New("page code asked for more memory than the sandbox
 // Proxies, are refused.
 //
 // Covered: Array / new Array(n), Array.from, every Array.prototype method
-// (the receiver's length ≤ MaxArray; fill, concat, join, and the methods
-// that build a new array charge what they build), String.prototype.concat
+// (the receiver's length ≤ MaxArray, the iterator too, so spread and
+// for-of; fill, concat, join, and the methods that build a new array
+// charge what they build), Function.prototype.apply, Reflect.apply and
+// Reflect.construct (their array-like ≤ MaxArray), String.prototype.concat
 // and join results (≤ MaxString), ArrayBuffer and the typed-array
 // constructors (≤ MaxBuffer bytes), JSON.parse, JSON.stringify and flat
 // (nesting ≤ MaxDepth: they recurse in Go), RegExp / new RegExp / compile
@@ -209,6 +211,26 @@ const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, MAX_DEPTH, re
     };
     return apply(origStringify, J, [value, track, space]);
   } }).stringify);
+
+  // An array-like spread into arguments (Function.prototype.apply,
+  // Reflect.apply, Reflect.construct) is copied in Go first: its length
+  // is bounded like an array's (apply with { length: 3e8 } ran 31 s).
+  const spreadBound = (args, what) => {
+    if (isObj(args)) arrayBound(lenOf(args, what), what);
+  };
+  const FP = Function.prototype;
+  method(FP, "apply", (orig) => ({ apply(thisArg, args) {
+    spreadBound(args, "Function.prototype.apply");
+    return apply(orig, this, [thisArg, args]);
+  } }).apply);
+  method(Reflect, "apply", (orig) => ({ apply(f, thisArg, args) {
+    spreadBound(args, "Reflect.apply");
+    return apply(orig, Reflect, [f, thisArg, args]);
+  } }).apply);
+  method(Reflect, "construct", (orig) => ({ construct(...args) {
+    spreadBound(args[1], "Reflect.construct");
+    return apply(orig, Reflect, args);
+  } }).construct);
 
   // Strings.
   method(String.prototype, "concat", (orig) => ({ concat(...args) {

@@ -141,6 +141,10 @@ func TestHostileAllocation(t *testing.T) {
 			want: ":3:26" + al + "Array.prototype.fill on an array-like whose length is a getter or an object (its size cannot be checked before the builtin runs)", is: ErrAllocation, steps: 100},
 		{name: "proxy.jsx", src: noCells + "Array.prototype.join.call(new Proxy({ length: 3e8 }, {}));\n",
 			want: ":2:26" + al + "Array.prototype.join on a Proxy (its size cannot be checked before the builtin runs)", is: ErrAllocation, steps: 100},
+		{name: "apply.jsx", src: noCells + "Math.max.apply(null, { length: 3e8 });\n",
+			want: ":2:15" + al + "Function.prototype.apply with a length of 300000000, over the bound of 4194304 (Options.MaxArray)", is: ErrAllocation, steps: 100},
+		{name: "spread.jsx", src: noCells + "const a = []; a.length = 3e8;\nMath.max(...a);\n",
+			want: ":3:13" + al + "Array.prototype.[Symbol.iterator] with a length of 300000000, over the bound of 4194304 (Options.MaxArray)", is: ErrAllocation, steps: 100},
 		{name: "bigjoin.jsx", src: noCells + "const s = \"x\".repeat(1 << 20);\nnew Array(64).fill(s).join(\"\");\n",
 			want: ":3:27" + al + "Array.prototype.join of a string of 17825792 units, over the bound of 16777216 (Options.MaxString)", is: ErrAllocation, steps: 100},
 		{name: "concat.jsx", src: noCells + "const s = \"x\".repeat(1 << 23);\ns.concat(s, s);\n",
@@ -180,6 +184,7 @@ func TestHostileAllocation(t *testing.T) {
 			"if (s !== \"a1null\" || o.v !== 5 || 1n + 2n !== 3n || [1] + [2] !== \"12\" || ({ valueOf: () => 4 }) + 1 !== 5 || typeof (d + 1) !== \"string\" || t.q !== \"xy\" || `${s}` + 1 !== \"a1null1\") throw new Error(\"wrong\");\n", steps: 100},
 		// within bounds: the builtins behave as ever
 		{name: "fine.jsx", src: noCells + "const a = new Array(1000).fill(\"ab\");\nif (a.join(\"-\").length !== 2999 || Array.from({ length: 3 }, (_, i) => i).join() !== \"0,1,2\" ||\n" +
+			"  Math.max.apply(null, [1, 3, 2]) !== 3 || Reflect.apply(Math.min, null, [4, 5]) !== 4 || Reflect.construct(Date, [0]).getTime() !== 0 ||\n" +
 			"  [1, [2, [3]]].flat(2).concat([4], 5).join(\"\") !== \"12345\" || \"a\".concat(1, null) !== \"a1null\" || new Uint8Array([1, 2]).length !== 2 ||\n" +
 			"  !(a instanceof Array) || a.constructor !== Array || !Array.isArray(a) || new Array(2, 3).length !== 2 || String([1, [2, 3]]) !== \"1,2,3\") throw new Error(\"wrong\");\n", steps: 100},
 	}
