@@ -142,7 +142,7 @@ file: upstream-only unless --srt-slurm-dir DIR holds it), its in-place edits
 of the recipe and its --setup-script. --srt-slurm-version V names the ref of
 --srt-slurm-dir (a recipe read from it for a launcher pinned to another ref
 carries a commit-drift note) and the version rendered when no launcher is in
-the checkout (default v1.0.68).
+the checkout (default ` + infx.DefaultSrtSlurmVersion + `).
 
 --policy picks the Check 3 policy version (exclusions/policies.yaml): current
 (default: every role, every production-useful setting), pinned (the version

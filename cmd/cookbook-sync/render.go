@@ -44,7 +44,7 @@ func newRenderCmd() *cobra.Command {
 concurrency becomes a point; its srt-slurm recipe (CONFIG_FILE=recipes/… in the
 old layout, srt-recipe-dir + srt-recipe in the new inferencex-e2e layout) is
 rendered with the flags and env srt-slurm injects (--srt-slurm-version, default
-v1.0.68), and single-node shell scripts are run in a sandboxed interpreter that
+` + infx.DefaultSrtSlurmVersion + `), and single-node shell scripts are run in a sandboxed interpreter that
 records the server command instead of starting it. Image and model come from
 the master entry.
 
@@ -78,7 +78,7 @@ Text format: one block per process. The block's comment lines give its title
 fingerprint step spelled out: a non-fatal capture of the environment into
 /logs/fingerprint_<mode>_w<i>.json), and where each env var and flag comes
 from, one line per origin in order of first use:
-  # injected (srt-slurm v1.0.68): env HEAD_NODE_IP …; flags --model-path …
+  # injected (srt-slurm ` + infx.DefaultSrtSlurmVersion + `): env HEAD_NODE_IP …; flags --model-path …
   # recipe: env SGLANG_…; flags --tensor-parallel-size …
 ("# every env var and flag: script" when all share one). A starred flag has a
 note below the list, e.g. "--served-model-name: value from the recipe's
