@@ -213,7 +213,7 @@ func TestHostileFragmentPaths(t *testing.T) {
 	s := New(Secret{"MY_API_KEY", "Runner2024xQ7pLm9Zt"})
 	for _, p := range []string{
 		"benchmarks/Runner2024/run.sh", "benchmarks/runner2024/run.sh", "configs/RUNNER2024-master.yaml",
-		"docs/Runner2024x/x.md", // 11 characters of it
+		"docs/Runner2024x/x.md",      // 11 characters of it
 		"docs/runner2024xq7plm/x.md", // 12, another case
 	} {
 		if got := s.Redact(p); got != p {

@@ -417,13 +417,13 @@ type sandbox struct {
 	fsmu              sync.Mutex          // guards mounts and archives (taken without mu)
 	mounts            map[string]string   // logical directory → real directory (sandbox.mount)
 	archives          map[string]string   // tar archive (as named) → the directory it holds
-	cloneDirs         []string        // logical directories standing for git clones (git.go)
-	allocated         bool            // salloc / sbatch ran: the run has a Slurm job
-	seq               int             // Command.Seq / WrittenFile.Seq counter (mu)
-	made              map[string]bool // files a modelled command made or found (squash images)
-	sourcing          string          // the file the last `source` names (mu), prepared when opened
-	unknownWrites     map[string]string // written files whose content is not known (mu): why
-	unknownDirs       map[string]bool // directories entered with cd that the sandbox does not have (fsmu)
+	cloneDirs         []string            // logical directories standing for git clones (git.go)
+	allocated         bool                // salloc / sbatch ran: the run has a Slurm job
+	seq               int                 // Command.Seq / WrittenFile.Seq counter (mu)
+	made              map[string]bool     // files a modelled command made or found (squash images)
+	sourcing          string              // the file the last `source` names (mu), prepared when opened
+	unknownWrites     map[string]string   // written files whose content is not known (mu): why
+	unknownDirs       map[string]bool     // directories entered with cd that the sandbox does not have (fsmu)
 }
 
 // errTail passes output on and keeps the last lines a script printed

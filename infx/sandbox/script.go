@@ -747,10 +747,10 @@ type arithWatch struct {
 	stop context.CancelFunc
 	// pos is the position last reached (the sandbox's), asked when an
 	// error is noticed: markArith makes it the failing expansion's.
-	pos  func() Pos
-	mu   sync.Mutex
-	msg  string
-	at   Pos
+	pos func() Pos
+	mu  sync.Mutex
+	msg string
+	at  Pos
 	// limit is the interpreter's "brace expansion would exceed N
 	// elements" (mvdan.cc/sh/v3 expand/braces.go): bash would expand it,
 	// the interpreter expands nothing, so the run is stopped.
