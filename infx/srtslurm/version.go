@@ -131,6 +131,11 @@ type release struct {
 	// Commit is the full commit id (for a tag: `git ls-remote --tags
 	// https://github.com/NVIDIA/srt-slurm`).
 	Commit string `yaml:"commit"`
+	// SrtctlTree is the git tree id of src/srtctl at Commit (`git rev-parse
+	// COMMIT:src/srtctl` in NVIDIA/srt-slurm; 40 hex digits), "" when not
+	// recorded: a fork whose src/srtctl hashes to it renders as this entry
+	// (srtctl.go).
+	SrtctlTree string `yaml:"srtctl_tree"`
 	// Source is the upstream source the differences were read from:
 	// NVIDIA/srt-slurm, the paths, and the tag or commit.
 	Source string `yaml:"source"`
@@ -218,6 +223,9 @@ func (r *release) resolve(prev profile, seen map[string]bool) error {
 	if r.Ref == "" || len(r.Commit) != 40 || strings.Trim(r.Commit, "0123456789abcdef") != "" ||
 		!strings.HasPrefix(r.Source, "NVIDIA/srt-slurm ") {
 		return fmt.Errorf("needs ref, commit (40 hex digits) and source (NVIDIA/srt-slurm …)")
+	}
+	if r.SrtctlTree != "" && (len(r.SrtctlTree) != 40 || strings.Trim(r.SrtctlTree, "0123456789abcdef") != "") {
+		return fmt.Errorf("srtctl_tree: 40 hex digits")
 	}
 	for _, n := range append([]string{r.Ref}, r.Aliases...) {
 		if seen[n] {
