@@ -73,6 +73,13 @@ type Options struct {
 	// commit-drift note) and the version rendered when a launcher's pin is
 	// not known.
 	SrtSlurmDir, SrtSlurmVersion string
+	// SrtSlurmForks are checkouts of the srt-slurm forks launchers clone
+	// (infx.Workspace.SrtSlurmForks, infx.ParseSrtSlurmDir): a fork point
+	// renders only from its checkout, with the rules of the NVIDIA/srt-slurm
+	// release whose src/srtctl the checkout's is identical to; without it
+	// the point is unsupported, naming the checkout it needs. An entry for
+	// NVIDIA/srt-slurm itself is not used (that is SrtSlurmDir).
+	SrtSlurmForks []infx.SrtSlurmCheckout
 	// Policy is the Check 3 policy version to judge by
 	// (exclusions/policies.yaml): "" or "current" the current one
 	// (exclusions.DefaultPolicyID), "pinned" the one the InferenceX
@@ -453,7 +460,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		return nil, err
 	}
 	if ws != nil {
-		ws.SrtSlurmDir, ws.SrtSlurmVersion = opt.SrtSlurmDir, opt.SrtSlurmVersion
+		ws.SrtSlurmDir, ws.SrtSlurmVersion, ws.SrtSlurmForks = opt.SrtSlurmDir, opt.SrtSlurmVersion, opt.SrtSlurmForks
 		for _, w := range ws.Warnings() {
 			if len(opt.ConfigKeys) == 0 || !opt.KeyInScope(w.Key) {
 				rep.Warnings = append(rep.Warnings, w.String())

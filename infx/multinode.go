@@ -365,28 +365,36 @@ func applyEdits(text []byte, edits []RecipeEdit) ([]byte, error) {
 }
 
 // submittedPoint points p at the recipe its launchers submit and returns
-// the srt-slurm version to render it with (the launcher's pinned ref), with
-// notes for the reader. Errors (*PointError): a fork of srt-slurm
-// (unsupported: its rules are not covered), a recipe that is the clone's
-// own file and not in --srt-slurm-dir (upstream-only).
-func (ws *Workspace) submittedPoint(p Point, sub *Submission, opt Options) (_ Point, _ string, notes []string, _ error) {
+// the srt-slurm version to render it with (the launcher's pinned ref; for
+// a fork, the NVIDIA release its src/srtctl is identical to: forkPoint),
+// the srt-slurm checkout whose configs/ the rendering reads, and notes for
+// the reader. Errors (*PointError): a fork without its checkout or whose
+// src/srtctl is no release's (unsupported, forkPoint), a recipe that is the
+// clone's own file and not in --srt-slurm-dir (upstream-only).
+func (ws *Workspace) submittedPoint(p Point, sub *Submission, opt Options) (_ Point, _ string, _ srtConfigs, notes []string, _ error) {
 	where := fmt.Sprintf("%s@%s (%s)", sub.Repo, sub.RefText(), sub.RefAt)
-	if sub.Repo != SrtSlurmRepo {
-		return p, "", nil, &PointError{Status: StatusUnsupported, Pos: p.RefPos, Note: fmt.Sprintf(
-			"the launcher submits %s with the srt-slurm fork %s: the fork's rendering rules are not covered", sub.File, where)}
-	}
-	version := sub.Ref
-	if version == "" {
-		version = "main"
-	}
-	// (a commit pin at a release tag renders with the tag's profile)
-	name, err := srtslurm.ProfileFor(version)
-	if err == nil {
+	fork := sub.Repo != SrtSlurmRepo
+	var version string
+	var cfg srtConfigs
+	var forkNotes []string
+	if fork {
+		var err error
+		if p, version, cfg, forkNotes, err = ws.forkPoint(p, sub, where); err != nil {
+			return p, "", cfg, nil, err
+		}
+	} else {
+		version = sub.Ref
+		if version == "" {
+			version = "main"
+		}
+		// (a commit pin at a release tag renders with the tag's profile)
+		name, err := srtslurm.ProfileFor(version)
+		if err != nil {
+			return p, "", cfg, nil, &PointError{Status: StatusUnsupported, Pos: p.RefPos, Note: fmt.Sprintf(
+				"the launcher submits %s with %s, an srt-slurm ref whose injected flags and env are not covered (%v)", sub.File, where, err)}
+		}
 		version = name
-	}
-	if err != nil {
-		return p, "", nil, &PointError{Status: StatusUnsupported, Pos: p.RefPos, Note: fmt.Sprintf(
-			"the launcher submits %s with %s, an srt-slurm ref whose injected flags and env are not covered (%v)", sub.File, where, err)}
+		cfg = srtConfigs{dir: ws.SrtSlurmDir, version: ws.SrtSlurmVersion, runs: version}
 	}
 	p.Selector, p.edits, p.setupScript = sub.Selector, sub.Edits, sub.SetupScript
 	if sub.Containers != nil {
@@ -410,6 +418,18 @@ func (ws *Workspace) submittedPoint(p Point, sub *Submission, opt Options) (_ Po
 	if len(sub.Launchers) == 1 {
 		verb = "clones"
 	}
+	if fork {
+		notes = append([]string{fmt.Sprintf("srt-slurm fork %s, as %s %s it; %s", where, strings.Join(sub.Launchers, ", "), verb, forkNotes[0])}, notes...)
+		notes = append(notes, forkNotes[1:]...)
+		if sub.InCheckout {
+			p.Recipe = sub.Recipe
+			p.RecipeRef = ws.rel(sub.Recipe)
+			notes = append(notes, fmt.Sprintf("recipe %s, copied by the launcher to %s", ws.rel(sub.Recipe), sub.CloneRel))
+		} else {
+			p.RecipeRef = sub.CloneRel
+		}
+		return p, version, cfg, notes, nil
+	}
 	notes = append([]string{fmt.Sprintf("srt-slurm %s, as %s %s it; rendered with that ref's injected flags and env",
 		where, strings.Join(sub.Launchers, ", "), verb)}, notes...)
 	if sub.Ref == "" || sub.Ref == "main" {
@@ -419,7 +439,7 @@ func (ws *Workspace) submittedPoint(p Point, sub *Submission, opt Options) (_ Po
 		p.Recipe = sub.Recipe
 		p.RecipeRef = ws.rel(sub.Recipe)
 		notes = append(notes, fmt.Sprintf("recipe %s, copied by the launcher to %s", ws.rel(sub.Recipe), sub.CloneRel))
-		return p, version, notes, nil
+		return p, version, cfg, notes, nil
 	}
 	p.RecipeRef = sub.CloneRel
 	if ws.SrtSlurmDir != "" {
@@ -433,12 +453,18 @@ func (ws *Workspace) submittedPoint(p Point, sub *Submission, opt Options) (_ Po
 			if dirVer != version {
 				n += fmt.Sprintf("; the launcher runs it at %s, where it may differ (possible commit drift)", sub.RefText())
 			}
-			return p, version, append(notes, n), nil
+			return p, version, cfg, append(notes, n), nil
 		}
 	}
-	return p, "", nil, &PointError{Status: StatusUpstreamOnly, Pos: p.RefPos, Note: fmt.Sprintf(
+	return p, "", cfg, nil, &PointError{Status: StatusUpstreamOnly, Pos: p.RefPos, Note: fmt.Sprintf(
 		"recipe %s is not copied from the checkout: the launcher submits the file of its srt-slurm clone %s", sub.CloneRel, where)}
 }
+
+// srtConfigs is the srt-slurm checkout whose configs/ a rendering reads
+// for the files a recipe names under /configs/ (AttachSrtSlurmConfigs): dir
+// ("" = none), the name of its version for the origin, and runs, the
+// version the launcher runs ("" = the same checkout, no drift note).
+type srtConfigs struct{ dir, version, runs string }
 
 // clusterContainers reads the `containers:` mapping of an srtslurm.yaml
 // the way srtctl loads it (PyYAML safe_load, NVIDIA/srt-slurm

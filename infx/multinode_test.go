@@ -97,10 +97,10 @@ func TestMultinodeLauncherSubmission(t *testing.T) {
 		t.Errorf("row 1 prefill --mem-fraction-static %v (process %s)", v, d.Processes[2].Role)
 	}
 
-	// A fork of srt-slurm: its rules are not covered.
+	// A fork of srt-slurm without its checkout (forks_test.go: with it).
 	pts, _ = ws.Points("m2-fp8-h200-dynamo-sglang")
 	_, err = ws.Render(context.Background(), pts[0], Options{})
-	if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, "the srt-slurm fork someone/srt-slurm-fork@0123456789abcdef0123456789abcdef01234567 (runners/launch_h200-x.sh:16:5): the fork's rendering rules are not covered") {
+	if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, "the srt-slurm fork someone/srt-slurm-fork@0123456789abcdef0123456789abcdef01234567 (runners/launch_h200-x.sh:16:5): it renders only from its checkout") {
 		t.Errorf("fork: %v", err)
 	}
 }

@@ -12,8 +12,9 @@ import (
 
 // renderRecipe loads the point's recipe (composed with its lane blocks in
 // the new layout), picks the variant and renders it with the master entry's
-// model and image.
-func (ws *Workspace) renderRecipe(p Point, version string, cache recipeCache) ([]launch.Process, string, error) {
+// model and image; the files its flags name under /configs/ are read from
+// cfg's checkout.
+func (ws *Workspace) renderRecipe(p Point, version string, cfg srtConfigs, cache recipeCache) ([]launch.Process, string, error) {
 	rec, err := cache.load(ws, p)
 	if err != nil {
 		return nil, "", err
@@ -60,7 +61,7 @@ func (ws *Workspace) renderRecipe(p Point, version string, cache recipeCache) ([
 		return nil, "", err
 	}
 	markServedName(r)
-	AttachSrtSlurmConfigs(r.Deployment.Processes, ws.SrtSlurmDir, ws.SrtSlurmVersion, version)
+	AttachSrtSlurmConfigs(r.Deployment.Processes, cfg.dir, cfg.version, cfg.runs)
 	return r.Deployment.Processes, sel, nil
 }
 

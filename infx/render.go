@@ -72,13 +72,14 @@ func (ws *Workspace) render(p Point, opt Options, cache recipeCache) (launch.Dep
 		if version == "" {
 			version = DefaultSrtSlurmVersion
 		}
+		cfg := srtConfigs{dir: ws.SrtSlurmDir, version: ws.SrtSlurmVersion, runs: version}
 		if p.Multinode && len(p.Launchers) > 0 && p.LaneBlocks == nil {
 			sub, err := ws.submission(p, opt)
 			if err != nil {
 				return launch.Deployment{}, err
 			}
 			var notes []string
-			p, version, notes, err = ws.submittedPoint(p, sub, opt)
+			p, version, cfg, notes, err = ws.submittedPoint(p, sub, opt)
 			if err != nil {
 				return launch.Deployment{}, err
 			}
@@ -87,7 +88,7 @@ func (ws *Workspace) render(p Point, opt Options, cache recipeCache) (launch.Dep
 			d.Notes = append(d.Notes, fmt.Sprintf("no launcher of runner label %s is in the checkout (runners/launch_*.sh): the srt-slurm ref it clones and what it copies into the clone are not known; rendered from %s with srt-slurm %s",
 				p.Runner, ws.rel(p.Recipe), version))
 		}
-		procs, sel, err := ws.renderRecipe(p, version, cache)
+		procs, sel, err := ws.renderRecipe(p, version, cfg, cache)
 		if err != nil {
 			return launch.Deployment{}, err
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
@@ -55,6 +56,17 @@ type Workspace struct {
 	// states it ("" = not stated); recipes read from SrtSlurmDir for a
 	// launcher pinned to another ref carry a commit-drift note.
 	SrtSlurmVersion string
+	// SrtSlurmForks are checkouts of other srt-slurm repositories (forks
+	// InferenceX launchers clone, e.g. functionstackx/srt-slurm-nv), one per
+	// repository and ref (ParseSrtSlurmDir): a point whose launcher clones
+	// a fork renders only with its checkout, and only when the checkout's
+	// src/srtctl is identical to an NVIDIA/srt-slurm release's (forks.go).
+	SrtSlurmForks []SrtSlurmCheckout
+
+	// forkStates caches what each fork checkout is, by directory (fork;
+	// guarded by forkMu: points render concurrently).
+	forkMu     sync.Mutex
+	forkStates map[string]*forkState
 
 	entries []*Entry
 	byKey   map[string]*Entry
