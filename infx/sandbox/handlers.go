@@ -89,6 +89,50 @@ func (c *Call) Var(name string) (value string, exported bool) {
 	return v.String(), v.Exported
 }
 
+// RawArgs is the simple command written at c.Pos as it is written, before
+// the shell expands it: the source text of each of its words (quotes,
+// escapes, ${…} and $(…) as they are in the script), the command-name word
+// first, leading assignments left out. The text is the file's, except
+// that the sandbox quotes bare associative-array keys before parsing (two
+// added quotes on such lines). ok is false when no simple command of a
+// parsed source is written at c.Pos (a command eval runs from a string it
+// made, `exec "${ARR[@]}"` of a wrapper, a command of the sandbox's own).
+// Words are those of the command as written: a wrapper (nohup, env
+// NAME=value, srun …) removed from c.Args is still among them, and one
+// word may expand to several arguments or none. When the same position
+// holds different text (a `bash -c` string that changes between runs of
+// the same line), RawArgs gives the one parsed last.
+//
+// For a helper whose identity is its source text (package infx/helpers:
+// an inline `python3 -c "…"` program is known by the hash of its word as
+// written, before ${…} are substituted).
+func (c *Call) RawArgs() ([]string, bool) {
+	if !c.site.marked {
+		return nil, false
+	}
+	c.sb.mu.Lock()
+	defer c.sb.mu.Unlock()
+	w, ok := c.sb.raw[c.Pos]
+	if !ok {
+		return nil, false
+	}
+	return append([]string(nil), w...), true
+}
+
+// ReadFile reads a file as the script itself would (the one read rule of
+// the sandbox, readKnown: what the run wrote, the runner's documented
+// files, a regular file inside the read roots): name is absolute or
+// relative to the command's directory. A read the sandbox cannot answer
+// is an error that says why (never an empty file); a file that is not
+// there is an error satisfying errors.Is(err, fs.ErrNotExist). ctx is the
+// one the Handler was called with.
+func (c *Call) ReadFile(ctx context.Context, name string) ([]byte, error) {
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(c.ctxDir, name)
+	}
+	return c.sb.readKnown(ctx, name)
+}
+
 // IsFile reports whether name (relative to the interpreter's directory,
 // through the run's mounts) is a regular file the sandbox can read.
 func (c *Call) IsFile(name string) bool {

@@ -34,7 +34,30 @@ const (
 // marker walks a parsed file and puts a marker word in front of every
 // simple command, recording the command's file, position and context:
 // "__cs@<context>:<line>:<col>:<file name>".
-type marker struct{ name string }
+type marker struct {
+	name string
+	// src is the text parsed (offsets of the syntax tree); raw collects
+	// the source text of every simple command's words by the command's
+	// position (collect; Call.RawArgs).
+	src []byte
+	raw map[Pos][]string
+}
+
+// collect records the source words of every simple command of list
+// (m.raw) without marking anything.
+func (m marker) collect(list []*syntax.Stmt) {
+	for _, st := range list {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			if x, ok := n.(*syntax.CallExpr); ok && len(x.Args) > 0 {
+				if words, ok := rawWords(m.src, x.Args); ok {
+					pos := x.Args[0].Pos()
+					m.raw[Pos{File: m.name, Line: int(pos.Line()), Col: int(pos.Col())}] = words
+				}
+			}
+			return true
+		})
+	}
+}
 
 func (m marker) stmts(list []*syntax.Stmt, ctx byte) {
 	for i, st := range list {
@@ -328,6 +351,27 @@ type preparedFile struct {
 	file  *syntax.File
 	funcs []string
 	err   error
+	// raw holds the source text of every simple command's words, by the
+	// command's position (Call.RawArgs).
+	raw map[Pos][]string
+}
+
+// rawWords is the source text of words, as parsed (src is the text the
+// parser read); false when a word has no source span (one the sandbox
+// made).
+func rawWords(src []byte, words []*syntax.Word) ([]string, bool) {
+	out := make([]string, len(words))
+	for i, w := range words {
+		if !w.Pos().IsValid() || !w.End().IsValid() {
+			return nil, false
+		}
+		a, b := int(w.Pos().Offset()), int(w.End().Offset())
+		if a < 0 || b > len(src) || b <= a {
+			return nil, false
+		}
+		out[i] = string(src[a:b])
+	}
+	return out, true
 }
 
 // parseScript parses, marks and guards a script (cached by name and
@@ -356,6 +400,12 @@ func (sb *sandbox) parseScript(name string, src []byte) (*syntax.File, error) {
 	for _, f := range pf.funcs {
 		sb.funcs[f] = true
 	}
+	if sb.raw == nil {
+		sb.raw = map[Pos][]string{}
+	}
+	for at, words := range pf.raw {
+		sb.raw[at] = words
+	}
 	sb.mu.Unlock()
 	return pf.file, nil
 }
@@ -371,7 +421,8 @@ func prepareFile(name string, src []byte) *preparedFile {
 	if err := checkNesting(name, src); err != nil {
 		return &preparedFile{err: err}
 	}
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(quoteAssocKeys(src)), name)
+	parsed := quoteAssocKeys(src)
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(parsed), name)
 	if err != nil {
 		var pe syntax.ParseError
 		if errors.As(err, &pe) {
@@ -379,7 +430,9 @@ func prepareFile(name string, src []byte) *preparedFile {
 		}
 		return &preparedFile{err: &PosError{File: name, Err: err}}
 	}
-	pf := &preparedFile{file: file}
+	pf := &preparedFile{file: file, raw: map[Pos][]string{}}
+	// The words as written, before any rewriting below moves them.
+	marker{name: name, src: parsed, raw: pf.raw}.collect(file.Stmts)
 	var anon *syntax.FuncDecl
 	syntax.Walk(file, func(n syntax.Node) bool {
 		if fd, ok := n.(*syntax.FuncDecl); ok {

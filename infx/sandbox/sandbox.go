@@ -424,6 +424,7 @@ type sandbox struct {
 	sourcing          string              // the file the last `source` names (mu), prepared when opened
 	unknownWrites     map[string]string   // written files whose content is not known (mu): why
 	unknownDirs       map[string]bool     // directories entered with cd that the sandbox does not have (fsmu)
+	raw               map[Pos][]string    // source words of the simple commands parsed, by position (mu; Call.RawArgs)
 }
 
 // errTail passes output on and keeps the last lines a script printed
@@ -834,6 +835,9 @@ func ctxWord(kind byte) string {
 type callSite struct {
 	at   Pos
 	kind byte
+	// marked: at is the position of the command itself (its marker
+	// word), not the last marked command reached (eval'd text, exec).
+	marked bool
 }
 
 func (sb *sandbox) exec(ctx context.Context, args []string, depth int) error {
@@ -844,7 +848,7 @@ func (sb *sandbox) exec(ctx context.Context, args []string, depth int) error {
 		if len(f) == 4 && len(f[3]) == 1 {
 			l, _ := strconv.Atoi(f[1])
 			c, _ := strconv.Atoi(f[2])
-			site = callSite{at: Pos{File: f[0], Line: l, Col: c}, kind: f[3][0]}
+			site = callSite{at: Pos{File: f[0], Line: l, Col: c}, kind: f[3][0], marked: true}
 		}
 		args = args[2:]
 	} else {
