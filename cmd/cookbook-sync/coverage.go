@@ -59,6 +59,10 @@ type coverageOptions struct {
 	// srtSlurmDir / srtSlurmVersion: --srt-slurm-dir and --srt-slurm-version
 	// (coverage.Options).
 	srtSlurmDir, srtSlurmVersion string
+	// srtSlurmDirs are the --srt-slurm-dir values as given; srtSlurmDir
+	// and forks are what they say (srtSlurmCheckouts).
+	srtSlurmDirs []string
+	forks        []infx.SrtSlurmCheckout
 	// policy is --policy (coverage.Options.Policy).
 	policy string
 }
@@ -136,13 +140,27 @@ is bad usage (exit 2) naming it, as is a run with nothing to compare.
 Multi-node points are rendered as their launcher submits them: the launcher
 (runners/launch_*.sh of the row's runner label) runs in the sandbox up to its
 srtctl apply, which names the srt-slurm repository and ref it clones (the
-injected flags and env of that ref are rendered; a fork is unsupported), the
-recipe it submits (a copy from the InferenceX checkout, or the clone's own
-file: upstream-only unless --srt-slurm-dir DIR holds it), its in-place edits
-of the recipe and its --setup-script. --srt-slurm-version V names the ref of
---srt-slurm-dir (a recipe read from it for a launcher pinned to another ref
-carries a commit-drift note) and the version rendered when no launcher is in
-the checkout (default ` + infx.DefaultSrtSlurmVersion + `).
+injected flags and env of that ref are rendered), the recipe it submits (a
+copy from the InferenceX checkout, or the clone's own file: upstream-only
+unless --srt-slurm-dir DIR holds it), its in-place edits of the recipe and
+its --setup-script. --srt-slurm-version V names the ref of --srt-slurm-dir (a
+recipe read from it for a launcher pinned to another ref carries a
+commit-drift note) and the version rendered when no launcher is in the
+checkout (default ` + infx.DefaultSrtSlurmVersion + `).
+
+A launcher that clones an srt-slurm fork (functionstackx/srt-slurm-nv,
+edwingao28/srt-slurm, cquil11/srt-slurm-nv) needs the fork's checkout:
+--srt-slurm-dir OWNER/NAME[@REF]=DIR, repeatable, one per repository and ref
+(REF a branch, tag or commit, matched by prefix; without @REF any ref of the
+repository; NVIDIA/srt-slurm@REF=DIR is DIR at --srt-slurm-version REF). The
+point renders with the injected flags and env of the NVIDIA/srt-slurm
+release whose src/srtctl the checkout's is byte for byte (the same git tree
+id), its recipe read from the checkout unless the launcher copies it from
+InferenceX; a checkout whose src/srtctl is no release's is unsupported,
+naming the closest release and the files that differ; a git checkout at
+another commit than the launcher pins is unsupported (a plain directory is
+accepted with a note). Without its checkout a fork point is unsupported and
+says which repository and commit to check out and the flag that takes it.
 
 --policy picks the Check 3 policy version (exclusions/policies.yaml): current
 (default: every role, every production-useful setting), pinned (the version
@@ -188,7 +206,7 @@ machine); 4 the output could not be written (stdout).
 	f.StringVar(&o.format, "format", "text", "output format: "+formatHelp())
 	f.BoolVar(&o.allowUnverified, "allow-unverified", false, "list points / vLLM rows that could not be verified (upstream-only, recipe not found, …) without making them a gap")
 	f.StringArrayVar(&o.upstream, "upstream", nil, "upstream `URL` (PR or published page) that must be merged / published; repeatable")
-	f.StringVar(&o.srtSlurmDir, "srt-slurm-dir", "", "NVIDIA/srt-slurm checkout `DIR` for recipes a launcher submits from its srt-slurm clone")
+	f.StringArrayVar(&o.srtSlurmDirs, "srt-slurm-dir", nil, "NVIDIA/srt-slurm checkout `DIR` for recipes a launcher submits from its srt-slurm clone, or OWNER/NAME[@REF]=DIR: the checkout of an srt-slurm fork a launcher clones; repeatable")
 	f.StringVar(&o.srtSlurmVersion, "srt-slurm-version", infx.DefaultSrtSlurmVersion, "the srt-slurm ref --srt-slurm-dir is at, and the version rendered when a launcher's pin is not known")
 	f.StringVar(&o.policy, "policy", "current", "Check 3 policy `VERSION` to judge by: current (the default), pinned (the one the --infx checkout's sign-off prompt states, identified by content), or a version id (2026-07, 2026-06-major, …)")
 	o.api.register(c)
@@ -207,6 +225,10 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 		if err := checkLinkURL(u); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
+	}
+	var err error
+	if o.srtSlurmDir, o.srtSlurmVersion, o.forks, err = srtSlurmCheckouts(o.srtSlurmDirs, o.srtSlurmVersion, cmd.Flags().Changed("srt-slurm-version")); err != nil {
+		return err
 	}
 	if err := checkSrtSlurmFlags(o.srtSlurmDir, o.srtSlurmVersion); err != nil {
 		return err
@@ -272,7 +294,7 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 // libOptions is o as coverage.Options.
 func (o coverageOptions) libOptions() coverage.Options {
 	return coverage.Options{InfxDir: o.infx, CookbookDirs: o.cookbook, VLLMRecipesDir: o.vllmRecipes, ConfigKeys: splitConfigKeys(o.configKeys),
-		AllowUnverified: o.allowUnverified, SrtSlurmDir: o.srtSlurmDir, SrtSlurmVersion: o.srtSlurmVersion, Policy: o.policy}
+		AllowUnverified: o.allowUnverified, SrtSlurmDir: o.srtSlurmDir, SrtSlurmVersion: o.srtSlurmVersion, SrtSlurmForks: o.forks, Policy: o.policy}
 }
 
 // checkLinkURL rejects an --upstream value that is not an absolute http(s)
@@ -475,6 +497,21 @@ func coverageFooter(fs *pflag.FlagSet, rep *report.Report) (string, []report.Hin
 			ri, def = rep.VLLMRecipes, "vllm-project/recipes"
 		case "srt-slurm-dir":
 			ri, base, def = rep.SrtSlurm, "srt-slurm", "NVIDIA/srt-slurm"
+			if c, err := infx.ParseSrtSlurmDir(v); err == nil && (c.Repo != infx.SrtSlurmRepo || c.Ref != "") {
+				// OWNER/NAME[@REF]=DIR: the placeholder stands for DIR, the
+				// checkout's commit read from it
+				_, name, _ := strings.Cut(c.Repo, "/")
+				p := placeholder(name)
+				fri := &report.RepoInfo{Repo: c.Repo}
+				if c.Repo == infx.SrtSlurmRepo && rep.SrtSlurm != nil && rep.SrtSlurm.Dir == c.Dir {
+					fri = rep.SrtSlurm
+				} else if head, ok := infx.CheckoutHead(c.Dir); ok {
+					fri.Commit = head
+				}
+				args = append(args, "--"+flag, c.Flag(p))
+				inputs = append(inputs, report.HintInput{Placeholder: p, Repo: fri, Default: c.Repo})
+				return
+			}
 		case "cookbook":
 			base, def = "sglang", "sgl-project/sglang"
 			switch {

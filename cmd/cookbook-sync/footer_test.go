@@ -76,7 +76,11 @@ func TestCoverageFooterCarriesEveryFlag(t *testing.T) {
 		}
 		if kind == footerDir {
 			vals := []string{local(f.Name)}
-			if f.Value.Type() == "stringArray" {
+			switch {
+			case f.Name == "srt-slurm-dir":
+				// a fork's checkout: OWNER/NAME@REF=DIR
+				args = append(args, "--"+f.Name, "o/fork@df5baa93="+local("fork"))
+			case f.Value.Type() == "stringArray":
 				vals = append(vals, local(f.Name+"-2"))
 			}
 			for _, v := range vals {
@@ -119,7 +123,7 @@ func TestCoverageFooterCarriesEveryFlag(t *testing.T) {
 	hint, inputs := coverageFooter(fs, rep)
 	where := report.HintWhere(inputs)
 	for _, w := range append(wants,
-		"cookbook-sync coverage --infx <InferenceX> --cookbook <sglang> --cookbook <sglang-docs> --vllm-recipes <vllm-recipes> --srt-slurm-dir <srt-slurm> ") {
+		"cookbook-sync coverage --infx <InferenceX> --cookbook <sglang> --cookbook <sglang-docs> --vllm-recipes <vllm-recipes> --srt-slurm-dir o/fork@df5baa93=<fork> --srt-slurm-dir <srt-slurm> ") {
 		if !strings.Contains(hint+" ", w) {
 			t.Errorf("footer lacks %q:\n%s", w, hint)
 		}
@@ -129,7 +133,7 @@ func TestCoverageFooterCarriesEveryFlag(t *testing.T) {
 	}
 	wantWhere := "where `<InferenceX>` is `owner/infx@" + rep.InferenceX.Commit + "`, `<sglang>` is `owner/cookbook@" + rep.Cookbook.Commit +
 		"`, `<sglang-docs>` is `owner/cookbook@" + rep.PagesRepo.Commit + "`, `<vllm-recipes>` is `owner/vllm-recipes@" + rep.VLLMRecipes.Commit +
-		"`, `<srt-slurm>` is `owner/srt-slurm-dir@" + rep.SrtSlurm.Commit + "`"
+		"`, `<fork>` is `o/fork` (not a git checkout: no commit), `<srt-slurm>` is `owner/srt-slurm-dir@" + rep.SrtSlurm.Commit + "`"
 	if where != wantWhere {
 		t.Errorf("where:\n%s\nwant\n%s", where, wantWhere)
 	}

@@ -22,19 +22,23 @@ type renderOptions struct {
 	// key is the config key rendered; keys the --config-key values (one
 	// at most: render renders one key, a repeated flag is bad usage,
 	// never the last one silently).
-	key         string
-	keys        []string
-	row, conc   int
-	recipe      string
-	version     string
-	format      string
-	all, list   bool
-	srtSlurmDir string
+	key       string
+	keys      []string
+	row, conc int
+	recipe    string
+	version   string
+	format    string
+	all, list bool
+	// srtSlurmDirs are the --srt-slurm-dir values as given; srtSlurmDir
+	// (NVIDIA/srt-slurm) and forks are what they say (srtSlurmCheckouts).
+	srtSlurmDirs []string
+	srtSlurmDir  string
+	forks        []infx.SrtSlurmCheckout
 }
 
 // newRenderCmd: `cookbook-sync render --infx DIR (--config-key KEY [--row N]
 // [--conc C] | --recipe FILE[:selector] | --all | --list) [--srt-slurm-version V]
-// [--srt-slurm-dir DIR] [--format text|json]`.
+// [--srt-slurm-dir [OWNER/NAME[@REF]=]DIR …] [--format text|json]`.
 func newRenderCmd() *cobra.Command {
 	var o renderOptions
 	c := &cobra.Command{
@@ -67,11 +71,22 @@ applied, its srtslurm.yaml containers: resolve the image, and its
 --setup-script replaces the recipe's; anything else it does to the recipe
 (mv, rm, an unknown program, a copy from outside the checkout) makes the point
 unsupported. The notes under "# recipe" say which ref, launcher line and copy.
---srt-slurm-dir points at an NVIDIA/srt-slurm checkout: recipes a launcher
+--srt-slurm-dir DIR points at an NVIDIA/srt-slurm checkout: recipes a launcher
 submits from its clone are read from it (with a commit-drift note when
 --srt-slurm-version, the ref of that checkout, differs from the launcher's),
 and so are the /configs/ files recipes name. --srt-slurm-version is also the
 version rendered when no launcher is in the checkout, and for --recipe.
+--srt-slurm-dir OWNER/NAME[@REF]=DIR (repeatable, one per repository and ref)
+gives the checkout of an srt-slurm fork a launcher clones
+(functionstackx/srt-slurm-nv@df5baa93=../srt-slurm-nv; REF a branch, tag or
+commit, matched by prefix; without @REF any ref of the repository;
+NVIDIA/srt-slurm@REF=DIR is DIR at --srt-slurm-version REF). A fork point
+renders only from its checkout, and only when the checkout's src/srtctl is
+byte for byte the one of an NVIDIA/srt-slurm release (the same git tree id):
+then with that release's injected flags and env; otherwise it is unsupported,
+naming the closest release and the files that differ. A git checkout must be
+at the commit the launcher pins (a plain directory is accepted with a note);
+without its checkout, the point names the repository, commit and flag.
 
 Text format: one block per process. The block's comment lines give its title
 (role, kind, workers, nodes, GPUs), the preamble srt-slurm runs before it (its
@@ -97,7 +112,8 @@ upstream-only, missing or unsupported, and the reasons are printed. 2 bad
 usage or bad input: a master config or recipe that does not parse or breaks
 the schema (file:line:col), a recipe or script that fails to render, an
 unknown config key, row, concurrency or selector, an empty or unknown
---srt-slurm-version, an --srt-slurm-dir that is not a directory; with --all,
+--srt-slurm-version, an --srt-slurm-dir that is not a directory (a fork's without src/srtctl), a
+malformed or repeated --srt-slurm-dir value; with --all,
 any point that failed to render.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -111,7 +127,7 @@ any point that failed to render.`,
 	fl.IntVar(&o.conc, "conc", 0, "concurrency of the row")
 	fl.StringVar(&o.recipe, "recipe", "", "render an srt-slurm recipe directly: FILE[:selector]")
 	fl.StringVar(&o.version, "srt-slurm-version", infx.DefaultSrtSlurmVersion, "srt-slurm injection profile ("+infx.DefaultSrtSlurmVersion+", v1.0.53, sa-submission-q2-2026, …)")
-	fl.StringVar(&o.srtSlurmDir, "srt-slurm-dir", "", "NVIDIA/srt-slurm checkout for upstream-only CONFIG_FILE recipes")
+	fl.StringArrayVar(&o.srtSlurmDirs, "srt-slurm-dir", nil, "NVIDIA/srt-slurm checkout `DIR` for upstream-only CONFIG_FILE recipes, or OWNER/NAME[@REF]=DIR: the checkout of an srt-slurm fork a launcher clones; repeatable")
 	fl.StringVar(&o.format, "format", "text", "output format: text or json")
 	fl.BoolVar(&o.all, "all", false, "render every config key: one line per key, then the totals")
 	fl.BoolVar(&o.list, "list", false, "list the config keys (framework, rows, points, Check 3 scope) without rendering")
@@ -144,6 +160,10 @@ func runRender(ctx context.Context, w, ew io.Writer, o renderOptions, changed fu
 	if o.infx == "" && o.recipe == "" {
 		return usageErr("--infx DIR is required with --config-key, --all and --list")
 	}
+	var err error
+	if o.srtSlurmDir, o.version, o.forks, err = srtSlurmCheckouts(o.srtSlurmDirs, o.version, changed("srt-slurm-version")); err != nil {
+		return err
+	}
 	if err := checkSrtSlurmFlags(o.srtSlurmDir, o.version); err != nil {
 		return err
 	}
@@ -154,7 +174,7 @@ func runRender(ctx context.Context, w, ew io.Writer, o renderOptions, changed fu
 		if ws, err = infx.Open(o.infx); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		ws.SrtSlurmDir, ws.SrtSlurmVersion = o.srtSlurmDir, o.version
+		ws.SrtSlurmDir, ws.SrtSlurmVersion, ws.SrtSlurmForks = o.srtSlurmDir, o.version, o.forks
 		// Problems in keys not asked about are warnings (a key asked
 		// about reports its own problem as an error).
 		for _, wn := range ws.Warnings() {
@@ -725,6 +745,53 @@ func writeList(w io.Writer, format string, ws *infx.Workspace) error {
 		fmt.Fprintf(&b, "%-*s  %-*s  %4d %6d  %s\n", kw, k.ConfigKey, fw, k.Framework, k.Rows, k.Points, scope)
 	}
 	return writeShellText(w, b.String())
+}
+
+// srtSlurmCheckouts reads the --srt-slurm-dir values (infx.ParseSrtSlurmDir):
+// the NVIDIA/srt-slurm checkout (at most one; NVIDIA/srt-slurm@REF=DIR also
+// sets the version to REF, unless --srt-slurm-version says otherwise: then
+// it is bad usage) and the fork checkouts (one per repository and ref, each
+// a directory holding src/srtctl). Errors are usage errors (exit 2) naming
+// the value.
+func srtSlurmCheckouts(vals []string, version string, versionGiven bool) (dir, ver string, forks []infx.SrtSlurmCheckout, _ error) {
+	ver = version
+	nvidia := ""
+	for _, v := range vals {
+		c, err := infx.ParseSrtSlurmDir(v)
+		if err != nil {
+			return "", "", nil, usageErr("--srt-slurm-dir %v", err)
+		}
+		if c.Repo == infx.SrtSlurmRepo {
+			if nvidia != "" {
+				return "", "", nil, usageErr("--srt-slurm-dir %q and %q: two checkouts of %s (give one)", nvidia, v, infx.SrtSlurmRepo)
+			}
+			nvidia, dir = v, c.Dir
+			if c.Ref != "" {
+				if versionGiven && version != c.Ref {
+					return "", "", nil, usageErr("--srt-slurm-dir %q is at %s, --srt-slurm-version says %s: give one", v, c.Ref, version)
+				}
+				ver = c.Ref
+			}
+			continue
+		}
+		for _, f := range forks {
+			if strings.EqualFold(f.Repo, c.Repo) && f.Ref == c.Ref {
+				return "", "", nil, usageErr("--srt-slurm-dir %q: a second checkout of %s (first: %s)", v, c.Flag(c.Dir), f.Flag(f.Dir))
+			}
+		}
+		st, err := os.Stat(c.Dir)
+		if err != nil {
+			return "", "", nil, usageErr("--srt-slurm-dir %q: %v", v, err)
+		}
+		if !st.IsDir() {
+			return "", "", nil, usageErr("--srt-slurm-dir %q: %s is not a directory (want a work tree of %s)", v, launch.QuotePath(c.Dir), c.Repo)
+		}
+		if st, err := os.Stat(filepath.Join(c.Dir, "src", "srtctl")); err != nil || !st.IsDir() {
+			return "", "", nil, usageErr("--srt-slurm-dir %q: %s has no src/srtctl directory (want a work tree of %s)", v, launch.QuotePath(c.Dir), c.Repo)
+		}
+		forks = append(forks, c)
+	}
+	return dir, ver, forks, nil
 }
 
 // checkSrtSlurmFlags validates --srt-slurm-dir (a directory) and
