@@ -321,10 +321,15 @@ func hfCmd(_ context.Context, c *sandbox.Call) error {
 	return nil
 }
 
-// pythonCmd answers the Python programs of the harness: InferenceX
-// runners/inject_synthetic_acceptance.py, and the scripts' checks of a
-// staged checkpoint (checkpointProbe). Other programs are unknown.
-func pythonCmd(_ context.Context, c *sandbox.Call) error {
+// pythonCmd answers the Python programs of the harness: the inline
+// programs of package infx/helpers, known by their text (inlineProgram),
+// InferenceX runners/inject_synthetic_acceptance.py, and the scripts'
+// checks of a staged checkpoint (checkpointProbe). Other programs are
+// unknown.
+func pythonCmd(ctx context.Context, c *sandbox.Call) error {
+	if handled, err := inlineProgram(ctx, c); handled {
+		return err
+	}
 	args := c.Args
 	if len(args) > 1 && path.Base(args[1]) == "inject_synthetic_acceptance.py" && c.IsFile(args[1]) {
 		// InferenceX runners/inject_synthetic_acceptance.py inject():

@@ -89,6 +89,22 @@ func (c *Call) Var(name string) (value string, exported bool) {
 	return v.String(), v.Exported
 }
 
+// Lookup is the value of a shell variable at the command and whether it
+// is set (exported or not).
+func (c *Call) Lookup(name string) (value string, set bool) {
+	v := c.hc.Env.Get(name)
+	return v.String(), v.IsSet()
+}
+
+// ExitStatus is what a Handler returns for a command that ends with
+// status n (nil for 0).
+func ExitStatus(n int) error {
+	if n == 0 {
+		return nil
+	}
+	return interp.ExitStatus(uint8(n))
+}
+
 // RawArgs is the simple command written at c.Pos as it is written, before
 // the shell expands it: the source text of each of its words (quotes,
 // escapes, ${…} and $(…) as they are in the script), the command-name word
@@ -131,6 +147,13 @@ func (c *Call) ReadFile(ctx context.Context, name string) ([]byte, error) {
 		name = filepath.Join(c.ctxDir, name)
 	}
 	return c.sb.readKnown(ctx, name)
+}
+
+// Environ is the environment the command runs with ("NAME=value",
+// sorted by name): the exported variables at the command, with what a
+// wrapper or job launcher (srun --export, docker run -e) sets for it.
+func (c *Call) Environ() []string {
+	return mergeEnv(exported(c.hc.Env), c.extraEnv, nil)
 }
 
 // IsFile reports whether name (relative to the interpreter's directory,

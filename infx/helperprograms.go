@@ -1,0 +1,81 @@
+package infx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/cookbook-sync/cookbook-sync/infx/helpers"
+	"github.com/cookbook-sync/cookbook-sync/infx/sandbox"
+)
+
+// This file answers the inline helper programs of package infx/helpers
+// that the scripts run with `python3 -c WORD`: a program is known by the
+// SHA-256 of WORD as written (sandbox.Call.RawArgs), before the shell
+// substitutes its ${…}; its Go implementation runs on what the sandbox
+// knows (the variables at the command, the files by the one read rule).
+
+// inlineProgram answers `python3 -c WORD` when WORD's text is a known
+// helper program: handled false for any other command. A text that reads
+// amd_utils' models.yaml but is in no version of the table is Unsupported,
+// naming its position and hash.
+func inlineProgram(ctx context.Context, c *sandbox.Call) (handled bool, err error) {
+	args := c.Args
+	if len(args) < 3 || !strings.HasPrefix(path.Base(args[0]), "python") || args[1] != "-c" {
+		return false, nil
+	}
+	raw, ok := c.RawArgs()
+	if !ok {
+		return false, nil
+	}
+	word := ""
+	for i := 0; i+1 < len(raw); i++ {
+		if raw[i] == "-c" {
+			word = raw[i+1]
+			break
+		}
+	}
+	if word == "" {
+		return false, nil
+	}
+	if !helpers.IsAMDModels(word) {
+		if strings.Contains(word, "MODELS_YAML") || strings.Contains(word, "models.yaml") {
+			return true, c.Unsupported("python3", fmt.Sprintf("python3 -c program at %s (sha256 %s) reads models.yaml but is not a known version of the %s loader (infx/helpers)", c.Pos, helpers.Hash([]byte(word)), helpers.AMDModelsPath))
+		}
+		return false, nil
+	}
+	in := helpers.AMDModelsInput{
+		Raw: word, Expanded: args[2],
+		Var:     c.Lookup,
+		Environ: c.Environ(),
+		ReadFile: func(name string) ([]byte, error) {
+			b, err := c.ReadFile(ctx, name)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("%w: %v", helpers.ErrNoSuchFile, err)
+			}
+			return b, err
+		},
+	}
+	out, err := helpers.RunAMDModels(in)
+	if err != nil {
+		return true, c.Unsupported("python3", fmt.Sprintf("%s (sha256 %s): %v", helpersID(word), helpers.Hash([]byte(word)), err))
+	}
+	_, _ = io.WriteString(c.Stdout(), out.Stdout) // a reader that stopped reading changes no status
+	_, _ = io.WriteString(c.Stderr(), out.Stderr)
+	if out.Status != 0 {
+		return true, sandbox.ExitStatus(out.Status)
+	}
+	return true, nil
+}
+
+// helpersID names the table entry of a known text.
+func helpersID(word string) string {
+	if p, ok := helpers.Lookup(helpers.AMDModelsTable(), []byte(word)); ok {
+		return p.ID + " (" + p.Path + ")"
+	}
+	return "python3 -c program"
+}
