@@ -259,8 +259,7 @@ func (ws *Workspace) forkPoint(p Point, sub *Submission, where string) (_ Point,
 	return p, version, cfg, append(notes, fmt.Sprintf("recipe %s read from %s", sub.CloneRel, given)), nil
 }
 
-// plural is "n word" with an s when n is not 1 (word alone when n is
-// not needed: see callers).
+// plural is word with an s appended when n is not 1 ("file", "files").
 func plural(n int, word string) string {
 	if n == 1 {
 		return word

@@ -132,10 +132,9 @@ func gitObjectID(kind string, data []byte) []byte {
 // src/srtctl at any depth) and .git/info/exclude leave out what they
 // ignore (__pycache__/, *.pyc, …); .git entries and empty directories are
 // not recorded. Content is hashed as it is on disk (no clean filter, no
-// line-ending conversion). Errors: no src/srtctl directory, a file that
-// cannot be read, an entry that is neither a file, a link nor a directory
-// (a FIFO, a socket, a nested repository's .git is skipped but a device is
-// not).
+// line-ending conversion). Errors: no src/srtctl directory, a file or
+// directory that cannot be read, an entry that is neither a regular file,
+// a symbolic link nor a directory (a FIFO, a socket, a device).
 func HashSrtctl(checkout string) (string, []SrtctlFile, error) {
 	base := filepath.Join(checkout, "src", "srtctl")
 	if st, err := os.Stat(base); err != nil || !st.IsDir() {
@@ -250,7 +249,8 @@ type SrtctlMatch struct {
 	Release string
 	Same    []string
 	// Closest is, when Release is "", the entry whose src/srtctl differs
-	// in the fewest files (the newest of a tie, branches after releases),
+	// in the fewest files (of a tie, the later in releases.yaml: releases
+	// oldest first, then branches),
 	// and Differs those files: changed, added or removed, paths relative
 	// to src/srtctl, sorted.
 	Closest string
