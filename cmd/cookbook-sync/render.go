@@ -112,9 +112,9 @@ upstream-only, missing or unsupported, and the reasons are printed. 2 bad
 usage or bad input: a master config or recipe that does not parse or breaks
 the schema (file:line:col), a recipe or script that fails to render, an
 unknown config key, row, concurrency or selector, an empty or unknown
---srt-slurm-version, an --srt-slurm-dir that is not a directory (a fork's without src/srtctl), a
-malformed or repeated --srt-slurm-dir value; with --all,
-any point that failed to render.`,
+--srt-slurm-version, an --srt-slurm-dir that is not a directory (a fork's
+without src/srtctl), a malformed or repeated --srt-slurm-dir value; with
+--all, any point that failed to render.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRender(cmdContext(cmd), cmd.OutOrStdout(), cmd.ErrOrStderr(), o, cmd.Flags().Changed)
