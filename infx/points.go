@@ -316,15 +316,29 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 		case "sglang-disagg", "atom-disagg":
 			// runners/launch_mi355x-amds.sh (multinode branch) runs
 			// benchmarks/multi_node/<prefix>_<precision>_<sku>_<framework>.sh,
-			// which submits amd_utils/job.slurm; each node's
-			// amd_utils/server_sglang.sh reads models.yaml with an inline
-			// python3 program the sandbox does not run.
+			// which submits amd_utils/job.slurm with sbatch (submit.sh);
+			// the job srun's server.sh on every node (docker run), which
+			// sources server_sglang.sh / server_atom.sh. The sandbox does
+			// not follow a batch job's script, and each node's server env
+			// comes from live probes no per-SKU fact documents (amd_utils/
+			// env.sh: `ibv_devinfo` for IBDEVICES, `ip route` for
+			// GLOO/NCCL_SOCKET_IFNAME, `nicctl show qos` or `hostname -s`
+			// for MORI_RDMA_TC, as job.slurm passes neither IBDEVICES nor
+			// MORI_RDMA_TC into the sglang container; job.slurm and
+			// server_sglang.sh: `ip route get 1.1.1.1` for the node IPs the
+			// router names). The models.yaml loader of server_sglang.sh:79
+			// is known (infx/helpers); server_atom.sh's models_atom.yaml
+			// reader (a python3 heredoc) is not.
 			script := fmt.Sprintf("benchmarks/multi_node/%s_%s_%s_%s.sh", e.ModelPrefix, e.Precision, Hardware(e.Runner), e.Framework)
 			where := "not in the checkout"
 			if isFile(filepath.Join(ws.Base, filepath.FromSlash(script))) {
 				where = "in the checkout"
 			}
-			p.Note = fmt.Sprintf("%s: AMD multi-node script %s (%s) submits benchmarks/multi_node/amd_utils/job.slurm, whose server_sglang.sh assembles each node's flags from amd_utils/models.yaml with an inline python3 program; multi-node Slurm jobs and python3 are not run by the sandbox", e.Framework, script, where)
+			server := "server_sglang.sh (its amd_utils/models.yaml loader, line 79, is a known helper program)"
+			if e.Framework == "atom-disagg" {
+				server = "server_atom.sh (its amd_utils/models_atom.yaml reader, a python3 heredoc, is not a known helper program)"
+			}
+			p.Note = fmt.Sprintf("%s: AMD multi-node script %s (%s) submits benchmarks/multi_node/amd_utils/job.slurm with sbatch, which runs each node's server.sh → %s in a container; the sandbox does not follow a Slurm batch job's script, and each node's server env comes from live-cluster probes no per-SKU fact documents (amd_utils/env.sh: ibv_devinfo → IBDEVICES, which --disaggregation-ib-device takes, ip route → GLOO/NCCL_SOCKET_IFNAME, nicctl show qos / hostname -s → MORI_RDMA_TC: job.slurm passes neither IBDEVICES nor MORI_RDMA_TC into the sglang container; ip route get 1.1.1.1 → the node IPs the router is given)", e.Framework, script, where, server)
 		case "tilert":
 			p.Note = "tilert: launched by its own multinode scripts, not an srt-slurm recipe"
 		default:

@@ -99,7 +99,10 @@ func TestUpstreamLedgerReasons(t *testing.T) {
 		"the fork's rendering rules are not covered",
 		// runners/inject_synthetic_acceptance.py edits the recipe before srtctl
 		"runners/inject_synthetic_acceptance.py rewrites the recipe's speculative config",
-		// AMD multi-node: a Slurm job assembling flags with inline python3
+		// AMD multi-node: a Slurm batch job, per-node live-cluster probes
+		"the sandbox does not follow a Slurm batch job's script",
+		// the same points as the ledger recorded them before the models.yaml
+		// loader was known (drop once the ledger is recorded with -update)
 		"multi-node Slurm jobs and python3 are not run by the sandbox",
 		// machine facts no documented runner table gives
 		"rocm-smi --showfw in a value the script uses",
