@@ -307,6 +307,11 @@ func (ws *Workspace) resolveSubmission(p Point, run *ScriptRun) (*Submission, er
 		}
 		seqs = append(seqs, seqEdit{w.Seq, RecipeEdit{Kind: kind, Text: w.Data, At: ws.relPos(w.At)}})
 	}
+	for _, e := range run.Edits {
+		if e.Path == logical && e.Program == syntheticProgram {
+			seqs = append(seqs, seqEdit{e.Seq, RecipeEdit{Kind: e.Program, Text: e.Data, At: ws.relPos(e.At)}})
+		}
+	}
 	sort.SliceStable(seqs, func(i, j int) bool { return seqs[i].seq < seqs[j].seq })
 	for _, x := range seqs {
 		s.Edits = append(s.Edits, x.e)
@@ -348,6 +353,12 @@ func applyEdits(text []byte, edits []RecipeEdit) ([]byte, error) {
 			text = []byte(e.Text)
 		case "append":
 			text = append(append([]byte(nil), text...), e.Text...)
+		case syntheticProgram:
+			out, err := applySynthetic(text, e)
+			if err != nil {
+				return nil, err
+			}
+			text = out
 		default:
 			res, handled, reason := shellutil.RunFiles(append([]string{"sed"}, e.Args...), text, shellutil.Facts{}, func(string) ([]byte, error) {
 				return nil, fmt.Errorf("no files")
@@ -413,6 +424,11 @@ func (ws *Workspace) submittedPoint(p Point, sub *Submission, opt Options) (_ Po
 	}
 	if sub.SetupScript != "" {
 		notes = append(notes, fmt.Sprintf("setup script %s from the launcher's srtctl apply (%s) replaces the recipe's setup_script", sub.SetupScript, sub.ApplyAt))
+	}
+	for _, e := range sub.Edits {
+		if e.Kind == syntheticProgram {
+			notes = append(notes, syntheticNote(e))
+		}
 	}
 	verb := "clone"
 	if len(sub.Launchers) == 1 {

@@ -332,18 +332,7 @@ func pythonCmd(ctx context.Context, c *sandbox.Call) error {
 	}
 	args := c.Args
 	if len(args) > 1 && path.Base(args[1]) == "inject_synthetic_acceptance.py" && c.IsFile(args[1]) {
-		// InferenceX runners/inject_synthetic_acceptance.py inject():
-		// a no-op (status 0, no output) unless SYNTHETIC_ACCEPTANCE is
-		// "true" and EVAL_ONLY is not; then it rewrites the recipe's
-		// speculative config, which the sandbox does not model.
-		on := func(n string) bool {
-			v, _ := c.Var(n)
-			return strings.ToLower(strings.TrimSpace(v)) == "true"
-		}
-		if on("EVAL_ONLY") || !on("SYNTHETIC_ACCEPTANCE") {
-			return nil
-		}
-		return c.Unsupported("python3", "SYNTHETIC_ACCEPTANCE=true: runners/inject_synthetic_acceptance.py rewrites the recipe's speculative config with a synthetic acceptance length before srtctl reads it, which the sandbox does not model")
+		return syntheticCmd(ctx, c)
 	}
 	if out, ok := checkpointProbe(c); ok {
 		_, _ = io.WriteString(c.Stdout(), out) // a reader that stopped reading changes no status

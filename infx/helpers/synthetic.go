@@ -744,3 +744,29 @@ func syntheticByBlobs(driver, init string, backends ...string) *SyntheticProgram
 	}
 	return prog
 }
+
+// SyntheticFromIDs is the program a run recognized (SyntheticProgram.IDs),
+// for applying its recorded rewrite later. Errors: an ID in no table entry.
+func SyntheticFromIDs(ids []string) (*SyntheticProgram, error) {
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("no injector version named")
+	}
+	blob := func(id string) string {
+		_, b, _ := strings.Cut(id, "@")
+		return b
+	}
+	init := ""
+	var backends []string
+	for _, id := range ids[1:] {
+		if strings.HasPrefix(id, "synthetic_injectors/__init__.py@") {
+			init = blob(id)
+		} else {
+			backends = append(backends, blob(id))
+		}
+	}
+	p := syntheticByBlobs(blob(ids[0]), init, backends...)
+	if p == nil || strings.Join(p.IDs, " ") != strings.Join(ids, " ") {
+		return nil, fmt.Errorf("injector versions %v are not in the table", ids)
+	}
+	return p, nil
+}

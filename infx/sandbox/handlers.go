@@ -59,6 +59,7 @@ type Call struct {
 	extraEnv []string
 	site     callSite
 	depth    int
+	seq      int // the command's Command.Seq
 }
 
 // with is c for another command of the same call site: in the job
@@ -210,6 +211,28 @@ func (c *Call) WriteFile(name, data string) {
 	sb.run.Writes[lp] = data
 	delete(sb.unknownWrites, lp)
 	sb.noteWrite(lp, data, false, false)
+}
+
+// EditFile records that the command changes the file name (an absolute
+// path, or relative to the command's directory) in a way its handler
+// describes but cannot apply here, because the file's content is not known
+// to the run (a recipe in a clone srtctl reads later): Trace.Edits gets
+// {Path, At, Seq, Program, Data} in execution order (Seq is the
+// command's, Command.Seq), for the caller that knows the file to apply.
+// program names the handler's model of the program, data is its input as
+// the handler encodes it.
+func (c *Call) EditFile(name, program, data string) {
+	sb := c.sb
+	lp := name
+	if !filepath.IsAbs(lp) {
+		lp = filepath.Join(c.hc.Dir, lp)
+	}
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if sb.closed {
+		return
+	}
+	sb.run.Edits = append(sb.run.Edits, FileEdit{Path: filepath.Clean(lp), At: c.Pos, Seq: c.seq, Program: program, Data: data})
 }
 
 // errEnded ends a run at a handler's Call.End.

@@ -297,6 +297,18 @@ type WrittenFile struct {
 	Seq int `json:"seq"`
 }
 
+// FileEdit is a change a program makes to a file the run does not know
+// (Call.EditFile): Path is logical and absolute, At where the command is
+// written, Seq its Command.Seq; Program and Data are the handler's name
+// for its model of the program and that model's input.
+type FileEdit struct {
+	Path    string `json:"path"`
+	At      Pos    `json:"at"`
+	Seq     int    `json:"seq"`
+	Program string `json:"program"`
+	Data    string `json:"data,omitempty"`
+}
+
 // End is the command a handler ended the run at (Call.End), such as a
 // job submission after which nothing the script does changes the job.
 type End struct {
@@ -331,6 +343,9 @@ type Trace struct {
 	// Copies the files and directories it copied with cp, in order.
 	Clones []GitClone `json:"clones,omitempty"`
 	Copies []CopyInto `json:"copies,omitempty"`
+	// Edits are the changes handlers described for files whose content
+	// the run does not know (Call.EditFile), in order.
+	Edits []FileEdit `json:"edits,omitempty"`
 	// End is the command a handler ended the run at (Call.End), nil when
 	// none did.
 	End *End `json:"end,omitempty"`

@@ -871,7 +871,7 @@ func (sb *sandbox) exec(ctx context.Context, args []string, depth int) error {
 	c.Seq = sb.seq
 	sb.run.Commands = append(sb.run.Commands, c)
 	sb.mu.Unlock()
-	return sb.external(ctx, &Call{Args: args, Pos: site.at, Use: Use(site.kind), sb: sb, hc: hc, ctxDir: hc.Dir, site: site, depth: depth})
+	return sb.external(ctx, &Call{Args: args, Pos: site.at, Use: Use(site.kind), sb: sb, hc: hc, ctxDir: hc.Dir, site: site, depth: depth, seq: c.Seq})
 }
 
 // envDiff lists the exported variables that differ from the run's starting
