@@ -712,7 +712,6 @@ func replaceSpecConfigs(content string, edit func(*pyValue) (bool, error)) (stri
 	return b.String(), n, nil
 }
 
-
 // syntheticByBlobs is the program made of the versions with these blob
 // abbreviations (driver, then __init__.py and backends): for tests that
 // replay a commit's combination without its sources.
