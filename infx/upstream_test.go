@@ -22,9 +22,9 @@ const upstreamLedger = "testdata/upstream-renderall.ledger"
 // recipe names the path; every in-scope point that is not rendered, not
 // upstream-only and not missing (unsupported, ambiguous) is counted, by key
 // and exact reason, in testdata/upstream-renderall.ledger with the totals:
-// what is not supported yet today — srt-slurm forks, the synthetic-acceptance
-// injector, AMD multi-node jobs, machine facts no runner table gives — and
-// nothing else.
+// what is not supported yet today — srt-slurm forks without their checkout,
+// AMD multi-node jobs, machine facts no runner table gives, a file of the
+// container image — and nothing else.
 func TestCorpusUpstreamRenderAll(t *testing.T) {
 	root := testutil.UpstreamInferenceX(t)
 	if m, _ := filepath.Glob(filepath.Join(root, "runners", "launch_*.sh")); len(m) < 10 {
@@ -94,16 +94,8 @@ func TestUpstreamLedgerReasons(t *testing.T) {
 		// a launcher clones a fork of srt-slurm whose checkout is not given
 		// (--srt-slurm-dir OWNER/NAME@REF=DIR: the note names it)
 		"it renders only from its checkout, with the rules of the NVIDIA/srt-slurm release",
-		// the same points as the ledger recorded them before fork checkouts
-		// (drop once the ledger is recorded with -update)
-		"the fork's rendering rules are not covered",
-		// runners/inject_synthetic_acceptance.py edits the recipe before srtctl
-		"runners/inject_synthetic_acceptance.py rewrites the recipe's speculative config",
 		// AMD multi-node: a Slurm batch job, per-node live-cluster probes
 		"the sandbox does not follow a Slurm batch job's script",
-		// the same points as the ledger recorded them before the models.yaml
-		// loader was known (drop once the ledger is recorded with -update)
-		"multi-node Slurm jobs and python3 are not run by the sandbox",
 		// machine facts no documented runner table gives
 		"rocm-smi --showfw in a value the script uses",
 		"df -BG --output=avail /dev/shm in a value the script uses",
