@@ -46,8 +46,8 @@ type File struct {
 	// else Name.
 	Rel string
 	// RepoPath is the path relative to the sglang repository root when Name
-	// contains docs/src/snippets/ ("docs/src/snippets/agentx/Qwen/qwen3.5.jsx"),
-	// else Name.
+	// contains docs/src/snippets/ ("docs/src/snippets/agentx/Qwen/qwen3.5.jsx")
+	// or, the docs' home before 2026-08-03, docs_new/src/snippets/; else Name.
 	RepoPath string
 	// SHA256 is the hex SHA-256 of the file's bytes.
 	SHA256 string
@@ -114,6 +114,8 @@ func Parse(name string, src []byte) (_ *File, err error) {
 	}
 	if i := strings.LastIndex(slash, "docs/src/snippets/"); i >= 0 {
 		f.RepoPath = slash[i:]
+	} else if i := strings.LastIndex(slash, "docs_new/src/snippets/"); i >= 0 {
+		f.RepoPath = slash[i:] // the docs' home before 2026-08-03
 	}
 	// The JS syntax check (the whole module through tdewolff/parse/v2/js)
 	// runs next to the envelope scan and the JSON decoding; its error, with

@@ -13,49 +13,11 @@ import (
 	"github.com/dop251/goja/parser"
 )
 
-// The enumeration below is ../shared/tools/cookbook_pages_oracle.mjs
-// (configOracle, generatorOracle) with `out(...)` replaced by collecting
-// rows; it runs inside the sandbox, next to the page code, so that every
-// JavaScript semantic (key order, truthiness, JSON.stringify dedupe) is the
-// page's own.
-
-// configDriverJS: (config, makeEngine, CAP, MAXROWS) → JSON rows.
-const configDriverJS = `(function (config, makeEngine, CAP, MAXROWS, tick) {
-  if (!config || !Array.isArray(config.cells)) return "[]";
-  const E = makeEngine(config);
-  const envValues = E.placeholderDefaults(config.placeholders);
-  const rows = [];
-  for (const [ci, cell] of config.cells.entries()) {
-    tick();
-    if (cell.redirect) continue;
-    const base = {};
-    for (const d of E.DIMENSIONS) base[d] = cell.match[d];
-    let sels = [base];
-    for (const spec of E.overlayDimSpecs) {
-      const next = [];
-      for (const s of sels) {
-        const opts = E.rowVisible(spec, s)
-          ? (spec.options || []).filter((o) => E.optionVisible(o, s) && !E.optionDisabled(o, s)) : [];
-        if (!opts.length) next.push({ ...s, [spec.id]: spec.default ?? ((spec.options || [])[0] || {}).id ?? "" });
-        for (const o of opts) next.push({ ...s, [spec.id]: o.id });
-        if (next.length > CAP) break; // the rest is cut by the slice below
-      }
-      sels = next.slice(0, CAP);
-    }
-    for (const sel of sels) {
-      const found = E.findCell(config.cells, sel);
-      if (found !== cell) continue;
-      const modes = typeof config.runModes === "function" ? config.runModes(sel) : (config.runModes || ["python", "docker"]);
-      for (const mode of modes) {
-        tick();
-        rows.push({ cell: ci, selection: sel, verified: E.cellVerifyStatus(cell), mode,
-                    command: E.renderCommand(cell, sel, envValues, mode) });
-        if (rows.length > MAXROWS) throw new RangeError("more than " + MAXROWS + " rows");
-      }
-    }
-  }
-  return JSON.stringify(rows);
-})`
+// The generator enumeration below is ../shared/tools/cookbook_pages_oracle.mjs
+// (generatorOracle) with `out(...)` replaced by collecting rows; it runs
+// inside the sandbox, next to the page code, so that every JavaScript
+// semantic (key order, truthiness, JSON.stringify dedupe) is the page's own.
+// Config pages are rendered through their component (component.js).
 
 // generatorCutJS: the oracle's cut of a generator's component body.
 const generatorCutJS = `(function (src) {
@@ -210,54 +172,18 @@ const generatorDriverJS = `(function (fn, CAP, FAST_MIN, tick, G_DEAD, IN_G, MAX
 })`
 
 // programs are the compiled, shareable parts of one Load: the sandbox
-// prelude, the drivers and the engine of the checkout being read.
+// prelude and the drivers (the snippet modules are compiled by the loader).
 type programs struct {
-	prelude, configDriver, generatorCut, generatorDriver *goja.Program
-	guards                                               *goja.Program // compiled without the step counter
-	engine                                               *goja.Program // nil when engineErr
-	engineErr                                            error
+	prelude, component, generatorCut, generatorDriver *goja.Program
+	guards                                            *goja.Program // compiled without the step counter
 }
 
-// engineFile is where the configs' engine lives, relative to the docs dir.
+// engineFile is where the configs' engine lives, relative to the docs dir:
+// the component a config no page renders is rendered with.
 const engineFile = "src/snippets/_deployment.jsx"
 
-// cutEngine slices _deployment.jsx's sections exactly as the oracle does
-// (sections 1 and 3 up to renderBenchmarkCard, plus initialSelectionFromCells
-// through section 4's marker) and wraps them like its makeEngine.
-func cutEngine(src string) (string, error) {
-	cut := func(from, to string) (string, error) {
-		a := strings.Index(src, from)
-		b := -1
-		if a >= 0 {
-			if i := strings.Index(src[a+1:], to); i >= 0 {
-				b = a + 1 + i
-			}
-		}
-		if a < 0 || b < 0 {
-			return "", fmt.Errorf("engine marker not found: %s .. %s", from, to)
-		}
-		return src[a:b], nil
-	}
-	var body strings.Builder
-	for _, p := range [][2]string{
-		{"// ==== 1. Hardware catalog", "// ==== 2."},
-		{"// ==== 3. Pure helpers", "const renderBenchmarkCard"},
-		{"const initialSelectionFromCells", "// ==== 4."},
-	} {
-		s, err := cut(p[0], p[1])
-		if err != nil {
-			return "", err
-		}
-		body.WriteString(s)
-	}
-	return "(function (config) {\n" + body.String() +
-		"\nreturn {DIMENSIONS, matchDimSpecs, overlayDimSpecs, findCell, renderCommand, cellVerifyStatus," +
-		" placeholderDefaults, optionVisible, optionDisabled, rowVisible};\n})", nil
-}
-
-// compilePrograms compiles the drivers and, from engineSrc (nil when the
-// checkout has no engine), the engine.
-func compilePrograms(engineName string, engineSrc []byte, engineReadErr error) (*programs, error) {
+// compilePrograms compiles the drivers.
+func compilePrograms() (*programs, error) {
 	p := &programs{}
 	for _, d := range []struct {
 		dst  **goja.Program
@@ -265,7 +191,7 @@ func compilePrograms(engineName string, engineSrc []byte, engineReadErr error) (
 		src  string
 	}{
 		{&p.prelude, "prelude.js", prelude},
-		{&p.configDriver, "config-driver.js", configDriverJS},
+		{&p.component, "component.js", componentJS},
 		{&p.generatorCut, "generator-cut.js", generatorCutJS},
 		{&p.generatorDriver, "generator-driver.js", generatorDriverJS},
 	} {
@@ -280,22 +206,6 @@ func compilePrograms(engineName string, engineSrc []byte, engineReadErr error) (
 		return nil, fmt.Errorf("pages: internal driver guards.js: %w", err)
 	}
 	p.guards = g
-	if engineReadErr != nil {
-		p.engineErr = &FileError{File: engineName, Err: engineReadErr}
-		return p, nil
-	}
-	wrapped, err := cutEngine(string(engineSrc))
-	if err != nil {
-		p.engineErr = &FileError{File: engineName, Err: err}
-		return p, nil
-	}
-	js, err := transform(wrapped, engineName+" (engine sections)", false)
-	if err == nil {
-		p.engine, err = compile(engineName+" (engine sections)", js)
-	}
-	if err != nil {
-		p.engineErr = err
-	}
 	return p, nil
 }
 
@@ -323,59 +233,6 @@ type rawRow struct {
 	Verified  string          `json:"verified"`
 	Mode      string          `json:"mode"`
 	Command   json.RawMessage `json:"command"`
-}
-
-// decodeConfig runs a config file: its module, then the engine over it.
-func decodeConfig(ctx context.Context, p *programs, file string, src []byte, opt Options, wd *watchdog, used *int64) (_ []Selection, _ []string, err error) {
-	if p.engineErr != nil {
-		return nil, nil, p.engineErr
-	}
-	js, err := transform(string(src), file, true)
-	if err != nil {
-		return nil, nil, err
-	}
-	mod, err := compile(file, "(function (module, exports, require) {\"use strict\";"+js+"\n})")
-	if err != nil {
-		return nil, nil, err
-	}
-	sb, stop, err := newSandbox(ctx, file, opt, p, wd)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer stop()
-	defer func() { *used = sb.steps.used() }()
-	defer sb.recoverRun(&err)
-	vm := sb.vm
-	modFn, err := vm.RunProgram(mod)
-	if err != nil {
-		return nil, nil, sb.err(err)
-	}
-	module := vm.NewObject()
-	exports := vm.NewObject()
-	_ = module.Set("exports", exports)
-	sb.tick()
-	if _, err := sb.call(modFn, module, exports, vm.Get("require")); err != nil {
-		return nil, nil, sb.err(err)
-	}
-	var config goja.Value = goja.Undefined()
-	if ex, ok := module.Get("exports").(*goja.Object); ok {
-		config = ex.Get("config")
-	}
-	makeEngine, err := vm.RunProgram(p.engine)
-	if err != nil {
-		return nil, nil, sb.err(err)
-	}
-	driver, err := vm.RunProgram(p.configDriver)
-	if err != nil {
-		return nil, nil, sb.err(err)
-	}
-	sb.tick()
-	out, err := sb.call(driver, config, makeEngine, opt.MaxSelections, opt.MaxRows, sb.tick)
-	if err != nil {
-		return nil, nil, sb.err(err)
-	}
-	sels, err := rowsToSelections(file, "config", out.String(), opt)
-	return sels, nil, err
 }
 
 // decodeGenerator runs a generator's component body with React stubs.

@@ -7,39 +7,26 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/rogpeppe/go-internal/txtar"
 )
 
-// tinyPrograms compiles the drivers and the tiny checkout's engine.
+// tinyPrograms compiles the drivers.
 func tinyPrograms(t testing.TB) *programs {
 	t.Helper()
-	ar, err := txtar.ParseFile("testdata/tiny.txtar")
+	p, err := compilePrograms()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range ar.Files {
-		if f.Name == "docs/"+engineFile {
-			p, err := compilePrograms(f.Name, f.Data, nil)
-			if err != nil || p.engineErr != nil {
-				t.Fatal(err, p.engineErr)
-			}
-			return p
-		}
-	}
-	t.Fatal("no engine in tiny.txtar")
-	return nil
+	return p
 }
 
 // FuzzPageSnippet runs small config snippets (JSX) through the whole
-// sandbox — esbuild, the static checks, goja, the guards, the engine and
-// the driver — with a small work bound: whatever the input, the call
+// sandbox — esbuild, the static checks, goja, the guards, the tiny
+// checkout's component and the driver — with a small work bound: whatever the input, the call
 // returns (no panic, no hang: every bound counts work), an error is a
 // *FileError naming the file, and a second run gives the same answer. The
 // seeds are the hostile campaign's inputs (testdata/fuzz/FuzzPageSnippet).
 func FuzzPageSnippet(f *testing.F) {
 	f.Add("export const config = { cells: [{ match: { hw: 'h100', variant: 'base' }, flags: ['--tp 8'] }] };\n")
-	p := tinyPrograms(f)
 	opt := Options{MaxSteps: 200_000, MaxArray: 1 << 16, MaxString: 1 << 16, MaxAllocation: 1 << 20, MaxDepth: 100,
 		MaxSelections: 100, MaxRows: 1000, MaxHeapGrowth: 1 << 40}.withDefaults()
 	const file = "docs/src/snippets/configs/fuzz/x.jsx"
@@ -47,11 +34,16 @@ func FuzzPageSnippet(f *testing.F) {
 		if len(src) > 4096 {
 			t.Skip()
 		}
+		root := tinyRoot(t, map[string]string{file: src})
 		run := func() ([]Selection, error) {
 			wd := newWatchdog(opt.MaxHeapGrowth)
 			defer wd.close()
+			ld, err := newLoader(root, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var used int64
-			sels, _, err := decodeConfig(context.Background(), p, file, []byte(src), opt, wd, &used)
+			sels, _, err := decodeConfig(context.Background(), ld, file, ld.plan(file, ""), wd, &used)
 			return sels, err
 		}
 		s1, e1 := run()

@@ -63,52 +63,83 @@ type Set struct {
 // layout is where a checkout keeps its docs.
 type layout struct {
 	root    string // as given
-	docsDir string // <root>/docs, or root itself when it is the docs dir
+	docsDir string // <root>/docs, <root>/docs_new, or root itself when it is the docs dir
+	// prefix is the docs dir relative to the repository root: "docs", or
+	// "docs_new" (the cookbook's home before 2026-08-03).
+	prefix string
 }
 
-// resolveLayout accepts the sglang repository root or its docs/ directory.
+// docsDirs are the places a checkout keeps its docs, in the order they are
+// looked for: docs/ (from 2026-08-03), docs_new/ (before).
+var docsDirs = []string{"docs", "docs_new"}
+
+// resolveLayout accepts the sglang repository root (its docs in docs/ or,
+// before 2026-08-03, docs_new/) or the docs directory itself.
 func resolveLayout(root string) (layout, error) {
-	if fi, err := os.Stat(filepath.Join(root, "docs", "src", "snippets")); err == nil && fi.IsDir() {
-		return layout{root: root, docsDir: filepath.Join(root, "docs")}, nil
+	for _, d := range docsDirs {
+		if fi, err := os.Stat(filepath.Join(root, d, "src", "snippets")); err == nil && fi.IsDir() {
+			return layout{root: root, docsDir: filepath.Join(root, d), prefix: d}, nil
+		}
 	}
 	if fi, err := os.Stat(filepath.Join(root, "src", "snippets")); err == nil && fi.IsDir() {
-		return layout{root: root, docsDir: root}, nil
+		prefix := "docs"
+		if a, err := filepath.Abs(root); err == nil && filepath.Base(a) == "docs_new" {
+			prefix = "docs_new"
+		}
+		return layout{root: root, docsDir: root, prefix: prefix}, nil
 	}
-	return layout{}, fmt.Errorf("pages: %s: neither an sglang checkout (docs/src/snippets) nor its docs directory (src/snippets)", root)
+	return layout{}, fmt.Errorf("pages: %s: neither an sglang checkout (docs/src/snippets or docs_new/src/snippets) nor its docs directory (src/snippets)", root)
 }
 
 // rel is p (absolute or relative to the cwd, inside docsDir) as
-// "docs/…"; ok false when p is outside.
+// "<prefix>/…"; ok false when p is outside.
 func (l layout) rel(p string) (string, bool) {
 	r, err := filepath.Rel(l.docsDir, p)
 	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 		return "", false
 	}
-	return "docs/" + filepath.ToSlash(r), true
+	return l.prefix + "/" + filepath.ToSlash(r), true
 }
 
-// abs is the path of "docs/…".
+// abs is the path of "<prefix>/…".
 func (l layout) abs(rel string) string {
-	return filepath.Join(l.docsDir, filepath.FromSlash(strings.TrimPrefix(rel, "docs/")))
+	return filepath.Join(l.docsDir, filepath.FromSlash(strings.TrimPrefix(rel, l.prefix+"/")))
 }
 
-// resolveFile accepts a file as "docs/…", relative to the docs dir, or a
+// inDocs is rel without its docs prefix ("docs/" or "docs_new/"); ok false
+// when rel has neither.
+func inDocs(rel string) (string, bool) {
+	for _, d := range docsDirs {
+		if r, ok := strings.CutPrefix(rel, d+"/"); ok {
+			return r, true
+		}
+	}
+	return "", false
+}
+
+// isSnippetPath reports whether rel is a file of the snippets directory.
+func isSnippetPath(rel string) bool {
+	r, ok := inDocs(rel)
+	return ok && strings.HasPrefix(r, "src/snippets/") && !strings.Contains(r, "..")
+}
+
+// resolveFile accepts a file as "<prefix>/…", relative to the docs dir, or a
 // path (absolute or relative to the working directory) inside the docs dir.
 func (l layout) resolveFile(file string) (string, error) {
 	if fi, err := os.Stat(file); err == nil && !fi.IsDir() {
 		if a, err := filepath.Abs(file); err == nil {
 			d, _ := filepath.Abs(l.docsDir)
 			if r, err := filepath.Rel(d, a); err == nil && !strings.HasPrefix(r, "..") {
-				return "docs/" + filepath.ToSlash(r), nil
+				return l.prefix + "/" + filepath.ToSlash(r), nil
 			}
 		}
 	}
 	f := filepath.ToSlash(file)
-	if strings.HasPrefix(f, "docs/") {
+	if strings.HasPrefix(f, l.prefix+"/") {
 		return path.Clean(f), nil
 	}
 	if strings.HasPrefix(f, "src/") || strings.HasPrefix(f, "cookbook/") {
-		return "docs/" + path.Clean(f), nil
+		return l.prefix + "/" + path.Clean(f), nil
 	}
 	return "", fmt.Errorf("pages: %s: not a file of the docs directory %s", file, l.docsDir)
 }
@@ -140,16 +171,17 @@ func readFile(name, rel string) ([]byte, error) {
 // snippetKind is "config", "generator" or "" (not a deployment snippet the
 // oracle reads: benchmarks, popular-models.jsx, other dirs).
 func snippetKind(rel string) string {
-	if !strings.HasSuffix(rel, ".jsx") {
+	r, ok := inDocs(rel)
+	if !ok || !strings.HasSuffix(rel, ".jsx") {
 		return ""
 	}
 	switch {
-	case strings.HasPrefix(rel, "docs/src/snippets/configs/"):
-		if strings.Contains(rel, "benchmark") || strings.HasSuffix(rel, "popular-models.jsx") {
+	case strings.HasPrefix(r, "src/snippets/configs/"):
+		if strings.Contains(r, "benchmark") || strings.HasSuffix(r, "popular-models.jsx") {
 			return ""
 		}
 		return "config"
-	case strings.HasPrefix(rel, "docs/src/snippets/autoregressive/"):
+	case strings.HasPrefix(r, "src/snippets/autoregressive/"):
 		return "generator"
 	}
 	return ""
@@ -164,10 +196,10 @@ func isLeftOut(rel string) bool {
 var importRE = regexp.MustCompile(`(?m)^import\s+\{[^}]*\}\s+from\s+["'](/src/snippets/[^"']+\.jsx)["']`)
 
 // pageImports are the deployment snippets an .mdx page imports, in order.
-func pageImports(src []byte) []string {
+func pageImports(l layout, src []byte) []string {
 	var out []string
 	for _, m := range importRE.FindAllSubmatch(src, -1) {
-		rel := "docs" + path.Clean(string(m[1]))
+		rel := l.prefix + path.Clean(string(m[1]))
 		if snippetKind(rel) != "" && !slices.Contains(out, rel) {
 			out = append(out, rel)
 		}
@@ -197,7 +229,7 @@ func scanPages(l layout) (map[string][]string, error) {
 		if err != nil {
 			return nil // an unreadable page imports nothing we can decode
 		}
-		if im := pageImports(src); len(im) > 0 {
+		if im := pageImports(l, src); len(im) > 0 {
 			pages[rel] = im
 		}
 		return nil
@@ -240,8 +272,30 @@ type loader struct {
 	l    layout
 	opt  Options
 	prog *programs
-	// engineSum is the sha256 of the engine source read ("" when none).
-	engineSum string
+	// mods: the snippet modules compiled (component.go)
+	mods modules
+	// pages: every page and the snippets it imports (nil until scanned)
+	pagesOnce sync.Once
+	pages     map[string][]string
+	pagesErr  error
+}
+
+// allPages is scanPages, once per Load.
+func (ld *loader) allPages() (map[string][]string, error) {
+	ld.pagesOnce.Do(func() { ld.pages, ld.pagesErr = scanPages(ld.l) })
+	return ld.pages, ld.pagesErr
+}
+
+// plan is how rel is rendered (configs; see planFor); page, when not "",
+// is the page asked for, whose own tag is preferred.
+func (ld *loader) plan(rel, page string) renderPlan {
+	pages, _ := ld.allPages()
+	if page != "" {
+		if p := ld.planFor(rel, map[string][]string{page: {rel}}); p.Page != "" {
+			return p
+		}
+	}
+	return ld.planFor(rel, pages)
 }
 
 // Cache keeps decoded snippet files (and their static facts) across Loads (several runs over one
@@ -324,7 +378,11 @@ func (ld *loader) cacheKey(rel string) string {
 		return ""
 	}
 	o := ld.opt
-	return fmt.Sprintf("%s\x00%x\x00%s\x00%d/%d/%d/%d/%d/%d/%d/%d/%d", rel, sha256.Sum256(src), ld.engineSum, o.MaxSteps, o.MaxSelections, o.MaxRows, o.MaxString, o.MaxCallStack, o.MaxArray, o.MaxBuffer, o.MaxAllocation, o.MaxDepth)
+	deps := ""
+	if snippetKind(rel) == "config" {
+		deps = ld.planKey(ld.plan(rel, ""))
+	}
+	return fmt.Sprintf("%s\x00%x\x00%s\x00%d/%d/%d/%d/%d/%d/%d/%d/%d", rel, sha256.Sum256(src), deps, o.MaxSteps, o.MaxSelections, o.MaxRows, o.MaxString, o.MaxCallStack, o.MaxArray, o.MaxBuffer, o.MaxAllocation, o.MaxDepth)
 }
 
 func newLoader(root string, opt Options) (*loader, error) {
@@ -332,27 +390,16 @@ func newLoader(root string, opt Options) (*loader, error) {
 	if err != nil {
 		return nil, err
 	}
-	engRel := "docs/" + engineFile
-	src, rerr := readFile(l.abs(engRel), engRel)
-	if rerr != nil {
-		var fe *FileError
-		if errors.As(rerr, &fe) {
-			rerr = fe.Err
-		}
-	}
-	prog, err := compilePrograms(engRel, src, rerr)
+	prog, err := compilePrograms()
 	if err != nil {
 		return nil, err
 	}
-	ld := &loader{l: l, opt: opt.withDefaults(), prog: prog}
-	if rerr == nil {
-		ld.engineSum = fmt.Sprintf("%x", sha256.Sum256(src))
-	}
-	return ld, nil
+	return &loader{l: l, opt: opt.withDefaults(), prog: prog}, nil
 }
 
-// decode decodes one snippet file ("docs/src/snippets/…").
-func (ld *loader) decode(ctx context.Context, rel string, wd *watchdog, used *int64) (sels []Selection, skipped []string, err error) {
+// decode decodes one snippet file ("docs/src/snippets/…"); page, when not
+// "", is the page it is decoded for (see plan).
+func (ld *loader) decode(ctx context.Context, rel, page string, wd *watchdog, used *int64) (sels []Selection, skipped []string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			sels, skipped, err = nil, nil, &FileError{File: rel, Err: fmt.Errorf("%w: %v", ErrPanic, r)}
@@ -363,7 +410,7 @@ func (ld *loader) decode(ctx context.Context, rel string, wd *watchdog, used *in
 	}
 	kind := snippetKind(rel)
 	if kind == "" {
-		return nil, nil, &FileError{File: rel, Err: errors.New("not a deployment snippet (docs/src/snippets/configs/**.jsx or docs/src/snippets/autoregressive/*.jsx)")}
+		return nil, nil, &FileError{File: rel, Err: errors.New("not a deployment snippet (docs/src/snippets/configs/**.jsx or docs/src/snippets/autoregressive/*.jsx, or under docs_new/)")}
 	}
 	if isLeftOut(rel) {
 		return nil, nil, &FileError{File: rel, Err: ErrLeftOut}
@@ -373,7 +420,7 @@ func (ld *loader) decode(ctx context.Context, rel string, wd *watchdog, used *in
 		return nil, nil, err
 	}
 	if kind == "config" {
-		return decodeConfig(ctx, ld.prog, rel, src, ld.opt, wd, used)
+		return decodeConfig(ctx, ld, rel, ld.plan(rel, page), wd, used)
 	}
 	return decodeGenerator(ctx, ld.prog, rel, src, ld.opt, wd, used)
 }
@@ -381,7 +428,7 @@ func (ld *loader) decode(ctx context.Context, rel string, wd *watchdog, used *in
 // decodeAlone decodes rel with its own watchdog and retries once alone
 // when the memory bound tripped while other files ran.
 func (ld *loader) decodeWith(ctx context.Context, rel string, wd *watchdog, used *int64) ([]Selection, []string, error) {
-	sels, sk, err := ld.decode(ctx, rel, wd, used)
+	sels, sk, err := ld.decode(ctx, rel, "", wd, used)
 	if err != nil && errors.Is(err, ErrMemory) && ctx.Err() == nil {
 		return nil, nil, errRetry
 	}
@@ -434,7 +481,7 @@ func Load(ctx context.Context, root string, opt Options) (*Set, error) {
 		}
 	}
 	slices.Sort(set.Files)
-	if set.Pages, err = scanPages(ld.l); err != nil {
+	if set.Pages, err = ld.allPages(); err != nil {
 		return nil, fmt.Errorf("pages: %w", err)
 	}
 	pageFor := pageOf(set.Pages)
@@ -511,7 +558,7 @@ func Load(ctx context.Context, root string, opt Options) (*Set, error) {
 		if errors.Is(r.err, errRetry) {
 			// the memory bound tripped while other files ran: alone now
 			wd1 := newWatchdog(ld.opt.MaxHeapGrowth)
-			r.sels, r.sk, r.err = ld.decode(ctx, rel, wd1, &r.steps)
+			r.sels, r.sk, r.err = ld.decode(ctx, rel, "", wd1, &r.steps)
 			wd1.close()
 		}
 		set.Steps[rel] = r.steps
@@ -551,14 +598,14 @@ func DecodeFile(ctx context.Context, root, file string, opt Options) ([]Selectio
 		if err != nil {
 			return nil, err
 		}
-		snips := pageImports(src)
+		snips := pageImports(ld.l, src)
 		if len(snips) == 0 {
 			return nil, &FileError{File: rel, Err: errors.New("the page imports no deployment snippet (/src/snippets/configs/… or /src/snippets/autoregressive/…)")}
 		}
 		var out []Selection
 		for _, s := range snips {
 			var used int64
-			sels, _, err := ld.decode(ctx, s, wd, &used)
+			sels, _, err := ld.decode(ctx, s, rel, wd, &used)
 			if err != nil {
 				return nil, err
 			}
@@ -568,11 +615,11 @@ func DecodeFile(ctx context.Context, root, file string, opt Options) ([]Selectio
 		return out, nil
 	}
 	var used int64
-	sels, _, err := ld.decode(ctx, rel, wd, &used)
+	sels, _, err := ld.decode(ctx, rel, "", wd, &used)
 	if err != nil {
 		return nil, err
 	}
-	pages, err := scanPages(ld.l)
+	pages, err := ld.allPages()
 	if err == nil {
 		setPage(sels, pageOf(pages)[rel])
 	}

@@ -1,11 +1,17 @@
 // Package pages reads the SGLang cookbook's hand-written deployment pages
-// (sgl-project/sglang docs/cookbook/**/*.mdx) through the pages' own code:
-// the deployment snippet each page imports — a config
-// (docs/src/snippets/configs/<org>/<model>.jsx, rendered by
+// (sgl-project/sglang docs/cookbook/**/*.mdx, docs_new/ before 2026-08-03)
+// through the pages' own code: the deployment snippet each page imports — a
+// config (docs/src/snippets/configs/<org>/<model>.jsx, rendered by the
+// component the page passes it to, `<Deployment config={config} … />` of
 // docs/src/snippets/_deployment.jsx) or an older generator
 // (docs/src/snippets/autoregressive/*-deployment.jsx) — runs in an embedded,
 // sandboxed JavaScript engine, and every selection a reader can make is
-// listed with the command the page shows for it.
+// listed with the command the page shows for it. A config page is driven
+// as a reader drives it (component.js): the component is rendered with the
+// props the page passes under a minimal React, its option buttons and
+// run-mode tabs clicked, its command read from what it renders — no name
+// inside the component is assumed, so every version of the engine in the
+// sglang history reads alike.
 package pages
 
 // Selection is one selection a reader can make on a page, with the command

@@ -17,9 +17,12 @@ import (
 
 // Defaults of Options (see there for what each bounds).
 const (
-	// DefaultMaxSteps is a file's step budget: about 20 times what the
-	// heaviest real snippet needs (autoregressive/nemotron3-ultra-deployment.jsx
-	// of sglang docs @6c749811: 10,752 selections in 0.49 M steps).
+	// DefaultMaxSteps is a file's step budget: about 8 times what the
+	// heaviest real snippet needs (configs/MiniMaxAI/minimax-h3.jsx of
+	// sglang docs @6c749811: 920 rows in 2.56 M steps, its component
+	// rendered some 1,200 times; the heaviest generator,
+	// autoregressive/nemotron3-ultra-deployment.jsx, 10,752 selections in
+	// 0.49 M steps).
 	DefaultMaxSteps      = 20_000_000
 	DefaultBackstop      = 5 * time.Minute
 	DefaultMaxSelections = 20000

@@ -156,10 +156,14 @@ func jsString(v any) string {
 	return ""
 }
 
-// PageURL is the published URL of page ("docs/cookbook/<path>.mdx",
-// relative to the sglang root): SiteURL + "cookbook/<path>".
+// PageURL is the published URL of page ("docs/cookbook/<path>.mdx", or
+// "docs_new/cookbook/<path>.mdx" before 2026-08-03, relative to the sglang
+// root): SiteURL + "cookbook/<path>".
 func PageURL(page string) string {
-	p := strings.TrimPrefix(page, "docs/")
+	p, ok := inDocs(page)
+	if !ok {
+		p = page
+	}
 	return SiteURL + strings.TrimSuffix(p, ".mdx")
 }
 
