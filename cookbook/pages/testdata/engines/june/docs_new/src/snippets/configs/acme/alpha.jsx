@@ -1,0 +1,25 @@
+// A config in the shape of June – July 2026 (five legacy dims).
+export const config = {
+  modelName: "Alpha",
+  supportedHardware: ["h100", "h200", "mi300x"],
+  variants: [{ id: "base", label: "Base" }, { id: "chat", label: "Chat" }],
+  quantizations: [{ id: "bf16", label: "BF16" }, { id: "fp8", label: "FP8" }],
+  strategies: [{ id: "balanced", label: "Balanced" }, { id: "low-latency", label: "Low Latency" }],
+  nodesOptions: [{ id: "single", label: "Single" }, { id: "multi-2", label: "2 nodes" }],
+  modelNames: { "base|bf16": "acme/Alpha", "base|fp8": "acme/Alpha-FP8", "chat|bf16": "acme/Alpha-Chat", "chat|fp8": "acme/Alpha-Chat-FP8" },
+  placeholders: { PORT: { target: "command", label: "Port", default: "30000" }, NODE_RANK: { target: "command", label: "Rank" } },
+  dockerImages: { "mi300x|fp8": "lmsysorg/sglang:rocm" },
+  curl: "curl http://localhost:{{PORT}}/v1/models",
+  cells: [
+    { match: { hw: "h100", variant: "base", quant: "bf16", strategy: "balanced", nodes: "single" }, verified: true,
+      flags: ["--model-path {{MODEL_NAME}}", "--tp 8", "--port {{PORT}}"] },
+    { match: { hw: "h100", variant: "base", quant: "fp8", strategy: "low-latency", nodes: "single" },
+      env: ["SGLANG_FAST=1"], flags: ["--model-path {{MODEL_NAME}}", "--tp 8", "--speculative-algorithm EAGLE"] },
+    { match: { hw: "h200", variant: "chat", quant: "fp8", strategy: "balanced", nodes: "multi-2" }, verified: true,
+      flags: ["--model-path {{MODEL_NAME}}", "--tp 16", "--port {{PORT}}"] },
+    { match: { hw: "mi300x", variant: "chat", quant: "fp8", strategy: "balanced", nodes: "single" },
+      flags: ["--model-path {{MODEL_NAME}}", "--tp 8", "--attention-backend aiter"] },
+    { match: { hw: "h100", variant: "base", quant: "bf16", strategy: "balanced", nodes: "single" }, verified: true,
+      flags: ["--shadowed-by-the-first-cell"] },
+  ],
+};
