@@ -32,8 +32,11 @@ func TestCorpusGenerateQwen35EveryKey(t *testing.T) {
 	// scripts decide whether to patch SGLang's source by reading a file of
 	// the container image (multi_tokenizer_mixin.py), which the sandbox
 	// cannot know; the skipped ledger names the read.
-	trees := []tree{{name: "upstream", root: root, cells: 20, single: []string{
-		"qwen3.5-fp4-gb300-dynamo-sglang-agentic-agg",
+	// qwen3.5-fp4-gb200-dynamo-sglang-agentic-mtp generates since the
+	// synthetic-acceptance injector runs natively (issue 21): 2 cells, the
+	// injected SGLANG_SIMULATE_ACC_* left out as harness.
+	trees := []tree{{name: "upstream", root: root, cells: 22, single: []string{
+		"qwen3.5-fp4-gb300-dynamo-sglang-agentic-agg", "qwen3.5-fp4-gb200-dynamo-sglang-agentic-mtp",
 		"qwen3.5-fp8-b200-sglang-agentic-mtp", "qwen3.5-fp8-b300-sglang-agentic-mtp", "qwen3.5-fp4-b300-sglang-agentic-mtp",
 		"qwen3.5-fp8-b300-sglang-agentic-power-ab", "qwen3.5-fp4-b300-sglang-agentic-power-ab",
 		"qwen3.5-fp4-b200-sglang-agentic-mtp",
