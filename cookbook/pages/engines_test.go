@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -98,5 +99,34 @@ func TestEngineVersions(t *testing.T) {
 	abs, _ := filepath.Abs(filepath.Join(root, "docs_new"))
 	if r, err := FindRoot(filepath.Join(root, "docs_new/src/snippets/configs/acme/alpha.jsx")); err != nil || r != abs {
 		t.Errorf("FindRoot: %q %v", r, err)
+	}
+}
+
+// TestNodeEngineGoldens: the committed goldens of testdata/engines are what
+// testdata/oracle/render_component.mjs prints today (Node run live; skipped,
+// loudly, without node or under -short).
+func TestNodeEngineGoldens(t *testing.T) {
+	if testing.Short() {
+		t.Skip("SKIP: -short: runs node")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("SKIP: node not on PATH: the goldens of testdata/engines were not re-made live")
+	}
+	for _, name := range []string{"june", "july27", "august"} {
+		cmd := exec.Command(node, "testdata/oracle/render_component.mjs", filepath.Join("testdata", "engines", name))
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: %v: %s", name, err, stderr.Bytes())
+		}
+		want, err := os.ReadFile(filepath.Join("testdata", "engines", name+".golden.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out, want) {
+			t.Errorf("%s: render_component.mjs prints\n%s\nthe golden holds\n%s", name, out, want)
+		}
 	}
 }
