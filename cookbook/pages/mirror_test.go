@@ -142,13 +142,9 @@ func TestMirrorCookbookPageEngines(t *testing.T) {
 		t.Fatalf("no docs commit from %s to %s in %s", since, until, gitDir)
 	}
 	cache := &Cache{}
-	pagesDecoded, rowsDecoded := 0, 0
+	pagesDecoded, rowsDecoded, withConfigs := 0, 0, 0
 	for _, c := range commits {
-		w, ok := want[c]
-		if !ok {
-			t.Errorf("%s: not in %s (rerun history.mjs)", c, historyLedger)
-			continue
-		}
+		w := want[c] // none for a commit without config snippets
 		dir := t.TempDir()
 		if err := extractDocs(gitDir, c, dir); err != nil {
 			t.Fatalf("%s: %v", c, err)
@@ -158,6 +154,9 @@ func TestMirrorCookbookPageEngines(t *testing.T) {
 			t.Fatalf("%s: %v", c, err)
 		}
 		got := map[string]bool{}
+		if len(w) > 0 {
+			withConfigs++
+		}
 		for _, f := range append(set.Files, set.NotRun...) {
 			if snippetKind(f) != "config" {
 				continue
@@ -166,7 +165,7 @@ func TestMirrorCookbookPageEngines(t *testing.T) {
 			h, ok := w[f]
 			switch {
 			case !ok:
-				t.Errorf("%s %s: %s decoded, not in the ledger", c[:9], dates[c], f)
+				t.Errorf("%s: %s decoded, not in %s (rerun history.mjs)", c[:9], f, historyLedger)
 			case set.Errors[f] != nil:
 				t.Errorf("%s %s: %s: %v (Node: %d rows %s)", c[:9], dates[c], f, set.Errors[f], h.rows, h.sum)
 			default:
@@ -193,5 +192,6 @@ func TestMirrorCookbookPageEngines(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d docs commits from %s to %s: %d config snippets decoded as the pages show them (%d rows)", len(commits), since, until, pagesDecoded, rowsDecoded)
+	t.Logf("%d docs commits from %s to %s (%d with config snippets): %d (commit, config) pairs decoded as the pages show them (%d rows)",
+		len(commits), since, until, withConfigs, pagesDecoded, rowsDecoded)
 }
