@@ -77,14 +77,47 @@ func (v *pyValue) pop(key string) {
 	}
 }
 
+// setKey is set for a key as decoded: compared code point by code point,
+// so that keys holding lone surrogates (which a Go string cannot carry)
+// stay distinct, as they are in Python.
+func (v *pyValue) setKey(key []rune, val *pyValue) {
+	for i, k := range v.Keys {
+		if runesEqual(k, key) {
+			v.Vals[i] = val
+			return
+		}
+	}
+	v.Keys = append(v.Keys, key)
+	v.Vals = append(v.Vals, val)
+}
+
+func runesEqual(a, b []rune) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // errJSONDecode is json.JSONDecodeError: the text is not JSON Python
 // accepts.
 type errJSONDecode struct{ msg string }
 
 func (e *errJSONDecode) Error() string { return "json.decoder.JSONDecodeError: " + e.msg }
 
-// maxJSONDepth bounds nesting (CPython raises RecursionError near 1000).
+// maxJSONDepth bounds nesting: CPython's scanner raises RecursionError
+// (not a JSONDecodeError) somewhere below 1000 levels, depending on the
+// stack of its caller; deeper texts are not modelled.
 const maxJSONDepth = 512
+
+// maxIntDigits is CPython's int_max_str_digits (3.11+): a longer integer
+// makes json.loads raise ValueError (not a JSONDecodeError), older
+// Pythons read it; either way not modelled.
+const maxIntDigits = 4300
 
 // pyLoads is json.loads(s) for a str s (already decoded text).
 func pyLoads(s string) (*pyValue, error) {
@@ -122,7 +155,7 @@ func (d *pyDecoder) fail(what string) error {
 
 func (d *pyDecoder) value(depth int) (*pyValue, error) {
 	if depth > maxJSONDepth {
-		return nil, d.fail("nesting too deep")
+		return nil, &NotModelled{"a speculative-config JSON nested deeper than 512 levels (Python's RecursionError limit)"}
 	}
 	if d.i >= len(d.s) {
 		return nil, d.fail("Expecting value")
@@ -201,6 +234,9 @@ func (d *pyDecoder) number() (*pyValue, error) {
 	}
 	text := d.s[start:d.i]
 	if !isFloat {
+		if len(strings.TrimPrefix(text, "-")) > maxIntDigits {
+			return nil, &NotModelled{"a speculative-config JSON integer of more than 4300 digits (Python's int_max_str_digits)"}
+		}
 		n, ok := new(big.Int).SetString(text, 10)
 		if !ok {
 			return nil, d.fail("Expecting value")
@@ -321,7 +357,7 @@ func (d *pyDecoder) object(depth int) (*pyValue, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.set(string(k), val)
+		v.setKey(k, val)
 		d.ws()
 		if d.i < len(d.s) && d.s[d.i] == '}' {
 			d.i++

@@ -1,8 +1,11 @@
 package helpers
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"math"
+	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -299,13 +302,14 @@ func (p *SyntheticProgram) framework(in SyntheticInput) string {
 	return in.Env["FRAMEWORK"]
 }
 
-// enabled is _enabled: os.environ.get(name, "false").strip().lower() == "true".
+// enabled is _enabled: os.environ.get(name, "false").strip().lower() == "true"
+// (str.strip: Python's whitespace, \x1c-\x1f included).
 func enabled(env map[string]string, name string) bool {
 	v, ok := env[name]
 	if !ok {
 		v = "false"
 	}
-	return strings.ToLower(strings.TrimSpace(v)) == "true"
+	return strings.ToLower(pyStrip(v)) == "true"
 }
 
 // Apply runs the injector on the recipe text it reads (Python's text mode:
@@ -366,19 +370,19 @@ func (p *SyntheticProgram) resolveAL(in SyntheticInput, content string, b synthe
 	if !in.RefFound {
 		return 0, &Exit{1, "ERROR: SYNTHETIC_ACCEPTANCE_LENGTH not set and reference YAML not found: " + in.RefPath}
 	}
-	var root yaml.Node
-	if err := yaml.Unmarshal([]byte(in.RefYAML), &root); err != nil {
-		return 0, &NotModelled{"the reference YAML does not parse: " + err.Error()}
+	data, err := loadRefYAML(in.RefYAML)
+	if err != nil {
+		return 0, err
 	}
-	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+	if data.kind != "dict" {
 		return 0, &NotModelled{"the reference YAML is not a mapping (data.get fails)"}
 	}
 	key := in.Env["MODEL_PREFIX"]
 	if k, ok := p.driver.prefixes[key]; ok {
 		key = k
 	}
-	block := mapGet(root.Content[0], func(k *yaml.Node) bool { return k.Kind == yaml.ScalarNode && k.Tag == "!!str" && k.Value == key })
-	if block == nil || block.Tag == "!!null" {
+	block := data.get(func(k *refNode) bool { return k.kind == "str" && k.s == key })
+	if block == nil || block.kind == "null" {
 		return 0, &Exit{1, fmt.Sprintf("ERROR: model key \"%s\" not found in %s", key, in.RefPath)}
 	}
 	var nst int64
@@ -393,8 +397,8 @@ func (p *SyntheticProgram) resolveAL(in SyntheticInput, content string, b synthe
 		if err != nil {
 			return 0, err
 		}
-		if !ok || n == 0 {
-			n = 2 // `or 2`
+		if !ok || (n == 0 && !p.driver.standalone) {
+			n = 2 // `or 2` (the standalone version looks up what it read: int(0.5) is 0)
 		}
 		nst = n
 	}
@@ -410,30 +414,23 @@ func (p *SyntheticProgram) resolveAL(in SyntheticInput, content string, b synthe
 
 // lookupAL is _lookup_al for the YAML shapes it handles; other shapes are
 // not modelled.
-func (p *SyntheticProgram) lookupAL(in SyntheticInput, block *yaml.Node, n int64) (float64, bool, error) {
-	isN := func(k *yaml.Node) bool {
-		v, ok := yamlNumber(k)
-		return ok && v == float64(n)
-	}
-	switch block.Kind {
-	case yaml.SequenceNode:
-		for _, item := range block.Content {
-			if item.Kind != yaml.MappingNode {
+func (p *SyntheticProgram) lookupAL(in SyntheticInput, block *refNode, n int64) (float64, bool, error) {
+	switch block.kind {
+	case "list":
+		for _, item := range block.items {
+			if item.kind != "dict" {
 				return 0, false, &NotModelled{"a reference-YAML list item that is not a mapping"}
 			}
-			if v := mapGet(item, isN); v != nil {
-				return alValue(v)
+			v, err := item.getN(n)
+			if err != nil || v != nil {
+				return alValue(v, err)
 			}
 		}
 		return 0, false, nil
-	case yaml.MappingNode:
+	case "dict":
 		thinking := false
-		for i := 0; i+1 < len(block.Content); i += 2 {
-			k := block.Content[i]
-			if k.Kind != yaml.ScalarNode {
-				return 0, false, &NotModelled{"a reference-YAML key that is not a scalar"}
-			}
-			if strings.HasPrefix(k.Value, "thinking") && k.Tag == "!!str" {
+		for _, k := range block.keys {
+			if k.kind == "str" && strings.HasPrefix(k.s, "thinking") {
 				thinking = true
 			}
 		}
@@ -442,17 +439,18 @@ func (p *SyntheticProgram) lookupAL(in SyntheticInput, block *yaml.Node, n int64
 			if mode == "" {
 				mode = "thinking_on"
 			}
-			mb := mapGet(block, func(k *yaml.Node) bool { return k.Tag == "!!str" && k.Value == mode })
-			if mb == nil {
+			mb := block.get(func(k *refNode) bool { return k.kind == "str" && k.s == mode })
+			if mb == nil || mb.kind == "null" {
 				return 0, false, &Exit{1, fmt.Sprintf("ERROR: THINKING_MODE='%s' not found in reference YAML", mode)}
 			}
-			if mb.Kind != yaml.MappingNode {
+			if mb.kind != "dict" {
 				return 0, false, &NotModelled{"a thinking-mode block that is not a mapping"}
 			}
 			block = mb
 		}
-		if v := mapGet(block, isN); v != nil {
-			return alValue(v)
+		v, err := block.getN(n)
+		if err != nil || v != nil {
+			return alValue(v, err)
 		}
 		return 0, false, nil
 	}
@@ -466,43 +464,156 @@ func envOr(env map[string]string, k, def string) string {
 	return def
 }
 
-// alValue is float(al) for a YAML number (a null is "not found").
-func alValue(v *yaml.Node) (float64, bool, error) {
-	if v.Tag == "!!null" {
+// alValue is float(al) for a YAML number or bool (a null is "not
+// found"); other values are not modelled.
+func alValue(v *refNode, err error) (float64, bool, error) {
+	if err != nil {
+		return 0, false, err
+	}
+	switch v.kind {
+	case "null":
 		return 0, false, nil
-	}
-	f, ok := yamlNumber(v)
-	if !ok {
-		return 0, false, &NotModelled{fmt.Sprintf("a reference acceptance length %q that is not a plain decimal number", v.Value)}
-	}
-	return f, true, nil
-}
-
-// plainNumber is the YAML number syntax on which PyYAML (YAML 1.1) and a
-// plain decimal reading agree.
-var plainNumber = regexp.MustCompile(`^[-+]?([0-9]+|[0-9]*\.[0-9]+|[0-9]+\.[0-9]*)$`)
-
-func yamlNumber(n *yaml.Node) (float64, bool) {
-	if n.Kind != yaml.ScalarNode || n.Style != 0 || (n.Tag != "!!int" && n.Tag != "!!float") || !plainNumber.MatchString(n.Value) {
-		return 0, false
-	}
-	if n.Tag == "!!int" && len(strings.TrimLeft(n.Value, "+-")) > 1 && strings.HasPrefix(strings.TrimLeft(n.Value, "+-"), "0") {
-		return 0, false // PyYAML reads 010 as octal
-	}
-	f, err := strconv.ParseFloat(n.Value, 64)
-	return f, err == nil
-}
-
-// mapGet is the value of the first key for which match holds; with
-// duplicate keys PyYAML keeps the last, so the last match wins.
-func mapGet(m *yaml.Node, match func(*yaml.Node) bool) *yaml.Node {
-	var v *yaml.Node
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if match(m.Content[i]) {
-			v = m.Content[i+1]
+	case "float":
+		return v.f, true, nil
+	case "bool":
+		if v.b {
+			return 1, true, nil
+		}
+		return 0, true, nil
+	case "int":
+		if v.i.IsInt64() && v.i.Int64() <= 1<<53 && v.i.Int64() >= -(1<<53) {
+			return float64(v.i.Int64()), true, nil
 		}
 	}
-	return v
+	return 0, false, &NotModelled{"a reference acceptance length that is not a plain number"}
+}
+
+// refNode is a value of yaml.safe_load of the reference YAML, PyYAML's
+// YAML 1.1 resolution (amdScalar): a scalar (kind str, int, float, bool,
+// null, or other: a number PyYAML reads whose value is not reproduced), a
+// dict (keys in document order) or a list.
+type refNode struct {
+	amdValue
+	keys  []*refNode
+	vals  []*refNode
+	items []*refNode
+}
+
+// get is dict.get for the last key match holds for (a later duplicate
+// wins), nil when none.
+func (r *refNode) get(match func(*refNode) bool) *refNode {
+	for i := len(r.keys) - 1; i >= 0; i-- {
+		if match(r.keys[i]) {
+			return r.vals[i]
+		}
+	}
+	return nil
+}
+
+// getN is dict.get(n) for a Python int n: the keys equal to it are ints,
+// floats and bools of exactly its value (3 == 3.0, 1 == True), the last
+// one wins; a key whose value is not reproduced is not modelled.
+func (r *refNode) getN(n int64) (*refNode, error) {
+	want := big.NewInt(n)
+	for i := len(r.keys) - 1; i >= 0; i-- {
+		k := r.keys[i]
+		eq := false
+		switch k.kind {
+		case "int":
+			eq = k.i.Cmp(want) == 0
+		case "float":
+			if !math.IsInf(k.f, 0) && !math.IsNaN(k.f) {
+				eq = new(big.Float).SetFloat64(k.f).Cmp(new(big.Float).SetInt(want)) == 0
+			}
+		case "bool":
+			eq = (k.b && n == 1) || (!k.b && n == 0)
+		case "other":
+			return nil, &NotModelled{"a reference-YAML key that PyYAML reads as a number not reproduced: " + k.why}
+		}
+		if eq {
+			return r.vals[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// loadRefYAML is yaml.safe_load of the reference YAML, for the documents
+// on which PyYAML and this reading agree: one document, no explicit tags,
+// no merge keys (<<), scalar keys, no timestamp and no value key "="
+// (which safe_load may fail to construct); others are not modelled.
+// Aliases are followed.
+func loadRefYAML(text string) (*refNode, error) {
+	dec := yaml.NewDecoder(strings.NewReader(text))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		return nil, &NotModelled{"the reference YAML is empty or does not parse: " + err.Error()}
+	}
+	var more yaml.Node
+	if err := dec.Decode(&more); err != io.EOF {
+		return nil, &NotModelled{"the reference YAML is not a single document (safe_load refuses a stream of several)"}
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return nil, &NotModelled{"the reference YAML is not one document"}
+	}
+	return refFromNode(doc.Content[0], 0)
+}
+
+func refFromNode(n *yaml.Node, depth int) (*refNode, error) {
+	if depth > 100 {
+		return nil, &NotModelled{"the reference YAML is nested deeper than 100 levels"}
+	}
+	if n.Kind == yaml.AliasNode {
+		if n.Alias == nil {
+			return nil, &NotModelled{"a reference-YAML alias without an anchor"}
+		}
+		return refFromNode(n.Alias, depth+1)
+	}
+	if n.Style&yaml.TaggedStyle != 0 {
+		return nil, &NotModelled{fmt.Sprintf("the reference YAML's explicitly tagged node %s (line %d)", n.Tag, n.Line)}
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		r := &refNode{amdValue: amdValue{kind: "dict"}}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind == yaml.AliasNode && k.Alias != nil {
+				k = k.Alias
+			}
+			if k.Kind != yaml.ScalarNode {
+				return nil, &NotModelled{fmt.Sprintf("a reference-YAML key that is not a scalar (line %d)", k.Line)}
+			}
+			if k.Value == "<<" && k.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle|yaml.TaggedStyle) == 0 {
+				return nil, &NotModelled{fmt.Sprintf("a merge key (<<) in the reference YAML (line %d)", k.Line)}
+			}
+			kv, err := refFromNode(k, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			vv, err := refFromNode(n.Content[i+1], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			r.keys = append(r.keys, kv)
+			r.vals = append(r.vals, vv)
+		}
+		return r, nil
+	case yaml.SequenceNode:
+		r := &refNode{amdValue: amdValue{kind: "list"}}
+		for _, c := range n.Content {
+			v, err := refFromNode(c, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			r.items = append(r.items, v)
+		}
+		return r, nil
+	case yaml.ScalarNode:
+		if n.Style == 0 && (n.Value == "=" || amdTimeRE.MatchString(n.Value)) {
+			return nil, &NotModelled{fmt.Sprintf("the reference-YAML scalar %q (line %d): a timestamp or the value key, which safe_load may fail to construct", n.Value, n.Line)}
+		}
+		return &refNode{amdValue: amdScalar(n)}, nil
+	}
+	return nil, &NotModelled{"a reference-YAML node of kind " + strconv.Itoa(int(n.Kind))}
 }
 
 // pyStrip is str.strip() (Unicode whitespace).
@@ -591,8 +702,11 @@ func (b syntheticBackend) specTokens(content string) (int64, bool, error) {
 	}
 	for _, m := range reSpecConfig.FindAllStringSubmatch(content, -1) {
 		spec, err := pyLoads(m[1])
-		if err != nil {
+		var jerr *errJSONDecode
+		if errors.As(err, &jerr) {
 			continue // json.JSONDecodeError: skipped
+		} else if err != nil {
+			return 0, false, err
 		}
 		if spec.Kind != pyDict {
 			return 0, false, &Exit{1, "AttributeError: a speculative-config JSON that is not an object has no .get"}
@@ -689,8 +803,11 @@ func replaceSpecConfigs(content string, edit func(*pyValue) (bool, error)) (stri
 	n, last := 0, 0
 	for _, m := range reSpecConfig.FindAllStringSubmatchIndex(content, -1) {
 		spec, err := pyLoads(content[m[2]:m[3]])
-		if err != nil {
+		var jerr *errJSONDecode
+		if errors.As(err, &jerr) {
 			return "", 0, &Exit{1, err.Error()}
+		} else if err != nil {
+			return "", 0, err
 		}
 		if spec.Kind != pyDict {
 			return "", 0, &Exit{1, "TypeError: a speculative-config JSON that is not an object cannot take keys"}

@@ -135,7 +135,51 @@ func TestGoldenSyntheticVersions(t *testing.T) {
 		}
 		n++
 	}
-	if n != 1600 {
-		t.Errorf("%d golden runs compared, want 1600", n)
+	if n != 2340 {
+		t.Errorf("%d golden runs compared, want 2340", n)
+	}
+}
+
+// TestSyntheticDifferentialRegressions pins what differential runs against
+// the real program found that the golden fixtures cannot hold: the
+// standalone version looks up int(0.5) == 0 (no `or 2`; python3 on
+// fixtures/vllm-hostile-json.yaml with the reference of testdata exits
+// "num_spec_tokens=0 not found"), and JSON beyond what CPython's json
+// reads the same everywhere (an integer of more than 4300 digits: ValueError
+// on 3.11+; nesting near the recursion limit: RecursionError) is not
+// modelled rather than read or skipped.
+func TestSyntheticDifferentialRegressions(t *testing.T) {
+	ref, err := os.ReadFile("testdata/synthetic/reference-al.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recipe, err := os.ReadFile("testdata/synthetic/fixtures/vllm-hostile-json.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	standalone := syntheticByBlobs("85feacf1", "")
+	in := SyntheticInput{Args: []string{"r.yaml"}, RefYAML: string(ref), RefFound: true, RefPath: "ref.yaml",
+		Env: map[string]string{"SYNTHETIC_ACCEPTANCE": "true", "MODEL_PREFIX": "dsv4"}}
+	_, err = standalone.Apply(in, recipe)
+	var ex *Exit
+	if !errors.As(err, &ex) || !strings.HasPrefix(ex.Msg, "ERROR: num_spec_tokens=0 not found") {
+		t.Errorf("standalone, num_speculative_tokens 0.5: %v, want num_spec_tokens=0 not found", err)
+	}
+	current := syntheticByBlobs("bafda7a0", "8836a46b", "48fb1706", "e71a5df2")
+	for _, js := range []string{
+		`{"num_speculative_tokens":3,"x":` + strings.Repeat("9", 4301) + `}`,
+		`{"num_speculative_tokens":3,"x":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}`,
+	} {
+		for _, env := range []map[string]string{
+			{"SYNTHETIC_ACCEPTANCE": "true", "SYNTHETIC_ACCEPTANCE_LENGTH": "2.27"},
+			{"SYNTHETIC_ACCEPTANCE": "true", "MODEL_PREFIX": "dsr1"},
+		} {
+			in := SyntheticInput{Args: []string{"r.yaml", "dynamo-vllm"}, Env: env, RefYAML: string(ref), RefFound: true}
+			_, err := current.Apply(in, []byte("      speculative-config: '"+js+"'\n"))
+			var nm *NotModelled
+			if !errors.As(err, &nm) {
+				t.Errorf("%.60s… %v: %v, want not modelled", js, env, err)
+			}
+		}
 	}
 }
