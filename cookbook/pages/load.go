@@ -410,7 +410,7 @@ func (ld *loader) decode(ctx context.Context, rel, page string, wd *watchdog, us
 	}
 	kind := snippetKind(rel)
 	if kind == "" {
-		return nil, nil, &FileError{File: rel, Err: errors.New("not a deployment snippet (docs/src/snippets/configs/**.jsx or docs/src/snippets/autoregressive/*.jsx, or under docs_new/)")}
+		return nil, nil, &FileError{File: rel, Err: errors.New("not a deployment snippet (docs/src/snippets/configs/**.jsx or docs/src/snippets/autoregressive/*.jsx)")}
 	}
 	if isLeftOut(rel) {
 		return nil, nil, &FileError{File: rel, Err: ErrLeftOut}
