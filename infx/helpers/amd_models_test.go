@@ -257,6 +257,7 @@ func TestAMDModelsRefuses(t *testing.T) {
 		"merge key":         run("a: &a {x: 1}\nM:\n  <<: *a\n", base, nil, nil),
 		"bad range":         run("M:\n  decode:\n    dp:\n      cuda_graph_bs_range: '1-2-3'\n", base, nil, nil),
 		"list value":        run("M:\n  base_flags: [a]\n", base, nil, nil),
+		"two documents":     run("M: {}\n---\nM: {}\n", base, nil, nil),
 	}
 	for name, err := range cases {
 		var u *AMDModelsUnsupported

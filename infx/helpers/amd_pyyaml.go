@@ -1,7 +1,10 @@
 package helpers
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"regexp"
@@ -114,8 +117,15 @@ var (
 // amdLoad is yaml.safe_load of a single-document file.
 func amdLoad(data []byte) (amdValue, error) {
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return amdValue{}, amdUnsupported("models.yaml: %v (PyYAML's reading of it is not reproduced)", err)
+	}
+	// yaml.safe_load fails on a stream of more than one document
+	// (ComposerError "expected a single document"): not reproduced.
+	var next yaml.Node
+	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
+		return amdValue{}, amdUnsupported("models.yaml: more than one YAML document (PyYAML's safe_load refuses it)")
 	}
 	if doc.Kind == 0 {
 		return amdValue{kind: "null"}, nil
