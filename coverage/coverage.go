@@ -949,7 +949,8 @@ func localDirs(dirs ...string) []string {
 
 // classifyCookbooks sorts the CookbookDirs into the checkout with AgentX
 // snippets (docs/src/snippets/agentx) and the one with cookbook pages
-// (docs/src/snippets/configs or autoregressive, also below a docs/
+// (docs/src/snippets/configs or autoregressive — under docs_new/ before
+// sgl-project/sglang moved the docs on 2026-08-03 —, also below a docs
 // directory given itself). Errors (*OptionError): a directory with
 // neither, or two of one kind.
 func classifyCookbooks(dirs []string) (agentx, pagesDir string, err error) {
@@ -960,6 +961,7 @@ func classifyCookbooks(dirs []string) (agentx, pagesDir string, err error) {
 	for _, d := range dirs {
 		a := has(d, "docs", "src", "snippets", "agentx")
 		p := has(d, "docs", "src", "snippets", "configs") || has(d, "docs", "src", "snippets", "autoregressive") ||
+			has(d, "docs_new", "src", "snippets", "configs") || has(d, "docs_new", "src", "snippets", "autoregressive") ||
 			has(d, "src", "snippets", "configs") || has(d, "src", "snippets", "autoregressive")
 		switch {
 		case !a && !p:
