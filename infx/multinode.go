@@ -308,8 +308,14 @@ func (ws *Workspace) resolveSubmission(p Point, run *ScriptRun) (*Submission, er
 		seqs = append(seqs, seqEdit{w.Seq, RecipeEdit{Kind: kind, Text: w.Data, At: ws.relPos(w.At)}})
 	}
 	for _, e := range run.Edits {
-		if e.Path == logical && e.Program == syntheticProgram {
+		switch {
+		case e.Path == logical && e.Program == syntheticProgram:
 			seqs = append(seqs, seqEdit{e.Seq, RecipeEdit{Kind: e.Program, Text: e.Data, At: ws.relPos(e.At)}})
+		case within(e.Path, clone.Dir):
+			// another file of the clone: srtctl may read it (a recipe
+			// the submitted one is copied from or includes)
+			return nil, &PointError{Status: StatusUnsupported, Pos: ws.relPos(e.At), Note: fmt.Sprintf(
+				"the launcher runs %s on %s, a file of the srt-slurm clone that is not the recipe it submits (%s): what srtctl reads is not modelled", e.Program, e.Path, logical)}
 		}
 	}
 	sort.SliceStable(seqs, func(i, j int) bool { return seqs[i].seq < seqs[j].seq })

@@ -1,12 +1,14 @@
 package infx
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
+	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
 // syntheticCheckout is a temporary checkout holding the complete
@@ -105,5 +107,74 @@ func TestCorpusSyntheticHandler(t *testing.T) {
 	}
 	if run.Stop == nil || !strings.Contains(run.Stop.Msg, "runners/synthetic_injectors/vllm.py (sha256 ") || !strings.Contains(run.Stop.Msg, "is not a known version of the program") {
 		t.Errorf("changed backend: stop %v", run.Stop)
+	}
+}
+
+// TestCorpusMultinodeSynthetic runs testdata/multinode's launcher with the
+// complete tree's injector (copied at test time) before srtctl apply: the
+// rewrite reaches the rendered workers, a recipe it cannot rewrite is the
+// program's own failure, a rewrite of another file of the clone is not
+// modelled, and an unknown driver text is named by its hash.
+func TestCorpusMultinodeSynthetic(t *testing.T) {
+	src := testutil.UpstreamInferenceX(t)
+	const recipe = "benchmarks/multi_node/srt-slurm-recipes/sglang/m1/agentic/disagg-1p1d.yaml"
+	copyInjector := func(withEnvBlock bool, driver string) func(dir string) error {
+		return func(dir string) error {
+			for _, rel := range []string{"runners/inject_synthetic_acceptance.py", "runners/synthetic_injectors/__init__.py", "runners/synthetic_injectors/sglang.py", "runners/synthetic_injectors/vllm.py"} {
+				b, err := os.ReadFile(filepath.Join(src, rel))
+				if err != nil {
+					return err
+				}
+				if rel == "runners/inject_synthetic_acceptance.py" && driver != "" {
+					b = []byte(driver)
+				}
+				if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755); err != nil {
+					return err
+				}
+				if err := os.WriteFile(filepath.Join(dir, rel), b, 0o644); err != nil {
+					return err
+				}
+			}
+			if !withEnvBlock {
+				return nil
+			}
+			p := filepath.Join(dir, recipe)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			b = []byte(strings.Replace(string(b), "  sglang_config:\n", "  prefill_environment:\n    KEPT: \"1\"\n  sglang_config:\n", 1))
+			return os.WriteFile(p, b, 0o644)
+		}
+	}
+	const inject = `SYNTHETIC_ACCEPTANCE=true SYNTHETIC_ACCEPTANCE_LENGTH=2.5 python3 "$GITHUB_WORKSPACE/runners/inject_synthetic_acceptance.py" `
+	d, err := renderWithLine(t, copyInjector(true, ""), inject+`"$CONFIG_PATH" dynamo-sglang || exit 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, p := range d.Processes {
+		if p.Role == launch.RolePrefill {
+			for _, e := range p.Env {
+				got[e.Name+"="+e.Value] = true
+			}
+		}
+	}
+	for _, want := range []string{"KEPT=1", "SGLANG_SIMULATE_ACC_LEN=2.5", "SGLANG_SIMULATE_ACC_METHOD=match-expected", "SGLANG_SIMULATE_ACC_TOKEN_MODE=real-draft-token"} {
+		if !got[want] {
+			t.Errorf("prefill worker lacks %s (has %v)", want, got)
+		}
+	}
+	for _, c := range []struct{ name, setupDriver, line, unsup string }{
+		{"no env block", "", inject + `"$CONFIG_PATH" dynamo-sglang || exit 1`, "exits 1: ERROR: SYNTHETIC_ACCEPTANCE=true but no speculative-config entries were found"},
+		{"another clone file", "", inject + `recipes/other.yaml dynamo-sglang || exit 1`, "a file of the srt-slurm clone that is not the recipe it submits"},
+		{"unknown driver", "print('x')\n", inject + `"$CONFIG_PATH" dynamo-sglang || exit 1`, "is not a known version of the program"},
+	} {
+		withBlock := c.name != "no env block"
+		_, err := renderWithLine(t, copyInjector(withBlock, c.setupDriver), c.line)
+		var pe *PointError
+		if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, c.unsup) {
+			t.Errorf("%s: got %v, want unsupported with %q", c.name, err, c.unsup)
+		}
 	}
 }
