@@ -358,7 +358,7 @@ func amdSection(m amdValue, section, key string) (amdValue, error) {
 // amdIsTrueish is `'…'.strip().lower() in ('1', 'true')` (ASCII text:
 // amdLiteralSafe holds).
 func amdIsTrueish(s string) bool {
-	s = strings.ToLower(strings.Trim(s, " \t\n\r\v\f\x1c\x1d\x1e\x1f\x85"))
+	s = strings.ToLower(strings.TrimFunc(s, isPySpace))
 	return s == "1" || s == "true"
 }
 
@@ -395,10 +395,14 @@ type amdWord struct {
 func amdExpandWord(raw string, lookup func(string) (string, bool)) (amdWord, error) {
 	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
 	var words []*syntax.Word
-	err := p.Words(strings.NewReader(raw), func(w *syntax.Word) bool {
+	var err error
+	for w, werr := range p.WordsSeq(strings.NewReader(raw)) {
+		if werr != nil {
+			err = werr
+			break
+		}
 		words = append(words, w)
-		return true
-	})
+	}
 	if err != nil || len(words) != 1 || len(words[0].Parts) != 1 {
 		return amdWord{}, amdUnsupported("the -c word is not one double-quoted string")
 	}
