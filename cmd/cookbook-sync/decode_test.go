@@ -305,34 +305,63 @@ func TestHelpExitStatus(t *testing.T) {
 	}
 }
 
-// pagesFixture writes a tiny hand-written sglang docs checkout (engine with
-// the oracle's markers, one config, one page) into a temp dir.
+// pagesFixture writes a tiny hand-written sglang docs checkout (a
+// deployment component in the shape of _deployment.jsx: option buttons,
+// run-mode tabs, badge, command; one config; one page passing it) into a
+// temp dir.
 func pagesFixture(t *testing.T, config string) string {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
 		"docs/src/snippets/_deployment.jsx": `export const Deployment = ({ config }) => {
-  // ==== 1. Hardware catalog
-  const HARDWARE_CATALOG = {};
-  // ==== 2. Style
-  // ==== 3. Pure helpers
-  const DIMENSIONS = ["hw"];
-  const matchDimSpecs = [];
-  const overlayDimSpecs = [];
-  const optionVisible = () => true;
-  const optionDisabled = () => false;
-  const rowVisible = () => true;
+  const overlayDimSpecs = config.overlayDims || [];
+  const optionVisible = (o, s) => typeof o.showWhen !== "function" || o.showWhen(s);
   const findCell = (cells, sel) => cells.find((c) => c.match.hw === sel.hw);
-  const cellVerifyStatus = (c) => (c.verified ? "verified" : "unverified");
-  const renderCommand = (cell, sel, env, mode) => (mode === "docker" ? "docker run img \\\n  " : "") + "sglang serve " + cell.flags.join(" ");
-  const renderBenchmarkCard = null;
-  const initialSelectionFromCells = () => ({});
-  const placeholderDefaults = () => ({});
-  // ==== 4. React
+  const renderCommand = (cell, sel, mode) => {
+    const flags = overlayDimSpecs.flatMap((spec) => {
+      const o = spec.options.find((x) => x.id === sel[spec.id]);
+      return (o && o.flags) || [];
+    });
+    const cmd = "sglang serve " + [...cell.flags, ...flags].join(" ");
+    return mode === "docker" ? "docker run img \\\n  " + cmd : cmd;
+  };
+  const initial = () => {
+    const sel = { hw: config.cells[0].match.hw };
+    for (const spec of overlayDimSpecs) sel[spec.id] = spec.options[0].id;
+    return sel;
+  };
+  const [sel, setSel] = useState(() => initial());
+  const [runMode, setRunMode] = useState("python");
+  const cell = findCell(config.cells, sel);
+  const button = (dim, id) => (
+    <label key={id} onClick={() => setSel((prev) => ({ ...prev, [dim]: id }))}>
+      <input type="radio" checked={sel[dim] === id} readOnly />
+      <span>{id}</span>
+    </label>
+  );
+  return (
+    <div>
+      <div>{config.cells.map((c) => button("hw", c.match.hw))}</div>
+      {overlayDimSpecs.map((spec) => (
+        <div key={spec.id}>{spec.options.filter((o) => optionVisible(o, sel)).map((o) => button(spec.id, o.id))}</div>
+      ))}
+      {cell && (
+        <div>
+          <div>
+            <div>{cell.verified ? "Verified" : "Not Verified"}</div>
+            <div role="tablist">
+              {["python", "docker"].map((m) => <span key={m} role="tab" onClick={() => setRunMode(m)}>{m}</span>)}
+            </div>
+          </div>
+          <pre>{renderCommand(cell, sel, runMode)}</pre>
+        </div>
+      )}
+    </div>
+  );
 };
 `,
 		"docs/src/snippets/configs/acme/m.jsx":    config,
-		"docs/cookbook/autoregressive/Acme/M.mdx": "import { config } from \"/src/snippets/configs/acme/m.jsx\";\n",
+		"docs/cookbook/autoregressive/Acme/M.mdx": "import { config } from \"/src/snippets/configs/acme/m.jsx\";\n\n<Deployment config={config} />\n",
 	}
 	for n, d := range files {
 		p := filepath.Join(dir, filepath.FromSlash(n))
