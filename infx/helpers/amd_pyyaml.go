@@ -62,45 +62,14 @@ func (v amdValue) str() (string, error) {
 	return "", fmt.Errorf("a %s: its Python repr is not reproduced", v.kind)
 }
 
-// amdFloatRepr is Python 3's repr of a float: the shortest text that
-// reads back, fixed notation for exponents -4 … 15, else d.ddde±XX.
+// amdFloatRepr is Python 3's repr of a finite float (pyFloatRepr); inf
+// and nan are an error (their text in the loader's output is not
+// reproduced).
 func amdFloatRepr(f float64) (string, error) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return "", fmt.Errorf("the float %v", f)
 	}
-	s := strconv.FormatFloat(f, 'e', -1, 64)
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
-	mant, expText, _ := strings.Cut(s, "e")
-	e, err := strconv.Atoi(expText)
-	if err != nil {
-		return "", err
-	}
-	digits := strings.Replace(mant, ".", "", 1)
-	if e >= -4 && e < 16 {
-		var ip, fp string
-		if e >= 0 {
-			if len(digits) <= e+1 {
-				ip, fp = digits+strings.Repeat("0", e+1-len(digits)), "0"
-			} else {
-				ip, fp = digits[:e+1], digits[e+1:]
-			}
-		} else {
-			ip, fp = "0", strings.Repeat("0", -e-1)+digits
-		}
-		return sign + ip + "." + fp, nil
-	}
-	m := digits[:1]
-	if len(digits) > 1 {
-		m += "." + digits[1:]
-	}
-	es := "+"
-	if e < 0 {
-		es, e = "-", -e
-	}
-	return fmt.Sprintf("%s%se%s%02d", sign, m, es, e), nil
+	return pyFloatRepr(f), nil
 }
 
 // PyYAML 6 implicit resolvers (yaml/resolver.py, Resolver), YAML 1.1.
