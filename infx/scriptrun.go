@@ -105,15 +105,22 @@ type ScriptOptions struct {
 	// Cache, when set, keeps prepared scripts across runs (a Workspace
 	// shares one between its points).
 	Cache *sandbox.Cache
+	// commands, when set, replaces scriptCommands (an AMD batch job's
+	// cluster, batchCluster.commands).
+	commands map[string]sandbox.Handler
 }
 
 // config is the sandbox configuration of a run: opt's bounds and inputs,
 // and InferenceX's runner.
 func (opt ScriptOptions) config() sandbox.Config {
+	cmds := opt.commands
+	if cmds == nil {
+		cmds = scriptCommands()
+	}
 	return sandbox.Config{
 		Name: opt.Name, Env: opt.Env, ReadRoots: opt.ReadRoots, Dir: opt.Dir, Params: opt.Params,
 		Timeout: opt.Timeout, Steps: opt.Steps, Facts: opt.Facts, Cache: opt.Cache,
-		Commands:  scriptCommands(),
+		Commands:  cmds,
 		IsServer:  isServerLaunch,
 		Library:   &sandbox.Library{Name: "benchmark_lib.sh", Path: opt.Lib, Stubs: benchmarkLibStub},
 		HostFiles: runnerHostFiles(opt.Facts.SKU),
