@@ -51,6 +51,11 @@ const maxRead = 1 << 20
 type unknownRead struct {
 	name string // the path as the script named it
 	why  string
+	// image: the file is one of the container image (outside the
+	// checkout and the read roots; not the runner's /proc, /sys or /dev,
+	// a clone or a staged checkpoint): a condition's read of it may be a
+	// choice (coverUnknown).
+	image bool
 }
 
 // Error says which file and why its content is not known.
@@ -88,7 +93,7 @@ func (sb *sandbox) readKnown(ctx context.Context, name string) ([]byte, error) {
 		return []byte(v), nil
 	}
 	if !sb.jail.contains(p) {
-		return nil, &unknownRead{name: name, why: sb.unknownWhy(ctx, p)}
+		return nil, &unknownRead{name: name, why: sb.unknownWhy(ctx, p), image: sb.imageFile(ctx, p)}
 	}
 	b, err := sb.jail.readFile(p, maxRead+1)
 	if err != nil {
@@ -122,6 +127,29 @@ func (sb *sandbox) written(ctx context.Context, name string) (data string, ok bo
 		}
 	}
 	return "", false, ""
+}
+
+// imageFile reports whether p, outside the read roots, is a file of the
+// container image: not the runner's /proc, /sys or /dev, a git clone's,
+// a staged checkpoint's, or one under a directory the script entered that
+// the sandbox does not have.
+func (sb *sandbox) imageFile(ctx context.Context, p string) bool {
+	if within(p, "/proc") || within(p, "/sys") || within(p, "/dev") || sb.inClone(p) || sb.isCloneDir(p) {
+		return false
+	}
+	for _, mp := range sb.stagedDirs(interp.HandlerCtx(ctx).Env) {
+		if within(p, mp) {
+			return false
+		}
+	}
+	sb.fsmu.Lock()
+	defer sb.fsmu.Unlock()
+	for d := range sb.unknownDirs {
+		if within(p, d) {
+			return false
+		}
+	}
+	return true
 }
 
 // unknownWhy says why a path outside the read roots is not known.
@@ -159,9 +187,14 @@ func (sb *sandbox) readFile(ctx context.Context, name string) ([]byte, error) {
 	b, err := sb.readKnown(ctx, name)
 	var u *unknownRead
 	if errors.As(err, &u) {
-		return nil, &os.PathError{Op: "open", Path: name, Err: errors.New("its content is not known to the sandbox: " + u.why)}
+		return nil, unknownPathError(name, u)
 	}
 	return b, err
+}
+
+// unknownPathError is readFile's error for an unknown read.
+func unknownPathError(name string, u *unknownRead) error {
+	return &os.PathError{Op: "open", Path: name, Err: errors.New("its content is not known to the sandbox: " + u.why)}
 }
 
 // refused ends the run when err is the jail's refusal of a path that
@@ -235,6 +268,13 @@ func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.File
 		b, err := sb.readKnown(ctx, path)
 		var u *unknownRead
 		if errors.As(err, &u) {
+			sb.mu.Lock()
+			at := sb.lastPos()
+			sb.mu.Unlock()
+			if sb.coverUnknown(at, "read", u) {
+				// In a condition whose outcome becomes a choice.
+				return nil, &os.PathError{Op: "open", Path: path, Err: u}
+			}
 			sb.unknown(u)
 			return nil, &os.PathError{Op: "open", Path: path, Err: u}
 		}

@@ -415,8 +415,16 @@ func hFindmnt(_ context.Context, c *Call) error {
 // hSed edits in memory, as sed would on disk, `sed -i EXPR FILE` of a file
 // the run wrote (a heredoc'd srtslurm.yaml); other forms are the text
 // utility's.
-func hSed(_ context.Context, c *Call) error {
+//
+// `sed -i` of files of the container image (outside the checkout and the
+// read roots) in a statement whose status nothing tests is recorded as a
+// patch (Trace.Patches): the run does not know their content, and nothing
+// it runs reads them back here.
+func hSed(ctx context.Context, c *Call) error {
 	if c.sb.sedInPlace(c.Args) {
+		return nil
+	}
+	if c.Use == UsePlain && c.sb.imagePatch(ctx, c) {
 		return nil
 	}
 	return ErrUnhandled

@@ -79,6 +79,11 @@ func readsStatus(st *syntax.Stmt) bool {
 		switch x := n.(type) {
 		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.FuncDecl:
 			return false
+		case *syntax.CallExpr:
+			// markConditions' guard reads the status of its own condition.
+			if len(x.Args) > 0 && x.Args[0].Lit() == condEndCmd {
+				return false
+			}
 		case *syntax.ParamExp:
 			if x.Param != nil && x.Param.Value == "?" {
 				found = true
@@ -464,6 +469,7 @@ func prepareFile(name string, src []byte) *preparedFile {
 		}
 		return true
 	})
+	markConditions(file, name)
 	rewriteProcSubst(file)
 	guardNamelessAssigns(file)
 	guardNames(file)

@@ -228,6 +228,20 @@ type Config struct {
 	// not known: `git rev-parse HEAD` in a clone checked out at a tag
 	// prints it. Nil: no tag is known.
 	TagCommit func(repo, tag string) string
+	// Choose makes a probe or a condition whose answer depends on a fact
+	// the sandbox does not know, but whose alternatives are few and
+	// documented, a choice point (choice.go; Trace.Choices) answered by
+	// Choices, instead of stopping the run as Unsupported. The caller
+	// runs the script once per answer and never takes one for the fact.
+	Choose bool
+	// Choices are the alternatives to take at the choice points, by the
+	// order the run reaches them (Choice.Answers' index); past its end,
+	// and for an index out of range, 0.
+	Choices []int
+	// MaxChoices bounds the choice points one run may reach (default
+	// DefaultMaxChoices): past it, the run stops as Unsupported naming
+	// them.
+	MaxChoices int
 }
 
 // Cache keeps the prepared form of scripts (parsed, marked, guarded; and
@@ -346,6 +360,14 @@ type Trace struct {
 	// Edits are the changes handlers described for files whose content
 	// the run does not know (Call.EditFile), in order.
 	Edits []FileEdit `json:"edits,omitempty"`
+	// Choices are the choice points the run reached (Config.Choose), in
+	// order, with the alternative taken at each.
+	Choices []Choice `json:"choices,omitempty"`
+	// Patches are the in-place edits (sed -i) of files of the container
+	// image (outside the checkout and the read roots), whose content the
+	// run does not know: an engine source patch, for instance. Program
+	// is "sed -i", Data the sed script words joined by spaces.
+	Patches []FileEdit `json:"patches,omitempty"`
 	// End is the command a handler ended the run at (Call.End), nil when
 	// none did.
 	End *End `json:"end,omitempty"`

@@ -425,6 +425,7 @@ type sandbox struct {
 	unknownWrites     map[string]string   // written files whose content is not known (mu): why
 	unknownDirs       map[string]bool     // directories entered with cd that the sandbox does not have (fsmu)
 	raw               map[Pos][]string    // source words of the simple commands parsed, by position (mu; Call.RawArgs)
+	conds             []*condScope        // conditions being evaluated whose outcome may be a choice (mu; choice.go)
 }
 
 // errTail passes output on and keeps the last lines a script printed
@@ -476,6 +477,9 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 	if len(args) == 0 {
 		return []string{":"}, nil
 	}
+	if args[0] == condBeginCmd || args[0] == condEndCmd {
+		return sb.condGuard(args)
+	}
 	if handled, err := sb.guardCmd(hc, at, args); err != nil {
 		return nil, err
 	} else if handled {
@@ -493,6 +497,9 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 		}
 	}
 	if err := sb.countCmd(args); err != nil {
+		return nil, err
+	}
+	if err := sb.condCommand(at, args); err != nil {
 		return nil, err
 	}
 	if kind == ctxFunc && !sb.funcs[args[0]] {
@@ -843,6 +850,11 @@ type callSite struct {
 func (sb *sandbox) exec(ctx context.Context, args []string, depth int) error {
 	hc := interp.HandlerCtx(ctx)
 	site := callSite{kind: ctxPlain}
+	if len(args) == 2 && args[0] == condStatusCmd {
+		// The status of a condition (condGuard).
+		n, _ := strconv.Atoi(args[1])
+		return interp.ExitStatus(uint8(n))
+	}
 	if len(args) >= 2 && args[0] == execCmd {
 		f := strings.Split(args[1], "\x00")
 		if len(f) == 4 && len(f[3]) == 1 {
@@ -960,9 +972,34 @@ func (sb *sandbox) external(ctx context.Context, c *Call) error {
 			return c.Unsupported(name, fmt.Sprintf("%s in %s: its input is larger than the %d bytes the sandbox reads", strings.Join(ShortArgv(args), " "), ctxWord(site.kind), maxRead))
 		}
 	}
-	res, handled, reason := shellutil.RunFiles(args, stdin, sb.facts, func(name string) ([]byte, error) {
-		return sb.readFile(ctx, name)
+	facts, chosen, stopped := sb.probeChoice(c)
+	if stopped {
+		return errStopped
+	}
+	var unk *unknownRead
+	res, handled, reason := shellutil.RunFiles(args, stdin, facts, func(name string) ([]byte, error) {
+		b, err := sb.readKnown(ctx, name)
+		var u *unknownRead
+		if errors.As(err, &u) {
+			if unk == nil {
+				unk = u
+			}
+			return nil, unknownPathError(name, u)
+		}
+		return b, err
 	})
+	if !handled && chosen {
+		why := fmt.Sprintf("%s in %s: the sandbox does not evaluate it", strings.Join(ShortArgv(args), " "), ctxWord(site.kind))
+		if reason != "" {
+			why += " (" + reason + ")"
+		}
+		return c.Unsupported(name, why)
+	}
+	if !handled && unk != nil && sb.coverUnknown(c.Pos, strings.Join(ShortArgv(args), " "), unk) {
+		// In a condition whose outcome becomes a choice: what the command
+		// prints and its status are not known, and not used.
+		return interp.ExitStatus(1)
+	}
 	if handled {
 		// A reader that stopped reading (`| head -1`) does not change the
 		// command's status.

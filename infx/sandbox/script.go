@@ -530,6 +530,10 @@ func (sb *sandbox) cat(ctx context.Context, c *Call, files []string) error {
 		data, err := sb.readKnown(ctx, f)
 		var u *unknownRead
 		if errors.As(err, &u) {
+			if sb.coverUnknown(c.Pos, strings.Join(ShortArgv(c.Args), " "), u) {
+				// In a condition whose outcome becomes a choice.
+				return ExitStatus(1)
+			}
 			if c.Use == UsePlain {
 				unknownOutput(hc.Stdout, u.Error())
 				continue

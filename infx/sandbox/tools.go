@@ -330,3 +330,33 @@ func (sb *sandbox) sedInPlace(args []string) bool {
 	}
 	return true
 }
+
+// imagePatch records `sed -i SCRIPT FILE…` of files of the container
+// image (each outside the read roots, not written by the run, an image
+// file: imageFile) as Trace.Patches; false (nothing recorded) otherwise.
+func (sb *sandbox) imagePatch(ctx context.Context, c *Call) bool {
+	exprs, files, inPlace, ok := SedArgs(c.Args)
+	if !ok || !inPlace || len(files) == 0 {
+		return false
+	}
+	var paths []string
+	for _, f := range files {
+		if _, written, _ := sb.written(ctx, f); written {
+			return false
+		}
+		p := sb.abs(ctx, f)
+		if sb.jail.contains(p) || !sb.imageFile(ctx, p) {
+			return false
+		}
+		paths = append(paths, filepath.Clean(p))
+	}
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if sb.closed {
+		return false
+	}
+	for _, p := range paths {
+		sb.run.Patches = append(sb.run.Patches, FileEdit{Path: p, At: c.Pos, Seq: c.seq, Program: "sed -i", Data: strings.Join(exprs, " ")})
+	}
+	return true
+}

@@ -63,7 +63,23 @@ type Facts struct {
 	// not documented, which is the case for every SKU in the table: the
 	// fleet's firmware is not published.
 	MECFirmware int
+	// ShmAvailKiB is the space `df` reports available on /dev/shm, in
+	// KiB; 0 when not documented, which is the case for every runner in
+	// the table (the container's --shm-size is not published).
+	// ShmNotShown: df prints nothing for /dev/shm (a FactChoice answer).
+	ShmAvailKiB int64
 }
+
+// Sentinels of the facts a FactChoice answer sets that a probe then
+// answers without the line or value (the fact is absent on that machine).
+const (
+	// MECNotShown as Facts.MECFirmware: `rocm-smi --showfw` prints its
+	// firmware table without a MEC line.
+	MECNotShown = -1
+	// ShmNotShown as Facts.ShmAvailKiB: `df` prints nothing for
+	// /dev/shm and fails (no such mount).
+	ShmNotShown = -1
+)
 
 // DefaultNowUnix is the fixed instant `date` reports when Facts.Now is
 // zero, in seconds since the Unix epoch: 2026-01-01T00:00:00Z, a

@@ -231,7 +231,7 @@ func rocmSpacer(name string) string {
 // grep — then Read/Write Activity 0, Memory Activity N/A and Avg. Memory
 // Bandwidth 0, whose presence depends on the ASIC), and `rocm-smi
 // --showfw` only when Facts.MECFirmware is set (then the MEC and MEC2
-// lines only).
+// lines only; MECNotShown: the table's frame without them).
 func runRocmSmi(c *call) (int, error) {
 	switch c.facts.Vendor {
 	case "nvidia":
@@ -257,11 +257,11 @@ func runRocmSmi(c *call) (int, error) {
 				g+"Avg. Memory Bandwidth: 0")
 		}
 	case "--showfw":
-		if f.MECFirmware <= 0 {
+		if f.MECFirmware == 0 || f.MECFirmware < MECNotShown {
 			return 0, unsup("MEC firmware version of %s is not documented", f.SKU)
 		}
 		body = append(body, rocmSpacer(" Firmware Information "))
-		for i := 0; i < f.GPUCount; i++ {
+		for i := 0; i < f.GPUCount && f.MECFirmware != MECNotShown; i++ {
 			g := fmt.Sprintf("GPU[%d]\t\t: ", i)
 			body = append(body,
 				g+"MEC firmware version: \t"+strconv.Itoa(f.MECFirmware),

@@ -1,8 +1,8 @@
 // Package shellutil evaluates, in pure Go and without starting a process,
 // the text utilities and hardware probes that InferenceX benchmark scripts
 // call: awk, sed, grep, seq, expr, cut, tr, head, tail, wc, sort, uniq,
-// paste, basename, dirname, date, hostname, nproc, free, sha1sum,
-// sha256sum, bc, and the GPU probes nvidia-smi, rocm-smi and amd-smi.
+// paste, basename, dirname, date, hostname, nproc, free, df (of /dev/shm),
+// sha1sum, sha256sum, bc, and the GPU probes nvidia-smi, rocm-smi and amd-smi.
 //
 // The sandboxed interpreter that runs InferenceX single-node scripts
 // (package infx) calls [Run] (or [RunFiles]) for every external command.
@@ -154,6 +154,7 @@ var commands = map[string]func(*call) (int, error){
 	"nvidia-smi": runNvidiaSmi,
 	"rocm-smi":   runRocmSmi,
 	"amd-smi":    runAmdSmi,
+	"df":         runDf,
 }
 
 // call is one command evaluation in progress.

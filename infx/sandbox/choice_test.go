@@ -1,0 +1,198 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
+)
+
+// runChoice runs testdata/choices/NAME with choices on, taking choices.
+func runChoice(t *testing.T, name string, facts shellutil.Facts, choices ...int) *Trace {
+	t.Helper()
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "choices", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "benchmarks", name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Name: "benchmarks/" + name, ReadRoots: []string{dir}, Dir: dir, Timeout: time.Minute, Facts: facts, Choose: true, Choices: choices}
+	run, err := Run(context.Background(), Script{Path: p}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// lastArgv is the last command's argv and env.
+func lastCommand(run *Trace) Command {
+	if len(run.Commands) == 0 {
+		return Command{}
+	}
+	return run.Commands[len(run.Commands)-1]
+}
+
+func mi355x(t *testing.T) shellutil.Facts {
+	t.Helper()
+	f, ok := shellutil.FactsFor("mi355x")
+	if !ok {
+		t.Fatal("no mi355x facts")
+	}
+	return f
+}
+
+// TestChoiceMEC: `rocm-smi --showfw` without a documented MEC firmware is
+// a choice point of three answers; each answer gives the env the script
+// derives from it.
+func TestChoiceMEC(t *testing.T) {
+	f := mi355x(t)
+	for k, want := range []string{"HSA_NO_SCRATCH_RECLAIM=1", "HSA_NO_SCRATCH_RECLAIM=1", ""} {
+		run := runChoice(t, "mec.sh", f, k)
+		if run.Stop != nil {
+			t.Fatalf("answer %d: stop %v", k, run.Stop)
+		}
+		if len(run.Choices) != 1 {
+			t.Fatalf("answer %d: choices %+v", k, run.Choices)
+		}
+		c := run.Choices[0]
+		if c.Taken != k || len(c.Answers) != 3 || c.Pos.Line != 3 || !strings.Contains(c.Fact, "MEC firmware") || c.Command != "rocm-smi --showfw" {
+			t.Errorf("answer %d: choice %+v", k, c)
+		}
+		cmd := lastCommand(run)
+		if got := strings.Join(cmd.Env, " "); got != want {
+			t.Errorf("answer %d (%s): env %q, want %q", k, c.Answer(), got, want)
+		}
+	}
+	// Without Choose the probe stays unknown.
+	dir := t.TempDir()
+	src, _ := os.ReadFile(filepath.Join("testdata", "choices", "mec.sh"))
+	run, err := Run(context.Background(), Script{Path: "mec.sh", Src: src}, Config{ReadRoots: []string{dir}, Facts: f})
+	if err != nil || run.Stop == nil || !strings.Contains(run.Stop.Msg, "MEC firmware version of mi355x is not documented") || len(run.Choices) != 0 {
+		t.Errorf("without choices: err %v, stop %v, choices %v", err, run.Stop, run.Choices)
+	}
+}
+
+// TestChoiceShm: `df` of /dev/shm is a choice point: nothing, 1G, the host
+// DRAM; the 1G answer stops the script at its guard (exit 1).
+func TestChoiceShm(t *testing.T) {
+	f := mi355x(t)
+	for k, exit := range []int{0, 1, 0} {
+		run := runChoice(t, "shm.sh", f, k)
+		if run.Stop != nil || len(run.Choices) != 1 || run.Choices[0].Taken != k {
+			t.Fatalf("answer %d: stop %v choices %+v", k, run.Stop, run.Choices)
+		}
+		if run.Exit != exit {
+			t.Errorf("answer %d (%s): exit %d, want %d", k, run.Choices[0].Answer(), run.Exit, exit)
+		}
+		if exit == 1 && (run.ExitAt.Line != 8 || !strings.Contains(run.ExitMsg, "exceeds 90%")) {
+			t.Errorf("answer %d: exit at %v msg %q", k, run.ExitAt, run.ExitMsg)
+		}
+		if exit == 0 && lastCommand(run).Argv[0] != "vllm" {
+			t.Errorf("answer %d: no launch: %v", k, run.Commands)
+		}
+	}
+	if a := runChoice(t, "shm.sh", f).Choices[0].Answers[2]; !strings.Contains(a, "3024G") {
+		t.Errorf("host DRAM answer %q (mi355x: 3,095,781 MiB)", a)
+	}
+}
+
+// TestChoiceImageCondition: a condition on a file of the container image
+// is true or false; the patch in its body is recorded (Trace.Patches) when
+// it holds.
+func TestChoiceImageCondition(t *testing.T) {
+	f, _ := shellutil.FactsFor("h200")
+	for k, patched := range []bool{true, false} {
+		run := runChoice(t, "imagecond.sh", f, k)
+		if run.Stop != nil || len(run.Choices) != 1 {
+			t.Fatalf("answer %d: stop %v choices %+v", k, run.Stop, run.Choices)
+		}
+		c := run.Choices[0]
+		if c.Cond.Line != 4 || c.Pos.Line != 4 || !strings.Contains(c.Fact, "/sgl-workspace/sglang/python/sglang/srt/managers/mixin.py") || !strings.HasPrefix(c.Command, "sed -n") {
+			t.Errorf("answer %d: choice %+v", k, c)
+		}
+		if got := len(run.Patches) == 1; got != patched {
+			t.Fatalf("answer %d: patches %+v", k, run.Patches)
+		}
+		if patched && (run.Patches[0].Path != "/sgl-workspace/sglang/python/sglang/srt/managers/mixin.py" || run.Patches[0].At.Line != 6 || run.Patches[0].Program != "sed -i") {
+			t.Errorf("patch %+v", run.Patches[0])
+		}
+		if lastCommand(run).Argv[0] != "python3" {
+			t.Errorf("answer %d: no launch", k)
+		}
+	}
+}
+
+// TestChoiceHostile: a value read from the unknown file stays Unsupported
+// (in the body of an unknown condition, or in a condition that keeps it);
+// a choice in a loop of 10,000 iterations stops at the bound, the same on
+// every run.
+func TestChoiceHostile(t *testing.T) {
+	f := mi355x(t)
+	run := runChoice(t, "bodyread.sh", f, 0)
+	if run.Stop == nil || run.Stop.Pos.Line != 4 || len(run.Choices) != 1 {
+		t.Errorf("body read, condition true: stop %v choices %+v", run.Stop, run.Choices)
+	}
+	run = runChoice(t, "bodyread.sh", f, 1)
+	if run.Stop != nil || strings.Join(lastCommand(run).Argv, " ") != "vllm serve m --mode default" {
+		t.Errorf("body read, condition false: stop %v argv %v", run.Stop, lastCommand(run).Argv)
+	}
+	run = runChoice(t, "impurecond.sh", f)
+	if run.Stop == nil || run.Stop.Pos.Line != 3 || len(run.Choices) != 0 {
+		t.Errorf("impure condition: stop %v choices %+v", run.Stop, run.Choices)
+	}
+	for _, name := range []string{"loop.sh", "condloop.sh"} {
+		var first string
+		for i := 0; i < 2; i++ {
+			run := runChoice(t, name, f)
+			if run.Stop == nil || !strings.Contains(run.Stop.Msg, "more than 16 choice points") || len(run.Choices) != DefaultMaxChoices+1 {
+				t.Fatalf("%s: stop %v, %d choices", name, run.Stop, len(run.Choices))
+			}
+			if i == 0 {
+				first = run.Stop.String()
+			} else if run.Stop.String() != first {
+				t.Errorf("%s: stop %q, then %q", name, first, run.Stop)
+			}
+		}
+	}
+}
+
+// TestChoiceConditionShapes: which conditions are choices (markConditions).
+func TestChoiceConditionShapes(t *testing.T) {
+	f := mi355x(t)
+	for _, c := range []struct {
+		src     string
+		choices int // -1: Unsupported
+	}{
+		{"grep -q x /opt/f && A=1\nvllm serve m --a \"$A\"\n", 1},
+		{"grep -q x /opt/f || true\nvllm serve m\n", 0},
+		{"while grep -q x /opt/f; do break; done\nvllm serve m\n", 1},
+		{"if [ \"$(head -n1 /opt/f)\" = x ]; then A=1; fi\nvllm serve m --a \"$A\"\n", 1},
+		{"if grep x /opt/f; then :; fi\nvllm serve m\n", -1},                           // prints what it read
+		{"if grep -q x /opt/f > /tmp/o; then :; fi\nvllm serve m\n", -1},               // writes a file
+		{"f() { grep -q x /opt/f; }\nif f; then :; fi\nvllm serve m\n", -1},            // a function
+		{"if sed -i s/a/b/ /opt/f | grep -q x /opt/f; then :; fi\nvllm serve m\n", -1}, // sed -i
+		{"if grep -q x /proc/cpuinfo; then :; fi\nvllm serve m\n", -1},                 // the runner's state
+		{"if [[ $(cat /opt/f) =~ x ]]; then :; fi\nvllm serve m\n", -1},                // sets BASH_REMATCH
+	} {
+		run, _, err := runHostile(t, t.TempDir(), c.src, Config{Facts: f, Choose: true})
+		if err != nil {
+			t.Fatalf("%q: %v", c.src, err)
+		}
+		switch {
+		case c.choices < 0 && run.Stop == nil:
+			t.Errorf("%q: not Unsupported (choices %+v)", c.src, run.Choices)
+		case c.choices >= 0 && (run.Stop != nil || len(run.Choices) != c.choices):
+			t.Errorf("%q: stop %v, choices %+v; want %d", c.src, run.Stop, run.Choices, c.choices)
+		}
+	}
+}
