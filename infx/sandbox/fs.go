@@ -179,20 +179,9 @@ func (sb *sandbox) unknown(err *unknownRead) {
 	sb.stop()
 }
 
-// readFile reads a file operand of a text utility as the sandbox sees it
-// (readKnown): a file it cannot know is an error that is not
-// fs.ErrNotExist, so the utility is not evaluated (and is Unsupported
-// where its result is used).
-func (sb *sandbox) readFile(ctx context.Context, name string) ([]byte, error) {
-	b, err := sb.readKnown(ctx, name)
-	var u *unknownRead
-	if errors.As(err, &u) {
-		return nil, unknownPathError(name, u)
-	}
-	return b, err
-}
-
-// unknownPathError is readFile's error for an unknown read.
+// unknownPathError is the error a text utility's file operand gets for a
+// read the sandbox cannot know (readKnown): not fs.ErrNotExist, so the
+// utility is not evaluated (and is Unsupported where its result is used).
 func unknownPathError(name string, u *unknownRead) error {
 	return &os.PathError{Op: "open", Path: name, Err: errors.New("its content is not known to the sandbox: " + u.why)}
 }
