@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/pyfmt"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -62,14 +63,14 @@ func (v amdValue) str() (string, error) {
 	return "", fmt.Errorf("a %s: its Python repr is not reproduced", v.kind)
 }
 
-// amdFloatRepr is Python 3's repr of a finite float (pyFloatRepr); inf
+// amdFloatRepr is Python 3's repr of a finite float (pyfmt.FloatRepr); inf
 // and nan are an error (their text in the loader's output is not
 // reproduced).
 func amdFloatRepr(f float64) (string, error) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return "", fmt.Errorf("the float %v", f)
 	}
-	return pyFloatRepr(f), nil
+	return pyfmt.FloatRepr(f), nil
 }
 
 // PyYAML 6 implicit resolvers (yaml/resolver.py, Resolver), YAML 1.1.

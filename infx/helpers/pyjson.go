@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/pyfmt"
 )
 
 // This file is Python's json module as the InferenceX injectors use it:
@@ -426,10 +428,10 @@ func pyDump(b *strings.Builder, v *pyValue) {
 		case math.IsInf(v.Float, -1):
 			b.WriteString("-Infinity")
 		default:
-			b.WriteString(pyFloatRepr(v.Float))
+			b.WriteString(pyfmt.FloatRepr(v.Float))
 		}
 	case pyStr:
-		pyDumpStr(b, v.Str)
+		pyfmt.WriteJSONRunes(b, v.Str)
 	case pyList:
 		b.WriteByte('[')
 		for i, e := range v.List {
@@ -445,7 +447,7 @@ func pyDump(b *strings.Builder, v *pyValue) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			pyDumpStr(b, k)
+			pyfmt.WriteJSONRunes(b, k)
 			b.WriteByte(':')
 			pyDump(b, v.Vals[i])
 		}
@@ -453,87 +455,11 @@ func pyDump(b *strings.Builder, v *pyValue) {
 	}
 }
 
-// pyDumpStr is encoder.py_encode_basestring_ascii: printable ASCII as is
-// (but " and \), the short escapes, everything else \uXXXX (lowercase,
-// surrogate pairs above the BMP).
-func pyDumpStr(b *strings.Builder, s []rune) {
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			switch {
-			case r >= ' ' && r <= '~':
-				b.WriteRune(r)
-			case r >= 0x10000:
-				n := r - 0x10000
-				fmt.Fprintf(b, `\u%04x\u%04x`, 0xd800|(n>>10)&0x3ff, 0xdc00|n&0x3ff)
-			default:
-				fmt.Fprintf(b, `\u%04x`, r)
-			}
-		}
-	}
-	b.WriteByte('"')
-}
-
-// pyFloatRepr is repr(float) for a finite value (CPython float_repr,
-// format code 'r'): the shortest digits that round-trip; positional for
-// decimal exponents -4 ≤ e < 16 (with ".0" when integral), else
-// d[.ddd]e±XX.
-func pyFloatRepr(f float64) string {
-	e := strconv.FormatFloat(f, 'e', -1, 64) // [-]d[.ddd]e±XX
-	mant, exps, _ := strings.Cut(e, "e")
-	exp, _ := strconv.Atoi(exps)
-	neg := strings.HasPrefix(mant, "-")
-	mant = strings.TrimPrefix(mant, "-")
-	digits := strings.Replace(mant, ".", "", 1)
-	sign := ""
-	if neg {
-		sign = "-"
-	}
-	if exp < -4 || exp >= 16 {
-		m := digits[:1]
-		if len(digits) > 1 {
-			m += "." + digits[1:]
-		}
-		es := fmt.Sprintf("%+03d", exp)
-		return sign + m + "e" + es
-	}
-	var s string
-	switch {
-	case exp < 0:
-		s = "0." + strings.Repeat("0", -exp-1) + digits
-	case len(digits) <= exp+1:
-		s = digits + strings.Repeat("0", exp+1-len(digits)) + ".0"
-	default:
-		s = digits[:exp+1] + "." + digits[exp+1:]
-	}
-	return sign + s
-}
-
 // pyFormatG is format(f, "g") (precision 6, trailing zeros removed,
 // exponent form for decimal exponents < -4 or ≥ 6).
 func pyFormatG(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return pyfmt.FloatRepr(f) // nan, inf, -inf as repr writes them
 	}
 	e := strconv.FormatFloat(f, 'e', 5, 64) // rounded to 6 significant digits
 	mant, exps, _ := strings.Cut(e, "e")

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/pyfmt"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -736,7 +737,7 @@ func (b syntheticBackend) specTokens(content string) (int64, bool, error) {
 				continue
 			}
 			if math.IsNaN(n.Float) || math.IsInf(n.Float, 0) || math.Abs(n.Float) > 1<<53 {
-				return 0, false, &NotModelled{"num_speculative_tokens " + pyFloatRepr(n.Float)}
+				return 0, false, &NotModelled{"num_speculative_tokens " + pyfmt.FloatRepr(n.Float)}
 			}
 			return int64(n.Float), true, nil
 		default:

@@ -5,8 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/pyfmt"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
@@ -145,7 +145,7 @@ func pyJSON(b *strings.Builder, v any, indent string) {
 			b.WriteString(pyFloat(x))
 		}
 	case string:
-		b.WriteString(jsonString(x))
+		b.WriteString(pyfmt.JSONString(x))
 	case []any:
 		if len(x) == 0 {
 			b.WriteString("[]")
@@ -170,47 +170,11 @@ func pyJSON(b *strings.Builder, v any, indent string) {
 			if i > 0 {
 				b.WriteString(",")
 			}
-			b.WriteString("\n" + in + jsonString(e.Key) + ": ")
+			b.WriteString("\n" + in + pyfmt.JSONString(e.Key) + ": ")
 			pyJSON(b, e.Val, in)
 		}
 		b.WriteString("\n" + indent + "}")
 	default:
-		b.WriteString(jsonString(pyStr(v)))
+		b.WriteString(pyfmt.JSONString(pyStr(v)))
 	}
-}
-
-// jsonString is a JSON string as json.dumps writes it (ensure_ascii).
-func jsonString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			switch {
-			case r < 0x20 || (r >= 0x7f && r <= 0xffff):
-				fmt.Fprintf(&b, `\u%04x`, r)
-			case r > 0xffff:
-				r1, r2 := utf16.EncodeRune(r)
-				fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
-			default:
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

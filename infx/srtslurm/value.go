@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/pyfmt"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 	"go.yaml.in/yaml/v3"
 )
@@ -496,55 +497,8 @@ func pyRepr(v any) string {
 	return fmt.Sprint(v)
 }
 
-// pyFloat is Python's repr(float): shortest round-trip digits, positional
-// for 1e-4 <= |x| < 1e16 (".0" added when integral), else exponent form
-// with at least two exponent digits.
-func pyFloat(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	e := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
-	mant, expS, _ := strings.Cut(e, "e")
-	exp, _ := strconv.Atoi(expS)
-	neg := strings.HasPrefix(mant, "-")
-	mant = strings.TrimPrefix(mant, "-")
-	digits := strings.Replace(mant, ".", "", 1)
-	sign := ""
-	if neg {
-		sign = "-"
-	}
-	if exp >= -4 && exp < 16 {
-		var s string
-		if exp < 0 {
-			s = "0." + strings.Repeat("0", -exp-1) + digits
-		} else if exp+1 >= len(digits) {
-			s = digits + strings.Repeat("0", exp+1-len(digits)) + ".0"
-		} else {
-			s = digits[:exp+1] + "." + digits[exp+1:]
-		}
-		return sign + s
-	}
-	m := digits[:1]
-	if len(digits) > 1 {
-		m += "." + digits[1:]
-	}
-	es := "+"
-	if exp < 0 {
-		es = "-"
-		exp = -exp
-	}
-	return fmt.Sprintf("%s%se%s%02d", sign, m, es, exp)
-}
+// pyFloat is Python's repr(float) (pyfmt.FloatRepr).
+var pyFloat = pyfmt.FloatRepr
 
 // pyStrRepr is Python's repr(str).
 func pyStrRepr(s string) string {
