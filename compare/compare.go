@@ -438,7 +438,13 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, strict Strictnes
 		}
 		if c != nil && c.Unknown || r != nil && r.Unknown {
 			// a value that is not known is neither a match nor a gap
-			res.Unknown = append(res.Unknown, Difference{Setting: k, Upstream: cv, InferenceX: rv, Origins: origins})
+			why := ""
+			if c != nil && c.UnknownWhy != "" {
+				why = c.UnknownWhy
+			} else if r != nil {
+				why = r.UnknownWhy
+			}
+			res.Unknown = append(res.Unknown, Difference{Setting: k, Upstream: cv, InferenceX: rv, Origins: origins, Note: why})
 			verdict = Worse(verdict, ContentNotKnown)
 			continue
 		}

@@ -306,9 +306,13 @@ type Setting struct {
 	// ("$http_x_session_id" is an nginx variable).
 	Literal bool
 	// Unknown: the value is not known (srt-slurm's own /configs/ file
-	// without an srt-slurm checkout): never a match, never a difference —
-	// the setting is not verified (Result.Unknown).
-	Unknown bool
+	// without an srt-slurm checkout; a flag or env var a script sets only
+	// on some machines, launch.Arg.Unknown / launch.EnvVar.Unknown): never
+	// a match, never a difference — the setting is not verified
+	// (Result.Unknown). UnknownWhy, when set, says why
+	// (Difference.Note).
+	Unknown    bool
+	UnknownWhy string
 }
 
 // Normalized is the settings of one process by key, plus the key order.
@@ -370,6 +374,14 @@ func (r *Rules) NormalizeProcess(p *launch.Process, engine, hfID string) *Normal
 	n.add(&Setting{Key: "program", Kind: "field", Name: "program", Value: prog, Raw: p.Program, Origins: []launch.Origin{p.Origin}}, false)
 	for _, a := range args {
 		flag, vals := a.Flag, a.Values
+		if a.Unknown != "" && flag != "" {
+			// present or valued only on some machines: not normalized
+			// away (a default, a false), never compared
+			f := r.Flag(engine, strings.SplitN(flag, "=", 2)[0])
+			raw := strings.TrimSpace(flag + " " + strings.Join(vals, " "))
+			n.add(&Setting{Key: f, Kind: "flag", Name: f, Value: raw, Raw: raw, Origins: []launch.Origin{a.Origin}, Literal: true, Unknown: true, UnknownWhy: a.Unknown}, last)
+			continue
+		}
 		if flag == "" {
 			// positional (vllm serve <model>)
 			n.add(&Setting{Key: "positional", Kind: "field", Name: "positional", Value: Model(strings.Join(vals, " "), hfID), Raw: strings.Join(vals, " "), Origins: []launch.Origin{a.Origin}}, false)
@@ -451,7 +463,11 @@ func (r *Rules) NormalizeProcess(p *launch.Process, engine, hfID string) *Normal
 	r.derive(n, engine, hfID)
 	for _, e := range p.Env {
 		name, v := r.Env(e.Name, e.Value)
-		n.add(&Setting{Key: "env " + name, Kind: "env", Name: name, Value: v, Raw: e.Name + "=" + e.Value, Origins: []launch.Origin{e.Origin}}, true)
+		s := &Setting{Key: "env " + name, Kind: "env", Name: name, Value: v, Raw: e.Name + "=" + e.Value, Origins: []launch.Origin{e.Origin}}
+		if e.Unknown != "" {
+			s.Literal, s.Unknown, s.UnknownWhy = true, true, e.Unknown
+		}
+		n.add(s, true)
 	}
 	field := func(name string, v int) {
 		if v <= 0 {

@@ -108,6 +108,13 @@ type ScriptOptions struct {
 	// commands, when set, replaces scriptCommands (an AMD batch job's
 	// cluster, batchCluster.commands).
 	commands map[string]sandbox.Handler
+	// choose makes the run's undocumented facts with documented
+	// alternatives choice points (sandbox.Config.Choose), answered by
+	// choices, at most maxChoices of them (singlenode.go: the points are
+	// rendered under every answer).
+	choose     bool
+	choices    []int
+	maxChoices int
 }
 
 // config is the sandbox configuration of a run: opt's bounds and inputs,
@@ -126,6 +133,7 @@ func (opt ScriptOptions) config() sandbox.Config {
 		HostFiles: runnerHostFiles(opt.Facts.SKU),
 		ModelDir:  isModelDirVar,
 		TagCommit: srtSlurmTagCommit,
+		Choose:    opt.choose, Choices: opt.choices, MaxChoices: opt.maxChoices,
 	}
 }
 

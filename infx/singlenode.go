@@ -153,6 +153,10 @@ type scriptOutcome struct {
 	script   string               // the benchmark script it started (filesystem path), "" if none
 	start    *sandbox.ScriptStart // its start
 	err      error
+	// group numbers the launcher and runner name: the outcomes of one
+	// group are its runs under the answers to the facts it asks that
+	// are not known (run.Choices).
+	group int
 }
 
 // renderScript renders a single-node point as the workflow and runner run
@@ -198,24 +202,37 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 	// A launcher may branch on its own runner name
 	// (PORT_OFFSET=${RUNNER_NAME: -1}, node excludes, …): each launcher runs
 	// for the first and the last runner name the label lists for it.
+	group := 0
 	for _, l := range ws.existingLaunchers(p.Runner) {
 		for _, rn := range endsOf(l.runners) {
-			o := scriptOutcome{launcher: l, runner: rn}
-			o.run, o.harness, o.err = ws.runLauncher(p, l, rn, facts, opt)
-			if o.err != nil {
+			// Once per combination of answers to the facts the run asks
+			// that are not known (scriptchoice.go).
+			var harness *Harness
+			runs, err := enumerateChoices(func(choices []int) (*ScriptRun, error) {
+				run, h, err := ws.runLauncherWith(p, l, rn, facts, opt, true, choices)
+				harness = h
+				return run, err
+			})
+			var budget *choiceBudgetError
+			if errors.As(err, &budget) {
+				return nil, "", nil, nil, &PointError{Status: StatusUnsupported, Note: fmt.Sprintf("%s (runner %s): %s", l.rel, rn, budget), Pos: p.RefPos}
+			}
+			if err != nil {
 				// The point's outcome is this error (the first in
 				// order): the other runner names are not run.
-				return nil, "", nil, nil, limitStatus(p, o.err)
+				return nil, "", nil, nil, limitStatus(p, err)
 			}
-			if o.err == nil {
+			for _, run := range runs {
+				o := scriptOutcome{launcher: l, runner: rn, run: run, harness: harness, group: group}
 				for i, s := range o.run.Scripts {
 					if rel := ws.relTo(ws.Base, s.File); strings.HasPrefix(rel, "benchmarks/") {
 						o.script, o.start = s.File, &o.run.Scripts[i]
 						break
 					}
 				}
+				outs = append(outs, o)
 			}
-			outs = append(outs, o)
+			group++
 		}
 	}
 	var ok []scriptOutcome
@@ -254,6 +271,14 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 		}
 		scripts[s][o.launcher.rel] = append(scripts[s][o.launcher.rel], o.runner)
 	}
+	for _, x := range ok {
+		for _, y := range ok {
+			if x.group == y.group && x.script != y.script {
+				return nil, "", nil, nil, &PointError{Status: StatusUnsupported, Note: fmt.Sprintf("%s (runner %s) starts a different script by the answers to facts the sandbox does not know (%s): where %s, %s; where %s, %s",
+					x.launcher.rel, x.runner, choiceSites([]*ScriptRun{x.run, y.run}), answersText(x.run.Choices), ws.rel(x.script), answersText(y.run.Choices), ws.rel(y.script)), Pos: p.RefPos}
+			}
+		}
+	}
 	if len(scripts) > 1 {
 		var parts []string
 		for s, byL := range scripts {
@@ -283,14 +308,7 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 		return nil, "", nil, nil, &PointError{Status: StatusMissing, Note: fmt.Sprintf("%s runs %s (%s), which is not in the checkout", o.launcher.rel, ws.rel(o.script), o.start.At), Pos: p.RefPos}
 	}
 	scriptStart := o.start
-	var launcherStart *sandbox.ScriptStart
-	for i := range o.run.Scripts {
-		if ws.rel(o.run.Scripts[i].File) == o.launcher.rel {
-			launcherStart = &o.run.Scripts[i]
-			break
-		}
-	}
-	procs, err = ws.scriptRunProcesses(p, o.run, o.script, launcherStart, scriptStart)
+	procs, cnotes, err := ws.alternativeProcesses(p, ok, o.group)
 	if err == nil {
 		inherited = inheritedEnv(o.harness, scriptStart)
 	}
@@ -312,10 +330,60 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 		}
 	}
 	notes = append([]string{fmt.Sprintf("script chosen by %s for runner label %s", strings.Join(users, ", "), p.Runner)}, notes...)
+	notes = append(notes, cnotes...)
 	if p.Script != "" && filepath.Clean(p.Script) != filepath.Clean(o.script) {
 		notes = append(notes, fmt.Sprintf("the launchers run %s, not the cited %s", ws.rel(o.script), ws.rel(p.Script)))
 	}
 	return procs, ws.rel(o.script), notes, inherited, nil
+}
+
+// alternativeProcesses renders the server processes of one launcher and
+// runner name (group) from its outcomes in ok, one per combination of
+// answers to the facts its run asks that are not known (scriptchoice.go):
+// an answer under which the script stops before its server is dropped
+// with a note (all dropped: the first one's error), the others merged
+// (mergeAlternatives). notes describe the choice points, the dropped
+// answers and the image patches.
+func (ws *Workspace) alternativeProcesses(p Point, ok []scriptOutcome, group int) (procs []launch.Process, notes []string, err error) {
+	var alts []altProcs
+	var dropped []string
+	var firstErr error
+	for _, x := range ok {
+		if x.group != group {
+			continue
+		}
+		var launcherStart *sandbox.ScriptStart
+		for i := range x.run.Scripts {
+			if ws.rel(x.run.Scripts[i].File) == x.launcher.rel {
+				launcherStart = &x.run.Scripts[i]
+				break
+			}
+		}
+		ps, err := ws.scriptRunProcesses(p, x.run, x.script, launcherStart, x.start)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			if failedBeforeServer(x.run, x.start) {
+				dropped = append(dropped, droppedNote(x.run, x.start))
+				continue
+			}
+			return nil, nil, err
+		}
+		alts = append(alts, altProcs{run: x.run, procs: ps})
+	}
+	if len(alts) == 0 {
+		return nil, nil, firstErr
+	}
+	if len(alts) == 1 && len(alts[0].run.Choices) == 0 {
+		return alts[0].procs, nil, nil
+	}
+	procs, same, err := mergeAlternatives(alts)
+	if err != nil {
+		return nil, nil, &PointError{Status: StatusUnsupported, Note: err.Error(), Pos: p.RefPos}
+	}
+	notes = append(choiceNotes(alts, same), dropped...)
+	return procs, notes, nil
 }
 
 // limitStatus turns a run that hit the sandbox's step or time bound into
@@ -447,6 +515,12 @@ func startEnd(s *sandbox.ScriptStart) string {
 
 // runLauncher runs the workflow's launch step for one launcher.
 func (ws *Workspace) runLauncher(p Point, l launcherRef, runner string, facts shellutil.Facts, opt Options) (*ScriptRun, *Harness, error) {
+	return ws.runLauncherWith(p, l, runner, facts, opt, false, nil)
+}
+
+// runLauncherWith is runLauncher; choose: with choice points
+// (sandbox.Config.Choose) answered by choices (scriptchoice.go).
+func (ws *Workspace) runLauncherWith(p Point, l launcherRef, runner string, facts shellutil.Facts, opt Options, choose bool, choices []int) (*ScriptRun, *Harness, error) {
 	wf, err := ws.harness(p, runner)
 	if err != nil {
 		return nil, nil, err
@@ -469,11 +543,12 @@ func (ws *Workspace) runLauncher(p Point, l launcherRef, runner string, facts sh
 	so := ScriptOptions{
 		Env: env, ReadRoots: []string{root}, Timeout: opt.ScriptTimeout, Steps: opt.ScriptSteps,
 		Facts: facts, Dir: root, Name: fmt.Sprintf("%s (launch step)", h.Workflow), Cache: &ws.sn.scripts, ctx: opt.ctx,
+		choose: choose, choices: choices, maxChoices: scriptChoiceRuns,
 	}
 	// A run is a function of its inputs (the sandbox fixes every host
 	// value), so points with the same ones share it; the run is only read.
 	key := strings.Join([]string{p.Runner, l.rel, runner, h.Workflow, h.Run, strings.Join(env, "\x00"),
-		so.Timeout.String(), strconv.Itoa(so.Steps)}, "\x01")
+		so.Timeout.String(), strconv.Itoa(so.Steps), fmt.Sprint(choose, choices)}, "\x01")
 	ws.sn.mu.Lock()
 	c, ok := ws.sn.runs[key]
 	ws.sn.mu.Unlock()

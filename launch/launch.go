@@ -127,6 +127,12 @@ type Arg struct {
 	Flag   string   `json:"flag"`
 	Values []string `json:"values,omitempty"`
 	Origin Origin   `json:"origin"`
+	// Unknown, when set, says why the flag's presence or value is not
+	// known: the script sets it only on some machines, by a fact that is
+	// not published (an InferenceX script's MEC firmware probe). Such a
+	// flag is never a match and never a difference (package compare: not
+	// verified).
+	Unknown string `json:"unknown,omitempty"`
 }
 
 // EnvVar is one environment variable set for a process.
@@ -134,6 +140,9 @@ type EnvVar struct {
 	Name   string `json:"name"`
 	Value  string `json:"value"`
 	Origin Origin `json:"origin"`
+	// Unknown, when set, says why the variable's presence or value is
+	// not known (see Arg.Unknown): never a match, never a difference.
+	Unknown string `json:"unknown,omitempty"`
 }
 
 // Process is one launched program (a cookbook "block"): a worker of a role,

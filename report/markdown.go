@@ -599,7 +599,11 @@ func (m *md) addRoleGap(diffs, roles, prohib *gapGroups, role string, f Finding,
 		d := f.Unknown
 		up, ix := mdVal(d.Upstream), mdVal(d.InferenceX)
 		k := strings.Join([]string{role, d.Setting, up, ix, "unknown"}, "\x00")
-		diffs.add(k, gapLine{role: role, what: d.Setting, up: up, ix: ix, note: "not verified: " + string(compare.ContentNotKnown)}, label, concs)
+		note := "not verified: " + string(compare.ContentNotKnown)
+		if d.Note != "" {
+			note += ": " + m.scrub(d.Note)
+		}
+		diffs.add(k, gapLine{role: role, what: d.Setting, up: up, ix: ix, note: note}, label, concs)
 	default:
 		what := string(res.Verdict)
 		roles.add(role+"\x00"+what+"\x00"+res.Note, gapLine{role: role, what: what, note: m.scrub(res.Note)}, label, concs)

@@ -195,7 +195,11 @@ func pointFindings(fs []Finding) []Finding {
 // unknownText describes a setting whose content is not known for the text
 // Gaps.
 func unknownText(d compare.Difference) string {
-	return fmt.Sprintf("%s: not verified: %s (upstream %s, inferencex %s)", d.Setting, compare.ContentNotKnown, val(d.Upstream), val(d.InferenceX))
+	s := fmt.Sprintf("%s: not verified: %s (upstream %s, inferencex %s)", d.Setting, compare.ContentNotKnown, val(d.Upstream), val(d.InferenceX))
+	if d.Note != "" {
+		s += ": " + d.Note
+	}
+	return s
 }
 
 // vllmText writes one table row per role of every vLLM-family key row (one

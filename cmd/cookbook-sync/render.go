@@ -414,6 +414,7 @@ func writeText(b *strings.Builder, r rendered) {
 		}
 		p.Preamble = nil
 		writeOrigins(b, &p)
+		writeUnknown(b, &p)
 		b.WriteString(launch.Format(&p))
 		b.WriteString("\n")
 	}
@@ -433,6 +434,26 @@ func preambleText(l string, role launch.Role) string {
 		mode = "<mode>"
 	}
 	return strings.ReplaceAll(l, fingerprintMark, "( <fingerprint: capture the environment into /logs/fingerprint_"+mode+"_w<i>.json, non-fatal> )")
+}
+
+// writeUnknown lists the env vars and flags of p whose presence or value
+// is not known (launch.EnvVar.Unknown, launch.Arg.Unknown: a script sets
+// them only on some machines, by a fact that is not published), with why:
+// rendered as the first answer that sets them has them, never compared.
+func writeUnknown(b *strings.Builder, p *launch.Process) {
+	seen := map[string]bool{}
+	for _, e := range p.Env {
+		if e.Unknown != "" && !seen["env "+e.Name] {
+			seen["env "+e.Name] = true
+			b.WriteString("# unknown: env " + launch.EscapeLine(e.Unknown) + "\n")
+		}
+	}
+	for _, a := range p.Args {
+		if a.Unknown != "" && !seen["flag "+a.Flag] {
+			seen["flag "+a.Flag] = true
+			b.WriteString("# unknown: flag " + launch.EscapeLine(a.Unknown) + "\n")
+		}
+	}
 }
 
 // originWidth is the width origin comment lines wrap at.
