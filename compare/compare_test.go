@@ -332,3 +332,38 @@ func TestCompareInheritedEnv(t *testing.T) {
 		t.Errorf("frontend: %s %+v", f.Verdict, f.Differences)
 	}
 }
+
+// TestUnknownSetting: an env var or flag the InferenceX script sets only on
+// some machines (launch.EnvVar.Unknown, launch.Arg.Unknown) is never a
+// match and never a difference, whatever the other side holds: the role is
+// not verified, with the reason as the note.
+func TestUnknownSetting(t *testing.T) {
+	const why = "HSA_NO_SCRATCH_RECLAIM=1 when the MEC firmware is below 177 (176); unset when the MEC firmware is 177 or later (177)"
+	for _, up := range []string{"1", "0", ""} {
+		cb, rc := cookbookAgg(), cookbookAgg()
+		w := &rc.Processes[2]
+		w.Env = append(w.Env, launch.EnvVar{Name: "HSA_NO_SCRATCH_RECLAIM", Value: "1", Unknown: why})
+		w.Args = append(w.Args, launch.Arg{Flag: "--max-running-requests", Values: []string{"64"}, Unknown: "only below 177"})
+		if up != "" {
+			c := &cb.Processes[2]
+			c.Env = append(c.Env, launch.EnvVar{Name: "HSA_NO_SCRATCH_RECLAIM", Value: up})
+			c.Args = append(c.Args, launch.Arg{Flag: "--max-running-requests", Values: []string{"64"}})
+		}
+		agg := run(t, cb, rc)["agg"]
+		if agg.Verdict != ContentNotKnown || len(agg.Differences) != 0 {
+			t.Errorf("upstream %q: verdict %s, differences %+v", up, agg.Verdict, agg.Differences)
+		}
+		notes := map[string]string{}
+		for _, u := range agg.Unknown {
+			notes[u.Setting] = u.Note
+		}
+		if notes["env HSA_NO_SCRATCH_RECLAIM"] != why || notes["--max-running-requests"] != "only below 177" || len(agg.Unknown) != 2 {
+			t.Errorf("upstream %q: unknown %+v", up, agg.Unknown)
+		}
+		// Everything else still matches: the same count as without them.
+		base := run(t, cookbookAgg(), cookbookAgg())["agg"]
+		if agg.Matched != base.Matched {
+			t.Errorf("upstream %q: matched %d, want %d", up, agg.Matched, base.Matched)
+		}
+	}
+}
