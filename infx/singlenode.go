@@ -182,12 +182,24 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 		if lib := filepath.Join(ws.Base, "benchmarks", "benchmark_lib.sh"); isFile(lib) {
 			so.Lib = lib
 		}
-		run, err := RunScript(p.Script, so)
+		// Once per combination of answers to the facts the run asks that
+		// are not known (scriptchoice.go).
+		runs, err := enumerateChoices(func(choices []int) (*ScriptRun, error) {
+			so.choose, so.choices, so.maxChoices = true, choices, scriptChoiceRuns
+			return RunScript(p.Script, so)
+		})
+		var budget *choiceBudgetError
+		if errors.As(err, &budget) {
+			return nil, "", nil, nil, &PointError{Status: StatusUnsupported, Note: fmt.Sprintf("%s: %s", ws.rel(p.Script), budget), Pos: p.RefPos}
+		}
 		if err != nil {
 			return nil, "", nil, nil, limitStatus(p, err)
 		}
-		procs, err := ws.scriptRunProcesses(p, run, p.Script, nil, nil)
-		var notes []string
+		outs := make([]scriptOutcome, len(runs))
+		for i, run := range runs {
+			outs[i] = scriptOutcome{run: run, script: p.Script}
+		}
+		procs, notes, err := ws.alternativeProcesses(p, outs, 0)
 		switch {
 		case ws.sn.runners.file == "":
 			notes = append(notes, "the checkout has no configs/runners.yaml: the script is the one the launchers' common naming rule finds")
