@@ -138,6 +138,10 @@ const (
 	condBeginCmd  = "__cookbook_sync_cond_begin"
 	condEndCmd    = "__cookbook_sync_cond_end"
 	condStatusCmd = "__cookbook_sync_cond_status"
+	// bgCmd + or - brackets a background compound statement (`( … ) &`):
+	// while one runs, no read is covered (coverUnknown cannot tell which
+	// goroutine a read comes from).
+	bgCmd = "__cookbook_sync_bg"
 )
 
 // condScope is a condition of markConditions being evaluated.
@@ -171,7 +175,7 @@ func (sb *sandbox) coverUnknown(at Pos, command string, u *unknownRead) bool {
 	}
 	sb.mu.Lock()
 	defer sb.mu.Unlock()
-	if len(sb.conds) != 1 || sb.conds[0].impure || sb.closed || sb.stopReason != nil {
+	if len(sb.conds) != 1 || sb.conds[0].impure || sb.bgRunning > 0 || sb.closed || sb.stopReason != nil {
 		return false
 	}
 	s := sb.conds[0]
@@ -232,6 +236,14 @@ func (sb *sandbox) condGuard(args []string) (out []string, err error) {
 	if len(args) < 2 {
 		return []string{":"}, nil
 	}
+	if args[0] == bgCmd {
+		if args[1] == "+" {
+			sb.bgRunning++
+		} else {
+			sb.bgRunning--
+		}
+		return []string{":"}, nil
+	}
 	at, _ := sb.decodeMarker(args[1])
 	if args[0] == condBeginCmd {
 		sb.conds = append(sb.conds, &condScope{id: args[1], at: at})
@@ -279,15 +291,43 @@ var condPureCmds = map[string]bool{
 // when it can only give a status (condPure, condSilent).
 func markConditions(f *syntax.File, name string) {
 	skip := map[syntax.Node]bool{}
+	lit := func(v string, at syntax.Pos) *syntax.Word {
+		return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: at, ValueEnd: at, Value: v}}}
+	}
 	guard := func(cmd string, at syntax.Pos, status bool) *syntax.Stmt {
-		lit := func(v string) *syntax.Word {
-			return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: at, ValueEnd: at, Value: v}}}
-		}
-		args := []*syntax.Word{lit(cmd), lit(markerWord(ctxPlain, at, name))}
+		args := []*syntax.Word{lit(cmd, at), lit(markerWord(ctxPlain, at, name), at)}
 		if status {
 			args = append(args, &syntax.Word{Parts: []syntax.WordPart{&syntax.DblQuoted{Left: at, Right: at, Parts: []syntax.WordPart{&syntax.ParamExp{Dollar: at, Short: true, Param: &syntax.Lit{ValuePos: at, ValueEnd: at, Value: "?"}}}}}})
 		}
 		return &syntax.Stmt{Position: at, Cmd: &syntax.CallExpr{Args: args}}
+	}
+	// bgList brackets each background statement of a list (`( … ) &`,
+	// `{ … } &`): `bgCmd +` before it, in the shell that starts it, and
+	// `bgCmd -` at the end of what it runs (its redirections stay on the
+	// statement sent to the background).
+	bgList := func(list []*syntax.Stmt) []*syntax.Stmt {
+		n := 0
+		for _, st := range list {
+			if st.Background && st.Cmd != nil {
+				n++
+			}
+		}
+		if n == 0 {
+			return list
+		}
+		out := make([]*syntax.Stmt, 0, len(list)+n)
+		for _, st := range list {
+			if st.Background && st.Cmd != nil {
+				at := st.Pos()
+				out = append(out, &syntax.Stmt{Position: at, Cmd: &syntax.CallExpr{Args: []*syntax.Word{lit(bgCmd, at), lit("+", at)}}})
+				inner := &syntax.Stmt{Position: at, Cmd: st.Cmd, Negated: st.Negated}
+				minus := &syntax.Stmt{Position: at, Cmd: &syntax.CallExpr{Args: []*syntax.Word{lit(bgCmd, at), lit("-", at)}}}
+				st.Negated = false
+				st.Cmd = &syntax.Block{Lbrace: at, Rbrace: at, Stmts: []*syntax.Stmt{inner, minus}}
+			}
+			out = append(out, st)
+		}
+		return out
 	}
 	covered := func(list []*syntax.Stmt) {
 		for _, st := range list {
@@ -310,11 +350,31 @@ func markConditions(f *syntax.File, name string) {
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
+		case *syntax.File:
+			x.Stmts = bgList(x.Stmts)
+		case *syntax.Block:
+			x.Stmts = bgList(x.Stmts)
+		case *syntax.Subshell:
+			x.Stmts = bgList(x.Stmts)
+		case *syntax.CmdSubst:
+			x.Stmts = bgList(x.Stmts)
+		case *syntax.ProcSubst:
+			x.Stmts = bgList(x.Stmts)
+		case *syntax.ForClause:
+			x.Do = bgList(x.Do)
+		case *syntax.CaseClause:
+			for _, it := range x.Items {
+				it.Stmts = bgList(it.Stmts)
+			}
 		case *syntax.IfClause:
+			for cl := x; cl != nil; cl = cl.Else {
+				cl.Then = bgList(cl.Then)
+			}
 			for cl := x; cl != nil; cl = cl.Else {
 				cl.Cond = wrap(cl.Cond)
 			}
 		case *syntax.WhileClause:
+			x.Do = bgList(x.Do)
 			x.Cond = wrap(x.Cond)
 		case *syntax.BinaryCmd:
 			if skip[x] || x.Op != syntax.AndStmt && x.Op != syntax.OrStmt || x.Op == syntax.OrStmt && isTrueStmt(x.Y) {

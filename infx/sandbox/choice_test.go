@@ -177,12 +177,14 @@ func TestChoiceConditionShapes(t *testing.T) {
 		{"grep -q x /opt/f || true\nvllm serve m\n", 0},
 		{"while grep -q x /opt/f; do break; done\nvllm serve m\n", 1},
 		{"if [ \"$(head -n1 /opt/f)\" = x ]; then A=1; fi\nvllm serve m --a \"$A\"\n", 1},
-		{"if grep x /opt/f; then :; fi\nvllm serve m\n", -1},                           // prints what it read
-		{"if grep -q x /opt/f > /tmp/o; then :; fi\nvllm serve m\n", -1},               // writes a file
-		{"f() { grep -q x /opt/f; }\nif f; then :; fi\nvllm serve m\n", -1},            // a function
-		{"if sed -i s/a/b/ /opt/f | grep -q x /opt/f; then :; fi\nvllm serve m\n", -1}, // sed -i
-		{"if grep -q x /proc/cpuinfo; then :; fi\nvllm serve m\n", -1},                 // the runner's state
-		{"if [[ $(cat /opt/f) =~ x ]]; then :; fi\nvllm serve m\n", -1},                // sets BASH_REMATCH
+		{"if grep x /opt/f; then :; fi\nvllm serve m\n", -1},                                     // prints what it read
+		{"if grep -q x /opt/f > /tmp/o; then :; fi\nvllm serve m\n", -1},                         // writes a file
+		{"f() { grep -q x /opt/f; }\nif f; then :; fi\nvllm serve m\n", -1},                      // a function
+		{"if sed -i s/a/b/ /opt/f | grep -q x /opt/f; then :; fi\nvllm serve m\n", -1},           // sed -i
+		{"if grep -q x /proc/cpuinfo; then :; fi\nvllm serve m\n", -1},                           // the runner's state
+		{"if [[ $(cat /opt/f) =~ x ]]; then :; fi\nvllm serve m\n", -1},                          // sets BASH_REMATCH
+		{"( while :; do sleep 1; done ) &\nif grep -q x /opt/f; then :; fi\nvllm serve m\n", -1}, // a background job runs
+		{"( sleep 1 ) &\nwait\nif grep -q x /opt/f; then :; fi\nvllm serve m\n", 1},              // it ended
 	} {
 		run, _, err := runHostile(t, t.TempDir(), c.src, Config{Facts: f, Choose: true})
 		if err != nil {

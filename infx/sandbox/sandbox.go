@@ -426,6 +426,7 @@ type sandbox struct {
 	unknownDirs       map[string]bool     // directories entered with cd that the sandbox does not have (fsmu)
 	raw               map[Pos][]string    // source words of the simple commands parsed, by position (mu; Call.RawArgs)
 	conds             []*condScope        // conditions being evaluated whose outcome may be a choice (mu; choice.go)
+	bgRunning         int                 // background compound statements running (mu; bgCmd)
 }
 
 // errTail passes output on and keeps the last lines a script printed
@@ -477,7 +478,7 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 	if len(args) == 0 {
 		return []string{":"}, nil
 	}
-	if args[0] == condBeginCmd || args[0] == condEndCmd {
+	if args[0] == condBeginCmd || args[0] == condEndCmd || args[0] == bgCmd {
 		return sb.condGuard(args)
 	}
 	if handled, err := sb.guardCmd(hc, at, args); err != nil {
