@@ -198,3 +198,16 @@ func TestChoiceConditionShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestExitTrapKeepsFirstExit: the exit of an EXIT trap's cleanup function
+// is not where the script stopped (a dropped answer's note names the
+// script's own exit).
+func TestExitTrapKeepsFirstExit(t *testing.T) {
+	run, _, err := runHostile(t, t.TempDir(), "cleanup() {\n    local rc=$?\n    exit \"$rc\"\n}\ntrap cleanup EXIT\nif true; then\n    exit 3\nfi\n", Config{})
+	if err != nil || run.Stop != nil {
+		t.Fatalf("err %v stop %v", err, run.Stop)
+	}
+	if run.Exit != 3 || run.ExitAt.Line != 7 {
+		t.Errorf("exit %d at %v, want 3 at line 7", run.Exit, run.ExitAt)
+	}
+}

@@ -427,6 +427,7 @@ type sandbox struct {
 	raw               map[Pos][]string    // source words of the simple commands parsed, by position (mu; Call.RawArgs)
 	conds             []*condScope        // conditions being evaluated whose outcome may be a choice (mu; choice.go)
 	bgRunning         int                 // background compound statements running (mu; bgCmd)
+	trapExit          bool                // the exit being run follows an exit of its file from a function body (call)
 }
 
 // errTail passes output on and keeps the last lines a script printed
@@ -502,6 +503,13 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 	}
 	if err := sb.condCommand(at, args); err != nil {
 		return nil, err
+	}
+	if args[0] == "exit" {
+		// An exit in a function body after an exit of the same file (a
+		// cleanup function of an EXIT trap: `trap cleanup EXIT` whose
+		// body ends with `exit "$rc"`) is not where the script stopped:
+		// the first exit stays Trace.ExitAt.
+		sb.trapExit = kind == ctxFunc && sb.exitAt.Line > 0 && sb.exitAt.File == at.File
 	}
 	if kind == ctxFunc && !sb.funcs[args[0]] {
 		// A command in a function body takes the context of the call.
@@ -688,7 +696,9 @@ func (sb *sandbox) shellBuiltin(ctx context.Context, hc interp.HandlerContext, a
 	case "set":
 		return relaxSet(args), true, nil
 	case "exit":
-		sb.exitAt = at
+		if !sb.trapExit {
+			sb.exitAt = at
+		}
 	case "command", "type", "hash":
 		if args[0] == "command" && (len(args) < 2 || !strings.HasPrefix(args[1], "-v") && !strings.HasPrefix(args[1], "-V")) {
 			break // `command NAME …` runs NAME
