@@ -39,6 +39,17 @@
 // background statements and pipes, which it runs in goroutines of its
 // own, where no recover reaches.
 //
+// Choice points (Config.Choose, choice.go): a probe whose fact the runner
+// table leaves out but lists the few alternatives of (the MEC firmware of
+// `rocm-smi --showfw`, the space `df` reports on /dev/shm:
+// shellutil.ChoiceFor), and a condition that can only give a status whose
+// outcome depends on a read of a file of the container image, are
+// answered with the alternative Config.Choices selects and recorded in
+// Trace.Choices; the caller runs the script once per answer (package
+// infx: scriptchoice.go). A value read from such a file stays
+// Unsupported. `sed -i` of a file of the image is recorded as a patch
+// (Trace.Patches).
+//
 // Where the line falls: this package holds the generic emulation — POSIX
 // and bash semantics the interpreter lacks or that would touch the host
 // (printf conversions, `set -e` relaxed, $$ fixed, process substitution in
