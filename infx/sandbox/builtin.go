@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"path"
+	"strings"
 )
 
 // Builtin evaluates c's command with the sandbox's own handler for it
@@ -17,4 +18,20 @@ func (c *Call) Builtin(ctx context.Context, env []string) error {
 		return ErrUnhandled
 	}
 	return h(ctx, c.with(c.hc, c.Args, append(append([]string(nil), c.extraEnv...), env...)))
+}
+
+// Choose makes the command's answer a choice point (Config.Choose): a fact
+// the sandbox does not know with the few answers listed (for a reader, in
+// the order Config.Choices numbers them). It returns the answer the run
+// takes; ok is false when choices are off (the caller treats the command
+// as unknown) or the run is past Config.MaxChoices (it is stopped as
+// Unsupported; the handler returns any error, the run has ended).
+func (c *Call) Choose(fact string, answers []string) (k int, ok bool) {
+	if !c.sb.cfg.Choose || len(answers) == 0 {
+		return 0, false
+	}
+	c.sb.mu.Lock()
+	k, ok = c.sb.choose(Choice{Pos: c.Pos, Command: strings.Join(ShortArgv(c.Args), " "), Fact: fact, Answers: answers})
+	c.sb.mu.Unlock()
+	return k, ok
 }

@@ -407,6 +407,24 @@ func (sb *sandbox) stagedDirs(env expand.Environ) []string {
 	return out
 }
 
+// modelRoots are the directories of staged checkpoints the environment
+// names (Config.ModelRoot).
+func (sb *sandbox) modelRoots(env expand.Environ) []string {
+	if sb.cfg.ModelRoot == nil {
+		return nil
+	}
+	var out []string
+	env.Each(func(name string, v expand.Variable) bool {
+		if sb.cfg.ModelRoot(name) {
+			if s := v.String(); strings.HasPrefix(s, "/") && filepath.Clean(s) != "/" {
+				out = append(out, filepath.Clean(s))
+			}
+		}
+		return true
+	})
+	return out
+}
+
 // stagedFiles are what a staged checkpoint directory holds for probes.
 var stagedFiles = []string{"config.json", "model-00001-of-00001.safetensors", "model.safetensors.index.json", "tokenizer.json", "tokenizer_config.json"}
 
@@ -448,6 +466,13 @@ func (sb *sandbox) stat(ctx context.Context, name string, follow bool) (fs.FileI
 			// repository's at the ref, not known here, but a launcher's
 			// test that it exists holds (the caller resolves what it is).
 			return stagedInfo{name: filepath.Base(p)}, nil
+		}
+		for _, root := range sb.modelRoots(interp.HandlerCtx(ctx).Env) {
+			// Model staging: an entry of a Config.ModelRoot directory is a
+			// staged checkpoint directory.
+			if p == root || filepath.Dir(p) == root {
+				return stagedInfo{name: filepath.Base(p), dir: true}, nil
+			}
 		}
 		for _, mp := range sb.stagedDirs(interp.HandlerCtx(ctx).Env) {
 			// Model staging: a Config.ModelDir directory holds a complete checkpoint.

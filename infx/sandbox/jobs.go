@@ -118,24 +118,27 @@ func (sb *sandbox) bash(ctx context.Context, c *Call, args, unset []string) erro
 	return nil
 }
 
-// mergeEnv applies NAME=value assignments and removals to an environment.
+// mergeEnv removes the names unset lists from an environment, then
+// applies NAME=value assignments and removals: a container or an
+// --export=NONE step starts without the caller's variables (unset) and
+// gets the ones its -e / --export options name (set), even where the
+// caller exported the same name.
 func mergeEnv(base, set, unset []string) []string {
-	out := ApplyEnvOps(base, set)
 	if len(unset) > 0 {
 		drop := map[string]bool{}
 		for _, k := range unset {
 			drop[k] = true
 		}
-		kept := out[:0]
-		for _, kv := range out {
+		var kept []string
+		for _, kv := range base {
 			k, _, _ := strings.Cut(kv, "=")
 			if !drop[k] {
 				kept = append(kept, kv)
 			}
 		}
-		out = kept
+		base = kept
 	}
-	return out
+	return ApplyEnvOps(base, set)
 }
 
 // srunValueOpts are srun's short options that take a separate value.
@@ -334,7 +337,9 @@ func (sb *sandbox) dockerRun(ctx context.Context, c *Call) error {
 	valued := map[string]bool{"-e": true, "--env": true, "-v": true, "--volume": true, "-w": true, "--workdir": true, "--name": true,
 		"--network": true, "--ipc": true, "--shm-size": true, "--gpus": true, "--device": true, "--group-add": true, "--cap-add": true,
 		"--security-opt": true, "-u": true, "--user": true, "--entrypoint": true, "--ulimit": true, "-p": true, "--publish": true,
-		"--runtime": true, "--env-file": true, "--label": true, "-l": true, "--mount": true, "--memory": true, "--cpus": true, "--pid": true, "-h": true, "--hostname": true}
+		"--runtime": true, "--env-file": true, "--stop-timeout": true, "--stop-signal": true, "--add-host": true, "--tmpfs": true,
+		"--restart": true, "--log-driver": true, "--log-opt": true, "--platform": true, "--pull": true, "--cgroupns": true, "--userns": true,
+		"--uts": true, "-m": true, "--cidfile": true, "--dns": true, "--expose": true, "--health-cmd": true, "--pids-limit": true, "--cpuset-cpus": true, "--label": true, "-l": true, "--mount": true, "--memory": true, "--cpus": true, "--pid": true, "-h": true, "--hostname": true}
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		a := args[0]
 		args = args[1:]

@@ -223,6 +223,11 @@ type Config struct {
 	// checkpoint directory (model staging: the directory holds a complete
 	// checkpoint; its files exist for tests and listings). Nil: none does.
 	ModelDir func(name string) bool
+	// ModelRoot reports whether an environment variable holds a directory
+	// of staged checkpoints (an AMD cluster's model share, MODEL_DIR of
+	// InferenceX benchmarks/multi_node/amd_utils/job.slurm): each entry
+	// directly under it is a staged checkpoint directory. Nil: none does.
+	ModelRoot func(name string) bool
 	// TagCommit is the commit a tag names in a repository ("owner/name"
 	// for github.com, else the URL) whose tags the caller knows, "" when
 	// not known: `git rev-parse HEAD` in a clone checked out at a tag

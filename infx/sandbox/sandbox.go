@@ -964,6 +964,11 @@ func (sb *sandbox) external(ctx context.Context, c *Call) error {
 	if sb.cfg.IsServer != nil && sb.cfg.IsServer(args) {
 		return nil
 	}
+	if strings.Contains(args[0], "/") && sb.shellScript(ctx, args[0]) {
+		// An executable script run by its path: the kernel starts the
+		// interpreter its #! line names, a shell here.
+		return sb.bash(ctx, c, args, nil)
+	}
 	for _, table := range []map[string]Handler{sb.cfg.Commands, sb.handlers} {
 		if h, ok := table[name]; ok {
 			if err := h(ctx, c); !errors.Is(err, ErrUnhandled) {
@@ -1034,10 +1039,34 @@ func (sb *sandbox) external(ctx context.Context, c *Call) error {
 	return c.Unsupported(name, why)
 }
 
+// shellScript reports whether name is a file of the read roots whose
+// first line is a bash or sh #! line (#!/bin/bash, #!/usr/bin/env bash,
+// #!/bin/sh, with options).
+func (sb *sandbox) shellScript(ctx context.Context, name string) bool {
+	data, err := sb.jail.readInput(sb.abs(ctx, name))
+	if err != nil {
+		return false
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	f := strings.Fields(strings.TrimPrefix(line, "#!"))
+	if !strings.HasPrefix(line, "#!") || len(f) == 0 {
+		return false
+	}
+	prog := f[0]
+	if path.Base(prog) == "env" && len(f) > 1 {
+		prog = f[1]
+	}
+	switch path.Base(prog) {
+	case "bash", "sh":
+		return true
+	}
+	return false
+}
+
 // readsStdin are the commands given their standard input.
 var readsStdin = map[string]bool{
 	"awk": true, "gawk": true, "mawk": true, "grep": true, "egrep": true, "sed": true, "head": true, "tail": true,
-	"cut": true, "tr": true, "wc": true, "sort": true, "uniq": true, "xargs": true, "jq": true, "numfmt": true, "bc": true,
+	"cut": true, "tr": true, "wc": true, "sort": true, "uniq": true, "xargs": true, "jq": true, "numfmt": true, "bc": true, "paste": true, "fgrep": true,
 }
 
 // lastPos is the last command reached (sb.mu held); before any, the

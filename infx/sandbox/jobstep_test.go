@@ -1,0 +1,58 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestJobSteps: what a batch job's steps see — a text utility reading a
+// pipe (paste, fgrep) gets its input (before, paste read nothing and the
+// value was silently empty); a container's -e and an --export=NONE step's
+// NAME=value win over the caller's exported variable of the same name
+// (before, the variable was dropped); docker run's valued options
+// (--stop-timeout 10) are not taken for the image; an executable script
+// run by its path (#!/bin/bash) runs.
+func TestJobSteps(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "step.sh"), []byte("#!/bin/bash\nsubmit \"from-step:$1:$M\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "data.txt"), []byte("#!/usr/bin/python3\nsubmit no\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmds := map[string]Handler{"submit": func(_ context.Context, c *Call) error { return c.End() }}
+	for _, tc := range []struct{ src, want string }{
+		{`X=$(printf 'a b\nc d\n' | awk '{print $2}' | paste -sd,); submit "$X"`, "b,d"},
+		{`X=$(printf 'hca_id:\trdma0\n' | fgrep hca_id | awk '{print $2}'); submit "$X"`, "rdma0"},
+		{`export M=host; docker run -e M=container img bash -c 'submit "$M"'`, "container"},
+		{`export M=host; docker run -e M img bash -c 'submit "$M"'`, "host"},
+		{`export M=host; docker run img bash -c 'submit "${M:-unset}"'`, "unset"},
+		{`export M=host; srun --export=NONE,M=step bash -c 'submit "$M"'`, "step"},
+		{`docker run --init --stop-timeout 10 --name c img bash -lc 'submit ran'`, "ran"},
+		{`export M=m; ./step.sh one`, "from-step:one:m"},
+		{`export M=m; "$PWD/step.sh" two`, "from-step:two:m"},
+	} {
+		run, err := runSrc("j.sh", tc.src+"\n", Config{Commands: cmds, ReadRoots: []string{dir}, Dir: dir})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.src, err)
+		}
+		if run.End == nil {
+			t.Errorf("%s: no submit reached (stop %v)", tc.src, run.Stop)
+			continue
+		}
+		if got := strings.Join(run.End.Argv[1:], " "); got != tc.want {
+			t.Errorf("%s: submit %q, want %q", tc.src, got, tc.want)
+		}
+	}
+	// A file run by its path that is not a shell script stays unknown.
+	run, err := runSrc("j.sh", "X=$(./data.txt)\nsubmit \"$X\"\n", Config{Commands: cmds, ReadRoots: []string{dir}, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.End != nil || run.Stop == nil || !strings.Contains(run.Stop.Msg, "./data.txt") {
+		t.Errorf("a python file run by its path: end %v, stop %v; want Unsupported naming it", run.End, run.Stop)
+	}
+}
