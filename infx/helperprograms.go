@@ -42,7 +42,15 @@ func inlineProgram(ctx context.Context, c *sandbox.Call) (handled bool, err erro
 	if word == "" {
 		return false, nil
 	}
-	if !helpers.IsAMDModels(word) {
+	run := helpers.RunAMDModels
+	switch {
+	case helpers.IsNodeExcludes(word):
+		run = helpers.RunNodeExcludes
+	case helpers.IsAMDModels(word):
+	case strings.Contains(word, "NODE_EXCLUDES_YAML") || strings.Contains(word, "node_excludes.yaml"):
+		return true, c.Unsupported("python3", fmt.Sprintf("python3 -c program at %s (sha256 %s) reads node_excludes.yaml but is not a known version of the %s reader (infx/helpers)", c.Pos, helpers.Hash([]byte(word)), helpers.NodeExcludesPath))
+	}
+	if !helpers.IsAMDModels(word) && !helpers.IsNodeExcludes(word) {
 		if strings.Contains(word, "MODELS_YAML") || strings.Contains(word, "models.yaml") {
 			return true, c.Unsupported("python3", fmt.Sprintf("python3 -c program at %s (sha256 %s) reads models.yaml but is not a known version of the %s loader (infx/helpers)", c.Pos, helpers.Hash([]byte(word)), helpers.AMDModelsPath))
 		}
@@ -60,7 +68,7 @@ func inlineProgram(ctx context.Context, c *sandbox.Call) (handled bool, err erro
 			return b, err
 		},
 	}
-	out, err := helpers.RunAMDModels(in)
+	out, err := run(in)
 	if err != nil {
 		return true, c.Unsupported("python3", fmt.Sprintf("%s (sha256 %s): %v", helpersID(word), helpers.Hash([]byte(word)), err))
 	}
@@ -74,7 +82,7 @@ func inlineProgram(ctx context.Context, c *sandbox.Call) (handled bool, err erro
 
 // helpersID names the table entry of a known text.
 func helpersID(word string) string {
-	if p, ok := helpers.Lookup(helpers.AMDModelsTable(), []byte(word)); ok {
+	if p, ok := helpers.Lookup(append(helpers.AMDModelsTable(), helpers.NodeExcludesTable()...), []byte(word)); ok {
 		return p.ID + " (" + p.Path + ")"
 	}
 	return "python3 -c program"

@@ -103,7 +103,7 @@ func TestPointsOldLayout(t *testing.T) {
 		t.Errorf("trt point = %+v", pts[0])
 	}
 	pts, _ = ws.Points("qwen3.5-fp8-mi355x-sglang-disagg")
-	if pts[0].Status != StatusUnsupported || !pts[0].InScope || !strings.Contains(pts[0].Note, "models.yaml") {
+	if pts[0].Status != StatusUnsupported || !pts[0].InScope || !strings.Contains(pts[0].Note, "no launcher of runner label mi355x-disagg") {
 		t.Errorf("amd disagg point = %+v", pts[0])
 	}
 	if _, err := ws.Points("nope"); !errors.Is(err, ErrUnknownKey) {

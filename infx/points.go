@@ -15,6 +15,9 @@ const (
 	KindRecipe Kind = "recipe" // an srt-slurm recipe (CONFIG_FILE or srt-recipe)
 	KindScript Kind = "script" // a single-node benchmark shell script
 	KindOther  Kind = "other"  // a format infx does not render (see Point.Note)
+	// KindBatch: a multi-node point whose launcher submits a Slurm batch
+	// job script of the checkout with sbatch (renderBatch).
+	KindBatch Kind = "batch"
 )
 
 // Status says whether a Point can be rendered from the checkout.
@@ -310,35 +313,31 @@ func (ws *Workspace) rowPoint(e *Entry, r *Row) Point {
 		} else {
 			p.Status = StatusOK
 		}
+	case e.Multinode && e.Framework == "sglang-disagg" && len(ws.launchersOf(e.Runner)) > 0:
+		// runners/launch_mi355x-amds.sh submits a Slurm batch job
+		// (amd_utils/submit.sh → job.slurm): renderBatch follows it.
+		p.Kind, p.Status, p.RefPos = KindBatch, StatusOK, r.Pos
+		p.Launchers = ws.launchersOf(e.Runner)
 	case e.Multinode:
 		p.Kind, p.Status, p.RefPos = KindOther, StatusUnsupported, r.Pos
 		switch e.Framework {
 		case "sglang-disagg", "atom-disagg":
-			// runners/launch_mi355x-amds.sh (multinode branch) runs
-			// benchmarks/multi_node/<prefix>_<precision>_<sku>_<framework>.sh,
-			// which submits amd_utils/job.slurm with sbatch (submit.sh);
-			// the job srun's server.sh on every node (docker run), which
-			// sources server_sglang.sh / server_atom.sh. The sandbox does
-			// not follow a batch job's script, and each node's server env
-			// comes from live probes no per-SKU fact documents (amd_utils/
-			// env.sh: `ibv_devinfo` for IBDEVICES, `ip route` for
-			// GLOO/NCCL_SOCKET_IFNAME, `nicctl show qos` or `hostname -s`
-			// for MORI_RDMA_TC, as job.slurm passes neither IBDEVICES nor
-			// MORI_RDMA_TC into the sglang container; job.slurm and
-			// server_sglang.sh: `ip route get 1.1.1.1` for the node IPs the
-			// router names). The models.yaml loader of server_sglang.sh:79
-			// is known (infx/helpers); server_atom.sh's models_atom.yaml
-			// reader (a python3 heredoc) is not.
+			// An AMD multi-node entry: its launcher submits
+			// amd_utils/job.slurm with sbatch (renderBatch follows it for
+			// sglang-disagg); without a launcher of the runner label, or
+			// for atom-disagg (server_atom.sh's models_atom.yaml reader, a
+			// python3 heredoc, is not a known helper program), it is not
+			// followed.
 			script := fmt.Sprintf("benchmarks/multi_node/%s_%s_%s_%s.sh", e.ModelPrefix, e.Precision, Hardware(e.Runner), e.Framework)
 			where := "not in the checkout"
 			if isFile(filepath.Join(ws.Base, filepath.FromSlash(script))) {
 				where = "in the checkout"
 			}
-			server := "server_sglang.sh (its amd_utils/models.yaml loader, line 79, is a known helper program)"
 			if e.Framework == "atom-disagg" {
-				server = "server_atom.sh (its amd_utils/models_atom.yaml reader, a python3 heredoc, is not a known helper program)"
+				p.Note = fmt.Sprintf("%s: AMD multi-node script %s (%s) runs server_atom.sh, whose amd_utils/models_atom.yaml reader (a python3 heredoc) is not a known helper program", e.Framework, script, where)
+			} else {
+				p.Note = fmt.Sprintf("%s: no launcher of runner label %s (runners/launch_*.sh) is in the checkout: what submits the batch job of %s (%s) is not known", e.Framework, e.Runner, script, where)
 			}
-			p.Note = fmt.Sprintf("%s: AMD multi-node script %s (%s) submits benchmarks/multi_node/amd_utils/job.slurm with sbatch, which runs each node's server.sh → %s in a container; the sandbox does not follow a Slurm batch job's script, and each node's server env comes from live-cluster probes no per-SKU fact documents (amd_utils/env.sh: ibv_devinfo → IBDEVICES, which --disaggregation-ib-device takes, ip route → GLOO/NCCL_SOCKET_IFNAME, nicctl show qos / hostname -s → MORI_RDMA_TC: job.slurm passes neither IBDEVICES nor MORI_RDMA_TC into the sglang container; ip route get 1.1.1.1 → the node IPs the router is given)", e.Framework, script, where, server)
 		case "tilert":
 			p.Note = "tilert: launched by its own multinode scripts, not an srt-slurm recipe"
 		default:

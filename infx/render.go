@@ -104,6 +104,14 @@ func (ws *Workspace) render(p Point, opt Options, cache recipeCache) (launch.Dep
 		d.Processes = procs
 		d.Notes = notes
 		d.Inherited = inherited
+	case KindBatch:
+		procs, job, notes, err := ws.renderBatch(p, opt)
+		if err != nil {
+			return launch.Deployment{}, err
+		}
+		d.Source.File = job
+		d.Processes = procs
+		d.Notes = notes
 	case KindLLMD:
 		if err := ws.renderLLMD(p, &d); err != nil {
 			return launch.Deployment{}, err

@@ -115,6 +115,8 @@ type ScriptOptions struct {
 	choose     bool
 	choices    []int
 	maxChoices int
+	// modelRoot, when set, is sandbox.Config.ModelRoot.
+	modelRoot func(name string) bool
 }
 
 // config is the sandbox configuration of a run: opt's bounds and inputs,
@@ -132,6 +134,7 @@ func (opt ScriptOptions) config() sandbox.Config {
 		Library:   &sandbox.Library{Name: "benchmark_lib.sh", Path: opt.Lib, Stubs: benchmarkLibStub},
 		HostFiles: runnerHostFiles(opt.Facts.SKU),
 		ModelDir:  isModelDirVar,
+		ModelRoot: opt.modelRoot,
 		TagCommit: srtSlurmTagCommit,
 		Choose:    opt.choose, Choices: opt.choices, MaxChoices: opt.maxChoices,
 	}
@@ -209,6 +212,7 @@ func scriptCommands() map[string]sandbox.Handler {
 		"huggingface-cli": hfCmd,
 		"python":          pythonCmd,
 		"python3":         pythonCmd,
+		"sbatch":          sbatchCmd,
 	}
 }
 
@@ -344,6 +348,9 @@ func hfCmd(_ context.Context, c *sandbox.Call) error {
 func pythonCmd(ctx context.Context, c *sandbox.Call) error {
 	if handled, err := inlineProgram(ctx, c); handled {
 		return err
+	}
+	if mods, ok := importProbe(c); ok {
+		return importChoice(c, mods)
 	}
 	args := c.Args
 	if len(args) > 1 && path.Base(args[1]) == "inject_synthetic_acceptance.py" && c.IsFile(args[1]) {

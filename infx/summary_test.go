@@ -53,7 +53,7 @@ func TestRenderAllPerKey(t *testing.T) {
 	if k := by["dsr1-fp4-b200-trt"]; k.InScope || k.Rendered != 0 || k.OutOfScope != 1 || k.Results[0].Status != OutcomeOutOfScope || k.Framework != "trt" {
 		t.Errorf("dsr1-fp4-b200-trt = %+v", k)
 	}
-	if k := by["qwen3.5-fp8-mi355x-sglang-disagg"]; k.Unsupported != 2 || k.Results[1].Concurrency != 16 || !strings.Contains(k.Results[1].Reason, "amd_utils/models.yaml") {
+	if k := by["qwen3.5-fp8-mi355x-sglang-disagg"]; k.Unsupported != 2 || k.Results[1].Concurrency != 16 || !strings.Contains(k.Results[1].Reason, "what submits the batch job") {
 		t.Errorf("qwen3.5-fp8-mi355x-sglang-disagg = %+v", k)
 	}
 	sum := 0

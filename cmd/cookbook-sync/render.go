@@ -391,6 +391,8 @@ func writeText(b *strings.Builder, r rendered) {
 	}
 	if r.p != nil && r.p.Kind == infx.KindScript {
 		fmt.Fprintf(b, "# script %s\n", el(src))
+	} else if r.p != nil && r.p.Kind == infx.KindBatch {
+		fmt.Fprintf(b, "# batch job %s\n", el(src))
 	} else {
 		v := r.version
 		if d.Source.SrtSlurm != "" {

@@ -1,0 +1,723 @@
+package infx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/cookbook-sync/cookbook-sync/infx/sandbox"
+	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
+	"github.com/cookbook-sync/cookbook-sync/launch"
+)
+
+// This file is the cluster an AMD multi-node batch job runs on, as the
+// sandbox answers for it: InferenceX runners/launch_mi355x-amds.sh submits
+// benchmarks/multi_node/amd_utils/job.slurm with sbatch (submit.sh), the
+// job srun's one task per node, each task `docker run`s the image with
+// server.sh, which sources server_sglang.sh. The job is run once per node
+// rank; the scheduler's variables and the node's host answers come from
+// here.
+//
+// Cluster facts are faked the way srt-slurm's are (infx/srtslurm
+// Rendering, ../shared/golden/srt-slurm/README.md): node K is named nodeK
+// and has IP 10.0.0.K on interface eth0, the default gateway is
+// 10.0.0.254. Every setting made from them is a placement the comparison
+// excludes (exclusions/rules.yaml placement-*) or a value the deployment
+// marks as not known.
+
+// clusterRDMA are the RDMA devices of a cluster's nodes, as ibv_devinfo
+// lists them, where the tree documents them: mi355x-amds —
+// runners/launch_mi355x-amds.sh:39 (InferenceX 843c6254) exports
+// IBDEVICES="rdma0,…,rdma7" for its multi-node jobs, the devices
+// amd_utils/env.sh otherwise detects with ibv_devinfo. Never written after
+// initialization.
+var clusterRDMA = map[string][]string{
+	"mi355x-amds": {"rdma0", "rdma1", "rdma2", "rdma3", "rdma4", "rdma5", "rdma6", "rdma7"},
+}
+
+// batchNode is the host a job step runs on, and its scheduler variables.
+type batchNode struct {
+	name string
+	rank int
+}
+
+// batchCluster is the allocation of one AMD batch job: its nodes in
+// order, and the rank of the node whose task is rendered.
+type batchCluster struct {
+	nodes []string
+	rank  int
+	// rdma are the RDMA devices `ibv_devinfo` lists (hca_id), in order.
+	rdma []string
+}
+
+// newBatchCluster is an allocation of n nodes (node0…node<n-1>) rendering
+// the task of rank.
+func newBatchCluster(n, rank int, rdma []string) *batchCluster {
+	b := &batchCluster{rank: rank, rdma: rdma}
+	for i := 0; i < n; i++ {
+		b.nodes = append(b.nodes, "node"+strconv.Itoa(i))
+	}
+	return b
+}
+
+// nodeOf is the node a command runs on: SLURMD_NODENAME as srun sets it,
+// else the batch host (the job's first node).
+func (b *batchCluster) nodeOf(c *sandbox.Call) batchNode {
+	if v, ok := c.Lookup("SLURMD_NODENAME"); ok {
+		for i, n := range b.nodes {
+			if n == v {
+				return batchNode{name: n, rank: i}
+			}
+		}
+	}
+	return batchNode{name: b.nodes[0], rank: 0}
+}
+
+// commands are the handlers of the job's run, ahead of scriptCommands.
+func (b *batchCluster) commands() map[string]sandbox.Handler {
+	t := scriptCommands()
+	t["srun"] = b.srun
+	t["scontrol"] = b.scontrol
+	t["ip"] = b.ip
+	t["hostname"] = b.hostname
+	t["whoami"] = func(_ context.Context, c *sandbox.Call) error {
+		u, ok := c.Lookup("USER")
+		if !ok || u == "" {
+			u = "runner"
+		}
+		_, _ = io.WriteString(c.Stdout(), u+"\n")
+		return nil
+	}
+	t["ibv_devinfo"] = b.ibvDevinfo
+	t["docker"] = dockerClient
+	t["xargs"] = xargsEmpty
+	return t
+}
+
+// srun runs its command as the task of one node: the node --nodelist (-w)
+// names when it names one, else (a step over the allocation) the node
+// whose task is rendered; SLURM_PROCID, SLURM_NODEID, SLURM_LOCALID and
+// SLURMD_NODENAME are set as Slurm sets them for that task.
+func (b *batchCluster) srun(ctx context.Context, c *sandbox.Call) error {
+	list := ""
+	args := c.Args[1:]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			break
+		}
+		switch {
+		case strings.HasPrefix(a, "--nodelist="):
+			list = strings.TrimPrefix(a, "--nodelist=")
+		case (a == "--nodelist" || a == "-w") && i+1 < len(args):
+			list = args[i+1]
+		case strings.HasPrefix(a, "-w") && len(a) > 2:
+			list = a[2:]
+		}
+	}
+	nodes := b.nodes
+	if list != "" {
+		nodes = expandHostlist(list)
+	}
+	node, rank := b.nodes[b.rank], b.rank
+	if len(nodes) == 1 {
+		node, rank = nodes[0], 0
+	} else {
+		rank = -1
+		for i, n := range nodes {
+			if n == b.nodes[b.rank] {
+				rank = i
+			}
+		}
+		if rank < 0 {
+			// a step on other nodes only: its first node
+			node, rank = nodes[0], 0
+		}
+	}
+	r := strconv.Itoa(rank)
+	return c.Builtin(ctx, []string{"SLURMD_NODENAME=" + node, "SLURM_PROCID=" + r, "SLURM_NODEID=" + r, "SLURM_LOCALID=0"})
+}
+
+// expandHostlist expands a Slurm host list: "a,b", "node[0-2]",
+// "node[0,3-4]".
+func expandHostlist(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		// split at the first comma outside brackets
+		depth, cut := 0, len(s)
+		for i := 0; i < len(s); i++ {
+			switch s[i] {
+			case '[':
+				depth++
+			case ']':
+				depth--
+			case ',':
+				if depth == 0 && cut == len(s) {
+					cut = i
+				}
+			}
+		}
+		item := s[:cut]
+		if cut < len(s) {
+			s = s[cut+1:]
+		} else {
+			s = ""
+		}
+		open := strings.IndexByte(item, '[')
+		if open < 0 || !strings.HasSuffix(item, "]") {
+			if item != "" {
+				out = append(out, item)
+			}
+			continue
+		}
+		prefix, ranges := item[:open], item[open+1:len(item)-1]
+		for _, r := range strings.Split(ranges, ",") {
+			lo, hi, isRange := strings.Cut(r, "-")
+			a, err1 := strconv.Atoi(lo)
+			z := a
+			var err2 error
+			if isRange {
+				z, err2 = strconv.Atoi(hi)
+			}
+			if err1 != nil || err2 != nil || z < a || z-a > 4096 {
+				out = append(out, item)
+				break
+			}
+			for k := a; k <= z; k++ {
+				num := strconv.Itoa(k)
+				for len(num) < len(lo) {
+					num = "0" + num
+				}
+				out = append(out, prefix+num)
+			}
+		}
+	}
+	return out
+}
+
+// scontrol answers `scontrol show hostnames [LIST]` (one host per line;
+// LIST defaults to SLURM_JOB_NODELIST); other forms are the sandbox's.
+func (b *batchCluster) scontrol(_ context.Context, c *sandbox.Call) error {
+	a := c.Args
+	if len(a) >= 3 && a[1] == "show" && a[2] == "hostnames" {
+		list := ""
+		if len(a) >= 4 {
+			list = strings.Join(a[3:], ",")
+		} else if v, ok := c.Lookup("SLURM_JOB_NODELIST"); ok {
+			list = v
+		}
+		var sb strings.Builder
+		for _, h := range expandHostlist(list) {
+			sb.WriteString(h + "\n")
+		}
+		_, _ = io.WriteString(c.Stdout(), sb.String())
+		return nil
+	}
+	return sandbox.ErrUnhandled
+}
+
+// ip answers `ip route get ADDR` and `ip route [show]` of the node the
+// command runs on (iproute2's output format).
+func (b *batchCluster) ip(_ context.Context, c *sandbox.Call) error {
+	a := c.Args[1:]
+	n := b.nodeOf(c)
+	src := "10.0.0." + strconv.Itoa(n.rank)
+	switch {
+	case len(a) >= 3 && (a[0] == "route" || a[0] == "r") && a[1] == "get":
+		_, _ = fmt.Fprintf(c.Stdout(), "%s via 10.0.0.254 dev eth0 src %s uid 0 \n    cache \n", a[2], src)
+		return nil
+	case len(a) == 1 && (a[0] == "route" || a[0] == "r"), len(a) == 2 && (a[0] == "route" || a[0] == "r") && a[1] == "show":
+		_, _ = fmt.Fprintf(c.Stdout(), "default via 10.0.0.254 dev eth0 proto static \n10.0.0.0/24 dev eth0 proto kernel scope link src %s \n", src)
+		return nil
+	}
+	return sandbox.ErrUnhandled
+}
+
+// hostname prints the node's name (-s: the same, it has no domain).
+func (b *batchCluster) hostname(_ context.Context, c *sandbox.Call) error {
+	if len(c.Args) > 1 && c.Args[1] != "-s" && c.Args[1] != "--short" {
+		return sandbox.ErrUnhandled
+	}
+	_, _ = io.WriteString(c.Stdout(), b.nodeOf(c).name+"\n")
+	return nil
+}
+
+// ibvDevinfo lists the node's RDMA devices as `ibv_devinfo` starts each
+// one ("hca_id:\t<name>"); with no documented devices it is unknown.
+func (b *batchCluster) ibvDevinfo(_ context.Context, c *sandbox.Call) error {
+	if len(b.rdma) == 0 || len(c.Args) > 1 {
+		return sandbox.ErrUnhandled
+	}
+	var sb strings.Builder
+	for _, d := range b.rdma {
+		sb.WriteString("hca_id:\t" + d + "\n\ttransport:\t\t\tInfiniBand (0)\n\n")
+	}
+	_, _ = io.WriteString(c.Stdout(), sb.String())
+	return nil
+}
+
+// dockerClient answers the docker client of a job step on a node the job
+// has to itself: `docker ps` succeeds (the daemon answers; -q lists no
+// container, the pre-clean finds none), rm / stop / pull / kill succeed;
+// `docker run` is the sandbox's (it runs the container's command).
+func dockerClient(_ context.Context, c *sandbox.Call) error {
+	if len(c.Args) < 2 {
+		return sandbox.ErrUnhandled
+	}
+	switch c.Args[1] {
+	case "ps", "rm", "stop", "pull", "kill":
+		return nil
+	}
+	return sandbox.ErrUnhandled
+}
+
+// xargsEmpty answers `xargs -r CMD…` given no input: it runs nothing
+// (GNU --no-run-if-empty). Anything else is unknown.
+func xargsEmpty(_ context.Context, c *sandbox.Call) error {
+	noRun := false
+	for _, a := range c.Args[1:] {
+		if a == "-r" || a == "--no-run-if-empty" {
+			noRun = true
+		}
+	}
+	if !noRun || c.Stdin() == nil {
+		return sandbox.ErrUnhandled
+	}
+	b, _ := io.ReadAll(io.LimitReader(c.Stdin(), 1<<16))
+	if strings.TrimSpace(string(b)) != "" {
+		return sandbox.ErrUnhandled
+	}
+	return nil
+}
+
+// sbatchCmd ends the run at `sbatch [options] SCRIPT [args]` when SCRIPT
+// is a file the run can read (a batch job submitted from the checkout: the
+// job is followed from the Trace's End, batchSubmission). Other forms are
+// the sandbox's (it prints "Submitted batch job 1").
+func sbatchCmd(_ context.Context, c *sandbox.Call) error {
+	if s := sbatchScript(c.Args); s != "" && c.IsFile(s) {
+		return c.End()
+	}
+	return sandbox.ErrUnhandled
+}
+
+// sbatchValueOpts are sbatch's short options that take a separate value.
+const sbatchValueOpts = "ACDJLMNQSWabcdeikmnopqrstvwxFGH"
+
+// sbatchScript is the batch script sbatch argv submits ("" with --wrap or
+// none): the first operand after the options.
+func sbatchScript(argv []string) string {
+	args := argv[1:]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			if i+1 < len(args) {
+				return args[i+1]
+			}
+			return ""
+		case strings.HasPrefix(a, "--wrap"):
+			return ""
+		case strings.HasPrefix(a, "--"):
+			if !strings.Contains(a, "=") && sbatchLongTakesValue(a) {
+				i++
+			}
+		case strings.HasPrefix(a, "-") && len(a) == 2:
+			if strings.IndexByte(sbatchValueOpts, a[1]) >= 0 {
+				i++
+			}
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	return ""
+}
+
+// sbatchLongTakesValue: sbatch long options written with a separate value
+// (the flags without a value are the rest).
+func sbatchLongTakesValue(k string) bool {
+	switch k {
+	case "--parsable", "--exclusive", "--spread-job", "--requeue", "--no-requeue", "--wait", "--hold", "--test-only",
+		"--overcommit", "--contiguous", "--quiet", "--verbose", "--use-min-nodes", "--ignore-pbs", "--no-kill", "--oversubscribe":
+		return false
+	}
+	return true
+}
+
+// importProbe recognises `python3 -c "import M[, N…]"` (a check whether
+// modules are installed): the module names.
+func importProbe(c *sandbox.Call) ([]string, bool) {
+	a := c.Args
+	if len(a) != 3 || a[1] != "-c" {
+		return nil, false
+	}
+	body, ok := strings.CutPrefix(strings.TrimSpace(a[2]), "import ")
+	if !ok {
+		return nil, false
+	}
+	var mods []string
+	for _, m := range strings.Split(body, ",") {
+		m = strings.TrimSpace(m)
+		if m == "" || !pyDotted(m) {
+			return nil, false
+		}
+		mods = append(mods, m)
+	}
+	return mods, true
+}
+
+// pyDotted reports whether s is a dotted Python identifier (ASCII).
+func pyDotted(s string) bool {
+	for _, part := range strings.Split(s, ".") {
+		if part == "" || part[0] >= '0' && part[0] <= '9' {
+			return false
+		}
+		for i := 0; i < len(part); i++ {
+			ch := part[i]
+			if !(ch == '_' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// importChoice answers an import probe: whether the modules are installed
+// on the host is not known, so it is a choice (sandbox.Call.Choose): they
+// import (status 0), or the first does not (ModuleNotFoundError, status
+// 1). With choices off it is unknown.
+func importChoice(c *sandbox.Call, mods []string) error {
+	k, ok := c.Choose(fmt.Sprintf("whether Python can import %s on this host", strings.Join(mods, ", ")),
+		[]string{"import " + strings.Join(mods, ", ") + " succeeds", "No module named '" + mods[0] + "'"})
+	if !ok {
+		return sandbox.ErrUnhandled
+	}
+	if k == 0 {
+		return nil
+	}
+	_, _ = fmt.Fprintf(c.Stderr(), "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nModuleNotFoundError: No module named '%s'\n", mods[0])
+	return sandbox.ExitStatus(1)
+}
+
+// maxBatchNodes bounds the nodes of a batch job the renderer runs (one
+// run per node).
+const maxBatchNodes = 64
+
+// stopText is a run's stop with its position relative to the checkout.
+func (ws *Workspace) stopText(u *sandbox.Unsupported) string {
+	v := *u
+	v.Pos.File = ws.rel(v.Pos.File)
+	return v.String()
+}
+
+// batchSubmission is a batch job a launcher run submitted (its End at
+// sbatch): the script, the sbatch argv, the submit directory and the
+// exported environment (sbatch's default --export=ALL).
+type batchSubmission struct {
+	end    *sandbox.End
+	script string // absolute
+	nodes  int
+	who    string
+}
+
+// sbatchNodes is the node count sbatch argv asks for (-N n, --nodes=n,
+// --nodes n; a range min-max takes max); 0 when it names none.
+func sbatchNodes(argv []string) int {
+	for i := 1; i < len(argv); i++ {
+		a, v := argv[i], ""
+		switch {
+		case (a == "-N" || a == "--nodes") && i+1 < len(argv):
+			v = argv[i+1]
+		case strings.HasPrefix(a, "--nodes="):
+			v = strings.TrimPrefix(a, "--nodes=")
+		case strings.HasPrefix(a, "-N") && len(a) > 2:
+			v = a[2:]
+		default:
+			continue
+		}
+		if _, hi, ok := strings.Cut(v, "-"); ok {
+			v = hi
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return 0
+		}
+		return n
+	}
+	return 0
+}
+
+// isModelRootVar: MODEL_DIR holds an AMD cluster's staged checkpoints by
+// name (InferenceX benchmarks/multi_node/amd_utils/job.slurm looks for
+// $MODEL_DIR/<models.yaml hf_dir> and $MODEL_DIR/$MODEL_NAME on every node;
+// runners/launch_mi355x-amds.sh sets it to the share the models are staged
+// on). Model staging rule: the point's model is staged there.
+func isModelRootVar(name string) bool { return name == "MODEL_DIR" }
+
+// renderBatch renders a multi-node point whose launcher submits a Slurm
+// batch job with sbatch (InferenceX runners/launch_mi355x-amds.sh →
+// benchmarks/multi_node/<key script> → amd_utils/submit.sh →
+// amd_utils/job.slurm): the launcher runs up to its sbatch under every
+// answer to the facts it asks that are not known; the job script runs
+// once per node rank on the cluster of batchCluster, its steps (srun,
+// docker run, the container's server.sh) in the sandbox, under every
+// answer again; each node's server launches become processes (role from
+// --disaggregation-mode, the router a frontend), a worker spanning nodes
+// is its head (--node-rank 0) with NodesPerWorker from --nnodes, and
+// identical workers are counted (Workers). A run that stops before its
+// node's launches makes the point unsupported, naming where.
+func (ws *Workspace) renderBatch(p Point, opt Options) (_ []launch.Process, job string, _ []string, _ error) {
+	facts, _ := shellutil.FactsFor(p.Runner)
+	ws.snInit()
+	if ws.sn.runnersErr != nil {
+		return nil, "", nil, ws.sn.runnersErr
+	}
+	var subs []batchSubmission
+	var notes []string
+	for _, l := range ws.existingLaunchers(p.Runner) {
+		for _, rn := range endsOf(l.runners) {
+			who := fmt.Sprintf("%s (runner %s)", l.rel, rn)
+			runs, err := enumerateChoices(func(choices []int) (*ScriptRun, error) {
+				run, _, err := ws.runLauncherWith(p, l, rn, facts, opt, true, choices)
+				return run, err
+			})
+			var budget *choiceBudgetError
+			if errors.As(err, &budget) {
+				return nil, "", nil, &PointError{Status: StatusUnsupported, Note: who + ": " + budget.Error(), Pos: p.RefPos}
+			}
+			if err != nil {
+				return nil, "", nil, limitStatus(p, err)
+			}
+			for _, run := range runs {
+				where := who
+				if len(run.Choices) > 0 {
+					where += " where " + answersText(run.Choices)
+				}
+				if run.End == nil || sbatchScript(run.End.Argv) == "" {
+					if run.Stop != nil {
+						return nil, "", nil, &PointError{Status: StatusUnsupported, Note: fmt.Sprintf("%s could not be followed to its batch job: %s", where, ws.stopText(run.Stop)), Pos: p.RefPos}
+					}
+					if len(run.Choices) > 0 && run.Exit != 0 {
+						notes = append(notes, fmt.Sprintf("%s ends with status %d before it submits a job: no published result comes from it", where, run.Exit))
+						continue
+					}
+					return nil, "", nil, &PointError{Status: StatusUnsupported, Note: fmt.Sprintf("%s submits no batch job: %s", where, endReason(run)), Pos: p.RefPos}
+				}
+				script := sbatchScript(run.End.Argv)
+				if !filepath.IsAbs(script) {
+					script = filepath.Join(run.End.Dir, script)
+				}
+				subs = append(subs, batchSubmission{end: run.End, script: filepath.Clean(script), nodes: sbatchNodes(run.End.Argv), who: where})
+			}
+		}
+	}
+	if len(subs) == 0 {
+		return nil, "", nil, &PointError{Status: StatusUnsupported, Note: "no launcher of runner label " + p.Runner + " submits a batch job: " + strings.Join(notes, "; "), Pos: p.RefPos}
+	}
+	// Each distinct submission (runners differ in their names, answers in
+	// what they found) is followed; they must start the same servers.
+	var procs []launch.Process
+	var from string
+	seen := map[string]bool{}
+	for _, sub := range subs {
+		key := sub.script + "\x00" + strconv.Itoa(sub.nodes) + "\x00" + sub.end.Dir + "\x00" + strings.Join(sub.end.Env, "\x00")
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		got, subNotes, err := ws.followBatch(p, opt, sub)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		if procs == nil {
+			procs, from = got, sub.who
+			notes = append(notes, subNotes...)
+			continue
+		}
+		if a, b := processKeys(procs), processKeys(got); a != b {
+			return nil, "", nil, &PointError{Status: StatusUnsupported, Pos: p.RefPos, Note: fmt.Sprintf("the batch jobs %s and %s submit start different servers", from, sub.who)}
+		}
+	}
+	return procs, ws.rel(subs[0].script), notes, nil
+}
+
+// followBatch runs one submitted batch job, once per node rank
+// (renderBatch).
+func (ws *Workspace) followBatch(p Point, opt Options, first batchSubmission) ([]launch.Process, []string, error) {
+	var notes []string
+	if first.nodes < 1 || first.nodes > maxBatchNodes {
+		return nil, nil, &PointError{Status: StatusUnsupported, Pos: p.RefPos, Note: fmt.Sprintf("%s: sbatch %s does not name a node count from 1 to %d (-N)", first.who, strings.Join(sandbox.ShortArgv(first.end.Argv), " "), maxBatchNodes)}
+	}
+	notes = append(notes, fmt.Sprintf("batch job %s on %d nodes, submitted by %s at %s; each node's task run on the faked cluster node0…node%d (IP 10.0.0.K)", ws.rel(first.script), first.nodes, first.who, ws.relPos(first.end.At), first.nodes-1))
+	jobFacts, _ := shellutil.FactsFor(Hardware(p.Runner))
+	root, _ := filepath.Abs(ws.Root)
+	var out []launch.Process
+	for rank := 0; rank < first.nodes; rank++ {
+		b := newBatchCluster(first.nodes, rank, clusterRDMA[jobFacts.Cluster])
+		env := append(append([]string(nil), first.end.Env...), b.jobEnv(first.end.Dir)...)
+		runs, err := enumerateChoices(func(choices []int) (*ScriptRun, error) {
+			so := ScriptOptions{Env: env, ReadRoots: []string{root}, Facts: jobFacts, Dir: first.end.Dir, Name: ws.rel(first.script),
+				Timeout: opt.ScriptTimeout, Steps: opt.ScriptSteps, Cache: &ws.sn.scripts, ctx: opt.ctx,
+				commands: b.commands(), modelRoot: isModelRootVar, choose: true, choices: choices}
+			return runScript(first.script, nil, so)
+		})
+		var budget *choiceBudgetError
+		if errors.As(err, &budget) {
+			return nil, nil, &PointError{Status: StatusUnsupported, Note: fmt.Sprintf("%s on node %d: %s", ws.rel(first.script), rank, budget), Pos: p.RefPos}
+		}
+		if err != nil {
+			return nil, nil, limitStatus(p, err)
+		}
+		var alts []altProcs
+		for _, run := range runs {
+			where := fmt.Sprintf("%s, the task of node %d of %d", ws.rel(first.script), rank, first.nodes)
+			if len(run.Choices) > 0 {
+				where += " where " + answersText(run.Choices)
+			}
+			if run.Stop != nil && !launched(run) {
+				return nil, nil, &PointError{Status: StatusUnsupported, Note: fmt.Sprintf("%s could not be followed to its server launch: %s", where, ws.stopText(run.Stop)), Pos: p.RefPos}
+			}
+			procs, err := ScriptProcesses(run, ws.rel(first.script))
+			if err != nil {
+				if len(run.Choices) > 0 && run.Exit != 0 {
+					notes = append(notes, fmt.Sprintf("%s ends with status %d before a server starts: no published result comes from it", where, run.Exit))
+					continue
+				}
+				return nil, nil, &PointError{Status: StatusUnsupported, Note: fmt.Sprintf("%s starts no server: %s", where, endReason(run)), Pos: p.RefPos}
+			}
+			alts = append(alts, altProcs{run: run, procs: containerEnv(run, procs)})
+		}
+		if len(alts) == 0 {
+			return nil, nil, &PointError{Status: StatusUnsupported, Note: strings.Join(notes, "; "), Pos: p.RefPos}
+		}
+		merged, _, err := mergeAlternatives(alts)
+		if err != nil {
+			return nil, nil, &PointError{Status: StatusUnsupported, Note: fmt.Sprintf("%s, the task of node %d: %v", ws.rel(first.script), rank, err), Pos: p.RefPos}
+		}
+		out = append(out, merged...)
+	}
+	return batchRoles(out), notes, nil
+}
+
+// jobEnv is what Slurm sets for the batch script of an allocation of b's
+// nodes (job id 1), run on its first node from dir.
+func (b *batchCluster) jobEnv(dir string) []string {
+	n := strconv.Itoa(len(b.nodes))
+	list := "node[0-" + strconv.Itoa(len(b.nodes)-1) + "]"
+	if len(b.nodes) == 1 {
+		list = b.nodes[0]
+	}
+	return []string{"SLURM_JOB_ID=1", "SLURM_JOBID=1", "SLURM_JOB_NODELIST=" + list, "SLURM_NODELIST=" + list,
+		"SLURM_NNODES=" + n, "SLURM_JOB_NUM_NODES=" + n, "SLURM_NTASKS=" + n, "SLURM_NPROCS=" + n, "SLURM_PROCID=0",
+		"SLURM_SUBMIT_DIR=" + dir, "SLURMD_NODENAME=" + b.nodes[0]}
+}
+
+// containerEnv keeps, of each process's env, what the container's own
+// scripts set: a variable with the value `docker run` gave the container
+// (-e NAME=value, -e NAME) is the job's plumbing into it, and PATH / HOME
+// are the container's defaults (sandbox.dockerRun).
+func containerEnv(run *ScriptRun, procs []launch.Process) []launch.Process {
+	given := map[string]string{"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/root"}
+	for _, c := range run.Commands {
+		if len(c.Argv) < 2 || filepath.Base(c.Argv[0]) != "docker" || c.Argv[1] != "run" {
+			continue
+		}
+		env := map[string]string{}
+		for _, kv := range c.Env {
+			k, v, _ := strings.Cut(kv, "=")
+			env[k] = v
+		}
+		for i := 2; i+1 < len(c.Argv); i++ {
+			if a := c.Argv[i]; a == "-e" || a == "--env" {
+				kv := c.Argv[i+1]
+				if k, v, ok := strings.Cut(kv, "="); ok {
+					given[k] = v
+				} else {
+					given[kv] = env[kv]
+				}
+				i++
+			}
+		}
+	}
+	for i := range procs {
+		var kept []launch.EnvVar
+		for _, e := range procs[i].Env {
+			if v, ok := given[e.Name]; ok && v == e.Value {
+				continue
+			}
+			kept = append(kept, e)
+		}
+		procs[i].Env = kept
+	}
+	return procs
+}
+
+// batchRoles gives each worker its role (--disaggregation-mode prefill /
+// decode; agg otherwise), keeps a multi-node worker's head (--node-rank 0,
+// NodesPerWorker from --nnodes) and counts identical workers: the same
+// program, role, env and args but for the per-node placement
+// (--dist-init-addr, --node-rank, --host values).
+func batchRoles(procs []launch.Process) []launch.Process {
+	var out []launch.Process
+	keys := map[string]int{}
+	for _, p := range procs {
+		if p.Kind == launch.KindWorker {
+			if v, ok := launch.Lookup(p.Args, "--disaggregation-mode"); ok && len(v) == 1 {
+				switch v[0] {
+				case "prefill":
+					p.Role = launch.RolePrefill
+				case "decode":
+					p.Role = launch.RoleDecode
+				}
+			}
+			if v, ok := launch.Lookup(p.Args, "--node-rank"); ok && len(v) == 1 && v[0] != "0" {
+				continue // another node of a worker whose head is rendered
+			}
+			if v, ok := launch.Lookup(p.Args, "--nnodes"); ok && len(v) == 1 {
+				if n, err := strconv.Atoi(v[0]); err == nil && n > 1 {
+					p.NodesPerWorker = n
+				}
+			}
+		}
+		k := processKey(p)
+		if i, ok := keys[k]; ok && p.Kind == launch.KindWorker {
+			out[i].Workers = max(out[i].Workers, 1) + 1
+			continue
+		}
+		keys[k] = len(out)
+		out = append(out, p)
+	}
+	return out
+}
+
+// processKeys identifies a list of processes (processKey, in order).
+func processKeys(ps []launch.Process) string {
+	var b strings.Builder
+	for _, p := range ps {
+		fmt.Fprintf(&b, "%s|%d\x01", processKey(p), p.Workers)
+	}
+	return b.String()
+}
+
+// processKey identifies a process for batchRoles' count.
+func processKey(p launch.Process) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s|%s|%s|%d\x00", p.Kind, p.Role, p.Program, p.NodesPerWorker)
+	for _, a := range p.Args {
+		switch a.Flag {
+		case "--dist-init-addr", "--node-rank", "--host":
+			b.WriteString(a.Flag + "\x00")
+			continue
+		}
+		fmt.Fprintf(&b, "%s=%q%s\x00", a.Flag, a.Values, a.Unknown)
+	}
+	for _, e := range p.Env {
+		fmt.Fprintf(&b, "%s=%q%s\x00", e.Name, e.Value, e.Unknown)
+	}
+	return b.String()
+}

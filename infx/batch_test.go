@@ -1,0 +1,147 @@
+package infx
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
+)
+
+// batchFixture copies testdata/batch (an AMD multi-node entry whose
+// launcher submits a Slurm batch job, in the shape of InferenceX
+// runners/launch_mi355x-amds.sh → amd_utils/) with edit applied to the
+// file rel, and renders its point.
+func batchFixture(t *testing.T, rel string, edit func(string) string) (launch.Deployment, error) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/batch")); err != nil {
+		t.Fatal(err)
+	}
+	if rel != "" {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(edit(string(b))), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := ws.Points("m1-fp8-mi355x-sglang-disagg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pts) != 1 || pts[0].Kind != KindBatch || pts[0].Status != StatusOK {
+		t.Fatalf("points = %+v, want one batch point", pts)
+	}
+	return ws.Render(context.Background(), pts[0], Options{})
+}
+
+// TestBatchJob: the launcher runs to its sbatch under both answers of the
+// submit host's `import yaml` probe; the job script runs once per node of
+// the 4-node allocation (srun steps, docker run, the container's
+// server.sh); the servers become a prefill role (2 one-node workers), the
+// router, and a decode role (1 worker over 2 nodes, its head only), the
+// env the container's script exported, not what docker run passed.
+func TestBatchJob(t *testing.T) {
+	d, err := batchFixture(t, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Source.File != "benchmarks/multi_node/amd_utils/job.slurm" {
+		t.Errorf("source file %q", d.Source.File)
+	}
+	var shape []string
+	for _, p := range d.Processes {
+		shape = append(shape, strings.Join([]string{string(p.Kind), string(p.Role), itoa(p.Workers), itoa(p.NodesPerWorker)}, "/"))
+	}
+	if got, want := strings.Join(shape, " "), "worker/prefill/2/0 sglang-router//0/0 worker/decode/0/2"; got != want {
+		t.Fatalf("processes %s, want %s", got, want)
+	}
+	pre, dec := d.Processes[0], d.Processes[2]
+	for _, c := range []struct {
+		p    launch.Process
+		flag string
+		want string
+	}{
+		{pre, "--disaggregation-ib-device", "rdma0,rdma1,rdma2,rdma3,rdma4,rdma5,rdma6,rdma7"},
+		{pre, "--tp-size", "8"},
+		{dec, "--tp-size", "16"},
+		{dec, "--nnodes", "2"},
+		{dec, "--node-rank", "0"},
+		{dec, "--dist-init-addr", "10.0.0.2:20000"},
+	} {
+		if v, ok := launch.Lookup(c.p.Args, c.flag); !ok || strings.Join(v, " ") != c.want {
+			t.Errorf("%s %s = %q, want %q", c.p.Role, c.flag, v, c.want)
+		}
+	}
+	env := map[string]string{}
+	for _, e := range pre.Env {
+		env[e.Name] = e.Value
+	}
+	if env["SGLANG_PREFILL_ENV"] != "1" || env["SGLANG_MORI_FLAG"] != "1" || env["GLOO_SOCKET_IFNAME"] != "eth0" {
+		t.Errorf("prefill env %v: want the container's exports and the inline assignment", env)
+	}
+	for _, n := range []string{"NODE_RANK", "MODEL_NAME", "IPADDRS", "xP", "PATH", "HOME"} {
+		if _, ok := env[n]; ok {
+			t.Errorf("prefill env has %s, which docker run passed in (the job's plumbing)", n)
+		}
+	}
+	if r := d.Processes[1]; strings.Join(r.Argv(), " ") != "python -m sglang_router.launch_router --pd-disaggregation --port 30000 --policy random --prefill http://10.0.0.0:8000 --prefill http://10.0.0.1:8000 --decode http://10.0.0.2:8000" {
+		t.Errorf("router %q", r.Argv())
+	}
+	if len(d.Notes) == 0 || !strings.Contains(d.Notes[0], "on 4 nodes") {
+		t.Errorf("notes %q", d.Notes)
+	}
+}
+
+// TestBatchJobUnsupported: whatever of the job is not followed makes the
+// point unsupported, naming where — never a guessed process.
+func TestBatchJobUnsupported(t *testing.T) {
+	const job, server, submit = "benchmarks/multi_node/amd_utils/job.slurm", "benchmarks/multi_node/amd_utils/server.sh", "benchmarks/multi_node/amd_utils/submit.sh"
+	for _, c := range []struct {
+		name, file, old, new, want string
+	}{
+		{"a decode node's task exits before its launch", server, `else
+    rank=`, `else
+    exit 3
+    rank=`, "the task of node 2 of 4 starts no server"},
+		{"an unknown program on a node", server, `export SGLANG_MORI_FLAG=1`, `export SGLANG_MORI_FLAG=$(nicctl show qos)`, "nicctl show qos in a value the script uses"},
+		{"no node count", submit, `-N "$NUM_NODES" -n "$NUM_NODES" `, ``, "does not name a node count"},
+		{"more nodes than the bound", submit, `-N "$NUM_NODES"`, `-N 100000`, "does not name a node count from 1 to 64"},
+		{"an answer's export the container's script overrides", submit, `EXCLUDE="--exclude=bad-node"`, `EXCLUDE="--exclude=bad-node"; export SGLANG_MORI_FLAG=2`, ""},
+		{"the answers start different servers", submit, `EXCLUDE="--exclude=bad-node"`, `EXCLUDE="--exclude=bad-node"; export PREFILL_NODES_PER_WORKER=1 xP=3`, "start different servers"},
+		{"an unknown reader in the import branch", submit, `EXCLUDE="--exclude=bad-node"`, `EXCLUDE=$(python3 -c "import yaml; print(1)")`, "python3 -c import yaml; print(1) in a value the script uses"},
+		{"the job script is not a file", submit, `./job.slurm`, `./gone.slurm`, "submits no batch job"},
+		{"a model not staged", job, `export MODEL_DIR="$MODEL_PATH"`, `MODEL_DIR="$MODEL_PATH"`, "starts no server"},
+	} {
+		d, err := batchFixture(t, c.file, func(s string) string {
+			if !strings.Contains(s, c.old) {
+				t.Fatalf("%s: %q not in %s", c.name, c.old, c.file)
+			}
+			return strings.Replace(s, c.old, c.new, 1)
+		})
+		if c.want == "" {
+			// the export reaches the job only under one answer, but the
+			// container gets only what docker run passes and its script
+			// sets the variable itself: the same servers under both
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+			_ = d
+			continue
+		}
+		var pe *PointError
+		if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, c.want) {
+			t.Errorf("%s: got %v, want unsupported containing %q", c.name, err, c.want)
+		}
+	}
+}
