@@ -469,8 +469,8 @@ func isModelRootVar(name string) bool { return name == "MODEL_DIR" }
 // answer again; each node's server launches become processes (role from
 // --disaggregation-mode, the router a frontend), a worker spanning nodes
 // is its head (--node-rank 0) with NodesPerWorker from --nnodes, and
-// identical workers are counted (Workers). A run that stops before its
-// node's launches makes the point unsupported, naming where.
+// identical workers are counted (Workers). A node's run that stops
+// anywhere makes the point unsupported, naming where.
 func (ws *Workspace) renderBatch(p Point, opt Options) (_ []launch.Process, job string, _ []string, _ error) {
 	facts, _ := shellutil.FactsFor(p.Runner)
 	ws.snInit()
@@ -579,8 +579,16 @@ func (ws *Workspace) followBatch(p Point, opt Options, first batchSubmission) ([
 			if len(run.Choices) > 0 {
 				where += " where " + answersText(run.Choices)
 			}
-			if run.Stop != nil && !launched(run) {
-				return nil, nil, &PointError{Status: StatusUnsupported, Note: fmt.Sprintf("%s could not be followed to its server launch: %s", where, ws.stopText(run.Stop)), Pos: p.RefPos}
+			if run.Stop != nil {
+				// Strict: a node's task may start a server after the stop
+				// (node 0's router comes after its prefill worker and
+				// the barriers), so a stop anywhere leaves the node's
+				// processes unknown.
+				what := "to its server launch"
+				if launched(run) {
+					what = "past its first server launch (a later one would be missed)"
+				}
+				return nil, nil, &PointError{Status: StatusUnsupported, Note: fmt.Sprintf("%s could not be followed %s: %s", where, what, ws.stopText(run.Stop)), Pos: p.RefPos}
 			}
 			procs, err := ScriptProcesses(run, ws.rel(first.script))
 			if err != nil {

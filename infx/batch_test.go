@@ -145,3 +145,15 @@ func TestBatchJobUnsupported(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchJobStopAfterLaunch: a node's task that stops after its first
+// server launch is unsupported — its router may come later.
+func TestBatchJobStopAfterLaunch(t *testing.T) {
+	_, err := batchFixture(t, "benchmarks/multi_node/amd_utils/server.sh", func(s string) string {
+		return strings.Replace(s, "    if [ \"$NODE_RANK\" -eq 0 ]; then\n", "    X=$(nicctl show qos)\n    if [ \"$NODE_RANK\" -eq 0 ]; then\n", 1)
+	})
+	var pe *PointError
+	if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, "past its first server launch") {
+		t.Errorf("got %v, want unsupported past the first launch", err)
+	}
+}
