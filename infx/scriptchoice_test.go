@@ -174,3 +174,16 @@ func choiceOf(width, k, i int) sandbox.Choice {
 	}
 	return sandbox.Choice{Pos: sandbox.Pos{File: "x.sh", Line: i + 1, Col: 1}, Command: "probe", Fact: "fact", Answers: answers, Taken: k}
 }
+
+// TestChoiceNoLauncher: a point whose runner label has no launcher (the
+// naming rule's script, run directly) is rendered under every answer too.
+func TestChoiceNoLauncher(t *testing.T) {
+	ws := openChoices(t)
+	d := renderOne(t, ws, pointAt(t, ws, "c10-fp8-mi300x-vllm", 0, 4), Options{})
+	if e := envOf(d.Processes[0])["HSA_NO_SCRATCH_RECLAIM"]; !strings.Contains(e.Unknown, "unset when the MEC firmware is 177 or later (177)") {
+		t.Errorf("HSA_NO_SCRATCH_RECLAIM = %+v", e)
+	}
+	if !strings.Contains(joinedNotes(d.Notes), "runner label mi300x is not in configs/runners.yaml") {
+		t.Errorf("notes = %q", d.Notes)
+	}
+}
