@@ -84,37 +84,59 @@ var (
 	amdPlainFl = regexp.MustCompile(`^[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?$|^\.[0-9_]+(?:[eE][-+][0-9]+)?$`)
 )
 
-// amdLoad is yaml.safe_load of a single-document file.
-func amdLoad(data []byte) (amdValue, error) {
+// amdLoad is yaml.safe_load of a single-document models.yaml.
+func amdLoad(data []byte) (amdValue, error) { return amdLoadFile("models.yaml", data) }
+
+// amdMaxNodes bounds the values one load makes, aliases expanded (a
+// sequence of aliases of sequences grows as a power).
+const amdMaxNodes = 100000
+
+// amdLoadFile is yaml.safe_load of a single-document file, name naming it
+// in errors.
+func amdLoadFile(name string, data []byte) (amdValue, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
-		return amdValue{}, amdUnsupported("models.yaml: %v (PyYAML's reading of it is not reproduced)", err)
+		return amdValue{}, amdUnsupported("%s: %v (PyYAML's reading of it is not reproduced)", name, err)
 	}
 	// yaml.safe_load fails on a stream of more than one document
 	// (ComposerError "expected a single document"): not reproduced.
 	var next yaml.Node
 	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
-		return amdValue{}, amdUnsupported("models.yaml: more than one YAML document (PyYAML's safe_load refuses it)")
+		return amdValue{}, amdUnsupported("%s: more than one YAML document (PyYAML's safe_load refuses it)", name)
 	}
 	if doc.Kind == 0 {
 		return amdValue{kind: "null"}, nil
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
-		return amdValue{}, amdUnsupported("models.yaml: not one YAML document")
+		return amdValue{}, amdUnsupported("%s: not one YAML document", name)
 	}
-	return amdNode(doc.Content[0], 0)
+	l := amdLoader{name: name, budget: amdMaxNodes}
+	return l.node(doc.Content[0], 0)
 }
 
-func amdNode(n *yaml.Node, depth int) (amdValue, error) {
+// amdLoader is one load: the file's name and the values it may still make.
+type amdLoader struct {
+	name   string
+	budget int
+}
+
+// node is the value of n: mappings (a list or mapping as a key is
+// PyYAML's "found unhashable key": not reproduced), sequences with their
+// elements, scalars resolved as PyYAML's safe_load does.
+func (l *amdLoader) node(n *yaml.Node, depth int) (amdValue, error) {
+	l.budget--
+	if l.budget < 0 {
+		return amdValue{}, amdUnsupported("%s: more than %d values with its aliases expanded", l.name, amdMaxNodes)
+	}
 	if depth > 100 {
-		return amdValue{}, amdUnsupported("models.yaml: nested deeper than 100 levels")
+		return amdValue{}, amdUnsupported("%s: nested deeper than 100 levels", l.name)
 	}
 	if n.Kind == yaml.AliasNode {
 		if n.Alias == nil {
-			return amdValue{}, amdUnsupported("models.yaml: an alias without an anchor")
+			return amdValue{}, amdUnsupported("%s: an alias without an anchor", l.name)
 		}
-		return amdNode(n.Alias, depth+1)
+		return l.node(n.Alias, depth+1)
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -125,13 +147,16 @@ func amdNode(n *yaml.Node, depth int) (amdValue, error) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
 			if k.Kind == yaml.ScalarNode && k.Value == "<<" && k.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.TaggedStyle) == 0 {
-				return amdValue{}, amdUnsupported("models.yaml:%d: a merge key (<<): PyYAML's flattening is not reproduced", k.Line)
+				return amdValue{}, amdUnsupported("%s:%d: a merge key (<<): PyYAML's flattening is not reproduced", l.name, k.Line)
 			}
-			kv, err := amdNode(k, depth+1)
+			kv, err := l.node(k, depth+1)
 			if err != nil {
 				return amdValue{}, err
 			}
-			vv, err := amdNode(n.Content[i+1], depth+1)
+			if kv.kind == "list" || kv.kind == "dict" {
+				return amdValue{}, amdUnsupported("%s:%d: a sequence or mapping as a key (PyYAML: found unhashable key)", l.name, k.Line)
+			}
+			vv, err := l.node(n.Content[i+1], depth+1)
 			if err != nil {
 				return amdValue{}, err
 			}
@@ -140,7 +165,15 @@ func amdNode(n *yaml.Node, depth int) (amdValue, error) {
 		}
 		return v, nil
 	case yaml.SequenceNode:
-		return amdValue{kind: "list"}, nil
+		v := amdValue{kind: "list"}
+		for _, c := range n.Content {
+			e, err := l.node(c, depth+1)
+			if err != nil {
+				return amdValue{}, err
+			}
+			v.vals = append(v.vals, e)
+		}
+		return v, nil
 	case yaml.ScalarNode:
 		return amdScalar(n), nil
 	}

@@ -3,8 +3,6 @@ package helpers
 import (
 	"fmt"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // NodeExcludesPath is the file the node_excludes.yaml reader is written in:
@@ -90,8 +88,7 @@ func runNodeExcludes(in AMDModelsInput, prog Program) (AMDModelsOutput, error) {
 		}
 		return AMDModelsOutput{}, err
 	}
-	budget := 100000
-	cfg, err := neLoad(data, &budget)
+	cfg, err := amdLoadFile("node_excludes.yaml", data)
 	if err != nil {
 		return AMDModelsOutput{}, err
 	}
@@ -259,79 +256,4 @@ func neStr(v amdValue) (string, error) {
 		return amdFloatRepr(v.f)
 	}
 	return "", amdUnsupported("node_excludes.yaml: exclude_nodes is a %s, whose print is not reproduced", pyTypeName(v))
-}
-
-// neLoad is yaml.safe_load of node_excludes.yaml (amdLoad) with the
-// elements of sequences, every node counted against budget (aliases
-// repeat what they name).
-func neLoad(data []byte, budget *int) (amdValue, error) {
-	if _, err := amdLoad(data); err != nil {
-		return amdValue{}, err
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return amdValue{}, amdUnsupported("node_excludes.yaml: %v", err)
-	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return amdValue{kind: "null"}, nil
-	}
-	return neNode(doc.Content[0], 0, budget)
-}
-
-func neNode(n *yaml.Node, depth int, budget *int) (amdValue, error) {
-	*budget--
-	if *budget < 0 {
-		return amdValue{}, amdUnsupported("node_excludes.yaml: more than 100000 nodes with aliases expanded")
-	}
-	if depth > 100 {
-		return amdValue{}, amdUnsupported("node_excludes.yaml: nested deeper than 100 levels")
-	}
-	switch n.Kind {
-	case yaml.AliasNode:
-		if n.Alias == nil {
-			return amdValue{}, amdUnsupported("node_excludes.yaml: an alias without an anchor")
-		}
-		return neNode(n.Alias, depth+1, budget)
-	case yaml.SequenceNode:
-		v := amdValue{kind: "list"}
-		for _, c := range n.Content {
-			e, err := neNode(c, depth+1, budget)
-			if err != nil {
-				return amdValue{}, err
-			}
-			v.vals = append(v.vals, e)
-		}
-		return v, nil
-	case yaml.MappingNode:
-		m, err := amdNode(&yaml.Node{Kind: yaml.MappingNode, Tag: n.Tag, Style: n.Style}, depth)
-		if err != nil {
-			return amdValue{}, err
-		}
-		if m.kind != "dict" {
-			return m, nil
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			if k.Kind == yaml.ScalarNode && k.Value == "<<" && k.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.TaggedStyle) == 0 {
-				return amdValue{}, amdUnsupported("node_excludes.yaml:%d: a merge key (<<): PyYAML's flattening is not reproduced", k.Line)
-			}
-			kv, err := neNode(k, depth+1, budget)
-			if err != nil {
-				return amdValue{}, err
-			}
-			if kv.kind == "list" || kv.kind == "dict" {
-				return amdValue{}, amdUnsupported("node_excludes.yaml:%d: an unhashable mapping key", k.Line)
-			}
-			vv, err := neNode(n.Content[i+1], depth+1, budget)
-			if err != nil {
-				return amdValue{}, err
-			}
-			m.keys = append(m.keys, kv)
-			m.vals = append(m.vals, vv)
-		}
-		return m, nil
-	case yaml.ScalarNode:
-		return amdScalar(n), nil
-	}
-	return amdValue{kind: "other", why: "a YAML node of its own kind"}, nil
 }
