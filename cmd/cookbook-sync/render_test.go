@@ -139,7 +139,7 @@ func TestRenderAllSummary(t *testing.T) {
 		"\ndsr1-fp4-b200-trt                    trt                 1        0             0       0           0         0      0  out of scope\n",
 		"\ndsr1-fp8-h200-sglang                 sglang              4        4             0       0           0         0      0  in scope\nqwen3.5-fp8-h200-vllm ",
 		"\nqwen3.5-fp8-mi355x-sglang-disagg     sglang-disagg       2        0             0       0           2         0      0  in scope\n" +
-			"    unsupported: 2 points, row 0 conc 8,16: (no recipe or script) — sglang-disagg: AMD multi-node script benchmarks/multi_node/qwen3.5_fp8_mi355x_sglang-disagg.sh (not in the checkout) submits benchmarks/multi_node/amd_utils/job.slurm with sbatch, which runs each node's server.sh → server_sglang.sh (its amd_utils/models.yaml loader, line 79, is a known helper program) in a container; the sandbox does not follow a Slurm batch job's script, and each node's server env comes from live-cluster probes no per-SKU fact documents (amd_utils/env.sh: ibv_devinfo → IBDEVICES, which --disaggregation-ib-device takes, ip route → GLOO/NCCL_SOCKET_IFNAME, nicctl show qos / hostname -s → MORI_RDMA_TC: job.slurm passes neither IBDEVICES nor MORI_RDMA_TC into the sglang container; ip route get 1.1.1.1 → the node IPs the router is given)\n",
+			"    unsupported: 2 points, row 0 conc 8,16: (no recipe or script) — sglang-disagg: no launcher of runner label mi355x-disagg (runners/launch_*.sh) is in the checkout: what submits the batch job of benchmarks/multi_node/qwen3.5_fp8_mi355x_sglang-disagg.sh (not in the checkout) is not known\n",
 		"\n    unsupported: 1 point, row 0 conc 1: benchmarks/single_node/fixed_seq_len/loop_fp8_h200_sglang.sh — ",
 	} {
 		if !strings.Contains(out, want) {
