@@ -121,6 +121,9 @@ func TestBatchJobUnsupported(t *testing.T) {
 		{"the answers start different servers", submit, `EXCLUDE="--exclude=bad-node"`, `EXCLUDE="--exclude=bad-node"; export PREFILL_NODES_PER_WORKER=1 xP=3`, "start different servers"},
 		{"an unknown reader in the import branch", submit, `EXCLUDE="--exclude=bad-node"`, `EXCLUDE=$(python3 -c "import yaml; print(1)")`, "python3 -c import yaml; print(1) in a value the script uses"},
 		{"the job script is not a file", submit, `./job.slurm`, `./gone.slurm`, "submits no batch job"},
+		{"the job submits a job", job, `export MODEL_DIR="$MODEL_PATH"`, `export MODEL_DIR="$MODEL_PATH"; sbatch -N 1 ./job.slurm`, "starts no server"},
+		{"the job script outside the checkout", submit, `./job.slurm`, `/etc/hostname`, "submits no batch job"},
+		{"a node count that is not a number", submit, `-N "$NUM_NODES"`, `-N many`, "does not name a node count"},
 		{"a model not staged", job, `export MODEL_DIR="$MODEL_PATH"`, `MODEL_DIR="$MODEL_PATH"`, "starts no server"},
 	} {
 		d, err := batchFixture(t, c.file, func(s string) string {
