@@ -16,7 +16,7 @@ import (
 // qwen3.5` on the complete upstream InferenceX tree at 843c6254
 // (../shared/corpus/upstream/InferenceX, every script included) writes a
 // file that verifies, with every renderable key that has no prohibited
-// setting (20 cells of 10 keys), and leaves the one key with a prohibited setting out,
+// setting (25 cells of 14 keys), and leaves the one key with a prohibited setting out,
 // named with its rule. Each key alone verifies too: eight of them
 // (single-node keys whose rows of one shape differ only by the KV tier)
 // used to fail their own decode-back check.
@@ -27,15 +27,15 @@ func TestCorpusGenerateQwen35EveryKey(t *testing.T) {
 		cells      int      // cells of the whole-model run
 		single     []string // keys that must generate alone
 	}
-	// qwen3.5-fp8-h200/h100-sglang-agentic-mtp (and -hicache-mtp) are not
-	// renderable since the sandbox's one read rule (issue 20 item 6): their
-	// scripts decide whether to patch SGLang's source by reading a file of
-	// the container image (multi_tokenizer_mixin.py), which the sandbox
-	// cannot know; the skipped ledger names the read.
+	// qwen3.5-fp8-h200/h100-sglang-agentic-mtp (and -hicache-mtp) render
+	// again since issue 21: their scripts decide whether to patch SGLang's
+	// source by reading a file of the container image
+	// (multi_tokenizer_mixin.py), a condition now run both ways — the
+	// server command is the same under both (3 cells).
 	// qwen3.5-fp4-gb200-dynamo-sglang-agentic-mtp generates since the
 	// synthetic-acceptance injector runs natively (issue 21): 2 cells, the
 	// injected SGLANG_SIMULATE_ACC_* left out as harness.
-	trees := []tree{{name: "upstream", root: root, cells: 22, single: []string{
+	trees := []tree{{name: "upstream", root: root, cells: 25, single: []string{
 		"qwen3.5-fp4-gb300-dynamo-sglang-agentic-agg", "qwen3.5-fp4-gb200-dynamo-sglang-agentic-mtp",
 		"qwen3.5-fp8-b200-sglang-agentic-mtp", "qwen3.5-fp8-b300-sglang-agentic-mtp", "qwen3.5-fp4-b300-sglang-agentic-mtp",
 		"qwen3.5-fp8-b300-sglang-agentic-power-ab", "qwen3.5-fp4-b300-sglang-agentic-power-ab",

@@ -321,6 +321,11 @@ func renderKey(ctx context.Context, ws *infx.Workspace, k string, ex *exclusions
 			kr.skipped = append(kr.skipped, Skipped{k, p.Row, p.Concurrency, err.Error()})
 			continue
 		}
+		if why := unknownSetting(&d); why != "" {
+			// a value the machine decides is never published as one
+			kr.skipped = append(kr.skipped, Skipped{k, p.Row, p.Concurrency, why})
+			continue
+		}
 		sh, err := shapeOf(&d, ex)
 		if pe := (*ProhibitedError)(nil); errors.As(err, &pe) {
 			return &keyRender{refused: &Refused{ConfigKey: k, Row: p.Row, Concurrency: p.Concurrency, Rule: pe.Rule, Setting: pe.Where + ": " + pe.Setting, Reason: pe.Reason}}, nil
@@ -901,4 +906,35 @@ func checkProvenance(src cookbook.SyncSource, prov map[string]cookbook.Prov) err
 		}
 	}
 	return nil
+}
+
+// unknownSetting names the first setting of d whose value is not known
+// (launch.Arg.Unknown / launch.EnvVar.Unknown: it depends on a fact of the
+// machine the render could not know), "" when none is: such a point is
+// skipped, never published with one answer's value.
+func unknownSetting(d *launch.Deployment) string {
+	for _, p := range d.Processes {
+		for _, e := range p.Env {
+			if e.Unknown != "" {
+				return fmt.Sprintf("%s: env %s is not known: %s", blockName(&p), e.Name, e.Unknown)
+			}
+		}
+		for _, a := range p.Args {
+			if a.Unknown != "" {
+				return fmt.Sprintf("%s: %s is not known: %s", blockName(&p), a.Flag, a.Unknown)
+			}
+		}
+	}
+	return ""
+}
+
+// blockName names a process for a reason: "prefill worker", "frontend".
+func blockName(p *launch.Process) string {
+	if p.Kind == launch.KindWorker {
+		if p.Role != "" {
+			return string(p.Role) + " worker"
+		}
+		return "worker"
+	}
+	return string(p.Kind)
 }

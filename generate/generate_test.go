@@ -12,6 +12,7 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/cookbook"
 	"github.com/cookbook-sync/cookbook-sync/infx"
+	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
 const fixtureMain = "0123456789abcdef0123456789abcdef01234567"
@@ -351,5 +352,26 @@ func TestGenerateCanceled(t *testing.T) {
 	c := &stopAfter{Context: t.Context(), n: live.calls + 1}
 	if g, err := Run(c, openFixture(t, "ok"), fixtureOptions()); err != nil || !bytes.Equal(g.Bytes, want.Bytes) {
 		t.Errorf("context done only after the last check: %v", err)
+	}
+}
+
+// TestUnknownSettingSkipped: a rendered point with a setting whose value
+// the machine decides (launch.EnvVar.Unknown, launch.Arg.Unknown) is
+// named for skipping — never published with one answer's value.
+func TestUnknownSettingSkipped(t *testing.T) {
+	d := launch.Deployment{Processes: []launch.Process{
+		{Kind: launch.KindWorker, Role: launch.RoleAgg, Args: []launch.Arg{{Flag: "--tp", Values: []string{"8"}}}, Env: []launch.EnvVar{{Name: "A", Value: "1"}}},
+	}}
+	if got := unknownSetting(&d); got != "" {
+		t.Errorf("known settings: %q", got)
+	}
+	d.Processes[0].Env = append(d.Processes[0].Env, launch.EnvVar{Name: "HSA_NO_SCRATCH_RECLAIM", Value: "1", Unknown: "set only when the MEC firmware is below 177"})
+	if got, want := unknownSetting(&d), "agg worker: env HSA_NO_SCRATCH_RECLAIM is not known: set only when the MEC firmware is below 177"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	d.Processes[0].Env = d.Processes[0].Env[:1]
+	d.Processes[0].Args[0].Unknown = "differs by the answer"
+	if got, want := unknownSetting(&d), "agg worker: --tp is not known: differs by the answer"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
