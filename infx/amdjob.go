@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -98,12 +99,14 @@ func (b *batchCluster) commands() map[string]sandbox.Handler {
 	return t
 }
 
-// srun runs its command as the task of one node: the node --nodelist (-w)
-// names when it names one, else (a step over the allocation) the node
-// whose task is rendered; SLURM_PROCID, SLURM_NODEID, SLURM_LOCALID and
-// SLURMD_NODENAME are set as Slurm sets them for that task.
+// srun runs its command as the task of one node of the step: the step's
+// nodes are those --nodelist (-w) names (each must be a node of the
+// allocation, else Unsupported), else the first --nodes (-N) of the
+// allocation, else all; the task is the rendered node's when it is one of
+// them, else the step's first node's. SLURM_PROCID, SLURM_NODEID,
+// SLURM_LOCALID and SLURMD_NODENAME are set as Slurm sets them for it.
 func (b *batchCluster) srun(ctx context.Context, c *sandbox.Call) error {
-	list := ""
+	list, count := "", ""
 	args := c.Args[1:]
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -111,6 +114,10 @@ func (b *batchCluster) srun(ctx context.Context, c *sandbox.Call) error {
 			break
 		}
 		switch {
+		case strings.HasPrefix(a, "--nodes="):
+			count = strings.TrimPrefix(a, "--nodes=")
+		case (a == "--nodes" || a == "-N") && i+1 < len(args):
+			count = args[i+1]
 		case strings.HasPrefix(a, "--nodelist="):
 			list = strings.TrimPrefix(a, "--nodelist=")
 		case (a == "--nodelist" || a == "-w") && i+1 < len(args):
@@ -120,22 +127,28 @@ func (b *batchCluster) srun(ctx context.Context, c *sandbox.Call) error {
 		}
 	}
 	nodes := b.nodes
+	if n, err := strconv.Atoi(count); err == nil && list == "" && n >= 1 && n < len(nodes) {
+		// a step on fewer nodes than the job has: Slurm's first nodes
+		nodes = nodes[:n]
+	}
 	if list != "" {
 		nodes = expandHostlist(list)
-	}
-	node, rank := b.nodes[b.rank], b.rank
-	if len(nodes) == 1 {
-		node, rank = nodes[0], 0
-	} else {
-		rank = -1
-		for i, n := range nodes {
-			if n == b.nodes[b.rank] {
-				rank = i
+		if len(nodes) == 0 {
+			return c.Unsupported("srun", fmt.Sprintf("srun --nodelist=%q names no node", list))
+		}
+		for _, n := range nodes {
+			if !slices.Contains(b.nodes, n) {
+				// srun refuses a node outside the job's allocation
+				return c.Unsupported("srun", fmt.Sprintf("srun --nodelist=%q names %q, which is not a node of the allocation (%s)", list, n, strings.Join(b.nodes, ",")))
 			}
 		}
-		if rank < 0 {
-			// a step on other nodes only: its first node
-			node, rank = nodes[0], 0
+	}
+	// The step's task on the node rendered (its rank in the step), else a
+	// step on other nodes only: the task of its first node.
+	node, rank := nodes[0], 0
+	for i, n := range nodes {
+		if n == b.nodes[b.rank] {
+			node, rank = n, i
 		}
 	}
 	r := strconv.Itoa(rank)
@@ -168,7 +181,10 @@ func expandHostlist(s string) []string {
 			s = ""
 		}
 		open := strings.IndexByte(item, '[')
-		if open < 0 || !strings.HasSuffix(item, "]") {
+		if open < 0 && strings.ContainsAny(item, "[]") || open >= 0 && !strings.HasSuffix(item, "]") {
+			return nil // unbalanced brackets
+		}
+		if open < 0 {
 			if item != "" {
 				out = append(out, item)
 			}
@@ -184,8 +200,7 @@ func expandHostlist(s string) []string {
 				z, err2 = strconv.Atoi(hi)
 			}
 			if err1 != nil || err2 != nil || z < a || z-a > 4096 {
-				out = append(out, item)
-				break
+				return nil // not a host list srun takes
 			}
 			for k := a; k <= z; k++ {
 				num := strconv.Itoa(k)

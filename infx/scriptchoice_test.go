@@ -33,8 +33,8 @@ func TestChoiceEnvDiffers(t *testing.T) {
 	if !ok || e.Value != "1" {
 		t.Fatalf("HSA_NO_SCRATCH_RECLAIM = %+v", e)
 	}
-	for _, want := range []string{"HSA_NO_SCRATCH_RECLAIM=1 when rocm-smi --showfw prints no MEC line or the MEC firmware is below 177 (176)",
-		"unset when the MEC firmware is 177 or later (177)", "c1_fp8_mi355x.sh:3:11"} {
+	for _, want := range []string{"HSA_NO_SCRATCH_RECLAIM=1 when rocm-smi --showfw prints no MEC line or the MEC firmware is far below 177 (1) or the MEC firmware is below 177 (176)",
+		"unset when the MEC firmware is 177 or later (177) or the MEC firmware is far above 177 (99999)", "c1_fp8_mi355x.sh:3:11"} {
 		if !strings.Contains(e.Unknown, want) {
 			t.Errorf("unknown %q lacks %q", e.Unknown, want)
 		}
@@ -99,7 +99,7 @@ func TestChoiceFlagDiffers(t *testing.T) {
 			got = &d.Processes[0].Args[i]
 		}
 	}
-	if got == nil || strings.Join(got.Values, " ") != "64" || !strings.Contains(got.Unknown, "--max-num-seqs 64 when the MEC firmware is below 177 (176); absent when the MEC firmware is 177 or later (177)") {
+	if got == nil || strings.Join(got.Values, " ") != "64" || !strings.Contains(got.Unknown, "--max-num-seqs 64 when the MEC firmware is far below 177 (1) or the MEC firmware is below 177 (176); absent when the MEC firmware is 177 or later (177) or the MEC firmware is far above 177 (99999)") {
 		t.Fatalf("--max-num-seqs = %+v", got)
 	}
 	if !strings.Contains(joinedNotes(d.Notes), "on a machine where rocm-smi --showfw prints no MEC line, the script stops at benchmarks/single_node/fixed_seq_len/c7_fp8_mi355x.sh:6:5 (exit 1)") {

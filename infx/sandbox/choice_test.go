@@ -52,11 +52,11 @@ func mi355x(t *testing.T) shellutil.Facts {
 }
 
 // TestChoiceMEC: `rocm-smi --showfw` without a documented MEC firmware is
-// a choice point of three answers; each answer gives the env the script
-// derives from it.
+// a choice point of five answers (no MEC line, 1, 176, 177, 99999); each
+// answer gives the env the script derives from it.
 func TestChoiceMEC(t *testing.T) {
 	f := mi355x(t)
-	for k, want := range []string{"HSA_NO_SCRATCH_RECLAIM=1", "HSA_NO_SCRATCH_RECLAIM=1", ""} {
+	for k, want := range []string{"HSA_NO_SCRATCH_RECLAIM=1", "HSA_NO_SCRATCH_RECLAIM=1", "HSA_NO_SCRATCH_RECLAIM=1", "", ""} {
 		run := runChoice(t, "mec.sh", f, k)
 		if run.Stop != nil {
 			t.Fatalf("answer %d: stop %v", k, run.Stop)
@@ -65,7 +65,7 @@ func TestChoiceMEC(t *testing.T) {
 			t.Fatalf("answer %d: choices %+v", k, run.Choices)
 		}
 		c := run.Choices[0]
-		if c.Taken != k || len(c.Answers) != 3 || c.Pos.Line != 3 || !strings.Contains(c.Fact, "MEC firmware") || c.Command != "rocm-smi --showfw" {
+		if c.Taken != k || len(c.Answers) != 5 || c.Pos.Line != 3 || !strings.Contains(c.Fact, "MEC firmware") || c.Command != "rocm-smi --showfw" {
 			t.Errorf("answer %d: choice %+v", k, c)
 		}
 		cmd := lastCommand(run)
@@ -209,5 +209,31 @@ func TestExitTrapKeepsFirstExit(t *testing.T) {
 	}
 	if run.Exit != 3 || run.ExitAt.Line != 7 {
 		t.Errorf("exit %d at %v, want 3 at line 7", run.Exit, run.ExitAt)
+	}
+}
+
+// TestChoiceMECOtherBounds: a script that compares the firmware with a
+// bound other than 177, or computes with it, still sees answers that
+// differ — the ends 1 and 99999 are tried — so what it derives is never
+// taken as known (hostile pass: `-lt 200`, `-ge 150`, `/ 100`, `-ne`).
+func TestChoiceMECOtherBounds(t *testing.T) {
+	f := mi355x(t)
+	for _, cond := range []string{
+		`[ "$v" -lt 200 ]`, `[ "$v" -ge 150 ]`, `[ $(( v / 100 )) -eq 1 ]`, `[ "$v" -ne 176 ] && [ "$v" -ne 177 ]`,
+	} {
+		src := "v=$(rocm-smi --showfw | grep MEC | head -n 1 | awk '{print $NF}')\n[ -z \"$v\" ] && v=0\nX=no\nif " + cond + "; then X=yes; fi\nsubmit \"$X\"\n"
+		seen := map[string]bool{}
+		for k := 0; k < 5; k++ {
+			dir := t.TempDir()
+			run, err := Run(context.Background(), Script{Path: "b.sh", Src: []byte(src)}, Config{ReadRoots: []string{dir}, Dir: dir, Facts: f, Choose: true, Choices: []int{k},
+				Commands: map[string]Handler{"submit": func(_ context.Context, c *Call) error { return c.End() }}})
+			if err != nil || run.End == nil {
+				t.Fatalf("%s answer %d: %v %v", cond, k, err, run.Stop)
+			}
+			seen[run.End.Argv[1]] = true
+		}
+		if len(seen) != 2 {
+			t.Errorf("%s: the answers give %v; want both outcomes", cond, seen)
+		}
 	}
 }

@@ -38,6 +38,16 @@ type FactChoice struct {
 // compare with 177) and MECThreshold (every version from it on).
 const MECThreshold = 177
 
+// MECLowest and MECHighest are the ends of the MEC firmware versions the
+// choice tries besides the threshold's two sides: 1 (a version rocm-smi
+// prints is positive) and 99999 (far above any version AMD has shipped).
+// They are representatives, not a proof: a script that compares the
+// version with two bounds between them can still hide an answer.
+const (
+	MECLowest  = 1
+	MECHighest = 99999
+)
+
 // dockerShmKiB is docker run's default --shm-size, 64 MiB (Docker
 // reference, "docker container run": --shm-size "Size of /dev/shm … If
 // you omit the unit, the system uses bytes. If you omit the size
@@ -46,7 +56,10 @@ const dockerShmKiB = 64 * 1024
 
 // ChoiceFor returns the FactChoice a probe's answer depends on: `rocm-smi
 // --showfw` on an AMD machine whose MEC firmware is not documented
-// (alternatives: no MEC line, MECThreshold-1, MECThreshold), and `df` of
+// (alternatives: no MEC line, MECLowest, MECThreshold-1, MECThreshold,
+// MECHighest — the two around AMD's one documented threshold, and the two
+// ends, so that a script comparing with another bound, or computing with
+// the version, is seen to depend on it), and `df` of
 // /dev/shm when its available space is not documented and the host DRAM
 // is (alternatives: df prints nothing — /dev/shm not mounted —; docker
 // run's default 64 MiB, which df -BG shows as 1G, the smallest /dev/shm a
@@ -67,10 +80,12 @@ func ChoiceFor(argv []string, f Facts) (FactChoice, bool) {
 		ch := FactChoice{Fact: fmt.Sprintf("the MEC firmware version of %s (not published; %d is the threshold AMD documents)", f.SKU, MECThreshold),
 			Answers: []string{
 				"rocm-smi --showfw prints no MEC line",
+				fmt.Sprintf("the MEC firmware is far below %d (%d)", MECThreshold, MECLowest),
 				fmt.Sprintf("the MEC firmware is below %d (%d)", MECThreshold, MECThreshold-1),
 				fmt.Sprintf("the MEC firmware is %d or later (%d)", MECThreshold, MECThreshold),
+				fmt.Sprintf("the MEC firmware is far above %d (%d)", MECThreshold, MECHighest),
 			}}
-		for _, v := range []int{MECNotShown, MECThreshold - 1, MECThreshold} {
+		for _, v := range []int{MECNotShown, MECLowest, MECThreshold - 1, MECThreshold, MECHighest} {
 			m := f
 			m.MECFirmware = v
 			ch.Machines = append(ch.Machines, m)

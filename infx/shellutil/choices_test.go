@@ -10,10 +10,10 @@ import (
 func TestChoiceFor(t *testing.T) {
 	mi, _ := FactsFor("mi355x")
 	ch, ok := ChoiceFor([]string{"rocm-smi", "--showfw"}, mi)
-	if !ok || len(ch.Answers) != 3 || len(ch.Machines) != 3 || !strings.Contains(ch.Fact, "177") {
+	if !ok || len(ch.Answers) != 5 || len(ch.Machines) != 5 || !strings.Contains(ch.Fact, "177") {
 		t.Fatalf("rocm-smi --showfw: %+v %v", ch, ok)
 	}
-	for i, want := range []string{"", "176", "177"} {
+	for i, want := range []string{"", "1", "176", "177", "99999"} {
 		res, handled, reason := Run([]string{"rocm-smi", "--showfw"}, nil, ch.Machines[i])
 		if !handled {
 			t.Fatalf("answer %d: %s", i, reason)
