@@ -53,6 +53,8 @@ type batchCluster struct {
 	rank  int
 	// rdma are the RDMA devices `ibv_devinfo` lists (hca_id), in order.
 	rdma []string
+	// steps are the srun steps the run made, in order.
+	steps []batchStep
 }
 
 // newBatchCluster is an allocation of n nodes (node0…node<n-1>) rendering
@@ -144,15 +146,38 @@ func (b *batchCluster) srun(ctx context.Context, c *sandbox.Call) error {
 		}
 	}
 	// The step's task on the node rendered (its rank in the step), else a
-	// step on other nodes only: the task of its first node.
-	node, rank := nodes[0], 0
+	// step on other nodes only: the task of its first node, run for what
+	// the batch script reads of it, its servers another node's.
+	node, rank, own := nodes[0], 0, false
 	for i, n := range nodes {
 		if n == b.nodes[b.rank] {
-			node, rank = n, i
+			node, rank, own = n, i, true
 		}
 	}
 	r := strconv.Itoa(rank)
-	return c.Builtin(ctx, []string{"SLURMD_NODENAME=" + node, "SLURM_PROCID=" + r, "SLURM_NODEID=" + r, "SLURM_LOCALID=0"})
+	start := c.Seq()
+	err := c.Builtin(ctx, []string{"SLURMD_NODENAME=" + node, "SLURM_PROCID=" + r, "SLURM_NODEID=" + r, "SLURM_LOCALID=0"})
+	b.steps = append(b.steps, batchStep{start, c.LastSeq(), own})
+	return err
+}
+
+// stepOf says where the command of Seq seq ran: in a step of the
+// rendered node (own), in a step on other nodes only (in, not own), or in
+// the batch script itself (neither), which runs on the job's first node.
+func (b *batchCluster) stepOf(seq int) (in, own bool) {
+	for _, s := range b.steps {
+		if seq > s.after && seq <= s.through {
+			return true, s.own
+		}
+	}
+	return false, false
+}
+
+// batchStep is the Seq range (after, through] of the commands one srun
+// step ran, and whether the rendered node is one of the step's.
+type batchStep struct {
+	after, through int
+	own            bool
 }
 
 // expandHostlist expands a Slurm host list: "a,b", "node[0-2]",
@@ -326,31 +351,12 @@ const sbatchValueOpts = "ACDJLMNQSWabcdeikmnopqrstvwxFGH"
 // sbatchScript is the batch script sbatch argv submits ("" with --wrap or
 // none): the first operand after the options.
 func sbatchScript(argv []string) string {
-	args := argv[1:]
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			if i+1 < len(args) {
-				return args[i+1]
-			}
+	for _, a := range argv[1:] {
+		if strings.HasPrefix(a, "--wrap") {
 			return ""
-		case strings.HasPrefix(a, "--wrap"):
-			return ""
-		case strings.HasPrefix(a, "--"):
-			if !strings.Contains(a, "=") && sbatchLongTakesValue(a) {
-				i++
-			}
-		case strings.HasPrefix(a, "-") && len(a) == 2:
-			if strings.IndexByte(sbatchValueOpts, a[1]) >= 0 {
-				i++
-			}
-		case strings.HasPrefix(a, "-"):
-		default:
-			return a
 		}
 	}
-	return ""
+	return sbatchParse(argv).script
 }
 
 // sbatchLongTakesValue: sbatch long options written with a separate value
@@ -435,36 +441,114 @@ func (ws *Workspace) stopText(u *sandbox.Unsupported) string {
 // exported environment (sbatch's default --export=ALL).
 type batchSubmission struct {
 	end    *sandbox.End
-	script string // absolute
+	script string   // absolute
+	args   []string // the script's arguments
+	env    []string // what --export gives the script (batchEnv)
 	nodes  int
 	who    string
 }
 
-// sbatchNodes is the node count sbatch argv asks for (-N n, --nodes=n,
-// --nodes n; a range min-max takes max); 0 when it names none.
-func sbatchNodes(argv []string) int {
-	for i := 1; i < len(argv); i++ {
-		a, v := argv[i], ""
+// sbatchJob is what an sbatch argv submits: the script, its arguments,
+// the node count (-N / --nodes, the last one given; a range min-max takes
+// max; 0 when none or not a number) and --export ("" when not given).
+type sbatchJob struct {
+	script string
+	args   []string
+	nodes  int
+	export string
+}
+
+// sbatchParse reads the options of an sbatch argv up to the script.
+func sbatchParse(argv []string) sbatchJob {
+	var j sbatchJob
+	a := argv[1:]
+	for i := 0; i < len(a); i++ {
+		o, v := a[i], ""
 		switch {
-		case (a == "-N" || a == "--nodes") && i+1 < len(argv):
-			v = argv[i+1]
-		case strings.HasPrefix(a, "--nodes="):
-			v = strings.TrimPrefix(a, "--nodes=")
-		case strings.HasPrefix(a, "-N") && len(a) > 2:
-			v = a[2:]
-		default:
+		case o == "--":
+			if i+1 < len(a) {
+				j.script, j.args = a[i+1], a[i+2:]
+			}
+			return j
+		case (o == "-N" || o == "--nodes") && i+1 < len(a):
+			v, i = a[i+1], i+1
+		case strings.HasPrefix(o, "--nodes="):
+			v = strings.TrimPrefix(o, "--nodes=")
+		case strings.HasPrefix(o, "-N") && len(o) > 2:
+			v = o[2:]
+		case strings.HasPrefix(o, "--export="):
+			j.export = strings.TrimPrefix(o, "--export=")
 			continue
+		case o == "--export" && i+1 < len(a):
+			j.export, i = a[i+1], i+1
+			continue
+		case strings.HasPrefix(o, "--"):
+			if !strings.Contains(o, "=") && sbatchLongTakesValue(o) {
+				i++
+			}
+			continue
+		case strings.HasPrefix(o, "-") && len(o) == 2:
+			if strings.IndexByte(sbatchValueOpts, o[1]) >= 0 {
+				i++
+			}
+			continue
+		case strings.HasPrefix(o, "-"):
+			continue
+		default:
+			j.script, j.args = o, a[i+1:]
+			return j
 		}
 		if _, hi, ok := strings.Cut(v, "-"); ok {
 			v = hi
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return 0
+			n = 0
 		}
-		return n
+		j.nodes = n
 	}
-	return 0
+	return j
+}
+
+// batchEnv is the environment sbatch --export gives the batch script (the
+// submitting shell's exported env, "NAME=value"): ALL (the default) all of
+// it, NONE none of it, a list names what it keeps (NAME) or sets
+// (NAME=value), with ALL in the list keeping the rest too (sbatch(1)
+// --export; SLURM_* variables are the job's own, set after). Error: a form
+// it does not read (NIL, a file).
+func batchEnv(env []string, export string) ([]string, error) {
+	if export == "" || export == "ALL" {
+		return env, nil
+	}
+	if export == "NONE" {
+		return nil, nil
+	}
+	all := false
+	var names, set []string
+	for _, e := range strings.Split(export, ",") {
+		switch {
+		case e == "ALL":
+			all = true
+		case e == "NONE" || e == "NIL" || e == "":
+			return nil, fmt.Errorf("sbatch --export=%s: a form the sandbox does not read", export)
+		case strings.Contains(e, "="):
+			set = append(set, e)
+		default:
+			names = append(names, e)
+		}
+	}
+	var out []string
+	if all {
+		out = append(out, env...)
+	} else {
+		for _, kv := range env {
+			k, _, _ := strings.Cut(kv, "=")
+			if slices.Contains(names, k) {
+				out = append(out, kv)
+			}
+		}
+	}
+	return sandbox.ApplyEnvOps(out, set), nil
 }
 
 // isModelRootVar: MODEL_DIR holds an AMD cluster's staged checkpoints by
@@ -523,11 +607,16 @@ func (ws *Workspace) renderBatch(p Point, opt Options) (_ []launch.Process, job 
 					}
 					return nil, "", nil, &PointError{Status: StatusUnsupported, Note: fmt.Sprintf("%s submits no batch job: %s", where, endReason(run)), Pos: p.RefPos}
 				}
-				script := sbatchScript(run.End.Argv)
+				job := sbatchParse(run.End.Argv)
+				script := job.script
 				if !filepath.IsAbs(script) {
 					script = filepath.Join(run.End.Dir, script)
 				}
-				subs = append(subs, batchSubmission{end: run.End, script: filepath.Clean(script), nodes: sbatchNodes(run.End.Argv), who: where})
+				env, err := batchEnv(run.End.Env, job.export)
+				if err != nil {
+					return nil, "", nil, &PointError{Status: StatusUnsupported, Note: fmt.Sprintf("%s: %v", where, err), Pos: p.RefPos}
+				}
+				subs = append(subs, batchSubmission{end: run.End, script: filepath.Clean(script), args: job.args, env: env, nodes: job.nodes, who: where})
 			}
 		}
 	}
@@ -540,7 +629,7 @@ func (ws *Workspace) renderBatch(p Point, opt Options) (_ []launch.Process, job 
 	var from string
 	seen := map[string]bool{}
 	for _, sub := range subs {
-		key := sub.script + "\x00" + strconv.Itoa(sub.nodes) + "\x00" + sub.end.Dir + "\x00" + strings.Join(sub.end.Env, "\x00")
+		key := sub.script + "\x00" + strconv.Itoa(sub.nodes) + "\x00" + sub.end.Dir + "\x00" + strings.Join(sub.args, "\x01") + "\x00" + strings.Join(sub.env, "\x00")
 		if seen[key] {
 			continue
 		}
@@ -573,13 +662,18 @@ func (ws *Workspace) followBatch(p Point, opt Options, first batchSubmission) ([
 	root, _ := filepath.Abs(ws.Root)
 	var out []launch.Process
 	for rank := 0; rank < first.nodes; rank++ {
-		b := newBatchCluster(first.nodes, rank, clusterRDMA[jobFacts.Cluster])
-		env := append(append([]string(nil), first.end.Env...), b.jobEnv(first.end.Dir)...)
+		env := append(append([]string(nil), first.env...), newBatchCluster(first.nodes, rank, nil).jobEnv(first.end.Dir)...)
+		clusters := map[*ScriptRun]*batchCluster{}
 		runs, err := enumerateChoices(func(choices []int) (*ScriptRun, error) {
-			so := ScriptOptions{Env: env, ReadRoots: []string{root}, Facts: jobFacts, Dir: first.end.Dir, Name: ws.rel(first.script),
+			b := newBatchCluster(first.nodes, rank, clusterRDMA[jobFacts.Cluster])
+			so := ScriptOptions{Env: env, ReadRoots: []string{root}, Facts: jobFacts, Dir: first.end.Dir, Name: ws.rel(first.script), Params: first.args,
 				Timeout: opt.ScriptTimeout, Steps: opt.ScriptSteps, Cache: &ws.sn.scripts, ctx: opt.ctx,
 				commands: b.commands(), modelRoot: isModelRootVar, choose: true, choices: choices}
-			return runScript(first.script, nil, so)
+			run, err := runScript(first.script, nil, so)
+			if run != nil {
+				clusters[run] = b
+			}
+			return run, err
 		})
 		var budget *choiceBudgetError
 		if errors.As(err, &budget) {
@@ -605,6 +699,18 @@ func (ws *Workspace) followBatch(p Point, opt Options, first batchSubmission) ([
 				}
 				return nil, nil, &PointError{Status: StatusUnsupported, Note: fmt.Sprintf("%s could not be followed %s: %s", where, what, ws.stopText(run.Stop)), Pos: p.RefPos}
 			}
+			// A node's servers: those its steps start, and on node 0 those
+			// the batch script starts itself (it runs there); a step on
+			// other nodes only starts theirs.
+			t := *run.Trace
+			t.Commands = nil
+			for _, c := range run.Commands {
+				in, own := clusters[run].stepOf(c.Seq)
+				if !isServerLaunch(c.Argv) || own || !in && rank == 0 {
+					t.Commands = append(t.Commands, c)
+				}
+			}
+			run = &ScriptRun{Trace: &t, Srtctl: run.Srtctl}
 			procs, err := ScriptProcesses(run, ws.rel(first.script))
 			if err != nil {
 				if len(run.Choices) > 0 && run.Exit != 0 {
@@ -624,7 +730,11 @@ func (ws *Workspace) followBatch(p Point, opt Options, first batchSubmission) ([
 		}
 		out = append(out, merged...)
 	}
-	return batchRoles(out), notes, nil
+	procs, err := batchRoles(out)
+	if err != nil {
+		return nil, nil, &PointError{Status: StatusUnsupported, Note: fmt.Sprintf("%s: %v", ws.rel(first.script), err), Pos: p.RefPos}
+	}
+	return procs, notes, nil
 }
 
 // jobEnv is what Slurm sets for the batch script of an allocation of b's
@@ -684,10 +794,15 @@ func containerEnv(run *ScriptRun, procs []launch.Process) []launch.Process {
 // decode; agg otherwise), keeps a multi-node worker's head (--node-rank 0,
 // NodesPerWorker from --nnodes) and counts identical workers: the same
 // program, role, env and args but for the per-node placement
-// (--dist-init-addr, --node-rank, --host values).
-func batchRoles(procs []launch.Process) []launch.Process {
+// (--dist-init-addr, --node-rank, --host values). Errors: a worker over
+// several nodes without --node-rank (every node would claim rank 0), a
+// node of a worker whose settings differ from its head's, a node without
+// a head.
+func batchRoles(procs []launch.Process) ([]launch.Process, error) {
 	var out []launch.Process
 	keys := map[string]int{}
+	heads := map[string]int{} // dist-init-addr → head's key count
+	var others []launch.Process
 	for _, p := range procs {
 		if p.Kind == launch.KindWorker {
 			if v, ok := launch.Lookup(p.Args, "--disaggregation-mode"); ok && len(v) == 1 {
@@ -698,13 +813,24 @@ func batchRoles(procs []launch.Process) []launch.Process {
 					p.Role = launch.RoleDecode
 				}
 			}
-			if v, ok := launch.Lookup(p.Args, "--node-rank"); ok && len(v) == 1 && v[0] != "0" {
-				continue // another node of a worker whose head is rendered
-			}
+			nn := 0
 			if v, ok := launch.Lookup(p.Args, "--nnodes"); ok && len(v) == 1 {
 				if n, err := strconv.Atoi(v[0]); err == nil && n > 1 {
-					p.NodesPerWorker = n
+					nn = n
 				}
+			}
+			if nn > 1 {
+				rank, ok := launch.Lookup(p.Args, "--node-rank")
+				if !ok || len(rank) != 1 {
+					return nil, fmt.Errorf("a %s worker over %d nodes (--nnodes) without --node-rank: each node would start as rank 0", p.Role, nn)
+				}
+				p.NodesPerWorker = nn
+				if rank[0] != "0" {
+					others = append(others, p) // checked against its head below
+					continue
+				}
+				addr, _ := launch.Lookup(p.Args, "--dist-init-addr")
+				heads[strings.Join(addr, " ")+"\x00"+processKey(p)]++
 			}
 		}
 		k := processKey(p)
@@ -715,7 +841,14 @@ func batchRoles(procs []launch.Process) []launch.Process {
 		keys[k] = len(out)
 		out = append(out, p)
 	}
-	return out
+	for _, p := range others {
+		addr, _ := launch.Lookup(p.Args, "--dist-init-addr")
+		if heads[strings.Join(addr, " ")+"\x00"+processKey(p)] == 0 {
+			rank, _ := launch.Lookup(p.Args, "--node-rank")
+			return nil, fmt.Errorf("a %s worker's node of --node-rank %s (--dist-init-addr %s) differs from its head's settings, or has no head", p.Role, strings.Join(rank, " "), strings.Join(addr, " "))
+		}
+	}
+	return out, nil
 }
 
 // processKeys identifies a list of processes (processKey, in order).

@@ -160,3 +160,84 @@ func TestBatchJobStopAfterLaunch(t *testing.T) {
 		t.Errorf("got %v, want unsupported past the first launch", err)
 	}
 }
+
+// TestBatchJobHostile: the hostile pass's shapes — each is rendered as the
+// job runs, or unsupported, never a wrong process.
+func TestBatchJobHostile(t *testing.T) {
+	const job, server, submit = "benchmarks/multi_node/amd_utils/job.slurm", "benchmarks/multi_node/amd_utils/server.sh", "benchmarks/multi_node/amd_utils/submit.sh"
+	type tc struct {
+		name, file, old, new string
+		unsup                string                           // unsupported containing this, or
+		check                func(d launch.Deployment) string // "" when right
+	}
+	shape := func(d launch.Deployment) string {
+		var s []string
+		for _, p := range d.Processes {
+			s = append(s, strings.Join([]string{string(p.Kind), string(p.Role), itoa(p.Workers), itoa(p.NodesPerWorker)}, "/"))
+		}
+		return strings.Join(s, " ")
+	}
+	const base = "worker/prefill/2/0 sglang-router//0/0 worker/decode/0/2"
+	for _, c := range []tc{
+		{"a server srun starts itself", job, `srun --nodelist="$SLURM_JOB_NODELIST" bash -lc "`, `srun --nodes=1 python3 -m sglang.launch_server --disaggregation-mode decode --tp-size 4
+srun --nodelist="$SLURM_JOB_NODELIST" bash -lc "`, "", func(d launch.Deployment) string {
+			if got := shape(d); got != "worker/decode/0/0 "+base {
+				return got
+			}
+			return ""
+		}},
+		{"a router the batch script starts itself", job, `srun --nodelist="$SLURM_JOB_NODELIST" bash -lc "`, `python -m sglang_router.launch_router --port 30001 &
+srun --nodelist="$SLURM_JOB_NODELIST" bash -lc "`, "", func(d launch.Deployment) string {
+			if got := shape(d); got != "sglang-router//0/0 "+base {
+				return got
+			}
+			return ""
+		}},
+		{"a node outside the allocation", job, `--nodelist="$SLURM_JOB_NODELIST" bash -lc "`, `--nodelist=gpu[7-9] bash -lc "`, "not a node of the allocation", nil},
+		{"an empty node list", job, `--nodelist="$SLURM_JOB_NODELIST" bash -lc "`, `--nodelist=, bash -lc "`, "names no node", nil},
+		{"a malformed node list", job, `--nodelist="$SLURM_JOB_NODELIST" bash -lc "`, `--nodelist=node[3-1] bash -lc "`, "names no node", nil},
+		{"-e with its value attached", job, `-e xP=$xP`, `-exP=$xP`, "", func(d launch.Deployment) string {
+			if got := shape(d); got != base {
+				return got
+			}
+			return ""
+		}},
+		{"docker run --env-file", job, `docker run --init`, `docker run --env-file /etc/job.env --init`, "--env-file /etc/job.env", nil},
+		{"docker run --entrypoint", job, `docker run --init`, `docker run --entrypoint /init.sh --init`, "--entrypoint /init.sh", nil},
+		{"sbatch --export=NONE", submit, `sbatch --parsable`, `sbatch --export=NONE --parsable`, "starts no server", nil},
+		{"sbatch --export=NIL", submit, `sbatch --parsable`, `sbatch --export=NIL --parsable`, "a form the sandbox does not read", nil},
+		{"-N twice: the last one", submit, `-N "$NUM_NODES"`, `-N 9 -N "$NUM_NODES"`, "", func(d launch.Deployment) string {
+			if got := shape(d); got != base {
+				return got
+			}
+			return ""
+		}},
+		{"a multi-node worker without --node-rank", server, ` --node-rank $rank"
+    fi
+    setsid bash -c "$CMD" &`, `"
+    fi
+    setsid bash -c "$CMD" &`, "without --node-rank", nil},
+		{"a worker's nodes that differ", server, `export SGLANG_MORI_FLAG=1`, `export SGLANG_MORI_FLAG=$NODE_RANK`, "differs from its head's settings", nil},
+	} {
+		d, err := batchFixture(t, c.file, func(s string) string {
+			if !strings.Contains(s, c.old) {
+				t.Fatalf("%s: %q not in %s", c.name, c.old, c.file)
+			}
+			return strings.Replace(s, c.old, c.new, 1)
+		})
+		if c.unsup != "" {
+			var pe *PointError
+			if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, c.unsup) {
+				t.Errorf("%s: got %v, want unsupported containing %q", c.name, err, c.unsup)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if bad := c.check(d); bad != "" {
+			t.Errorf("%s: %s", c.name, bad)
+		}
+	}
+}

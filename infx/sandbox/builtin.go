@@ -35,3 +35,15 @@ func (c *Call) Choose(fact string, answers []string) (k int, ok bool) {
 	c.sb.mu.Unlock()
 	return k, ok
 }
+
+// Seq is the command's Command.Seq.
+func (c *Call) Seq() int { return c.seq }
+
+// LastSeq is the Seq of the run's last command so far: a handler that
+// runs a job step (Builtin) brackets the commands the step ran with Seq
+// and LastSeq.
+func (c *Call) LastSeq() int {
+	c.sb.mu.Lock()
+	defer c.sb.mu.Unlock()
+	return c.sb.seq
+}

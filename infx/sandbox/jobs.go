@@ -224,6 +224,26 @@ func (sb *sandbox) jobCommand(ctx context.Context, c *Call, unset []string) erro
 	if strings.HasSuffix(cmd[0], ".sh") {
 		return sb.bash(ctx, c, cmd, unset)
 	}
+	if sb.cfg.IsServer != nil && sb.cfg.IsServer(cmd) {
+		// A server the step starts itself (`srun python3 -m
+		// sglang.launch_server …`, a container's command): recorded as a
+		// command of the run, with the step's environment, as one a
+		// script writes is.
+		env := mergeEnv(exported(c.hc.Env), c.extraEnv, unset)
+		var diff []string
+		for _, kv := range env {
+			k, v, _ := strings.Cut(kv, "=")
+			if old, ok := sb.base[k]; !ok || old != v {
+				diff = append(diff, kv)
+			}
+		}
+		sort.Strings(diff)
+		sb.mu.Lock()
+		sb.seq++
+		sb.run.Commands = append(sb.run.Commands, Command{Argv: append([]string(nil), cmd...), Env: diff, File: c.Pos.File, Line: c.Pos.Line, Col: c.Pos.Col, Dir: c.hc.Dir, Seq: sb.seq})
+		sb.mu.Unlock()
+		return nil
+	}
 	return sb.external(ctx, c)
 }
 
@@ -344,10 +364,20 @@ func (sb *sandbox) dockerRun(ctx context.Context, c *Call) error {
 		a := args[0]
 		args = args[1:]
 		k, v, hasV := strings.Cut(a, "=")
+		if len(a) > 2 && a[1] != '-' && valued[a[:2]] {
+			// a short option with its value attached (-eNAME=v, -v/a:/b)
+			k, v, hasV = a[:2], a[2:], true
+		}
 		if !hasV && valued[k] && len(args) > 0 {
 			v, args = args[0], args[1:]
 		}
 		switch k {
+		case "--env-file":
+			return c.Unsupported("docker", fmt.Sprintf("docker run --env-file %s: the variables the file gives the container are not known to the sandbox", v))
+		case "--entrypoint":
+			if v != "" {
+				return c.Unsupported("docker", fmt.Sprintf("docker run --entrypoint %s: what the entrypoint does with the command is not known to the sandbox", v))
+			}
 		case "-e", "--env":
 			if strings.Contains(v, "=") {
 				set = append(set, v)

@@ -56,3 +56,31 @@ func TestJobSteps(t *testing.T) {
 		t.Errorf("a python file run by its path: end %v, stop %v; want Unsupported naming it", run.End, run.Stop)
 	}
 }
+
+// TestJobStepServer: a server a job step starts itself (`srun python3 -m
+// …`, a container's command) is a command of the run, with the step's
+// environment — not skipped because no script wrote it.
+func TestJobStepServer(t *testing.T) {
+	isServer := func(argv []string) bool { return len(argv) > 2 && argv[2] == "sglang.launch_server" }
+	for _, src := range []string{
+		"srun --export=ALL,A=1 python3 -m sglang.launch_server --tp 8\n",
+		"docker run -e A=1 img python3 -m sglang.launch_server --tp 8\n",
+	} {
+		run, err := runSrc("s.sh", src, Config{IsServer: isServer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range run.Commands {
+			if isServer(c.Argv) {
+				got = append(got, strings.Join(c.Argv, " ")+" | "+strings.Join(c.Env, " "))
+			}
+		}
+		if len(got) != 1 || got[0] != "python3 -m sglang.launch_server --tp 8 | A=1" && !strings.HasPrefix(got[0], "python3 -m sglang.launch_server --tp 8 | ") {
+			t.Errorf("%s: server commands %q", src, got)
+		}
+		if len(got) == 1 && !strings.Contains(got[0], "A=1") {
+			t.Errorf("%s: the step's env is not the command's: %q", src, got[0])
+		}
+	}
+}
