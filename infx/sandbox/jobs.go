@@ -353,7 +353,7 @@ func (sb *sandbox) dockerRun(ctx context.Context, c *Call) error {
 	hc, args := c.hc, c.Args[2:]
 	var set []string
 	var mounts []string
-	workdir := ""
+	workdir, entrypoint := "", ""
 	valued := map[string]bool{"-e": true, "--env": true, "-v": true, "--volume": true, "-w": true, "--workdir": true, "--name": true,
 		"--network": true, "--ipc": true, "--shm-size": true, "--gpus": true, "--device": true, "--group-add": true, "--cap-add": true,
 		"--security-opt": true, "-u": true, "--user": true, "--entrypoint": true, "--ulimit": true, "-p": true, "--publish": true,
@@ -375,7 +375,15 @@ func (sb *sandbox) dockerRun(ctx context.Context, c *Call) error {
 		case "--env-file":
 			return c.Unsupported("docker", fmt.Sprintf("docker run --env-file %s: the variables the file gives the container are not known to the sandbox", v))
 		case "--entrypoint":
-			if v != "" {
+			// "" runs the command as given; a shell runs it as its
+			// script (`--entrypoint=/bin/bash IMAGE FILE`); any other
+			// program's handling of the command is not known.
+			switch path.Base(v) {
+			case "", ".":
+				entrypoint = ""
+			case "bash", "sh":
+				entrypoint = v
+			default:
 				return c.Unsupported("docker", fmt.Sprintf("docker run --entrypoint %s: what the entrypoint does with the command is not known to the sandbox", v))
 			}
 		case "-e", "--env":
@@ -394,6 +402,9 @@ func (sb *sandbox) dockerRun(ctx context.Context, c *Call) error {
 		return nil // image only: its own entrypoint
 	}
 	cmd := args[1:]
+	if entrypoint != "" {
+		cmd = append([]string{entrypoint}, cmd...)
+	}
 	var unset []string
 	hc.Env.Each(func(name string, v expand.Variable) bool {
 		if v.Exported {

@@ -32,6 +32,7 @@ func TestJobSteps(t *testing.T) {
 		{`export M=host; docker run img bash -c 'submit "${M:-unset}"'`, "unset"},
 		{`export M=host; srun --export=NONE,M=step bash -c 'submit "$M"'`, "step"},
 		{`docker run --init --stop-timeout 10 --name c img bash -lc 'submit ran'`, "ran"},
+		{`export M=m; docker run -e M --entrypoint=/bin/bash img ./step.sh three`, "from-step:three:m"},
 		{`export M=m; ./step.sh one`, "from-step:one:m"},
 		{`export M=m; "$PWD/step.sh" two`, "from-step:two:m"},
 	} {
