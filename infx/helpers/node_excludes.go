@@ -170,9 +170,9 @@ func runNodeExcludes(in AMDModelsInput, prog Program) (AMDModelsOutput, error) {
 			out.Stdout = "\n"
 			return out, nil
 		}
-		s, err := neStr(v)
+		s, err := v.str() // print() is str()
 		if err != nil {
-			return AMDModelsOutput{}, err
+			return AMDModelsOutput{}, amdUnsupported("node_excludes.yaml: exclude_nodes: %v", err)
 		}
 		out.Stdout = s + "\n"
 		return out, nil
@@ -235,25 +235,4 @@ func pyTypeName(v amdValue) string {
 		return "list"
 	}
 	return "object"
-}
-
-// neStr is print()'s text of an exclude_nodes value: str(v) for a str,
-// int, bool, None or float; anything else is not reproduced.
-func neStr(v amdValue) (string, error) {
-	switch v.kind {
-	case "str":
-		return v.s, nil
-	case "int":
-		return v.i.String(), nil
-	case "bool":
-		if v.b {
-			return "True", nil
-		}
-		return "False", nil
-	case "null":
-		return "None", nil
-	case "float":
-		return amdFloatRepr(v.f)
-	}
-	return "", amdUnsupported("node_excludes.yaml: exclude_nodes is a %s, whose print is not reproduced", pyTypeName(v))
 }
