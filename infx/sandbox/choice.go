@@ -239,6 +239,9 @@ func (sb *sandbox) condGuard(args []string) (out []string, err error) {
 	if args[0] == bgCmd {
 		if args[1] == "+" {
 			sb.bgRunning++
+			// $! is the interpreter's after a compound background
+			// statement (bgjobs.go).
+			return []string{"unset", bgPIDVar}, nil
 		} else {
 			sb.bgRunning--
 		}

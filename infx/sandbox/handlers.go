@@ -278,6 +278,7 @@ func builtinHandlers() map[string]Handler {
 		"find": hFind,
 		"env":  hEnv, "printenv": hEnv,
 		"tee": hTee,
+		"ps":  hPs,
 	}
 	t["scancel"] = func(context.Context, *Call) error { return nil }
 	for _, n := range []string{"flock", "scontrol", "sinfo"} {

@@ -80,8 +80,9 @@ func readsStatus(st *syntax.Stmt) bool {
 		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.FuncDecl:
 			return false
 		case *syntax.CallExpr:
-			// markConditions' guard reads the status of its own condition.
-			if len(x.Args) > 0 && x.Args[0].Lit() == condEndCmd {
+			// markConditions' guard reads the status of its own
+			// condition, rewriteBackground's that of its own job.
+			if len(x.Args) > 0 && (x.Args[0].Lit() == condEndCmd || x.Args[0].Lit() == bgDoneCmd) {
 				return false
 			}
 		case *syntax.ParamExp:
@@ -458,17 +459,10 @@ func prepareFile(name string, src []byte) *preparedFile {
 	}
 	// Simple commands sent to the background (`server … &`, `nohup
 	// "${CMD[@]}" &`, `eval "$CMD" &`) run in place, so the recorded
-	// order is the script's order rather than goroutine scheduling; no
-	// command really runs, so nothing waits on them. Compound background
-	// statements (monitor loops) stay in the background.
-	syntax.Walk(file, func(n syntax.Node) bool {
-		if st, ok := n.(*syntax.Stmt); ok && st.Background {
-			if _, simple := st.Cmd.(*syntax.CallExpr); simple {
-				st.Background = false
-			}
-		}
-		return true
-	})
+	// order is the script's order rather than goroutine scheduling; $!,
+	// kill, wait and ps see the job the model has (bgjobs.go). Compound
+	// background statements (monitor loops) stay in the background.
+	rewriteBackground(file)
 	markConditions(file, name)
 	rewriteProcSubst(file)
 	guardNamelessAssigns(file)

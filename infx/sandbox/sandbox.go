@@ -427,6 +427,8 @@ type sandbox struct {
 	raw               map[Pos][]string    // source words of the simple commands parsed, by position (mu; Call.RawArgs)
 	conds             []*condScope        // conditions being evaluated whose outcome may be a choice (mu; choice.go)
 	bgRunning         int                 // background compound statements running (mu; bgCmd)
+	bgStarts          []int               // Seq at each open bgStartCmd (mu; bgjobs.go)
+	jobs              map[int]*bgJob      // background jobs by pseudo PID (mu; bgjobs.go)
 	trapExit          bool                // the exit being run follows an exit of its file from a function body (call)
 }
 
@@ -481,6 +483,9 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 	}
 	if args[0] == condBeginCmd || args[0] == condEndCmd || args[0] == bgCmd {
 		return sb.condGuard(args)
+	}
+	if args[0] == bgStartCmd || args[0] == bgDoneCmd {
+		return sb.bgGuard(args), nil
 	}
 	if handled, err := sb.guardCmd(hc, at, args); err != nil {
 		return nil, err
@@ -735,10 +740,31 @@ func (sb *sandbox) shellBuiltin(ctx context.Context, hc interp.HandlerContext, a
 			return nil, true, errStopped
 		}
 	case "kill":
-		// Processes the script started are running in the sandbox's model
-		// (nothing dies: `kill -0 $PID` succeeds) and no signal reaches
-		// anything (kill never touches the host's processes).
+		// A background job's PID is answered from the job model
+		// (bgjobs.go). Any other process the script names is running in
+		// the sandbox's model (nothing dies: `kill -0 $PID` succeeds) and
+		// no signal reaches anything (kill never touches the host's
+		// processes).
+		if out, msg, ok := sb.killJobs(args); ok {
+			if msg != "" {
+				sb.mu.Unlock()
+				say(hc.Stderr, msg)
+				sb.mu.Lock()
+			}
+			return out, true, nil
+		}
 		return []string{":"}, true, nil
+	case "wait":
+		if out, why, ok := sb.waitJobs(args); ok {
+			if why != "" {
+				if sb.stopReason == nil {
+					sb.stopReason = &Unsupported{Pos: at, Command: "wait", Msg: why}
+				}
+				sb.stop()
+				return nil, true, errStopped
+			}
+			return out, true, nil
+		}
 	case "source", ".":
 		if len(args) > 1 && args[1] != "" && !strings.Contains(args[1], "/") {
 			// bash looks a bare name up in PATH first; the interpreter
