@@ -17,7 +17,8 @@ import (
 // the fact. Two kinds:
 //   - a hardware probe whose fact the runner table leaves out but lists
 //     the alternatives of (shellutil.ChoiceFor: `rocm-smi --showfw`, `df`
-//     of /dev/shm);
+//     of /dev/shm, nicctl and `command -v nicctl`); a machine fact keeps
+//     its first answer for the rest of the run (chooseFact);
 //   - a condition (if/elif, while/until, the left of && / ||) whose status
 //     depends on a read of a file of the container image (outside the
 //     checkout and the read roots; not /proc, /sys, /dev, a clone or a
@@ -121,12 +122,30 @@ func (sb *sandbox) probeChoice(c *Call) (facts shellutil.Facts, ok, stopped bool
 		return sb.facts, false, false
 	}
 	sb.mu.Lock()
-	k, more := sb.choose(Choice{Pos: c.Pos, Command: strings.Join(ShortArgv(c.Args), " "), Fact: fc.Fact, Answers: fc.Answers})
+	k, more := sb.chooseFact(c.Pos, strings.Join(ShortArgv(c.Args), " "), fc)
 	sb.mu.Unlock()
 	if !more {
 		return sb.facts, false, true
 	}
 	return fc.Machines[k], true, false
+}
+
+// chooseFact is choose for a machine fact (sb.mu held): a fact asked
+// again in the same run — by the same probe or another, on any node of
+// the job (its machines are alike) — keeps the answer it got the first
+// time, without a new choice point.
+func (sb *sandbox) chooseFact(at Pos, command string, fc shellutil.FactChoice) (int, bool) {
+	if k, ok := sb.factAnswers[fc.Fact]; ok {
+		return k, true
+	}
+	k, ok := sb.choose(Choice{Pos: at, Command: command, Fact: fc.Fact, Answers: fc.Answers})
+	if ok {
+		if sb.factAnswers == nil {
+			sb.factAnswers = map[string]int{}
+		}
+		sb.factAnswers[fc.Fact] = k
+	}
+	return k, ok
 }
 
 // Guard commands of a condition whose outcome may be a choice

@@ -134,8 +134,8 @@ func TestChoiceImageCondition(t *testing.T) {
 
 // TestChoiceHostile: a value read from the unknown file stays Unsupported
 // (in the body of an unknown condition, or in a condition that keeps it);
-// a choice in a loop of 10,000 iterations stops at the bound, the same on
-// every run.
+// a condition choice in a loop of 10,000 iterations stops at the bound,
+// the same on every run; a probe in that loop is asked once.
 func TestChoiceHostile(t *testing.T) {
 	f := mi355x(t)
 	run := runChoice(t, "bodyread.sh", f, 0)
@@ -150,7 +150,15 @@ func TestChoiceHostile(t *testing.T) {
 	if run.Stop == nil || run.Stop.Pos.Line != 3 || len(run.Choices) != 0 {
 		t.Errorf("impure condition: stop %v choices %+v", run.Stop, run.Choices)
 	}
-	for _, name := range []string{"loop.sh", "condloop.sh"} {
+	// A probe asked again keeps its first answer (the machine does not
+	// change): one choice point for the 10,000 asks.
+	for k := 0; k < 5; k++ {
+		run := runChoice(t, "loop.sh", f, k)
+		if run.Stop != nil || len(run.Choices) != 1 || run.Choices[0].Taken != k {
+			t.Errorf("loop.sh, answer %d: stop %v, choices %+v", k, run.Stop, run.Choices)
+		}
+	}
+	for _, name := range []string{"condloop.sh"} {
 		var first string
 		for i := 0; i < 2; i++ {
 			run := runChoice(t, name, f)
@@ -235,5 +243,57 @@ func TestChoiceMECOtherBounds(t *testing.T) {
 		if len(seen) != 2 {
 			t.Errorf("%s: the answers give %v; want both outcomes", cond, seen)
 		}
+	}
+}
+
+// TestChoiceNicctl: whether nicctl is installed, and the QoS it reports,
+// is one choice point of three answers however often the run asks (the
+// lookup, `which`, each `nicctl show`); each answer passes the pre-flight
+// gate of amd_utils/helpers/rdma_check.sh's shape and gives the env that
+// amd_utils/env.sh's detection derives (TC = 4 × DSCP, SL = the no-drop
+// priority).
+func TestChoiceNicctl(t *testing.T) {
+	f := mi355x(t)
+	for k, want := range []struct{ env, mount string }{
+		{"", ""},
+		{"MORI_RDMA_SL=3 MORI_RDMA_TC=96", "-v /usr/bin/nicctl:/usr/sbin/nicctl"},
+		{"MORI_RDMA_SL=5 MORI_RDMA_TC=104", "-v /usr/bin/nicctl:/usr/sbin/nicctl"},
+	} {
+		run := runChoice(t, "nicctl.sh", f, k)
+		if run.Stop != nil || run.Exit != 0 {
+			t.Fatalf("answer %d: stop %v exit %d", k, run.Stop, run.Exit)
+		}
+		if len(run.Choices) != 1 || run.Choices[0].Taken != k || run.Choices[0].Pos.Line != 6 || len(run.Choices[0].Answers) != 3 {
+			t.Fatalf("answer %d: choices %+v", k, run.Choices)
+		}
+		last := lastCommand(run)
+		var env []string
+		for _, e := range last.Env {
+			if strings.HasPrefix(e, "MORI_") {
+				env = append(env, e)
+			}
+		}
+		if got := strings.Join(env, " "); got != want.env {
+			t.Errorf("answer %d: env %q, want %q", k, got, want.env)
+		}
+		if got := last.Argv[len(last.Argv)-1]; got != want.mount {
+			t.Errorf("answer %d: mount %q, want %q", k, got, want.mount)
+		}
+	}
+	if got := runChoice(t, "nicctl.sh", f).Choices[0].Answers; strings.Join(got, "; ") != "nicctl is not installed; nicctl reports DSCP 24 on no-drop priority 3; nicctl reports DSCP 26 on no-drop priority 5" {
+		t.Errorf("answers %q", got)
+	}
+	// Without choices (Config.Choose off), nicctl's presence is not
+	// known: Unsupported at the first ask.
+	src, err := os.ReadFile(filepath.Join("testdata", "choices", "nicctl.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := Run(context.Background(), Script{Path: "nicctl.sh", Src: src}, Config{Name: "nicctl.sh", Timeout: time.Minute, Facts: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Stop == nil || run.Stop.Pos.Line != 6 || !strings.Contains(run.Stop.Msg, "whether nicctl is installed on the runner is not known") {
+		t.Errorf("choices off: stop %v", run.Stop)
 	}
 }

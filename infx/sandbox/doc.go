@@ -41,14 +41,19 @@
 //
 // Choice points (Config.Choose, choice.go): a probe whose fact the runner
 // table leaves out but lists the few alternatives of (the MEC firmware of
-// `rocm-smi --showfw`, the space `df` reports on /dev/shm:
-// shellutil.ChoiceFor), and a condition that can only give a status whose
+// `rocm-smi --showfw`, the space `df` reports on /dev/shm, whether nicctl
+// is installed and the NIC QoS it reports: shellutil.ChoiceFor; one answer
+// per fact and run), and a condition that can only give a status whose
 // outcome depends on a read of a file of the container image, are
 // answered with the alternative Config.Choices selects and recorded in
 // Trace.Choices; the caller runs the script once per answer (package
 // infx: scriptchoice.go). A value read from such a file stays
 // Unsupported. `sed -i` of a file of the image is recorded as a patch
 // (Trace.Patches).
+//
+// Background jobs (bgjobs.go): a simple command sent to the background
+// runs in place; $! is a pseudo PID, and kill, wait and ps answer from the
+// job model (a server runs until signalled, anything else has finished).
 //
 // Where the line falls: this package holds the generic emulation — POSIX
 // and bash semantics the interpreter lacks or that would touch the host

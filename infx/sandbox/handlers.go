@@ -455,7 +455,10 @@ func hSbcast(_ context.Context, c *Call) error {
 }
 
 func hWhich(_ context.Context, c *Call) error {
-	if out, status, known := c.sb.lookup(append([]string{"type", "-P"}, c.Args[1:]...)); known {
+	c.sb.mu.Lock()
+	out, status, known := c.sb.lookup(c.Pos, append([]string{"type", "-P"}, c.Args[1:]...))
+	c.sb.mu.Unlock()
+	if known {
 		_, _ = io.WriteString(c.hc.Stdout, out) // a reader that stopped reading changes no status
 		if status != 0 {
 			return interp.ExitStatus(1)

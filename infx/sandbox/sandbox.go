@@ -429,6 +429,7 @@ type sandbox struct {
 	bgRunning         int                 // background compound statements running (mu; bgCmd)
 	bgStarts          []int               // Seq at each open bgStartCmd (mu; bgjobs.go)
 	jobs              map[int]*bgJob      // background jobs by pseudo PID (mu; bgjobs.go)
+	factAnswers       map[string]int      // the answer each machine fact got (mu; chooseFact)
 	trapExit          bool                // the exit being run follows an exit of its file from a function body (call)
 }
 
@@ -708,7 +709,7 @@ func (sb *sandbox) shellBuiltin(ctx context.Context, hc interp.HandlerContext, a
 		if args[0] == "command" && (len(args) < 2 || !strings.HasPrefix(args[1], "-v") && !strings.HasPrefix(args[1], "-V")) {
 			break // `command NAME …` runs NAME
 		}
-		if out, status, known := sb.lookup(args); known {
+		if out, status, known := sb.lookup(at, args); known {
 			// hc.Stdout (errTail) takes sb.mu itself.
 			sb.mu.Unlock()
 			say(hc.Stdout, out)
@@ -822,7 +823,7 @@ var onRunner = map[string]bool{
 // the commands the sandbox evaluates and onRunner as installed at
 // /usr/bin. known=false when a name is none of these: whether it is
 // installed is not known.
-func (sb *sandbox) lookup(args []string) (out string, status int, known bool) {
+func (sb *sandbox) lookup(at Pos, args []string) (out string, status int, known bool) {
 	var names []string
 	verbose := false
 	for _, a := range args[1:] {
@@ -853,11 +854,21 @@ func (sb *sandbox) lookup(args []string) (out string, status int, known bool) {
 		case interp.IsBuiltin(n):
 			b.WriteString(n + "\n")
 		default:
-			inst, k := shellutil.Installed(n, sb.facts)
+			facts := sb.facts
+			if fc, ok := shellutil.ChoiceFor([]string{n}, facts); ok && sb.cfg.Choose {
+				// Whether it is installed is a machine fact with
+				// documented alternatives: a choice point.
+				k, more := sb.chooseFact(at, strings.Join(ShortArgv(args), " "), fc)
+				if !more {
+					return "", 0, false
+				}
+				facts = fc.Machines[k]
+			}
+			inst, k := shellutil.Installed(n, facts)
 			switch {
 			case k && !inst:
 				status = 1
-			case k && inst, evaluated[n], sb.onRunner(n):
+			case k && inst, evaluated[n] && !shellutil.NeedsFact(n), sb.onRunner(n):
 				b.WriteString("/usr/bin/" + n + "\n")
 			default:
 				return "", 0, false

@@ -66,13 +66,21 @@ const dockerShmKiB = 64 * 1024
 // container gets without --shm-size; the host DRAM, the most a tmpfs can
 // hold in memory — Facts.HostMemKiB, runners.yaml available-cpu-dram-mib).
 // Any other /dev/shm size lies between the last two, so a script's
-// comparison of it with one bound takes one of their branches. ok is
+// comparison of it with one bound takes one of their branches. And any
+// nicctl command (or the lookup of nicctl: argv ["nicctl"]) on an AMD
+// machine whose NICs are not documented (Facts.NICQoS 0): nicctl not
+// installed, or installed reporting one of NICQoSProfiles. ok is
 // false for anything else (the probe is answered from f, or refused).
 func ChoiceFor(argv []string, f Facts) (FactChoice, bool) {
 	if len(argv) == 0 {
 		return FactChoice{}, false
 	}
 	switch path.Base(argv[0]) {
+	case "nicctl":
+		if f.Vendor != "amd" || f.NICQoS != 0 {
+			return FactChoice{}, false
+		}
+		return nicChoice(f), true
 	case "rocm-smi":
 		if f.Vendor != "amd" || f.MECFirmware != 0 || f.GPUCount <= 0 || len(argv) != 2 || argv[1] != "--showfw" {
 			return FactChoice{}, false

@@ -68,6 +68,11 @@ type Facts struct {
 	// the table (the container's --shm-size is not published).
 	// ShmNotShown: df prints nothing for /dev/shm (a FactChoice answer).
 	ShmAvailKiB int64
+	// NICQoS says whether nicctl (AMD Pollara NICs) is installed and
+	// which QoS it reports: 0 when not documented, which is the case for
+	// every runner in the table; NICNone: not installed; K ≥ 1:
+	// NICQoSProfiles[K-1] (a FactChoice answer, nicctl.go).
+	NICQoS int
 }
 
 // Sentinels of the facts a FactChoice answer sets that a probe then
@@ -211,8 +216,10 @@ func skuOf(cluster string) string {
 
 // Installed reports whether command name is installed on the machine, for
 // the vendor-specific probes: nvidia-smi only on NVIDIA machines, rocm-smi
-// and amd-smi only on AMD machines. known is false for any other name (or
-// an unknown vendor): Installed says nothing about it. A caller answers
+// and amd-smi only on AMD machines, nicctl as Facts.NICQoS says. known is
+// false for any other name (or an unknown vendor, or NICQoS 0): Installed
+// says nothing about it, and a command this package evaluates that
+// NeedsFact names is not installed by that alone. A caller answers
 // `command -v NAME` / `which NAME` with it.
 func Installed(name string, f Facts) (installed, known bool) {
 	switch name {
@@ -222,6 +229,13 @@ func Installed(name string, f Facts) (installed, known bool) {
 			return true, true
 		case "amd":
 			return false, true
+		}
+	case "nicctl":
+		switch {
+		case f.NICQoS == NICNone:
+			return false, true
+		case f.NICQoS > 0:
+			return true, true
 		}
 	case "rocm-smi", "amd-smi":
 		switch f.Vendor {
@@ -252,3 +266,8 @@ func (f Facts) Meminfo() ([]byte, bool) {
 	}
 	return []byte(b.String()), true
 }
+
+// NeedsFact reports whether whether command name is installed is a
+// machine fact (Installed): nicctl. The package's table evaluating it
+// does not make it installed.
+func NeedsFact(name string) bool { return name == "nicctl" }

@@ -155,6 +155,7 @@ var commands = map[string]func(*call) (int, error){
 	"rocm-smi":   runRocmSmi,
 	"amd-smi":    runAmdSmi,
 	"df":         runDf,
+	"nicctl":     runNicctl,
 }
 
 // call is one command evaluation in progress.

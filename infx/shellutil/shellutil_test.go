@@ -572,7 +572,7 @@ func TestRunFiles(t *testing.T) {
 
 func TestCommands(t *testing.T) {
 	got := strings.Join(Commands(), " ")
-	want := "amd-smi awk basename bc cut date df dirname egrep expr fgrep free gawk grep head hostname nproc nvidia-smi paste rocm-smi sed seq sha1sum sha256sum sort tail tr uniq wc"
+	want := "amd-smi awk basename bc cut date df dirname egrep expr fgrep free gawk grep head hostname nicctl nproc nvidia-smi paste rocm-smi sed seq sha1sum sha256sum sort tail tr uniq wc"
 	if got != want {
 		t.Errorf("Commands() = %q\nwant %q", got, want)
 	}
