@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -98,7 +99,144 @@ func (b *batchCluster) commands() map[string]sandbox.Handler {
 	t["ibv_devinfo"] = b.ibvDevinfo
 	t["docker"] = dockerClient
 	t["xargs"] = xargsEmpty
+	t["curl"] = b.curl
+	t["bash"] = benchClient
 	return t
+}
+
+// benchClients are the benchmark clients of the AMD multi-node job
+// (InferenceX benchmarks/multi_node/amd_utils/bench.sh, the fixed-length
+// client, and trace_replay.sh, the agentic one), run by node 0's
+// server_sglang.sh (`eval "$BENCH_CMD"`, or in the client image's
+// container) once its servers and router are up.
+var benchClients = map[string]bool{"bench.sh": true, "trace_replay.sh": true}
+
+// benchClient ends the node's run where its script starts the benchmark
+// client (`bash …/amd_utils/bench.sh …`): the measurement starts there,
+// against the servers already running, so a server the script would
+// start later serves no published result, and what the client does
+// changes no server. Any other `bash` is the sandbox's.
+func benchClient(_ context.Context, c *sandbox.Call) error {
+	for _, a := range c.Args[1:] {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if benchClients[path.Base(a)] && path.Base(path.Dir(a)) == "amd_utils" && c.IsFile(a) {
+			return c.End()
+		}
+		break
+	}
+	return sandbox.ErrUnhandled
+}
+
+// curl answers an HTTP request to a server of the node's own run: to
+// 127.0.0.1, localhost, 0.0.0.0 or the node's address, on a port a running
+// server job of the run listens on (sandbox.Call.Listening: the model's
+// servers come up and serve, as in the run whose result was published).
+// The server answers 200: a GET (a health or readiness probe) with an
+// empty body, a POST to an OpenAI completion route (/v1/chat/completions,
+// /v1/completions) with a completion of no text whose finish reason is
+// "length" — the text a model generates is not known, and a script that
+// reads it reads "". -o FILE writes the body to FILE, -w prints
+// %{http_code}; -s, -S, -f, -L, -k, -m/--max-time, --connect-timeout,
+// -X, -H and -d/--data* are read. Anything else (another host or port, a
+// route or option not listed) is the caller's rule (ErrUnhandled).
+func (b *batchCluster) curl(ctx context.Context, c *sandbox.Call) error {
+	if err := curlCmd(ctx, c); !errors.Is(err, sandbox.ErrUnhandled) {
+		return err
+	}
+	var url, out, write, method string
+	post := false
+	args := c.Args[1:]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		next := func() (string, bool) {
+			if i+1 >= len(args) {
+				return "", false
+			}
+			i++
+			return args[i], true
+		}
+		var ok bool
+		switch {
+		case a == "-s" || a == "--silent" || a == "-S" || a == "--show-error" || a == "-f" || a == "--fail" || a == "-sf" || a == "-fs" || a == "-sS" || a == "-fsS" || a == "-sSf" || a == "-L" || a == "--location" || a == "-k" || a == "--insecure":
+			continue
+		case a == "-o" || a == "--output":
+			out, ok = next()
+		case a == "-w" || a == "--write-out":
+			write, ok = next()
+		case a == "-X" || a == "--request":
+			method, ok = next()
+		case a == "-m" || a == "--max-time" || a == "--connect-timeout" || a == "-H" || a == "--header":
+			_, ok = next()
+		case a == "-d" || a == "--data" || a == "--data-raw" || a == "--data-binary":
+			post = true
+			_, ok = next()
+		case strings.HasPrefix(a, "-"):
+			return sandbox.ErrUnhandled
+		default:
+			if url != "" {
+				return sandbox.ErrUnhandled
+			}
+			url, ok = a, true
+		}
+		if !ok {
+			return sandbox.ErrUnhandled
+		}
+	}
+	if method != "" {
+		post = method == "POST"
+		if method != "POST" && method != "GET" {
+			return sandbox.ErrUnhandled
+		}
+	}
+	rest, ok := strings.CutPrefix(url, "http://")
+	if !ok {
+		return sandbox.ErrUnhandled
+	}
+	hostport, route, _ := strings.Cut(rest, "/")
+	route = "/" + route
+	host, portText, ok := strings.Cut(hostport, ":")
+	port, err := strconv.Atoi(portText)
+	if !ok || err != nil {
+		return sandbox.ErrUnhandled
+	}
+	switch host {
+	case "127.0.0.1", "localhost", "0.0.0.0", "10.0.0." + strconv.Itoa(b.nodeOf(c).rank):
+	default:
+		return sandbox.ErrUnhandled
+	}
+	if !c.Listening(port) {
+		return sandbox.ErrUnhandled
+	}
+	body := ""
+	if post {
+		switch route {
+		case "/v1/chat/completions":
+			body = `{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":""},"finish_reason":"length"}]}`
+		case "/v1/completions":
+			body = `{"object":"text_completion","choices":[{"index":0,"text":"","finish_reason":"length"}]}`
+		default:
+			return sandbox.ErrUnhandled
+		}
+	}
+	switch out {
+	case "":
+		_, _ = io.WriteString(c.Stdout(), body)
+	case "/dev/null":
+	default:
+		if !path.IsAbs(out) {
+			out = path.Join(c.Dir(), out)
+		}
+		c.WriteFile(out, body)
+	}
+	if write != "" {
+		if write != "%{http_code}" {
+			return sandbox.ErrUnhandled
+		}
+		_, _ = io.WriteString(c.Stdout(), "200")
+	}
+	return nil
 }
 
 // srun runs its command as the task of one node of the step: the step's
@@ -681,6 +819,14 @@ func (ws *Workspace) followBatch(p Point, opt Options, first batchSubmission) ([
 		}
 		if err != nil {
 			return nil, nil, limitStatus(p, err)
+		}
+		for _, run := range runs {
+			// a step's script is named by its absolute path
+			// (`bash "$(pwd)/helpers/rdma_check.sh"`)
+			for i := range run.Choices {
+				run.Choices[i].Pos = ws.relPos(run.Choices[i].Pos)
+				run.Choices[i].Cond = ws.relPos(run.Choices[i].Cond)
+			}
 		}
 		var alts []altProcs
 		for _, run := range runs {

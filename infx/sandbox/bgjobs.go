@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,7 +22,9 @@ import (
 //   - a job that started a server (Config.IsServer) is running until a
 //     signal is sent to it (kill PID, kill -SIG -PGID of a setsid
 //     leader): the model's servers come up and serve;
-//   - any other job has finished with the status its command had;
+//   - any other job has finished with the status its command had (not
+//     known when it ran a command the sandbox does not evaluate: waiting
+//     for it is then Unsupported);
 //   - `kill -0 PID` tells which (status 1 and bash's "No such process"
 //     for a finished job), `wait PID` gives a finished job's status (128 +
 //     the signal for a server the script killed; a running server never
@@ -50,12 +53,26 @@ const (
 // (4242, hostParams) and every PID the tables print.
 const firstJobPID = 20001
 
+// assumedCmd is a command the sandbox does not evaluate that ran in a
+// background job with its status taken as 0 because nothing used it then.
+type assumedCmd struct {
+	seq     int
+	at      Pos
+	command string
+}
+
 // bgJob is a background job's model.
 type bgJob struct {
-	status int  // the status its command had
-	server bool // it started a server: running until signalled
-	setsid bool // setsid started it: its own process group
-	signal int  // the signal the script sent it (0: none)
+	status int // the status its command had
+	// unknown, when set, is a command the sandbox does not evaluate that
+	// the job ran: its status is not known.
+	unknown *assumedCmd
+	server  bool // it started a server: running until signalled
+	setsid  bool // setsid started it: its own process group
+	signal  int  // the signal the script sent it (0: none)
+	// ports are the TCP ports its server commands name (--port N): the
+	// ports it listens on while it runs.
+	ports []int
 }
 
 // alive reports whether the job's process exists.
@@ -88,7 +105,13 @@ func (sb *sandbox) bgGuard(args []string) []string {
 		if sb.cfg.IsServer != nil {
 			if inner, _ := unwrapAll(c.Argv); len(inner) > 0 && sb.cfg.IsServer(inner) {
 				j.server = true
+				j.ports = append(j.ports, serverPorts(inner)...)
 			}
+		}
+	}
+	for i := range sb.assumed {
+		if a := &sb.assumed[i]; a.seq > start && j.unknown == nil {
+			j.unknown = a
 		}
 	}
 	if sb.jobs == nil {
@@ -97,6 +120,37 @@ func (sb *sandbox) bgGuard(args []string) []string {
 	pid := firstJobPID + len(sb.jobs)
 	sb.jobs[pid] = j
 	return []string{"eval", bgPIDVar + "=" + strconv.Itoa(pid)}
+}
+
+// serverPorts are the ports a server command names with --port N or
+// --port=N.
+func serverPorts(argv []string) []int {
+	var out []int
+	for i, a := range argv {
+		v, ok := strings.CutPrefix(a, "--port=")
+		if !ok && a == "--port" && i+1 < len(argv) {
+			v, ok = argv[i+1], true
+		}
+		if n, err := strconv.Atoi(v); ok && err == nil && n > 0 && n < 65536 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Listening reports whether a background job of the run that started a
+// server is running and names port with --port: the model's servers come
+// up and serve (bgjobs.go), so a request to the port on this node is
+// answered by it.
+func (c *Call) Listening(port int) bool {
+	c.sb.mu.Lock()
+	defer c.sb.mu.Unlock()
+	for _, j := range c.sb.jobs {
+		if j.alive() && slices.Contains(j.ports, port) {
+			return true
+		}
+	}
+	return false
 }
 
 // unwrapAll removes the wrapper commands (nohup, setsid, env …) in front
@@ -229,6 +283,8 @@ func (sb *sandbox) waitJobs(args []string) (out []string, why string, handled bo
 			return nil, fmt.Sprintf("wait %s: the job is a server, which runs until a signal is sent to it, so the script would wait forever", op), true
 		case j.signal != 0:
 			status = 128 + j.signal
+		case j.unknown != nil:
+			return nil, fmt.Sprintf("wait %s: the job's status depends on %s at %s, which the sandbox does not evaluate", op, j.unknown.command, j.unknown.at), true
 		default:
 			status = j.status
 		}

@@ -49,6 +49,8 @@ func TestBackgroundJobs(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		// a running server never ends
 		{`server & s=$!; wait $s; submit`, "wait 20001: the job is a server"},
+		// a job that ran a command the sandbox does not evaluate
+		{`bash -c "mystery --x" & p=$!; wait $p; submit $?`, "wait 20001: the job's status depends on mystery --x"},
 		// the group of a job setsid did not start is the script's
 		{`server & s=$!; g=$(ps -o pgid= -p $s); submit "$g"`, "process group of background job 20001"},
 	} {

@@ -430,6 +430,7 @@ type sandbox struct {
 	bgStarts          []int               // Seq at each open bgStartCmd (mu; bgjobs.go)
 	jobs              map[int]*bgJob      // background jobs by pseudo PID (mu; bgjobs.go)
 	factAnswers       map[string]int      // the answer each machine fact got (mu; chooseFact)
+	assumed           []assumedCmd        // commands not evaluated that ran in a background job (mu; bgjobs.go)
 	trapExit          bool                // the exit being run follows an exit of its file from a function body (call)
 }
 
@@ -1065,7 +1066,15 @@ func (sb *sandbox) external(ctx context.Context, c *Call) error {
 	}
 	if site.kind == ctxPlain || benign[name] {
 		// Nothing uses its status or output — unless the output goes to a
-		// file, which is then not known (readKnown).
+		// file, which is then not known (readKnown), or it runs in a
+		// background job whose status the script may ask (bgjobs.go).
+		if !benign[name] {
+			sb.mu.Lock()
+			if len(sb.bgStarts) > 0 {
+				sb.assumed = append(sb.assumed, assumedCmd{seq: c.seq, at: c.Pos, command: strings.Join(ShortArgv(args), " ")})
+			}
+			sb.mu.Unlock()
+		}
 		unknownOutput(hc.Stdout, strings.Join(ShortArgv(args), " ")+" wrote it, which the sandbox does not evaluate")
 		return nil
 	}
