@@ -154,7 +154,7 @@ func (c *Call) ReadFile(ctx context.Context, name string) ([]byte, error) {
 // sorted by name): the exported variables at the command, with what a
 // wrapper or job launcher (srun --export, docker run -e) sets for it.
 func (c *Call) Environ() []string {
-	return mergeEnv(exported(c.hc.Env), c.extraEnv, nil)
+	return visibleEnv(mergeEnv(exported(c.hc.Env), c.extraEnv, nil))
 }
 
 // IsFile reports whether name (relative to the interpreter's directory,
@@ -184,7 +184,7 @@ func (c *Call) Unsupported(command, msg string) error {
 func (c *Call) End() error {
 	c.sb.mu.Lock()
 	if c.sb.run.End == nil {
-		c.sb.run.End = &End{Argv: append([]string(nil), c.Args...), Dir: c.hc.Dir, At: c.Pos, Env: exported(c.hc.Env)}
+		c.sb.run.End = &End{Argv: append([]string(nil), c.Args...), Dir: c.hc.Dir, At: c.Pos, Env: visibleEnv(exported(c.hc.Env))}
 	}
 	c.sb.mu.Unlock()
 	c.sb.stop()
@@ -516,7 +516,7 @@ func hFind(ctx context.Context, c *Call) error {
 func hEnv(_ context.Context, c *Call) error {
 	args, hc := c.Args, c.hc
 	if len(args) == 1 {
-		for _, kv := range exported(hc.Env) {
+		for _, kv := range visibleEnv(exported(hc.Env)) {
 			say(hc.Stdout, fmt.Sprintln(kv))
 		}
 		return nil

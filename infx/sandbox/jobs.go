@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -230,15 +231,9 @@ func (sb *sandbox) jobCommand(ctx context.Context, c *Call, unset []string) erro
 		// command of the run, with the step's environment, as one a
 		// script writes is.
 		env := mergeEnv(exported(c.hc.Env), c.extraEnv, unset)
-		var diff []string
-		for _, kv := range env {
-			k, v, _ := strings.Cut(kv, "=")
-			if old, ok := sb.base[k]; !ok || old != v {
-				diff = append(diff, kv)
-			}
-		}
-		sort.Strings(diff)
 		sb.mu.Lock()
+		diff := sb.diffEnv(env)
+		sort.Strings(diff)
 		sb.seq++
 		sb.run.Commands = append(sb.run.Commands, Command{Argv: append([]string(nil), cmd...), Env: diff, File: c.Pos.File, Line: c.Pos.Line, Col: c.Pos.Col, Dir: c.hc.Dir, Seq: sb.seq})
 		sb.mu.Unlock()
@@ -413,6 +408,18 @@ func (sb *sandbox) dockerRun(ctx context.Context, c *Call) error {
 		return true
 	})
 	base := []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/root"}
+	// What the container's commands run with is told against the image's
+	// defaults: the -e values are the container's (a server docker run
+	// starts gets them), the batch job's exports are not.
+	start := map[string]string{}
+	for _, kv := range base {
+		k, v, _ := strings.Cut(kv, "=")
+		start[k] = v
+	}
+	sb.mu.Lock()
+	sb.containerBases = append(sb.containerBases, start)
+	base = append(base, containerVar+"="+strconv.Itoa(len(sb.containerBases)-1))
+	sb.mu.Unlock()
 	hc2 := hc
 	sb.mountAll(hc, mounts)
 	if workdir != "" {

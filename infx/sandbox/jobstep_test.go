@@ -85,3 +85,35 @@ func TestJobStepServer(t *testing.T) {
 		}
 	}
 }
+
+// TestContainerEnvBaseline: a variable a container's script exports is the
+// server's even when the batch job outside exported the same value (the
+// container starts from a fresh environment); outside a container an
+// unchanged export of the run's start is not listed.
+func TestContainerEnvBaseline(t *testing.T) {
+	isServer := func(argv []string) bool { return len(argv) > 0 && argv[0] == "server" }
+	for _, c := range []struct{ src, want string }{
+		{"export TC=104\ndocker run img bash -c 'export TC=104; server'\n", "TC=104"},
+		{"export TC=104\ndocker run -e TC=104 img server\n", "TC=104"},
+		{"docker run img bash -c 'server'\n", ""},
+		{"server\n", ""},
+	} {
+		run, err := runSrc("s.sh", c.src, Config{IsServer: isServer, Env: []string{"TC=104"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, cmd := range run.Commands {
+			if isServer(cmd.Argv) {
+				for _, kv := range cmd.Env {
+					if strings.HasPrefix(kv, "TC=") || strings.HasPrefix(kv, "__") {
+						got = append(got, kv)
+					}
+				}
+			}
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("%q: server env %q, want %q", c.src, got, c.want)
+		}
+	}
+}

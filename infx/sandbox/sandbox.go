@@ -431,6 +431,7 @@ type sandbox struct {
 	jobs              map[int]*bgJob      // background jobs by pseudo PID (mu; bgjobs.go)
 	factAnswers       map[string]int      // the answer each machine fact got (mu; chooseFact)
 	assumed           []assumedCmd        // commands not evaluated that ran in a background job (mu; bgjobs.go)
+	containerBases    []map[string]string // the environment each container started with (mu; containerVar)
 	trapExit          bool                // the exit being run follows an exit of its file from a function body (call)
 }
 
@@ -938,13 +939,55 @@ func (sb *sandbox) exec(ctx context.Context, args []string, depth int) error {
 // envDiff lists the exported variables that differ from the run's starting
 // environment, NAME=value sorted.
 func (sb *sandbox) envDiff(env expand.Environ) []string {
+	kvs := exported(env)
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	return sb.diffEnv(kvs)
+}
+
+// containerVar marks the environment of a container's command (docker
+// run): its value indexes sb.containerBases, the environment the
+// container started with, against which what its commands run with is
+// told (diffEnv). It is not a variable of the script: the environments
+// the sandbox hands out drop it (visibleEnv).
+const containerVar = "__cookbook_sync_container"
+
+// diffEnv lists the NAME=value of kvs that differ from the environment
+// they started from: the run's (Config.Env), or, in a container, the
+// image defaults docker run gave it (PATH, HOME) — a container starts
+// with a fresh environment, so a variable its scripts export, or its -e
+// options set, is its own even where the batch job outside had the same
+// value. sb.mu held.
+func (sb *sandbox) diffEnv(kvs []string) []string {
+	base := sb.base
+	for _, kv := range kvs {
+		if v, ok := strings.CutPrefix(kv, containerVar+"="); ok {
+			if i, err := strconv.Atoi(v); err == nil && i >= 0 && i < len(sb.containerBases) {
+				base = sb.containerBases[i]
+			}
+		}
+	}
 	var out []string
-	for _, kv := range exported(env) {
+	for _, kv := range kvs {
 		k, v, _ := strings.Cut(kv, "=")
-		if old, ok := sb.base[k]; ok && old == v {
+		if k == containerVar {
+			continue
+		}
+		if old, ok := base[k]; ok && old == v {
 			continue
 		}
 		out = append(out, kv)
+	}
+	return out
+}
+
+// visibleEnv is kvs without the sandbox's own marker (containerVar).
+func visibleEnv(kvs []string) []string {
+	out := kvs[:0:0]
+	for _, kv := range kvs {
+		if !strings.HasPrefix(kv, containerVar+"=") {
+			out = append(out, kv)
+		}
 	}
 	return out
 }
