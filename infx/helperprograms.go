@@ -14,7 +14,8 @@ import (
 )
 
 // This file answers the inline helper programs of package infx/helpers
-// that the scripts run with `python3 -c WORD`: a program is known by the
+// that the scripts run with `python3 -c WORD` (the AMD models.yaml
+// loaders, the node_excludes.yaml reader, the JSON normalizer): a program is known by the
 // SHA-256 of WORD as written (sandbox.Call.RawArgs), before the shell
 // substitutes its ${…}; its Go implementation runs on what the sandbox
 // knows (the variables at the command, the files by the one read rule).
@@ -41,6 +42,23 @@ func inlineProgram(ctx context.Context, c *sandbox.Call) (handled bool, err erro
 	}
 	if word == "" {
 		return false, nil
+	}
+	if helpers.IsJSONNormalize(word) {
+		var stdin []byte
+		if c.Stdin() != nil {
+			// A read error ends the input like its end does.
+			stdin, _ = io.ReadAll(io.LimitReader(c.Stdin(), 1<<20))
+		}
+		out, err := helpers.RunJSONNormalize(stdin)
+		if err != nil {
+			return true, c.Unsupported("python3", fmt.Sprintf("%s (sha256 %s) at %s: %v", out.Program.ID, helpers.Hash([]byte(word)), c.Pos, err))
+		}
+		_, _ = io.WriteString(c.Stdout(), out.Stdout) // a reader that stopped reading changes no status
+		_, _ = io.WriteString(c.Stderr(), out.Stderr)
+		if out.Status != 0 {
+			return true, sandbox.ExitStatus(out.Status)
+		}
+		return true, nil
 	}
 	run := helpers.RunAMDModels
 	switch {

@@ -403,11 +403,22 @@ func (d *pyDecoder) array(depth int) (*pyValue, error) {
 // pyDumps is json.dumps(v, separators=(",", ":")).
 func pyDumps(v *pyValue) string {
 	var b strings.Builder
-	pyDump(&b, v)
+	pyDumpSep(&b, v, ",", ":")
 	return b.String()
 }
 
-func pyDump(b *strings.Builder, v *pyValue) {
+// pyDumpsDefault is json.dumps(v) with its default separators (", ",
+// ": "; CPython Lib/json/encoder.py: item_separator ', ', key_separator
+// ': ' when indent is None).
+func pyDumpsDefault(v *pyValue) string {
+	var b strings.Builder
+	pyDumpSep(&b, v, ", ", ": ")
+	return b.String()
+}
+
+func pyDump(b *strings.Builder, v *pyValue) { pyDumpSep(b, v, ",", ":") }
+
+func pyDumpSep(b *strings.Builder, v *pyValue, item, key string) {
 	switch v.Kind {
 	case pyNull:
 		b.WriteString("null")
@@ -436,20 +447,20 @@ func pyDump(b *strings.Builder, v *pyValue) {
 		b.WriteByte('[')
 		for i, e := range v.List {
 			if i > 0 {
-				b.WriteByte(',')
+				b.WriteString(item)
 			}
-			pyDump(b, e)
+			pyDumpSep(b, e, item, key)
 		}
 		b.WriteByte(']')
 	case pyDict:
 		b.WriteByte('{')
 		for i, k := range v.Keys {
 			if i > 0 {
-				b.WriteByte(',')
+				b.WriteString(item)
 			}
 			pyfmt.WriteJSONRunes(b, k)
-			b.WriteByte(':')
-			pyDump(b, v.Vals[i])
+			b.WriteString(key)
+			pyDumpSep(b, v.Vals[i], item, key)
 		}
 		b.WriteByte('}')
 	}

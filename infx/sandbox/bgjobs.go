@@ -22,9 +22,12 @@ import (
 //   - a job that started a server (Config.IsServer) is running until a
 //     signal is sent to it (kill PID, kill -SIG -PGID of a setsid
 //     leader): the model's servers come up and serve;
-//   - any other job has finished with the status its command had (not
-//     known when it ran a command the sandbox does not evaluate: waiting
-//     for it is then Unsupported);
+//   - so is a job that ran a program the sandbox does not evaluate (a
+//     daemon: `mooncake_master … &`, then `kill -0` to see it started):
+//     whether and when it ends is not known, and waiting for it is
+//     Unsupported;
+//   - any other job (every command of it evaluated: `bash -c "$BARRIER"
+//     &` of a known helper) has finished with the status it had;
 //   - `kill -0 PID` tells which (status 1 and bash's "No such process"
 //     for a finished job), `wait PID` gives a finished job's status (128 +
 //     the signal for a server the script killed; a running server never
@@ -75,8 +78,11 @@ type bgJob struct {
 	ports []int
 }
 
-// alive reports whether the job's process exists.
-func (j *bgJob) alive() bool { return j.server && j.signal == 0 }
+// alive reports whether the job's process exists: a server, or a job
+// that ran a program the sandbox does not evaluate (a daemon such as
+// mooncake_master, whose end is not known: the run that published a
+// result had it up), until a signal is sent to it.
+func (j *bgJob) alive() bool { return (j.server || j.unknown != nil) && j.signal == 0 }
 
 // bgGuard answers bgStartCmd and bgDoneCmd (sb.mu held).
 func (sb *sandbox) bgGuard(args []string) []string {
@@ -279,12 +285,12 @@ func (sb *sandbox) waitJobs(args []string) (out []string, why string, handled bo
 			return nil, "", false
 		}
 		switch {
-		case j.alive():
-			return nil, fmt.Sprintf("wait %s: the job is a server, which runs until a signal is sent to it, so the script would wait forever", op), true
 		case j.signal != 0:
 			status = 128 + j.signal
 		case j.unknown != nil:
 			return nil, fmt.Sprintf("wait %s: the job's status depends on %s at %s, which the sandbox does not evaluate", op, j.unknown.command, j.unknown.at), true
+		case j.server:
+			return nil, fmt.Sprintf("wait %s: the job is a server, which runs until a signal is sent to it, so the script would wait forever", op), true
 		default:
 			status = j.status
 		}

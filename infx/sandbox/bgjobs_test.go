@@ -32,6 +32,9 @@ func TestBackgroundJobs(t *testing.T) {
 		{waitOrDie + `setsid bash -c "server" & s=$!; wait_or_die "$s" bash -c "exit 0"; r=$?; wait_or_die "$s" bash -c "exit 3"; submit $r $?`, "0 3"},
 		{`setsid server & s=$!; kill -TERM -"$s"; kill -0 $s 2>/dev/null; k=$?; wait $s; submit $k $?`, "1 143"},
 		{`( : ) & c=$!; wait "$c"; submit "$c" $?`, "g1 0"},
+		// a daemon the sandbox does not evaluate is running (kimik3
+		// scripts: mooncake_master … &, sleep 2, kill -0)
+		{`mystery-daemon --port 1 > log 2>&1 & d=$!; sleep 2; kill -0 "$d"; k=$?; kill "$d"; kill -0 "$d" 2>/dev/null; submit $k $?`, "0 1"},
 		{`server & s=$!; ( : ) & c=$!; submit "$s" "$c"`, "20001 g1"},
 	} {
 		run, err := runSrc("j.sh", tc.src+"\n", Config{Commands: cmds, IsServer: isServer})
