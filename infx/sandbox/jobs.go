@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
@@ -346,7 +348,7 @@ func (sb *sandbox) tar(ctx context.Context, args []string) {
 // directory -w/--workdir maps back to through -v mounts.
 func (sb *sandbox) dockerRun(ctx context.Context, c *Call) error {
 	hc, args := c.hc, c.Args[2:]
-	var set []string
+	var set, fileEnv []string
 	var mounts []string
 	workdir, entrypoint := "", ""
 	valued := map[string]bool{"-e": true, "--env": true, "-v": true, "--volume": true, "-w": true, "--workdir": true, "--name": true,
@@ -368,7 +370,20 @@ func (sb *sandbox) dockerRun(ctx context.Context, c *Call) error {
 		}
 		switch k {
 		case "--env-file":
-			return c.Unsupported("docker", fmt.Sprintf("docker run --env-file %s: the variables the file gives the container are not known to the sandbox", v))
+			data, err := sb.readKnown(ctx, sb.abs(ctx, v))
+			if err != nil {
+				return c.Unsupported("docker", fmt.Sprintf("docker run --env-file %s: the variables the file gives the container are not known to the sandbox (%v)", v, err))
+			}
+			kvs, err := parseEnvFile(v, data, func(name string) (string, bool) {
+				vv := hc.Env.Get(name)
+				return vv.String(), vv.IsSet() && vv.Exported
+			})
+			if err != nil {
+				// docker refuses the run
+				say(hc.Stderr, "docker: "+err.Error()+"\n")
+				return interp.ExitStatus(125)
+			}
+			fileEnv = append(fileEnv, kvs...)
 		case "--entrypoint":
 			// "" runs the command as given; a shell runs it as its
 			// script (`--entrypoint=/bin/bash IMAGE FILE`); any other
@@ -396,6 +411,9 @@ func (sb *sandbox) dockerRun(ctx context.Context, c *Call) error {
 	if len(args) < 2 {
 		return nil // image only: its own entrypoint
 	}
+	// docker applies the env files first, then -e (docker/cli
+	// opts.ReadKVEnvStrings: the files' lines, then the overrides).
+	set = append(fileEnv, set...)
 	cmd := args[1:]
 	if entrypoint != "" {
 		cmd = append([]string{entrypoint}, cmd...)
@@ -426,4 +444,36 @@ func (sb *sandbox) dockerRun(ctx context.Context, c *Call) error {
 		hc2.Dir = filepath.Clean(workdir)
 	}
 	return sb.jobCommand(ctx, c.with(hc2, cmd, append(base, set...)), unset)
+}
+
+// parseEnvFile reads a docker run --env-file as docker does (docker/cli
+// opts/envfile.go parseKeyValueFile): leading whitespace trimmed, empty
+// lines and lines starting with # skipped, NAME=value kept as written (no
+// quotes removed), a NAME without = takes the value of the exported
+// variable of the caller (skipped when unset). Errors as docker's: invalid
+// UTF-8, a name with whitespace, a line without a name.
+func parseEnvFile(name string, data []byte, lookup func(string) (string, bool)) ([]string, error) {
+	var out []string
+	for i, line := range strings.Split(string(data), "\n") {
+		if !utf8.ValidString(line) {
+			return nil, fmt.Errorf("env file %s contains invalid utf8 bytes at line %d", name, i+1)
+		}
+		line = strings.TrimLeftFunc(strings.TrimSuffix(line, "\r"), unicode.IsSpace)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, hasV := strings.Cut(line, "=")
+		if k == "" {
+			return nil, fmt.Errorf("no variable name on line '%s'", line)
+		}
+		if strings.ContainsAny(k, " \t\n\v\f\r") {
+			return nil, fmt.Errorf("variable '%s' contains whitespaces", k)
+		}
+		if hasV {
+			out = append(out, k+"="+v)
+		} else if val, ok := lookup(k); ok {
+			out = append(out, k+"="+val)
+		}
+	}
+	return out, nil
 }

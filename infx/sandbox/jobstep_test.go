@@ -34,6 +34,10 @@ func TestJobSteps(t *testing.T) {
 		{`docker run --init --stop-timeout 10 --name c img bash -lc 'submit ran'`, "ran"},
 		{`export M=m; docker run -e M --entrypoint=/bin/bash img ./step.sh three`, "from-step:three:m"},
 		{`export M=m; ./step.sh one`, "from-step:one:m"},
+		// an env file the run wrote: read as docker reads it (comments,
+		// NAME alone from the caller's exports, -e after the file)
+		{`export M=host; printf '# c\n  A=1 2\nM\nB="q"\n' > /tmp/e.env; docker run --env-file /tmp/e.env -e B=e img bash -c 'submit "$A|$M|$B"'`, "1 2|host|e"},
+		{`printf 'A=1\n' > /tmp/e.env; docker run --env-file=/tmp/e.env img bash -c 'submit "$A"'`, "1"},
 		{`export M=m; "$PWD/step.sh" two`, "from-step:two:m"},
 	} {
 		run, err := runSrc("j.sh", tc.src+"\n", Config{Commands: cmds, ReadRoots: []string{dir}, Dir: dir})
