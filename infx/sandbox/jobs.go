@@ -370,7 +370,7 @@ func (sb *sandbox) dockerRun(ctx context.Context, c *Call) error {
 		}
 		switch k {
 		case "--env-file":
-			data, err := sb.readKnown(ctx, sb.abs(ctx, v))
+			data, err := sb.readKnown(ctx, v)
 			if err != nil {
 				return c.Unsupported("docker", fmt.Sprintf("docker run --env-file %s: the variables the file gives the container are not known to the sandbox (%v)", v, err))
 			}

@@ -38,6 +38,8 @@ func TestJobSteps(t *testing.T) {
 		// NAME alone from the caller's exports, -e after the file)
 		{`export M=host; printf '# c\n  A=1 2\nM\nB="q"\n' > /tmp/e.env; docker run --env-file /tmp/e.env -e B=e img bash -c 'submit "$A|$M|$B"'`, "1 2|host|e"},
 		{`printf 'A=1\n' > /tmp/e.env; docker run --env-file=/tmp/e.env img bash -c 'submit "$A"'`, "1"},
+		// written through a container's mount, read by a docker client in it
+		{`docker run -v /tmp:/run_logs img bash -c 'mkdir -p /run_logs/j; echo A=2 > /run_logs/j/e.env; docker run --env-file /run_logs/j/e.env img2 bash -c "submit \$A"'`, "2"},
 		{`export M=m; "$PWD/step.sh" two`, "from-step:two:m"},
 	} {
 		run, err := runSrc("j.sh", tc.src+"\n", Config{Commands: cmds, ReadRoots: []string{dir}, Dir: dir})
