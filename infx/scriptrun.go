@@ -342,9 +342,10 @@ func hfCmd(_ context.Context, c *sandbox.Call) error {
 
 // pythonCmd answers the Python programs of the harness: the inline
 // programs of package infx/helpers, known by their text (inlineProgram),
-// InferenceX runners/inject_synthetic_acceptance.py, and the scripts'
-// checks of a staged checkpoint (checkpointProbe). Other programs are
-// unknown.
+// InferenceX runners/inject_synthetic_acceptance.py, InferenceX
+// benchmarks/multi_node/amd_utils/sync.py (syncCmd: a file named sync.py
+// is a known version or unsupported), and the scripts' checks of a staged
+// checkpoint (checkpointProbe). Other programs are unknown.
 func pythonCmd(ctx context.Context, c *sandbox.Call) error {
 	if handled, err := inlineProgram(ctx, c); handled {
 		return err
@@ -355,6 +356,9 @@ func pythonCmd(ctx context.Context, c *sandbox.Call) error {
 	args := c.Args
 	if len(args) > 1 && path.Base(args[1]) == "inject_synthetic_acceptance.py" && c.IsFile(args[1]) {
 		return syntheticCmd(ctx, c)
+	}
+	if len(args) > 1 && path.Base(args[1]) == "sync.py" && c.IsFile(args[1]) {
+		return syncCmd(ctx, c)
 	}
 	if out, ok := checkpointProbe(c); ok {
 		_, _ = io.WriteString(c.Stdout(), out) // a reader that stopped reading changes no status
