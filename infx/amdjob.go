@@ -121,7 +121,11 @@ func benchClient(_ context.Context, c *sandbox.Call) error {
 		if strings.HasPrefix(a, "-") {
 			continue
 		}
-		if benchClients[path.Base(a)] && path.Base(path.Dir(a)) == "amd_utils" && c.IsFile(a) {
+		full := a
+		if !path.IsAbs(full) {
+			full = path.Join(c.Dir(), full)
+		}
+		if benchClients[path.Base(full)] && path.Base(path.Dir(full)) == "amd_utils" && c.IsFile(a) {
 			return c.End()
 		}
 		break

@@ -51,7 +51,7 @@ if [ "$NODE_RANK" -lt "$PREFILL_NODES" ]; then
         }
         curl -sf --max-time 10 "http://0.0.0.0:30000/readiness" >/dev/null 2>&1 || exit 1
         wait_or_die "$prefill_pid" canary || exit 1
-        bash /workspace/benchmarks/multi_node/amd_utils/bench.sh "$MODEL_NAME"
+        cd /workspace/benchmarks/multi_node/amd_utils && bash bench.sh "$MODEL_NAME"
         python -m sglang_router.launch_router --never-reached &
         kill -TERM -"${proxy_pid}" -"${prefill_pgid}" 2>/dev/null || true
     fi
