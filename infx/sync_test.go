@@ -61,14 +61,15 @@ vllm serve m --msg "$msg" --st $st
 	for name, line := range map[string]string{
 		"captured waiting output": `x=$(python3 $D/sync.py barrier --node-ips 10.0.0.1 --node-ports 8000 --wait-for-all-ports)`,
 		"argparse error":          `python3 $D/sync.py barrier --node-ips 10.0.0.1`,
+		"output to a file, read":  "python3 $D/sync.py barrier --node-ips 10.0.0.1 --node-ports 8000 --wait-for-all-ports > /tmp/b.log\nx=$(cat /tmp/b.log)",
 	} {
 		src := "D=" + filepath.Dir(sync) + "\n" + line + "\nvllm serve m\n"
 		run, err := runScript("s.sh", []byte(src), ScriptOptions{Name: "s.sh", ReadRoots: []string{root}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if run.Stop == nil || !strings.Contains(run.Stop.Msg, "sync.py@96e94c1b") || run.Stop.Pos.Line != 2 {
-			t.Errorf("%s: stop = %+v; want Unsupported at s.sh:2 naming sync.py@96e94c1b", name, run.Stop)
+		if at := strings.Count(line, "\n") + 2; run.Stop == nil || !strings.Contains(run.Stop.Msg, "sync.py@96e94c1b") || run.Stop.Pos.Line != at {
+			t.Errorf("%s: stop = %+v; want Unsupported at s.sh:%d naming sync.py@96e94c1b", name, run.Stop, at)
 		}
 	}
 }

@@ -21,7 +21,8 @@ import (
 // does not reproduce (argparse errors, help, a barrier that cannot pass),
 // or a run whose output is not reproduced where the script uses that
 // output (a $(…), the left of a pipe). Output the model does not reproduce
-// is otherwise not printed: it goes to the job's log.
+// is otherwise not printed: it goes to the job's log, or to a file whose
+// content is then not known.
 func syncCmd(ctx context.Context, c *sandbox.Call) error {
 	file := c.Args[1]
 	src, err := c.ReadFile(ctx, file)
@@ -43,6 +44,10 @@ func syncCmd(ctx context.Context, c *sandbox.Call) error {
 	}
 	if !out.Printed && c.Use == sandbox.UseValue {
 		return c.Unsupported("python3", fmt.Sprintf("%s (%s): the script uses its output, and what it prints is not reproduced (what a barrier prints while it waits depends on timings; a traceback on the Python version)", file, prog.ID))
+	}
+	if !out.Printed {
+		// to a file, a later read of it is refused
+		c.UnknownOutput(fmt.Sprintf("%s (%s) wrote it, and what it prints is not reproduced", file, prog.ID))
 	}
 	// A reader that stopped reading changes no status.
 	_, _ = io.WriteString(c.Stdout(), out.Stdout)

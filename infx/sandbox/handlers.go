@@ -74,6 +74,14 @@ func (c *Call) with(hc interp.HandlerContext, args, extraEnv []string) *Call {
 // Stdout is the command's standard output.
 func (c *Call) Stdout() io.Writer { return c.hc.Stdout }
 
+// UnknownOutput marks what the command writes to its standard output as
+// not known (why says so), when it goes to a file: a later read of the
+// file is refused (the read rule) instead of finding what the handler
+// printed. Output to the run's log is unaffected.
+func (c *Call) UnknownOutput(why string) {
+	unknownOutput(c.hc.Stdout, why)
+}
+
 // Stderr is the command's standard error.
 func (c *Call) Stderr() io.Writer { return c.hc.Stderr }
 
