@@ -194,6 +194,22 @@ func choiceNotes(alts []altProcs, same bool) []string {
 		}
 		notes = append(notes, fmt.Sprintf("the script patches the image's %s%s (%s at %s): an engine source patch, not compared by Check 3", p.e.Path, when, p.e.Program, p.e.At))
 	}
+	return append(notes, unfollowedNotes(alts)...)
+}
+
+// unfollowedNotes names the child scripts the runs went past without
+// following them to their end (sandbox.Unfollowed), once each.
+func unfollowedNotes(alts []altProcs) []string {
+	var notes []string
+	seen := map[string]bool{}
+	for _, a := range alts {
+		for _, u := range a.run.Unfollowed {
+			if k := u.String(); !seen[k] {
+				seen[k] = true
+				notes = append(notes, fmt.Sprintf("%s; it cannot start a server (its text names every program it runs, none a server, a shell or a launcher) and nothing reads its status or output, so the script goes on as after status 0 — under set -e the one status that leads to the published result; every file read after it would be refused", k))
+			}
+		}
+	}
 	return notes
 }
 

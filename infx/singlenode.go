@@ -388,7 +388,7 @@ func (ws *Workspace) alternativeProcesses(p Point, ok []scriptOutcome, group int
 		return nil, nil, firstErr
 	}
 	if len(alts) == 1 && len(alts[0].run.Choices) == 0 {
-		return alts[0].procs, nil, nil
+		return alts[0].procs, unfollowedNotes(alts), nil
 	}
 	procs, same, err := mergeAlternatives(alts)
 	if err != nil {

@@ -76,6 +76,9 @@ func (e *unknownRead) Error() string {
 // whose result the script uses makes the run Unsupported with it. A link
 // out of a read root ends the run (refused).
 func (sb *sandbox) readKnown(ctx context.Context, name string) ([]byte, error) {
+	if why := sb.unfollowedWhy(); why != "" && name != "/dev/null" && !strings.HasPrefix(name, procSubstPrefix) {
+		return nil, &unknownRead{name: name, why: why}
+	}
 	data, written, why := sb.written(ctx, name)
 	if written {
 		if why != "" {
@@ -320,6 +323,9 @@ func (sb *sandbox) prepare(p string, lib bool) (string, error) {
 	}
 	sb.mu.Unlock()
 	if src == nil {
+		if sb.refuseAfterUnfollowed(p) {
+			return "", errStopped
+		}
 		if sb.jail.isFile(p) {
 			data, err := sb.jail.readInput(p)
 			if err != nil {

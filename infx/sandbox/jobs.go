@@ -64,6 +64,9 @@ func (sb *sandbox) bash(ctx context.Context, c *Call, args, unset []string) erro
 		src, name = data, fmt.Sprintf("bash stdin at %s", site.at)
 	default:
 		p := sb.abs(ctx, args[0])
+		if sb.refuseAfterUnfollowed(args[0]) {
+			return errStopped
+		}
 		data, err := sb.jail.readInput(p)
 		if err != nil {
 			sb.refused(args[0], err)
@@ -101,7 +104,15 @@ func (sb *sandbox) bash(ctx context.Context, c *Call, args, unset []string) erro
 		say(hc.Stderr, fmt.Sprintf("%v\n", err))
 		return interp.ExitStatus(2)
 	}
-	status, err := sb.runFile(ctx, file, fileRun{name: name, env: env, dir: hc.Dir, params: params, stdin: hc.Stdin, stdout: hc.Stdout, stderr: hc.Stderr, depth: depth + 1})
+	fr := fileRun{name: name, env: env, dir: hc.Dir, params: params, stdin: hc.Stdin, stdout: hc.Stdout, stderr: hc.Stderr, depth: depth + 1}
+	var status int
+	if startIdx >= 0 && site.kind == ctxPlain && sb.inertScript(src, name) {
+		// A script that cannot start a server, whose status and output
+		// nothing reads: fenced (fence.go).
+		status, err = sb.runFenced(ctx, file, fr, site.at, name)
+	} else {
+		status, err = sb.runFile(ctx, file, fr)
+	}
 	if startIdx >= 0 {
 		sb.mu.Lock()
 		st := &sb.run.Scripts[startIdx]

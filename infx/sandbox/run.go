@@ -373,6 +373,10 @@ type Trace struct {
 	// run does not know: an engine source patch, for instance. Program
 	// is "sed -i", Data the sed script words joined by spaces.
 	Patches []FileEdit `json:"patches,omitempty"`
+	// Unfollowed are the child scripts the run went past after they
+	// stopped at something not known (fence.go): every file read after
+	// the first is refused.
+	Unfollowed []Unfollowed `json:"unfollowed,omitempty"`
 	// End is the command a handler ended the run at (Call.End), nil when
 	// none did.
 	End *End `json:"end,omitempty"`

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
@@ -124,7 +125,7 @@ func runText(parent context.Context, path string, src []byte, cfg Config) (*Trac
 	}
 	ctx, cancel := context.WithTimeout(parent, cfg.Timeout)
 	defer cancel()
-	sb.stop = cancel
+	sb.cancel = cancel
 	sb.aw = &arithWatch{w: &sb.out, stop: cancel, pos: func() Pos {
 		sb.mu.Lock()
 		defer sb.mu.Unlock()
@@ -372,6 +373,17 @@ func (sb *sandbox) inputError(err error) {
 	sb.stop()
 }
 
+// stop cancels the run being followed: the whole run, or the fenced
+// child script it is in (runFenced).
+func (sb *sandbox) stop() {
+	sb.stopMu.Lock()
+	c := sb.cancel
+	sb.stopMu.Unlock()
+	if c != nil {
+		c()
+	}
+}
+
 // errStopped ends a run at a command the sandbox cannot evaluate.
 var errStopped = errors.New("stopped at a command the sandbox cannot evaluate")
 
@@ -389,10 +401,11 @@ type sandbox struct {
 	base      map[string]string
 	run       *Trace
 	steps     int
-	funcs     map[string]bool // shell functions declared in any parsed file
-	funcCalls int             // function calls left (MaxFuncCalls)
-	limit     error           // a bound exceeded inside a subshell
-	stop      func()          // cancels the run
+	funcs     map[string]bool    // shell functions declared in any parsed file
+	funcCalls int                // function calls left (MaxFuncCalls)
+	limit     error              // a bound exceeded inside a subshell
+	stopMu    sync.Mutex         // guards cancel
+	cancel    context.CancelFunc // cancels the innermost run being followed (stop; a fenced child's, else the run's)
 	// lastFile/lastLine/lastCol is the last marked command reached.
 	lastFile          string
 	lastLine, lastCol int
@@ -409,30 +422,31 @@ type sandbox struct {
 	closed            bool               // the run is over: record nothing more
 	out               limitedBuffer
 	aw                *arithWatch
-	errLines          []string            // the last lines written to stderr
-	fnCtx             byte                // context of the current outermost function call
-	badInput          error               // a file of the checkout that does not parse (inputError)
-	tmpCount          int                 // mktemp names made
-	markers           map[string]callSite // decoded marker words (decodeMarker)
-	fsmu              sync.Mutex          // guards mounts and archives (taken without mu)
-	mounts            map[string]string   // logical directory → real directory (sandbox.mount)
-	archives          map[string]string   // tar archive (as named) → the directory it holds
-	cloneDirs         []string            // logical directories standing for git clones (git.go)
-	allocated         bool                // salloc / sbatch ran: the run has a Slurm job
-	seq               int                 // Command.Seq / WrittenFile.Seq counter (mu)
-	made              map[string]bool     // files a modelled command made or found (squash images)
-	sourcing          string              // the file the last `source` names (mu), prepared when opened
-	unknownWrites     map[string]string   // written files whose content is not known (mu): why
-	unknownDirs       map[string]bool     // directories entered with cd that the sandbox does not have (fsmu)
-	raw               map[Pos][]string    // source words of the simple commands parsed, by position (mu; Call.RawArgs)
-	conds             []*condScope        // conditions being evaluated whose outcome may be a choice (mu; choice.go)
-	bgRunning         int                 // background compound statements running (mu; bgCmd)
-	bgStarts          []int               // Seq at each open bgStartCmd (mu; bgjobs.go)
-	jobs              map[int]*bgJob      // background jobs by pseudo PID (mu; bgjobs.go)
-	factAnswers       map[string]int      // the answer each machine fact got (mu; chooseFact)
-	assumed           []assumedCmd        // commands not evaluated that ran in a background job (mu; bgjobs.go)
-	containerBases    []map[string]string // the environment each container started with (mu; containerVar)
-	trapExit          bool                // the exit being run follows an exit of its file from a function body (call)
+	errLines          []string               // the last lines written to stderr
+	fnCtx             byte                   // context of the current outermost function call
+	badInput          error                  // a file of the checkout that does not parse (inputError)
+	tmpCount          int                    // mktemp names made
+	markers           map[string]callSite    // decoded marker words (decodeMarker)
+	fsmu              sync.Mutex             // guards mounts and archives (taken without mu)
+	mounts            map[string]string      // logical directory → real directory (sandbox.mount)
+	archives          map[string]string      // tar archive (as named) → the directory it holds
+	cloneDirs         []string               // logical directories standing for git clones (git.go)
+	allocated         bool                   // salloc / sbatch ran: the run has a Slurm job
+	seq               int                    // Command.Seq / WrittenFile.Seq counter (mu)
+	made              map[string]bool        // files a modelled command made or found (squash images)
+	sourcing          string                 // the file the last `source` names (mu), prepared when opened
+	unknownWrites     map[string]string      // written files whose content is not known (mu): why
+	unknownDirs       map[string]bool        // directories entered with cd that the sandbox does not have (fsmu)
+	raw               map[Pos][]string       // source words of the simple commands parsed, by position (mu; Call.RawArgs)
+	conds             []*condScope           // conditions being evaluated whose outcome may be a choice (mu; choice.go)
+	bgRunning         int                    // background compound statements running (mu; bgCmd)
+	bgStarts          []int                  // Seq at each open bgStartCmd (mu; bgjobs.go)
+	jobs              map[int]*bgJob         // background jobs by pseudo PID (mu; bgjobs.go)
+	factAnswers       map[string]int         // the answer each machine fact got (mu; chooseFact)
+	assumed           []assumedCmd           // commands not evaluated that ran in a background job (mu; bgjobs.go)
+	containerBases    []map[string]string    // the environment each container started with (mu; containerVar)
+	afterUnfollowed   atomic.Pointer[string] // why no file is known after a fenced child stopped (fence.go)
+	trapExit          bool                   // the exit being run follows an exit of its file from a function body (call)
 }
 
 // errTail passes output on and keeps the last lines a script printed
