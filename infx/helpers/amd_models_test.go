@@ -303,14 +303,7 @@ func TestAMDModelsFloatRepr(t *testing.T) {
 // in the table, its version prints the variables the text prints, in the
 // same order, and runs on that commit's models.yaml for every entry.
 func TestMirrorAMDModels(t *testing.T) {
-	gitDir := testutil.MirrorGitDir(t, testutil.MirrorInferenceX)
-	git := func(args ...string) []byte {
-		out, err := exec.Command("git", append([]string{"--git-dir", gitDir}, args...)...).Output()
-		if err != nil {
-			t.Fatalf("git %v: %v", args, err)
-		}
-		return out
-	}
+	_, git := mirrorGit(t)
 	commits := strings.Fields(string(git("log", "--since=2026-06-01", "--format=%H", "843c6254", "--", AMDModelsPath)))
 	if len(commits) == 0 {
 		t.Fatal("no commits")
@@ -378,5 +371,21 @@ func TestMirrorAMDModels(t *testing.T) {
 		if !seen[v.ID] {
 			t.Errorf("%s is in the table but in no commit since 2026-06-01", v.ID)
 		}
+	}
+}
+
+// mirrorGit is the fetched InferenceX mirror (testutil.MirrorInferenceX;
+// the test skips without it) and a runner of git on it that fails the
+// test on error.
+func mirrorGit(t *testing.T) (string, func(args ...string) []byte) {
+	t.Helper()
+	gitDir := testutil.MirrorGitDir(t, testutil.MirrorInferenceX)
+	return gitDir, func(args ...string) []byte {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"--git-dir", gitDir}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return out
 	}
 }

@@ -71,14 +71,7 @@ func TestCorpusJSONNormalize(t *testing.T) {
 // history since 2026-06-01 (any script under benchmarks/ printing
 // json.dumps(json.loads(stdin))) is in the table.
 func TestMirrorJSONNormalize(t *testing.T) {
-	gitDir := testutil.MirrorGitDir(t, testutil.MirrorInferenceX)
-	git := func(args ...string) []byte {
-		out, err := exec.Command("git", append([]string{"--git-dir", gitDir}, args...)...).Output()
-		if err != nil {
-			t.Fatalf("git %v: %v", args, err)
-		}
-		return out
-	}
+	gitDir, git := mirrorGit(t)
 	n := 0
 	for _, c := range strings.Fields(string(git("log", "--all", "--since=2026-06-01", "--format=%H", "-S", "json.loads(sys.stdin", "--", "benchmarks/"))) {
 		out, _ := exec.Command("git", "--git-dir", gitDir, "grep", "-l", "json.loads(sys.stdin", c, "--", "benchmarks/").Output()

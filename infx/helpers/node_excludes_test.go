@@ -123,14 +123,7 @@ func TestNodeExcludesRefusals(t *testing.T) {
 // InferenceX history since 2026-06-01 is in the table, at the commits it
 // cites.
 func TestMirrorNodeExcludes(t *testing.T) {
-	gitDir := testutil.MirrorGitDir(t, testutil.MirrorInferenceX)
-	git := func(args ...string) []byte {
-		out, err := exec.Command("git", append([]string{"--git-dir", gitDir}, args...)...).Output()
-		if err != nil {
-			t.Fatalf("git %v: %v", args, err)
-		}
-		return out
-	}
+	gitDir, git := mirrorGit(t)
 	cited := map[string]bool{}
 	for _, p := range NodeExcludesTable() {
 		for _, c := range p.Commits {
