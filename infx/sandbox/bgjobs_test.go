@@ -37,17 +37,7 @@ func TestBackgroundJobs(t *testing.T) {
 		{`mystery-daemon --port 1 > log 2>&1 & d=$!; sleep 2; kill -0 "$d"; k=$?; kill "$d"; kill -0 "$d" 2>/dev/null; submit $k $?`, "0 1"},
 		{`server & s=$!; ( : ) & c=$!; submit "$s" "$c"`, "20001 g1"},
 	} {
-		run, err := runSrc("j.sh", tc.src+"\n", Config{Commands: cmds, IsServer: isServer})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.src, err)
-		}
-		if run.End == nil {
-			t.Errorf("%s: no submit reached (stop %v)", tc.src, run.Stop)
-			continue
-		}
-		if got := strings.Join(run.End.Argv[1:], " "); got != tc.want {
-			t.Errorf("%s: submit %q, want %q", tc.src, got, tc.want)
-		}
+		checkSubmit(t, tc.src, tc.want, Config{Commands: cmds, IsServer: isServer})
 	}
 	for _, tc := range []struct{ src, want string }{
 		// a running server never ends

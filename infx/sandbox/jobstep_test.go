@@ -42,17 +42,7 @@ func TestJobSteps(t *testing.T) {
 		{`docker run -v /tmp:/run_logs img bash -c 'mkdir -p /run_logs/j; echo A=2 > /run_logs/j/e.env; docker run --env-file /run_logs/j/e.env img2 bash -c "submit \$A"'`, "2"},
 		{`export M=m; "$PWD/step.sh" two`, "from-step:two:m"},
 	} {
-		run, err := runSrc("j.sh", tc.src+"\n", Config{Commands: cmds, ReadRoots: []string{dir}, Dir: dir})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.src, err)
-		}
-		if run.End == nil {
-			t.Errorf("%s: no submit reached (stop %v)", tc.src, run.Stop)
-			continue
-		}
-		if got := strings.Join(run.End.Argv[1:], " "); got != tc.want {
-			t.Errorf("%s: submit %q, want %q", tc.src, got, tc.want)
-		}
+		checkSubmit(t, tc.src, tc.want, Config{Commands: cmds, ReadRoots: []string{dir}, Dir: dir})
 	}
 	// A file run by its path that is not a shell script stays unknown.
 	run, err := runSrc("j.sh", "X=$(./data.txt)\nsubmit \"$X\"\n", Config{Commands: cmds, ReadRoots: []string{dir}, Dir: dir})
@@ -121,5 +111,22 @@ func TestContainerEnvBaseline(t *testing.T) {
 		if strings.Join(got, " ") != c.want {
 			t.Errorf("%q: server env %q, want %q", c.src, got, c.want)
 		}
+	}
+}
+
+// checkSubmit runs src (one line of a script) and checks the arguments of
+// the `submit` command that ends it (cfg.Commands answers it with End).
+func checkSubmit(t *testing.T, src, want string, cfg Config) {
+	t.Helper()
+	run, err := runSrc("j.sh", src+"\n", cfg)
+	if err != nil {
+		t.Fatalf("%s: %v", src, err)
+	}
+	if run.End == nil {
+		t.Errorf("%s: no submit reached (stop %v)", src, run.Stop)
+		return
+	}
+	if got := strings.Join(run.End.Argv[1:], " "); got != want {
+		t.Errorf("%s: submit %q, want %q", src, got, want)
 	}
 }
