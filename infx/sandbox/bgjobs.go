@@ -193,8 +193,11 @@ func (sb *sandbox) job(op string) (j *bgJob, group bool) {
 // killJobs answers `kill` (sb.mu held): with operands that are all
 // background jobs' PIDs (or setsid groups), `kill -0` succeeds when every
 // one is running, and a signal marks running ones as signalled; a
-// finished one fails with bash's message. Any other operand keeps the
-// rule for the rest (nothing dies, nothing is touched): handled false.
+// finished one fails with bash's message. A job's PID with any other
+// operand (a job spec, a group no setsid made, another PID) is not
+// modelled: out is nil and msg says why (the caller stops). Without a
+// job's PID the rule for the rest holds (nothing dies, nothing is
+// touched): handled false.
 func (sb *sandbox) killJobs(args []string) (out []string, msg string, handled bool) {
 	sig := 15 // SIGTERM, kill's default
 	var ops []string
@@ -216,9 +219,20 @@ func (sb *sandbox) killJobs(args []string) (out []string, msg string, handled bo
 	if len(ops) == 0 || sig < 0 {
 		return nil, "", false
 	}
+	pseudo := false
+	for _, op := range ops {
+		if n, err := strconv.Atoi(strings.TrimPrefix(op, "-")); err == nil && sb.jobs[n] != nil || strings.HasPrefix(op, "%") && len(sb.jobs) > 0 {
+			pseudo = true
+		}
+	}
+	if !pseudo {
+		return nil, "", false
+	}
 	for _, op := range ops {
 		if j, _ := sb.job(op); j == nil {
-			return nil, "", false
+			// mixed with a job: a job spec (%1), a process group no
+			// setsid made, another PID — not modelled
+			return nil, "kill " + strings.Join(ops, " ") + ": " + op + " is not a background job the sandbox models", true
 		}
 	}
 	status := 0
@@ -278,11 +292,22 @@ func (sb *sandbox) waitJobs(args []string) (out []string, why string, handled bo
 	if len(args) < 2 {
 		return nil, "", false
 	}
+	pseudo := false
+	for _, op := range args[1:] {
+		if j, group := sb.job(op); j != nil && !group {
+			pseudo = true
+		}
+	}
+	if !pseudo {
+		return nil, "", false
+	}
 	status := 0
 	for _, op := range args[1:] {
 		j, group := sb.job(op)
 		if j == nil || group {
-			return nil, "", false
+			// an option (-n, -f) or a job the interpreter runs, with a
+			// modelled one
+			return nil, fmt.Sprintf("wait %s: %s with a background job the sandbox models is not modelled", strings.Join(args[1:], " "), op), true
 		}
 		switch {
 		case j.signal != 0:

@@ -44,6 +44,11 @@ func TestBackgroundJobs(t *testing.T) {
 		{`server & s=$!; wait $s; submit`, "wait 20001: the job is a server"},
 		// a job that ran a command the sandbox does not evaluate
 		{`bash -c "mystery --x" & p=$!; wait $p; submit $?`, "wait 20001: the job's status depends on mystery --x"},
+		// forms outside the model
+		{`server & p=$!; kill -0 -- -$p; submit $?`, "-20001 is not a background job the sandbox models"},
+		{`server & p=$!; kill %1; submit $?`, "%1 is not a background job"},
+		{`false & p=$!; ( exit 3 ) & wait $p $!; submit $?`, "with a background job the sandbox models is not modelled"},
+		{`false & p=$!; wait -n $p; submit $?`, "wait -n 20001: -n with a background job"},
 		// the group of a job setsid did not start is the script's
 		{`server & s=$!; g=$(ps -o pgid= -p $s); submit "$g"`, "process group of background job 20001"},
 	} {

@@ -29,6 +29,11 @@ func TestFencedChild(t *testing.T) {
 	}{
 		{"patch script", "set -u\nROOT=\"$(mystery-probe --where)\"\n[ -d \"$ROOT/x\" ] || exit 1\ngit apply x.diff\n", "set -e\nbash ./child.sh\nsubmit ok\n", "", 1},
 		{"read after it", "X=$(mystery-probe)\n", "echo a > /tmp/f\nbash ./child.sh\nY=$(cat /tmp/f)\nsubmit \"$Y\"\n", "was not followed past", 1},
+		{"open after it", "X=$(mystery-probe)\n", "echo a > /tmp/f\nbash ./child.sh\nread L < /tmp/f\nsubmit \"$L\"\n", "was not followed past", 1},
+		{"$(<file) after it", "X=$(mystery-probe)\n", "bash ./child.sh\nL=$(<child.sh)\nsubmit \"$L\"\n", "was not followed past", 1},
+		{"re-source after it", "X=$(mystery-probe)\n", "echo X=1 > /tmp/e.sh\nsource /tmp/e.sh\nbash ./child.sh\nsource /tmp/e.sh\nsubmit \"$X\"\n", "was not followed past", 1},
+		{"a test after it", "X=$(mystery-probe)\n", "bash ./child.sh\nif [ -f flag ]; then submit yes; else submit no; fi\n", "was not followed past", 1},
+		{"a glob after it", "X=$(mystery-probe)\n", "bash ./child.sh\nfor f in ./*.sh; do :; done\nsubmit \"$f\"\n", "was not followed past", 1},
 		{"a script after it", "X=$(mystery-probe)\n", "bash ./child.sh\nbash ./child.sh\nsubmit ok\n", "was not followed past", 1},
 		{"a server in it", "X=$(mystery-probe)\nvllm serve m\n", "bash ./child.sh\nsubmit ok\n", "mystery-probe", 0},
 		{"eval in it", "X=$(mystery-probe)\neval \"$X\"\n", "bash ./child.sh\nsubmit ok\n", "mystery-probe", 0},

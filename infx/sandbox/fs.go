@@ -227,6 +227,10 @@ func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.File
 		}
 		return &sink{sb: sb, name: path, logical: lp, appendMode: flag&os.O_APPEND != 0}, nil
 	}
+	if !strings.HasPrefix(path, procSubstPrefix) && sb.refuseAfterUnfollowed(path) {
+		// a fenced child that stopped may have changed it (fence.go)
+		return nil, &os.PathError{Op: "open", Path: path, Err: errStopped}
+	}
 	data, written, why := sb.written(ctx, path)
 	if written && why == "" {
 		return readOnly{strings.NewReader(data)}, nil
@@ -312,6 +316,10 @@ func (sb *sandbox) libName() string {
 // given, with its Stubs appended; a library that is not there gives the
 // stubs alone.
 func (sb *sandbox) prepare(p string, lib bool) (string, error) {
+	if sb.refuseAfterUnfollowed(p) {
+		// even one sourced before: the fenced child may have changed it
+		return "", errStopped
+	}
 	sb.mu.Lock()
 	if t, ok := sb.prepared[p]; ok {
 		sb.mu.Unlock()
@@ -323,9 +331,6 @@ func (sb *sandbox) prepare(p string, lib bool) (string, error) {
 	}
 	sb.mu.Unlock()
 	if src == nil {
-		if sb.refuseAfterUnfollowed(p) {
-			return "", errStopped
-		}
 		if sb.jail.isFile(p) {
 			data, err := sb.jail.readInput(p)
 			if err != nil {
@@ -435,6 +440,11 @@ func (sb *sandbox) modelRoots(env expand.Environ) []string {
 var stagedFiles = []string{"config.json", "model-00001-of-00001.safetensors", "model.safetensors.index.json", "tokenizer.json", "tokenizer_config.json"}
 
 func (sb *sandbox) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {
+	if !strings.HasPrefix(name, procSubstPrefix) && sb.refuseAfterUnfollowed(name) {
+		// whether it exists, after a fenced child that stopped, is not
+		// known (fence.go)
+		return nil, &os.PathError{Op: "stat", Path: name, Err: errStopped}
+	}
 	p := sb.abs(ctx, name)
 	if dir, base := filepath.Split(p); dir == "/usr/bin/" && (sb.onRunner(base) || isEvaluated(base)) {
 		// The commands the sandbox answers `command -v` for as installed
@@ -511,6 +521,9 @@ func (sb *sandbox) access(ctx context.Context, name string, mode interp.AccessMo
 }
 
 func (sb *sandbox) readDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
+	if sb.refuseAfterUnfollowed(name) {
+		return nil, &os.PathError{Op: "readdir", Path: name, Err: errStopped}
+	}
 	p := sb.abs(ctx, name)
 	if sb.vdirs[p] || sb.isCloneDir(p) {
 		return nil, nil // an empty directory of the run's own

@@ -763,6 +763,13 @@ func (sb *sandbox) shellBuiltin(ctx context.Context, hc interp.HandlerContext, a
 		// no signal reaches anything (kill never touches the host's
 		// processes).
 		if out, msg, ok := sb.killJobs(args); ok {
+			if out == nil {
+				if sb.stopReason == nil {
+					sb.stopReason = &Unsupported{Pos: at, Command: "kill", Msg: msg}
+				}
+				sb.stop()
+				return nil, true, errStopped
+			}
 			if msg != "" {
 				sb.mu.Unlock()
 				say(hc.Stderr, msg)
