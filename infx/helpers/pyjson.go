@@ -416,7 +416,6 @@ func pyDumpsDefault(v *pyValue) string {
 	return b.String()
 }
 
-
 func pyDumpSep(b *strings.Builder, v *pyValue, item, key string) {
 	switch v.Kind {
 	case pyNull:
