@@ -98,16 +98,16 @@ func (sb *sandbox) bgGuard(args []string) []string {
 	if len(args) > 1 {
 		j.status, _ = strconv.Atoi(args[1])
 	}
-	first := true
+	// setsid is read from the command as written (rewriteBackground): the
+	// commands recorded in the job's range may interleave with those of
+	// goroutines (a process substitution's tee), so the first of them is
+	// not the job's.
+	j.setsid = len(args) > 2 && args[2] == "setsid"
 	for i := range sb.run.Commands {
 		c := &sb.run.Commands[i]
 		if c.Seq <= start {
 			continue
 		}
-		if first && len(c.Argv) > 0 && path.Base(c.Argv[0]) == "setsid" {
-			j.setsid = true
-		}
-		first = false
 		if sb.cfg.IsServer != nil {
 			if inner, _ := unwrapAll(c.Argv); len(inner) > 0 && sb.cfg.IsServer(inner) {
 				j.server = true
@@ -393,10 +393,14 @@ func rewriteBackground(file *syntax.File) {
 		inner := &syntax.Stmt{Position: at, Cmd: st.Cmd, Negated: st.Negated}
 		st.Negated = false
 		status := &syntax.Word{Parts: []syntax.WordPart{&syntax.DblQuoted{Left: at, Right: at, Parts: []syntax.WordPart{&syntax.ParamExp{Dollar: at, Short: true, Param: &syntax.Lit{ValuePos: at, ValueEnd: at, Value: "?"}}}}}}
+		done := []*syntax.Word{lit(bgDoneCmd, at), status}
+		if call := st.Cmd.(*syntax.CallExpr); len(call.Args) > 0 && path.Base(call.Args[0].Lit()) == "setsid" {
+			done = append(done, lit("setsid", at))
+		}
 		st.Cmd = &syntax.Block{Lbrace: at, Rbrace: at, Stmts: []*syntax.Stmt{
 			{Position: at, Cmd: &syntax.CallExpr{Args: []*syntax.Word{lit(bgStartCmd, at)}}},
 			inner,
-			{Position: at, Cmd: &syntax.CallExpr{Args: []*syntax.Word{lit(bgDoneCmd, at), status}}},
+			{Position: at, Cmd: &syntax.CallExpr{Args: done}},
 		}}
 		return false
 	})
