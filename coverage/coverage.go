@@ -548,6 +548,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		rep.VLLM[i].Source = report.SourceVLLMRecipes
 	}
 	rep.LocalDirs = localDirs(append([]string{opt.InfxDir, opt.VLLMRecipesDir, opt.SrtSlurmDir}, opt.CookbookDirs...)...)
+	rep.CombineKeys()
 	rep.Count()
 	return rep, nil
 }

@@ -432,10 +432,14 @@ func wantSig(s roleSig, d *launch.Deployment, p infx.Point) roleSig {
 }
 
 // pagesCompareRow matches and compares every worker role of a rendered
-// point.
+// point. The roles of a row (prefill and decode) are covered by one page
+// selection only (bestJoint): when the roles' exact matches share no
+// selection, every role is "no recipe covers this" (splitSelections).
 func (c *run) pagesCompareRow(row *report.RowResult, d *launch.Deployment, p infx.Point, ix *pageIndex) error {
 	opts := c.options()
 	done := map[launch.Role]bool{}
+	var roles []*report.RoleMatch
+	var choices [][]selChoice
 	for i := range d.Processes {
 		ixp := &d.Processes[i]
 		if ixp.Kind != launch.KindWorker {
@@ -446,15 +450,14 @@ func (c *run) pagesCompareRow(row *report.RowResult, d *launch.Deployment, p inf
 			continue // the first worker of a role stands for the role
 		}
 		done[want.Role] = true
-		vr := report.RoleMatch{Role: string(want.Role), Topology: want.topology()}
+		vr := &report.RoleMatch{Role: string(want.Role), Topology: want.topology()}
 		exact, nearest, nm := ix.match(want)
 		ixDep := &launch.Deployment{Source: d.Source, Engine: "sglang", Model: want.Model, Hardware: d.Hardware,
 			Processes: []launch.Process{*ixp}, Inherited: d.Inherited, Notes: d.Notes}
 		ixDep.Processes[0].Role = want.Role
+		var cs []selChoice
 		switch {
 		case len(exact) > 0:
-			var best *compare.Result
-			var bestC *pageCand
 			for n, pc := range exact {
 				if n == pagesMaxCompared {
 					break
@@ -463,12 +466,15 @@ func (c *run) pagesCompareRow(row *report.RowResult, d *launch.Deployment, p inf
 				if err != nil {
 					return err
 				}
-				r := workerResult(res)
-				if best == nil || betterResult(r, best) {
-					best, bestC = r, pc
+				cs = append(cs, selChoice{key: pageSelKey(pc), res: workerResult(res), ref: pageRef(pc)})
+			}
+			best := 0
+			for n := range cs {
+				if betterResult(cs[n].res, cs[best].res) {
+					best = n
 				}
 			}
-			vr.Recipe, vr.Result, vr.Verdict = pageRef(bestC), best, best.Verdict
+			vr.Recipe, vr.Result, vr.Verdict = cs[best].ref, cs[best].res, cs[best].res.Verdict
 			vr.Alternatives = len(exact) - 1
 		default:
 			vr.Verdict = compare.NotCovered
@@ -481,8 +487,13 @@ func (c *run) pagesCompareRow(row *report.RowResult, d *launch.Deployment, p inf
 				vr.Result = workerResult(res) // evidence; still not covered
 			}
 		}
+		roles = append(roles, vr)
+		choices = append(choices, cs)
+	}
+	jointRoles(roles, choices)
+	for _, vr := range roles {
 		row.Verdict = compare.Worse(row.Verdict, vr.Verdict)
-		row.Roles = append(row.Roles, vr)
+		row.Roles = append(row.Roles, *vr)
 	}
 	if len(row.Roles) == 0 {
 		row.Status, row.Message, row.Verdict = report.StatusError, "the rendered point has no SGLang worker", compare.Error
@@ -533,19 +544,30 @@ func pagesMatchRow(row *report.RowResult, p infx.Point, r *infx.Row, ix *pageInd
 		s.Role, s.TP, s.EP, s.DPAttn = launch.RoleAgg, max(p.TP, 1), max(p.EP, 1), p.DPAttn
 		qs = []roleSig{s}
 	}
+	var roles []*report.RoleMatch
+	var keys [][]string
+	var exacts [][]*pageCand
 	for _, q := range qs {
-		vr := report.RoleMatch{Role: string(q.Role), Topology: q.topology()}
+		vr := &report.RoleMatch{Role: string(q.Role), Topology: q.topology()}
 		exact, nearest, nm := ix.match(q)
+		var ks []string
 		switch {
 		case len(exact) > 0:
 			vr.Recipe, vr.Alternatives, vr.Verdict = pageRef(exact[0]), len(exact)-1, compare.MatchedNotCompared
+			for _, pc := range exact {
+				ks = append(ks, pageSelKey(pc))
+			}
 		case nearest != nil:
 			vr.Nearest, vr.Misses, vr.Verdict = pageRef(nearest), nm, compare.NotCovered
 		default:
 			vr.Misses, vr.Verdict = []string{noPage(q.Model, ix)}, compare.NotCovered
 		}
+		roles, keys, exacts = append(roles, vr), append(keys, ks), append(exacts, exact)
+	}
+	matchedJoint(roles, keys, func(r, i int) *report.RecipeRef { return pageRef(exacts[r][i]) })
+	for _, vr := range roles {
 		row.Verdict = compare.Worse(row.Verdict, vr.Verdict)
-		row.Roles = append(row.Roles, vr)
+		row.Roles = append(row.Roles, *vr)
 	}
 	if row.Verdict == compare.MatchedNotCompared {
 		row.Verdict = row.Status.Verdict()

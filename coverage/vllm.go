@@ -113,6 +113,9 @@ func vllmMatchRow(row *report.RowResult, p infx.Point, r *infx.Row, ix *recipes.
 	default:
 		qs = []q{{launch.RoleAgg, p.TP, p.EP, 0, p.DPAttn}}
 	}
+	var roles []*report.RoleMatch
+	var keys [][]string
+	var cands [][]recipes.Candidate
 	for _, x := range qs {
 		topo := recipes.QueryTopology(x.tp, x.ep, 0, x.dpAttn)
 		if x.pp > 1 {
@@ -133,11 +136,21 @@ func vllmMatchRow(row *report.RowResult, p infx.Point, r *infx.Row, ix *recipes.
 			cache[ck] = cs
 		}
 		setMatch(&vr, cs)
+		var ks []string
 		if vr.Recipe != nil {
 			vr.Verdict = compare.MatchedNotCompared
+			for i := range cs {
+				if cs[i].Exact {
+					ks = append(ks, recipeSelKey(&cs[i]))
+				}
+			}
 		}
+		roles, keys, cands = append(roles, &vr), append(keys, ks), append(cands, cs)
+	}
+	matchedJoint(roles, keys, func(r, i int) *report.RecipeRef { return recipeRef(&cands[r][i]) })
+	for _, vr := range roles {
 		row.Verdict = compare.Worse(row.Verdict, vr.Verdict)
-		row.Roles = append(row.Roles, vr)
+		row.Roles = append(row.Roles, *vr)
 	}
 	if row.Verdict == compare.MatchedNotCompared {
 		// every role has a recipe; the row is as good as its status says
@@ -236,10 +249,25 @@ func (c *run) vllmCompareRow(row *report.RowResult, d *launch.Deployment, p infx
 		row.Status, row.Message, row.Verdict = report.StatusError, err.Error(), compare.Error
 		return
 	}
+	// the roles of the row agree on one selection (jointRoles): of a role's
+	// exact candidates only those of a selection every role has are compared
+	var keys [][]string
+	for _, rm := range rms {
+		var ks []string
+		for i := range rm.Candidates {
+			if rm.Candidates[i].Exact {
+				ks = append(ks, recipeSelKey(&rm.Candidates[i]))
+			}
+		}
+		keys = append(keys, ks)
+	}
+	common := commonKeys(keys)
+	var roles []*report.RoleMatch
+	var choices [][]selChoice
 	for _, rm := range rms {
 		ixp := &d.Processes[rm.Process]
-		vr := report.RoleMatch{Role: string(rm.Role), Topology: recipes.TopologyOf(ixp.Args).String()}
-		setMatch(&vr, rm.Candidates)
+		vr := &report.RoleMatch{Role: string(rm.Role), Topology: recipes.TopologyOf(ixp.Args).String()}
+		setMatch(vr, rm.Candidates)
 		if vr.Recipe == nil && len(rm.Candidates) > 0 {
 			// evidence: how the nearest candidate differs (still not covered)
 			c := &rm.Candidates[0]
@@ -248,35 +276,47 @@ func (c *run) vllmCompareRow(row *report.RowResult, d *launch.Deployment, p infx
 				vr.Result = workerResult(res)
 			}
 		}
+		var cs []selChoice
 		if vr.Recipe != nil {
 			ixDep := vllmSide(d, ixp, rm.Role, d.Model)
-			var best *compare.Result
-			var bestC *recipes.Candidate
 			n := 0
-			for i := range rm.Candidates {
-				c := &rm.Candidates[i]
-				if !c.Exact || n == maxCompared {
-					break
-				}
-				n++
-				upDep := vllmSide(&c.Deployment, &c.Deployment.Processes[c.Process], rm.Role, c.Model)
-				upDep.Source.Recipe, upDep.Source.Variant, upDep.Source.Strategy = c.File, c.Variant, c.Strategy
-				res, err := compare.Compare(upDep, ixDep, opts)
-				if err != nil {
-					row.Status, row.Message, row.Verdict = report.StatusError, err.Error(), compare.Error
-					return
-				}
-				r := workerResult(res)
-				if best == nil || betterResult(r, best) {
-					best, bestC = r, c
+			for pass := 0; pass < 2 && n == 0; pass++ {
+				// first the candidates of a common selection; when there is
+				// none, the role's own (evidence for splitSelections)
+				for i := range rm.Candidates {
+					c := &rm.Candidates[i]
+					if !c.Exact || n == maxCompared {
+						break
+					}
+					if pass == 0 && len(rms) > 1 && !common[recipeSelKey(c)] {
+						continue
+					}
+					n++
+					upDep := vllmSide(&c.Deployment, &c.Deployment.Processes[c.Process], rm.Role, c.Model)
+					upDep.Source.Recipe, upDep.Source.Variant, upDep.Source.Strategy = c.File, c.Variant, c.Strategy
+					res, err := compare.Compare(upDep, ixDep, opts)
+					if err != nil {
+						row.Status, row.Message, row.Verdict = report.StatusError, err.Error(), compare.Error
+						return
+					}
+					cs = append(cs, selChoice{key: recipeSelKey(c), res: workerResult(res), ref: recipeRef(c)})
 				}
 			}
-			vr.Recipe = recipeRef(bestC)
-			vr.Result = best
-			vr.Verdict = best.Verdict
+			best := 0
+			for i := range cs {
+				if betterResult(cs[i].res, cs[best].res) {
+					best = i
+				}
+			}
+			vr.Recipe, vr.Result, vr.Verdict = cs[best].ref, cs[best].res, cs[best].res.Verdict
 		}
+		roles = append(roles, vr)
+		choices = append(choices, cs)
+	}
+	jointRoles(roles, choices)
+	for _, vr := range roles {
 		row.Verdict = compare.Worse(row.Verdict, vr.Verdict)
-		row.Roles = append(row.Roles, vr)
+		row.Roles = append(row.Roles, *vr)
 	}
 }
 

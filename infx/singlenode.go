@@ -343,7 +343,7 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 	}
 	notes = append([]string{fmt.Sprintf("script chosen by %s for runner label %s", strings.Join(users, ", "), p.Runner)}, notes...)
 	notes = append(notes, cnotes...)
-	if p.Script != "" && filepath.Clean(p.Script) != filepath.Clean(o.script) {
+	if p.Script != "" && ws.rel(p.Script) != ws.rel(o.script) {
 		notes = append(notes, fmt.Sprintf("the launchers run %s, not the cited %s", ws.rel(o.script), ws.rel(p.Script)))
 	}
 	return procs, ws.rel(o.script), notes, inherited, nil

@@ -198,16 +198,23 @@ func Headline(r *Report) string {
 			ok[string(v)]++
 		}
 	}
-	for _, p := range r.Points {
-		judge(p.Verdict)
-	}
-	for _, k := range r.UpstreamKeys() {
-		if k.Verdict == compare.NotApplicable {
-			judge(k.Verdict) // no rows: the key itself
-			continue
+	if len(r.Keys) > 0 {
+		// one verdict per config key from every source
+		for _, k := range r.Keys {
+			judge(k.Verdict)
 		}
-		for _, row := range k.Rows {
-			judge(row.Verdict)
+	} else {
+		for _, p := range r.Points {
+			judge(p.Verdict)
+		}
+		for _, k := range r.UpstreamKeys() {
+			if k.Verdict == compare.NotApplicable {
+				judge(k.Verdict) // no rows: the key itself
+				continue
+			}
+			for _, row := range k.Rows {
+				judge(row.Verdict)
+			}
 		}
 	}
 	for range r.VLLMRecipeErrors {
@@ -248,6 +255,14 @@ func Headline(r *Report) string {
 			}
 		}
 		compared := ok[string(compare.Covered)] + ok[string(compare.CoveredWithExclusions)]
+		for _, k := range r.Keys {
+			// a key not verified (allowed) may have covered deployments
+			for _, u := range k.Units {
+				if u.Verdict == compare.Covered || u.Verdict == compare.CoveredWithExclusions {
+					compared++
+				}
+			}
+		}
 		switch {
 		case len(okParts) == 0:
 			return "✅ Check 3: covered"
@@ -268,6 +283,19 @@ func Headline(r *Report) string {
 		return "❌ Check 3: gap"
 	}
 	head := fmt.Sprintf("❌ Check 3: %d %s — %s", n, plural(n, "gap", "gaps"), strings.Join(parts, ", "))
+	if len(r.Keys) > 0 {
+		var okParts []string
+		for _, k := range []string{string(compare.Covered), string(compare.CoveredWithExclusions), "not verified (allowed)", string(compare.NotApplicable)} {
+			if ok[k] > 0 {
+				okParts = append(okParts, fmt.Sprintf("%s %d", k, ok[k]))
+			}
+		}
+		head += fmt.Sprintf(" (of %d config %s", len(r.Keys), plural(len(r.Keys), "key", "keys"))
+		if len(okParts) > 0 {
+			head += "; " + strings.Join(okParts, ", ")
+		}
+		return head + ")"
+	}
 	if rs := roleGaps(r); rs != "" {
 		head += " (roles: " + rs + ")"
 	}

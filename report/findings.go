@@ -31,11 +31,17 @@ const (
 	ClassGap Class = "gap"
 	// ClassError: bad input (file:line:col in the message).
 	ClassError Class = "error"
+	// ClassInfo: a gap or not-verified outcome of a point or row that does
+	// not decide its config key (PointResult.Superseded,
+	// RowResult.Superseded): another source's selection covers or judges
+	// the same deployment, so it is shown as information (what that source
+	// documents differently), never a failure.
+	ClassInfo Class = "information"
 )
 
 // Fails reports whether c fails the sign-off (exit 1, or 2 / 3 for errors
 // and time limits).
-func (c Class) Fails() bool { return c != ClassOK && c != ClassAllowed }
+func (c Class) Fails() bool { return c != ClassOK && c != ClassAllowed && c != ClassInfo }
 
 // ClassOf is the class of verdict v in this report: ClassAllowed for an
 // allowable not-verified verdict when AllowUnverified, ClassTimeLimit,
@@ -130,6 +136,17 @@ func Findings(r *Report) []Finding {
 	var out []Finding
 	pv := Prop{"policyVersion", r.Policy.Version}
 	add := func(f Finding) {
+		why := ""
+		switch {
+		case f.Point != nil:
+			why = f.Point.Superseded
+		case f.Row != nil:
+			why = f.Row.Superseded
+		}
+		if why != "" && f.Class != ClassError && f.Class != ClassTimeLimit && f.Class != ClassOK {
+			f.Class, f.Level = ClassInfo, "note"
+			f.Props = append(f.Props, Prop{"superseded", why})
+		}
 		if f.Level == "" {
 			f.Level = "error"
 			if f.Class == ClassAllowed {

@@ -143,6 +143,7 @@ func (m *md) write() {
 	// reserve room for the trailer naming what was cut
 	reserve := 600 + len(m.hint)
 	m.section("## Gaps\n\n", "gaps", gaps, reserve)
+	m.section("## Config keys (one verdict per key from every source)\n\n| config key | verdict | from | deployments | other sources (information) |\n|---|---|---|---|---|\n", "config keys", m.keyBlocks(), reserve)
 	m.section("## Exclusions (once per config key)\n\n", "exclusions", excl, reserve)
 	m.section("## Evidence\n\n", "evidence", evid, reserve)
 	if len(m.cut) > 0 {
@@ -959,4 +960,37 @@ func sourceLabel(k KeyResult) string {
 		return "SGLang pages"
 	}
 	return "vLLM"
+}
+
+// keyBlocks are the table rows of the config keys' one verdict
+// (Report.Keys): the key, its verdict, the source(s) it comes from, its
+// deployments by verdict, and for covered deployments what another source
+// documents differently (information, clipped).
+func (m *md) keyBlocks() []keyBlock {
+	r := m.r
+	var out []keyBlock
+	for _, k := range r.Keys {
+		from := k.Source
+		if from == "" {
+			from = strings.Join(k.Sources, ", ")
+		}
+		var also []string
+		for _, u := range k.Units {
+			if r.ClassOf(u.Verdict).Fails() {
+				continue
+			}
+			for _, o := range u.Others {
+				if len(o.Shows) > 0 {
+					also = append(also, fmt.Sprintf("%s: %s shows %s", unitPlace(u), o.Source, strings.Join(o.Shows, "; ")))
+				}
+			}
+		}
+		info := mdText(clip(m.scrub(strings.Join(also, " · ")), 400))
+		text := fmt.Sprintf("| `%s` | %s%s | %s | %s | %s |\n", htmlEsc(k.ConfigKey), k.Verdict, r.allowedTag(k.Verdict), mdText(from), mdText(unitsSummary(k)), info)
+		out = append(out, keyBlock{key: k.ConfigKey, text: text})
+	}
+	if n := len(out); n > 0 {
+		out[n-1].text += "\n" // the table ends
+	}
+	return out
 }

@@ -40,7 +40,7 @@ const SchemaVersion = 2
 // policy version fields, the not applicable and content not known verdicts,
 // roles[].unknown, and the vLLM recipe checkpoint / url / command; 3 the
 // time limit verdict, timeLimit and timeLimits.
-const SchemaRevision = 3
+const SchemaRevision = 4
 
 // Status says what coverage could do with one cited point or vLLM-family
 // row: StatusCompared, or why it was not compared — one of the
@@ -140,7 +140,13 @@ type Report struct {
 	// Upstream holds the Check 3 (b) state of each upstream link asked
 	// for, in the order given (SetLinks); omitted when none was.
 	Upstream []Link `json:"upstream,omitempty"`
-	Counts   Counts `json:"counts"`
+	// Keys is the one verdict of each config key from every source
+	// (KeyVerdict; schema revision 4), in the order the keys first appear
+	// in Points, VLLM, Pages. The run's verdict, gap and headline follow
+	// it: a point or row whose outcome no unit of its key takes is
+	// information (Superseded), never a gap.
+	Keys   []KeyVerdict `json:"keys,omitempty"`
+	Counts Counts       `json:"counts"`
 	// Gap is true when any role is a gap (compare.Verdict.Gap), a point or
 	// vLLM row was not verified (UnverifiedGap), or an upstream link is not
 	// merged / published (LinkGap).
@@ -334,6 +340,11 @@ type PointResult struct {
 	// verdict (Status.Verdict).
 	Verdict compare.Verdict  `json:"verdict"`
 	Roles   []compare.Result `json:"roles,omitempty"`
+	// Superseded says why the point does not decide its key's verdict
+	// (KeyVerdict): another source's selection covers or judges each of its
+	// deployments better, or the master config no longer runs it. Its
+	// findings are then information (ClassInfo). "" when it decides.
+	Superseded string `json:"superseded,omitempty"`
 }
 
 // Drift says whether the recipe compared is the one the cookbook cell was
@@ -404,6 +415,9 @@ type RowResult struct {
 	// status's verdict.
 	Verdict compare.Verdict `json:"verdict"`
 	Roles   []RoleMatch     `json:"roles,omitempty"`
+	// Superseded says why the row does not decide its key's verdict
+	// (KeyVerdict; as PointResult.Superseded).
+	Superseded string `json:"superseded,omitempty"`
 }
 
 // RoleMatch is one worker role (agg, prefill, decode) of a row, matched with
@@ -486,6 +500,9 @@ type Counts struct {
 	// rendered but has a role no recipe covers is that gap, not counted
 	// here.
 	Unverified int `json:"unverified"`
+	// Keys counts the config keys by their one verdict (Report.Keys;
+	// omitted when the run has none).
+	Keys map[string]int `json:"keys,omitempty"`
 }
 
 // Count recomputes Counts, Gap, UnverifiedGap, Errors and Verdict from the
@@ -498,6 +515,12 @@ func (r *Report) Count() {
 	v := compare.Verdict("")
 	for _, p := range r.Points {
 		r.Counts.Points[string(p.Verdict)]++
+		if p.Superseded != "" {
+			for _, res := range p.Roles {
+				r.Counts.Roles[string(res.Verdict)]++
+			}
+			continue // information: another source decides its key
+		}
 		v = r.worse(v, p.Verdict)
 		if p.Verdict == compare.TimeLimit {
 			r.TimeLimit = true
@@ -540,9 +563,18 @@ func (r *Report) Count() {
 	}{{r.VLLM, r.Counts.VLLM, r.Counts.VLLMRows, r.Counts.VLLMRoles}, {r.Pages, r.Counts.Pages, r.Counts.PagesRows, r.Counts.PagesRoles}} {
 		for _, k := range list.keys {
 			list.keyC[string(k.Verdict)]++
-			v = r.worse(v, k.Verdict)
+			if len(k.Rows) == 0 {
+				v = r.worse(v, k.Verdict)
+			}
 			for _, row := range k.Rows {
 				list.rowC[string(row.Verdict)]++
+				if row.Superseded != "" {
+					for _, ro := range row.Roles {
+						list.roleC[string(ro.Verdict)]++
+					}
+					continue // information: another source decides its key
+				}
+				v = r.worse(v, row.Verdict)
 				if row.Verdict == compare.TimeLimit {
 					r.TimeLimit = true
 				}
@@ -562,6 +594,12 @@ func (r *Report) Count() {
 					}
 				}
 			}
+		}
+	}
+	if r.Keys != nil {
+		r.Counts.Keys = map[string]int{}
+		for _, k := range r.Keys {
+			r.Counts.Keys[string(k.Verdict)]++
 		}
 	}
 	r.UnverifiedGap = r.Counts.Unverified > 0 && !r.AllowUnverified

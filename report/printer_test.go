@@ -109,6 +109,7 @@ func fixtureCookbook() *Report {
 		},
 	}
 	merged := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	r.CombineKeys()
 	r.SetLinks([]Link{
 		{URL: "https://github.com/sgl-project/sglang/pull/12345", Kind: "pr", State: "open",
 			Repo: "sgl-project/sglang", Number: 12345, Title: "docs: Qwen3.5 B200 recipes"},
@@ -132,6 +133,7 @@ func fixtureVLLM() *Report {
 		InferenceX:     fxInferenceX(),
 	}
 	addVLLM(r)
+	r.CombineKeys()
 	r.Count()
 	return r
 }
@@ -193,7 +195,71 @@ func addVLLM(r *Report) {
 func fixtureAll() *Report {
 	r := fixtureCookbook()
 	addVLLM(r)
+	r.CombineKeys()
 	r.SetLinks(r.Upstream)
+	return r
+}
+
+// fixtureSources is one verdict per key from every source: a key an
+// AgentX cell covers while the cookbook page's selection differs (the
+// page's value shown as information), a key the page covers while the
+// AgentX point differs, and a key whose second concurrency no source
+// covers (the page's row decides it).
+func fixtureSources() *Report {
+	r := &Report{
+		SchemaVersion:  SchemaVersion,
+		SchemaRevision: SchemaRevision,
+		Policy:         fxPolicy(),
+		Cookbook:       &RepoInfo{Dir: localRoot + "/sglang", Repo: "sgl-project/sglang", Commit: fxCommitCB},
+		CookbookFiles:  []FileInfo{{Path: "docs/src/snippets/agentx/zai-org/glm-5.2.jsx", Commit: fxCommitCB}},
+		InferenceX:     fxInferenceX(),
+		PagesRepo:      &RepoInfo{Dir: localRoot + "/sglang", Repo: "sgl-project/sglang", Commit: fxCommitCB},
+	}
+	glm, qwen := "glm5.2-fp4-b300-sglang-agentic-mtp", "qwen3.5-fp8-h200-sglang-agentic-mtp"
+	row0 := 0
+	spec := func(up, ix string) []compare.Difference {
+		return []compare.Difference{{Setting: "--speculative-num-steps", Upstream: sp(up), InferenceX: sp(ix)}}
+	}
+	excl := []compare.Exclusion{{Setting: "env SGLANG_SIMULATE_ACC_LEN", InferenceX: sp("2.99"), Rule: "synthetic-acceptance",
+		Class: exclusions.ClassSyntheticAcceptance, Reason: "synthetic acceptance pins the acceptance length", Policy: "signoff"}}
+	point := func(key, file string, line, pt int, v compare.Verdict, diffs []compare.Difference, concs ...int) PointResult {
+		return PointResult{File: file, Line: line, CellID: key + "#0", ConfigKey: key, Point: pt, Concs: concs, Router: "sglang", KV: "hicache",
+			Recipe: "benchmarks/single_node/agentic/x.sh", RecipeFile: "benchmarks/single_node/agentic/x.sh", Row: &row0,
+			RowPos: fxMaster + ":8773:9", Status: StatusCompared, Drift: Drift{State: DriftNone}, Verdict: v,
+			Roles: []compare.Result{{Role: "agg", Verdict: v, Matched: 31, Differences: diffs, Excluded: excl}}}
+	}
+	page := func(where string, v compare.Verdict, diffs []compare.Difference, concs ...int) RowResult {
+		file, _, _ := strings.Cut(where, " § ")
+		ref := &RecipeRef{Kind: "page", File: file, Role: "agg", Topology: "TP8+EAGLE", Where: where}
+		ro := RoleMatch{Role: "agg", Topology: "TP8+EAGLE", Verdict: v, Result: &compare.Result{Role: "agg", Verdict: v, Matched: 28, Differences: diffs}}
+		if v == compare.NotCovered {
+			ro.Nearest, ro.Misses, ro.Result = ref, []string{"hardware: page b200, inferencex h200"}, nil
+		} else {
+			ro.Recipe = ref
+		}
+		return RowResult{Row: 0, Concs: concs, Scenario: "agentic-coding", Recipe: "benchmarks/single_node/agentic/x.sh",
+			Status: StatusCompared, Verdict: v, Roles: []RoleMatch{ro}}
+	}
+	snip := "docs/src/snippets/agentx/zai-org/glm-5.2.jsx"
+	r.Points = []PointResult{
+		point(glm, snip, 12, 0, compare.CoveredWithExclusions, nil, 1),
+		point(glm, snip, 12, 1, compare.CoveredWithExclusions, nil, 4),
+		point(qwen, "docs/src/snippets/agentx/Qwen/qwen3.5.jsx", 40, 0, compare.Differs, spec("2", "3"), 8),
+		point(qwen, "docs/src/snippets/agentx/Qwen/qwen3.5.jsx", 40, 1, compare.CoveredWithExclusions, nil, 16),
+	}
+	r.Pages = []KeyResult{
+		{Source: SourcePages, ConfigKey: glm, Framework: "sglang", Model: "nvidia/GLM-5.2-NVFP4", Hardware: "b300", Precision: "fp4",
+			Master: fxMaster + ":8773:1", MasterFile: fxMaster, MasterLine: 8773, Verdict: compare.Differs,
+			Rows: []RowResult{page("docs/cookbook/autoregressive/GLM/GLM-5.2.mdx § hw=b300,strategy=low-latency", compare.Differs, spec("5", "3"), 1, 4)}},
+		{Source: SourcePages, ConfigKey: qwen, Framework: "sglang", Model: "Qwen/Qwen3.5-397B-A17B-FP8", Hardware: "h200", Precision: "fp8",
+			Master: fxMaster + ":9001:1", MasterFile: fxMaster, MasterLine: 9001, Verdict: compare.NotCovered,
+			Rows: []RowResult{
+				page("docs/cookbook/autoregressive/Qwen/Qwen3.5.mdx § hw=h200", compare.Covered, nil, 8),
+				page("docs/cookbook/autoregressive/Qwen/Qwen3.5.mdx § hw=b200", compare.NotCovered, nil, 32),
+			}},
+	}
+	r.CombineKeys()
+	r.Count()
 	return r
 }
 
@@ -204,7 +270,7 @@ func fixtures() []struct {
 	return []struct {
 		name string
 		r    func() *Report
-	}{{"cookbook", fixtureCookbook}, {"vllm", fixtureVLLM}, {"all", fixtureAll}}
+	}{{"cookbook", fixtureCookbook}, {"vllm", fixtureVLLM}, {"all", fixtureAll}, {"sources", fixtureSources}}
 }
 
 // golden compares got with testdata/<name>, or rewrites the file with
@@ -560,7 +626,7 @@ func TestPrinterAnnotations(t *testing.T) {
 		6: "::error title=Check 3 link not merged::upstream link https://github.com/sgl-project/sglang/pull/12345: open (Check 3 (b) needs a merged PR or a published page)",
 		// not verified last, still errors (fail closed)
 		7: "::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=88,title=Check 3 not verified::qwen3.5-fp8-b200-sglang#1 point 0: not verified: upstream-only: recipes/qwen3.5/b200-bf16.yaml lives in NVIDIA/srt-slurm, not in the InferenceX checkout",
-		9: "::notice title=cookbook-sync::❌ Check 3: 8 gaps — error 2, prohibited 1, differs 1, no recipe covers this 1, link not merged 1, not verified 2 (annotations: 9 errors)",
+		9: "::notice title=cookbook-sync::❌ Check 3: 5 gaps — error 2, differs 1, no recipe covers this 1, link not merged 1 (of 3 config keys) (annotations: 9 errors)",
 	} {
 		if lines[i] != want {
 			t.Errorf("line %d:\n got %s\nwant %s", i, lines[i], want)

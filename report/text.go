@@ -27,6 +27,9 @@ func PrintText(w io.Writer, r *Report, opt TextOptions) error {
 	r = escapedReport(r, launch.EscapeLine) // every value from a checkout on one line
 	var b bytes.Buffer
 	b.WriteString(Headline(r) + "\n\n")
+	if len(r.Keys) > 0 {
+		r.keysText(&b, opt.Width)
+	}
 	cookbook := r.Cookbook != nil || len(r.Points) > 0
 	if cookbook {
 		r.cookbookText(&b, opt.Width)
@@ -162,7 +165,7 @@ func (r *Report) cookbookText(b *bytes.Buffer, width int) {
 	failing, allowed := map[*PointResult]bool{}, map[*PointResult]bool{}
 	for _, f := range fs {
 		switch {
-		case f.Role != nil || f.Class == ClassError:
+		case f.Role != nil || f.Class == ClassError || f.Class == ClassInfo:
 		case f.Class == ClassAllowed:
 			allowed[f.Point] = true
 		default:
@@ -233,7 +236,7 @@ func (r *Report) vllmText(b *bytes.Buffer, width int) {
 		}
 	}
 	tw.Flush()
-	b.WriteString("\nKey verdicts (worst row: error > prohibited > differs > missing = no recipe covers this > not verified > covered-with-exclusions > covered):\n")
+	b.WriteString("\nKey verdicts of these sources alone (worst row: error > prohibited > differs > missing = no recipe covers this > not verified > covered-with-exclusions > covered):\n")
 	tw = newTable(b, width, nil, []int{0, 2})
 	for _, k := range r.UpstreamKeys() {
 		rows := map[string]int{}
@@ -267,6 +270,9 @@ func (r *Report) vllmText(b *bytes.Buffer, width int) {
 		}
 		k, row := f.Key, f.Row
 		if f.Match == nil {
+			if f.Class == ClassInfo || f.Class == ClassOK {
+				continue
+			}
 			if f.Class == ClassError {
 				head()
 				fmt.Fprintf(b, "  %s row %d: error: %s\n", k.ConfigKey, row.Row, row.Message)
@@ -387,4 +393,69 @@ func (r *Report) linksText() string {
 		fmt.Fprintf(&b, "  %s%s\n", mark, linkLine(l))
 	}
 	return b.String()
+}
+
+// keysText writes the one verdict of each config key (Report.Keys): the
+// key, its verdict, the source it comes from and its units, then, for the
+// deployments a source covers, what the other sources document
+// differently (information).
+func (r *Report) keysText(b *bytes.Buffer, width int) {
+	b.WriteString("Config keys — one verdict per key from every source (a deployment is covered by one selection of one source: AgentX cell, cookbook page, vLLM recipe):\n")
+	tw := newTable(b, width, nil, []int{0, 3})
+	fmt.Fprintln(tw, "CONFIG KEY\tVERDICT\tFROM\tDEPLOYMENTS")
+	for _, k := range r.Keys {
+		from := k.Source
+		if from == "" {
+			from = strings.Join(k.Sources, "+")
+		}
+		fmt.Fprintf(tw, "%s\t%s%s\t%s\t%s\n", k.ConfigKey, k.Verdict, r.allowedTag(k.Verdict), from, unitsSummary(k))
+	}
+	tw.Flush()
+	first := true
+	for _, k := range r.Keys {
+		for _, u := range k.Units {
+			if r.ClassOf(u.Verdict).Fails() {
+				continue
+			}
+			var also []string
+			for _, o := range u.Others {
+				if len(o.Shows) > 0 {
+					also = append(also, fmt.Sprintf("%s %s (%s) shows %s", o.Source, o.Selection, o.Verdict, strings.Join(o.Shows, "; ")))
+				}
+			}
+			if len(also) == 0 {
+				continue
+			}
+			if first {
+				b.WriteString("\nInformation — other sources on deployments a source covers:\n")
+				first = false
+			}
+			fmt.Fprintf(b, "  %s %s: %s by %s %s\n", k.ConfigKey, unitPlace(u), u.Verdict, u.Source, u.Selection)
+			for _, a := range also {
+				fmt.Fprintf(b, "    %s\n", a)
+			}
+		}
+	}
+	b.WriteString("\n")
+}
+
+// unitPlace is "row 0 conc 1-16" (or "conc 8" for a unit placed on no row).
+func unitPlace(u UnitVerdict) string {
+	if u.Row == nil {
+		return "conc " + concRange(u.Concs)
+	}
+	return fmt.Sprintf("row %d conc %s", *u.Row, concRange(u.Concs))
+}
+
+// unitsSummary counts a key's units by verdict ("5 covered-with-exclusions";
+// the note of a key without units).
+func unitsSummary(k KeyVerdict) string {
+	if len(k.Units) == 0 {
+		return k.Note
+	}
+	n := map[string]int{}
+	for _, u := range k.Units {
+		n[string(u.Verdict)] += len(u.Concs)
+	}
+	return strings.Join(sortedCounts(n), ", ")
 }

@@ -24,6 +24,7 @@ func TestTimeLimitNeverHidden(t *testing.T) {
 		r.VLLM[0].Rows[1].Roles[0].Result.Verdict = compare.Covered
 		r.VLLM[0].Verdict = compare.TimeLimit
 		r.AllowUnverified = allow
+		r.CombineKeys()
 		r.Count()
 		if !r.TimeLimit || !r.Gap || r.Errors || r.Verdict != compare.TimeLimit {
 			t.Errorf("allow=%v: timeLimit %v gap %v errors %v verdict %q", allow, r.TimeLimit, r.Gap, r.Errors, r.Verdict)
@@ -45,6 +46,7 @@ func TestTimeLimitNeverHidden(t *testing.T) {
 	r.VLLM[0].Rows = r.VLLM[0].Rows[:1]
 	r.VLLM[0].Verdict = compare.Covered
 	r.TimeLimits = []string{"docs/src/snippets/autoregressive/x-deployment.jsx: time limit — re-run: page code ran past the wall-clock backstop"}
+	r.CombineKeys()
 	r.Count()
 	if !r.TimeLimit || r.Errors || r.Verdict != compare.TimeLimit {
 		t.Errorf("page time limit: timeLimit %v errors %v verdict %q", r.TimeLimit, r.Errors, r.Verdict)

@@ -51,7 +51,7 @@ func TestCoverageDemoText(t *testing.T) {
 	if errs != "" {
 		t.Errorf("stderr %q, want nothing for a gap", errs)
 	}
-	if first, _, _ := strings.Cut(out, "\n"); first != "❌ Check 3: 3 gaps — differs 1, not verified 2" {
+	if first, _, _ := strings.Cut(out, "\n"); first != "❌ Check 3: 3 gaps — differs 1, not verified 2 (of 3 config keys)" {
 		t.Errorf("first line %q, want the headline", first)
 	}
 	for _, want := range []string{
@@ -192,7 +192,7 @@ func TestCoverageDemoMarkdown(t *testing.T) {
 	if code != exitGap {
 		t.Fatalf("exit %d", code)
 	}
-	checkMarkdown(t, out, "❌ Check 3: 3 gaps — differs 1, not verified 2")
+	checkMarkdown(t, out, "❌ Check 3: 3 gaps — differs 1, not verified 2 (of 3 config keys)")
 	for _, want := range []string{
 		"- Exclusion policy: `2026-12-01.4 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)`",
 		"- Upstream: SGLang cookbook `sgl-project/sglang` (not a git checkout: no commit), 1 AgentX snippet: `qwen3.5-demo.jsx` sha256 `",
@@ -333,7 +333,7 @@ func TestCoverageCookbookGitCommit(t *testing.T) {
 	infx, cb := demoDirs(t)
 	h := commitDemoCookbook(t, cb)
 	_, out, _ := runCoverageCLI(t, "--infx", infx, "--cookbook", cb, "--format", "markdown")
-	checkMarkdown(t, out, "❌ Check 3: 3 gaps — differs 1, not verified 2", infx, cb)
+	checkMarkdown(t, out, "❌ Check 3: 3 gaps — differs 1, not verified 2 (of 3 config keys)", infx, cb)
 	for _, want := range []string{
 		"- Upstream: SGLang cookbook [`sgl-project/sglang@" + h.String()[:12] + "`](https://github.com/sgl-project/sglang/tree/" + h.String() + "), 1 AgentX snippet: `qwen3.5-demo.jsx` sha256 `",
 		// the evidence links the cookbook point at that commit

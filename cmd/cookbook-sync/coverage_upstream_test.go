@@ -108,7 +108,7 @@ func TestCoverageUpstreamNotMerged(t *testing.T) {
 	if code != exitGap {
 		t.Errorf("markdown: exit %d, want 1", code)
 	}
-	checkMarkdown(t, out, "❌ Check 3: 1 gap — link not merged 1")
+	checkMarkdown(t, out, "❌ Check 3: 1 gap — link not merged 1 (of 1 config key; not verified (allowed) 1)")
 	for _, want := range []string{
 		"- Upstream links (Check 3 (b): a merged PR or a published page):\n  - ❌ " + prURL + "45113 — open\n",
 		"- Not verified: 1 (listed, not a gap: --allow-unverified)\n",

@@ -109,7 +109,7 @@ func TestCoverageVLLMCLI(t *testing.T) {
 	if code != exitGap {
 		t.Errorf("markdown: exit %d, want 1", code)
 	}
-	checkMarkdown(t, out, "❌ Check 3: 5 gaps — differs 2, no recipe covers this 1, not verified 2", vllmInfx, vllmRecipes, "testdata")
+	checkMarkdown(t, out, "❌ Check 3: 4 gaps — differs 2, no recipe covers this 1, not verified 1 (of 4 config keys)", vllmInfx, vllmRecipes, "testdata")
 	for _, want := range []string{
 		"- Upstream: vLLM recipes `vllm-project/recipes` (not a git checkout: no commit)\n",
 		"\n## Gaps\n",

@@ -179,7 +179,7 @@ func TestCoverageFooterNoLocalPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	checkMarkdown(t, out, "❌ Check 3: 1 gap — differs 1", infx, cb, filepath.Dir(infx))
+	checkMarkdown(t, out, "❌ Check 3: 1 gap — differs 1 (of 3 config keys; not verified (allowed) 2)", infx, cb, filepath.Dir(infx))
 	want := " The whole report: `cookbook-sync coverage --infx <InferenceX> --cookbook <sglang> --config-key 'qwen3.5-fp8-gb300-*' --config-key '*-mtp' --policy current --allow-unverified --format json`" +
 		", where `<InferenceX>` is `SemiAnalysisAI/InferenceX` (not a git checkout: no commit), `<sglang>` is `sgl-project/sglang@" + h.String() + "`.\n"
 	if !strings.HasSuffix(out, want) {
