@@ -340,6 +340,31 @@ func (c *run) relPath(p string) string {
 	return relTo(c.opt.InfxDir, p)
 }
 
+// absDir is dir as an absolute, clean path (the report names each
+// checkout so: the same report whether it was named relative to the
+// working directory or absolutely) ("" stays ""; a path that
+// cannot be made absolute stays as given).
+func absDir(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	if a, err := filepath.Abs(dir); err == nil {
+		return a
+	}
+	return dir
+}
+
+// relPos is a master-config position with its file relative to the
+// InferenceX checkout ("configs/nvidia-master.yaml:1232:9"), whatever
+// form the checkout's directory was given in.
+func (c *run) relPos(p infx.Pos) string { return relPosTo(c.opt.InfxDir, p) }
+
+// relPosTo is p with its file relative to dir when inside it.
+func relPosTo(dir string, p infx.Pos) string {
+	p.File = relTo(dir, p.File)
+	return p.String()
+}
+
 // relTo is p relative to dir when p is inside dir, else p.
 func relTo(dir, p string) string {
 	if dir == "" || p == "" {
@@ -444,7 +469,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		SchemaRevision: report.SchemaRevision,
 		Policy: report.PolicyInfo{ID: spec.ID, Title: spec.Title, Scope: spec.Scope, Strictness: spec.Strictness, From: from,
 			Version: ex.PolicyVersion(), Policies: ex.Policies()},
-		InferenceX:      report.RepoInfo{Dir: opt.InfxDir},
+		InferenceX:      report.RepoInfo{Dir: absDir(opt.InfxDir)},
 		AllowUnverified: opt.AllowUnverified,
 	}
 	ixRepo := openRepo(opt.InfxDir)
@@ -481,7 +506,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		c.render = srtSlurmRenderer()
 	}
 	if opt.SrtSlurmDir != "" {
-		si := report.RepoInfo{Dir: opt.SrtSlurmDir}
+		si := report.RepoInfo{Dir: absDir(opt.SrtSlurmDir)}
 		if r := openRepo(opt.SrtSlurmDir); r != nil {
 			si.Commit, si.Repo = r.head, r.github("NVIDIA/srt-slurm")
 		}
@@ -523,7 +548,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		if err != nil {
 			rep.VLLMRecipeErrors = strings.Split(err.Error(), "\n")
 		}
-		vi := report.RepoInfo{Dir: opt.VLLMRecipesDir}
+		vi := report.RepoInfo{Dir: absDir(opt.VLLMRecipesDir)}
 		if r := openRepo(opt.VLLMRecipesDir); r != nil {
 			vi.Commit, vi.Repo = r.head, r.github("vllm-project/recipes")
 		}
@@ -583,7 +608,7 @@ func (c *run) cookbookCoverage() error {
 		return err
 	}
 	cbRepo := openRepo(c.agentxDir)
-	ci := report.RepoInfo{Dir: c.agentxDir}
+	ci := report.RepoInfo{Dir: absDir(c.agentxDir)}
 	if cbRepo != nil {
 		ci.Commit, ci.Repo = cbRepo.head, cbRepo.github("sgl-project/sglang")
 	}
@@ -806,7 +831,7 @@ func (c *run) notFound(pr *report.PointResult, f *cookbook.File, sel cookbook.Se
 		ref += ":" + p.Selector
 	}
 	row := p.Row
-	pr.Row, pr.RowPos = &row, p.Pos.String()
+	pr.Row, pr.RowPos = &row, c.relPos(p.Pos)
 	pr.Status = report.StatusUpstreamOnly
 	pr.Message = fmt.Sprintf("recipe %s is not in the InferenceX checkout; the master-config point it was measured as (%s row %d, %s) runs CONFIG_FILE=%s, which lives in the NVIDIA/srt-slurm ref the launcher clones",
 		pr.Recipe, pr.ConfigKey, row, pr.RowPos, ref)

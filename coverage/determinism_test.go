@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -335,5 +336,45 @@ func TestCorpusKeyScopedExact(t *testing.T) {
 	b, _ := json.Marshal(full.Pages)
 	if !bytes.Equal(a, b) || len(rep.PageErrors) > 0 {
 		t.Errorf("the full run beside broken snippets no key needs: page errors %v, %s", rep.PageErrors, testutil.LineDiff(a, b))
+	}
+}
+
+// TestCorpusRelativeInfxSameJSON: the checkouts named relative to the
+// working directory or absolutely give the same JSON (issue 22: a
+// relative --infx made 175 notes "the launchers run X.sh, not the cited
+// X.sh" naming one file twice).
+func TestCorpusRelativeInfxSameJSON(t *testing.T) {
+	abs := mainJob(t)
+	for _, d := range append([]string{abs.InfxDir, abs.SrtSlurmDir, abs.VLLMRecipesDir}, abs.CookbookDirs...) {
+		if !filepath.IsAbs(d) {
+			t.Fatalf("%s: want absolute paths from testutil.SharedPath", d)
+		}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := func(p string) string {
+		r, err := filepath.Rel(wd, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	abs.ConfigKeys = []string{"glm5.2-fp4-b300-sglang-agentic-mtp", "qwen3.5-fp8-h200-sglang*", "dsv4-fp4-b200-vllm", "dsr1-fp8-mi355x-sglang-disagg"}
+	r := abs
+	r.InfxDir, r.SrtSlurmDir, r.VLLMRecipesDir = rel(abs.InfxDir), rel(abs.SrtSlurmDir), rel(abs.VLLMRecipesDir)
+	r.CookbookDirs = []string{rel(abs.CookbookDirs[0]), rel(abs.CookbookDirs[1])}
+	_, a := runJSON(t, abs)
+	_, b := runJSON(t, r)
+	if !bytes.Equal(a, b) {
+		t.Errorf("relative checkouts: the JSON differs: %s", testutil.LineDiff(b, a))
+	}
+	if m := regexp.MustCompile(`the launchers run (\S+), not the cited (\S+)`).FindAllStringSubmatch(string(b), -1); len(m) > 0 {
+		for _, x := range m {
+			if x[1] == x[2] {
+				t.Errorf("a note names one script twice: %s", x[0])
+			}
+		}
 	}
 }

@@ -38,7 +38,7 @@ func (c *run) launcherRender(pr *report.PointResult, f *cookbook.File, sel cookb
 		return nil, false
 	}
 	row := p.Row
-	pr.Row, pr.RowPos = &row, p.Pos.String()
+	pr.Row, pr.RowPos = &row, c.relPos(p.Pos)
 	key := "launcher\x00" + pr.ConfigKey + "\x00" + strconv.Itoa(p.Row) + "\x00" + strconv.Itoa(p.Concurrency)
 	rr, ok := cache[key]
 	if !ok {

@@ -86,7 +86,7 @@ func (c *run) pagesPart() error {
 	if err != nil {
 		return err
 	}
-	pi := report.RepoInfo{Dir: c.pagesDir}
+	pi := report.RepoInfo{Dir: absDir(c.pagesDir)}
 	if r := openRepo(set.Root); r != nil {
 		pi.Commit, pi.Repo = r.head, r.github("sgl-project/sglang")
 	}

@@ -124,7 +124,7 @@ func MatchPoint(ws *infx.Workspace, key string, q PointQuery) RowMatch {
 				}
 				return RowMatch{Points: out, Status: report.StatusCompared, Drift: fmt.Sprintf(
 					"possible commit drift: no row of %s in the InferenceX checkout has concurrency %s; row %d (%s) has the same TP/EP/DP-attention/KV tier with concurrencies %s and is compared at %s",
-					key, concs(q.Concs), same[0], byRow[same[0]][0].Pos, concs(rowConcs), concs(q.Concs))}
+					key, concs(q.Concs), same[0], relPosTo(ws.Root, byRow[same[0]][0].Pos), concs(rowConcs), concs(q.Concs))}
 			}
 		}
 		return RowMatch{Status: report.StatusNoMatch, Message: fmt.Sprintf("no search-space row of %s has %s", key, what)}
@@ -236,7 +236,7 @@ func (c *run) compareScript(pr *report.PointResult, f *cookbook.File, sel cookbo
 		return
 	}
 	row := m.Points[0].Row
-	pr.Row, pr.RowPos = &row, m.Points[0].Pos.String()
+	pr.Row, pr.RowPos = &row, c.relPos(m.Points[0].Pos)
 	type run struct {
 		conc int
 		d    *launch.Deployment

@@ -73,7 +73,7 @@ func TestCoverageVLLMCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitGap {
 		t.Fatalf("json: exit %d %v\n%s", code, err, out)
 	}
-	if rep.SchemaVersion != 2 || rep.SchemaRevision != report.SchemaRevision || rep.Verdict != "differs" || rep.VLLMRecipes.Dir != vllmRecipes || len(rep.VLLM) != 4 || !rep.Gap || rep.Counts.VLLM["differs"] != 2 ||
+	if rep.SchemaVersion != 2 || rep.SchemaRevision != report.SchemaRevision || rep.Verdict != "differs" || rep.VLLMRecipes.Dir != absPath(t, vllmRecipes) || len(rep.VLLM) != 4 || !rep.Gap || rep.Counts.VLLM["differs"] != 2 ||
 		rep.Counts.Unverified != 2 || !rep.UnverifiedGap {
 		t.Errorf("json header %+v", rep)
 	}
@@ -168,4 +168,14 @@ func TestCoverageVLLMUsage(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errs, "Broken.yaml:2:1") {
 		t.Errorf("bad recipe: exit %d, stderr %q\n%s", code, errs, out)
 	}
+}
+
+// absPath is p as an absolute path (the report names every checkout so).
+func absPath(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
