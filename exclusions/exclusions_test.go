@@ -109,6 +109,7 @@ rules:
   - id: w
     match: {flag: "--x-*", role: worker, engine: sglang, value: "{1,2}"}
     class: judgment
+    scope: pair
     reason: r
   - id: svc
     match: {field: count, role: service}
@@ -177,6 +178,12 @@ func TestParseErrors(t *testing.T) {
 			`rules[0].mustMatch: mustMatch is only meaningful for class placement`},
 		{"unknown key", head + "  - id: a\n    match: {flag: --a}\n    clas: harness\n    reason: r\n",
 			`field clas not found`},
+		{"value without scope", head + "  - id: a\n    match: {flag: --a, value: x}\n    class: harness\n    reason: r\n",
+			`rules[0].scope: missing: a rule with a value pattern states its scope`},
+		{"side on judgment", head + "  - id: a\n    match: {flag: --a, value: x}\n    class: judgment\n    scope: side\n    reason: r\n",
+			`t.yaml:8:12: rules[0].scope: scope side is only meaningful for class harness, collection or synthetic-acceptance, not judgment`},
+		{"unknown scope", head + "  - id: a\n    match: {flag: --a}\n    class: harness\n    scope: both\n    reason: r\n",
+			`rules[0].scope: unknown scope "both" (want pair or side)`},
 		{"syntax", "rules: [", `t.yaml: yaml:`},
 		{"no version", "policy: p\npolicies: {p: {source: s, version: v}}\n", `t.yaml: version: missing`},
 		{"default policy unknown", "version: \"1\"\npolicy: x\npolicies: {p: {source: s, version: v}}\n", `policy: unknown policy "x"`},
