@@ -505,6 +505,7 @@ func TestVLLMSideExclusionMutations(t *testing.T) {
 	// edit replaces from with to in the fixture's recipe (file "recipe")
 	// or MTP script (file "script")
 	type edit struct{ file, from, to string }
+	var text string // the text report of the last run
 	run := func(t *testing.T, edits ...edit) report.RoleMatch {
 		t.Helper()
 		dir := t.TempDir()
@@ -533,6 +534,7 @@ func TestVLLMSideExclusionMutations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		text = textOf(rep)
 		k := vllmKey(t, rep, "comet-fp8-h200-vllm-mtp")
 		if len(k.Rows) != 1 || len(k.Rows[0].Roles) != 1 || k.Rows[0].Roles[0].Result == nil {
 			t.Fatalf("rows %+v", k.Rows)
@@ -550,6 +552,9 @@ func TestVLLMSideExclusionMutations(t *testing.T) {
 		}
 		if got, w := diffSettings(ro.Result), []string{"--speculative-config.rejection_sample_method=block|(absent)"}; !reflect.DeepEqual(got, w) {
 			t.Errorf("differences %q, want %q", got, w)
+		}
+		if w := "    --speculative-config.rejection_sample_method: upstream block, inferencex (absent) (InferenceX runs synthetic for the benchmark, harness-only (synthetic-vllm-rejection-sampler, excluded); compared with its production path, which does not set it)\n"; !strings.Contains(text, w) {
+			t.Errorf("text lacks %q:\n%s", w, text)
 		}
 	})
 	for name, to := range map[string]string{
