@@ -448,12 +448,34 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, strict Strictnes
 			verdict = Worse(verdict, ContentNotKnown)
 			continue
 		}
-		if cv != nil && rv != nil && (*cv == *rv || !s.Literal && !(c != nil && c.Literal) && Equal(*cv, *rv) || rules.sameModel(k, *cv, *rv)) {
+		same := func(cv, rv *string) bool {
+			return cv != nil && rv != nil && (*cv == *rv || !s.Literal && !(c != nil && c.Literal) && Equal(*cv, *rv) || rules.sameModel(k, *cv, *rv))
+		}
+		if same(cv, rv) {
 			res.Matched++
 			continue
 		}
+		// a rule of scope side takes out only the value it matches; what
+		// is left is compared with that side's production path
+		note := ""
+		if sd, ok := dropSides(ex, s, r, cv, rv, engine, res.Role); ok {
+			res.Excluded = append(res.Excluded, Exclusion{Setting: k, Upstream: sd.upstream, InferenceX: sd.inferencex, Rule: sd.rule.ID, Class: sd.rule.Class,
+				Reason: sd.rule.Reason, Policy: sd.rule.Policy, Origins: origins})
+			verdict = Worse(verdict, CoveredWithExclusions)
+			cv, rv, note = sd.cv, sd.rv, sd.note
+			if cv == nil && rv == nil {
+				continue
+			}
+			if same(cv, rv) {
+				res.Matched++
+				continue
+			}
+		}
 		// a flag at its cited engine default on one side, absent on the other (defaults.go)
 		if e, ok := citedDefault(ex, engine, s, k, cv, rv, origins, cp, rp); ok {
+			if note != "" {
+				e.Reason = note + "; " + e.Reason
+			}
 			res.Info = append(res.Info, e)
 			verdict = Worse(verdict, CoveredWithExclusions)
 			continue
@@ -468,7 +490,7 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, strict Strictnes
 			continue
 		}
 		if !ruled {
-			res.Differences = append(res.Differences, Difference{Setting: k, Upstream: cv, InferenceX: rv, Origins: origins, Diff: textDiff(cv, rv)})
+			res.Differences = append(res.Differences, Difference{Setting: k, Upstream: cv, InferenceX: rv, Origins: origins, Diff: textDiff(cv, rv), Note: note})
 			verdict = Worse(verdict, Differs)
 			continue
 		}
@@ -487,6 +509,62 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, strict Strictnes
 	}
 	res.Verdict = verdict
 	sortDiffs(res)
+}
+
+// sideDrop is what the exclusions of scope side (exclusions.ScopeSide) leave
+// of a setting's two values: cv and rv, the values still compared; upstream
+// and inferencex, the values taken out (nil for a side left as it was);
+// rule, the rule that took them out (InferenceX's when both sides matched);
+// note, for the reader, what InferenceX's value was compared as.
+type sideDrop struct {
+	cv, rv               *string
+	upstream, inferencex *string
+	rule                 *exclusions.Rule
+	note                 string
+}
+
+// dropSides applies the exclusions of scope side to one setting (cookbook-
+// sync issue 22 item 4): a side whose value the first matching rule of s
+// matches with scope side loses that value, and InferenceX's is replaced by
+// its production-path value — the value a harness step replaced
+// (Setting.Production, when r.HarnessBy is set) unless that value is itself
+// taken out by a side rule, else absent. The upstream side has no other
+// value than the one it documents: a dropped upstream value leaves it
+// absent. ok is false when no side rule matches either side (rules of scope
+// pair are applied later, to the pair: matchEither).
+func dropSides(ex *exclusions.Set, s, r *Setting, cv, rv *string, engine, role string) (sideDrop, bool) {
+	side := func(v *string) *exclusions.Rule {
+		if v == nil {
+			return nil
+		}
+		if rule, ok := ex.Match(exSetting(s, *v, engine, role)); ok && rule.Side() {
+			return rule
+		}
+		return nil
+	}
+	d := sideDrop{cv: cv, rv: rv}
+	if rule := side(cv); rule != nil {
+		d.upstream, d.cv, d.rule = cv, nil, rule
+		d.note = fmt.Sprintf("the upstream documents %s, harness-only (%s, excluded)", Shown(cv), rule.ID)
+	}
+	if rule := side(rv); rule != nil {
+		d.inferencex, d.rule = rv, rule
+		d.rv = nil
+		prod := "which does not set it"
+		if r != nil && r.HarnessBy != "" {
+			if r.Production != nil && side(r.Production) == nil {
+				d.rv = r.Production
+				prod = "which sets " + Shown(r.Production)
+			}
+			prod += " (before " + r.HarnessBy + ")"
+		}
+		ixNote := fmt.Sprintf("InferenceX runs %s for the benchmark, harness-only (%s, excluded); compared with its production path, %s", Shown(rv), rule.ID, prod)
+		if d.note != "" {
+			ixNote = d.note + "; " + ixNote
+		}
+		d.note = ixNote
+	}
+	return d, d.rule != nil
 }
 
 func matchProhibited(ex *exclusions.Set, s *Setting, cv, rv *string, engine, role string) (*exclusions.Rule, bool) {

@@ -313,6 +313,14 @@ type Setting struct {
 	// (Difference.Note).
 	Unknown    bool
 	UnknownWhy string
+	// HarnessBy, when set, names the harness step that rewrote the
+	// argument this setting comes from for the benchmark run
+	// (launch.Arg.Harness); Production is then the setting's normalized
+	// value on the production path, nil when that path does not set it.
+	// Compare uses it where an exclusion of scope side takes the run's
+	// value out (exclusions.ScopeSide).
+	HarnessBy  string
+	Production *string
 }
 
 // Normalized is the settings of one process by key, plus the key order.
@@ -342,8 +350,34 @@ func (n *Normalized) add(s *Setting, lastWins bool) {
 // NormalizeProcess turns one process into normalized settings. engine keys
 // the alias table ("sglang", "vllm"; frontends use "dynamo"/"sglang-router"
 // which have no aliases); hfID is the deployment's Hugging Face model id
-// used to resolve model paths (may be empty).
+// used to resolve model paths (may be empty). When a harness step rewrote
+// some of p's arguments (launch.Arg.Harness), the process is normalized a
+// second time with the production values (launch.ProductionArgs), and
+// every setting whose value differs there gets HarnessBy and Production.
 func (r *Rules) NormalizeProcess(p *launch.Process, engine, hfID string) *Normalized {
+	n := r.normalizeProcess(p, engine, hfID)
+	prodArgs, by, ok := launch.ProductionArgs(p.Args)
+	if !ok {
+		return n
+	}
+	q := *p
+	q.Args = prodArgs
+	prod := r.normalizeProcess(&q, engine, hfID)
+	for _, k := range n.Order {
+		s := n.Settings[k]
+		ps, has := prod.Settings[k]
+		switch {
+		case !has:
+			s.HarnessBy = by
+		case ps.Value != s.Value:
+			v := ps.Value
+			s.HarnessBy, s.Production = by, &v
+		}
+	}
+	return n
+}
+
+func (r *Rules) normalizeProcess(p *launch.Process, engine, hfID string) *Normalized {
 	n := &Normalized{Settings: map[string]*Setting{}}
 	// Engine workers parse flags with argparse (store: the last value
 	// wins); routers take repeated --prefill/--decode/--worker-urls.

@@ -349,11 +349,25 @@ func betterResult(a, b *compare.Result) bool {
 // back into --speculative-config so that compare splits them into
 // "--speculative-config.<key>" settings the exclusion rules list (class
 // synthetic-acceptance; normalize.yaml jsonSplitKeys).
+//
+// An argument a harness step rewrote (launch.Arg.Harness: InferenceX's
+// synthetic-acceptance injector) keeps its production value, normalized
+// the same way, on the normalized argument (launch.MarkHarness).
 func vllmSide(d *launch.Deployment, p *launch.Process, role launch.Role, model string) *launch.Deployment {
 	w := *p
 	w.Kind, w.Role = launch.KindWorker, role
-	args, _ := recipes.NormalizeArgs(p.Args)
-	if syn := syntheticKeys(p.Args); len(syn) > 0 {
+	args := vllmArgs(p.Args)
+	if prod, by, ok := launch.ProductionArgs(p.Args); ok {
+		args = launch.MarkHarness(args, vllmArgs(prod), by)
+	}
+	w.Args = args
+	return &launch.Deployment{Source: d.Source, Engine: "vllm", Model: model, Hardware: d.Hardware, Processes: []launch.Process{w}}
+}
+
+// vllmArgs is vllmSide's normalization of one worker's arguments.
+func vllmArgs(raw []launch.Arg) []launch.Arg {
+	args, _ := recipes.NormalizeArgs(raw)
+	if syn := syntheticKeys(raw); len(syn) > 0 {
 		for i := range args {
 			if args[i].Flag != "--speculative-config" || len(args[i].Values) != 1 {
 				continue
@@ -371,8 +385,7 @@ func vllmSide(d *launch.Deployment, p *launch.Process, role launch.Role, model s
 			args[i].Values = []string{string(b)}
 		}
 	}
-	w.Args = args
-	return &launch.Deployment{Source: d.Source, Engine: "vllm", Model: model, Hardware: d.Hardware, Processes: []launch.Process{w}}
+	return args
 }
 
 // syntheticKeys returns the recipes.SyntheticAcceptanceKeys() set by the last

@@ -490,3 +490,89 @@ func TestHardwareOptOut(t *testing.T) {
 		}
 	}
 }
+
+// TestVLLMSideExclusionMutations (issue 22 item 4): with the MTP script's
+// only production difference (--enforce-eager) removed, the fixture's MTP
+// key is covered-with-exclusions. A recipe that pins
+// rejection_sample_method block inside --speculative-config is then not
+// covered: InferenceX's synthetic sampler is taken out on its own side and
+// its production path sets none, for which vLLM's default is cited
+// nowhere. Harness-only mutations of the script (the synthetic keys' values
+// or presence) change no verdict; a production one (the draft length) does.
+func TestVLLMSideExclusionMutations(t *testing.T) {
+	const script = "benchmarks/single_node/fixed_seq_len/comet_fp8_h200_vllm_mtp.sh"
+	const spec = `'{"num_speculative_tokens": 2, "method": "mtp", "rejection_sample_method": "synthetic", "synthetic_acceptance_length": 2.5}'`
+	// edit replaces from with to in the fixture's recipe (file "recipe")
+	// or MTP script (file "script")
+	type edit struct{ file, from, to string }
+	var text string // the text report of the last run
+	run := func(t *testing.T, edits ...edit) report.RoleMatch {
+		t.Helper()
+		dir := t.TempDir()
+		ix, rec := filepath.Join(dir, "inferencex"), filepath.Join(dir, "recipes")
+		if err := os.CopyFS(ix, os.DirFS(vllmFixtureInfx)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.CopyFS(rec, os.DirFS(vllmFixtureRecipes)); err != nil {
+			t.Fatal(err)
+		}
+		edits = append(edits, edit{"script", " \\\n    --enforce-eager", ""})
+		for _, e := range edits {
+			e.file = map[string]string{"script": filepath.Join(ix, script), "recipe": filepath.Join(rec, cometYAML)}[e.file]
+			b, err := os.ReadFile(e.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), e.from) {
+				t.Fatalf("%s lacks %q", e.file, e.from)
+			}
+			if err := os.WriteFile(e.file, []byte(strings.Replace(string(b), e.from, e.to, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rep, err := Run(context.Background(), Options{InfxDir: ix, VLLMRecipesDir: rec, ConfigKeys: []string{"comet-fp8-h200-vllm-mtp"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text = textOf(rep)
+		k := vllmKey(t, rep, "comet-fp8-h200-vllm-mtp")
+		if len(k.Rows) != 1 || len(k.Rows[0].Roles) != 1 || k.Rows[0].Roles[0].Result == nil {
+			t.Fatalf("rows %+v", k.Rows)
+		}
+		return k.Rows[0].Roles[0]
+	}
+	base := run(t)
+	if base.Verdict != compare.CoveredWithExclusions || len(base.Result.Differences) != 0 {
+		t.Fatalf("baseline %s %q", base.Verdict, diffSettings(base.Result))
+	}
+	t.Run("recipe pins block", func(t *testing.T) {
+		ro := run(t, edit{"recipe", `'{"method":"mtp","num_speculative_tokens":2}'`, `'{"method":"mtp","num_speculative_tokens":2,"rejection_sample_method":"block"}'`})
+		if ro.Verdict != compare.Differs {
+			t.Errorf("verdict %s, want differs", ro.Verdict)
+		}
+		if got, w := diffSettings(ro.Result), []string{"--speculative-config.rejection_sample_method=block|(absent)"}; !reflect.DeepEqual(got, w) {
+			t.Errorf("differences %q, want %q", got, w)
+		}
+		if w := "    --speculative-config.rejection_sample_method: upstream block, inferencex (absent) (InferenceX runs synthetic for the benchmark, harness-only (synthetic-vllm-rejection-sampler, excluded); compared with its production path, which does not set it)\n"; !strings.Contains(text, w) {
+			t.Errorf("text lacks %q:\n%s", w, text)
+		}
+	})
+	for name, to := range map[string]string{
+		"another acceptance length": strings.Replace(spec, "2.5", "3.1", 1),
+		"no synthetic sampler":      strings.Replace(spec, `, "rejection_sample_method": "synthetic"`, "", 1),
+		"no synthetic keys":         `'{"num_speculative_tokens": 2, "method": "mtp"}'`,
+	} {
+		t.Run("harness: "+name, func(t *testing.T) {
+			ro := run(t, edit{"script", spec, to})
+			if ro.Verdict.Rank() > compare.CoveredWithExclusions.Rank() || len(ro.Result.Differences) != 0 {
+				t.Errorf("verdict %s %q: a harness-only change changed the verdict", ro.Verdict, diffSettings(ro.Result))
+			}
+		})
+	}
+	t.Run("production: draft length", func(t *testing.T) {
+		ro := run(t, edit{"script", spec, strings.Replace(spec, `"num_speculative_tokens": 2`, `"num_speculative_tokens": 3`, 1)})
+		if ro.Verdict != compare.Differs {
+			t.Errorf("verdict %s, want differs", ro.Verdict)
+		}
+	})
+}

@@ -64,6 +64,33 @@ func (c Class) Excluded() bool {
 	return c == ClassHarness || c == ClassCollection || c == ClassSyntheticAcceptance
 }
 
+// Scope is what a rule's match takes out of a comparison: the setting on
+// both sides (ScopePair) or only the value it matches, on the side that
+// gives it (ScopeSide). Source: cookbook-sync issue 22 item 4 ("Exclusions
+// act on their own side where they match a value"), after InferenceX
+// .github/codeowner-signoff-verify-prompt.md (09813166…) Check 3(c): harness
+// plumbing and synthetic-acceptance controls "may differ", production
+// settings must match.
+type Scope string
+
+// Rule scopes.
+const (
+	// ScopePair (the default): a match on either side takes the setting out
+	// of the comparison on both sides. For names that are plumbing whatever
+	// value either side gives: ports, hosts, model paths, metrics and log
+	// switches, placeholders such as @fabric.* that stand for the host's own
+	// value of the same setting.
+	ScopePair Scope = "pair"
+	// ScopeSide: only the value the rule matches is taken out, on the side
+	// that gives it; what the other side gives is still compared with this
+	// side's production-path value (the value a harness step replaced, else
+	// absent, which only an engine default cited in compare/defaults.yaml
+	// equates with a pinned value). For values InferenceX's harness runs in
+	// place of a production one: synthetic acceptance
+	// (rejection_sample_method synthetic, SGLANG_SIMULATE_ACC_*).
+	ScopeSide Scope = "side"
+)
+
 // Consumer is who reads an environment variable the benchmark harness puts
 // into a server process's environment. Check 3(c) of InferenceX
 // .github/codeowner-signoff-verify-prompt.md lets "harness plumbing such as
@@ -176,9 +203,19 @@ type Rule struct {
 	WhenBoth bool `yaml:"whenBoth,omitempty" json:"whenBoth,omitempty"`
 	// Policy is the key of the policy this rule follows (default: the file's).
 	Policy string `yaml:"policy,omitempty" json:"policy"`
+	// Scope is what a match takes out: ScopePair (the default) or
+	// ScopeSide. A rule with a value pattern must state it (a value may be
+	// a harness substitute or a placeholder; Parse refuses to guess), and
+	// only a rule of an excluded class (harness, collection, synthetic
+	// acceptance) may be ScopeSide.
+	Scope Scope `yaml:"scope,omitempty" json:"scope,omitempty"`
 
 	name, value, role, engine *matcher
 }
+
+// Side reports whether the rule takes out only the value it matches, on
+// the side that gives it (ScopeSide).
+func (r *Rule) Side() bool { return r.Scope == ScopeSide }
 
 // matcher matches a glob: a set of literal alternatives ("--a", "{A,B}")
 // without a regexp, anything else with one.
@@ -230,7 +267,8 @@ type fileDoc struct {
 // the YAML path and line ("rules.yaml:12: rules[3].class: unknown class
 // \"harnes\""). Errors: YAML syntax, unknown keys, missing version/policy,
 // a rule without id/reason/match, duplicate ids, unknown class, unknown
-// policy, an unknown consumer, an env rule of class harness, collection or
+// policy, an unknown scope, a value pattern without a scope, scope side on
+// a class that is not excluded, an unknown consumer, an env rule of class harness, collection or
 // placement without a consumer, mustMatch on a non-placement rule, a bad
 // glob pattern.
 func Parse(name string, data []byte) (*Set, error) {
@@ -288,6 +326,20 @@ func Parse(name string, data []byte) (*Set, error) {
 		}
 		if r.MustMatch && r.Class != ClassPlacement {
 			return nil, fmt.Errorf("%s: mustMatch is only meaningful for class placement", at(p+".mustMatch"))
+		}
+		switch r.Scope {
+		case "":
+			if r.Match.Value != "" {
+				return nil, fmt.Errorf("%s: missing: a rule with a value pattern states its scope (side: the value is a harness substitute for a production value, dropped on its own side; pair: the value stands for the same setting, dropped on both sides)", at(p+".scope"))
+			}
+			r.Scope = ScopePair
+		case ScopePair:
+		case ScopeSide:
+			if !r.Class.Excluded() {
+				return nil, fmt.Errorf("%s: scope side is only meaningful for class harness, collection or synthetic-acceptance, not %s", at(p+".scope"), r.Class)
+			}
+		default:
+			return nil, fmt.Errorf("%s: unknown scope %q (want pair or side)", at(p+".scope"), r.Scope)
 		}
 		if r.Policy == "" {
 			r.Policy = doc.Policy

@@ -109,6 +109,7 @@ rules:
   - id: w
     match: {flag: "--x-*", role: worker, engine: sglang, value: "{1,2}"}
     class: judgment
+    scope: pair
     reason: r
   - id: svc
     match: {field: count, role: service}
@@ -177,6 +178,12 @@ func TestParseErrors(t *testing.T) {
 			`rules[0].mustMatch: mustMatch is only meaningful for class placement`},
 		{"unknown key", head + "  - id: a\n    match: {flag: --a}\n    clas: harness\n    reason: r\n",
 			`field clas not found`},
+		{"value without scope", head + "  - id: a\n    match: {flag: --a, value: x}\n    class: harness\n    reason: r\n",
+			`rules[0].scope: missing: a rule with a value pattern states its scope`},
+		{"side on judgment", head + "  - id: a\n    match: {flag: --a, value: x}\n    class: judgment\n    scope: side\n    reason: r\n",
+			`t.yaml:8:12: rules[0].scope: scope side is only meaningful for class harness, collection or synthetic-acceptance, not judgment`},
+		{"unknown scope", head + "  - id: a\n    match: {flag: --a}\n    class: harness\n    scope: both\n    reason: r\n",
+			`rules[0].scope: unknown scope "both" (want pair or side)`},
 		{"syntax", "rules: [", `t.yaml: yaml:`},
 		{"no version", "policy: p\npolicies: {p: {source: s, version: v}}\n", `t.yaml: version: missing`},
 		{"default policy unknown", "version: \"1\"\npolicy: x\npolicies: {p: {source: s, version: v}}\n", `policy: unknown policy "x"`},
@@ -394,6 +401,55 @@ func TestDynEnvOnlyNamedPlumbingExcluded(t *testing.T) {
 		}
 		if strings.Contains(r.Match.Env, "DYN_") {
 			t.Errorf("rule %s: env glob %q over DYN_ names; list them", r.ID, r.Match.Env)
+		}
+	}
+}
+
+// TestRuleScopes classifies every rule of rules.yaml (issue 22 item 4):
+// scope side exactly for the synthetic-acceptance controls the harness
+// sets on the engine in place of a production value; every other rule —
+// names that are plumbing, and the @fabric.* placeholder whose value
+// stands for the host's own — takes the pair out.
+func TestRuleScopes(t *testing.T) {
+	all, err := allRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	side := map[string]bool{
+		"synthetic-simulate-acc": true, "synthetic-vllm-acceptance-length": true, "synthetic-vllm-rejection-sampler": true,
+		"synthetic-trtllm-accepted-tokens": true, "synthetic-tilert-simulate-acc": true, "synthetic-radix-force-miss": true,
+	}
+	for _, r := range all.Rules() {
+		switch {
+		case side[r.ID] && r.Scope != ScopeSide:
+			t.Errorf("%s: scope %q, want side", r.ID, r.Scope)
+		case !side[r.ID] && r.Scope != ScopePair:
+			t.Errorf("%s: scope %q, want pair", r.ID, r.Scope)
+		}
+	}
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		st   Setting
+		rule string
+		side bool
+	}{
+		{Setting{Kind: KindFlag, Name: "--speculative-config.rejection_sample_method", Value: "synthetic", Engine: "vllm", Role: "decode"}, "synthetic-vllm-rejection-sampler", true},
+		{Setting{Kind: KindFlag, Name: "--speculative-config.rejection_sample_method", Value: "block", Engine: "vllm", Role: "decode"}, "", false},
+		{Setting{Kind: KindFlag, Name: "--speculative-config.synthetic_acceptance_length", Value: "3.84", Engine: "vllm", Role: "agg"}, "synthetic-vllm-acceptance-length", true},
+		{Setting{Kind: KindEnv, Name: "SGLANG_SIMULATE_ACC_LEN", Value: "2.5", Engine: "sglang", Role: "decode"}, "synthetic-simulate-acc", true},
+		{Setting{Kind: KindEnv, Name: "NCCL_FOO", Value: "mlx5@fabric.ib", Engine: "sglang", Role: "decode"}, "harness-ib-devices", false},
+		{Setting{Kind: KindFlag, Name: "--port", Value: "8000", Engine: "vllm", Role: "agg"}, "harness-port", false},
+	} {
+		r, ok := s.Match(c.st)
+		got := ""
+		if ok {
+			got = r.ID
+		}
+		if got != c.rule || ok && r.Side() != c.side {
+			t.Errorf("%s=%s: rule %q side %v, want %q side %v", c.st.Name, c.st.Value, got, ok && r.Side(), c.rule, c.side)
 		}
 	}
 }

@@ -62,7 +62,45 @@ func (ws *Workspace) renderRecipe(p Point, version string, cfg srtConfigs, cache
 	}
 	markServedName(r)
 	AttachSrtSlurmConfigs(r.Deployment.Processes, cfg.dir, cfg.version, cfg.runs)
+	ws.markSynthetic(p, r.Deployment.Processes, version, cfg, cache)
 	return r.Deployment.Processes, sel, nil
+}
+
+// markSynthetic notes, on every argument runners/inject_synthetic_acceptance.py
+// rewrote in the recipe the launcher submits, the value the production path
+// gives (launch.HarnessEdit): the point is rendered a second time with the
+// launcher's other edits but not the injector's, and each worker's arguments
+// are paired with that rendering's (launch.MarkHarness). A point the
+// injector does not touch is left alone; when the second rendering fails
+// or has other processes, nothing is marked (the harness value's
+// production path is then taken to set nothing).
+func (ws *Workspace) markSynthetic(p Point, procs []launch.Process, version string, cfg srtConfigs, cache recipeCache) {
+	var by []string
+	var kept []RecipeEdit
+	for _, e := range p.edits {
+		if e.Kind == syntheticProgram {
+			by = append(by, syntheticBy(e))
+			continue
+		}
+		kept = append(kept, e)
+	}
+	if len(by) == 0 {
+		return
+	}
+	prod := p
+	prod.edits = kept
+	pp, _, err := ws.renderRecipe(prod, version, cfg, cache)
+	if err != nil || len(pp) != len(procs) {
+		return
+	}
+	for i := range procs {
+		if procs[i].Kind != pp[i].Kind || procs[i].Role != pp[i].Role {
+			return
+		}
+	}
+	for i := range procs {
+		procs[i].Args = launch.MarkHarness(procs[i].Args, pp[i].Args, strings.Join(by, "; "))
+	}
 }
 
 // ServedNameNote is appended (after "; ") to the Origin.Detail of an

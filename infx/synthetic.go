@@ -138,6 +138,14 @@ func applySynthetic(text []byte, e RecipeEdit) ([]byte, error) {
 	return out, nil
 }
 
+// syntheticBy names the injector run of e for a launch.HarnessEdit:
+// "runners/inject_synthetic_acceptance.py (<version ids>) at <where>".
+func syntheticBy(e RecipeEdit) string {
+	var se syntheticEdit
+	_ = json.Unmarshal([]byte(e.Text), &se) // applySynthetic reported a bad one already
+	return fmt.Sprintf("runners/%s (%s) at %s", syntheticProgram, strings.Join(se.IDs, ", "), e.At)
+}
+
 // syntheticNote says, for the reader of a render, that the injector
 // rewrites the recipe and which of its versions ran, with what.
 func syntheticNote(e RecipeEdit) string {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -175,6 +176,74 @@ func TestCorpusMultinodeSynthetic(t *testing.T) {
 		var pe *PointError
 		if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, c.unsup) {
 			t.Errorf("%s: got %v, want unsupported with %q", c.name, err, c.unsup)
+		}
+	}
+}
+
+// TestCorpusMultinodeSyntheticProduction: where the injector rewrites a
+// speculative-config the recipe commits, the rendered worker runs the
+// rewrite and its argument carries the committed value as the production
+// path's (launch.Arg.Harness, for package compare's side exclusions); the
+// arguments the injector leaves alone carry none.
+func TestCorpusMultinodeSyntheticProduction(t *testing.T) {
+	src := testutil.UpstreamInferenceX(t)
+	const recipe = "benchmarks/multi_node/srt-slurm-recipes/sglang/m1/agentic/disagg-1p1d.yaml"
+	const committed = `{"method":"mtp","num_speculative_tokens":2,"rejection_sample_method":"block"}`
+	setup := func(dir string) error {
+		for _, rel := range []string{"runners/inject_synthetic_acceptance.py", "runners/synthetic_injectors/__init__.py", "runners/synthetic_injectors/sglang.py", "runners/synthetic_injectors/vllm.py"} {
+			b, err := os.ReadFile(filepath.Join(src, rel))
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(dir, rel), b, 0o644); err != nil {
+				return err
+			}
+		}
+		p := filepath.Join(dir, recipe)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		b = []byte(strings.Replace(string(b), "      disaggregation-mode: \"decode\"\n", "      disaggregation-mode: \"decode\"\n      speculative-config: '"+committed+"'\n", 1))
+		return os.WriteFile(p, b, 0o644)
+	}
+	const inject = `SYNTHETIC_ACCEPTANCE=true SYNTHETIC_ACCEPTANCE_LENGTH=2.5 python3 "$GITHUB_WORKSPACE/runners/inject_synthetic_acceptance.py" "$CONFIG_PATH" dynamo-vllm || exit 1`
+	d, err := renderWithLine(t, setup, inject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range d.Processes {
+		for _, a := range p.Args {
+			switch {
+			case a.Flag == "--speculative-config":
+				found = true
+				if p.Role != launch.RoleDecode || len(a.Values) != 1 || !strings.Contains(a.Values[0], `"rejection_sample_method":"synthetic"`) ||
+					a.Harness == nil || !reflect.DeepEqual(a.Harness.Values, []string{committed}) ||
+					!strings.HasPrefix(a.Harness.By, "runners/inject_synthetic_acceptance.py (inject_synthetic_acceptance.py@") || !strings.Contains(a.Harness.By, ") at runners/launch_h200-x.sh:") {
+					t.Errorf("%s %s %q: harness %+v", p.Role, a.Flag, a.Values, a.Harness)
+				}
+			case a.Harness != nil:
+				t.Errorf("%s %s: harness %+v on an argument the injector leaves alone", p.Role, a.Flag, a.Harness)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no --speculative-config rendered: %+v", d.Processes)
+	}
+	// no injection: nothing marked
+	d, err = renderWithLine(t, setup, "true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range d.Processes {
+		for _, a := range p.Args {
+			if a.Harness != nil {
+				t.Errorf("without the injector: %s %s marked %+v", p.Role, a.Flag, a.Harness)
+			}
 		}
 	}
 }

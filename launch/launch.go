@@ -9,7 +9,10 @@
 // source a setting came from beyond its Origin.
 package launch
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Kind is what a Process is. The values are the block kinds of the SGLang
 // cookbook's AgentX data (sgl-project/sglang docs/src/snippets/agentx/*.jsx,
@@ -133,6 +136,91 @@ type Arg struct {
 	// flag is never a match and never a difference (package compare: not
 	// verified).
 	Unknown string `json:"unknown,omitempty"`
+	// Harness, when set, says a harness step rewrote this argument for the
+	// benchmark run: Values are what the run used, Harness.Values what the
+	// production path gives (see HarnessEdit).
+	Harness *HarnessEdit `json:"harness,omitempty"`
+}
+
+// HarnessEdit is an argument as InferenceX's production path has it where a
+// harness step rewrote it for the benchmark run: SemiAnalysisAI/InferenceX
+// runners/inject_synthetic_acceptance.py (backend
+// runners/synthetic_injectors/vllm.py rewrite) sets rejection_sample_method
+// synthetic and synthetic_acceptance_length in every speculative-config of
+// the srt-slurm recipe it submits, replacing what the recipe as committed
+// says. package compare compares an upstream value with the production one
+// where an exclusion of scope side takes the harness value out
+// (exclusions.ScopeSide).
+type HarnessEdit struct {
+	// By names the step, e.g. "runners/inject_synthetic_acceptance.py
+	// (inject_synthetic_acceptance.py@bafda7a0)".
+	By string `json:"by"`
+	// Values are the argument's values on the production path (the recipe
+	// as committed, before the step).
+	Values []string `json:"values,omitempty"`
+}
+
+// MarkHarness returns run with Harness set on every argument whose values
+// differ from the same argument of prod, the same deployment without the
+// harness step by; an argument is the same when it has the same flag and
+// occurrence number of that flag (the k-th --speculative-config). run is
+// not modified (the result is a copy when something is marked); arguments
+// prod lacks are left unmarked.
+func MarkHarness(run, prod []Arg, by string) []Arg {
+	type occ struct {
+		flag string
+		n    int
+	}
+	at := map[occ]int{}
+	count := map[string]int{}
+	for i, a := range prod {
+		k := occ{a.Flag, count[a.Flag]}
+		count[a.Flag]++
+		at[k] = i
+	}
+	var out []Arg
+	count = map[string]int{}
+	for i, a := range run {
+		k := occ{a.Flag, count[a.Flag]}
+		count[a.Flag]++
+		j, ok := at[k]
+		if !ok || slices.Equal(a.Values, prod[j].Values) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(run)
+		}
+		out[i].Harness = &HarnessEdit{By: by, Values: slices.Clone(prod[j].Values)}
+	}
+	if out == nil {
+		return run
+	}
+	return out
+}
+
+// ProductionArgs returns args as the production path has them: each
+// argument a harness step rewrote (Harness set) with its production values
+// and no Harness, the others unchanged; by names the steps ("; "-joined,
+// in order, each once). ok is false, and args returned as they are, when
+// no argument is marked.
+func ProductionArgs(args []Arg) (prod []Arg, by string, ok bool) {
+	var bys []string
+	for i, a := range args {
+		if a.Harness == nil {
+			continue
+		}
+		if prod == nil {
+			prod = slices.Clone(args)
+		}
+		prod[i].Values, prod[i].Harness = slices.Clone(a.Harness.Values), nil
+		if !slices.Contains(bys, a.Harness.By) {
+			bys = append(bys, a.Harness.By)
+		}
+	}
+	if prod == nil {
+		return args, "", false
+	}
+	return prod, strings.Join(bys, "; "), true
 }
 
 // EnvVar is one environment variable set for a process.

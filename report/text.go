@@ -324,7 +324,11 @@ func (r *Report) vllmText(b *bytes.Buffer, width int) {
 		switch {
 		case f.Difference != nil:
 			d := f.Difference
-			fmt.Fprintf(b, "    %s: upstream %s, inferencex %s\n", d.Setting, val(d.Upstream), val(d.InferenceX))
+			fmt.Fprintf(b, "    %s: upstream %s, inferencex %s", d.Setting, val(d.Upstream), val(d.InferenceX))
+			if d.Note != "" {
+				fmt.Fprintf(b, " (%s)", d.Note)
+			}
+			b.WriteString("\n")
 		case f.Prohibited != nil:
 			fmt.Fprintf(b, "    %s\n", prohibitedText(*f.Prohibited, "upstream", "inferencex"))
 		case f.Unknown != nil:
