@@ -392,6 +392,7 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, strict Strictnes
 	cbHF, rcHF := hfOf(cb), hfOf(rc)
 	cn := rules.NormalizeProcess(cp, engineOf(cb, cp), cbHF)
 	rn := rules.NormalizeProcess(rp, engineOf(rc, rp), rcHF)
+	rules.alignJSONModels(cn, rn)
 	engine := engineOf(cb, cp)
 	addDynamoInstall(res, cn, rn, cp, rp)
 	addImage(cn, rn, cp, rp)
