@@ -291,7 +291,7 @@ func (ix *Index) Match(q Query) ([]Candidate, error) {
 	type scored struct {
 		e     *entry
 		score int
-		miss  uint8 // bit set of missed keys
+		miss  uint8   // bit set of missed keys
 		dist  float64 // topology distance (topoDistance), breaks score ties
 		rank  int
 	}
