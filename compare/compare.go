@@ -459,6 +459,13 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, strict Strictnes
 			verdict = Worse(verdict, CoveredWithExclusions)
 			continue
 		}
+		// --quantization on one side equal to what the other side's
+		// checkpoint implies (checkpoint_quant.go)
+		if e, ok := checkpointQuantization(ex, engine, k, cv, rv, origins, cp, rp, cn, rn, cbHF, rcHF); ok {
+			res.Info = append(res.Info, e)
+			verdict = Worse(verdict, CoveredWithExclusions)
+			continue
+		}
 		rule, ruled := matchEither(ex, s, cv, rv, engine, res.Role)
 		if !ruled && strict != nil && !strict.Counts(k) {
 			// the policy version compares deployment-defining settings only
