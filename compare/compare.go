@@ -392,6 +392,7 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, strict Strictnes
 	cbHF, rcHF := hfOf(cb), hfOf(rc)
 	cn := rules.NormalizeProcess(cp, engineOf(cb, cp), cbHF)
 	rn := rules.NormalizeProcess(rp, engineOf(rc, rp), rcHF)
+	rules.alignJSONModels(cn, rn)
 	engine := engineOf(cb, cp)
 	addDynamoInstall(res, cn, rn, cp, rp)
 	addImage(cn, rn, cp, rp)
@@ -476,6 +477,13 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, strict Strictnes
 			if note != "" {
 				e.Reason = note + "; " + e.Reason
 			}
+			res.Info = append(res.Info, e)
+			verdict = Worse(verdict, CoveredWithExclusions)
+			continue
+		}
+		// --quantization on one side equal to what the other side's
+		// checkpoint implies (checkpoint_quant.go)
+		if e, ok := checkpointQuantization(ex, engine, k, cv, rv, origins, cp, rp, cn, rn, cbHF, rcHF); ok {
 			res.Info = append(res.Info, e)
 			verdict = Worse(verdict, CoveredWithExclusions)
 			continue

@@ -301,6 +301,35 @@ func TestCompareSpeculativeConfigSynthetic(t *testing.T) {
 	}
 }
 
+// TestCompareStagedDraftModel: the draft "model" of --speculative-config
+// compares like a model path: a local copy staged under the repository's
+// name (InferenceX's hf download --local-dir …/<name>) equals the
+// upstream id; a copy of a sibling repository, or another key that
+// differs, is still a difference, shown with the id.
+func TestCompareStagedDraftModel(t *testing.T) {
+	mk := func(spec string) *launch.Deployment {
+		return &launch.Deployment{Engine: "vllm", Model: "nvidia/MiniMax-M3-NVFP4", Processes: []launch.Process{{
+			Kind: launch.KindWorker, Role: launch.RoleAgg, Program: "vllm serve",
+			Args: []launch.Arg{{Flag: "--speculative-config", Values: []string{spec}}}}}}
+	}
+	up := mk(`{"method": "eagle3", "model": "Inferact/MiniMax-M3-EAGLE3-GQA", "num_speculative_tokens": 3}`)
+	got := run(t, up, mk(`{"method":"eagle3","model":"/scratch/fsw/models/MiniMax-M3-EAGLE3-GQA","num_speculative_tokens":3}`))["agg"]
+	if got.Verdict != Covered || got.Matched == 0 {
+		t.Errorf("staged GQA draft: %s %+v", got.Verdict, got.Differences)
+	}
+	// the MHA head is another repository
+	d := run(t, up, mk(`{"method":"eagle3","model":"/scratch/fsw/models/MiniMax-M3-EAGLE3","num_speculative_tokens":3}`))["agg"]
+	if d.Verdict != Differs || len(d.Differences) != 1 || !strings.Contains(*d.Differences[0].InferenceX, "/scratch/fsw/models/MiniMax-M3-EAGLE3\"") {
+		t.Errorf("staged MHA draft vs GQA: %s %+v", d.Verdict, d.Differences)
+	}
+	// same draft, other token count: the difference shows the id on both sides
+	d = run(t, up, mk(`{"method":"eagle3","model":"/data/models/minimax-m3-eagle3-gqa","num_speculative_tokens":4}`))["agg"]
+	if d.Verdict != Differs || len(d.Differences) != 1 ||
+		*d.Differences[0].InferenceX != `{"method":"eagle3","model":"Inferact/MiniMax-M3-EAGLE3-GQA","num_speculative_tokens":4}` {
+		t.Errorf("num_speculative_tokens 3 vs 4: %s %+v", d.Verdict, d.Differences)
+	}
+}
+
 // TestCompareInheritedEnv: the env the harness gives every process
 // (Deployment.Inherited) is compared like the process's own where no rule
 // excludes it: a production setting the workflow sets (SGLANG_FOO_BAR)

@@ -38,9 +38,14 @@ type Rules struct {
 	Programs    map[string]string              `yaml:"programs"`
 	FileFlags   []string                       `yaml:"fileFlags"`
 	JSONSplit   map[string][]string            `yaml:"jsonSplitKeys"`
-	EnvInverted map[string]string              `yaml:"envInverted"`
-	EnvPrefix   map[string]string              `yaml:"envPrefixAliases"`
-	Defaults    map[string]map[string]string   `yaml:"defaults"`
+	// JSONModels is JSON-valued flag -> the keys of its object that name a
+	// model (--speculative-config: model, the draft): a staged local copy
+	// on one side equals the Hugging Face id on the other
+	// (alignJSONModels).
+	JSONModels  map[string][]string          `yaml:"jsonModelKeys"`
+	EnvInverted map[string]string            `yaml:"envInverted"`
+	EnvPrefix   map[string]string            `yaml:"envPrefixAliases"`
+	Defaults    map[string]map[string]string `yaml:"defaults"`
 	// ValueAliases is engine -> canonical flag -> value spelling ->
 	// canonical value: two spellings the engine treats as one value
 	// (SGLang's ServerArgs rewrites --speculative-algorithm NEXTN to
@@ -238,9 +243,10 @@ var numRe = regexp.MustCompile(`^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$`)
 // Model resolves a model path to a Hugging Face model id: "hf:<id>" -> id;
 // "/model", "/model/", "/models" (the llm-d job's model mount,
 // InferenceX benchmarks/multi_node/llm-d/job.slurm), "$MODEL",
-// "$MODEL_PATH" and any local path whose last
-// element equals the last element of hfID -> hfID. Other values are returned
-// unchanged. hfID may be empty (unknown).
+// "$MODEL_PATH", and any staged copy of hfID (launch.StagedCopyOf: a hub
+// cache entry, a local path whose last element equals the last element of
+// hfID) -> hfID. Other values are returned unchanged. hfID may be empty
+// (unknown).
 func Model(v, hfID string) string {
 	v = strings.TrimSpace(v)
 	if s, ok := strings.CutPrefix(v, "hf:"); ok {
@@ -253,25 +259,13 @@ func Model(v, hfID string) string {
 	case "/model", "/model/", "/models", "/models/", "$MODEL", "$MODEL_PATH", "MODEL", "MODEL_PATH":
 		return hfID
 	}
-	if m := hfCacheRe.FindStringSubmatch(v); m != nil {
-		// a Hugging Face hub cache entry: …/models--<org>--<name>/snapshots/<rev>
-		if strings.EqualFold(m[1]+"/"+m[2], hfID) {
-			return hfID
-		}
-	}
-	if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "$") {
+	if !strings.EqualFold(v, hfID) && launch.StagedCopyOf(v, hfID) {
 		// Hugging Face repository names are case-insensitive: a staged
 		// /lustre/…/deepseek-v4-pro is deepseek-ai/DeepSeek-V4-Pro
-		if strings.EqualFold(path.Base(strings.TrimRight(v, "/")), path.Base(hfID)) {
-			return hfID
-		}
+		return hfID
 	}
 	return v
 }
-
-// hfCacheRe is a path into a Hugging Face hub cache
-// (huggingface_hub's layout: models--<org>--<name>/snapshots/<revision>).
-var hfCacheRe = regexp.MustCompile(`(?:^|/)models--([^/]+?)--([^/]+)(?:/snapshots/[^/]*)?/*$`)
 
 // looksHF reports whether s has the shape of a Hugging Face model id (org/name).
 func looksHF(s string) bool {
@@ -619,6 +613,70 @@ func splitJSON(flag, v string, keys []string, o launch.Origin) (string, []*Setti
 	}
 	rest, _ := launch.CanonicalJSON(mustJSON(m))
 	return rest, out
+}
+
+// alignJSONModels makes the model keys of a JSON-valued flag set on both
+// sides (r.JSONModels: --speculative-config's draft "model") compare like
+// model paths do (Model): when one side's value is a staged local copy of
+// the Hugging Face id the other side names (launch.StagedCopyOf: a local
+// path whose last element is the repository's name, or a hub cache entry),
+// that side's value is rewritten to the id and its JSON re-canonicalised.
+// InferenceX stages draft heads (benchmarks/single_node/agentic/
+// minimaxm3_fp4_b200_mtp.sh: `hf download "$DRAFT_MODEL" --local-dir
+// …/${DRAFT_MODEL##*/}`) and passes the path in --speculative-config
+// (vllm-project/vllm vllm/config/speculative.py SpeculativeConfig.model:
+// "the name of the draft model, eagle head, or additional weights").
+// Settings whose value is unknown or not an object are left alone.
+func (r *Rules) alignJSONModels(a, b *Normalized) {
+	for _, flag := range sortedKeys(r.JSONModels) {
+		sa, sb := a.Settings[flag], b.Settings[flag]
+		if sa == nil || sb == nil || sa.Unknown || sb.Unknown || sa.Value == sb.Value {
+			continue
+		}
+		ma, mb := jsonObject(sa.Value), jsonObject(sb.Value)
+		if ma == nil || mb == nil {
+			continue
+		}
+		ca, cb := false, false
+		for _, k := range r.JSONModels[flag] {
+			va, ok1 := ma[k].(string)
+			vb, ok2 := mb[k].(string)
+			switch {
+			case !ok1 || !ok2 || va == vb:
+			case launch.LooksHF(vb) && !launch.LooksHF(va) && launch.StagedCopyOf(va, vb):
+				ma[k], ca = vb, true
+			case launch.LooksHF(va) && !launch.LooksHF(vb) && launch.StagedCopyOf(vb, va):
+				mb[k], cb = va, true
+			}
+		}
+		if ca {
+			sa.Value, _ = launch.CanonicalJSON(mustJSON(ma))
+		}
+		if cb {
+			sb.Value, _ = launch.CanonicalJSON(mustJSON(mb))
+		}
+	}
+}
+
+// jsonObject decodes a JSON object keeping numbers as written; nil when v
+// is not one.
+func jsonObject(v string) map[string]any {
+	d := json.NewDecoder(strings.NewReader(v))
+	d.UseNumber()
+	var m map[string]any
+	if d.Decode(&m) != nil {
+		return nil
+	}
+	return m
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
 
 func mustJSON(v any) string {

@@ -3,6 +3,7 @@ package recipes
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -36,11 +37,14 @@ type Block struct {
 	// when they name none, the ids of a GPU generation named there
 	// ("NVFP4 on Blackwell" → b200, b300, gb200, gb300; GenerationIDs),
 	// else the ids (or generation) named by the bold label in effect
-	// (Bold). HardwareFrom says which: "context", "generation", "bold" or
-	// "" (none). HardwareWords lists all GPU words of the context and the
-	// bold label (A100 has no taxonomy id); ProseHardware the ids named
-	// only by the preceding paragraph (set only when HardwareWords is
-	// empty).
+	// (Bold). A generation is narrowed to the parts of it the prose in
+	// effect names (the latest paragraph of the section naming a part:
+	// "launch the tested B200 baseline" under "NVFP4 on Blackwell" → b200;
+	// narrowByProse). HardwareFrom says which: "context", "generation",
+	// "generation+prose", "bold" or "" (none). HardwareWords lists all GPU
+	// words of the context and the bold label (A100 has no taxonomy id);
+	// ProseHardware the ids named only by the preceding paragraph (set
+	// only when HardwareWords is empty).
 	Hardware      []string
 	HardwareFrom  string
 	HardwareWords []string
@@ -140,6 +144,9 @@ type mdContext struct {
 	prose    string
 	label    string
 	bold     string
+	// proseHW is the taxonomy ids named by the latest paragraph since the
+	// last heading that names any (HardwareIDs), nil when none did.
+	proseHW  []string
 	lastPara *mdPara // paragraph with nothing after it yet
 	after    *Block  // block with nothing after it yet
 }
@@ -247,7 +254,7 @@ func walkMarkdown(m *mdSource, ctx *mdContext, out *[]*Block, depth int) {
 				ctx.headings[i] = ""
 				ctx.sec[i] = 0
 			}
-			ctx.bold = ""
+			ctx.bold, ctx.proseHW = "", nil
 			ctx.adjacent()
 			if depth == 0 {
 				ctx.tab = ""
@@ -273,6 +280,9 @@ func walkMarkdown(m *mdSource, ctx *mdContext, out *[]*Block, depth int) {
 				return ast.WalkSkipChildren, nil
 			}
 			ctx.prose = segText(n, m.src)
+			if ids := HardwareIDs(ctx.prose); len(ids) > 0 {
+				ctx.proseHW = ids
+			}
 			ctx.label = ""
 			if e, ok := n.FirstChild().(*ast.Emphasis); ok && e.Level == 2 {
 				ctx.bold = segText(e, m.src)
@@ -412,6 +422,11 @@ func (m *mdSource) fenced(n *ast.FencedCodeBlock, ctx *mdContext) *Block {
 	}
 	ctxText := strings.Join(parts, "\n")
 	b.Hardware, b.HardwareFrom, b.HardwareWords = guideHardware(ctxText, b.Summary+" "+b.Tab+" "+lastOf(b.Headings), b.Bold)
+	if b.HardwareFrom == "generation" {
+		if nb := narrowByProse(b.Hardware, ctx.proseHW); len(nb) < len(b.Hardware) {
+			b.Hardware, b.HardwareFrom = nb, "generation+prose"
+		}
+	}
 	if len(b.HardwareWords) == 0 {
 		b.ProseHardware = HardwareIDs(b.Prose)
 	}
@@ -444,6 +459,36 @@ func (m *mdSource) fenced(n *ast.FencedCodeBlock, ctx *mdContext) *Block {
 	}
 	b.Shell = res
 	return b
+}
+
+// narrowByProse keeps, of the hardware ids of a GPU generation a block's
+// headings, tab or summary name (hw, HardwareFrom "generation"), those the
+// prose in effect names (prose: the ids of the latest paragraph since the
+// last heading that names a part), when that leaves at least one. A
+// section for a generation ("Quantized Variant (NVFP4 on Blackwell)")
+// whose text says which part its command is for ("launch the tested B200
+// baseline directly", vllm-project/recipes models/MiniMaxAI/MiniMax-M3.yaml)
+// is for that part only — B200 and B300 are different SKUs (taxonomy.yaml
+// hardware_profiles) — and a later block of the section whose paragraph
+// names none ("swap in the GQA variant") stays with the part last named.
+// Prose naming only parts outside hw (a comparison with another
+// generation) narrows nothing; parts a heading names ("AMD (MI300X /
+// MI325X / MI355X)") are not narrowed by prose saying where a command was
+// verified (guideHardware "context").
+func narrowByProse(hw, prose []string) []string {
+	if len(hw) == 0 || len(prose) == 0 {
+		return hw
+	}
+	var out []string
+	for _, id := range hw {
+		if slices.Contains(prose, id) {
+			out = append(out, id)
+		}
+	}
+	if len(out) == 0 {
+		return hw
+	}
+	return out
 }
 
 var (

@@ -94,6 +94,17 @@ func TestGuideHardware(t *testing.T) {
 		{88, []string{"h100", "h200", "b200", "b300", "gb200", "gb300"}, "bold"},
 		{96, nil, ""}, // consumer Blackwell
 		{105, []string{"mi300x", "mi325x"}, "generation"},
+		// a generation heading whose text names the part: B200 only
+		// (MiniMax-M3.yaml "launch the tested B200 baseline directly"),
+		// also for the next block whose paragraph names none
+		{123, []string{"b200"}, "generation+prose"},
+		{129, []string{"b200"}, "generation+prose"},
+		// prose naming a part of another generation narrows nothing
+		{135, []string{"b200", "b300", "gb200", "gb300"}, "generation"},
+		// a new heading starts over: "On B300" under Hopper and Blackwell Ultra
+		{143, []string{"b300"}, "generation+prose"},
+		// parts a heading names are not narrowed by "verified on MI300X"
+		{151, []string{"mi300x", "mi325x"}, "context"},
 	}
 	for _, c := range cases {
 		b := blockAt(t, fs, c.line)
@@ -257,8 +268,17 @@ func TestCorpusGuides(t *testing.T) {
 		}
 	}
 	t.Logf("launch blocks by hardware source %v; with section exports %d; prose deltas %d %v", from, withEnv, deltas, deltaAt)
-	if from["generation"] != 9 || from["bold"] != 1 || withEnv != 12 {
-		t.Errorf("hardware from generation %d (want 9), bold %d (want 1); blocks with section exports %d (want 12)", from["generation"], from["bold"], withEnv)
+	if from["generation"] != 6 || from["generation+prose"] != 3 || from["bold"] != 1 || withEnv != 12 {
+		t.Errorf("hardware from generation %d (want 6), generation+prose %d (want 3), bold %d (want 1); blocks with section exports %d (want 12)",
+			from["generation"], from["generation+prose"], from["bold"], withEnv)
+	}
+	// MiniMax-M3 "Quantized Variant (NVFP4 on Blackwell)": the text says
+	// the commands are the tested B200 baseline and its EAGLE3 / GQA
+	// pairings, so they are B200's, not B300's or the GB trays'.
+	for _, line := range []int{644, 659, 672} {
+		if b := blockAt(t, fs, line); !reflect.DeepEqual(b.Hardware, []string{"b200"}) {
+			t.Errorf("MiniMax-M3 NVFP4 block %d hardware %v, want [b200]", line, b.Hardware)
+		}
 	}
 	if want := []string{"models/deepseek-ai/DeepSeek-V4-Flash.yaml:--tensor-parallel-size=8", "models/zai-org/GLM-5.2.yaml:--tensor-parallel-size=4"}; !reflect.DeepEqual(deltaAt, want) {
 		t.Errorf("deltas %v, want %v", deltaAt, want)

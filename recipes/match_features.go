@@ -94,7 +94,15 @@ func (u *featureUse) score(args *yaml.Node) (score int, all bool) {
 }
 
 // jsonKeysEqual counts the top-level keys two JSON objects share with
-// equal values (0 when either is not an object).
+// equal values (0 when either is not an object). A "model" value (the
+// draft model of --speculative-config: vllm-project/vllm
+// vllm/config/speculative.py SpeculativeConfig.model, a Hugging Face id or
+// a local path) that is a staged copy of the other side's Hugging Face id
+// (launch.StagedCopyOf: a local path whose last element is the
+// repository's name) is equal, so a worker that stages
+// Inferact/MiniMax-M3-EAGLE3-GQA under /scratch/…/MiniMax-M3-EAGLE3-GQA
+// matches the mode serving that repository and not a sibling mode whose
+// draft is another repository.
 func jsonKeysEqual(a, b string) int {
 	var ma, mb map[string]json.RawMessage
 	if json.Unmarshal([]byte(a), &ma) != nil || json.Unmarshal([]byte(b), &mb) != nil {
@@ -105,12 +113,22 @@ func jsonKeysEqual(a, b string) int {
 		if vb, ok := mb[k]; ok {
 			ca, _ := CanonicalJSON(string(va))
 			cb, _ := CanonicalJSON(string(vb))
-			if ca == cb {
+			if ca == cb || k == "model" && sameModelValue(va, vb) {
 				n++
 			}
 		}
 	}
 	return n
+}
+
+// sameModelValue reports whether two JSON string values name the same
+// model repository, one possibly a staged local copy of the other.
+func sameModelValue(a, b json.RawMessage) bool {
+	var sa, sb string
+	if json.Unmarshal(a, &sa) != nil || json.Unmarshal(b, &sb) != nil {
+		return false
+	}
+	return launch.StagedCopyOf(sa, sb) || launch.StagedCopyOf(sb, sa)
 }
 
 // choose is the featureChooser of a worker: a feature — opt-in or in the

@@ -156,6 +156,38 @@ func TestMatchDeploymentFeatures(t *testing.T) {
 	}
 }
 
+// TestMatchDeploymentStagedDraft: a worker that stages its draft head
+// locally (hf download <id> --local-dir …/<name>, as InferenceX's
+// minimaxm3_fp4_b200_mtp.sh does) runs the spec-decoding mode whose draft
+// repository has that name — the most specific one: a path ending in
+// Meteor-1-EAGLE3-GQA is eagle3_gqa, not eagle3 whose draft
+// (acme/Meteor-1-EAGLE3) is only a prefix of it; a path ending in
+// Meteor-1-EAGLE3 is eagle3.
+func TestMatchDeploymentStagedDraft(t *testing.T) {
+	ix, err := Open(fixtureSite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp8 := flag("--tensor-parallel-size", "8")
+	for _, c := range []struct{ draft, mode string }{
+		{"/scratch/fsw/models/Meteor-1-EAGLE3-GQA", "+spec_decoding:eagle3_gqa"},
+		{"/data/models/meteor-1-eagle3-gqa/", "+spec_decoding:eagle3_gqa"},
+		{"acme/Meteor-1-EAGLE3-GQA", "+spec_decoding:eagle3_gqa"},
+		{"/scratch/fsw/models/Meteor-1-EAGLE3", "+spec_decoding:eagle3"},
+	} {
+		d := meteorWorker("acme/Meteor-1", "h200", tp8, flag("--speculative-config",
+			`{"method":"eagle3","model":"`+c.draft+`","num_speculative_tokens":3,"rejection_sample_method":"synthetic"}`))
+		rms, err := ix.MatchDeployment(d, "vllm", "bf16")
+		if err != nil || len(rms) != 1 || !rms[0].Covered() {
+			t.Fatalf("%s: %v %+v", c.draft, err, rms)
+		}
+		got := rms[0].Candidates[0]
+		if !reflect.DeepEqual(featureNames(got.Features), []string{c.mode}) {
+			t.Errorf("draft %s: %s, want %s", c.draft, got.Where(), c.mode)
+		}
+	}
+}
+
 // TestNormalizeDynamoToolCallParser: Dynamo's --dyn-tool-call-parser
 // implies vLLM's --enable-auto-tool-choice (added once, after it).
 func TestNormalizeDynamoToolCallParser(t *testing.T) {

@@ -3,6 +3,7 @@ package recipes
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -290,7 +291,8 @@ func (ix *Index) Match(q Query) ([]Candidate, error) {
 	type scored struct {
 		e     *entry
 		score int
-		miss  uint8 // bit set of missed keys
+		miss  uint8   // bit set of missed keys
+		dist  float64 // topology distance (topoDistance), breaks score ties
 		rank  int
 	}
 	const (
@@ -370,11 +372,18 @@ func (ix *Index) Match(q Query) ([]Candidate, error) {
 		if e.space {
 			rank++
 		}
-		all = append(all, scored{e: e, score: score, miss: miss, rank: rank})
+		dist := 0.0
+		if checkTopo {
+			dist = topoDistance(e.topo, qt)
+		}
+		all = append(all, scored{e: e, score: score, miss: miss, dist: dist, rank: rank})
 	}
 	less := func(a, b scored) bool {
 		if a.score != b.score {
 			return a.score > b.score
+		}
+		if a.dist != b.dist {
+			return a.dist < b.dist
 		}
 		return a.rank < b.rank
 	}
@@ -450,6 +459,35 @@ func (ix *Index) Match(q Query) ([]Candidate, error) {
 		out = append(out, ix.candidate(all[i].e, false, all[i].score, misses(all[i])))
 	}
 	return out, nil
+}
+
+// topoDistance is how far a recipe layout r is from the wanted one q
+// beyond the mode and GPU count Match scores: the sum, over TP, DP and PP,
+// of |log2(r/q)| (a factor of two is 1; a size that is a placeholder, 0,
+// counts 4), plus 1 when expert parallelism disagrees. It orders
+// candidates of equal score only, so among the selections that miss the
+// topology the one whose sizes are nearest comes first: a TP4×DEP4 worker
+// (tp 4, dp 4, EP) is nearest to multi_node_tp_dp's TP4×DP4 (distance 1:
+// EP), not to multi_node_tp_pp's TP4(pp4) of the same GPU count (distance
+// 5), and a TP8×DEP4 worker to TP8×DP2 (2) before a single-node TP8 (3).
+// Strategies: vllm-project/recipes strategies/multi_node_tp_dp.yaml
+// (parallelism tp_dp: TP within each node, DP across nodes),
+// strategies/multi_node_tp_pp.yaml (tp_pp).
+func topoDistance(r, q Topology) float64 {
+	d := 0.0
+	for _, p := range [][2]int{{r.TP, q.TP}, {r.DP, q.DP}, {r.PP, q.PP}} {
+		switch {
+		case p[0] == p[1]:
+		case p[0] <= 0 || p[1] <= 0:
+			d += 4
+		default:
+			d += math.Abs(math.Log2(float64(p[0]) / float64(p[1])))
+		}
+	}
+	if r.EP != q.EP {
+		d++
+	}
+	return d
 }
 
 func (ix *Index) candidate(e *entry, exact bool, score int, misses []string) Candidate {

@@ -113,3 +113,62 @@ func TestCorpusMatchInferenceX(t *testing.T) {
 	t.Logf("index: %d recipe roles; vLLM-family keys %d: covered %d, gap %d; distinct roles: exact %d, nearest only %d",
 		ix.Len(), len(keys), keysCovered, keysGap, rolesExact, rolesNearest)
 }
+
+// TestMatchNearestTopology: when no selection has the wanted layout, the
+// nearest is the one whose TP, DP and PP sizes and expert parallelism are
+// closest (topoDistance), not the recommended strategy of the same GPU
+// count: a TP4×DEP4 worker on four GB200 trays is nearest to
+// multi_node_tp_dp's TP4×DP4 (only EP differs), where the recommended
+// multi_node_tp came first before; a TP4 PP2 worker to multi_node_tp_pp's
+// TP4(pp4). An exact layout is still exact.
+func TestMatchNearestTopology(t *testing.T) {
+	ix, err := Open(filepath.Join("testdata", "nearest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		topo  Topology
+		want  []string
+		exact bool
+	}{
+		{Topology{TP: 4, DP: 4, PP: 1, EP: true, GPUs: 16, Mode: "tp_dep"}, []string{"multi_node_tp_dp", "multi_node_tp", "multi_node_tp_pp"}, false},
+		// mode tp is scored first (TP16 and TP4(pp4) are tp), then distance
+		{Topology{TP: 4, DP: 1, PP: 2, GPUs: 8, Mode: "tp"}, []string{"multi_node_tp_pp", "multi_node_tp", "multi_node_tp_dp"}, false},
+		{Topology{TP: 4, DP: 4, PP: 1, GPUs: 16, Mode: "tp_dp"}, []string{"multi_node_tp_dp"}, true},
+	} {
+		topo := c.topo
+		cs, err := ix.Match(Query{Model: "acme/Nova-1", Hardware: "gb200", Role: launch.RoleAgg, Topology: &topo, Nearest: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, x := range cs {
+			got = append(got, x.Strategy)
+			if x.Exact != c.exact {
+				t.Errorf("%s: %s exact %v", topo, x.Strategy, x.Exact)
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%s: candidates %v, want %v", topo, got, c.want)
+		}
+	}
+}
+
+// TestCorpusNearestTPDP: on the real Kimi-K3 recipe, InferenceX's GB200
+// TP4×DEP4 agentic worker (kimik3-fp4-gb200-dynamo-vllm-agentic) is
+// nearest to the TP4·DP4 layout the recipe names for GB200 trays
+// (multi_node_tp_dp), not to TP+PP.
+func TestCorpusNearestTPDP(t *testing.T) {
+	ix, err := Open(recipesRoot(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo := Topology{TP: 4, DP: 4, PP: 1, EP: true, GPUs: 16, Mode: "tp_dep"}
+	cs, err := ix.Match(Query{Model: "moonshotai/Kimi-K3", Hardware: "gb200", Precision: "fp4", Role: launch.RoleAgg, Topology: &topo})
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("%v %+v", err, cs)
+	}
+	if c := cs[0]; c.Exact || c.Strategy != "multi_node_tp_dp" || c.Topology.String() != "TP4×DP4" {
+		t.Errorf("nearest %s %s exact %v", c.Where(), c.Topology, c.Exact)
+	}
+}
