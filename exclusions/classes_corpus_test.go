@@ -1,6 +1,7 @@
 package exclusions_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -95,8 +96,8 @@ func TestCorpusPolicyClasses(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v (run with -update to write it)", err)
 	}
-	if d := testutil.LineDiff(got, want); d != "" {
-		t.Errorf("%s differs (run with -update after checking):\n%s", filepath.Base(classesGolden), d)
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (run with -update after checking):\n%s", filepath.Base(classesGolden), testutil.LineDiff(got, want))
 	}
 }
 
