@@ -62,6 +62,7 @@ func TestStrictClassesKernelChoices(t *testing.T) {
 		{"--disable-flashinfer-autotune", nil, false, "tuning-and-plumbing"},
 		{"env SGLANG_ENABLE_SPEC_V2", []string{"1"}, false, "env-toggles"},
 		{"env NCCL_MIN_NCHANNELS", []string{"112"}, false, "env-toggles"},
+		{"env VLLM_FLOAT32_MATMUL_PRECISION", []string{"high"}, false, "env-toggles"},
 		{"image", []string{"vllm/vllm-openai:v0.20.0"}, false, "image"},
 		{"--distributed-executor-backend", []string{"mp"}, false, "exception"},
 		{"--max-num-seqs", []string{"256"}, false, ""},
@@ -113,6 +114,9 @@ func TestStrictClassesJSONValues(t *testing.T) {
 		{[]string{fuse}, true},         // the other side has no --compilation-config
 		{[]string{graphs}, false},
 		{[]string{ops, graphs}, true},
+		// custom_ops all with compilation vs no compilation (mode 0, whose
+		// default is every custom op): compile and graph settings
+		{[]string{`{"cudagraph_mode":"FULL_AND_PIECEWISE","custom_ops":["all"]}`, `{"cudagraph_mode":"FULL_DECODE_ONLY","mode":0}`}, false},
 		{[]string{"not json fuse"}, true},
 	} {
 		got := p.Classify("--compilation-config", c.values...)
