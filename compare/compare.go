@@ -98,17 +98,37 @@ type Options struct {
 	// classifies in a setting that does not count is informational
 	// (StrictnessRule), not a gap. nil: every setting counts.
 	Strictness Strictness
+	// OnSetting, when set, is called once for every setting of every role
+	// pair compared (after normalization and the file pass, before any
+	// rule classifies it), in comparison order: an inventory of what a run
+	// compares (the policy class table, exclusions/testdata). It must not
+	// keep the Seen's pointers.
+	OnSetting func(Seen)
 }
 
-// Strictness is a policy version's strictness: Counts(key) says whether a
+// Seen is one setting of a compared role pair (Options.OnSetting): the
+// normalized key ("--attention-backend", "env NAME", "workers"), its kind
+// (flag | env | field) and name, and each side's normalized value (nil:
+// absent on that side). ConfigKey is the InferenceX master-config key of
+// the comparison when either deployment's Source names it ("" otherwise).
+type Seen struct {
+	ConfigKey  string
+	Role       string
+	Key        string
+	Kind, Name string
+	Upstream   *string
+	InferenceX *string
+}
+
+// Strictness is a policy version's strictness. Classify says whether a
 // difference in the setting with normalized key key ("--attention-backend",
-// "env NAME", "workers", "image") counts against coverage; Policy names the
-// version and Quote the prompt's words the list comes from (for the
-// informational entry's reason). exclusions.PolicySpec implements it.
+// "env NAME", "workers", "image") and the sides' normalized values counts
+// against coverage (major) or is informational, naming the policy rule that
+// decided and the sentence of the policy text it implements; PolicyName
+// names the version. exclusions.PolicySpec implements it.
 type Strictness interface {
-	Counts(key string) bool
+	Classify(key string, values ...string) exclusions.StrictClass
 	PolicyName() string
-	StrictnessQuote() string
 }
 
 // StrictnessRule is the rule id of a difference a policy version does not
@@ -228,7 +248,6 @@ func withInherited(rc *launch.Deployment, ex *exclusions.Set) *launch.Deployment
 // exclusion or normalization data is invalid.
 func Compare(up, ix *launch.Deployment, opt Options) ([]Result, error) {
 	cb, rc := up, ix
-	strict := opt.Strictness
 	ex := opt.Exclusions
 	if ex == nil {
 		var err error
@@ -291,7 +310,7 @@ func Compare(up, ix *launch.Deployment, opt Options) ([]Result, error) {
 				missing(&res, ex, fe, true)
 				checkProhibited(&res, rules.NormalizeProcess(cs[i], engineOf(cb, cs[i]), hfOf(cb)), true, engineOf(cb, cs[i]), ex)
 			default:
-				comparePair(&res, rules, ex, strict, cb, cs[i], rc, rs[i])
+				comparePair(&res, rules, ex, opt, cb, cs[i], rc, rs[i])
 				unusedService(&res, lr, rules, ex, cb, rc, rs[i])
 			}
 			out = append(out, res)
@@ -386,7 +405,28 @@ func exSetting(s *Setting, value, engine, role string) exclusions.Setting {
 	return exclusions.Setting{Kind: exclusions.SettingKind(s.Kind), Name: s.Name, Value: value, Engine: engine, Role: ruleRole(role)}
 }
 
-func comparePair(res *Result, rules *Rules, ex *exclusions.Set, strict Strictness, cb *launch.Deployment, cp *launch.Process, rc *launch.Deployment, rp *launch.Process) {
+// configKeyOf is the master-config key either deployment's Source names
+// (the InferenceX side first), "" when neither does.
+func configKeyOf(cb, rc *launch.Deployment) string {
+	if rc.Source.ConfigKey != "" {
+		return rc.Source.ConfigKey
+	}
+	return cb.Source.ConfigKey
+}
+
+// presentValues lists the values of the sides that have the setting.
+func presentValues(cv, rv *string) []string {
+	var out []string
+	for _, v := range []*string{cv, rv} {
+		if v != nil {
+			out = append(out, *v)
+		}
+	}
+	return out
+}
+
+func comparePair(res *Result, rules *Rules, ex *exclusions.Set, opt Options, cb *launch.Deployment, cp *launch.Process, rc *launch.Deployment, rp *launch.Process) {
+	strict := opt.Strictness
 	// Resolve model paths on each side with the other side's id when a side
 	// does not know its own (a recipe's /model/ and no served name).
 	cbHF, rcHF := hfOf(cb), hfOf(rc)
@@ -430,6 +470,9 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, strict Strictnes
 			}
 			rv, s = &v, r
 			origins = append(origins, r.Origins...)
+		}
+		if opt.OnSetting != nil {
+			opt.OnSetting(Seen{ConfigKey: configKeyOf(cb, rc), Role: res.Role, Key: k, Kind: s.Kind, Name: s.Name, Upstream: cv, InferenceX: rv})
 		}
 		// prohibited wherever it appears, equal or not
 		if rule, ok := matchProhibited(ex, s, cv, rv, engine, res.Role); ok {
@@ -489,13 +532,17 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, strict Strictnes
 			continue
 		}
 		rule, ruled := matchEither(ex, s, cv, rv, engine, res.Role)
-		if !ruled && strict != nil && !strict.Counts(k) {
-			// the policy version compares deployment-defining settings only
-			res.Info = append(res.Info, Exclusion{Setting: k, Upstream: cv, InferenceX: rv, Rule: StrictnessRule, Class: exclusions.ClassJudgment,
-				Reason: "not a major, deployment-defining server arg under policy " + strict.PolicyName() + ": " + strict.StrictnessQuote(),
-				Policy: strict.PolicyName(), Origins: origins})
-			verdict = Worse(verdict, CoveredWithExclusions)
-			continue
+		note := ""
+		if !ruled && strict != nil {
+			sc := strict.Classify(k, presentValues(cv, rv)...)
+			if !sc.Major {
+				// the policy version compares deployment-defining settings only
+				res.Info = append(res.Info, Exclusion{Setting: k, Upstream: cv, InferenceX: rv, Rule: StrictnessRule, Class: exclusions.ClassJudgment,
+					Reason: sc.Explain(strict.PolicyName()), Policy: strict.PolicyName(), Origins: origins})
+				verdict = Worse(verdict, CoveredWithExclusions)
+				continue
+			}
+			note = sc.Explain(strict.PolicyName())
 		}
 		if !ruled {
 			res.Differences = append(res.Differences, Difference{Setting: k, Upstream: cv, InferenceX: rv, Origins: origins, Diff: textDiff(cv, rv), Note: note})

@@ -95,6 +95,11 @@ type Options struct {
 	// runs over one checkout (pages.Cache; e.g. a key-scoped run per
 	// config key). Each run still chooses its own snippets.
 	PageCache *pages.Cache
+	// OnSetting, when set, is called for every setting of every role pair
+	// the run compares (compare.Options.OnSetting): an inventory of the
+	// settings a run sees, e.g. the policy class table of package
+	// exclusions. Not part of the report.
+	OnSetting func(compare.Seen)
 }
 
 // KeyInScope reports whether the config key key is one the run is asked
@@ -253,7 +258,7 @@ func (c *run) checkConfigKeys() error {
 
 // options are the compare options of every comparison of the run.
 func (c *run) options() compare.Options {
-	return compare.Options{Exclusions: c.ex, Rules: c.rules, Strictness: c.strict}
+	return compare.Options{Exclusions: c.ex, Rules: c.rules, Strictness: c.strict, OnSetting: c.opt.OnSetting}
 }
 
 // inScope reports whether the run's policy version applies Check 3 to the
@@ -886,7 +891,14 @@ func noteDrift(pr *report.PointResult) {
 	}
 	for i := range pr.Roles {
 		for j := range pr.Roles[i].Differences {
-			pr.Roles[i].Differences[j].Note = note
+			d := &pr.Roles[i].Differences[j]
+			if d.Note == "" {
+				d.Note = note
+			} else {
+				// keep what compare said (the policy rule a major
+				// difference falls under)
+				d.Note = note + "; " + d.Note
+			}
 		}
 	}
 }

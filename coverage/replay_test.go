@@ -38,7 +38,8 @@ func checkoutAt(t *testing.T, gd, commit string) string {
 //   - InferenceX PR #2224, dsv4-fp4-b200-vllm-agentic at InferenceX
 //     455eabce against vllm-project/recipes 8bfd714e: the MoE backend
 //     deep_gemm_amxf4_mega_moe (EP rows) and the FLASHINFER_MLA_SPARSE_DSV4
-//     attention backend are not documented.
+//     attention backend are not documented (nor the FP8 combine env var
+//     VLLM_DSV4_MEGA_FP8_COMBINE of that MoE kernel, major by rule).
 //   - PR #2337, minimaxm3-fp8-b200-vllm-mtp at 315b9a01 against recipes
 //     5e93cbed: the EAGLE3-GQA draft vs the recipe's EAGLE3.
 //
@@ -60,6 +61,10 @@ func TestMirrorReplaySignoffs(t *testing.T) {
 		{"2224", "455eabce", "8bfd714e", "dsv4-fp4-b200-vllm-agentic", map[string][2]string{
 			"--moe-backend":      {"deep_gemm_mega_moe", "deep_gemm_amxf4_mega_moe"},
 			"--attention-config": {`"use_fp4_indexer_cache":true`, `"backend":"FLASHINFER_MLA_SPARSE_DSV4"`},
+			// the FP8 combine of that MegaMoE kernel: a quantization choice
+			// set by env var, major by rule under 2026-07 (issue 22 item 3,
+			// like ROCM_QUICK_REDUCE_QUANTIZATION); rows already differ
+			"env VLLM_DSV4_MEGA_FP8_COMBINE": {"(absent)", "1"},
 		}},
 		{"2337", "315b9a01", "5e93cbed", "minimaxm3-fp8-b200-vllm-mtp", map[string][2]string{
 			"--speculative-config": {`"model":"Inferact/MiniMax-M3-EAGLE3"`, `"model":"Inferact/MiniMax-M3-EAGLE3-GQA"`},

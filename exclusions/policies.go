@@ -28,7 +28,7 @@ const (
 	// StrictAll: every production-useful setting counts (prompt 09813166).
 	StrictAll = "all"
 	// StrictMajor: only the MAJOR, deployment-defining server args count
-	// (PolicySpec.Major minus PolicySpec.Informational; InferenceX PR #1908).
+	// (PolicySpec.Classes; InferenceX PR #1908).
 	StrictMajor = "major"
 )
 
@@ -71,55 +71,29 @@ type PolicySpec struct {
 	Strictness string `yaml:"strictness" json:"strictness"`
 	// Quote is the prompt's own words for what must match.
 	Quote string `yaml:"quote" json:"quote"`
-	// Major and Informational are globs over compare's setting keys
-	// ("--attention-backend", "env NAME", "workers", "image"): under
-	// StrictMajor a setting counts when it matches Major and not
-	// Informational.
-	Major         []string `yaml:"major,omitempty" json:"major,omitempty"`
-	Informational []string `yaml:"informational,omitempty" json:"informational,omitempty"`
+	// Classes states, under StrictMajor, which settings count: rules over
+	// setting names and values, each citing the policy text, and a fixed
+	// list of exceptions (StrictClasses). Required with StrictMajor, not
+	// allowed with StrictAll.
+	Classes *StrictClasses `yaml:"classes,omitempty" json:"classes,omitempty"`
 	// Rules lists the rules.yaml policy keys whose rules apply.
 	Rules []string `yaml:"rules" json:"rules"`
 	// RulePolicy is the rules.yaml policy the version's rule set reports
 	// (Set.PolicyVersion).
 	RulePolicy string `yaml:"rulePolicy" json:"rulePolicy"`
-
-	major, info []*matcher
 }
 
 // Counts reports whether a difference in the setting with compare key
 // settingKey ("--attention-backend", "env SGLANG_X", "workers", "image")
-// counts against coverage under this policy: always under StrictAll; under
-// StrictMajor only a MAJOR setting that is not one the prompt names
-// InferenceX-specific. A setting that does not count is informational.
-func (p *PolicySpec) Counts(settingKey string) bool {
-	if p.Strictness != StrictMajor {
-		return true
-	}
-	for _, m := range p.info {
-		if m.MatchString(settingKey) {
-			return false
-		}
-	}
-	for _, m := range p.major {
-		if m.MatchString(settingKey) {
-			return true
-		}
-	}
-	return false
+// and the sides' values counts against coverage under this policy: always
+// under StrictAll; under StrictMajor when Classify calls it major. A
+// setting that does not count is informational.
+func (p *PolicySpec) Counts(settingKey string, values ...string) bool {
+	return p.Classify(settingKey, values...).Major
 }
 
 // PolicyName is the policy id (compare.Strictness).
 func (p *PolicySpec) PolicyName() string { return p.ID }
-
-// StrictnessQuote is the prompt's own words for which settings count
-// (compare.Strictness), shortened to its first sentence.
-func (p *PolicySpec) StrictnessQuote() string {
-	q := p.Quote
-	if i := strings.Index(q, ". "); i > 0 {
-		q = q[:i+1]
-	}
-	return "\"" + q + "\""
-}
 
 // InScope reports whether Check 3 applies to a config key under this
 // policy: every key under ScopeAll, single-node keys only under
@@ -187,29 +161,15 @@ func parsePolicies(name string, data, rules []byte) (*policyTable, error) {
 		}
 		switch p.Strictness {
 		case StrictAll:
-			if len(p.Major)+len(p.Informational) > 0 {
-				return nil, fmt.Errorf("%s: major/informational are only meaningful with strictness %s", at, StrictMajor)
+			if p.Classes != nil {
+				return nil, fmt.Errorf("%s: classes are only meaningful with strictness %s", at, StrictMajor)
 			}
 		case StrictMajor:
-			if len(p.Major) == 0 {
-				return nil, fmt.Errorf("%s: strictness %s needs a major list", at, StrictMajor)
+			if err := p.compileClasses(); err != nil {
+				return nil, fmt.Errorf("%s: %w", at, err)
 			}
 		default:
 			return nil, fmt.Errorf("%s: strictness %q (want %s or %s)", at, p.Strictness, StrictAll, StrictMajor)
-		}
-		for _, g := range p.Major {
-			m, err := compileGlob(g)
-			if err != nil {
-				return nil, fmt.Errorf("%s: major: %w", at, err)
-			}
-			p.major = append(p.major, m)
-		}
-		for _, g := range p.Informational {
-			m, err := compileGlob(g)
-			if err != nil {
-				return nil, fmt.Errorf("%s: informational: %w", at, err)
-			}
-			p.info = append(p.info, m)
 		}
 		if len(p.Rules) == 0 {
 			return nil, fmt.Errorf("%s: rules: empty", at)

@@ -51,9 +51,10 @@ func TestPolicyStrictnessAndScope(t *testing.T) {
 		"--quantization": true, "--kv-cache-dtype": true, "--attention-backend": true, "--moe-runner-backend": true,
 		"--moe-backend": true, "--enable-flashinfer-allreduce-fusion": true, "--speculative-config": true,
 		"--speculative-algorithm": true, "workers": true, "nodes-per-worker": true,
+		"env VLLM_USE_DEEP_GEMM": true, // an env var that selects a kernel (kernel-library)
 		// INFERENCEX-SPECIFIC examples and everything not MAJOR
 		"--scheduler-recv-interval": false, "--chunked-prefill-size": false, "--disable-piecewise-cuda-graph": false,
-		"env SGLANG_RADIX_FORCE_MISS": false, "env VLLM_USE_DEEP_GEMM": false, "image": false,
+		"env SGLANG_RADIX_FORCE_MISS": false, "image": false,
 		"--speculative-config.synthetic_acceptance_length": false, "--max-num-seqs": false,
 		"--max-num-batched-tokens": false, "--async-scheduling": false, "--mem-fraction-static": false,
 		"--cuda-graph-max-bs": false, "--served-model-name": false, "--tool-call-parser": false,
