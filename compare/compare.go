@@ -532,17 +532,20 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, opt Options, cb 
 			continue
 		}
 		rule, ruled := matchEither(ex, s, cv, rv, engine, res.Role)
-		note := ""
 		if !ruled && strict != nil {
 			sc := strict.Classify(k, presentValues(cv, rv)...)
+			why := sc.Explain(strict.PolicyName())
+			if note != "" {
+				why = note + "; " + why
+			}
 			if !sc.Major {
 				// the policy version compares deployment-defining settings only
 				res.Info = append(res.Info, Exclusion{Setting: k, Upstream: cv, InferenceX: rv, Rule: StrictnessRule, Class: exclusions.ClassJudgment,
-					Reason: sc.Explain(strict.PolicyName()), Policy: strict.PolicyName(), Origins: origins})
+					Reason: why, Policy: strict.PolicyName(), Origins: origins})
 				verdict = Worse(verdict, CoveredWithExclusions)
 				continue
 			}
-			note = sc.Explain(strict.PolicyName())
+			note = why
 		}
 		if !ruled {
 			res.Differences = append(res.Differences, Difference{Setting: k, Upstream: cv, InferenceX: rv, Origins: origins, Diff: textDiff(cv, rv), Note: note})
