@@ -113,6 +113,19 @@ nearest candidate, and gets one verdict: its worst row, prohibited > differs >
 missing / no recipe covers this > not verified > covered-with-exclusions >
 covered. With --cookbook as well, both parts run.
 
+One verdict per config key, from every source. The unit is a deployment
+InferenceX ran: a master-config row × concurrency. It is covered when one
+selection of one source covers all its roles — an AgentX cell's point, a
+cookbook page selection, a vLLM recipe selection or guide block — never a
+prefill from one selection and a decode from another. Otherwise it takes the
+best single-source result (covered, covered-with-exclusions, differs, no
+recipe covers this, prohibited, not verified), naming the nearest selection
+of each source; a prohibited setting InferenceX runs fails the deployment
+whichever source covers it. The other sources' results are information
+("the page shows --speculative-num-steps 5"). The key's verdict is its worst
+deployment's; the headline counts keys, and the points and rows that decide
+no deployment are information, never a gap.
+
 Not verified. A point or vLLM row whose settings could not be compared has
 one of these statuses, the same in both parts (infx's and render's names;
 their "missing" is told apart as recipe / script not found):
