@@ -448,6 +448,26 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, strict Strictnes
 			verdict = Worse(verdict, ContentNotKnown)
 			continue
 		}
+		note := ""
+		if k == imageKey && c != nil && r != nil {
+			// the worker's image: repository, tag and digest (image.go)
+			iv := judgeImage(ParseImage(c.Raw), ParseImage(r.Raw), engine)
+			switch iv.judgement {
+			case imageSame:
+				res.Matched++
+				continue
+			case imageInfo:
+				pol := ""
+				if ex != nil {
+					pol = ex.DefaultPolicy()
+				}
+				res.Info = append(res.Info, Exclusion{Setting: k, Upstream: cv, InferenceX: rv, Rule: iv.rule, Class: exclusions.ClassJudgment,
+					Reason: iv.text, Policy: pol, Origins: origins})
+				verdict = Worse(verdict, CoveredWithExclusions)
+				continue
+			}
+			note = iv.text
+		}
 		if cv != nil && rv != nil && (*cv == *rv || !s.Literal && !(c != nil && c.Literal) && Equal(*cv, *rv) || rules.sameModel(k, *cv, *rv)) {
 			res.Matched++
 			continue
@@ -462,20 +482,20 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, strict Strictnes
 		if !ruled && strict != nil && !strict.Counts(k) {
 			// the policy version compares deployment-defining settings only
 			res.Info = append(res.Info, Exclusion{Setting: k, Upstream: cv, InferenceX: rv, Rule: StrictnessRule, Class: exclusions.ClassJudgment,
-				Reason: "not a major, deployment-defining server arg under policy " + strict.PolicyName() + ": " + strict.StrictnessQuote(),
+				Reason: joinNote("not a major, deployment-defining server arg under policy "+strict.PolicyName()+": "+strict.StrictnessQuote(), note),
 				Policy: strict.PolicyName(), Origins: origins})
 			verdict = Worse(verdict, CoveredWithExclusions)
 			continue
 		}
 		if !ruled {
-			res.Differences = append(res.Differences, Difference{Setting: k, Upstream: cv, InferenceX: rv, Origins: origins, Diff: textDiff(cv, rv)})
+			res.Differences = append(res.Differences, Difference{Setting: k, Upstream: cv, InferenceX: rv, Origins: origins, Diff: textDiff(cv, rv), Note: note})
 			verdict = Worse(verdict, Differs)
 			continue
 		}
-		e := Exclusion{Setting: k, Upstream: cv, InferenceX: rv, Rule: rule.ID, Class: rule.Class, Reason: rule.Reason, Policy: rule.Policy, Origins: origins}
+		e := Exclusion{Setting: k, Upstream: cv, InferenceX: rv, Rule: rule.ID, Class: rule.Class, Reason: joinNote(rule.Reason, note), Policy: rule.Policy, Origins: origins}
 		switch {
 		case rule.Class == exclusions.ClassPlacement && rule.MustMatch && !(rule.WhenBoth && (cv == nil || rv == nil)):
-			res.Differences = append(res.Differences, Difference{Setting: k, Upstream: cv, InferenceX: rv, Origins: origins, Diff: textDiff(cv, rv)})
+			res.Differences = append(res.Differences, Difference{Setting: k, Upstream: cv, InferenceX: rv, Origins: origins, Diff: textDiff(cv, rv), Note: note})
 			verdict = Worse(verdict, Differs)
 		case rule.Class == exclusions.ClassJudgment:
 			res.Info = append(res.Info, e)
@@ -487,6 +507,14 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, strict Strictnes
 	}
 	res.Verdict = verdict
 	sortDiffs(res)
+}
+
+// joinNote appends a qualifying note to a reason ("; " between them).
+func joinNote(reason, note string) string {
+	if note == "" {
+		return reason
+	}
+	return reason + "; " + note
 }
 
 func matchProhibited(ex *exclusions.Set, s *Setting, cv, rv *string, engine, role string) (*exclusions.Rule, bool) {
