@@ -154,10 +154,15 @@ var (
 // A tag without a channel word (a release such as v0.5.16-cu130, a named
 // build such as deepseek-v4-hopper) is pinned, as is any reference with a
 // digest. A version number next to a channel word ("dev-Ling-3.0-flash")
-// names what the channel follows, not a build, so it does not pin.
+// names what the channel follows, not a build, so it does not pin. A tag
+// that is a placeholder for the reader to fill in ("<tag>", "$TAG",
+// "${VERSION}") names no build either: floating.
 func (r ImageRef) Floating() bool {
 	if !r.Valid || r.Digest != "" || r.Tag == "" {
 		return false
+	}
+	if strings.ContainsAny(r.Tag, "$<>{}") {
+		return true
 	}
 	words := strings.FieldsFunc(strings.ToLower(r.Tag), func(c rune) bool { return c == '-' || c == '_' })
 	channel := false

@@ -78,6 +78,8 @@ func TestImageFloating(t *testing.T) {
 		"vllm/vllm-openai:kimi-k3":                            false,
 		"lmsysorg/sglang:deepseek-v4-hopper":                  false,
 		"docker pull vllm/vllm-openai-rocm:nightly":           false, // not a reference
+		"lmsysorg/sglang:<tag>":                               true,  // a placeholder
+		"vllm/vllm-openai:${VLLM_VERSION}":                    true,
 	} {
 		if got := ParseImage(in).Floating(); got != want {
 			t.Errorf("Floating(%q) = %t, want %t", in, got, want)
