@@ -860,7 +860,14 @@ func noteDrift(pr *report.PointResult) {
 	}
 	for i := range pr.Roles {
 		for j := range pr.Roles[i].Differences {
-			pr.Roles[i].Differences[j].Note = note
+			d := &pr.Roles[i].Differences[j]
+			if d.Note != "" {
+				// what the comparison noted (the image's engine-version
+				// drift) stays first
+				d.Note += "; " + note
+				continue
+			}
+			d.Note = note
 		}
 	}
 }
