@@ -448,7 +448,7 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, strict Strictnes
 			verdict = Worse(verdict, ContentNotKnown)
 			continue
 		}
-		note := ""
+		note, ruleS := "", s
 		if k == imageKey && c != nil && r != nil {
 			// the worker's image: repository, tag and digest (image.go)
 			iv := judgeImage(ParseImage(c.Raw), ParseImage(r.Raw), engine)
@@ -467,6 +467,13 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, strict Strictnes
 				continue
 			}
 			note = iv.text
+			if iv.field != imageKey {
+				// classified as its own field (image.version: the build
+				// of one repository), reported as the image
+				cp := *s
+				cp.Name = iv.field
+				ruleS = &cp
+			}
 		}
 		if cv != nil && rv != nil && (*cv == *rv || !s.Literal && !(c != nil && c.Literal) && Equal(*cv, *rv) || rules.sameModel(k, *cv, *rv)) {
 			res.Matched++
@@ -478,7 +485,7 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, strict Strictnes
 			verdict = Worse(verdict, CoveredWithExclusions)
 			continue
 		}
-		rule, ruled := matchEither(ex, s, cv, rv, engine, res.Role)
+		rule, ruled := matchEither(ex, ruleS, cv, rv, engine, res.Role)
 		if !ruled && strict != nil && !strict.Counts(k) {
 			// the policy version compares deployment-defining settings only
 			res.Info = append(res.Info, Exclusion{Setting: k, Upstream: cv, InferenceX: rv, Rule: StrictnessRule, Class: exclusions.ClassJudgment,

@@ -13,10 +13,12 @@ import (
 const imageKey = "image"
 
 // Rule ids of the informational image entries (class judgment): a floating
-// tag against another tag, and the same tag with a digest on one side only.
+// tag against another tag, the same tag with a digest on one side only,
+// and the same repository and tag on another registry.
 const (
 	ImageFloatingRule = "image-floating-tag"
 	ImageDigestRule   = "image-digest-one-side"
+	ImageMirrorRule   = "image-registry-mirror"
 )
 
 // ImageRef is a container image reference read the way `docker pull`
@@ -186,13 +188,22 @@ const (
 	imageDiffers                       // a difference, classed by the policy
 )
 
+// imageVersionField is the field an image difference is classified as
+// (exclusions/rules.yaml) when both sides pin builds of one repository and
+// the builds differ: engine-version drift, which a policy may class apart
+// from the repository (rule judgment-image-version).
+const imageVersionField = "image.version"
+
 // imageVerdict is the outcome of judgeImage: the judgement, and for
 // imageInfo the rule id and reason, for imageDiffers the note that
-// qualifies the difference (engine-version drift, another repository).
+// qualifies the difference (engine-version drift, another repository) and
+// the field the exclusion rules classify it as (imageKey, or
+// imageVersionField for drift).
 type imageVerdict struct {
 	judgement imageJudgement
 	rule      string
 	text      string
+	field     string
 }
 
 // judgeImage compares the image an upstream worker states (up) with the
@@ -202,40 +213,52 @@ type imageVerdict struct {
 //
 //   - Both digests given: equal digests are the same image (a digest is the
 //     content address: OCI image spec, descriptor digest) whatever the tags
-//     or registries; different digests differ.
-//   - Different repositories (registry host and path; docker.io and
-//     library/ implied) differ: a tag names a build inside one repository
-//     of one registry, so the same path on another registry or mirror is
-//     the same image only when both digests prove it.
+//     or registries; different digests are different builds.
+//   - Different repository paths (docker.io and library/ implied; enroot's
+//     REGISTRY#PATH read as REGISTRY/PATH) are different images: another
+//     engine build or fork (field image).
+//   - The same path and tag on another registry is a mirror: the tag names
+//     the same build by the publisher's convention, but only digests on
+//     both sides would prove it, so it is informational (ImageMirrorRule),
+//     never a match.
 //   - Same repository, same tag: the same image; a digest on one side only
 //     pins the build the tag named there, which the other side does not
 //     record: informational (ImageDigestRule).
 //   - Same repository, different tags: a floating tag (ImageRef.Floating)
-//     on either side is informational (ImageFloatingRule); two pinned tags
-//     differ, noted as engine-version drift naming both versions.
+//     on either side is informational (ImageFloatingRule); two pinned
+//     builds that differ (tags, or digests) are engine-version drift naming
+//     both versions, classified as the field image.version, which each
+//     policy classes (exclusions/rules.yaml judgment-image-version:
+//     informational under 09813166, 2026-07 and 2026-06-major; counted
+//     under 2026-06-complete).
 //
 // A reference that is not a registry reference (ImageRef.Valid false) is
-// compared as written.
+// compared as written (field image).
 func judgeImage(up, ix ImageRef, engine string) imageVerdict {
 	if !up.Valid || !ix.Valid {
 		if up.String() == ix.String() {
 			return imageVerdict{judgement: imageSame}
 		}
-		return imageVerdict{judgement: imageDiffers, text: "not both registry image references: compared as written"}
+		return imageVerdict{judgement: imageDiffers, field: imageKey, text: "not both registry image references: compared as written"}
 	}
+	drift := imageVerdict{judgement: imageDiffers, field: imageVersionField, text: driftNote(up, ix, engine)}
 	if up.Digest != "" && ix.Digest != "" {
-		if up.Digest == ix.Digest {
+		switch {
+		case up.Digest == ix.Digest:
 			return imageVerdict{judgement: imageSame}
+		case up.Path != ix.Path:
+			return imageVerdict{judgement: imageDiffers, field: imageKey, text: repoNote(up, ix)}
 		}
-		if up.Repository() != ix.Repository() {
-			return imageVerdict{judgement: imageDiffers, text: repoNote(up, ix)}
-		}
-		return imageVerdict{judgement: imageDiffers, text: driftNote(up, ix, engine)}
+		return drift
 	}
-	if up.Repository() != ix.Repository() {
-		return imageVerdict{judgement: imageDiffers, text: repoNote(up, ix)}
+	if up.Path != ix.Path {
+		return imageVerdict{judgement: imageDiffers, field: imageKey, text: repoNote(up, ix)}
 	}
 	if up.Tag == ix.Tag {
+		if up.Registry != ix.Registry {
+			return imageVerdict{judgement: imageInfo, rule: ImageMirrorRule, text: fmt.Sprintf(
+				"the same repository and tag %s on another registry (upstream %s, InferenceX %s): a mirror names the same build, which only digests on both sides would prove", up.Path+":"+up.Tag, up.Registry, ix.Registry)}
+		}
 		if up.Digest == ix.Digest {
 			return imageVerdict{judgement: imageSame}
 		}
@@ -257,7 +280,7 @@ func judgeImage(up, ix ImageRef, engine string) imageVerdict {
 		return imageVerdict{judgement: imageInfo, rule: ImageFloatingRule, text: fmt.Sprintf(
 			"floating tag (%s): a moving build, not a version; upstream %s, InferenceX %s", strings.Join(moving, ", "), up.version(), ix.version())}
 	}
-	return imageVerdict{judgement: imageDiffers, text: driftNote(up, ix, engine)}
+	return drift
 }
 
 // driftNote marks two pinned builds of one repository as engine-version

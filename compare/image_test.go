@@ -94,17 +94,22 @@ func imageWorker(img string) launch.Process {
 }
 
 // TestCompareWorkerImage: the worker image rule, the same for single- and
-// multi-node points: repository, tag and digest compared; a floating tag
-// against another tag and a digest on one side only are informational;
-// two pinned tags of one repository differ as engine-version drift; a
-// side that states no image leaves it uncompared.
+// multi-node points, under the default policy (09813166): repository, tag
+// and digest compared; a floating tag against another tag, a digest on one
+// side only and a registry mirror are informational; two pinned builds of
+// one repository are engine-version drift naming both versions, which the
+// policy classes informational (judgment-image-version); another
+// repository is a difference; a side that states no image leaves it
+// uncompared.
 func TestCompareWorkerImage(t *testing.T) {
 	type want struct {
 		verdict Verdict
 		diffs   []string
 		note    string // substring of the difference's note
 		info    string // rule id of the informational entry
+		reason  string // substring of its reason
 	}
+	const versionRule = "judgment-image-version"
 	for _, c := range []struct {
 		up, ix string
 		want
@@ -114,37 +119,31 @@ func TestCompareWorkerImage(t *testing.T) {
 		{"nvcr.io/nvidia/ai-dynamo/sglang-runtime:0.8.1", "nvcr.io#nvidia/ai-dynamo/sglang-runtime:0.8.1", want{verdict: Covered}},
 		// the issue-22 point: the AgentX cell pins v0.5.19 by digest,
 		// InferenceX runs v0.5.16
-		{cellImage, masterImage, want{verdict: Differs,
-			diffs: []string{"image: upstream " + cellImage + ", inferencex " + masterImage},
-			note:  "engine-version drift: upstream v0.5.19-cu130@sha256:d6e7288627be…, InferenceX v0.5.16-cu130 (sglang 0.5.19 vs 0.5.16)"}},
-		{"lmsysorg/sglang:v0.5.16-cu129", masterImage, want{verdict: Differs,
-			diffs: []string{"image: upstream lmsysorg/sglang:v0.5.16-cu129, inferencex " + masterImage},
-			note:  "(the same sglang 0.5.16, another build)"}},
-		// same tag, digest on one side / on both
-		{"lmsysorg/sglang:v0.5.19-cu130@sha256:d6e7288627be8b02be88e4bba38e73f6d50e2826869f753c13a4c4385ab3eda9", "lmsysorg/sglang:v0.5.19-cu130", want{verdict: CoveredWithExclusions, info: ImageDigestRule}},
-		{cellImage, otherDigest, want{verdict: Differs,
-			diffs: []string{"image: upstream " + cellImage + ", inferencex " + otherDigest},
-			note:  "engine-version drift"}},
+		{cellImage, masterImage, want{verdict: CoveredWithExclusions, info: versionRule,
+			reason: "engine-version drift: upstream v0.5.19-cu130@sha256:d6e7288627be…, InferenceX v0.5.16-cu130 (sglang 0.5.19 vs 0.5.16)"}},
+		{"lmsysorg/sglang:v0.5.16-cu129", masterImage, want{verdict: CoveredWithExclusions, info: versionRule,
+			reason: "(the same sglang 0.5.16, another build)"}},
+		{cellImage, otherDigest, want{verdict: CoveredWithExclusions, info: versionRule, reason: "engine-version drift"}},
+		// dated nightlies are pinned builds
+		{"lmsysorg/sglang:nightly-dev-cu13-20260913-fa663e72", "lmsysorg/sglang:nightly-dev-cu13-20260724-433429b1", want{verdict: CoveredWithExclusions, info: versionRule,
+			reason: "engine-version drift: upstream nightly-dev-cu13-20260913-fa663e72, InferenceX nightly-dev-cu13-20260724-433429b1"}},
+		// same tag, digest on one side
+		{cellImage, "lmsysorg/sglang:v0.5.19-cu130", want{verdict: CoveredWithExclusions, info: ImageDigestRule, reason: "only upstream pins its digest"}},
 		// one digest proves the same image across registries and tags
 		{cellImage, "ghcr.io/lmsysorg/sglang:v0.5.19@sha256:d6e7288627be8b02be88e4bba38e73f6d50e2826869f753c13a4c4385ab3eda9", want{verdict: Covered}},
-		// a mirror without digests on both sides is another repository
-		{"ghcr.io/lmsysorg/sglang:v0.5.16-cu130", masterImage, want{verdict: Differs,
-			diffs: []string{"image: upstream ghcr.io/lmsysorg/sglang:v0.5.16-cu130, inferencex " + masterImage},
-			note:  "the same repository path on another registry"}},
+		// a mirror without digests on both sides: not proven, informational
+		{"ghcr.io/lmsysorg/sglang:v0.5.16-cu130", masterImage, want{verdict: CoveredWithExclusions, info: ImageMirrorRule, reason: "on another registry (upstream ghcr.io, InferenceX docker.io)"}},
+		// another repository: another engine build
 		{masterImage, "dynamo-sglang-mut", want{verdict: Differs,
 			diffs: []string{"image: upstream " + masterImage + ", inferencex dynamo-sglang-mut:latest"},
-			note:  "another image repository"}},
+			note:  "another image repository: upstream docker.io/lmsysorg/sglang, InferenceX docker.io/library/dynamo-sglang-mut"}},
 		{"lmsysorg/sglang:latest", "lmsysorg/sglang-rocm:v0.5.16-rocm720-mi35x-20260730", want{verdict: Differs,
 			diffs: []string{"image: upstream lmsysorg/sglang:latest, inferencex lmsysorg/sglang-rocm:v0.5.16-rocm720-mi35x-20260730"},
 			note:  "another image repository"}},
 		// floating tags: informational
-		{"lmsysorg/sglang:latest", masterImage, want{verdict: CoveredWithExclusions, info: ImageFloatingRule}},
-		{"lmsysorg/sglang:dev", "lmsysorg/sglang:nightly-dev-cu13-20260913-fa663e72", want{verdict: CoveredWithExclusions, info: ImageFloatingRule}},
-		{"vllm/vllm-openai:v0.27.1", "vllm/vllm-openai:nightly", want{verdict: CoveredWithExclusions, info: ImageFloatingRule}},
-		// dated nightlies are pinned builds
-		{"lmsysorg/sglang:nightly-dev-cu13-20260913-fa663e72", "lmsysorg/sglang:nightly-dev-cu13-20260724-433429b1", want{verdict: Differs,
-			diffs: []string{"image: upstream lmsysorg/sglang:nightly-dev-cu13-20260913-fa663e72, inferencex lmsysorg/sglang:nightly-dev-cu13-20260724-433429b1"},
-			note:  "engine-version drift: upstream nightly-dev-cu13-20260913-fa663e72, InferenceX nightly-dev-cu13-20260724-433429b1"}},
+		{"lmsysorg/sglang:latest", masterImage, want{verdict: CoveredWithExclusions, info: ImageFloatingRule, reason: "floating tag (upstream's latest)"}},
+		{"lmsysorg/sglang:dev", "lmsysorg/sglang:nightly-dev-cu13-20260913-fa663e72", want{verdict: CoveredWithExclusions, info: ImageFloatingRule, reason: "upstream's dev"}},
+		{"vllm/vllm-openai:v0.27.1", "vllm/vllm-openai:nightly", want{verdict: CoveredWithExclusions, info: ImageFloatingRule, reason: "InferenceX's nightly"}},
 		// a value that is no reference is compared as written
 		{"docker pull vllm/vllm-openai-rocm:nightly", "vllm/vllm-openai-rocm:v0.27.1", want{verdict: Differs,
 			diffs: []string{"image: upstream docker pull vllm/vllm-openai-rocm:nightly, inferencex vllm/vllm-openai-rocm:v0.27.1"},
@@ -162,31 +161,28 @@ func TestCompareWorkerImage(t *testing.T) {
 		if c.note != "" && (len(r.Differences) != 1 || !strings.Contains(r.Differences[0].Note, c.note)) {
 			t.Errorf("%q vs %q: differences %+v; want a note with %q", c.up, c.ix, r.Differences, c.note)
 		}
-		var rules []string
-		for _, e := range r.Info {
-			rules = append(rules, e.Rule)
-			if e.Setting != imageKey || e.Class != exclusions.ClassJudgment || e.Reason == "" || e.Upstream == nil || e.InferenceX == nil {
-				t.Errorf("%q vs %q: info %+v", c.up, c.ix, e)
+		switch {
+		case c.info == "" && len(r.Info) > 0:
+			t.Errorf("%q vs %q: info %+v, want none", c.up, c.ix, r.Info)
+		case c.info != "":
+			if len(r.Info) != 1 || r.Info[0].Rule != c.info || r.Info[0].Setting != imageKey || r.Info[0].Class != exclusions.ClassJudgment ||
+				r.Info[0].Upstream == nil || r.Info[0].InferenceX == nil || !strings.Contains(r.Info[0].Reason, c.reason) {
+				t.Errorf("%q vs %q: info %+v; want rule %s with %q", c.up, c.ix, r.Info, c.info, c.reason)
 			}
-		}
-		if wantRules := []string(nil); c.info != "" {
-			wantRules = []string{c.info}
-			if !slices.Equal(rules, wantRules) {
-				t.Errorf("%q vs %q: info rules %q, want %q", c.up, c.ix, rules, wantRules)
-			}
-		} else if len(rules) > 0 {
-			t.Errorf("%q vs %q: info rules %q, want none", c.up, c.ix, rules)
 		}
 	}
 }
 
-// TestCompareWorkerImagePolicy: the image difference is classed by the
-// policy version like any other setting — counted under 09813166 and
-// 2026-06-complete, informational (policy-not-major) under 2026-07 and
-// 2026-06-major, whose prompt lists "image tag/version" as
-// InferenceX-specific; the drift note stays in the reason.
+// TestCompareWorkerImagePolicy: the image is classed by the policy version
+// like any other setting. Engine-version drift (image.version) is
+// informational where the prompt calls the image tag/version
+// InferenceX-specific (2026-07, 2026-06-major) or plumbing (09813166:
+// shared/spec/inferencex.md (e)) and counted under 2026-06-complete, which
+// cross-checks "inference engine + image tag/version"; another repository
+// is counted under every strictness-all policy and informational under the
+// major ones, which do not list the image as major.
 func TestCompareWorkerImagePolicy(t *testing.T) {
-	for id, counted := range map[string]bool{"09813166": true, "2026-06-complete": true, "2026-07": false, "2026-06-major": false} {
+	run := func(id, up, ix string) Result {
 		spec, err := exclusions.PolicyByID(id)
 		if err != nil {
 			t.Fatal(err)
@@ -195,21 +191,43 @@ func TestCompareWorkerImagePolicy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		up := launch.Deployment{Processes: []launch.Process{imageWorker(cellImage)}}
-		ix := launch.Deployment{Processes: []launch.Process{imageWorker(masterImage)}}
-		rs, err := Compare(&up, &ix, Options{Exclusions: ex, Strictness: &spec})
+		u := launch.Deployment{Processes: []launch.Process{imageWorker(up)}}
+		x := launch.Deployment{Processes: []launch.Process{imageWorker(ix)}}
+		rs, err := Compare(&u, &x, Options{Exclusions: ex, Strictness: &spec})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := byRole(t, rs)["agg"]
-		if counted {
-			if r.Verdict != Differs || len(r.Differences) != 1 || !strings.HasPrefix(r.Differences[0].Note, "engine-version drift") {
-				t.Errorf("policy %s: verdict %s, differences %+v; want the image counted as engine-version drift", id, r.Verdict, r.Differences)
+		return byRole(t, rs)["agg"]
+	}
+	const drift = "engine-version drift: upstream v0.5.19-cu130@sha256:d6e7288627be…, InferenceX v0.5.16-cu130"
+	for _, c := range []struct {
+		id, ix string
+		rule   string // "": a counted difference
+	}{
+		{"09813166", masterImage, "judgment-image-version"},
+		{"2026-07", masterImage, "judgment-image-version"},
+		{"2026-06-major", masterImage, "judgment-image-version"},
+		{"2026-06-complete", masterImage, ""},
+		{"09813166", "rocm/sgl-dev:v0.5.16", ""},
+		{"2026-06-complete", "rocm/sgl-dev:v0.5.16", ""},
+		{"2026-07", "rocm/sgl-dev:v0.5.16", StrictnessRule},
+	} {
+		r := run(c.id, cellImage, c.ix)
+		if c.rule == "" {
+			if r.Verdict != Differs || len(r.Differences) != 1 || r.Differences[0].Setting != imageKey || r.Differences[0].Note == "" {
+				t.Errorf("policy %s, %s: verdict %s, differences %+v; want the image counted", c.id, c.ix, r.Verdict, r.Differences)
+			}
+			if c.ix == masterImage && (len(r.Differences) != 1 || !strings.HasPrefix(r.Differences[0].Note, drift)) {
+				t.Errorf("policy %s: differences %+v; want the drift note", c.id, r.Differences)
 			}
 			continue
 		}
-		if r.Verdict != CoveredWithExclusions || len(r.Info) != 1 || r.Info[0].Rule != StrictnessRule || !strings.Contains(r.Info[0].Reason, "engine-version drift: upstream v0.5.19-cu130") {
-			t.Errorf("policy %s: verdict %s, info %+v; want informational with the drift", id, r.Verdict, r.Info)
+		if r.Verdict != CoveredWithExclusions || len(r.Info) != 1 || r.Info[0].Rule != c.rule || r.Info[0].Setting != imageKey {
+			t.Errorf("policy %s, %s: verdict %s, info %+v; want informational by %s", c.id, c.ix, r.Verdict, r.Info, c.rule)
+			continue
+		}
+		if c.ix == masterImage && !strings.HasSuffix(r.Info[0].Reason, "; "+drift+" (sglang 0.5.19 vs 0.5.16)") {
+			t.Errorf("policy %s: reason %q; want it to end with the drift", c.id, r.Info[0].Reason)
 		}
 	}
 }

@@ -202,19 +202,24 @@ func TestMatchPoint(t *testing.T) {
 
 // TestCoverageScriptImage: a single-node point's image is compared like a
 // multi-node worker's — the master config's `image:` (the container
-// runners/launch_*.sh run the script in) against the AgentX cell's. A
-// pinned v0.5.12 against the cell's v0.5.16 is a difference noted as
-// engine-version drift; a floating master tag is informational.
+// runners/launch_*.sh run the script in) against the AgentX cell's
+// lmsysorg/sglang:v0.5.16-cu130. A pinned v0.5.12 is engine-version drift:
+// informational under the default policy (09813166: image tags are
+// plumbing), a difference under 2026-06-complete; another repository is a
+// difference; a floating master tag is informational.
 func TestCoverageScriptImage(t *testing.T) {
 	ixDir, cbDir := scriptFixture()
+	const drift = "engine-version drift: upstream v0.5.16-cu130, InferenceX v0.5.12-cu130 (sglang 0.5.16 vs 0.5.12)"
 	for _, c := range []struct {
-		image   string
-		verdict compare.Verdict
-		note    string // the image difference's note; "" for none
-		info    string // the image's informational rule; "" for none
+		image, policy string
+		verdict       compare.Verdict
+		note          string // the image difference's note; "" for none
+		info          string // the image's informational rule; "" for none
 	}{
-		{"lmsysorg/sglang:v0.5.12-cu130", compare.Differs, "engine-version drift: upstream v0.5.16-cu130, InferenceX v0.5.12-cu130 (sglang 0.5.16 vs 0.5.12)", ""},
-		{"lmsysorg/sglang:dev", compare.CoveredWithExclusions, "", compare.ImageFloatingRule},
+		{"lmsysorg/sglang:v0.5.12-cu130", "", compare.CoveredWithExclusions, "", "judgment-image-version"},
+		{"lmsysorg/sglang:v0.5.12-cu130", "2026-06-complete", compare.Differs, drift, ""},
+		{"rocm/sgl-dev:v0.5.16-cu130", "", compare.Differs, "another image repository: upstream docker.io/lmsysorg/sglang, InferenceX docker.io/rocm/sgl-dev", ""},
+		{"lmsysorg/sglang:dev", "", compare.CoveredWithExclusions, "", compare.ImageFloatingRule},
 	} {
 		dir := t.TempDir()
 		if err := os.CopyFS(dir, os.DirFS(ixDir)); err != nil {
@@ -229,16 +234,16 @@ func TestCoverageScriptImage(t *testing.T) {
 		if err := os.WriteFile(master, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rep, err := Run(context.Background(), Options{InfxDir: dir, CookbookDirs: []string{cbDir}, ConfigKeys: []string{"qwen3.5-fp8-b200-sglang-agentic-mtp"}})
+		rep, err := Run(context.Background(), Options{InfxDir: dir, CookbookDirs: []string{cbDir}, ConfigKeys: []string{"qwen3.5-fp8-b200-sglang-agentic-mtp"}, Policy: c.policy})
 		if err != nil {
 			t.Fatal(err)
 		}
 		p := rep.Points[0] // #0 point 0: covered with the fixture's own image
 		if p.Status != report.StatusCompared || p.Verdict != c.verdict || len(p.Roles) != 1 {
-			t.Fatalf("%s: %s %s %+v", c.image, p.Status, p.Verdict, p.Roles)
+			t.Fatalf("%s %s: %s %s %+v", c.image, c.policy, p.Status, p.Verdict, p.Roles)
 		}
 		r := p.Roles[0]
-		var note, info string
+		var note, info, reason string
 		for _, d := range r.Differences {
 			if d.Setting == "image" {
 				note = d.Note
@@ -246,11 +251,14 @@ func TestCoverageScriptImage(t *testing.T) {
 		}
 		for _, e := range r.Info {
 			if e.Setting == "image" {
-				info = e.Rule
+				info, reason = e.Rule, e.Reason
 			}
 		}
 		if c.note != "" && !strings.HasPrefix(note, c.note) || c.note == "" && note != "" || info != c.info {
-			t.Errorf("%s: image note %q, info %q; want %q, %q (differences %+v)", c.image, note, info, c.note, c.info, r.Differences)
+			t.Errorf("%s %s: image note %q, info %q; want %q, %q", c.image, c.policy, note, info, c.note, c.info)
+		}
+		if info == "judgment-image-version" && !strings.HasSuffix(reason, "; "+drift) {
+			t.Errorf("%s %s: reason %q; want it to end with the drift", c.image, c.policy, reason)
 		}
 	}
 }
