@@ -53,6 +53,13 @@ type ImageRef struct {
 func ParseImage(s string) ImageRef {
 	raw := s
 	s = strings.TrimPrefix(strings.TrimSpace(s), "docker://")
+	if rest, ok := strings.CutPrefix(s, "docker pull "); ok {
+		// a recipe whose docker_image is the command that fetches the
+		// image (vllm-project/recipes, shared/spec/vllm-recipes.md §9.10
+		// "A command as an image": "docker pull
+		// vllm/vllm-openai-rocm:nightly"): the image it names
+		s = strings.TrimSpace(rest)
+	}
 	r := ImageRef{Raw: raw}
 	if s == "" || strings.ContainsAny(s, " \t\n") || strings.HasPrefix(s, "/") || strings.HasPrefix(s, ".") || strings.HasSuffix(s, ".sqsh") {
 		return r
@@ -216,7 +223,10 @@ type imageVerdict struct {
 //     or registries; different digests are different builds.
 //   - Different repository paths (docker.io and library/ implied; enroot's
 //     REGISTRY#PATH read as REGISTRY/PATH) are different images: another
-//     engine build or fork (field image).
+//     engine build or fork (field image) — except two release repositories
+//     of the engine (releaseRepos: lmsysorg/sglang and lmsysorg/sglang-rocm),
+//     whose builds are told apart by version as below (two pinned builds:
+//     drift; a floating tag: informational).
 //   - The same path and tag on another registry is a mirror: the tag names
 //     the same build by the publisher's convention, but only digests on
 //     both sides would prove it, so it is informational (ImageMirrorRule),
@@ -242,19 +252,23 @@ func judgeImage(up, ix ImageRef, engine string) imageVerdict {
 		return imageVerdict{judgement: imageDiffers, field: imageKey, text: "not both registry image references: compared as written"}
 	}
 	drift := imageVerdict{judgement: imageDiffers, field: imageVersionField, text: driftNote(up, ix, engine)}
+	family := up.Path != ix.Path && releaseRepos(engine, up, ix)
+	if family {
+		drift.text += fmt.Sprintf("; %s and %s are both %s release repositories (compare/defaults.yaml images)", up.Path, ix.Path, engine)
+	}
 	if up.Digest != "" && ix.Digest != "" {
 		switch {
 		case up.Digest == ix.Digest:
 			return imageVerdict{judgement: imageSame}
-		case up.Path != ix.Path:
+		case up.Path != ix.Path && !family:
 			return imageVerdict{judgement: imageDiffers, field: imageKey, text: repoNote(up, ix)}
 		}
 		return drift
 	}
-	if up.Path != ix.Path {
+	if up.Path != ix.Path && !family {
 		return imageVerdict{judgement: imageDiffers, field: imageKey, text: repoNote(up, ix)}
 	}
-	if up.Tag == ix.Tag {
+	if up.Tag == ix.Tag && !family {
 		if up.Registry != ix.Registry {
 			return imageVerdict{judgement: imageInfo, rule: ImageMirrorRule, text: fmt.Sprintf(
 				"the same repository and tag %s on another registry (upstream %s, InferenceX %s): a mirror names the same build, which only digests on both sides would prove", up.Path+":"+up.Tag, up.Registry, ix.Registry)}
@@ -270,6 +284,11 @@ func judgeImage(up, ix ImageRef, engine string) imageVerdict {
 			"the same tag %s on both sides; only %s pins its digest %s, the build the other side's tag named is not recorded", up.Tag, side, d)}
 	}
 	if up.Floating() || ix.Floating() {
+		if family {
+			// the tags of two repositories name no common build
+			return imageVerdict{judgement: imageInfo, rule: ImageFloatingRule, text: fmt.Sprintf(
+				"floating tag against another %s release repository: upstream %s, InferenceX %s", engine, up.String(), ix.String())}
+		}
 		var moving []string
 		if up.Floating() {
 			moving = append(moving, "upstream's "+up.Tag)
@@ -299,6 +318,27 @@ func driftNote(up, ix ImageRef, engine string) string {
 		}
 	}
 	return s
+}
+
+// releaseRepos reports whether both references are on Docker Hub in
+// repositories compare/defaults.yaml lists as engine's release images
+// (sglang: lmsysorg/sglang and lmsysorg/sglang-rocm, where SGLang moved its
+// ROCm builds; vllm: vllm/vllm-openai, vllm/vllm-openai-rocm, rocm/vllm):
+// the same engine's builds, told apart by their tags' versions.
+func releaseRepos(engine string, up, ix ImageRef) bool {
+	d, err := DefaultDefaults()
+	if err != nil || up.Registry != "docker.io" || ix.Registry != "docker.io" {
+		return false
+	}
+	in := func(path string) bool {
+		for _, r := range d.Images[engine] {
+			if r == path {
+				return true
+			}
+		}
+		return false
+	}
+	return in(up.Path) && in(ix.Path)
 }
 
 // repoNote names two different repositories.

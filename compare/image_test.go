@@ -43,8 +43,10 @@ func TestParseImage(t *testing.T) {
 		{"localhost:5000/sglang:dev", "localhost:5000", "sglang", "dev", "", true, "localhost:5000/sglang:dev"},
 		{"lmsysorg/sglang@sha256:d6e7288627be8b02be88e4bba38e73f6d50e2826869f753c13a4c4385ab3eda9", "docker.io", "lmsysorg/sglang", "", "sha256:d6e7288627be8b02be88e4bba38e73f6d50e2826869f753c13a4c4385ab3eda9", true, "lmsysorg/sglang@sha256:d6e7288627be8b02be88e4bba38e73f6d50e2826869f753c13a4c4385ab3eda9"},
 		// vllm-project/recipes: a variant's docker_image that is a command
-		// (shared/spec/vllm-recipes.md §9.10), a squash file on a cluster
-		{"docker pull vllm/vllm-openai-rocm:nightly", "", "", "", "", false, "docker pull vllm/vllm-openai-rocm:nightly"},
+		// (shared/spec/vllm-recipes.md §9.10: the image it pulls), text that is
+		// no reference, a squash file on a cluster
+		{"docker pull vllm/vllm-openai-rocm:nightly", "docker.io", "vllm/vllm-openai-rocm", "nightly", "", true, "vllm/vllm-openai-rocm:nightly"},
+		{"docker run vllm/vllm-openai:latest", "", "", "", "", false, "docker run vllm/vllm-openai:latest"},
 		{"/data/containers/lmsysorg+sglang+v0.5.16-cu130.sqsh", "", "", "", "", false, "/data/containers/lmsysorg+sglang+v0.5.16-cu130.sqsh"},
 		{"", "", "", "", "", false, ""},
 	} {
@@ -77,7 +79,8 @@ func TestImageFloating(t *testing.T) {
 		"lmsysorg/sglang-rocm:v0.5.16-rocm720-mi35x-20260730": false,
 		"vllm/vllm-openai:kimi-k3":                            false,
 		"lmsysorg/sglang:deepseek-v4-hopper":                  false,
-		"docker pull vllm/vllm-openai-rocm:nightly":           false, // not a reference
+		"docker pull vllm/vllm-openai-rocm:nightly":           true,
+		"docker run vllm/vllm-openai:latest":                  false, // not a reference
 		"lmsysorg/sglang:<tag>":                               true,  // a placeholder
 		"vllm/vllm-openai:${VLLM_VERSION}":                    true,
 	} {
@@ -137,16 +140,23 @@ func TestCompareWorkerImage(t *testing.T) {
 		{masterImage, "dynamo-sglang-mut", want{verdict: Differs,
 			diffs: []string{"image: upstream " + masterImage + ", inferencex dynamo-sglang-mut:latest"},
 			note:  "another image repository: upstream docker.io/lmsysorg/sglang, InferenceX docker.io/library/dynamo-sglang-mut"}},
-		{"lmsysorg/sglang:latest", "lmsysorg/sglang-rocm:v0.5.16-rocm720-mi35x-20260730", want{verdict: Differs,
-			diffs: []string{"image: upstream lmsysorg/sglang:latest, inferencex lmsysorg/sglang-rocm:v0.5.16-rocm720-mi35x-20260730"},
+		{masterImage, "rocm/sgl-dev:v0.5.16-cu130", want{verdict: Differs,
+			diffs: []string{"image: upstream " + masterImage + ", inferencex rocm/sgl-dev:v0.5.16-cu130"},
 			note:  "another image repository"}},
+		// SGLang's two release repositories: builds told apart by version
+		{"lmsysorg/sglang-rocm:v0.5.13.post1-rocm700-mi30x-20260616", "lmsysorg/sglang:v0.5.16-rocm720-mi30x", want{verdict: CoveredWithExclusions, info: versionRule,
+			reason: "lmsysorg/sglang-rocm and lmsysorg/sglang are both sglang release repositories"}},
+		{"lmsysorg/sglang:latest", "lmsysorg/sglang-rocm:v0.5.16-rocm720-mi35x-20260730", want{verdict: CoveredWithExclusions, info: ImageFloatingRule,
+			reason: "floating tag against another sglang release repository"}},
 		// floating tags: informational
 		{"lmsysorg/sglang:latest", masterImage, want{verdict: CoveredWithExclusions, info: ImageFloatingRule, reason: "floating tag (upstream's latest)"}},
 		{"lmsysorg/sglang:dev", "lmsysorg/sglang:nightly-dev-cu13-20260913-fa663e72", want{verdict: CoveredWithExclusions, info: ImageFloatingRule, reason: "upstream's dev"}},
 		{"vllm/vllm-openai:v0.27.1", "vllm/vllm-openai:nightly", want{verdict: CoveredWithExclusions, info: ImageFloatingRule, reason: "InferenceX's nightly"}},
-		// a value that is no reference is compared as written
-		{"docker pull vllm/vllm-openai-rocm:nightly", "vllm/vllm-openai-rocm:v0.27.1", want{verdict: Differs,
-			diffs: []string{"image: upstream docker pull vllm/vllm-openai-rocm:nightly, inferencex vllm/vllm-openai-rocm:v0.27.1"},
+		// a recipe image that is its docker pull command names the image it
+		// pulls; a value that is no reference is compared as written
+		{"docker pull vllm/vllm-openai-rocm:nightly", "vllm/vllm-openai-rocm:v0.27.1", want{verdict: CoveredWithExclusions, info: ImageFloatingRule, reason: "upstream's nightly"}},
+		{"docker run vllm/vllm-openai-rocm:nightly", "vllm/vllm-openai-rocm:v0.27.1", want{verdict: Differs,
+			diffs: []string{"image: upstream docker run vllm/vllm-openai-rocm:nightly, inferencex vllm/vllm-openai-rocm:v0.27.1"},
 			note:  "compared as written"}},
 		// a side that states no image: not compared
 		{masterImage, "", want{verdict: Covered}},
