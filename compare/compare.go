@@ -492,6 +492,33 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, opt Options, cb 
 			verdict = Worse(verdict, ContentNotKnown)
 			continue
 		}
+		note, ruleS := "", s
+		if k == imageKey && c != nil && r != nil {
+			// the worker's image: repository, tag and digest (image.go)
+			iv := judgeImage(ParseImage(c.Raw), ParseImage(r.Raw), engine)
+			switch iv.judgement {
+			case imageSame:
+				res.Matched++
+				continue
+			case imageInfo:
+				pol := ""
+				if ex != nil {
+					pol = ex.DefaultPolicy()
+				}
+				res.Info = append(res.Info, Exclusion{Setting: k, Upstream: cv, InferenceX: rv, Rule: iv.rule, Class: exclusions.ClassJudgment,
+					Reason: iv.text, Policy: pol, Origins: origins})
+				verdict = Worse(verdict, CoveredWithExclusions)
+				continue
+			}
+			note = iv.text
+			if iv.field != imageKey {
+				// classified as its own field (image.version: the build
+				// of one repository), reported as the image
+				cp := *s
+				cp.Name = iv.field
+				ruleS = &cp
+			}
+		}
 		same := func(cv, rv *string) bool {
 			return cv != nil && rv != nil && (*cv == *rv || !s.Literal && !(c != nil && c.Literal) && Equal(*cv, *rv) || rules.sameModel(k, *cv, *rv))
 		}
@@ -501,12 +528,16 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, opt Options, cb 
 		}
 		// a rule of scope side takes out only the value it matches; what
 		// is left is compared with that side's production path
-		note := ""
 		if sd, ok := dropSides(ex, s, r, cv, rv, engine, res.Role); ok {
 			res.Excluded = append(res.Excluded, Exclusion{Setting: k, Upstream: sd.upstream, InferenceX: sd.inferencex, Rule: sd.rule.ID, Class: sd.rule.Class,
 				Reason: sd.rule.Reason, Policy: sd.rule.Policy, Origins: origins})
 			verdict = Worse(verdict, CoveredWithExclusions)
-			cv, rv, note = sd.cv, sd.rv, sd.note
+			cv, rv = sd.cv, sd.rv
+			if note == "" {
+				note = sd.note
+			} else if sd.note != "" {
+				note += "; " + sd.note
+			}
 			if cv == nil && rv == nil {
 				continue
 			}
@@ -531,7 +562,7 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, opt Options, cb 
 			verdict = Worse(verdict, CoveredWithExclusions)
 			continue
 		}
-		rule, ruled := matchEither(ex, s, cv, rv, engine, res.Role)
+		rule, ruled := matchEither(ex, ruleS, cv, rv, engine, res.Role)
 		if !ruled && strict != nil {
 			sc := strict.Classify(k, presentValues(cv, rv)...)
 			why := sc.Explain(strict.PolicyName())
@@ -552,10 +583,10 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, opt Options, cb 
 			verdict = Worse(verdict, Differs)
 			continue
 		}
-		e := Exclusion{Setting: k, Upstream: cv, InferenceX: rv, Rule: rule.ID, Class: rule.Class, Reason: rule.Reason, Policy: rule.Policy, Origins: origins}
+		e := Exclusion{Setting: k, Upstream: cv, InferenceX: rv, Rule: rule.ID, Class: rule.Class, Reason: joinNote(rule.Reason, note), Policy: rule.Policy, Origins: origins}
 		switch {
 		case rule.Class == exclusions.ClassPlacement && rule.MustMatch && !(rule.WhenBoth && (cv == nil || rv == nil)):
-			res.Differences = append(res.Differences, Difference{Setting: k, Upstream: cv, InferenceX: rv, Origins: origins, Diff: textDiff(cv, rv)})
+			res.Differences = append(res.Differences, Difference{Setting: k, Upstream: cv, InferenceX: rv, Origins: origins, Diff: textDiff(cv, rv), Note: note})
 			verdict = Worse(verdict, Differs)
 		case rule.Class == exclusions.ClassJudgment:
 			res.Info = append(res.Info, e)
@@ -623,6 +654,14 @@ func dropSides(ex *exclusions.Set, s, r *Setting, cv, rv *string, engine, role s
 		d.note = ixNote
 	}
 	return d, d.rule != nil
+}
+
+// joinNote appends a qualifying note to a reason ("; " between them).
+func joinNote(reason, note string) string {
+	if note == "" {
+		return reason
+	}
+	return reason + "; " + note
 }
 
 func matchProhibited(ex *exclusions.Set, s *Setting, cv, rv *string, engine, role string) (*exclusions.Rule, bool) {

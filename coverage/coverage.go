@@ -892,13 +892,14 @@ func noteDrift(pr *report.PointResult) {
 	for i := range pr.Roles {
 		for j := range pr.Roles[i].Differences {
 			d := &pr.Roles[i].Differences[j]
-			if d.Note == "" {
-				d.Note = note
-			} else {
-				// keep what compare said (the policy rule a major
-				// difference falls under)
-				d.Note = note + "; " + d.Note
+			if d.Note != "" {
+				// what the comparison noted (the policy rule a major
+				// difference falls under, the image's engine-version
+				// drift) stays first
+				d.Note += "; " + note
+				continue
 			}
+			d.Note = note
 		}
 	}
 }

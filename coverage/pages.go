@@ -238,7 +238,37 @@ func parseCands(sels []pages.Selection) ([]pageCand, []error) {
 			out = append(out, pageCand{sel: sel, dep: d, proc: j, sig: s})
 		}
 	}
+	shareSelectionImage(out)
 	return out, errs
+}
+
+// shareSelectionImage gives the workers of a selection's command that runs
+// in no container (the python run mode: `sglang serve …`) the image the
+// same selection's docker run mode runs (`docker run … IMAGE sglang serve
+// …`): sgl-project/sglang docs/src/snippets/_deployment.jsx renders one
+// cell's flags in both tabs (renderCommand, mode python or docker, the
+// image from config.dockerImages by hw|quant|strategy, else
+// lmsysorg/sglang:dev), so the image is the selection's, not the tab's —
+// without it the python tab, which names none, would always be the
+// better match and the page's image never compared. A selection is its
+// file, cell and selection values; a role keeps its own image.
+func shareSelectionImage(cs []pageCand) {
+	key := func(c *pageCand) string {
+		return c.sel.File + "\x00" + strconv.Itoa(c.sel.Cell) + "\x00" + pages.SelectionText(c.sel) + "\x00" + string(c.sig.Role)
+	}
+	img := map[string]string{}
+	for i := range cs {
+		if p := &cs[i].dep.Processes[cs[i].proc]; p.Image != "" {
+			if _, ok := img[key(&cs[i])]; !ok {
+				img[key(&cs[i])] = p.Image
+			}
+		}
+	}
+	for i := range cs {
+		if p := &cs[i].dep.Processes[cs[i].proc]; p.Image == "" {
+			p.Image = img[key(&cs[i])]
+		}
+	}
 }
 
 // buildIndex indexes page roles by model and family, keeping their order

@@ -259,3 +259,47 @@ func TestPagesSigAndMisses(t *testing.T) {
 		t.Errorf("family %q", f)
 	}
 }
+
+// TestPagesSelectionImage: a config page's selection shows its command in
+// a python and a docker tab (sgl-project/sglang
+// docs/src/snippets/_deployment.jsx renderCommand); the docker tab's image
+// is the selection's, so the python tab's worker runs in it too and the
+// page's image is compared whichever tab matches best. A selection
+// without a docker tab names no image.
+func TestPagesSelectionImage(t *testing.T) {
+	const file = "docs/src/snippets/configs/zai-org/glm-5.2.jsx"
+	const img = "lmsysorg/sglang-rocm:v0.5.13.post1-rocm720-mi35x-20260618"
+	flags := "  --model-path zai-org/GLM-5.2-FP8 \\\n  --tp 8 \\\n  --dsa-prefill-backend tilelang \\\n  --host 0.0.0.0 \\\n  --port 30000"
+	sel := func(cell int, strategy, mode, command string) pages.Selection {
+		return pages.Selection{File: file, Page: "docs/cookbook/autoregressive/GLM/GLM-5.2.mdx", Kind: "config", Cell: cell, Mode: mode,
+			Values: map[string]any{"hw": "mi355x", "quant": "fp8", "strategy": strategy}, Order: []string{"hw", "quant", "strategy"}, Command: command}
+	}
+	sels := []pages.Selection{
+		sel(33, "low-latency", "python", "sglang serve \\\n"+flags),
+		sel(33, "low-latency", "docker", "docker run \\\n  --device=/dev/kfd --device=/dev/dri \\\n  --group-add video \\\n  --shm-size 32g \\\n  -p 30000:30000 \\\n  --ipc=host \\\n  "+img+" \\\n  sglang serve \\\n"+strings.ReplaceAll(flags, "  --", "    --")),
+		sel(34, "balanced", "python", "sglang serve \\\n"+flags),
+	}
+	cs, errs := parseCands(sels)
+	if len(errs) != 0 || len(cs) != 3 {
+		t.Fatalf("candidates %d, errors %v", len(cs), errs)
+	}
+	for i, want := range []string{img, img, ""} {
+		if got := cs[i].dep.Processes[cs[i].proc].Image; got != want {
+			t.Errorf("%s (%s): image %q, want %q", pages.SelectionText(cs[i].sel), cs[i].sel.Mode, got, want)
+		}
+	}
+	// InferenceX runs another pinned ROCm build: engine-version drift,
+	// informational under the default policy (judgment-image-version)
+	ixp := cs[0].dep.Processes[cs[0].proc]
+	ixp.Image = "lmsysorg/sglang-rocm:v0.5.16-rocm720-mi35x-20260730"
+	ix := &launch.Deployment{Engine: "sglang", Model: "zai-org/GLM-5.2-FP8", Processes: []launch.Process{ixp}}
+	res, err := compare.Compare(pageSide(&cs[0], launch.RoleAgg), ix, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := workerResult(res)
+	if r.Verdict != compare.CoveredWithExclusions || len(r.Info) != 1 || r.Info[0].Setting != "image" || r.Info[0].Rule != "judgment-image-version" ||
+		!strings.HasSuffix(r.Info[0].Reason, "engine-version drift: upstream v0.5.13.post1-rocm720-mi35x-20260618, InferenceX v0.5.16-rocm720-mi35x-20260730") {
+		t.Errorf("python tab vs InferenceX: %s %+v", r.Verdict, r.Info)
+	}
+}

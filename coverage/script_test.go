@@ -2,6 +2,7 @@ package coverage
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -88,7 +89,9 @@ func TestCoverageScriptFixture(t *testing.T) {
 	// CONC is not > 4). Matched: program, 15 flags (model, host,
 	// trust-remote-code, TP, attention backend, mem fraction, context length,
 	// cuda graph bs, recv interval, 4 speculative flags, 2 parsers), 2 env,
-	// workers, nodes-per-worker = 20.
+	// workers, nodes-per-worker = 20, and the image (the cell's
+	// lmsysorg/sglang:v0.5.16-cu130, the master config's the script runs
+	// in) = 21.
 	a := roleOf(0)
 	wantEx := []string{
 		"--served-model-name Qwen/Qwen3.5-397B-A17B-FP8-><absent> placement-served-model-name",
@@ -97,7 +100,7 @@ func TestCoverageScriptFixture(t *testing.T) {
 		"env SGLANG_SIMULATE_ACC_LEN <absent>->3.39 synthetic-simulate-acc",
 		"env SGLANG_SIMULATE_ACC_METHOD <absent>->match-expected synthetic-simulate-acc",
 	}
-	if a.Matched != 20 || len(a.Differences) != 0 || len(a.Info) != 0 || !reflect.DeepEqual(exclusionsOf(a.Excluded), wantEx) {
+	if a.Matched != 21 || len(a.Differences) != 0 || len(a.Info) != 0 || !reflect.DeepEqual(exclusionsOf(a.Excluded), wantEx) {
 		t.Errorf("#0 point 0 agg: matched %d, differences %+v, info %v\nexcluded %v\nwant     %v", a.Matched, a.Differences, exclusionsOf(a.Info), exclusionsOf(a.Excluded), wantEx)
 	}
 	// #0 point 1 (conc 8): same launch in the cookbook, the script sizes
@@ -108,7 +111,7 @@ func TestCoverageScriptFixture(t *testing.T) {
 		"--cuda-graph-max-bs-decode 4->8 judgment-cuda-graph-max-bs",
 		"--scheduler-recv-interval 10->30 judgment-scheduler-recv-interval",
 	}
-	if a.Matched != 18 || len(a.Differences) != 0 || !reflect.DeepEqual(exclusionsOf(a.Info), wantInfo) {
+	if a.Matched != 19 || len(a.Differences) != 0 || !reflect.DeepEqual(exclusionsOf(a.Info), wantInfo) {
 		t.Errorf("#0 point 1 agg: matched %d, differences %+v, info %v", a.Matched, a.Differences, exclusionsOf(a.Info))
 	}
 	// #1 (DP attention, row 1): the script's DP-attention branch adds
@@ -117,11 +120,11 @@ func TestCoverageScriptFixture(t *testing.T) {
 	if len(a.Differences) != 1 || a.Differences[0].Setting != "--moe-a2a-backend" || a.Differences[0].Upstream != nil || deref(a.Differences[0].InferenceX) != "deepep" {
 		t.Errorf("#1 agg differences %+v", a.Differences)
 	}
-	if a.Matched != 23 {
-		t.Errorf("#1 agg matched %d, want 23 (20 + --data-parallel-size, --enable-dp-attention, --expert-parallel-size)", a.Matched)
+	if a.Matched != 24 {
+		t.Errorf("#1 agg matched %d, want 24 (21 + --data-parallel-size, --enable-dp-attention, --expert-parallel-size)", a.Matched)
 	}
 	// #2 point 0 (row 2, KV_OFFLOADING=dram): the HiCache flags match.
-	if a := roleOf(3); a.Matched != 23 || len(a.Differences) != 0 || len(a.Info) != 0 {
+	if a := roleOf(3); a.Matched != 24 || len(a.Differences) != 0 || len(a.Info) != 0 {
 		t.Errorf("#2 agg: matched %d, differences %+v, info %v", a.Matched, a.Differences, exclusionsOf(a.Info))
 	}
 	if d := rep.Points[5].Drift; d.State != report.DriftChanged || !strings.Contains(d.Detail, "has concurrency 128") {
@@ -194,5 +197,68 @@ func TestMatchPoint(t *testing.T) {
 	}
 	if m := MatchPoint(nil, key, PointQuery{Concs: []int{4}}); m.Status != report.StatusNoMatch || m.Message != "the InferenceX checkout has no master config: the script's matrix point (TP, EP, CONC, …) is unknown" {
 		t.Errorf("no workspace: %+v", m)
+	}
+}
+
+// TestCoverageScriptImage: a single-node point's image is compared like a
+// multi-node worker's — the master config's `image:` (the container
+// runners/launch_*.sh run the script in) against the AgentX cell's
+// lmsysorg/sglang:v0.5.16-cu130. A pinned v0.5.12 is engine-version drift:
+// informational under the default policy (09813166: image tags are
+// plumbing), a difference under 2026-06-complete; another repository is a
+// difference; a floating master tag is informational.
+func TestCoverageScriptImage(t *testing.T) {
+	ixDir, cbDir := scriptFixture()
+	const drift = "engine-version drift: upstream v0.5.16-cu130, InferenceX v0.5.12-cu130 (sglang 0.5.16 vs 0.5.12)"
+	for _, c := range []struct {
+		image, policy string
+		verdict       compare.Verdict
+		note          string // the image difference's note; "" for none
+		info          string // the image's informational rule; "" for none
+	}{
+		{"lmsysorg/sglang:v0.5.12-cu130", "", compare.CoveredWithExclusions, "", "judgment-image-version"},
+		{"lmsysorg/sglang:v0.5.12-cu130", "2026-06-complete", compare.Differs, drift, ""},
+		{"rocm/sgl-dev:v0.5.16-cu130", "", compare.Differs, "another image repository: upstream docker.io/lmsysorg/sglang, InferenceX docker.io/rocm/sgl-dev", ""},
+		{"lmsysorg/sglang:dev", "", compare.CoveredWithExclusions, "", compare.ImageFloatingRule},
+	} {
+		dir := t.TempDir()
+		if err := os.CopyFS(dir, os.DirFS(ixDir)); err != nil {
+			t.Fatal(err)
+		}
+		master := filepath.Join(dir, "configs", "nvidia-master.yaml")
+		b, err := os.ReadFile(master)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = []byte(strings.Replace(string(b), "image: lmsysorg/sglang:v0.5.16-cu130", "image: "+c.image, 1))
+		if err := os.WriteFile(master, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Run(context.Background(), Options{InfxDir: dir, CookbookDirs: []string{cbDir}, ConfigKeys: []string{"qwen3.5-fp8-b200-sglang-agentic-mtp"}, Policy: c.policy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := rep.Points[0] // #0 point 0: covered with the fixture's own image
+		if p.Status != report.StatusCompared || p.Verdict != c.verdict || len(p.Roles) != 1 {
+			t.Fatalf("%s %s: %s %s %+v", c.image, c.policy, p.Status, p.Verdict, p.Roles)
+		}
+		r := p.Roles[0]
+		var note, info, reason string
+		for _, d := range r.Differences {
+			if d.Setting == "image" {
+				note = d.Note
+			}
+		}
+		for _, e := range r.Info {
+			if e.Setting == "image" {
+				info, reason = e.Rule, e.Reason
+			}
+		}
+		if c.note != "" && !strings.HasPrefix(note, c.note) || c.note == "" && note != "" || info != c.info {
+			t.Errorf("%s %s: image note %q, info %q; want %q, %q", c.image, c.policy, note, info, c.note, c.info)
+		}
+		if info == "judgment-image-version" && !strings.HasSuffix(reason, "; "+drift) {
+			t.Errorf("%s %s: reason %q; want it to end with the drift", c.image, c.policy, reason)
+		}
 	}
 }

@@ -114,11 +114,15 @@ func TestVLLMCoverageFixture(t *testing.T) {
 	if got, w := exclSettings(ro.Result.Excluded), []string{"--host:harness:harness-host", "--port:harness:harness-port"}; !reflect.DeepEqual(got, w) {
 		t.Errorf("row 0 excluded %q, want %q", got, w)
 	}
+	// the recipe's image is the site's brand default vllm/vllm-openai:latest
+	// (§9.8), a floating tag against InferenceX's v0.25.0: informational;
 	// --max-model-len is judgment; --gpu-memory-utilization 0.9 is vLLM's
 	// cited default (compare/defaults.yaml), the recipe states none
-	if len(ro.Result.Info) != 2 || ro.Result.Info[0].Setting != "--max-model-len" || *ro.Result.Info[0].Upstream != "32768" || *ro.Result.Info[0].InferenceX != "2048" ||
-		ro.Result.Info[1].Setting != "--gpu-memory-utilization" || ro.Result.Info[1].Rule != "default-gpu-memory-utilization" || ro.Result.Info[1].Upstream != nil ||
-		!strings.Contains(ro.Result.Info[1].Reason, "source: https://") {
+	if len(ro.Result.Info) != 3 || ro.Result.Info[0].Setting != "image" || ro.Result.Info[0].Rule != compare.ImageFloatingRule ||
+		*ro.Result.Info[0].Upstream != "vllm/vllm-openai:latest" || *ro.Result.Info[0].InferenceX != "vllm/vllm-openai:v0.25.0" ||
+		ro.Result.Info[1].Setting != "--max-model-len" || *ro.Result.Info[1].Upstream != "32768" || *ro.Result.Info[1].InferenceX != "2048" ||
+		ro.Result.Info[2].Setting != "--gpu-memory-utilization" || ro.Result.Info[2].Rule != "default-gpu-memory-utilization" || ro.Result.Info[2].Upstream != nil ||
+		!strings.Contains(ro.Result.Info[2].Reason, "source: https://") {
 		t.Errorf("row 0 info %+v", ro.Result.Info)
 	}
 	// tp 4: the site only renders TP8 on an 8-GPU h200 node.

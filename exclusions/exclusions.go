@@ -627,7 +627,7 @@ func (s *Set) Policies() []Policy {
 
 // PolicyVersion identifies the rules a report was judged against:
 // "<list version> (<policy source>@<policy version>)", e.g.
-// "2026-12-01.4 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)".
+// "2026-12-01.5 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)".
 func (s *Set) PolicyVersion() string {
 	p := s.policies[s.policy]
 	return fmt.Sprintf("%s (%s@%s)", s.version, p.Source, p.Version)

@@ -101,7 +101,7 @@ func (ws *Workspace) render(p Point, opt Options, cache recipeCache) (launch.Dep
 			return launch.Deployment{}, err
 		}
 		d.Source.File = file
-		d.Processes = procs
+		d.Processes = withPointImage(procs, p.Image)
 		d.Notes = notes
 		d.Inherited = inherited
 	case KindBatch:
@@ -110,7 +110,7 @@ func (ws *Workspace) render(p Point, opt Options, cache recipeCache) (launch.Dep
 			return launch.Deployment{}, err
 		}
 		d.Source.File = job
-		d.Processes = procs
+		d.Processes = withPointImage(procs, p.Image)
 		d.Notes = notes
 	case KindLLMD:
 		if err := ws.renderLLMD(p, &d); err != nil {
@@ -120,6 +120,31 @@ func (ws *Workspace) render(p Point, opt Options, cache recipeCache) (launch.Dep
 		return launch.Deployment{}, fmt.Errorf("%w: %s", ErrNotRenderable, p.Note)
 	}
 	return d, nil
+}
+
+// withPointImage gives the engine workers of a script or batch rendering
+// that name no image the master config entry's `image:` (img), the
+// container they run in: every runners/launch_*.sh of InferenceX starts a
+// single-node script inside $IMAGE (docker run / srun
+// --container-image of the squash file `enroot import docker://$IMAGE`
+// makes, '#' turned into '/'), and an AMD batch job's server container is
+// `docker run "$DOCKER_IMAGE_NAME"` with DOCKER_IMAGE_NAME=$CONTAINER_IMAGE
+// =$IMAGE (benchmarks/multi_node/amd_utils/job.slurm, submit.sh and the
+// benchmarks/multi_node/*.sh that export CONTAINER_IMAGE=$IMAGE). The
+// image is then compared like a multi-node worker's (package compare).
+// procs is not changed (a rendering may be shared by points of other
+// config keys): the result is a copy; img "" returns procs as they are.
+func withPointImage(procs []launch.Process, img string) []launch.Process {
+	if img == "" {
+		return procs
+	}
+	out := append([]launch.Process(nil), procs...)
+	for i := range out {
+		if out[i].Kind == launch.KindWorker && out[i].Image == "" {
+			out[i].Image = img
+		}
+	}
+	return out
 }
 
 // ScriptEnv is the environment a runner exports for a single-node script

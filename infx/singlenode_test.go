@@ -430,3 +430,36 @@ func TestScriptInterpreterPanic(t *testing.T) {
 		t.Errorf("note = %q", pe.Note)
 	}
 }
+
+// TestRenderedWorkerImage: the workers of a single-node script run in the
+// master config's image (runners/launch_*.sh start the script in $IMAGE),
+// as do an AMD batch job's servers (docker run "$DOCKER_IMAGE_NAME" =
+// $IMAGE); the router and other processes name none.
+func TestRenderedWorkerImage(t *testing.T) {
+	ws := openLaunch(t)
+	d := renderOne(t, ws, pointAt(t, ws, "m1-fp8-b200-sglang", 0, 16), Options{})
+	b, err := batchFixture(t, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		d    launch.Deployment
+		want string
+	}{{d, "lmsysorg/sglang:v0.5.12"}, {b, "rocm/sgl-dev:v0.5.16"}} {
+		workers := 0
+		for _, p := range c.d.Processes {
+			switch {
+			case p.Kind == launch.KindWorker:
+				workers++
+				if p.Image != c.want {
+					t.Errorf("%s %s worker image %q, want %q", c.d.Source.File, p.Role, p.Image, c.want)
+				}
+			case p.Image != "":
+				t.Errorf("%s %s image %q, want none", c.d.Source.File, p.Kind, p.Image)
+			}
+		}
+		if workers == 0 {
+			t.Errorf("%s: no worker", c.d.Source.File)
+		}
+	}
+}

@@ -120,6 +120,7 @@ func checkRendering(doc map[string]json.RawMessage, r *Rendering) []string {
 	cmp("variant", str("variant"), r.Variant)
 	cmp("deploy_type", str("deploy_type"), r.DeployType)
 	cmp("node_count", string(doc["node_count"]), fmt.Sprint(r.NodeCount))
+	cmp("docker_image", str("docker_image"), r.DockerImage)
 	if w, err := envOracle(doc["env"]); err != nil {
 		bad = append(bad, "env: "+err.Error())
 	} else {

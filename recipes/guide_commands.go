@@ -244,7 +244,9 @@ func commandProcess(b *Block, sc *ShellCommand) launch.Process {
 	o := launch.Origin{Kind: launch.OriginRecipe, Path: fmt.Sprintf("%s:%d", b.File, line)}
 	p := launch.Process{Kind: launch.KindWorker, Role: commandRole(sc, b), Program: sc.Program, Origin: o}
 	if sc.Image != "" {
+		// `docker run … IMAGE`: the vLLM build the guide runs the server in
 		p.Origin.Detail = "docker image " + sc.Image
+		p.Image = sc.Image
 	}
 	if sc.Positional {
 		p.Args = append(p.Args, launch.Arg{Values: []string{sc.Model}, Origin: o})

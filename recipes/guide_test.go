@@ -297,3 +297,19 @@ func TestCorpusGuides(t *testing.T) {
 		t.Errorf("V4-Flash alternate: %+v on %s", a, deps[1].Hardware)
 	}
 }
+
+// TestGuideDockerImage: a guide's `docker run … IMAGE MODEL …` worker runs
+// in IMAGE (compared with the InferenceX worker's image); a plain
+// `vllm serve` names none.
+func TestGuideDockerImage(t *testing.T) {
+	fs := guideFixture(t)
+	for line, want := range map[int]string{31: "vllm/vllm-openai-rocm:latest", 38: ""} {
+		deps := GuideDeployments(blockAt(t, fs, line))
+		if len(deps) != 1 || len(deps[0].Processes) == 0 {
+			t.Fatalf("block %d: %+v", line, deps)
+		}
+		if got := deps[0].Processes[0].Image; got != want {
+			t.Errorf("block %d: image %q, want %q", line, got, want)
+		}
+	}
+}

@@ -42,7 +42,8 @@ func envVars(env []EnvEntry) []launch.EnvVar {
 
 // Deployment converts a rendering to the shared launch model: Engine
 // "vllm", Model the tree's HF id, Hardware the taxonomy id, Source.Variant
-// and Source.Strategy set. Processes: the agg worker (multi-node: the head,
+// and Source.Strategy set, every vLLM worker's Image the rendering's
+// DockerImage. Processes: the agg worker (multi-node: the head,
 // NodesPerWorker = node count; follower ranks only differ by rank flags and
 // stay in Rendering.Roles), or prefill + decode + vllm-router, or for a
 // Mooncake kv store the instance (Workers = instances) + router.
@@ -55,7 +56,7 @@ func (r *Rendering) Deployment() launch.Deployment {
 	}
 	inj := launch.Origin{Kind: launch.OriginInjected, Detail: siteDetail}
 	worker := func(rc *RoleCommand, role launch.Role) launch.Process {
-		p := launch.Process{Kind: launch.KindWorker, Role: role, Program: "vllm serve", Env: envVars(rc.Env),
+		p := launch.Process{Kind: launch.KindWorker, Role: role, Program: "vllm serve", Image: r.DockerImage, Env: envVars(rc.Env),
 			GPUsPerNode: r.GPUsPerNode, Origin: launch.Origin{Kind: launch.OriginInjected, Path: r.Recipe.File, Detail: siteDetail}}
 		if len(rc.Argv) > 2 {
 			p.Args = argsFromTokens(rc.Argv[2:])

@@ -69,10 +69,14 @@ type Rendering struct {
 	Instances       int  // kv_store_lb only
 	Recommended     bool // the hw's recommended rendering
 	// Paths are the JSON files (relative to public/) that carry this rendering.
-	Paths  []string
-	Env    []EnvEntry // top-level env ({} for pd_cluster)
-	Roles  []RoleCommand
-	Router string // pd router / kv router command string ("" when none)
+	Paths []string
+	Env   []EnvEntry // top-level env ({} for pd_cluster)
+	// DockerImage is the image the rendering's docker_command runs
+	// (`docker_image`, §9.8; rctx.dockerImage): the engine build the
+	// recipe documents for this hardware; "" when the site shows none.
+	DockerImage string
+	Roles       []RoleCommand
+	Router      string // pd router / kv router command string ("" when none)
 	// Master and Store are the Mooncake master and store-service commands of
 	// a kv_store_lb rendering (the kv-store document's mooncake_master.command
 	// and mooncake_store_config.command; "" when absent).
@@ -749,7 +753,7 @@ func (x *rctx) renderOffload(id string, n int, pick *pdPick, kvo string) (*Rende
 		b.modelID = x.r.HFID
 	}
 	out := &Rendering{Tree: x.t.id, Recipe: x.r, Variant: x.v, Hardware: x.hw.ID, GPUsPerNode: x.hw.GPUCount, Strategy: id, DeployType: sd.deployType, NodeCount: n,
-		ctx: x, reqN: n, pick: pick}
+		DockerImage: x.dockerImage(), ctx: x, reqN: n, pick: pick}
 	var err error
 	switch sd.deployType {
 	case "single_node", "multi_node":

@@ -69,7 +69,7 @@ func TestCoverageDemoText(t *testing.T) {
 		"Roles: covered 2, covered-with-exclusions 7, differs 1\n",
 		"Points: covered-with-exclusions 2, recipe not found 1, script not found 1, differs 1\n",
 		"Not verified: 2 (a gap: their settings were not compared; --allow-unverified lists them without failing)\n",
-		"Exclusion policy: 2026-12-01.4 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)",
+		"Exclusion policy: 2026-12-01.5 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -194,7 +194,7 @@ func TestCoverageDemoMarkdown(t *testing.T) {
 	}
 	checkMarkdown(t, out, "❌ Check 3: 3 gaps — differs 1, not verified 2 (of 3 config keys)")
 	for _, want := range []string{
-		"- Exclusion policy: `2026-12-01.4 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)`",
+		"- Exclusion policy: `2026-12-01.5 (SemiAnalysisAI/InferenceX .github/codeowner-signoff-verify-prompt.md@09813166)`",
 		"- Upstream: SGLang cookbook `sgl-project/sglang` (not a git checkout: no commit), 1 AgentX snippet: `qwen3.5-demo.jsx` sha256 `",
 		"- InferenceX: `SemiAnalysisAI/InferenceX` (not a git checkout: no commit): commit drift since each cell's prov.sha is unknown\n",
 		"- Cookbook points: covered-with-exclusions 2, recipe not found 1, script not found 1, differs 1 · roles: covered 2, covered-with-exclusions 7, differs 1\n",

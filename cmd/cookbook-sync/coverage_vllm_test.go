@@ -116,7 +116,7 @@ func TestCoverageVLLMCLI(t *testing.T) {
 		"### `comet-fp8-gb200-dynamo-vllm` — differs\n\n| role | setting | upstream | inferencex | points |\n|---|---|---|---|---|\n| decode TP4 vs `models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode` ([recipes.vllm.ai](https://recipes.vllm.ai/acme/Comet-1?hardware=gb200&strategy=pd_cluster)) | `--max-num-batched-tokens` | (absent) | `8192` | row 0 · conc 8 |\n",
 		"- **agg TP4** no recipe covers this — nearest: `models/acme/Comet-1.yaml variant=default strategy=single_node_tp hw=h200 role=agg` ([recipes.vllm.ai](https://recipes.vllm.ai/acme/Comet-1?hardware=h200)) — misses: topology: recipe TP8, want TP4 (row 1 · conc 16)\n",
 		"- **not verified: upstream-only** (row 1 · conc 64) — recipe recipes/vllm/comet/disagg-gb200-1p2d.yaml is not in the checkout: it lives in the NVIDIA/srt-slurm ref the launcher clones\n",
-		"<details><summary><code>comet-fp8-gb200-dynamo-vllm</code> — 22 settings under 18 rules</summary>",
+		"<details><summary><code>comet-fp8-gb200-dynamo-vllm</code> — 23 settings under 19 rules</summary>",
 		"| harness-port | excluded | harness | `--port` | decode, prefill | per-process HTTP port chosen by the launcher | prompt-09813166 |\n",
 		"<details><summary><code>comet-fp8-gb200-dynamo-vllm</code> (vLLM) — differs, 2 rows</summary>",
 		"| 0 | 8 | `benchmarks/multi_node/srt-slurm-recipes/vllm/comet/disagg-gb200-1p1d.yaml` | decode TP4 | differs | 8 | `models/acme/Comet-1.yaml variant=default strategy=pd_cluster hw=gb200 role=decode` ([recipes.vllm.ai](https://recipes.vllm.ai/acme/Comet-1?hardware=gb200&strategy=pd_cluster)) |\n",
