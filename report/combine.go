@@ -281,9 +281,16 @@ func (rep *Report) CombineKeys() {
 			// a prohibited setting InferenceX runs fails the deployment
 			// whichever source documents it: only the results that found
 			// one may decide
-			cands := es
+			// (one that judged it prohibited first: a source whose nearest
+			// selection merely saw it as evidence has another verdict)
+			cands, forced := es, false
 			if slices.ContainsFunc(es, func(e *srcEntry) bool { return e.ixProhibited }) {
 				cands = slices.DeleteFunc(slices.Clone(es), func(e *srcEntry) bool { return !e.ixProhibited })
+				if judged := slices.DeleteFunc(slices.Clone(cands), func(e *srcEntry) bool { return e.verdict != compare.Prohibited }); len(judged) > 0 {
+					cands = judged
+				} else {
+					forced = true
+				}
 			}
 			best := cands[0]
 			for _, e := range cands[1:] {
@@ -294,6 +301,9 @@ func (rep *Report) CombineKeys() {
 			best.chosen = true
 			decided = append(decided, best)
 			uv := UnitVerdict{Verdict: best.verdict, Source: best.source, Selection: best.selection}
+			if forced && UnitRank(best.verdict) < UnitRank(compare.Prohibited) {
+				uv.Verdict = compare.Prohibited
+			}
 			if u.row >= 0 {
 				r := u.row
 				uv.Row = &r
@@ -314,7 +324,7 @@ func (rep *Report) CombineKeys() {
 			} else {
 				kv.Units = append(kv.Units, uv)
 			}
-			kv.Verdict = compare.Worse(kv.Verdict, best.verdict)
+			kv.Verdict = compare.Worse(kv.Verdict, uv.Verdict)
 		}
 		for i, d := range decided {
 			if i == 0 {

@@ -195,6 +195,22 @@ func TestCombineKeysProhibited(t *testing.T) {
 	if rep.Points[0].Superseded != "" || rep.Pages[0].Rows[0].Superseded == "" {
 		t.Errorf("superseded: point %q row %q", rep.Points[0].Superseded, rep.Pages[0].Rows[0].Superseded)
 	}
+	// the page's nearest selection saw it too (as evidence): the point
+	// that judged it decides
+	nc.Roles[0].Result = &compare.Result{Role: "decode", Verdict: compare.Prohibited, Prohibited: p.Roles[0].Prohibited}
+	rep = &Report{Points: []PointResult{p}, Pages: []KeyResult{pagesKey("k", nc)}}
+	rep.CombineKeys()
+	rep.Count()
+	if k := rep.Keys[0]; k.Verdict != compare.Prohibited || k.Source != SourceAgentX || rep.Verdict != compare.Prohibited {
+		t.Fatalf("evidence on both: key %+v run %s", k, rep.Verdict)
+	}
+	// only the page's evidence saw it: the deployment is prohibited all the same
+	rep = &Report{Pages: []KeyResult{pagesKey("k", nc)}}
+	rep.CombineKeys()
+	rep.Count()
+	if k := rep.Keys[0]; k.Verdict != compare.Prohibited || k.Units[0].Source != SourcePages || rep.Verdict != compare.Prohibited || !rep.Gap {
+		t.Fatalf("page evidence only: key %+v run %s", k, rep.Verdict)
+	}
 	// prohibited on the upstream side only: that selection is not used
 	q := agentxPoint("k", ip(0), compare.Prohibited, 8)
 	q.Roles[0].Prohibited = []compare.Exclusion{{Setting: "env X", Upstream: sp("1"), Rule: "prohibited-x"}}

@@ -600,6 +600,12 @@ func (r *Report) Count() {
 		r.Counts.Keys = map[string]int{}
 		for _, k := range r.Keys {
 			r.Counts.Keys[string(k.Verdict)]++
+			// a key's verdict may be worse than any one result's (a
+			// prohibited setting InferenceX runs, seen as evidence)
+			v = r.worse(v, k.Verdict)
+			if k.Verdict.Gap() {
+				r.Gap = true
+			}
 		}
 	}
 	r.UnverifiedGap = r.Counts.Unverified > 0 && !r.AllowUnverified
