@@ -964,8 +964,9 @@ func sourceLabel(k KeyResult) string {
 
 // keyBlocks are the table rows of the config keys' one verdict
 // (Report.Keys): the key, its verdict, the source(s) it comes from, its
-// deployments by verdict, and for covered deployments what another source
-// documents differently (information, clipped).
+// deployments by verdict, and what the other sources document for them:
+// each one's selection (the nearest, for a gap), verdict and differences
+// (information, clipped).
 func (m *md) keyBlocks() []keyBlock {
 	r := m.r
 	var out []keyBlock
@@ -976,13 +977,12 @@ func (m *md) keyBlocks() []keyBlock {
 		}
 		var also []string
 		for _, u := range k.Units {
-			if r.ClassOf(u.Verdict).Fails() {
-				continue
-			}
 			for _, o := range u.Others {
+				a := fmt.Sprintf("%s: %s %s (%s)", unitPlace(u), o.Source, o.Selection, o.Verdict)
 				if len(o.Shows) > 0 {
-					also = append(also, fmt.Sprintf("%s: %s shows %s", unitPlace(u), o.Source, strings.Join(o.Shows, "; ")))
+					a += " shows " + strings.Join(o.Shows, "; ")
 				}
+				also = append(also, a)
 			}
 		}
 		info := mdText(clip(m.scrub(strings.Join(also, " · ")), 400))

@@ -418,20 +418,19 @@ func (r *Report) keysText(b *bytes.Buffer, width int) {
 	first := true
 	for _, k := range r.Keys {
 		for _, u := range k.Units {
-			if r.ClassOf(u.Verdict).Fails() {
-				continue
-			}
 			var also []string
 			for _, o := range u.Others {
+				a := fmt.Sprintf("%s %s (%s)", o.Source, o.Selection, o.Verdict)
 				if len(o.Shows) > 0 {
-					also = append(also, fmt.Sprintf("%s %s (%s) shows %s", o.Source, o.Selection, o.Verdict, strings.Join(o.Shows, "; ")))
+					a += " shows " + strings.Join(o.Shows, "; ")
 				}
+				also = append(also, a)
 			}
 			if len(also) == 0 {
 				continue
 			}
 			if first {
-				b.WriteString("\nInformation — other sources on deployments a source covers:\n")
+				b.WriteString("\nInformation — what the other sources document for each deployment (its verdict comes from the source named first):\n")
 				first = false
 			}
 			fmt.Fprintf(b, "  %s %s: %s by %s %s\n", k.ConfigKey, unitPlace(u), u.Verdict, u.Source, u.Selection)
