@@ -1,15 +1,12 @@
 package compare
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"path"
 	"slices"
 	"strings"
 	"sync"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/cookbook-sync/cookbook-sync/exclusions"
 	"github.com/cookbook-sync/cookbook-sync/launch"
@@ -51,10 +48,8 @@ func DefaultCheckpointQuant() (*CheckpointQuant, error) { return defaultCheckpoi
 // is not an http(s) URL.
 func ParseCheckpointQuant(name string, data []byte) (*CheckpointQuant, error) {
 	var t CheckpointQuant
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&t); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if err := decodeStrict(name, data, &t); err != nil {
+		return nil, err
 	}
 	for i, r := range t.Rows {
 		at := fmt.Sprintf("%s: checkpoints[%d]", name, i)

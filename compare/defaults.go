@@ -1,14 +1,11 @@
 package compare
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/cookbook-sync/cookbook-sync/exclusions"
 	"github.com/cookbook-sync/cookbook-sync/launch"
@@ -53,10 +50,8 @@ func DefaultDefaults() (*Defaults, error) { return defaultDefaults() }
 // http(s) URL, a bad version constraint.
 func ParseDefaults(name string, data []byte) (*Defaults, error) {
 	var d Defaults
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&d); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if err := decodeStrict(name, data, &d); err != nil {
+		return nil, err
 	}
 	d.byFlag = map[string]map[string][]int{}
 	for eng, rows := range d.Rows {

@@ -1,15 +1,12 @@
 package compare
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/cookbook-sync/cookbook-sync/exclusions"
 	"github.com/cookbook-sync/cookbook-sync/launch"
@@ -79,10 +76,8 @@ func DefaultLauncherRules() (*LauncherRules, error) { return defaultLauncherRule
 // entry with neither or both of flag and env, a bad value glob.
 func ParseLauncherRules(name string, data []byte) (*LauncherRules, error) {
 	var lr LauncherRules
-	d := yaml.NewDecoder(bytes.NewReader(data))
-	d.KnownFields(true)
-	if err := d.Decode(&lr); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if err := decodeStrict(name, data, &lr); err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for i := range lr.Rules {

@@ -74,10 +74,8 @@ func DefaultRules() (*Rules, error) { return defaultRules() }
 // claimed by two canonical flags (in the data or against the shared table).
 func ParseRules(name string, data []byte) (*Rules, error) {
 	var r Rules
-	d := yaml.NewDecoder(bytes.NewReader(data))
-	d.KnownFields(true)
-	if err := d.Decode(&r); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if err := decodeStrict(name, data, &r); err != nil {
+		return nil, err
 	}
 	shared := launch.FlagAliases()
 	for eng, m := range r.Aliases {
@@ -758,4 +756,15 @@ func (r *Rules) derive(n *Normalized, engine, hfID string) {
 // case-insensitively ("…-FP4-v2" is "…-FP4-V2").
 func (r *Rules) sameModel(key, a, b string) bool {
 	return r.model[key] && launch.LooksHF(a) && launch.LooksHF(b) && strings.EqualFold(a, b)
+}
+
+// decodeStrict decodes one embedded YAML table (name its file) into v,
+// refusing unknown keys. Errors: "name: " and the YAML error (line:col).
+func decodeStrict(name string, data []byte, v any) error {
+	d := yaml.NewDecoder(bytes.NewReader(data))
+	d.KnownFields(true)
+	if err := d.Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
 }

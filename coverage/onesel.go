@@ -67,6 +67,23 @@ type selChoice struct {
 	ref *report.RecipeRef
 }
 
+// bestChoice is the index of the best-comparing choice of one role
+// (betterResult; the first of equals). cs is not empty.
+func bestChoice(cs []selChoice) int {
+	best := 0
+	for i := range cs {
+		if betterResult(cs[i].res, cs[best].res) {
+			best = i
+		}
+	}
+	return best
+}
+
+// set makes ch the role's match: its recipe, result and verdict.
+func (ch selChoice) set(vr *report.RoleMatch) {
+	vr.Recipe, vr.Result, vr.Verdict = ch.ref, ch.res, ch.res.Verdict
+}
+
 // bestJoint picks, of the selection keys every role compared (choices[r]
 // lists role r's), the one whose roles together compare best: the worst
 // role verdict first, then the fewest differences, then the most matched
@@ -151,8 +168,7 @@ func jointRoles(roles []*report.RoleMatch, choices [][]selChoice) {
 		return
 	}
 	for r, vr := range roles {
-		ch := choices[r][pick[r]]
-		vr.Recipe, vr.Result, vr.Verdict = ch.ref, ch.res, ch.res.Verdict
+		choices[r][pick[r]].set(vr)
 	}
 }
 

@@ -498,13 +498,7 @@ func (c *run) pagesCompareRow(row *report.RowResult, d *launch.Deployment, p inf
 				}
 				cs = append(cs, selChoice{key: pageSelKey(pc), res: workerResult(res), ref: pageRef(pc)})
 			}
-			best := 0
-			for n := range cs {
-				if betterResult(cs[n].res, cs[best].res) {
-					best = n
-				}
-			}
-			vr.Recipe, vr.Result, vr.Verdict = cs[best].ref, cs[best].res, cs[best].res.Verdict
+			cs[bestChoice(cs)].set(vr)
 			vr.Alternatives = len(exact) - 1
 		default:
 			vr.Verdict = compare.NotCovered

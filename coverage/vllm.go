@@ -302,13 +302,7 @@ func (c *run) vllmCompareRow(row *report.RowResult, d *launch.Deployment, p infx
 					cs = append(cs, selChoice{key: recipeSelKey(c), res: workerResult(res), ref: recipeRef(c)})
 				}
 			}
-			best := 0
-			for i := range cs {
-				if betterResult(cs[i].res, cs[best].res) {
-					best = i
-				}
-			}
-			vr.Recipe, vr.Result, vr.Verdict = cs[best].ref, cs[best].res, cs[best].res.Verdict
+			cs[bestChoice(cs)].set(vr)
 		}
 		roles = append(roles, vr)
 		choices = append(choices, cs)
