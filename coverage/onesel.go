@@ -18,9 +18,10 @@ import (
 
 // pageSelKey is the selection a page role belongs to: the page file and
 // its selection text (pages.SelectionText; the run mode, python or docker,
-// is one selection shown two ways).
+// is one selection shown two ways), and for a prose alternate the
+// statement (its sentence's place and setting).
 func pageSelKey(c *pageCand) string {
-	return c.sel.File + "\x00" + pages.SelectionText(c.sel)
+	return c.sel.File + "\x00" + pages.SelectionText(c.sel) + pageSelProse(c)
 }
 
 // recipeSelKey is the selection a vLLM recipe role belongs to: for a model
