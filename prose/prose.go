@@ -109,8 +109,9 @@ type Scope struct {
 	Checkpoints []string
 	Sizes       []string
 	// HardwareFrom, VariantFrom say where each was read: "clause",
-	// "sentence", "paragraph", "item" (an enclosing list item) or
-	// "heading"; "" when nothing names it.
+	// "sentence", "paragraph" (its bold label and label-only sentences),
+	// "item" (an enclosing list item), "heading" or "context"
+	// (Options.Context); "" when nothing names it.
 	HardwareFrom, VariantFrom string
 }
 
@@ -193,6 +194,10 @@ type Finding struct {
 type Options struct {
 	// Hardware maps text to the hardware ids it names (required).
 	Hardware func(text string) []string
+	// Context are texts enclosing the whole input, outermost last, read
+	// like headings above it (a variant's description: "variant mxfp8
+	// mxfp8 MiniMaxAI/MiniMax-M3-MXFP8").
+	Context []string
 }
 
 // Read walks the Markdown src of file (its first line is line firstLine of
@@ -311,6 +316,9 @@ func (w *walker) paragraph(n ast.Node, headings []string) {
 	}
 	for i := len(headings) - 1; i >= 0; i-- {
 		ctx = append(ctx, ctxText{"heading", headings[i]})
+	}
+	for _, c := range w.opt.Context {
+		ctx = append(ctx, ctxText{"context", c})
 	}
 	var code []string
 	for _, sib := range []ast.Node{n.PreviousSibling(), n.NextSibling()} {
