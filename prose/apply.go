@@ -38,8 +38,9 @@ func canonical(engine, flag string) string {
 }
 
 // ApplyArgs returns a copy of args with the settings set — the first
-// occurrence of each flag (under any spelling of it) replaced, later ones
-// dropped, a flag args lacks appended — each set argument with origin o,
+// occurrence of each flag (under any spelling of it) replaced, keeping
+// the command's spelling, later ones dropped, a flag args lacks appended
+// under its canonical name — each set argument with origin o,
 // and whether anything changed (a flag already set to the same value
 // changes nothing). A "--flag=value" argument is matched by its name.
 func ApplyArgs(engine string, args []launch.Arg, sets []Setting, o launch.Origin) ([]launch.Arg, bool) {
@@ -72,7 +73,9 @@ func ApplyArgs(engine string, args []launch.Arg, sets []Setting, o launch.Origin
 					continue
 				}
 				changed = true
-				kept = append(kept, want)
+				w := want
+				w.Flag, _, _ = strings.Cut(a.Flag, "=") // the command's spelling
+				kept = append(kept, w)
 				continue
 			}
 			kept = append(kept, a)

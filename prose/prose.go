@@ -643,7 +643,8 @@ func (w *walker) sentence(raw string, line int, para string, ctx []ctxText, code
 		env    []Env
 		reason string
 		qual   string
-		idx    int // clause index (main clauses first)
+		idx    int    // clause index (main clauses first)
+		code   string // the clause with its code spans' backticks
 	}
 	var ps []parsed
 	for ci, c := range cls {
@@ -668,7 +669,7 @@ func (w *walker) sentence(raw string, line int, para string, ctx []ctxText, code
 		if len(flags) == 0 && len(env) == 0 && len(tps) == 0 && !rangeSeen && bad == "" {
 			continue // no setting in this clause
 		}
-		p := parsed{clause: cp, idx: ci}
+		p := parsed{clause: cp, code: c, idx: ci}
 		switch {
 		case bad != "":
 			p.reason = bad
@@ -798,7 +799,7 @@ func (w *walker) sentence(raw string, line int, para string, ctx []ctxText, code
 			f.Accepted = true
 			st := Statement{Kind: p.kind, TP: p.tp, Flags: p.flags, Env: p.env, Qualifier: p.qual, File: w.file, Line: line,
 				Sentence: sentencePlain, Clause: p.clause, NextToCode: code}
-			st.Scope = w.scope(p.clause, sentencePlain, paraLabels(para), ctx)
+			st.Scope = w.scope(p.code, s, paraLabels(para), ctx)
 			w.stmts = append(w.stmts, st)
 		}
 		w.found = append(w.found, f)
@@ -840,17 +841,31 @@ var (
 	amdRe   = regexp.MustCompile(`(?i)\b(AMD|ROCm|Instinct)\b`)
 	nvRe    = regexp.MustCompile(`(?i)\b(NVIDIA|CUDA)\b`)
 	labelRe = regexp.MustCompile(`^\s*(?:[-*+]\s+)?\*\*([^*]+)\*\*`)
+	// kvAfterRe: what follows a precision word that names a cache or
+	// attention dtype
+	kvAfterRe = regexp.MustCompile(`(?i)^[\s-]*(?:kv|kv-?cache|cache|attention|indexer|activations?)\b`)
+	// flagCodeRe: a code span holding flags or NAME=value (its values
+	// name no hardware or variant: "--kv-cache-dtype fp8")
+	flagCodeRe = regexp.MustCompile("`\\s*(?:-|[A-Z][A-Z0-9_]*=)[^`]*`")
 )
 
 // scope resolves what the statement is for, dimension by dimension, from
 // the innermost text that names it: the clause, the sentence, the
-// paragraph, the enclosing list items, the headings.
+// paragraph, the enclosing list items, the headings. Code spans holding
+// flags or NAME=value name nothing (their values are settings); a clause
+// naming no part defers to its sentence's parts.
 func (w *walker) scope(clause, sentence, para string, ctx []ctxText) Scope {
 	var sc Scope
 	sc.All = allRe.MatchString(sentence)
 	levels := append([]ctxText{{"clause", clause}, {"sentence", sentence}, {"paragraph", para}}, ctx...)
-	for _, l := range levels {
-		t := plain(clean(l.text))
+	for li, l := range levels {
+		t := plain(clean(flagCodeRe.ReplaceAllString(l.text, " ")))
+		if sc.HardwareFrom == "" && li == 0 && len(w.opt.Hardware(t)) == 0 && len(w.opt.Hardware(plain(clean(flagCodeRe.ReplaceAllString(sentence, " "))))) > 0 {
+			// the clause names a vendor at most and its sentence names
+			// the parts ("AMD GPUs (MI300X / MI355X). Use …"): the
+			// sentence's parts
+			continue
+		}
 		if sc.HardwareFrom == "" {
 			hw := w.opt.Hardware(t)
 			var vend []string
@@ -866,8 +881,11 @@ func (w *walker) scope(clause, sentence, para string, ctx []ctxText) Scope {
 		}
 		if sc.VariantFrom == "" {
 			var precs, ids, sizes []string
-			for _, m := range precRe.FindAllString(t, -1) {
-				precs = appendNew(precs, strings.ToLower(m))
+			for _, ix := range precRe.FindAllStringIndex(t, -1) {
+				if kvAfterRe.MatchString(t[ix[1]:]) {
+					continue // "FP8 KV cache" is a cache dtype, not a variant
+				}
+				precs = appendNew(precs, strings.ToLower(t[ix[0]:ix[1]]))
 			}
 			for _, m := range hfRe.FindAllString(t, -1) {
 				if !hfID(m) || len(w.opt.Hardware(m)) > 0 {
