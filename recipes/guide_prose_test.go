@@ -75,7 +75,7 @@ func TestRecipeProseAlternates(t *testing.T) {
 	// Below the bound, another variant, other hardware: no alternate.
 	for _, q := range []Query{
 		{Model: "acme/Comet-1-MXFP8", Hardware: "mi355x", TP: 2},
-		{Model: "acme/Comet-1", Hardware: "mi355x", TP: 4},      // BF16 "needs TP=8": no cue
+		{Model: "acme/Comet-1", Hardware: "mi355x", TP: 4},     // BF16 "needs TP=8": no cue
 		{Model: "acme/Comet-1-MXFP8", Hardware: "h200", TP: 4}, // the bound is for AMD
 	} {
 		cs, _ := ix.Match(q)
