@@ -426,7 +426,7 @@ func plain(s string) string { return strings.ReplaceAll(s, "`", "") }
 var (
 	negRe = regexp.MustCompile(`(?i)\b(avoid|avoids|don'?t|do not|does not|doesn'?t|not|never|cannot|can'?t|instead of|without|fail|fails|failed|failure|failures|error|errors|unsupported|crash|crashes|hang|hangs|oom|drop|remove|disable)\b`)
 	// condRe: a condition on when the statement holds
-	condRe = regexp.MustCompile(`(?i)\b(if|when|whenever|unless|in case|only|once|otherwise|except|encounter|encountered|depending|older|newer|legacy)\b|\bTP\s*(?:<=|>=|<|>|≤|≥)\s*\d`)
+	condRe = regexp.MustCompile(`(?i)\b(if|when|whenever|unless|in case|only|once|otherwise|except|encounter|encountered|depending|older|newer|legacy|workaround)\b|\bTP\s*(?:<=|>=|<|>|≤|≥)\s*\d`)
 	// exampleRe: an example value, not a setting ("e.g. --max-model-len
 	// 131072")
 	exampleRe = regexp.MustCompile(`(?i)\b(?:e\.g\.|for example|for instance|such as)`)
@@ -438,6 +438,10 @@ var (
 	// words, a workload noun
 	qualRe = regexp.MustCompile(`(?i)\b(for|at|under|with|in|across|on|during)\s+((?:[^\s,;:()]+\s+){0,5}?)(concurrenc(?:y|ies)|batch(?:es|\s+sizes?)?|load|latency|throughput|performance|context(?:\s+lengths?)?|sequences?(?:\s+lengths?)?|prompts?|inputs?|outputs?|isl|osl|tokens|workloads?|tasks?|use\s+cases?|settings|scenarios|environments?|runs?|benchmarks?|measurements?|testing|tests?|validation|evaluations?|reproductions?)\b`)
 	numRe  = regexp.MustCompile(`\d`)
+	// labelQualRe: a sentence's leading "Label:" that names a workload
+	// ("Image-only workloads: pass …", "MNNVL environments: …")
+	labelQualRe = regexp.MustCompile(`(?i)^([^:.]{1,60}):\s`)
+	workNounRe  = regexp.MustCompile(`(?i)\b(workloads?|tasks?|environments?|scenarios|use\s+cases?|runs?|benchmarks?|setups?)\b`)
 	// TP in prose: "TP=4", "tp = 4", "TP 4", "tensor parallel size 4";
 	// group 2/4: a range or product right after ("TP=1~2", "tp=2 / 4")
 	tpRe = regexp.MustCompile(`(?i)\bTP\s*(?:=\s*|\s)(\d+)(\s*(?:[~/x×-]|or|to)\s*\d+)?|\btensor[- ]parallel(?:ism)?[- ]size(?:\s+of|\s*=|\s+to)?\s+(\d+)(\s*[~/x×-]\s*\d+)?`)
@@ -774,6 +778,11 @@ func (w *walker) sentence(raw string, line int, para string, ctx []ctxText, code
 		why = "the page's selector, not a command (" + uiRe.FindString(prose) + ")"
 	case exampleRe.MatchString(prose):
 		why = "an example, not a setting (" + exampleRe.FindString(prose) + ")"
+	}
+	if why == "" {
+		if m := labelQualRe.FindStringSubmatch(prose); m != nil && workNounRe.MatchString(m[1]) {
+			why = "a condition in the label (" + m[1] + ")"
+		}
 	}
 	if why == "" {
 		for _, c := range ctx {
