@@ -536,10 +536,11 @@ func clauses(s string) (all []string, nMain int) {
 }
 
 // codeSettings reads the flags and NAME=value assignments of the code
-// spans of c (words split as the shell does for simple quoting). bad is
-// set when a flag's value is a placeholder or unreadable, or a flag that
-// needs a value has none; tp holds the values of parallel flags.
-func codeSettings(c string) (flags []Flag, env []Env, tp []int, bad string, other bool) {
+// spans of c (words split as the shell does for simple quoting; other
+// words are skipped). bad is set when a flag's value is a placeholder or
+// unreadable, or a flag that needs a value has none; tp holds the values
+// of parallel flags.
+func codeSettings(c string) (flags []Flag, env []Env, tp []int, bad string) {
 	for _, m := range codeRe.FindAllStringSubmatch(c, -1) {
 		words := shellWords(m[1])
 		if len(words) == 0 {
@@ -548,7 +549,7 @@ func codeSettings(c string) (flags []Flag, env []Env, tp []int, bad string, othe
 		if tpm := tpRe.FindStringSubmatch(m[1]); tpm != nil && !strings.HasPrefix(words[0], "-") && len(words) == 1 {
 			// `tp=8` written as code
 			if tpm[2] != "" || tpm[4] != "" {
-				return nil, nil, nil, "a range of parallel sizes", false
+				return nil, nil, nil, "a range of parallel sizes"
 			}
 			n, _ := strconv.Atoi(tpm[1] + tpm[3])
 			tp = append(tp, n)
@@ -558,14 +559,13 @@ func codeSettings(c string) (flags []Flag, env []Env, tp []int, bad string, othe
 			wd := words[i]
 			if e := envRe.FindStringSubmatch(wd); e != nil && i == 0 || e != nil && !strings.HasPrefix(words[max(i-1, 0)], "-") {
 				if placeholderRe.MatchString(e[2]) || e[2] == "" {
-					return nil, nil, nil, "a placeholder value", false
+					return nil, nil, nil, "a placeholder value"
 				}
 				env = append(env, Env{Name: e[1], Value: e[2]})
 				continue
 			}
 			if !strings.HasPrefix(wd, "-") || wd == "-" || wd == "--" {
-				other = true
-				continue
+				continue // a word that is no setting
 			}
 			name, val, eq := strings.Cut(wd, "=")
 			if !eq && i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") && envRe.FindStringSubmatch(words[i+1]) == nil {
@@ -573,25 +573,25 @@ func codeSettings(c string) (flags []Flag, env []Env, tp []int, bad string, othe
 				i++
 			}
 			if val != "" && placeholderRe.MatchString(val) {
-				return nil, nil, nil, "a placeholder value", false
+				return nil, nil, nil, "a placeholder value"
 			}
 			if val != "" && !valueRe.MatchString(val) && !strings.HasPrefix(val, "{") && !strings.HasPrefix(val, "[") {
-				return nil, nil, nil, "a value that cannot be read (" + val + ")", false
+				return nil, nil, nil, "a value that cannot be read (" + val + ")"
 			}
 			if val == "" && valueFlags[name] {
-				return nil, nil, nil, "a flag that needs a value names none", false
+				return nil, nil, nil, "a flag that needs a value names none"
 			}
 			if parallelFlags[name] {
 				n, err := strconv.Atoi(val)
 				if err != nil {
-					return nil, nil, nil, "a parallel size that is not a number", false
+					return nil, nil, nil, "a parallel size that is not a number"
 				}
 				tp = append(tp, n)
 			}
 			flags = append(flags, Flag{Name: name, Value: val})
 		}
 	}
-	return flags, env, tp, "", other
+	return flags, env, tp, ""
 }
 
 // shellWords splits s at blanks, honouring single and double quotes (the
@@ -599,7 +599,6 @@ func codeSettings(c string) (flags []Flag, env []Env, tp []int, bad string, othe
 func shellWords(s string) []string {
 	var out []string
 	var b strings.Builder
-	in := false
 	var q rune
 	word := false
 	for _, r := range s {
@@ -622,7 +621,6 @@ func shellWords(s string) []string {
 			b.WriteRune(r)
 			word = true
 		}
-		_ = in
 	}
 	if word || b.Len() > 0 {
 		out = append(out, b.String())
@@ -656,7 +654,7 @@ func (w *walker) sentence(raw string, line int, para string, ctx []ctxText, code
 		// the clause's words outside code spans: cues, qualifiers and
 		// alternatives are read there (a flag named --enable-x is no cue)
 		words := strings.Join(strings.Fields(codeRe.ReplaceAllString(c, " ")), " ")
-		flags, env, ctp, bad, _ := codeSettings(c)
+		flags, env, ctp, bad := codeSettings(c)
 		// prose TP values outside code spans
 		outside := codeRe.ReplaceAllString(c, " ")
 		var tps []int
