@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -18,23 +19,34 @@ import (
 
 // pageSelKey is the selection a page role belongs to: the page file and
 // its selection text (pages.SelectionText; the run mode, python or docker,
-// is one selection shown two ways).
+// is one selection shown two ways), and for a prose alternate the
+// statement (its sentence's place and setting).
 func pageSelKey(c *pageCand) string {
-	return c.sel.File + "\x00" + pages.SelectionText(c.sel)
+	return c.sel.File + "\x00" + pages.SelectionText(c.sel) + pageSelProse(c)
 }
 
 // recipeSelKey is the selection a vLLM recipe role belongs to: for a model
 // YAML rendering the page, hardware, variant, strategy, the features
 // switched on and their modes and the KV offload pick (the prefill and
 // decode pool picks are per role: the site sets each pool apart); for a
-// Markdown guide block its file and section.
+// Markdown guide block its file and section; for a prose alternate also
+// the statement.
 func recipeSelKey(c *recipes.Candidate) string {
 	if c.Kind != "yaml" {
-		return strings.Join([]string{c.Kind, c.File, c.Section}, "\x00")
+		return strings.Join([]string{c.Kind, c.File, c.Section}, "\x00") + recipeSelProse(c)
 	}
 	q := c.Query
 	return strings.Join([]string{c.Kind, c.File, c.Variant, c.Strategy, c.Hardware,
-		strings.Join(q.Features, ","), strings.Join(q.FMode, ","), q.KVOffload}, "\x00")
+		strings.Join(q.Features, ","), strings.Join(q.FMode, ","), q.KVOffload}, "\x00") + recipeSelProse(c)
+}
+
+// recipeSelProse is the part of a recipe role's selection key its prose
+// alternate adds ("" for the selection itself).
+func recipeSelProse(c *recipes.Candidate) string {
+	if c.Prose == nil {
+		return ""
+	}
+	return fmt.Sprintf("\x00prose %s:%d %s", c.Prose.File, c.Prose.Line, c.Prose.Summary())
 }
 
 // commonKeys is the set of keys every list holds (nil for no lists).

@@ -40,6 +40,8 @@ type pageCand struct {
 	proc int // index in dep.Processes
 	sig  roleSig
 	ord  int // position in the selections (the page's order)
+	// prose is set for a prose alternate of the selection (pageprose.go).
+	prose *pageProse
 }
 
 // roleSig is what a page role and an InferenceX role are matched on.
@@ -391,6 +393,10 @@ func pageRef(c *pageCand) *report.RecipeRef {
 		Checkpoint: c.sig.Model, URL: c.sel.URL, Command: c.sel.Command}
 	if c.sel.Mode != "" {
 		ref.Where += " (" + c.sel.Mode + ")"
+	}
+	if c.prose != nil {
+		ref.Where += proseWhere(c.prose.st)
+		ref.Prose = proseRef(c.prose.st)
 	}
 	return ref
 }

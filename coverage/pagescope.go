@@ -13,6 +13,7 @@ import (
 	"github.com/cookbook-sync/cookbook-sync/compare"
 	"github.com/cookbook-sync/cookbook-sync/cookbook/pages"
 	"github.com/cookbook-sync/cookbook-sync/infx"
+	"github.com/cookbook-sync/cookbook-sync/prose"
 	"github.com/cookbook-sync/cookbook-sync/report"
 )
 
@@ -157,6 +158,7 @@ func (c *run) readPageFiles(set *pages.Set, chosen func(pages.FileInfo) bool) *p
 	for f, fi := range set.Info {
 		pf.info[f] = fi
 	}
+	proseRead := map[string][]prose.Statement{} // page → its statements
 	for _, f := range set.Files {
 		if err, ok := set.Errors[f]; ok {
 			pf.failed[f] = err.Error()
@@ -169,6 +171,8 @@ func (c *run) readPageFiles(set *pages.Set, chosen func(pages.FileInfo) bool) *p
 			continue
 		}
 		cs, errs := parseCands(set.Selections[f])
+		// the alternates the pages' prose states, after the selections
+		cs = append(cs, pageProseCands(set.Root, cs, proseRead)...)
 		pf.cands[f] = cs
 		for _, e := range errs {
 			// a command the parser does not understand is bad input;

@@ -66,13 +66,17 @@ func TestMirrorReplaySignoffs(t *testing.T) {
 			// like ROCM_QUICK_REDUCE_QUANTIZATION); rows already differ
 			"env VLLM_DSV4_MEGA_FP8_COMBINE": {"(absent)", "1"},
 		}},
+		// --kv-cache-dtype fp8 is no gap: the recipe's prose says "Add
+		// `--kv-cache-dtype fp8` to any command" (models/MiniMaxAI/
+		// MiniMax-M3.yaml guide:, issue 22 item 5), and the compared
+		// selection is that prose alternate (wantProse)
 		{"2337", "315b9a01", "5e93cbed", "minimaxm3-fp8-b200-vllm-mtp", map[string][2]string{
 			"--speculative-config": {`"model":"Inferact/MiniMax-M3-EAGLE3"`, `"model":"Inferact/MiniMax-M3-EAGLE3-GQA"`},
-			"--kv-cache-dtype":     {"(absent)", "fp8"},
 			// the attention kernel is a kernel-selection backend under 2026-07
 			"--attention-config": {`"indexer_kv_dtype":"fp8"`, `"backend":"FLASHINFER"`},
 		}},
 	}
+	wantProse := map[string]string{"2337": "add --kv-cache-dtype fp8"}
 	for _, c := range cases {
 		t.Run("PR"+c.pr, func(t *testing.T) {
 			rep, err := Run(context.Background(), Options{InfxDir: checkoutAt(t, ixGD, c.infx), VLLMRecipesDir: checkoutAt(t, rcGD, c.recipes),
@@ -91,6 +95,9 @@ func TestMirrorReplaySignoffs(t *testing.T) {
 				for _, ro := range row.Roles {
 					if ro.Result == nil || ro.Verdict != compare.Differs {
 						continue // a role no recipe covers carries the nearest's evidence
+					}
+					if w := wantProse[c.pr]; w != "" && (ro.Recipe.Prose == nil || ro.Recipe.Prose.Setting != w) {
+						t.Errorf("row %d %s: compared %s, want the prose alternate %q", row.Row, ro.Role, ro.Recipe.Where, w)
 					}
 					for _, d := range ro.Result.Differences {
 						w, ok := c.want[d.Setting]

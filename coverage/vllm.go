@@ -19,9 +19,13 @@ import (
 )
 
 func recipeRef(c *recipes.Candidate) *report.RecipeRef {
-	return &report.RecipeRef{Kind: c.Kind, File: c.File, Section: c.Section, Line: c.Line, Variant: c.Variant, Strategy: c.Strategy,
+	ref := &report.RecipeRef{Kind: c.Kind, File: c.File, Section: c.Section, Line: c.Line, Variant: c.Variant, Strategy: c.Strategy,
 		Hardware: c.Hardware, Model: c.Model, Role: string(c.Role), Topology: c.Topology.String(), Where: c.Where(),
 		Checkpoint: c.Checkpoint, URL: c.URL, Command: c.Command}
+	if c.Prose != nil {
+		ref.Prose = proseRef(c.Prose)
+	}
+	return ref
 }
 
 // maxCompared bounds how many exact recipe matches one role is compared

@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/prose"
 )
 
 // FileScan is everything decoded from one recipe file.
@@ -26,6 +27,10 @@ type FileScan struct {
 	Renderings  []*Rendering // recipe only: the site's renderings of this recipe
 	Blocks      []*Block     // Markdown blocks (legacy guide or YAML guide)
 	Deployments []launch.Deployment
+	// Prose holds the statements of a recipe's prose (its guide: and
+	// variants.<v>.description, guide_prose.go) that are not a launch
+	// block's delta; File is the path as given.
+	Prose []prose.Statement
 }
 
 // LaunchBlocks returns the blocks with at least one launch command.
@@ -306,6 +311,7 @@ func scanRecipe(path string, root *yaml.Node, site *Site, rends map[string][]*Re
 		f.Renderings = append(f.Renderings, r)
 		f.Deployments = append(f.Deployments, r.Deployment())
 	}
+	f.Prose = readRecipeProse(path, root)
 	if g := get(root, "guide"); g != nil {
 		if text, ok := str(g); ok {
 			first, col := g.Line, g.Column-1

@@ -60,7 +60,9 @@
 //     (BlockDeployments: role, rank, --config files); guide_deployments.go
 //     the section rules (same-section exports, prose deltas as alternates,
 //     GuideDeployments); guide_hardware.go the hardware a heading or bold
-//     prose names.
+//     prose names; guide_prose.go the statements of a model YAML's prose
+//     (guide: and variant descriptions, read by package prose) as
+//     alternates of its renderings and guide commands (ProseHardware).
 //   - match_*: the matcher, from an InferenceX role to recipe roles.
 //     match_index.go builds the Index (Open) and answers Match /
 //     MatchDeployment; match_space.go adds, per query, the selection-space

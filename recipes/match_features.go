@@ -166,7 +166,8 @@ func (u *featureUse) choose(_ string, toggle, inDefault bool, opts []featureOpt,
 
 // renderFor re-renders r (same tree, variant, hardware, strategy, node
 // count and KV-offload option) with the features chosen for the worker use describes, as the
-// site's feature toggles would produce it. It returns nil when that choice
+// site's feature toggles would produce it (with r's prose settings, when r
+// is a prose alternate). It returns nil when that choice
 // is the default feature set (r itself is the answer) or r cannot be
 // re-rendered.
 func (s *Site) renderFor(r *Rendering, use *featureUse) *Rendering {
@@ -182,7 +183,7 @@ func (s *Site) renderFor(r *Rendering, use *featureUse) *Rendering {
 	}
 	out.Recommended = r.Recommended
 	out.ctx = nil
-	return out
+	return withProse(out, r)
 }
 
 // withFeatures adds, before each model YAML candidate, its re-render with
@@ -297,7 +298,7 @@ func (ix *Index) offloadFor(r *Rendering, use *featureUse, conn string) *Renderi
 		return nil
 	}
 	out.ctx = nil
-	return out
+	return withProse(out, r)
 }
 
 // argValues is the value following flag in a YAML arg list (nil when the
@@ -358,6 +359,7 @@ func offloadConnector(vals []string, conns map[string]bool) string {
 // candidateFrom is c for the feature re-render r of its rendering.
 func candidateFrom(c Candidate, r *Rendering) Candidate {
 	c.rendering = r
+	c.Prose = r.prose
 	c.Features, c.CustomFeatures = r.Features, r.CustomFeatures
 	c.Deployment = r.Deployment()
 	c.URL, c.Query = r.URL, r.Query

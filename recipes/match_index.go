@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/prose"
 )
 
 // ErrNotVLLM is returned by Match for a framework outside the vLLM family.
@@ -92,6 +93,10 @@ type Candidate struct {
 	// the site's default feature set; the rendering is then the command the
 	// site's feature toggles produce, not one of its JSON files.
 	CustomFeatures bool
+	// Prose, when set, is the statement of the recipe's prose this
+	// candidate is an alternate for (guide_prose.go): the rendering or guide
+	// command with the settings the sentence states.
+	Prose *prose.Statement
 
 	rendering *Rendering // yaml only
 	roleIdx   int        // rendering role index (yaml only)
@@ -115,9 +120,18 @@ func (c *Candidate) Where() string {
 		if c.Query.KVOffload != "" && c.Query.KVOffload != c.Strategy {
 			w += " kv_offload=" + c.Query.KVOffload
 		}
-		return w
+		return w + c.proseWhere()
 	}
-	return fmt.Sprintf("%s:%d § %s", c.File, c.Line, c.Section)
+	return fmt.Sprintf("%s:%d § %s", c.File, c.Line, c.Section) + c.proseWhere()
+}
+
+// proseWhere is " + prose <file>:<line> \"<sentence>\" (<setting>)" for a
+// prose alternate, "" otherwise.
+func (c *Candidate) proseWhere() string {
+	if c.Prose == nil {
+		return ""
+	}
+	return fmt.Sprintf(" + prose %s (%s)", c.Prose.Cite(), c.Prose.Summary())
 }
 
 // entry is one indexed recipe role.
@@ -142,6 +156,7 @@ type entry struct {
 	block       *Block
 	dep         *launch.Deployment // markdown only
 	proc        int
+	prose       *prose.Statement // a prose alternate (markdown; yaml: rendering.prose)
 }
 
 // Index is a searchable set of every vLLM recipe role under a recipes root:
@@ -153,6 +168,9 @@ type Index struct {
 	entries []entry
 	family  map[string]string // lower-case checkpoint id → parent recipe id
 	space   *spaceCache       // per-query selection-space renderings
+	// prose holds each model YAML recipe's prose statements (relative
+	// file → recipeProse), for the alternates of the selection space.
+	prose map[string]*recipeProse
 }
 
 // Open indexes the vllm-project/recipes tree at root. Files that fail to
@@ -166,7 +184,7 @@ func Open(root string) (*Index, error) {
 		}
 		return nil, fmt.Errorf("%s: not a vllm-project/recipes tree (no taxonomy.yaml)", root)
 	}
-	ix := &Index{Root: root, site: site, family: map[string]string{}, space: &spaceCache{}}
+	ix := &Index{Root: root, site: site, family: map[string]string{}, space: &spaceCache{}, prose: map[string]*recipeProse{}}
 	for _, r := range site.Recipes {
 		ix.family[strings.ToLower(r.HFID)] = r.HFID
 		if mid, ok := str(getPath(r.root, "model", "model_id")); ok {
@@ -185,11 +203,54 @@ func Open(root string) (*Index, error) {
 		if r, err := filepath.Rel(root, f.File); err == nil {
 			rel = filepath.ToSlash(r)
 		}
+		var rp *recipeProse
+		if len(f.Prose) > 0 {
+			rp = &recipeProse{}
+			for _, st := range f.Prose {
+				st.File = rel
+				rp.stmts = append(rp.stmts, st)
+			}
+			for _, r := range f.Renderings {
+				rp.addRendering(r)
+			}
+			ix.prose[rel] = rp
+		}
 		for _, r := range f.Renderings {
 			ix.entries = append(ix.entries, renderingEntries(rel, r)...)
 		}
+		for _, r := range f.Renderings {
+			// the prose alternates, after the site's own renderings
+			for _, alt := range rp.proseAlts(r) {
+				ix.entries = append(ix.entries, renderingEntries(rel, alt)...)
+			}
+		}
 		for _, b := range f.LaunchBlocks() {
 			deps := GuideDeployments(b)
+			proseOf := map[int]*prose.Statement{}
+			if rp != nil && len(deps) > 0 {
+				hws := b.Hardware
+				if len(hws) == 0 {
+					hws = b.ProseHardware
+				}
+				n := len(deps) // the block's deployments, not its deltas' alternates
+				if len(b.Deltas) > 0 && n == 1+len(b.Deltas) {
+					n = 1
+				}
+				for si := range rp.stmts {
+					for di := 0; di < n; di++ {
+						if alt, ok := rp.guideProse(&rp.stmts[si], &deps[di], hws, deps[di].Model); ok {
+							alt.Source.Section = deps[di].Source.Section
+							if alt.Source.Section == "" {
+								alt.Source.Section = b.Section()
+							}
+							alt.Source.Section += fmt.Sprintf(" [prose %s:%d]", rp.stmts[si].File, rp.stmts[si].Line)
+							alt.Hardware = deps[di].Hardware
+							deps = append(deps, alt)
+							proseOf[len(deps)-1] = &rp.stmts[si]
+						}
+					}
+				}
+			}
 			for di := range deps {
 				d := &deps[di]
 				hws := b.Hardware
@@ -215,7 +276,7 @@ func Open(root string) (*Index, error) {
 					}
 					ix.entries = append(ix.entries, entry{kind: "markdown", file: rel, section: section, line: b.Line,
 						model: model, checkpoint: model, family: ix.familyOf(model), hardware: hws, role: p.Role,
-						precision: precisionOf(model, b.Section()), topo: TopologyOf(p.Args), block: b, dep: d, proc: pi})
+						precision: precisionOf(model, b.Section()), topo: TopologyOf(p.Args), block: b, dep: d, proc: pi, prose: proseOf[di]})
 				}
 			}
 		}
@@ -498,6 +559,10 @@ func (ix *Index) candidate(e *entry, exact bool, score int, misses []string) Can
 		c.Hardware = e.hardware[0]
 	}
 	c.Checkpoint = e.checkpoint
+	c.Prose = e.prose
+	if e.rendering != nil {
+		c.Prose = e.rendering.prose
+	}
 	if e.rendering != nil {
 		c.rendering, c.roleIdx = e.rendering, e.roleIdx
 		c.URL, c.Query = e.rendering.URL, e.rendering.Query

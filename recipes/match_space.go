@@ -22,7 +22,8 @@ type spaceCache struct {
 
 // spaceEntries renders, once per (checkpoint, hardware), every builder
 // selection of every variant serving model on hardware hw (a taxonomy id)
-// that the JSON API does not already hold, as index entries.
+// that the JSON API does not already hold, and the prose alternates of
+// each (guide_prose.go), as index entries.
 func (ix *Index) spaceEntries(model, hw string) []entry {
 	if ix.space == nil || ix.site == nil {
 		return nil
@@ -57,8 +58,18 @@ func (ix *Index) spaceEntries(model, hw string) []entry {
 			}
 			x := &rctx{s: s, t: treeSpec{id: r.HFID, recipe: r, variant: p.key}, r: r, v: p.key, vn: p.val, hw: h, pc: pc, kvOpts: ix.site.kvOffload}
 			list := x.setup()
+			var rends []*Rendering
 			for _, rd := range x.selections(list) {
 				rd.Recommended = rd.Strategy == x.recommend(rd.NodeCount) && rd.pick == nil && rd.KVOffload == ""
+				rends = append(rends, rd)
+			}
+			// the prose alternates of the selections, after them
+			rp := ix.prose[r.File]
+			n := len(rends)
+			for i := 0; i < n; i++ {
+				rends = append(rends, rp.proseAlts(rends[i])...)
+			}
+			for _, rd := range rends {
 				for _, e := range renderingEntries(r.File, rd) {
 					if rd.spaceRole != "" && string(e.role) != rd.spaceRole {
 						continue

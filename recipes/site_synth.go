@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/prose"
 )
 
 // siteDetail names the launcher whose rules this file ports.
@@ -113,6 +114,9 @@ type Rendering struct {
 	pick *pdPick // the PD pools asked of renderStrategy (nil: the JSON API's)
 	// spaceRole is the pool a selection-space rendering varies ("" = all roles).
 	spaceRole string
+	// prose is the statement whose settings this rendering carries (a
+	// prose alternate, guide_prose.go); nil for the site's own.
+	prose *prose.Statement
 }
 
 // Role returns the first role command named name, or nil.

@@ -473,6 +473,26 @@ type RecipeRef struct {
 	Checkpoint string `json:"checkpoint,omitempty"`
 	URL        string `json:"url,omitempty"`
 	Command    string `json:"command,omitempty"`
+	// Prose, when set, says the role is a prose alternate of the selection
+	// (issue 22, item 5): the selection's command with the setting the
+	// sentence states (package prose); Where then ends with
+	// " + prose <file>:<line> \"<sentence>\" (<setting>)". Command and
+	// URL stay the selection's.
+	Prose *ProseRef `json:"prose,omitempty"`
+}
+
+// ProseRef cites the sentence of a prose alternate: the page or recipe
+// file, the line where the sentence starts (1-based), the sentence (inline
+// markup removed), the setting in words ("tp=4", "tp>=4", "add
+// --kv-cache-dtype fp8") and the concurrency / sequence-length qualifier
+// as written ("for low concurrency"; the alternate is taken at every
+// concurrency), "" when none.
+type ProseRef struct {
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Sentence  string `json:"sentence"`
+	Setting   string `json:"setting"`
+	Qualifier string `json:"qualifier,omitempty"`
 }
 
 // Counts tallies a report. Every map is keyed by verdict (or, Links, by
