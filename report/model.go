@@ -40,7 +40,7 @@ const SchemaVersion = 2
 // policy version fields, the not applicable and content not known verdicts,
 // roles[].unknown, and the vLLM recipe checkpoint / url / command; 3 the
 // time limit verdict, timeLimit and timeLimits.
-const SchemaRevision = 4
+const SchemaRevision = 5
 
 // Status says what coverage could do with one cited point or vLLM-family
 // row: StatusCompared, or why it was not compared — one of the
