@@ -142,8 +142,9 @@ func (m *md) write() {
 	evid := m.evidenceBlocks()
 	// reserve room for the trailer naming what was cut
 	reserve := 600 + len(m.hint)
+	m.section("## Config keys (one verdict per key from every source)\n\n| config key | verdict | from | deployments |\n|---|---|---|---|\n", "config keys", m.keyBlocks(), reserve)
 	m.section("## Gaps\n\n", "gaps", gaps, reserve)
-	m.section("## Config keys (one verdict per key from every source)\n\n| config key | verdict | from | deployments | other sources (information) |\n|---|---|---|---|---|\n", "config keys", m.keyBlocks(), reserve)
+	m.section("## Other sources (information)\n\n| config key | deployment | source | selection | verdict | documents differently |\n|---|---|---|---|---|---|\n", "other sources", m.otherBlocks(), reserve)
 	m.section("## Exclusions (once per config key)\n\n", "exclusions", excl, reserve)
 	m.section("## Evidence\n\n", "evidence", evid, reserve)
 	if len(m.cut) > 0 {
@@ -963,10 +964,8 @@ func sourceLabel(k KeyResult) string {
 }
 
 // keyBlocks are the table rows of the config keys' one verdict
-// (Report.Keys): the key, its verdict, the source(s) it comes from, its
-// deployments by verdict, and what the other sources document for them:
-// each one's selection (the nearest, for a gap), verdict and differences
-// (information, clipped).
+// (Report.Keys): the key, its verdict, the source(s) it comes from and its
+// deployments by verdict.
 func (m *md) keyBlocks() []keyBlock {
 	r := m.r
 	var out []keyBlock
@@ -975,22 +974,37 @@ func (m *md) keyBlocks() []keyBlock {
 		if from == "" {
 			from = strings.Join(k.Sources, ", ")
 		}
-		var also []string
-		for _, u := range k.Units {
-			for _, o := range u.Others {
-				a := fmt.Sprintf("%s: %s %s (%s)", unitPlace(u), o.Source, o.Selection, o.Verdict)
-				if len(o.Shows) > 0 {
-					a += " shows " + strings.Join(o.Shows, "; ")
-				}
-				also = append(also, a)
-			}
-		}
-		info := mdText(clip(m.scrub(strings.Join(also, " · ")), 400))
-		text := fmt.Sprintf("| `%s` | %s%s | %s | %s | %s |\n", htmlEsc(k.ConfigKey), k.Verdict, r.allowedTag(k.Verdict), mdText(from), mdText(unitsSummary(k)), info)
+		text := fmt.Sprintf("| `%s` | %s%s | %s | %s |\n", htmlEsc(k.ConfigKey), k.Verdict, r.allowedTag(k.Verdict), mdText(from), mdText(m.scrub(unitsSummary(k))))
 		out = append(out, keyBlock{key: k.ConfigKey, text: text})
 	}
-	if n := len(out); n > 0 {
-		out[n-1].text += "\n" // the table ends
+	return endTable(out)
+}
+
+// otherBlocks are, per config key, what the other sources document for
+// each deployment (KeyVerdict units' Others): the source, its selection
+// (the nearest, for a gap), its verdict and its differences, clipped
+// (information).
+func (m *md) otherBlocks() []keyBlock {
+	var out []keyBlock
+	for _, k := range m.r.Keys {
+		var b strings.Builder
+		for _, u := range k.Units {
+			for _, o := range u.Others {
+				fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", htmlEsc(k.ConfigKey), mdText(unitPlace(u)), mdText(o.Source),
+					mdText(clip(m.scrub(o.Selection), 160)), o.Verdict, mdText(clip(m.scrub(strings.Join(o.Shows, "; ")), 300)))
+			}
+		}
+		if b.Len() > 0 {
+			out = append(out, keyBlock{key: k.ConfigKey, text: b.String()})
+		}
 	}
-	return out
+	return endTable(out)
+}
+
+// endTable ends a table whose rows are blocks with a blank line.
+func endTable(bs []keyBlock) []keyBlock {
+	if n := len(bs); n > 0 {
+		bs[n-1].text += "\n"
+	}
+	return bs
 }
