@@ -36,7 +36,22 @@ func TestReadRejectsFeatureConditions(t *testing.T) {
 			t.Errorf("line %d accepted (%q): a condition, want rejected", line, f.Sentence)
 		}
 	}
-	if len(st) != 1 {
-		t.Errorf("%d statements, want 1 (line 13)", len(st))
+	// lines 21–24: a feature the statement's own flags turn on is its
+	// purpose; "built-in" holds no preposition; "every recipe" names no
+	// recipe; a GPU count the statement's own TP states is no condition
+	for line, flag := range map[int]string{21: "--speculative-algorithm", 22: "--num-continuous-decode-steps",
+		23: "--num-continuous-decode-steps", 24: "--enable-dp-attention"} {
+		if f := finding(fs, line, flag); f == nil || !f.Accepted {
+			t.Errorf("line %d: %+v, want accepted", line, f)
+		}
+	}
+	if len(st) != 5 {
+		t.Errorf("%d statements, want 5 (lines 13, 21–24)", len(st))
+	}
+	if f := finding(fs, 19, "--num-continuous-decode-steps"); f == nil || f.Reason != "a condition on the GPU count (4 GPUs)" {
+		t.Errorf("line 19 reason: %+v", f)
+	}
+	if f := finding(fs, 14, "--num-continuous-decode-steps"); f == nil || f.Reason != "a condition on a deployment feature or layout (with MTP)" {
+		t.Errorf("line 14 reason: %+v", f)
 	}
 }

@@ -441,7 +441,22 @@ var (
 	// labelQualRe: a sentence's leading "Label:" that names a workload
 	// ("Image-only workloads: pass …", "MNNVL environments: …")
 	labelQualRe = regexp.MustCompile(`(?i)^([^:.]{1,60}):\s`)
-	workNounRe  = regexp.MustCompile(`(?i)\b(workloads?|tasks?|environments?|scenarios|use\s+cases?|runs?|benchmarks?|setups?)\b`)
+	workNounRe  = regexp.MustCompile(`(?i)\b(workloads?|tasks?|environments?|scenarios?|use\s+cases?|runs?|benchmarks?|setups?)\b`)
+	// featureRe: a preposition phrase that qualifies the setting by a
+	// deployment feature or layout the page's selections tell apart —
+	// speculative decoding, DP attention, expert parallelism,
+	// disaggregation or a role's workers, a named mode / scenario /
+	// profile / strategy ("with MTP", "with DP attention", "in the
+	// high-throughput scenario", "on the decode workers"). The phrase
+	// runs from the preposition over at most four plain words (a code
+	// span ends it: codeMark) to the feature noun.
+	featureRe = regexp.MustCompile(`(?i)(?:^|[\s(])(with|in|on|under|during|at|across|for|using|via)\s+((?:[A-Za-z0-9./+-]+\s+){0,4}?)(MTP|speculative(?:\s+decoding)?|spec(?:ulative)?[- ]decod\w*|EAGLE\d?|NEXTN|DP[- ]attention|data[- ]parallel(?:\s+attention)?|expert[- ]parallel\w*|EP|DEP|TEP|DP|disaggregat\w*|PD|P/D|(?:prefill|decode)\s+(?:workers?|nodes?|servers?|instances?|roles?|sides?|pools?)|[A-Za-z0-9-]+\s+(?:mode|scenario|profile|strategy|preset|recipe))\b`)
+	// featureStopRe: a word that ends a featureRe phrase before its noun
+	// ("with care to enable MTP": the noun belongs to "to enable")
+	featureStopRe = regexp.MustCompile(`(?i)^(?:to|and|or|then|which|that|so|because|while|but|enables?|enabling)$`)
+	// gpuCountRe: a GPU count ("on 4 GPUs", "a single 8-GPU node",
+	// "MI355X x4", "8x H200", "B200x8"): the number is submatch 1, 2, 3 or 4
+	gpuCountRe = regexp.MustCompile(`(?i)\b(\d+)\s*-?\s*(?:gpus?|accelerators?|cards?|devices?)\b|\b(\d+)\s*[x×]\s*(?:[A-Z]{1,3}\d{2,4}[A-Z]?|GPUs?)\b|(?:\b[A-Z]{1,3}\d{2,4}[A-Z]?|\bGPUs?)\s+[x×]\s?(\d+)\b|\b[A-Z]{1,2}\d{3}[x×](\d+)\b`)
 	// TP in prose: "TP=4", "tp = 4", "TP 4", "tensor parallel size 4";
 	// group 2/4: a range or product right after ("TP=1~2", "tp=2 / 4")
 	tpRe = regexp.MustCompile(`(?i)\bTP\s*(?:=\s*|\s)(\d+)(\s*(?:[~/x×-]|or|to)\s*\d+)?|\btensor[- ]parallel(?:ism)?[- ]size(?:\s+of|\s*=|\s+to)?\s+(\d+)(\s*[~/x×-]\s*\d+)?`)
@@ -782,6 +797,31 @@ func (w *walker) sentence(raw string, line int, para string, ctx []ctxText, code
 			why = "a condition in the label (" + m[1] + ")"
 		}
 	}
+	var flagNames []string // the flags the sentence itself sets
+	for _, p := range ps {
+		for _, f := range p.flags {
+			flagNames = append(flagNames, strings.SplitN(f.Name, "=", 2)[0])
+		}
+	}
+	if why == "" {
+		why = featureCondition(s, flagNames)
+	}
+	if why == "" {
+		var tps []int // the parallel sizes the sentence itself states
+		for _, p := range ps {
+			if p.kind == Size || p.kind == AtLeast {
+				tps = append(tps, p.tp)
+			}
+			for _, f := range p.flags {
+				if parallelFlags[strings.SplitN(f.Name, "=", 2)[0]] {
+					if n, err := strconv.Atoi(f.Value); err == nil {
+						tps = append(tps, n)
+					}
+				}
+			}
+		}
+		why = gpuCountCondition(prose, tps)
+	}
 	if why == "" {
 		for _, c := range ctx {
 			if m := benchRe.FindString(plain(clean(c.text))); m != "" {
@@ -811,6 +851,81 @@ func (w *walker) sentence(raw string, line int, para string, ctx []ctxText, code
 		}
 		w.found = append(w.found, f)
 	}
+}
+
+// codeMark stands for a code span in the text featureCondition reads: it
+// ends a phrase ("with `--speculative-algo NEXTN` to enable MTP" names
+// no feature after "with").
+const codeMark = " \u00b7 "
+
+// featureCondition is the reason sentence s (inline markup cleaned) is
+// conditioned on a deployment feature or layout (featureRe), or "". A
+// phrase naming the feature the sentence's own flags turn on is its
+// purpose, not a condition ("Add `--speculative-config …` for MTP",
+// "`--enable-dp-attention --dp 8` with DP attention"); a mode, scenario
+// or recipe after a determiner ("in every recipe", "in this recipe") names
+// none.
+func featureCondition(s string, flags []string) string {
+	marked := strings.Join(strings.Fields(codeRe.ReplaceAllString(s, codeMark)), " ")
+	for _, m := range featureRe.FindAllStringSubmatch(marked, -1) {
+		stop := false
+		for _, w := range strings.Fields(m[2]) {
+			if featureStopRe.MatchString(w) {
+				stop = true
+				break
+			}
+		}
+		noun := strings.Fields(m[3])
+		if stop || len(noun) == 2 && determinerRe.MatchString(noun[0]) || ownFeature(m[3], flags) {
+			continue
+		}
+		return "a condition on a deployment feature or layout (" + strings.TrimSpace(m[0]) + ")"
+	}
+	return ""
+}
+
+// determinerRe: a word that names no mode, scenario or recipe of its own.
+var determinerRe = regexp.MustCompile(`(?i)^(?:every|all|any|each|this|that|these|those|the|our|same|a|an|its|their|other|default)$`)
+
+// featureFlags maps a feature noun (lower case, by prefix) to the flag
+// prefixes that turn it on (SGLang server_args.py / vLLM arg_utils.py
+// names): a sentence setting one of them is about that feature.
+var featureFlags = []struct{ noun, flags []string }{
+	{[]string{"mtp", "speculative", "spec", "eagle", "nextn"}, []string{"--speculative", "--enable-multi-layer-eagle"}},
+	{[]string{"dp", "data"}, []string{"--enable-dp-attention", "--dp", "--data-parallel"}},
+	{[]string{"ep", "dep", "tep", "expert"}, []string{"--ep", "--expert-parallel", "--enable-expert-parallel", "--moe-a2a-backend"}},
+	{[]string{"disaggregat", "pd", "p/d", "prefill", "decode"}, []string{"--disaggregation"}},
+}
+
+// ownFeature reports whether feature (a featureRe noun) is turned on by
+// one of flags.
+func ownFeature(feature string, flags []string) bool {
+	f := strings.ToLower(feature)
+	for _, ff := range featureFlags {
+		if !slices.ContainsFunc(ff.noun, func(n string) bool { return strings.HasPrefix(f, n) }) {
+			continue
+		}
+		for _, name := range flags {
+			if slices.ContainsFunc(ff.flags, func(p string) bool { return strings.HasPrefix(name, p) }) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gpuCountCondition is the reason text (a sentence's words outside code
+// spans) is conditioned on a GPU count the statement's own parallel size
+// does not state ("on 4 GPUs", "MI355X x4" for a setting that is not
+// --tp 4; "--tp 8 … on a single 8-GPU node" states its size), or "".
+func gpuCountCondition(text string, tps []int) string {
+	for _, m := range gpuCountRe.FindAllStringSubmatch(text, -1) {
+		n, _ := strconv.Atoi(m[1] + m[2] + m[3] + m[4])
+		if !slices.Contains(tps, n) {
+			return "a condition on the GPU count (" + m[0] + ")"
+		}
+	}
+	return ""
 }
 
 // onlyParenRe is a sentence that is a parenthesized label only ("(MXFP4)").
