@@ -253,13 +253,17 @@ func (rep *Report) CombineKeys() {
 				continue
 			}
 			us := e.units
-			if len(us) == 0 && kd.master == nil {
-				// a point placed on no row, of a key nothing else judges
+			// a point placed on no row, of a key nothing else judges, or a
+			// result that failed before it could place itself (the master
+			// config's points could not be listed): a unit of its own, so
+			// the failure is the key's, never "not applicable"
+			lonely := len(us) == 0 && (kd.master == nil || e.verdict == compare.Error || e.verdict == compare.TimeLimit)
+			if lonely {
 				us = []unitKey{{-1, lone}}
 				lone++
 			}
 			for _, u := range us {
-				if kd.master != nil && !kd.master[u] {
+				if !lonely && kd.master != nil && !kd.master[u] {
 					continue
 				}
 				if _, ok := byUnit[u]; !ok {
@@ -308,8 +312,10 @@ func (rep *Report) CombineKeys() {
 				r := u.row
 				uv.Row = &r
 				uv.Concs = []int{u.conc}
-			} else {
+			} else if best.point >= 0 {
 				uv.Concs = slices.Clone(rep.Points[best.point].Concs)
+			} else if best.row != nil {
+				uv.Concs = slices.Clone(best.row.Concs)
 			}
 			for _, e := range es {
 				if e != best {

@@ -41,6 +41,21 @@ func pagesKey(key string, rows ...RowResult) KeyResult {
 // One verdict per key: a unit is covered by one source's selection; the
 // others are information.
 func TestCombineKeys(t *testing.T) {
+	t.Run("a row that failed before it was placed", func(t *testing.T) {
+		bad := RowResult{Row: -1, Status: StatusError, Verdict: compare.Error}
+		rep := &Report{Pages: []KeyResult{pagesKey("k", bad)}}
+		rep.CombineKeys()
+		rep.Count()
+		if len(rep.Keys) != 1 || rep.Keys[0].Verdict != compare.Error || len(rep.Keys[0].Units) != 1 || rep.Keys[0].Units[0].Row != nil {
+			t.Fatalf("keys %+v: want one error unit", rep.Keys)
+		}
+		// beside a compared row the failure still decides the key
+		rep = &Report{Pages: []KeyResult{pagesKey("k", pageRow(0, compare.Covered, 1), bad)}}
+		rep.CombineKeys()
+		if rep.Keys[0].Verdict != compare.Error || len(rep.Keys[0].Units) != 2 {
+			t.Fatalf("keys %+v: want covered + error units, key error", rep.Keys)
+		}
+	})
 	t.Run("agentx covers, page differs", func(t *testing.T) {
 		rep := &Report{
 			Points: []PointResult{agentxPoint("k", ip(0), compare.CoveredWithExclusions, 1), agentxPoint("k", ip(0), compare.CoveredWithExclusions, 4)},
