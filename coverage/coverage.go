@@ -91,6 +91,12 @@ type Options struct {
 	// applicable) and the strictness (a "major server args" version makes
 	// other settings informational). Report.Policy says which and why.
 	Policy string
+	// InfxCommit, when set, says InfxDir is a copy of one commit of a git
+	// repository (package gittree's Materialize; `signoff` judges a PR's
+	// head that way): Repo is the repository's directory and Commit the
+	// full commit id. Provenance drift, permalinks and the report's commit
+	// then come from that repository at that commit.
+	InfxCommit *CommitRef
 	// PageCache, when set, shares decoded cookbook page snippets across
 	// runs over one checkout (pages.Cache; e.g. a key-scoped run per
 	// config key). Each run still chooses its own snippets.
@@ -478,6 +484,9 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		AllowUnverified: opt.AllowUnverified,
 	}
 	ixRepo := openRepo(opt.InfxDir)
+	if ixRepo == nil && opt.InfxCommit != nil {
+		ixRepo = openRepoAt(opt.InfxCommit.Repo, opt.InfxCommit.Commit, opt.InfxDir)
+	}
 	if ixRepo != nil {
 		rep.InferenceX.Commit = ixRepo.head
 		rep.InferenceX.Repo = ixRepo.github("SemiAnalysisAI/InferenceX")

@@ -52,6 +52,31 @@ func openRepo(dir string) *gitRepo {
 	return &gitRepo{repo: r, root: wt.Filesystem.Root(), dir: abs, head: h.Hash().String(), tree: map[string]*object.Tree{}}
 }
 
+// CommitRef names one commit of a git repository: Repo its directory (a
+// work tree or a bare git directory), Commit the full commit id.
+type CommitRef struct{ Repo, Commit string }
+
+// openRepoAt is the repository at repoDir seen as if its work tree were
+// dir at commit (a tree materialized from that commit); nil when the
+// repository or the commit cannot be read.
+func openRepoAt(repoDir, commit, dir string) *gitRepo {
+	r, err := git.PlainOpenWithOptions(repoDir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		return nil
+	}
+	if _, err := r.CommitObject(plumbing.NewHash(commit)); err != nil {
+		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	if e, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = e
+	}
+	return &gitRepo{repo: r, root: abs, dir: abs, head: commit, tree: map[string]*object.Tree{}}
+}
+
 // repoPath turns a path relative to g.dir into a path relative to the
 // worktree root, with forward slashes.
 func (g *gitRepo) repoPath(rel string) (string, bool) {

@@ -32,6 +32,12 @@ type Options struct {
 	// DefaultScriptTimeout, DefaultScriptSteps).
 	ScriptTimeout time.Duration
 	ScriptSteps   int
+	// OnPoint, when set, is called by RenderAll for every in-scope point
+	// after its outcome is known, with the deployment when it rendered
+	// (nil otherwise): e.g. `signoff` fingerprints each point's render at
+	// a PR's base and head. Calls come from RenderAll's goroutine, in
+	// point order.
+	OnPoint func(r PointResult, d *launch.Deployment)
 
 	// ctx is the caller's context (Render, RenderAll): every script run
 	// of the rendering stops when it is done.
@@ -317,6 +323,7 @@ func (ws *Workspace) RenderAll(ctx context.Context, keys []string, opt Options) 
 				ks.Results = append(ks.Results, r)
 				continue
 			}
+			var rendered *launch.Deployment
 			switch p.Status {
 			case StatusUpstreamOnly:
 				s.UpstreamOnly++
@@ -370,7 +377,11 @@ func (ws *Workspace) RenderAll(ctx context.Context, keys []string, opt Options) 
 					} else {
 						r.File = d.Source.File
 					}
+					rendered = &d
 				}
+			}
+			if opt.OnPoint != nil {
+				opt.OnPoint(r, rendered)
 			}
 			ks.Results = append(ks.Results, r)
 		}

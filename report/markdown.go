@@ -1008,3 +1008,21 @@ func endTable(bs []keyBlock) []keyBlock {
 	}
 	return bs
 }
+
+// MarkdownText makes free text from a checkout inert in Markdown, on one
+// line (mdText after mdOneLine): for printers outside this package
+// (signoff's comment).
+func MarkdownText(s string) string { return mdText(mdOneLine(s)) }
+
+// MarkdownCode is s as a code span fit for a table cell (mdCell after
+// mdOneLine); "" for "".
+func MarkdownCode(s string) string { return mdCell(mdOneLine(s)) }
+
+// MarkdownURL is u when it is a GitHub permalink or a recipes.vllm.ai link
+// the Markdown printer links to, else "".
+func MarkdownURL(u string) string {
+	if mdLinkURL(u) == u {
+		return u
+	}
+	return ""
+}

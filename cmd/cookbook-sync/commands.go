@@ -8,6 +8,7 @@ func subcommands() []*cobra.Command {
 		newDecodeCmd(),
 		newRenderCmd(),
 		newCoverageCmd(),
+		newSignoffCmd(),
 		newRecipesCmd(),
 		newUpstreamCmd(),
 		newPRCmd(),

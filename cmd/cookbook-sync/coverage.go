@@ -211,19 +211,28 @@ machine); 4 the output could not be written (stdout).
 			return run(cmd, o)
 		},
 	}
+	o.registerInputs(c, "InferenceX checkout `DIR`")
 	f := c.Flags()
-	f.StringVar(&o.infx, "infx", "", "InferenceX checkout `DIR`")
-	f.StringArrayVar(&o.cookbook, "cookbook", nil, "sgl-project/sglang checkout `DIR` with AgentX snippets (docs/src/snippets/agentx) and/or hand-written cookbook pages (docs/src/snippets/configs, autoregressive); repeatable")
-	f.StringVar(&o.vllmRecipes, "vllm-recipes", "", "vllm-project/recipes checkout `DIR`: cover every vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of --infx")
 	f.StringArrayVar(&o.configKeys, "config-key", nil, "only cells / config keys whose InferenceX config key matches `GLOB` (path.Match); repeatable or comma-separated, each must match a key")
 	f.StringVar(&o.format, "format", "text", "output format: "+formatHelp())
+	return c
+}
+
+// registerInputs registers the input and judgment flags coverage and
+// signoff share (same names, same defaults): --infx (described by infxHelp),
+// --cookbook, --vllm-recipes, --allow-unverified, --upstream,
+// --srt-slurm-dir, --srt-slurm-version, --policy and the GitHub API flags.
+func (o *coverageOptions) registerInputs(c *cobra.Command, infxHelp string) {
+	f := c.Flags()
+	f.StringVar(&o.infx, "infx", "", infxHelp)
+	f.StringArrayVar(&o.cookbook, "cookbook", nil, "sgl-project/sglang checkout `DIR` with AgentX snippets (docs/src/snippets/agentx) and/or hand-written cookbook pages (docs/src/snippets/configs, autoregressive); repeatable")
+	f.StringVar(&o.vllmRecipes, "vllm-recipes", "", "vllm-project/recipes checkout `DIR`: cover every vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) of --infx")
 	f.BoolVar(&o.allowUnverified, "allow-unverified", false, "list points / vLLM rows that could not be verified (upstream-only, recipe not found, …) without making them a gap")
 	f.StringArrayVar(&o.upstream, "upstream", nil, "upstream `URL` (PR or published page) that must be merged / published; repeatable")
 	f.StringArrayVar(&o.srtSlurmDirs, "srt-slurm-dir", nil, "NVIDIA/srt-slurm checkout `DIR` for recipes a launcher submits from its srt-slurm clone, or OWNER/NAME[@REF]=DIR: the checkout of an srt-slurm fork a launcher clones; repeatable")
 	f.StringVar(&o.srtSlurmVersion, "srt-slurm-version", infx.DefaultSrtSlurmVersion, "the srt-slurm ref --srt-slurm-dir is at, and the version rendered when a launcher's pin is not known")
 	f.StringVar(&o.policy, "policy", "current", "Check 3 policy `VERSION` to judge by: current (the default), pinned (the one the --infx checkout's sign-off prompt states, identified by content), or a version id (2026-07, 2026-06-major, …)")
 	o.api.register(c)
-	return c
 }
 
 func runCoverage(cmd *cobra.Command, o coverageOptions) error {
