@@ -95,10 +95,10 @@ func TestSignoffHistory(t *testing.T) {
 	h := newHistory(t)
 	const scriptPath = "benchmarks/single_node/agentic/qwen3.5_fp8_b200_sglang_mtp.sh"
 	h.write(map[string]string{
-		"configs/nvidia-master.yaml": readFixture(t, "../coverage/testdata/script/inferencex/configs/nvidia-master.yaml"),
-		scriptPath:                   script,
+		"configs/nvidia-master.yaml":  readFixture(t, "../coverage/testdata/script/inferencex/configs/nvidia-master.yaml"),
+		scriptPath:                    script,
 		"benchmarks/benchmark_lib.sh": lib,
-		ChangelogFile: "- config-keys:\n    - " + fixtureKey + "\n  description:\n    - \"First run\"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/9000\n",
+		ChangelogFile:                 "- config-keys:\n    - " + fixtureKey + "\n  description:\n    - \"First run\"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/9000\n",
 	})
 	h.commit("Add Qwen3.5 B200 AgentX (#9000)")
 	h.write(map[string]string{
