@@ -25,6 +25,7 @@ type keyRender struct {
 	entry     string // canonical JSON of the master entry, position left out
 	points    map[pointID]pointRender
 	files     map[string]bool // the files the rendered deployments name (repository-relative)
+	rendered  bool            // its points were rendered
 }
 
 type pointRender struct {
@@ -34,30 +35,54 @@ type pointRender struct {
 	fp     string
 }
 
-// renderTree renders every config key of the InferenceX tree at dir and
-// returns them by key. dir's own path is replaced by "<tree>" in what is
-// compared (two commits are materialized in two directories).
-func renderTree(ctx context.Context, dir string, opt infx.Options) (map[string]*keyRender, error) {
+// tree is one materialized commit: its workspace and its keys.
+type tree struct {
+	dir  string
+	ws   *infx.Workspace
+	keys map[string]*keyRender
+}
+
+// loadTree opens the InferenceX tree at dir and reads every config key's
+// master entry (nothing rendered yet).
+func loadTree(dir string) (*tree, error) {
 	ws, err := infx.Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	keys := ws.ConfigKeys()
-	out := make(map[string]*keyRender, len(keys))
-	for _, k := range keys {
+	t := &tree{dir: dir, ws: ws, keys: map[string]*keyRender{}}
+	for _, k := range ws.ConfigKeys() {
 		e, err := ws.Entry(k)
 		if err != nil {
-			out[k] = &keyRender{points: map[pointID]pointRender{}, entry: "error: " + strip(err.Error(), dir)}
+			t.keys[k] = &keyRender{points: map[pointID]pointRender{}, files: map[string]bool{}, entry: "error: " + strip(err.Error(), dir)}
 			continue
 		}
 		ec := *e
 		ec.Pos = infx.Pos{}
 		b, _ := json.Marshal(ec)
-		out[k] = &keyRender{framework: e.Framework, inScope: infx.InScope(e.Framework), entry: string(b),
+		kr := &keyRender{framework: e.Framework, inScope: infx.InScope(e.Framework), entry: string(b),
 			points: map[pointID]pointRender{}, files: map[string]bool{}}
 		if p := e.Pos.File; p != "" {
-			out[k].files[rel(p, dir)] = true
+			kr.files[rel(p, dir)] = true
 		}
+		t.keys[k] = kr
+	}
+	return t, nil
+}
+
+// render renders the in-scope keys of t among keys (every point, through
+// RenderAll) into t.keys; the tree's own path is replaced by "<tree>" in
+// what is compared (two commits are materialized in two directories).
+func (t *tree) render(ctx context.Context, keys []string, opt infx.Options) error {
+	dir, out := t.dir, t.keys
+	var todo []string
+	for _, k := range keys {
+		if kr := out[k]; kr != nil && kr.inScope {
+			kr.rendered = true
+			todo = append(todo, k)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
 	}
 	opt.OnPoint = func(r infx.PointResult, d *launch.Deployment) {
 		kr := out[r.ConfigKey]
@@ -78,19 +103,8 @@ func renderTree(ctx context.Context, dir string, opt infx.Options) (map[string]*
 		}
 		kr.points[pointID{r.Row, r.Concurrency}] = pr
 	}
-	var inScope []string
-	for _, k := range keys {
-		if out[k].inScope {
-			inScope = append(inScope, k)
-		}
-	}
-	if len(inScope) == 0 {
-		return out, nil
-	}
-	if _, err := ws.RenderAll(ctx, inScope, opt); err != nil {
-		return nil, err
-	}
-	return out, nil
+	_, err := t.ws.RenderAll(ctx, todo, opt)
+	return err
 }
 
 // rel is p relative to the tree dir (slash-separated), p itself when it

@@ -215,17 +215,55 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if ropt.SrtSlurmVersion == "" {
 		ropt.SrtSlurmVersion = opt.Coverage.SrtSlurmVersion
 	}
-	var renders [2]map[string]*keyRender
+	// head rendered whole; base only where the range can have changed a
+	// render: every key when a shared file changed, else the keys whose
+	// master entry or rendered files the range touches
+	var trees [2]*tree
 	for i, c := range []*gittree.Commit{base, head} {
 		if err := gittree.Materialize(ctx, c.FS(), dirs[i], gittree.Limits{}); err != nil {
 			return nil, fmt.Errorf("%s %s: %w", []string{"base", "head"}[i], c.Short(), err)
 		}
-		if renders[i], err = renderTree(ctx, dirs[i], ropt); err != nil {
+		if trees[i], err = loadTree(dirs[i]); err != nil {
 			return nil, fmt.Errorf("%s %s: %w", []string{"base", "head"}[i], c.Short(), err)
 		}
 	}
-	rb, rh := renders[0], renders[1]
+	rb, rh := trees[0].keys, trees[1].keys
 	headKeys, baseKeys := sortedKeys(rh), sortedKeys(rb)
+	if err := trees[1].render(ctx, headKeys, ropt); err != nil {
+		return nil, fmt.Errorf("head %s: %w", head.Short(), err)
+	}
+	changed := map[string]bool{}
+	for _, p := range res.Changed {
+		changed[p] = true
+	}
+	// a changed path no key names as its own (its master config, script
+	// or recipe) and that is no changelog or prose — benchmark_lib.sh, a
+	// launcher, a workflow — is an input of every key
+	own := map[string]bool{}
+	for _, kr := range rh {
+		for f := range kr.files {
+			own[f] = true
+		}
+	}
+	shared := false
+	for _, p := range res.Changed {
+		if !own[p] && p != ChangelogFile && !strings.HasSuffix(p, ".md") {
+			shared = true
+		}
+	}
+	var baseTodo []string
+	for _, k := range baseKeys {
+		h := rh[k]
+		if h == nil {
+			continue // retired: not rendered
+		}
+		if shared || rb[k].entry != h.entry || touches(h.files, changed) {
+			baseTodo = append(baseTodo, k)
+		}
+	}
+	if err := trees[0].render(ctx, baseTodo, ropt); err != nil {
+		return nil, fmt.Errorf("base %s: %w", base.Short(), err)
+	}
 
 	affected := map[string]*Key{}
 	get := func(k string) *Key {
@@ -263,27 +301,6 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			retired[k] = true
 		}
 	}
-	changed := map[string]bool{}
-	for _, p := range res.Changed {
-		changed[p] = true
-	}
-	// a changed path no key names as its own (its master config, script
-	// or recipe) and that is no changelog or prose — benchmark_lib.sh, a
-	// launcher, a workflow — is an input of every key
-	own := map[string]bool{}
-	for _, m := range []map[string]*keyRender{rb, rh} {
-		for _, kr := range m {
-			for f := range kr.files {
-				own[f] = true
-			}
-		}
-	}
-	shared := false
-	for _, p := range res.Changed {
-		if !own[p] && p != ChangelogFile && !strings.HasSuffix(p, ".md") {
-			shared = true
-		}
-	}
 	maxChanges := opt.MaxChanges
 	if maxChanges <= 0 {
 		maxChanges = 12
@@ -294,6 +311,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			a := get(k)
 			a.Why = appendNew(a.Why, "new config key")
 			continue
+		}
+		if !b.rendered {
+			continue // the range touches nothing it renders from
 		}
 		if sameRender(b, h) {
 			if shared && h.inScope || b.entry != h.entry || touches(h.files, changed) || touches(b.files, changed) {
