@@ -87,12 +87,12 @@ func TestHostileEscapeReport(t *testing.T) {
 	if want := strings.ToValidUTF8(r.Points[0].ConfigKey, "\uFFFD"); len(back.Points) == 0 || back.Points[0].ConfigKey != want {
 		t.Errorf("json does not keep the value: %q", back.Points[0].ConfigKey)
 	}
-	sarif := string(launch.EscapeJSON([]byte(print(func(b *bytes.Buffer) error { return PrintSARIF(b, r) }))))
+	sarif := string(launch.EscapeJSON([]byte(print(func(b *bytes.Buffer) error { return PrintSARIF(b, r, fxSARIFOptions(r)) }))))
 	inert.CheckInert(t, "sarif", sarif, false)
 	if !json.Valid([]byte(sarif)) {
 		t.Errorf("sarif: not JSON")
 	}
-	ann := launch.EscapeControl(print(func(b *bytes.Buffer) error { return PrintAnnotations(b, r) }))
+	ann := launch.EscapeControl(print(func(b *bytes.Buffer) error { return PrintAnnotations(b, r, AnnotationOptions{}) }))
 	inert.CheckInert(t, "annotations", ann, true)
 	if n := strings.Count(ann, "\n::"); n < 3 {
 		t.Errorf("annotations: %d commands", n)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -71,6 +72,9 @@ const (
 	InputVLLMRecipe = "vllm-recipe" // a vLLM recipe file that failed to decode
 	InputPage       = "page"        // a cookbook page snippet whose code failed
 	InputTimeLimit  = "time-limit"  // a unit a backstop stopped (a page snippet)
+	// InputRun: the run itself stopped before its report was complete
+	// (bad usage or bad input the CLI exits 2 for): RunErrorFinding.
+	InputRun = "run"
 )
 
 // Finding is one thing a reviewer must act on or may read: a setting that
@@ -82,16 +86,28 @@ const (
 type Finding struct {
 	Class Class
 	// Rule is the FindingRule's ID (RuleDiffers, …); Level the SARIF level
-	// ("error", or "note" for ClassAllowed).
+	// of Class (Class.Level: "error", "warning" or "note").
 	Rule, Level string
 	// Message is the finding in one line, local directories removed
 	// (Report.Scrub): SARIF's and the annotations' message.
 	Message string
 	// Base is the uriBaseId of File (BaseCookbook, BaseVLLMRecipes,
 	// BaseInferenceX, BasePages); File is relative to that repository (""
-	// = no location), Line 1-based (0 = none).
+	// = no location), Line 1-based (0 = none): the upstream place of the
+	// finding (the cookbook snippet line, the vLLM recipe's Markdown block
+	// or the prose sentence of a prose alternate, the file:line of an
+	// input error), or the master config for a role no recipe covers.
 	Base, File string
 	Line       int
+	// InferenceXFile and InferenceXLine are the finding's place in the
+	// InferenceX checkout ("" / 0 when none is known): the master-config
+	// entry of a key's row (KeyResult.MasterFile, MasterLine), the
+	// search-space row a cookbook point's script was run for
+	// (PointResult.RowPos), else the recipe the point cites
+	// (PointResult.RecipeFile, no line); an error whose message starts with
+	// "<recipe>:<line>:<col>: " of the unit's own recipe is at that line.
+	InferenceXFile string
+	InferenceXLine int
 	// Props are the SARIF result's properties, in order.
 	Props []Prop
 
@@ -144,15 +160,10 @@ func Findings(r *Report) []Finding {
 			why = f.Row.Superseded
 		}
 		if why != "" && f.Class != ClassError && f.Class != ClassTimeLimit && f.Class != ClassOK {
-			f.Class, f.Level = ClassInfo, "note"
+			f.Class = ClassInfo
 			f.Props = append(f.Props, Prop{"superseded", why})
 		}
-		if f.Level == "" {
-			f.Level = "error"
-			if f.Class == ClassAllowed {
-				f.Level = "note"
-			}
-		}
+		f.Level = f.Class.Level()
 		f.Message = r.Scrub(f.Message)
 		for i, p := range f.Props {
 			if s, ok := p.Value.(string); ok {
@@ -176,12 +187,21 @@ func Findings(r *Report) []Finding {
 				ps = append(ps, Prop{"inferencexRecipe", rec})
 			}
 			f.Point, f.Base, f.File, f.Line, f.Props = p, BaseCookbook, p.File, p.Line, ps
+			f.InferenceXFile, f.InferenceXLine = pointPlace(p)
 			return f
 		}
 		switch {
 		case p.Status == StatusError:
-			add(base(Finding{Class: ClassError, Rule: RuleError, Message: fmt.Sprintf("%s point %d: error: %s", p.CellID, p.Point, p.Message)},
-				Prop{"verdict", string(compare.Error)}))
+			f := base(Finding{Class: ClassError, Rule: RuleError, Message: fmt.Sprintf("%s point %d: error: %s", p.CellID, p.Point, p.Message)},
+				Prop{"verdict", string(compare.Error)})
+			recipe := p.RecipeFile
+			if recipe == "" {
+				recipe = p.Recipe // a cited recipe that failed to load was found
+			}
+			if l := r.errorLine(p.Message, recipe); l > 0 {
+				f.InferenceXFile, f.InferenceXLine = recipe, l
+			}
+			add(f)
 			continue
 		case p.Status.NotVerified():
 			msg := fmt.Sprintf("%s point %d: not verified: %s", p.CellID, p.Point, p.Status)
@@ -282,11 +302,13 @@ func (r *Report) rowFindings(k *KeyResult, row *RowResult, pv Prop, add func(Fin
 		}
 		return ps
 	}
-	master := Finding{Key: k, Row: row, Base: BaseInferenceX, File: k.MasterFile, Line: k.MasterLine}
+	master := Finding{Key: k, Row: row, Base: BaseInferenceX, File: k.MasterFile, Line: k.MasterLine,
+		InferenceXFile: k.MasterFile, InferenceXLine: k.MasterLine}
 	rowLoc := master
 	for _, ro := range row.Roles {
 		if ro.Recipe != nil && ro.Recipe.File != "" {
-			rowLoc.Base, rowLoc.File, rowLoc.Line = upstreamBase(*k), ro.Recipe.File, ro.Recipe.Line
+			rowLoc.Base = upstreamBase(*k)
+			rowLoc.File, rowLoc.Line = ro.Recipe.place()
 			break
 		}
 	}
@@ -295,6 +317,9 @@ func (r *Report) rowFindings(k *KeyResult, row *RowResult, pv Prop, add func(Fin
 		f := rowLoc
 		f.Class, f.Rule, f.Message = ClassError, RuleError, fmt.Sprintf("%s: error: %s", head, row.Message)
 		f.Props = props(Prop{"verdict", string(compare.Error)})
+		if l := r.errorLine(row.Message, row.Recipe); l > 0 {
+			f.InferenceXFile, f.InferenceXLine = row.Recipe, l
+		}
 		add(f)
 		return
 	case row.Status.NotVerified():
@@ -341,7 +366,9 @@ func (r *Report) rowFindings(k *KeyResult, row *RowResult, pv Prop, add func(Fin
 		for _, rf := range r.roleFindings(rhead, res) {
 			f := rf
 			f.Key, f.Row, f.Match = k, row, ro
-			f.Base, f.File, f.Line = upstreamBase(*k), ro.Recipe.File, ro.Recipe.Line
+			f.Base = upstreamBase(*k)
+			f.File, f.Line = ro.Recipe.place()
+			f.InferenceXFile, f.InferenceXLine = master.InferenceXFile, master.InferenceXLine
 			f.Props = props(append(append([]Prop{}, rp...), rf.Props...)...)
 			add(f)
 		}
@@ -420,4 +447,193 @@ func upstreamBase(k KeyResult) string {
 		return BasePages
 	}
 	return BaseVLLMRecipes
+}
+
+// Level is the SARIF level of a finding of class c: "error" for a gap or
+// an error (what the sign-off must fix), "warning" for what was not
+// verified or stopped by a time limit (nothing known: fails closed, but
+// nothing was found wrong either), "note" for an allowed not-verified
+// outcome and for information (a superseded point or row); "none" for
+// ClassOK, which no finding has.
+func (c Class) Level() string {
+	switch c {
+	case ClassOK:
+		return "none"
+	case ClassNotVerified, ClassTimeLimit:
+		return "warning"
+	case ClassAllowed, ClassInfo:
+		return "note"
+	}
+	return "error" // ClassGap, ClassError, and any class this version does not know
+}
+
+// place is the position of a recipe role in its upstream file: the
+// Markdown block's line, else the sentence of a prose alternate (its file
+// and line), else the file alone (a model YAML or a page selection, whose
+// line is not known).
+func (ref *RecipeRef) place() (string, int) {
+	if ref.Line <= 0 && ref.Prose != nil && ref.Prose.File != "" && ref.Prose.Line > 0 {
+		return ref.Prose.File, ref.Prose.Line
+	}
+	return ref.File, ref.Line
+}
+
+// pointPlace is a cookbook point's place in the InferenceX checkout: the
+// search-space row its script was run for (RowPos "file:line:col"), else
+// the recipe it cites, found in the checkout (no line), else none.
+func pointPlace(p *PointResult) (string, int) {
+	if m := posRe.FindStringSubmatch(p.RowPos); m != nil && !filepath.IsAbs(m[1]) {
+		l, _ := strconv.Atoi(m[2])
+		return m[1], l
+	}
+	if p.RecipeFile != "" && !filepath.IsAbs(p.RecipeFile) {
+		return p.RecipeFile, 0
+	}
+	return "", 0
+}
+
+// posRe is a whole "file:line[:col]" position.
+var posRe = regexp.MustCompile(`^([^\s:]+):(\d+)(?::\d+)?$`)
+
+// errorLine is the line of an error message (local directories removed)
+// that starts with "<file>:<line>:<col>: " when file is the unit's own
+// InferenceX recipe (relative to the checkout), else 0.
+func (r *Report) errorLine(msg, file string) int {
+	if file == "" || filepath.IsAbs(file) {
+		return 0
+	}
+	m := recipeErrorPosRe.FindStringSubmatch(r.Scrub(msg))
+	if m == nil || m[1] != file {
+		return 0
+	}
+	l, _ := strconv.Atoi(m[2])
+	return l
+}
+
+// RunErrorFinding is the finding of an error that stopped the run before
+// its report was complete (the CLI's exit 2: bad usage or bad input, e.g.
+// a --config-key that matches nothing): class error, rule RuleError, the
+// message msg with the report's local directories removed. The SARIF and
+// annotation printers list it first (SARIFOptions.RunError,
+// AnnotationOptions.RunError).
+func RunErrorFinding(r *Report, msg string) Finding {
+	msg = r.Scrub(strings.Join(strings.Fields(msg), " "))
+	return Finding{Class: ClassError, Rule: RuleError, Level: ClassError.Level(), Message: "run error: " + msg,
+		Input: InputRun, InputText: msg, Props: []Prop{{"verdict", string(compare.Error)}}}
+}
+
+// levelRank orders SARIF levels worst first: error, warning, note, none.
+func levelRank(level string) int {
+	switch level {
+	case "error":
+		return 0
+	case "warning":
+		return 1
+	case "note":
+		return 2
+	}
+	return 3
+}
+
+// worstFirst is the order of fs worst first, as indices into fs: by level
+// (errors, then warnings, then notes); within a level breadth first, in
+// rounds: each group (same group(f)) gives one finding per round — its
+// findings of a kind (same kind(f)) not seen before first, then the
+// repeats —, so a cap keeps one finding of every group before a second of
+// any; within a round by rule (ruleSeverity: errors — bad input —,
+// prohibited settings, differences, missing roles and roles no recipe
+// covers, links not merged, then what was not verified); then in report
+// order. A nil kind makes every finding a kind of its own.
+func worstFirst(fs []Finding, group, kind func(Finding) string) []int {
+	nth := make([]int, len(fs)) // repeats of the finding's kind before it
+	seen := map[string]int{}
+	members := map[string][]int{}
+	var groups []string
+	for i, f := range fs {
+		if kind != nil {
+			k := f.Level + "\x00" + kind(f)
+			nth[i] = seen[k]
+			seen[k]++
+		}
+		g := f.Level + "\x00" + group(f)
+		if _, ok := members[g]; !ok {
+			groups = append(groups, g)
+		}
+		members[g] = append(members[g], i)
+	}
+	round := make([]int, len(fs))
+	for _, g := range groups {
+		m := members[g]
+		sort.SliceStable(m, func(i, j int) bool { return nth[m[i]] < nth[m[j]] })
+		for r, i := range m {
+			round[i] = r
+		}
+	}
+	order := make([]int, len(fs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := order[i], order[j]
+		if la, lb := levelRank(fs[a].Level), levelRank(fs[b].Level); la != lb {
+			return la < lb
+		}
+		if round[a] != round[b] {
+			return round[a] < round[b]
+		}
+		return ruleSeverity(fs[a].Rule) < ruleSeverity(fs[b].Rule)
+	})
+	return order
+}
+
+// keyRule groups the findings of one rule and config key (a finding of no
+// key is a group of its own).
+func keyRule(f Finding) string {
+	if key := f.configKey(); key != "" {
+		return f.Rule + "\x00" + key
+	}
+	return f.Rule + "\x00\x01" + f.Message
+}
+
+// problem is what a finding says, whatever unit it was found in: its rule,
+// config key, role and setting (the same setting of one key differing on
+// many rows is one problem); a finding of no key is a problem of its own.
+func problem(f Finding) string {
+	key := f.configKey()
+	if key == "" {
+		return f.Rule + "\x00" + f.Message
+	}
+	role := ""
+	switch {
+	case f.Role != nil:
+		role = roleName(*f.Role)
+	case f.Match != nil:
+		role = f.Match.Role
+	}
+	return strings.Join([]string{f.Rule, key, role, f.setting()}, "\x00")
+}
+
+// configKey is the InferenceX config key the finding belongs to ("" for
+// links and inputs).
+func (f Finding) configKey() string {
+	switch {
+	case f.Point != nil:
+		return f.Point.ConfigKey
+	case f.Key != nil:
+		return f.Key.ConfigKey
+	}
+	return ""
+}
+
+// setting is the flag or env var the finding is about ("" when none).
+func (f Finding) setting() string {
+	switch {
+	case f.Difference != nil:
+		return f.Difference.Setting
+	case f.Unknown != nil:
+		return f.Unknown.Setting
+	case f.Prohibited != nil:
+		return f.Prohibited.Setting
+	}
+	return ""
 }

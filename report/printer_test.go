@@ -12,8 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
-
 	"github.com/cookbook-sync/cookbook-sync/compare"
 	"github.com/cookbook-sync/cookbook-sync/exclusions"
 )
@@ -323,8 +321,8 @@ func printers() []struct {
 		print    func(*bytes.Buffer, *Report) error
 	}
 	return []p{
-		{"sarif", false, func(b *bytes.Buffer, r *Report) error { return PrintSARIF(b, r) }},
-		{"annotations", false, func(b *bytes.Buffer, r *Report) error { return PrintAnnotations(b, r) }},
+		{"sarif", false, func(b *bytes.Buffer, r *Report) error { return PrintSARIF(b, r, fxSARIFOptions(r)) }},
+		{"annotations", false, func(b *bytes.Buffer, r *Report) error { return PrintAnnotations(b, r, AnnotationOptions{}) }},
 		{"json", true, func(b *bytes.Buffer, r *Report) error { return PrintJSON(b, r) }},
 		{"txt", true, func(b *bytes.Buffer, r *Report) error { return PrintText(b, r, TextOptions{}) }},
 		{"w80.txt", true, func(b *bytes.Buffer, r *Report) error { return PrintText(b, r, TextOptions{Width: 80}) }},
@@ -361,43 +359,10 @@ func TestPrinterTextGolden(t *testing.T)        { printGolden(t, "txt") }
 func TestPrinterTextWidth80Golden(t *testing.T) { printGolden(t, "w80.txt") }
 func TestPrinterMarkdownGolden(t *testing.T)    { printGolden(t, "md") }
 
-// TestPrinterSARIFValid validates PrintSARIF's output against the SARIF
-// 2.1.0 JSON schema. The schema is the sarif-schema-2.1.0.json embedded in
-// the Go module proxy package github.com/owenrumney/go-sarif/v3
-// (pkg/report/v210/sarif/schema.go, v3.3.1); the printed bytes are
-// re-opened with the library's reader (sarif.FromBytes) and checked with
-// its Validate (github.com/xeipuuv/gojsonschema; no network).
-func TestPrinterSARIFValid(t *testing.T) {
-	for _, fx := range fixtures() {
-		t.Run(fx.name, func(t *testing.T) {
-			var b bytes.Buffer
-			if err := PrintSARIF(&b, fx.r()); err != nil {
-				t.Fatal(err)
-			}
-			log, err := sarif.FromBytes(b.Bytes(), sarif.WithStrictValidation())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := log.Validate(); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
-	// the schema check is not vacuous: a result level outside the enum fails
-	bad := strings.Replace(sarifOf(t, fixtureCookbook()), `"level": "error"`, `"level": "fatal"`, 1)
-	log, err := sarif.FromString(bad, sarif.WithStrictValidation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if log.Validate() == nil {
-		t.Fatal("a SARIF log with level \"fatal\" validated")
-	}
-}
-
 func sarifOf(t *testing.T, r *Report) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := PrintSARIF(&b, r); err != nil {
+	if err := PrintSARIF(&b, r, fxSARIFOptions(r)); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -464,7 +429,7 @@ func TestPrinterSARIFContent(t *testing.T) {
 	for _, ru := range run.Tool.Driver.Rules {
 		ids = append(ids, ru.ID)
 	}
-	if got, want := strings.Join(ids, " "), "check3/differs check3/missing check3/prohibited check3/not-covered check3/not-verified check3/error check3/link-not-merged"; got != want {
+	if got, want := strings.Join(ids, " "), "check3/differs check3/missing check3/prohibited check3/not-covered check3/not-verified check3/error check3/link-not-merged cookbook-sync/results-left-out"; got != want {
 		t.Errorf("rules %s, want %s", got, want)
 	}
 	wantBases := map[string]string{
@@ -484,7 +449,9 @@ func TestPrinterSARIFContent(t *testing.T) {
 		run.VersionControlProvenance[0].RevisionID != fxCommitCB || run.VersionControlProvenance[0].MappedTo.URIBaseID != "COOKBOOK" {
 		t.Errorf("versionControlProvenance %+v", run.VersionControlProvenance)
 	}
-	// one result per finding, in report order
+	// one result per finding, worst first: errors, then warnings; one of
+	// each rule and key before a second; by rule (bad input, prohibited,
+	// differs, not covered, link, not verified); then in report order
 	var got []string
 	for _, res := range run.Results {
 		if run.Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID {
@@ -493,20 +460,22 @@ func TestPrinterSARIFContent(t *testing.T) {
 		got = append(got, res.RuleID+" "+res.Level)
 	}
 	want := []string{
-		"check3/differs error", "check3/differs error", // prefill: 2 differences
-		"check3/prohibited error",                              // decode
-		"check3/not-verified error",                            // point upstream-only (fails closed)
-		"check3/error error",                                   // point error
-		"check3/differs error",                                 // vllm row 1 agg
-		"check3/not-covered error", "check3/not-covered error", // dynamo row 0 prefill, decode
-		"check3/not-verified error", // dynamo row 1 recipe not found
-		"check3/error error",        // vLLM recipe decode error
+		"check3/error error",       // point error
+		"check3/error error",       // vLLM recipe decode error
+		"check3/prohibited error",  // decode
+		"check3/differs error",     // prefill --mem-fraction-static
+		"check3/differs error",     // vllm row 1 agg
+		"check3/not-covered error", // dynamo row 0 prefill
 		"check3/link-not-merged error",
+		"check3/differs error",        // prefill --json-model-override-args: a second of its key
+		"check3/not-covered error",    // dynamo row 0 decode
+		"check3/not-verified warning", // point upstream-only (fails closed)
+		"check3/not-verified warning", // dynamo row 1 recipe not found
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("results:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	first := run.Results[0]
+	first := run.Results[3]
 	if first.Message.Text != "qwen3.5-fp8-b200-sglang#0 point 0 prefill: --mem-fraction-static: upstream 0.85, inferencex 0.8 (possible commit drift: recipe changed since prov.sha 76ff8a6f)" {
 		t.Errorf("message %q", first.Message.Text)
 	}
@@ -520,13 +489,14 @@ func TestPrinterSARIFContent(t *testing.T) {
 			t.Errorf("properties[%s] = %v, want %v", k, first.Properties[k], v)
 		}
 	}
-	// vLLM difference: at the recipe (a YAML rendering has no line)
-	if l := run.Results[5].Locations[0].PhysicalLocation; l.ArtifactLocation.URI != "models/deepseek-ai/DeepSeek-R1.yaml" ||
-		l.ArtifactLocation.URIBaseID != "VLLM_RECIPES" || l.Region != nil {
+	// vLLM difference: a YAML rendering has no line, so at the master
+	// config (TestSARIFStartLine: the recipe is the related location)
+	if l := run.Results[4].Locations[0].PhysicalLocation; l.ArtifactLocation.URI != fxMaster ||
+		l.ArtifactLocation.URIBaseID != "INFERENCEX" || l.Region == nil || l.Region.StartLine != 120 {
 		t.Errorf("vLLM difference location %+v", l)
 	}
 	// no recipe covers this: at the InferenceX master config
-	nc := run.Results[6]
+	nc := run.Results[5]
 	if l := nc.Locations[0].PhysicalLocation; l.ArtifactLocation.URI != fxMaster || l.ArtifactLocation.URIBaseID != "INFERENCEX" || l.Region.StartLine != 340 {
 		t.Errorf("not-covered location %+v", l)
 	}
@@ -535,11 +505,11 @@ func TestPrinterSARIFContent(t *testing.T) {
 		t.Errorf("not-covered message %q", nc.Message.Text)
 	}
 	// the recipe error's position, its local directory removed
-	if re := run.Results[9]; re.Message.Text != "vLLM recipe error: models/acme/Broken.yaml:3:1: top level is not a mapping" ||
+	if re := run.Results[1]; re.Message.Text != "vLLM recipe error: models/acme/Broken.yaml:3:1: top level is not a mapping" ||
 		re.Locations[0].PhysicalLocation.ArtifactLocation.URI != "models/acme/Broken.yaml" || re.Locations[0].PhysicalLocation.Region.StartLine != 3 {
 		t.Errorf("recipe error %+v", re)
 	}
-	if l := run.Results[10]; len(l.Locations) != 0 || !strings.HasPrefix(l.Message.Text, "upstream link https://github.com/sgl-project/sglang/pull/12345: open") {
+	if l := run.Results[6]; len(l.Locations) != 0 || !strings.HasPrefix(l.Message.Text, "upstream link https://github.com/sgl-project/sglang/pull/12345: open") {
 		t.Errorf("link result %+v", l)
 	}
 }
@@ -586,51 +556,64 @@ func TestPrinterAllowUnverified(t *testing.T) {
 	r := fixtureAll()
 	r.AllowUnverified = true
 	r.Count()
-	// the not-verified rule's default level and its two results are notes
-	if out := sarifOf(t, r); strings.Count(out, `"level": "warning"`) != 0 || strings.Count(out, `"level": "note"`) != 3 {
+	// the not-verified rule's default level and its two results are notes;
+	// the one warning is the default level of results-left-out
+	if out := sarifOf(t, r); strings.Count(out, `"level": "warning"`) != 1 || strings.Count(out, `"level": "note"`) != 3 {
 		t.Errorf("SARIF levels with AllowUnverified:\n%s", out)
 	}
 	var b bytes.Buffer
-	if err := PrintAnnotations(&b, r); err != nil {
+	if err := PrintAnnotations(&b, r, AnnotationOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
 	if strings.Contains(out, "::warning") ||
-		!strings.Contains(out, "::notice file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=88,title=Check 3 not verified::qwen3.5-fp8-b200-sglang#1 point 0: not verified: upstream-only: ") {
+		!strings.Contains(out, "::notice title=Check 3 not verified::docs/src/snippets/agentx/Qwen/qwen3.5.jsx:88: qwen3.5-fp8-b200-sglang#1 point 0: not verified: upstream-only: ") {
 		t.Errorf("annotations with AllowUnverified:\n%s", out)
 	}
 }
 
-// TestPrinterAnnotations checks the commands, the escaping and the final
-// summary of fixtureAll.
+// TestPrinterAnnotations checks the commands, the places, the escaping
+// and the final summary of fixtureAll.
 func TestPrinterAnnotations(t *testing.T) {
 	var b bytes.Buffer
-	if err := PrintAnnotations(&b, fixtureAll()); err != nil {
+	if err := PrintAnnotations(&b, fixtureAll(), AnnotationOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	// 11 findings at 9 places and kinds, worst first, and a summary
+	// 11 findings in 9 annotations, worst first, and a summary
 	if len(lines) != 10 {
 		t.Fatalf("%d lines, want 9 annotations and a summary:\n%s", len(lines), b.String())
 	}
 	for i, want := range map[int]string{
-		// errors (bad input) first, the local directory removed, the
-		// newline escaped
-		0: "::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=120,title=Check 3 error::qwen3.5-fp8-b200-sglang#2 point 1: error: benchmarks/multi_node/srt-slurm-recipes/qwen3.5/b200-fp4.yaml:12:3: mapping values are not allowed%0A  in this context",
-		2: "::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=42,title=Check 3 prohibited setting::qwen3.5-fp8-b200-sglang#0 point 0 decode: --disable-cuda-graph: PROHIBITED, set in inferencex only (inferencex (set)) — no-disable-cuda-graph: CUDA graphs off is not a production setting",
-		// two differences at one place are one annotation; "%" is
-		// escaped in the message, ":" and "," are not
-		3: `::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=42,title=Check 3 differs::2 findings: qwen3.5-fp8-b200-sglang#0 point 0 prefill: --mem-fraction-static: upstream 0.85, inferencex 0.8 (possible commit drift: recipe changed since prov.sha 76ff8a6f); qwen3.5-fp8-b200-sglang#0 point 0 prefill: --json-model-override-args: upstream {"rope": "yarn", "factor": "50%25"}, inferencex (absent)`,
-		4: "::error file=models/deepseek-ai/DeepSeek-R1.yaml,title=Check 3 differs::dsr1-fp8-h200-vllm row 1 agg (TP8): --max-num-seqs: upstream 256, inferencex 512",
+		// errors (bad input) first, at the line of the recipe in
+		// InferenceX, the snippet's place in the message, the local
+		// directory removed, the newline a space
+		0: "::error file=benchmarks/multi_node/srt-slurm-recipes/qwen3.5/b200-fp4.yaml,line=12,title=Check 3 error::docs/src/snippets/agentx/Qwen/qwen3.5.jsx:120: qwen3.5-fp8-b200-sglang#2 point 1: error: benchmarks/multi_node/srt-slurm-recipes/qwen3.5/b200-fp4.yaml:12:3: mapping values are not allowed in this context",
+		1: "::error file=benchmarks/multi_node/srt-slurm-recipes/qwen3.5/b200-fp8.yaml,title=Check 3 prohibited setting::docs/src/snippets/agentx/Qwen/qwen3.5.jsx:42: qwen3.5-fp8-b200-sglang#0 point 0 decode: --disable-cuda-graph: PROHIBITED, set in inferencex only (inferencex (set)) — no-disable-cuda-graph: CUDA graphs off is not a production setting",
+		// two differences of one key are one annotation, cut at 300
+		// characters
+		2: `::error file=benchmarks/multi_node/srt-slurm-recipes/qwen3.5/b200-fp8.yaml,title=Check 3 differs::docs/src/snippets/agentx/Qwen/qwen3.5.jsx:42: 2 findings: qwen3.5-fp8-b200-sglang#0 point 0 prefill: --mem-fraction-static: upstream 0.85, inferencex 0.8 (possible commit drift: recipe changed since prov.sha 76ff8a6f); qwen3.5-fp8-b200-sglang#0 point 0 prefill: --json-model-override-args: upstream…`,
 		// no location: no file=
-		6: "::error title=Check 3 link not merged::upstream link https://github.com/sgl-project/sglang/pull/12345: open (Check 3 (b) needs a merged PR or a published page)",
-		// not verified last, still errors (fail closed)
-		7: "::error file=docs/src/snippets/agentx/Qwen/qwen3.5.jsx,line=88,title=Check 3 not verified::qwen3.5-fp8-b200-sglang#1 point 0: not verified: upstream-only: recipes/qwen3.5/b200-bf16.yaml lives in NVIDIA/srt-slurm, not in the InferenceX checkout",
-		9: "::notice title=cookbook-sync::❌ Check 3: 5 gaps — error 2, differs 1, no recipe covers this 1, link not merged 1 (of 3 config keys) (annotations: 9 errors)",
+		4: "::error title=Check 3 link not merged::upstream link https://github.com/sgl-project/sglang/pull/12345: open (Check 3 (b) needs a merged PR or a published page)",
+		// a file of another repository: in the message, not file=
+		5: "::error title=Check 3 error::vLLM recipe error: models/acme/Broken.yaml:3:1: top level is not a mapping",
+		6: "::error file=configs/nvidia-master.yaml,line=120,title=Check 3 differs::models/deepseek-ai/DeepSeek-R1.yaml: dsr1-fp8-h200-vllm row 1 agg (TP8): --max-num-seqs: upstream 256, inferencex 512",
+		// not verified last, warnings (they still fail closed: exit 1)
+		7: "::warning title=Check 3 not verified::docs/src/snippets/agentx/Qwen/qwen3.5.jsx:88: qwen3.5-fp8-b200-sglang#1 point 0: not verified: upstream-only: recipes/qwen3.5/b200-bf16.yaml lives in NVIDIA/srt-slurm, not in the InferenceX checkout",
+		8: "::warning file=configs/nvidia-master.yaml,line=340,title=Check 3 not verified::dsr1-fp4-gb200-dynamo-vllm row 1 conc 2048: not verified: recipe not found: benchmarks/multi_node/srt-slurm-recipes/dsr1/gb200-fp4-8k.yaml is not in the InferenceX checkout",
+		9: "::notice title=cookbook-sync::❌ Check 3: 5 gaps — error 2, differs 1, no recipe covers this 1, link not merged 1 (of 3 config keys); every finding is annotated",
 	} {
 		if lines[i] != want {
 			t.Errorf("line %d:\n got %s\nwant %s", i, lines[i], want)
 		}
+	}
+	// "%" is escaped in a message, ":" and "," are not
+	b.Reset()
+	if err := PrintAnnotations(&b, fixtureAll(), AnnotationOptions{MaxMessage: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `--json-model-override-args: upstream {"rope": "yarn", "factor": "50%25"}, inferencex (absent)`) {
+		t.Errorf("escaping:\n%s", b.String())
 	}
 }
 

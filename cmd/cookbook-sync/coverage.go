@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/cookbook-sync/cookbook-sync/compare"
 	"github.com/cookbook-sync/cookbook-sync/coverage"
 	"github.com/cookbook-sync/cookbook-sync/infx"
 	"github.com/cookbook-sync/cookbook-sync/launch"
@@ -63,6 +65,10 @@ type coverageOptions struct {
 	// and forks are what they say (srtSlurmCheckouts).
 	srtSlurmDirs []string
 	forks        []infx.SrtSlurmCheckout
+	// runError is the error that stopped the run (coverage.Run's, exit
+	// 2), for the formats that print it (runErrorFormats); no flag sets
+	// it.
+	runError string
 	// policy is --policy (coverage.Options.Policy).
 	policy string
 }
@@ -279,7 +285,15 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return err
 		}
-		return &exitError{code: exitUsage, err: flagError(err)}
+		err = flagError(err)
+		if runErrorFormats[format.name] {
+			// the log or annotations a workflow step reads say it too
+			o.runError = err.Error()
+			if perr := format.print(cmd.OutOrStdout(), runErrorReport(o), o); perr != nil {
+				return perr
+			}
+		}
+		return &exitError{code: exitUsage, err: err}
 	}
 	if o.demo {
 		// name the embedded workspace, not its temporary copy
@@ -301,6 +315,13 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 	for _, w := range rep.Warnings {
 		warn(cmd.ErrOrStderr(), w)
 	}
+	return coverageStatus(rep)
+}
+
+// coverageStatus is the outcome of a finished coverage run: an *exitError
+// with exit 2 when it found bad input, 3 when a time limit stopped part of
+// it, 1 (errGap) for a gap, else nil (exit 0).
+func coverageStatus(rep *report.Report) error {
 	switch {
 	case rep.Errors:
 		return &exitError{code: exitUsage, err: errors.New(errorsSummary(rep))}
@@ -311,6 +332,49 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 		return errGap
 	}
 	return nil
+}
+
+// runErrorReport is the report a run that stopped with an error is
+// printed with (runErrorFormats): nothing judged, verdict error, and the
+// directories the run was given — as given and absolute, longest first
+// (LocalDirs), and each checkout's absolute directory (RepoInfo.Dir) — so
+// the printers remove them from the error's message ("<dir>/x" → "x", a
+// bare "<dir>" → "inferencex", "cookbook", …).
+func runErrorReport(o coverageOptions) *report.Report {
+	rep := &report.Report{SchemaVersion: report.SchemaVersion, SchemaRevision: report.SchemaRevision, Verdict: compare.Error, Errors: true}
+	abs := func(d string) string {
+		if a, err := filepath.Abs(d); err == nil {
+			return a
+		}
+		return d
+	}
+	dirs := append([]string{o.infx, o.vllmRecipes, o.srtSlurmDir}, o.cookbook...)
+	for _, c := range o.forks {
+		dirs = append(dirs, c.Dir)
+	}
+	for _, d := range dirs {
+		if d != "" {
+			rep.LocalDirs = append(rep.LocalDirs, d, abs(d))
+		}
+	}
+	sort.SliceStable(rep.LocalDirs, func(i, j int) bool { return len(rep.LocalDirs[i]) > len(rep.LocalDirs[j]) })
+	info := func(d string) *report.RepoInfo {
+		if d == "" {
+			return nil
+		}
+		return &report.RepoInfo{Dir: abs(d)}
+	}
+	if o.infx != "" {
+		rep.InferenceX.Dir = abs(o.infx)
+	}
+	rep.VLLMRecipes, rep.SrtSlurm = info(o.vllmRecipes), info(o.srtSlurmDir)
+	if len(o.cookbook) > 0 {
+		rep.Cookbook = info(o.cookbook[0])
+	}
+	if len(o.cookbook) > 1 {
+		rep.PagesRepo = info(o.cookbook[1])
+	}
+	return rep
 }
 
 // libOptions is o as coverage.Options.

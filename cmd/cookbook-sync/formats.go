@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
+	"runtime/debug"
 	"strings"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
@@ -46,14 +48,53 @@ func coverageFormats() []coverageFormat {
 				return escapedJSON(w, func(b *bytes.Buffer) error { return report.PrintJSON(b, rep) })
 			}},
 		{"sarif", "sarif (SARIF 2.1.0)", "JSON strings, raw values: every control or format character a \\u escape (encoding/json, launch.EscapeJSON); local directories removed",
-			func(w io.Writer, rep *report.Report, _ coverageOptions) error {
-				return escapedJSON(w, func(b *bytes.Buffer) error { return report.PrintSARIF(b, rep) })
+			func(w io.Writer, rep *report.Report, o coverageOptions) error {
+				return escapedJSON(w, func(b *bytes.Buffer) error {
+					return report.PrintSARIF(b, rep, report.SARIFOptions{ToolVersion: toolVersion(), Invocation: coverageInvocation(rep, o.runError), RunError: o.runError})
+				})
 			}},
 		{"github", "github (GitHub Actions annotations)", "terminal control characters escaped; messages and properties escaped per GitHub's toolkit (%, CR, LF; \":\" and \",\" in properties), so a value can never start a workflow command",
-			func(w io.Writer, rep *report.Report, _ coverageOptions) error {
-				return escaped(w, func(b *bytes.Buffer) error { return report.PrintAnnotations(b, rep) })
+			func(w io.Writer, rep *report.Report, o coverageOptions) error {
+				return escaped(w, func(b *bytes.Buffer) error {
+					return report.PrintAnnotations(b, rep, report.AnnotationOptions{Checkout: report.BaseInferenceX, RunError: o.runError})
+				})
 			}},
 	}
+}
+
+// runErrorFormats are the formats that print a run that stopped with an
+// error (coverage.Run's: bad usage or bad input, exit 2): a SARIF log or
+// annotations with the error, so a workflow step that uploads or shows
+// them has the error too. The others print nothing; the error is on stderr
+// in every format.
+var runErrorFormats = map[string]bool{"sarif": true, "github": true}
+
+// toolVersion is the version of this program: its module version from the
+// build information (runtime/debug.ReadBuildInfo), "(devel)" when the
+// build has none (go run, go test, a build outside a module version).
+func toolVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// coverageInvocation is how coverage ends for rep (the SARIF invocation):
+// the exit status coverageStatus gives (2 when a run error stopped the
+// run), what it means, and whether the run judged everything it was given
+// (exit 0 or 1).
+func coverageInvocation(rep *report.Report, runError string) *report.Invocation {
+	if runError != "" {
+		return &report.Invocation{ExitCode: exitUsage, Description: "bad usage or bad input: " + runError}
+	}
+	err := coverageStatus(rep)
+	inv := &report.Invocation{ExitCode: exitOK, Description: "success: no gap", Successful: true}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		inv.ExitCode, inv.Description = ee.code, ee.err.Error()
+		inv.Successful = ee.code == exitGap
+	}
+	return inv
 }
 
 // escaped runs print into a buffer and writes the buffer to w with every
