@@ -154,6 +154,18 @@ const NoKeys compare.Verdict = "no keys"
 // revision, a root commit without --base.
 var ErrRange = errors.New("bad commit range")
 
+// RangeError is a bad commit range: Field is the option ("Head", "Base")
+// whose revision cannot be read. It wraps ErrRange and the cause.
+type RangeError struct {
+	Field string
+	Err   error
+}
+
+func (e *RangeError) Error() string { return ErrRange.Error() + ": " + e.Field + ": " + e.Err.Error() }
+
+// Unwrap gives ErrRange and the cause.
+func (e *RangeError) Unwrap() []error { return []error{ErrRange, e.Err} }
+
 // Run signs off the range Base..Head of the InferenceX repository at
 // Options.Coverage.InfxDir. Errors: gittree.ErrNotRepo (wrapped) when the
 // directory is no git repository, ErrRange, a master config or changelog
@@ -169,19 +181,19 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	head, err := repo.Resolve(opt.Head)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --head: %w", ErrRange, err)
+		return nil, &RangeError{Field: "Head", Err: err}
 	}
 	var base *gittree.Commit
 	if opt.Base == "" {
 		if len(head.Parents) == 0 {
-			return nil, fmt.Errorf("%w: %s is a root commit: give --base", ErrRange, head.Short())
+			return nil, &RangeError{Field: "Base", Err: fmt.Errorf("%s is a root commit (no first parent): give a base", head.Short())}
 		}
 		base, err = repo.Resolve(head.Parents[0])
 	} else {
 		base, err = repo.Resolve(opt.Base)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: --base: %w", ErrRange, err)
+		return nil, &RangeError{Field: "Base", Err: err}
 	}
 	if base.Hash == head.Hash {
 		return nil, fmt.Errorf("%w: base and head are the same commit %s", ErrRange, head.Short())

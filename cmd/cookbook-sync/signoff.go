@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/cookbook-sync/cookbook-sync/gittree"
 	"github.com/cookbook-sync/cookbook-sync/report"
@@ -118,6 +119,10 @@ func runSignoff(cmd *cobra.Command, o signoffOptions) error {
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return err
+		}
+		var re *signoff.RangeError
+		if errors.As(err, &re) {
+			return &exitError{code: exitUsage, err: fmt.Errorf("%v: --%s: %v", signoff.ErrRange, strings.ToLower(re.Field), re.Err)}
 		}
 		if errors.Is(err, gittree.ErrNotRepo) {
 			return &exitError{code: exitUsage, err: fmt.Errorf("--infx %s is not a git repository: signoff reads commits (cookbook-sync coverage --infx %s judges a directory as it is)", o.infx, o.infx)}
