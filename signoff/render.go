@@ -26,6 +26,7 @@ type keyRender struct {
 	points    map[pointID]pointRender
 	files     map[string]bool // the files the rendered deployments name (repository-relative)
 	rendered  bool            // its points were rendered
+	master    string          // the master config file holding its entry
 }
 
 type pointRender struct {
@@ -62,7 +63,9 @@ func loadTree(dir string) (*tree, error) {
 		kr := &keyRender{framework: e.Framework, inScope: infx.InScope(e.Framework), entry: string(b),
 			points: map[pointID]pointRender{}, files: map[string]bool{}}
 		if p := e.Pos.File; p != "" {
-			kr.files[rel(p, dir)] = true
+			// the master config is read through the entry (compared
+			// as such), not as a file every key of it depends on
+			kr.master = rel(p, dir)
 		}
 		t.keys[k] = kr
 	}

@@ -252,6 +252,11 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	// or recipe) and that is no changelog or prose — benchmark_lib.sh, a
 	// launcher, a workflow — is an input of every key
 	own := map[string]bool{}
+	for _, m := range []map[string]*keyRender{rb, rh} {
+		for _, kr := range m {
+			own[kr.master] = true
+		}
+	}
 	for _, kr := range rh {
 		for f := range kr.files {
 			own[f] = true
