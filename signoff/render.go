@@ -96,7 +96,9 @@ func (t *tree) render(ctx context.Context, keys []string, opt infx.Options) erro
 		if d != nil {
 			pr.fp = fingerprint(d, dir)
 			for _, f := range deploymentFiles(d) {
-				kr.files[rel(f, dir)] = true
+				if f := rel(f, dir); f != kr.master {
+					kr.files[f] = true
+				}
 			}
 		} else {
 			pr.fp = "status " + pr.status + ": " + pr.reason
