@@ -195,7 +195,11 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short:         "Check that InferenceX setups are documented upstream, role by role (Check 3)",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// --version (cobra adds the flag when Version is set) prints the
+		// module version and VCS revision the binary was built from.
+		Version: buildVersion(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	for _, c := range subcommands() {
