@@ -270,7 +270,7 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return err
 		}
-		return &exitError{code: exitUsage, err: flagError(err)}
+		return &exitError{code: exitUsage, err: configKeyHint(flagError(err), err, o)}
 	}
 	if o.demo {
 		// name the embedded workspace, not its temporary copy
@@ -376,6 +376,46 @@ func extractDemo() (string, error) {
 		return "", err
 	}
 	return dir, nil
+}
+
+// configKeyHint adds to msg, the command-line form of err (flagError),
+// where the config keys are listed when err is about --config-key globs
+// that matched nothing — "cookbook-sync render --list --infx DIR lists the
+// config keys" — and, for a glob without wildcards, the closest keys of the
+// checkout. msg comes back unchanged for other errors and on the demo
+// workspace (no --infx).
+func configKeyHint(msg, err error, o coverageOptions) error {
+	if o.demo || o.infx == "" {
+		return msg
+	}
+	var globs []string
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		var oe *coverage.OptionError
+		if errors.As(e, &oe) && oe.Field == "ConfigKey" && oe.Value != "" {
+			globs = append(globs, oe.Value)
+		}
+	}
+	if len(globs) == 0 {
+		return msg
+	}
+	hint := listKeysCommand(o.infx) + " lists the config keys"
+	var keys []string
+	if ws, err := infx.Open(o.infx); err == nil {
+		keys = ws.ConfigKeys()
+	}
+	for _, g := range globs {
+		if strings.ContainsAny(g, "*?[\\") {
+			continue
+		}
+		if c := closestNames(g, keys, maxClosest); len(c) > 0 {
+			hint += fmt.Sprintf("; closest to %s: %s", g, strings.Join(c, ", "))
+		}
+	}
+	return fmt.Errorf("%w: %s", msg, hint)
 }
 
 // optionFlags maps coverage.Options fields to the flags that set them.

@@ -149,7 +149,10 @@ func runExit(args []string, stdout, stderr io.Writer, exit func(int)) int {
 		return nil
 	}
 	root.SetArgs(args)
-	err := root.ExecuteContext(sigCtx)
+	cmd, err := root.ExecuteContextC(sigCtx)
+	if err != nil {
+		err = commandHint(cmd, err)
+	}
 	close(finished)
 	if timer != nil {
 		timer.Stop()
@@ -200,6 +203,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		Version: buildVersion(),
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetFlagErrorFunc(flagErrorHint)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	for _, c := range subcommands() {

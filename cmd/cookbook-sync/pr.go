@@ -60,7 +60,7 @@ a local checkout given with --checkout DIR (pushed to its --remote). With
 --head-repo FORK the branch is pushed to that fork and the PR is opened from it.` + prInputHelp + prExitStatus,
 	}
 	c.AddCommand(newPRSubCmd("plan"), newPRSubCmd("apply"))
-	return c
+	return groupCommand(c)
 }
 
 // prInputHelp says what pr plan / apply check before asking GitHub.

@@ -85,7 +85,7 @@ Exit status:
 		},
 	}
 	root.AddCommand(dec, scan)
-	return root
+	return groupCommand(root)
 }
 
 func runRecipesDecode(w io.Writer, path string, o recipesDecodeOptions) error {

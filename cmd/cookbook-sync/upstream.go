@@ -154,7 +154,7 @@ Every request attempt is bounded by --timeout (default 30s) and every API call,
 with its retries (--retries 0..10) and waits, by --call-timeout (default 2m).` + upExitStatus,
 	}
 	c.AddCommand(newUpstreamStatusCmd(), newUpstreamRefreshCmd())
-	return c
+	return groupCommand(c)
 }
 
 type upStatusOptions struct {
