@@ -265,7 +265,15 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	rep, err := coverage.Run(ctx, o.libOptions())
+	opts := o.libOptions()
+	// a bar on stderr when it is a terminal and the run takes a while;
+	// cleared before anything else is printed
+	prog := newProgress(cmd.ErrOrStderr())
+	if prog != nil {
+		opts.Progress = prog.update
+	}
+	rep, err := coverage.Run(ctx, opts)
+	prog.clear()
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return err
