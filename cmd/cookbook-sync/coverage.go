@@ -74,8 +74,9 @@ func newCoverageCmd() *cobra.Command { return newCoverageCmdWith(runCoverage) }
 func newCoverageCmdWith(run func(*cobra.Command, coverageOptions) error) *cobra.Command {
 	var o coverageOptions
 	c := &cobra.Command{
-		Use:   "coverage [--infx DIR [--cookbook DIR] [--vllm-recipes DIR]] [--config-key GLOB[,GLOB…]…] [--allow-unverified] [--upstream URL…] [--format " + formatNames("|") + "]",
-		Short: "Check 3 coverage: compare every cited InferenceX recipe with its cookbook point, role by role",
+		Use:     "coverage [--infx DIR [--cookbook DIR] [--vllm-recipes DIR]] [--config-key GLOB[,GLOB…]…] [--allow-unverified] [--upstream URL…] [--format " + formatNames("|") + "]",
+		Example: exampleCoverage,
+		Short:   "Check 3 coverage: compare every cited InferenceX recipe with its cookbook point, role by role",
 		Long: `coverage decodes every AgentX cookbook point that cites an InferenceX recipe
 (as measured: router = cell.submitted, KV tier = point.kv), renders the cited
 recipe variant and compares them role by role (agg, prefill, decode,

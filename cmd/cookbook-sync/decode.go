@@ -38,8 +38,9 @@ type decodeOptions struct {
 func newDecodeCmd() *cobra.Command {
 	var o decodeOptions
 	c := &cobra.Command{
-		Use:   "decode FILE",
-		Short: "Decode an SGLang cookbook AgentX snippet or hand-written page into the commands the page shows",
+		Use:     "decode FILE",
+		Example: exampleDecode,
+		Short:   "Decode an SGLang cookbook AgentX snippet or hand-written page into the commands the page shows",
 		Long: `Decode an AgentX data file (docs/src/snippets/agentx/<org>/<model>.jsx) exactly as
 the cookbook page does. The default selection is the page's: the first cell of
 the first hardware and checkpoint, point 0, the measured router

@@ -43,8 +43,9 @@ type generateOptions struct {
 func newGenerateCmd() *cobra.Command {
 	var o generateOptions
 	c := &cobra.Command{
-		Use:   "generate",
-		Short: "Generate the SGLang cookbook AgentX snippet of a model from InferenceX configs",
+		Use:     "generate",
+		Example: exampleGenerate,
+		Short:   "Generate the SGLang cookbook AgentX snippet of a model from InferenceX configs",
 		Long: `Build the AgentX data (docs/src/snippets/agentx/<org>/<model>.jsx) of one model
 from the effective recipes of an InferenceX checkout: one cell per config key and
 deployment shape, one point per concurrency, both routers (the submitted one as

@@ -105,15 +105,15 @@ func unknownKeyError(key, infx string, keys []string) error {
 // and the closest flag of an unknown one.
 func flagErrorHint(c *cobra.Command, err error) error {
 	msg := err.Error()
-	close := ""
+	near := ""
 	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
 		var names []string
 		c.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
 		if cs := closestNames(name, names, maxClosest); len(cs) > 0 {
-			close = " (did you mean --" + strings.Join(cs, ", --") + "?)"
+			near = " (did you mean --" + strings.Join(cs, ", --") + "?)"
 		}
 	}
-	return fmt.Errorf("%w%s: %s --help lists the flags", err, close, c.CommandPath())
+	return fmt.Errorf("%w%s: %s --help lists the flags", err, near, c.CommandPath())
 }
 
 // commandHint adds to cobra's "unknown command" error (a root or group
@@ -136,7 +136,7 @@ func commandHint(c *cobra.Command, err error) error {
 	if !c.HasAvailableSubCommands() {
 		return usageErr("%s: it takes no arguments (%s --help shows its usage)", first, c.CommandPath())
 	}
-	close := ""
+	near := ""
 	var names []string
 	for _, sub := range c.Commands() {
 		if sub.IsAvailableCommand() {
@@ -144,9 +144,9 @@ func commandHint(c *cobra.Command, err error) error {
 		}
 	}
 	if cs := closestNames(arg, names, maxClosest); len(cs) > 0 {
-		close = " (did you mean " + strings.Join(cs, ", ") + "?)"
+		near = " (did you mean " + strings.Join(cs, ", ") + "?)"
 	}
-	return usageErr("%s%s: %s --help lists the commands", first, close, c.CommandPath())
+	return usageErr("%s%s: %s --help lists the commands", first, near, c.CommandPath())
 }
 
 // groupCommand makes c, a command that only groups subcommands, print its

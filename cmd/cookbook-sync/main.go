@@ -195,6 +195,7 @@ func printError(stderr io.Writer, err error) {
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "cookbook-sync",
+		Example:       exampleRoot,
 		Short:         "Check that InferenceX setups are documented upstream, role by role (Check 3)",
 		SilenceUsage:  true,
 		SilenceErrors: true,

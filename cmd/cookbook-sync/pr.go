@@ -39,8 +39,9 @@ type prOptions struct {
 // [--api-url URL] [--format …]`.
 func newPRCmd() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "pr",
-		Short: "Open or update the upstream PR for a generated update (plan / apply)",
+		Use:     "pr",
+		Example: examplePR,
+		Short:   "Open or update the upstream PR for a generated update (plan / apply)",
 		Long: `The PR lifecycle for one update, split like plan/apply.
 
 The update's identity is OWNER/NAME + model slug: the branch is
@@ -112,11 +113,16 @@ differs), move the branch fast-forward and open, update or reopen the one PR
 for this update; never a duplicate. With --plan FILE apply a saved
 pr plan --format json instead of planning from the flags.`
 	}
+	example := examplePRPlan
+	if verb == "apply" {
+		example = examplePRApply
+	}
 	c := &cobra.Command{
-		Use:   verb,
-		Short: short,
-		Long:  long + prInputHelp + prExitStatus,
-		Args:  cobra.NoArgs,
+		Use:     verb,
+		Example: example,
+		Short:   short,
+		Long:    long + prInputHelp + prExitStatus,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			if ctx == nil {

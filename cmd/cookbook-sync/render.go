@@ -42,8 +42,9 @@ type renderOptions struct {
 func newRenderCmd() *cobra.Command {
 	var o renderOptions
 	c := &cobra.Command{
-		Use:   "render",
-		Short: "Show the processes an InferenceX config key (or an srt-slurm recipe) starts, per role",
+		Use:     "render",
+		Example: exampleRender,
+		Short:   "Show the processes an InferenceX config key (or an srt-slurm recipe) starts, per role",
 		Long: `Render what InferenceX runs for a config key: every search-space row and
 concurrency becomes a point; its srt-slurm recipe (CONFIG_FILE=recipes/… in the
 old layout, srt-recipe-dir + srt-recipe in the new inferencex-e2e layout) is
