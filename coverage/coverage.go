@@ -106,6 +106,15 @@ type Options struct {
 	// settings a run sees, e.g. the policy class table of package
 	// exclusions. Not part of the report.
 	OnSetting func(compare.Seen)
+	// Progress, when set, is told how far the run is, from the goroutine
+	// that called Run (Run itself never prints): before each unit of each
+	// part is judged — a cookbook cell (part "agentx"), a config key judged
+	// against the cookbook pages ("sglang-pages") or the vLLM recipes
+	// ("vllm-recipes") — with the units of that part done, their total and
+	// what comes next ("vllm-recipes dsv4-fp4-gb200-dynamo-vllm"), and with
+	// done == total and the part's name when the part is over. A caller
+	// draws a progress bar with it. Not part of the report.
+	Progress func(done, total int, what string)
 }
 
 // KeyInScope reports whether the config key key is one the run is asked
@@ -260,6 +269,19 @@ func (c *run) checkConfigKeys() error {
 		errs = append(errs, &OptionError{Field: "ConfigKey", Value: p, Msg: strings.Join(parts, "; ") + ": nothing was compared"})
 	}
 	return errors.Join(errs...)
+}
+
+// progress tells Options.Progress, when set, that done of total units
+// of part are judged and what (a config key; "" when the part is over)
+// comes next.
+func (c *run) progress(part string, done, total int, what string) {
+	if c.opt.Progress == nil {
+		return
+	}
+	if what != "" {
+		part += " " + what
+	}
+	c.opt.Progress(done, total, part)
 }
 
 // options are the compare options of every comparison of the run.
@@ -627,11 +649,22 @@ func (c *run) cookbookCoverage() error {
 		ci.Commit, ci.Repo = cbRepo.head, cbRepo.github("sgl-project/sglang")
 	}
 	rep.Cookbook = &ci
-	for _, sp := range snips {
-		f, err := cookbook.ReadFile(sp)
-		if err != nil {
+	// every snippet is read first: the cells in scope are the part's
+	// units (Options.Progress)
+	files := make([]*cookbook.File, len(snips))
+	units, done := 0, 0
+	for i, sp := range snips {
+		if files[i], err = cookbook.ReadFile(sp); err != nil {
 			return err
 		}
+		for ci := range files[i].Cells {
+			if opt.KeyInScope(files[i].Cells[ci].ConfigKey) {
+				units++
+			}
+		}
+	}
+	for i, sp := range snips {
+		f := files[i]
 		src, _ := os.ReadFile(sp) // for line numbers only; ReadFile read it
 		fi := report.FileInfo{Path: f.RepoPath, SHA256: f.SHA256}
 		if cbRepo != nil {
@@ -647,6 +680,8 @@ func (c *run) cookbookCoverage() error {
 			if !opt.KeyInScope(cell.ConfigKey) {
 				continue
 			}
+			c.progress("agentx", done, units, cell.ConfigKey)
+			done++
 			cited := false
 			if !listed {
 				rep.CookbookFiles = append(rep.CookbookFiles, fi)
@@ -697,6 +732,7 @@ func (c *run) cookbookCoverage() error {
 			}
 		}
 	}
+	c.progress("agentx", done, units, "")
 	if len(rep.Points) > 0 || len(opt.ConfigKeys) > 0 {
 		// with ConfigKeys, Run names each pattern that matched nothing
 		// (checkConfigKeys), whichever part was to judge it

@@ -445,7 +445,7 @@ func (c *run) pagesCoverage(sels []pages.Selection) ([]report.KeyResult, error) 
 // pagesJudge judges the entries against the page index of each key
 // (indexFor, by config key).
 func (c *run) pagesJudge(entries []*infx.Entry, indexFor func(key string) *pageIndex) ([]report.KeyResult, error) {
-	return c.judgeKeys(entries, func(row *report.RowResult, d *launch.Deployment, p infx.Point, r *infx.Row) error {
+	return c.judgeKeys(report.SourcePages, entries, func(row *report.RowResult, d *launch.Deployment, p infx.Point, r *infx.Row) error {
 		ix := indexFor(p.ConfigKey)
 		if d != nil {
 			return c.pagesCompareRow(row, d, p, ix)

@@ -43,7 +43,7 @@ func (c *run) vllmCoverage(ix *recipes.Index) ([]report.KeyResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.judgeKeys(entries, func(row *report.RowResult, d *launch.Deployment, p infx.Point, r *infx.Row) error {
+	out, err := c.judgeKeys(report.SourceVLLMRecipes, entries, func(row *report.RowResult, d *launch.Deployment, p infx.Point, r *infx.Row) error {
 		if d != nil {
 			c.vllmCompareRow(row, d, p, ix)
 		} else {
@@ -505,9 +505,10 @@ type rowJudge func(row *report.RowResult, d *launch.Deployment, p infx.Point, r 
 // could not be rendered (a render error is the row's verdict), and rolls
 // the rows' verdicts up into the key's (compare.Worse). Keys come out in
 // entry order.
-func (c *run) judgeKeys(entries []*infx.Entry, judge rowJudge) ([]report.KeyResult, error) {
+func (c *run) judgeKeys(part string, entries []*infx.Entry, judge rowJudge) ([]report.KeyResult, error) {
 	var out []report.KeyResult
-	for _, e := range entries {
+	for i, e := range entries {
+		c.progress(part, i, len(entries), e.Key)
 		vk, pts, done := c.keyHeader(e.Key, e)
 		if done {
 			out = append(out, vk)
@@ -544,6 +545,7 @@ func (c *run) judgeKeys(entries []*infx.Entry, judge rowJudge) ([]report.KeyResu
 		}
 		out = append(out, vk)
 	}
+	c.progress(part, len(entries), len(entries), "")
 	return out, nil
 }
 

@@ -39,8 +39,10 @@ const SchemaVersion = 2
 // (SCHEMA.md lists them); it restarts at 1 with each version: 2 added the
 // policy version fields, the not applicable and content not known verdicts,
 // roles[].unknown, and the vLLM recipe checkpoint / url / command; 3 the
-// time limit verdict, timeLimit and timeLimits.
-const SchemaRevision = 5
+// time limit verdict, timeLimit and timeLimits; 4 keys (one verdict per
+// config key) and superseded; 5 recipe.prose; 6 no new field: SCHEMA.md
+// describes every field.
+const SchemaRevision = 6
 
 // Status says what coverage could do with one cited point or vLLM-family
 // row: StatusCompared, or why it was not compared — one of the

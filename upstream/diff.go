@@ -14,24 +14,50 @@ const diffContext = 3
 // prefixes, 3 lines of context), one section per changed file, preceded by a
 // short header naming the action, branch and PR. Files without changes are
 // listed as unchanged.
+//
+// An offline plan (ActionOffline) names the base as read from the checkout
+// (or "not read"), shows the PR body as comment lines, and shows a file
+// whose current content was not read (ChangeUnknown) whole, as if added,
+// after a comment saying so.
 func (p *Plan) Diff() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s: %s\n# action: %s (%s)\n# branch: %s (head %s) → %s (%s)\n", p.ID, p.Title, p.Action, p.Reason,
-		p.Branch, orNone(p.Head), p.Base, short(p.BaseSHA))
+	fmt.Fprintf(&b, "# %s: %s\n# action: %s (%s)\n", p.ID, p.Title, p.Action, p.Reason)
+	switch {
+	case p.Action == ActionOffline && p.BaseSHA == "":
+		base := p.Base
+		if base == "" {
+			base = "the default branch"
+		}
+		fmt.Fprintf(&b, "# branch: %s → %s (not read: offline)\n", p.Branch, base)
+	case p.Action == ActionOffline:
+		fmt.Fprintf(&b, "# branch: %s → %s (%s in the checkout)\n", p.Branch, p.Base, short(p.BaseSHA))
+	default:
+		fmt.Fprintf(&b, "# branch: %s (head %s) → %s (%s)\n", p.Branch, orNone(p.Head), p.Base, short(p.BaseSHA))
+	}
 	if p.Existing != nil {
 		fmt.Fprintf(&b, "# PR: #%d (%s) %s\n", p.Existing.Number, p.Existing.State, p.Existing.URL)
+	}
+	if p.Action == ActionOffline {
+		b.WriteString("# PR body:\n")
+		for _, l := range strings.Split(strings.TrimRight(p.Body, "\n"), "\n") {
+			b.WriteString(strings.TrimRight("#   "+l, " ") + "\n")
+		}
 	}
 	for _, f := range p.Files {
 		if f.Change == "none" {
 			fmt.Fprintf(&b, "# unchanged: %s\n", f.Path)
 			continue
 		}
+		if f.Change == ChangeUnknown {
+			fmt.Fprintf(&b, "# not compared (offline: the current content was not read): %s, whole\n", f.Path)
+		}
+		added := f.Change == "add" || f.Change == ChangeUnknown
 		from := "a/" + f.Path
-		if f.Change == "add" {
+		if added {
 			from = "/dev/null"
 		}
 		fmt.Fprintf(&b, "diff --git a/%s b/%s\n", f.Path, f.Path)
-		if f.Change == "add" {
+		if added {
 			b.WriteString("new file mode 100644\n")
 		}
 		fmt.Fprintf(&b, "--- %s\n+++ b/%s\n", from, f.Path)

@@ -85,11 +85,15 @@ const (
 	ActionRecreate = "recreate" // closed-unmerged PR whose branch is gone: new branch, new PR
 	ActionNone     = "none"     // nothing to do (content already there)
 	ActionBlocked  = "blocked"  // someone else pushed to the branch: stop
+	// ActionOffline: a plan computed without GitHub (PlanOffline): what
+	// Apply does is decided from the live state it reads first.
+	ActionOffline = "offline"
 )
 
 // PlannedFile is one file of a Plan. Old is the content at the commit the
-// new commit would be parented on (Plan.Parent); Change is "add", "modify" or
-// "none".
+// new commit would be parented on (Plan.Parent); Change is "add", "modify",
+// "none", or "unknown" when the current content was not read (PlanOffline
+// without a checkout).
 type PlannedFile struct {
 	Path   string `json:"path"`
 	Change string `json:"change"`
@@ -271,36 +275,50 @@ func (c *Client) Plan(ctx context.Context, in PlanInput) (*Plan, error) {
 }
 
 func (c *Client) plan(ctx context.Context, in PlanInput) (*Plan, error) {
+	p, marker, err := c.newPlan(in)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.resolve(ctx, p, marker); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// newPlan checks in (InputError) and gives the plan of the update before
+// anything is read: its identity, branch, files (new contents), evidence
+// and title; and the body marker.
+func (c *Client) newPlan(in PlanInput) (*Plan, string, error) {
 	id, branch, marker, err := Identity(in.Repo, in.Model)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, "", &InputError{err}
 	}
 	if len(in.Files) == 0 {
-		return nil, &InputError{errors.New("plan: no files")}
+		return nil, "", &InputError{errors.New("plan: no files")}
 	}
 	seen := map[string]bool{}
 	files := make([]PlannedFile, 0, len(in.Files))
 	for _, f := range in.Files {
 		if err := validPath(f.Path); err != nil {
-			return nil, &InputError{err}
+			return nil, "", &InputError{err}
 		}
 		if seen[f.Path] {
-			return nil, &InputError{fmt.Errorf("file path %q given twice", f.Path)}
+			return nil, "", &InputError{fmt.Errorf("file path %q given twice", f.Path)}
 		}
 		seen[f.Path] = true
 		if !utf8.Valid(f.Content) {
-			return nil, &InputError{fmt.Errorf("file %s: content is not UTF-8 text", f.Path)}
+			return nil, "", &InputError{fmt.Errorf("file %s: content is not UTF-8 text", f.Path)}
 		}
 		files = append(files, PlannedFile{Path: f.Path, New: string(f.Content), NewSHA: BlobSHA(f.Content)})
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	if err := c.checkPlanInput(in.Title, in.Evidence, files); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	owner, name, _ := splitRepo(in.Repo)
 	if in.HeadRepo != "" {
 		if _, _, err := splitRepo(in.HeadRepo); err != nil {
-			return nil, &InputError{fmt.Errorf("head repo: %w", err)}
+			return nil, "", &InputError{fmt.Errorf("head repo: %w", err)}
 		}
 	}
 	p := &Plan{ID: id, Model: in.Model, Repo: owner + "/" + name, HeadRepo: in.HeadRepo, Branch: branch, Base: in.Base, Files: files,
@@ -312,10 +330,7 @@ func (c *Client) plan(ctx context.Context, in PlanInput) (*Plan, error) {
 	if p.Title == "" {
 		p.Title = fmt.Sprintf("[cookbook-sync] %s: launch commands from InferenceX", strings.ToLower(strings.Trim(in.Model, "/")))
 	}
-	if err := c.resolve(ctx, p, marker); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return p, marker, nil
 }
 
 // resolve fills the live state of p: heads, PRs, action, old contents, body.

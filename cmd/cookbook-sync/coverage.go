@@ -80,8 +80,9 @@ func newCoverageCmd() *cobra.Command { return newCoverageCmdWith(runCoverage) }
 func newCoverageCmdWith(run func(*cobra.Command, coverageOptions) error) *cobra.Command {
 	var o coverageOptions
 	c := &cobra.Command{
-		Use:   "coverage [--infx DIR [--cookbook DIR] [--vllm-recipes DIR]] [--config-key GLOB[,GLOB…]…] [--allow-unverified] [--upstream URL…] [--format " + formatNames("|") + "]",
-		Short: "Check 3 coverage: compare every cited InferenceX recipe with its cookbook point, role by role",
+		Use:     "coverage [--infx DIR [--cookbook DIR] [--vllm-recipes DIR]] [--config-key GLOB[,GLOB…]…] [--allow-unverified] [--upstream URL…] [--format " + formatNames("|") + "]",
+		Example: exampleCoverage,
+		Short:   "Check 3 coverage: compare every cited InferenceX recipe with its cookbook point, role by role",
 		Long: `coverage decodes every AgentX cookbook point that cites an InferenceX recipe
 (as measured: router = cell.submitted, KV tier = point.kv), renders the cited
 recipe variant and compares them role by role (agg, prefill, decode,
@@ -280,12 +281,20 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	rep, err := coverage.Run(ctx, o.libOptions())
+	opts := o.libOptions()
+	// a bar on stderr when it is a terminal and the run takes a while;
+	// cleared before anything else is printed
+	prog := newProgress(cmd.ErrOrStderr())
+	if prog != nil {
+		opts.Progress = prog.update
+	}
+	rep, err := coverage.Run(ctx, opts)
+	prog.clear()
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return err
 		}
-		err = flagError(err)
+		err = configKeyHint(flagError(err), err, o)
 		if runErrorFormats[format.name] {
 			// the log or annotations a workflow step reads say it too
 			o.runError = err.Error()
@@ -449,6 +458,46 @@ func extractDemo() (string, error) {
 		return "", err
 	}
 	return dir, nil
+}
+
+// configKeyHint adds to msg, the command-line form of err (flagError),
+// where the config keys are listed when err is about --config-key globs
+// that matched nothing — "cookbook-sync render --list --infx DIR lists the
+// config keys" — and, for a glob without wildcards, the closest keys of the
+// checkout. msg comes back unchanged for other errors and on the demo
+// workspace (no --infx).
+func configKeyHint(msg, err error, o coverageOptions) error {
+	if o.demo || o.infx == "" {
+		return msg
+	}
+	var globs []string
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		var oe *coverage.OptionError
+		if errors.As(e, &oe) && oe.Field == "ConfigKey" && oe.Value != "" {
+			globs = append(globs, oe.Value)
+		}
+	}
+	if len(globs) == 0 {
+		return msg
+	}
+	hint := listKeysCommand(o.infx) + " lists the config keys"
+	var keys []string
+	if ws, err := infx.Open(o.infx); err == nil {
+		keys = ws.ConfigKeys()
+	}
+	for _, g := range globs {
+		if strings.ContainsAny(g, "*?[\\") {
+			continue
+		}
+		if c := closestNames(g, keys, maxClosest); len(c) > 0 {
+			hint += fmt.Sprintf("; closest to %s: %s", g, strings.Join(c, ", "))
+		}
+	}
+	return fmt.Errorf("%w: %s", msg, hint)
 }
 
 // optionFlags maps coverage.Options fields to the flags that set them.

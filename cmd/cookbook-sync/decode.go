@@ -38,8 +38,9 @@ type decodeOptions struct {
 func newDecodeCmd() *cobra.Command {
 	var o decodeOptions
 	c := &cobra.Command{
-		Use:   "decode FILE",
-		Short: "Decode an SGLang cookbook AgentX snippet or hand-written page into the commands the page shows",
+		Use:     "decode FILE",
+		Example: exampleDecode,
+		Short:   "Decode an SGLang cookbook AgentX snippet or hand-written page into the commands the page shows",
 		Long: `Decode an AgentX data file (docs/src/snippets/agentx/<org>/<model>.jsx) exactly as
 the cookbook page does. The default selection is the page's: the first cell of
 the first hardware and checkpoint, point 0, the measured router
@@ -254,7 +255,16 @@ func measuredNote(chosen, measured string) string {
 // which must match exactly one cell of the file.
 func cellIndex(f *cookbook.File, cell string) (int, error) {
 	if !strings.HasPrefix(cell, "#") {
-		return f.CellIndex(cell)
+		i, err := f.CellIndex(cell)
+		if _, nerr := strconv.Atoi(cell); err != nil && nerr != nil {
+			// an unknown cell id: the closest ones, and where they are listed
+			ids := make([]string, len(f.Cells))
+			for i := range f.Cells {
+				ids[i] = f.Cells[i].ID
+			}
+			return 0, fmt.Errorf("%w: cookbook-sync decode %s --all lists every cell%s", err, shellWord(f.Name), closestText(cell, ids))
+		}
+		return i, err
 	}
 	var match []string
 	idx := -1

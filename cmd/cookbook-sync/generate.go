@@ -43,8 +43,9 @@ type generateOptions struct {
 func newGenerateCmd() *cobra.Command {
 	var o generateOptions
 	c := &cobra.Command{
-		Use:   "generate",
-		Short: "Generate the SGLang cookbook AgentX snippet of a model from InferenceX configs",
+		Use:     "generate",
+		Example: exampleGenerate,
+		Short:   "Generate the SGLang cookbook AgentX snippet of a model from InferenceX configs",
 		Long: `Build the AgentX data (docs/src/snippets/agentx/<org>/<model>.jsx) of one model
 from the effective recipes of an InferenceX checkout: one cell per config key and
 deployment shape, one point per concurrency, both routers (the submitted one as
@@ -242,6 +243,9 @@ func runGenerate(ctx context.Context, w io.Writer, o generateOptions) error {
 		return &exitError{code: exitUsage, err: err}
 	}
 	ws.SrtSlurmDir = o.srtSlurmD
+	if err := checkModelPrefix(ws, o.model, o.infx); err != nil {
+		return err
+	}
 	// Provenance keys must name config keys of the model in this checkout.
 	if len(pf.Keys) > 0 {
 		known := map[string]bool{}
@@ -444,4 +448,24 @@ func yamlPos(file string, n *yaml.Node) string {
 		return file
 	}
 	return fmt.Sprintf("%s:%d:%d", file, n.Line, n.Column)
+}
+
+// checkModelPrefix refuses a --model that is the model prefix of no config
+// key of the checkout (bad usage), naming the command that lists the keys
+// and the closest prefixes.
+func checkModelPrefix(ws *infx.Workspace, model, infxDir string) error {
+	seen := map[string]bool{}
+	var prefixes []string
+	for _, k := range ws.ConfigKeys() {
+		e, err := ws.Entry(k)
+		if err != nil || seen[e.ModelPrefix] {
+			continue
+		}
+		if e.ModelPrefix == model {
+			return nil
+		}
+		seen[e.ModelPrefix] = true
+		prefixes = append(prefixes, e.ModelPrefix)
+	}
+	return usageErr("--model %q: no config key has this model prefix (model-prefix of the master configs): %s lists the keys%s", model, listKeysCommand(infxDir), closestText(model, prefixes))
 }

@@ -149,7 +149,10 @@ func runExit(args []string, stdout, stderr io.Writer, exit func(int)) int {
 		return nil
 	}
 	root.SetArgs(args)
-	err := root.ExecuteContext(sigCtx)
+	cmd, err := root.ExecuteContextC(sigCtx)
+	if err != nil {
+		err = commandHint(cmd, err)
+	}
 	close(finished)
 	if timer != nil {
 		timer.Stop()
@@ -192,10 +195,16 @@ func printError(stderr io.Writer, err error) {
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "cookbook-sync",
+		Example:       exampleRoot,
 		Short:         "Check that InferenceX setups are documented upstream, role by role (Check 3)",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// --version (cobra adds the flag when Version is set) prints the
+		// module version and VCS revision the binary was built from.
+		Version: buildVersion(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetFlagErrorFunc(flagErrorHint)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	for _, c := range subcommands() {

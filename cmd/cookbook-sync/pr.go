@@ -30,6 +30,7 @@ type prOptions struct {
 	configKeys, runs         []string
 	coverageFile             string
 	planFile                 string // apply: a saved `pr plan --format json`
+	offline                  bool   // plan: from the local files only (upstream.Client.PlanOffline)
 }
 
 // newPRCmd: `cookbook-sync pr plan|apply --repo OWNER/NAME --model SLUG
@@ -38,8 +39,9 @@ type prOptions struct {
 // [--api-url URL] [--format …]`.
 func newPRCmd() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "pr",
-		Short: "Open or update the upstream PR for a generated update (plan / apply)",
+		Use:     "pr",
+		Example: examplePR,
+		Short:   "Open or update the upstream PR for a generated update (plan / apply)",
 		Long: `The PR lifecycle for one update, split like plan/apply.
 
 The update's identity is OWNER/NAME + model slug: the branch is
@@ -50,7 +52,8 @@ a closed-unmerged one is reopened (or re-created when its branch is gone), and
 a duplicate is never opened. When the branch's head commit lacks our
 "Cookbook-Sync-Id" trailer someone else pushed to it: nothing is changed.
 
-  pr plan   read-only: what would change (--format diff, the default, or json)
+  pr plan   read-only: what would change (--format diff, the default, or json;
+            --offline: a preview from the local files, GitHub not asked)
   pr apply  does it; needs GH_TOKEN or GITHUB_TOKEN
 
 Commits are made without a clone, through the Git Data API, or with go-git in
@@ -58,7 +61,7 @@ a local checkout given with --checkout DIR (pushed to its --remote). With
 --head-repo FORK the branch is pushed to that fork and the PR is opened from it.` + prInputHelp + prExitStatus,
 	}
 	c.AddCommand(newPRSubCmd("plan"), newPRSubCmd("apply"))
-	return c
+	return groupCommand(c)
 }
 
 // prInputHelp says what pr plan / apply check before asking GitHub.
@@ -92,7 +95,16 @@ func newPRSubCmd(verb string) *cobra.Command {
 	short := "Show what pr apply would change (read-only)"
 	long := `Compute, read-only, what pr apply would do for this update and print it as a
 unified diff of the files plus the PR title and body (--format diff), or as
-JSON (--format json) that pr apply --plan FILE can apply later.`
+JSON (--format json) that pr apply --plan FILE can apply later.
+
+--offline previews the update from the local files alone, asking GitHub
+nothing: the branch, the PR title and body, and the files — compared with
+the base branch of --checkout DIR as that checkout last fetched it
+(<remote>/<base>, else the local branch; without --base the remote's HEAD,
+else the checkout's current branch), or, without --checkout, shown whole
+("not compared"). The action is "offline": which PR exists and what apply
+does is read from GitHub by pr apply, which also takes the JSON of an
+offline plan.`
 	defFormat := "diff"
 	if verb == "apply" {
 		short, defFormat = "Open, update or reopen the upstream PR (needs GH_TOKEN / GITHUB_TOKEN)", "text"
@@ -101,11 +113,16 @@ differs), move the branch fast-forward and open, update or reopen the one PR
 for this update; never a duplicate. With --plan FILE apply a saved
 pr plan --format json instead of planning from the flags.`
 	}
+	example := examplePRPlan
+	if verb == "apply" {
+		example = examplePRApply
+	}
 	c := &cobra.Command{
-		Use:   verb,
-		Short: short,
-		Long:  long + prInputHelp + prExitStatus,
-		Args:  cobra.NoArgs,
+		Use:     verb,
+		Example: example,
+		Short:   short,
+		Long:    long + prInputHelp + prExitStatus,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			if ctx == nil {
@@ -115,6 +132,9 @@ pr plan --format json instead of planning from the flags.`
 		},
 	}
 	o.register(c)
+	if verb == "plan" {
+		c.Flags().BoolVar(&o.offline, "offline", false, "preview from the local files only, asking GitHub nothing (the files are compared with --checkout's base branch as last fetched, else shown whole)")
+	}
 	fl := c.Flags()
 	fl.StringVar(&o.repo, "repo", "", "upstream repository OWNER/NAME (e.g. sgl-project/sglang)")
 	fl.StringVar(&o.model, "model", "", "model slug, the update's identity (e.g. Qwen/qwen3.5)")
@@ -212,7 +232,7 @@ func runPR(ctx context.Context, w io.Writer, verb string, o prOptions) error {
 	if verb == "apply" && !cl.HasToken() {
 		return usage("%v", upstream.ErrNoToken)
 	}
-	return upRedacted(w, cl, func(w *bytes.Buffer) error { return prPlanApply(ctx, w, cl, verb, in, o.format) })
+	return upRedacted(w, cl, func(w *bytes.Buffer) error { return prPlanApply(ctx, w, cl, verb, in, o.format, o.offline) })
 }
 
 // isAgentXSnippet reports whether repoPath is an AgentX data file of the
@@ -221,11 +241,20 @@ func isAgentXSnippet(repoPath string) bool {
 	return strings.HasPrefix(repoPath, "docs/src/snippets/agentx/") && strings.HasSuffix(repoPath, ".jsx")
 }
 
-func prPlanApply(ctx context.Context, w *bytes.Buffer, cl *upstream.Client, verb string, in upstream.PlanInput, format string) error {
+// prPlanApply plans the update (offline: from the local files only,
+// upstream.Client.PlanOffline) and prints the plan (pr plan) or applies it
+// (pr apply).
+func prPlanApply(ctx context.Context, w *bytes.Buffer, cl *upstream.Client, verb string, in upstream.PlanInput, format string, offline bool) error {
 	usage := func(format string, args ...any) error {
 		return &exitError{code: exitUsage, err: fmt.Errorf("pr %s: "+format, append([]any{verb}, args...)...)}
 	}
-	plan, err := cl.Plan(ctx, in)
+	var plan *upstream.Plan
+	var err error
+	if offline {
+		plan, err = cl.PlanOffline(in)
+	} else {
+		plan, err = cl.Plan(ctx, in)
+	}
 	if err != nil {
 		var ie *upstream.InputError
 		if errors.As(err, &ie) {

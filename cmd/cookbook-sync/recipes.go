@@ -25,8 +25,9 @@ type recipesDecodeOptions struct {
 // vllm-project/recipes tree.
 func newRecipesCmd() *cobra.Command {
 	root := &cobra.Command{
-		Use:   "recipes",
-		Short: "Read vLLM recipes (vllm-project/recipes): decode a file, scan a tree",
+		Use:     "recipes",
+		Example: exampleRecipes,
+		Short:   "Read vLLM recipes (vllm-project/recipes): decode a file, scan a tree",
 		Long: `Read vLLM recipes (vllm-project/recipes): "recipes decode FILE" prints one
 file's launch commands, "recipes scan DIR" decodes a whole tree.
 
@@ -36,8 +37,9 @@ Exit status:
 	}
 	var o recipesDecodeOptions
 	dec := &cobra.Command{
-		Use:   "decode FILE",
-		Short: "Print the launch commands of one vLLM recipe (.md or .yaml)",
+		Use:     "decode FILE",
+		Example: exampleRecipesDecode,
+		Short:   "Print the launch commands of one vLLM recipe (.md or .yaml)",
 		Long: `Print the launch commands of one vLLM recipe: a legacy Markdown guide
 (<Vendor>/<Model>.md), a model YAML recipe (models/<org>/<repo>.yaml; inside a
 recipes tree with taxonomy.yaml it is rendered as the site renders it), or a
@@ -66,8 +68,9 @@ Exit status:
 	}
 	dec.Flags().StringVar(&o.format, "format", "text", "output format: text or json")
 	scan := &cobra.Command{
-		Use:   "scan DIR",
-		Short: "Decode every .md/.yaml recipe under DIR and print counts",
+		Use:     "scan DIR",
+		Example: exampleRecipesScan,
+		Short:   "Decode every .md/.yaml recipe under DIR and print counts",
 		Long: `Decode every .md/.yaml recipe under DIR (as "recipes decode" does) and print
 counts: files by kind, failed files, site renderings, launch blocks with and
 without hardware context, then one "unparsable: …" line per launch block
@@ -85,7 +88,7 @@ Exit status:
 		},
 	}
 	root.AddCommand(dec, scan)
-	return root
+	return groupCommand(root)
 }
 
 func runRecipesDecode(w io.Writer, path string, o recipesDecodeOptions) error {

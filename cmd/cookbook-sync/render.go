@@ -42,8 +42,9 @@ type renderOptions struct {
 func newRenderCmd() *cobra.Command {
 	var o renderOptions
 	c := &cobra.Command{
-		Use:   "render",
-		Short: "Show the processes an InferenceX config key (or an srt-slurm recipe) starts, per role",
+		Use:     "render",
+		Example: exampleRender,
+		Short:   "Show the processes an InferenceX config key (or an srt-slurm recipe) starts, per role",
 		Long: `Render what InferenceX runs for a config key: every search-space row and
 concurrency becomes a point; its srt-slurm recipe (CONFIG_FILE=recipes/… in the
 old layout, srt-recipe-dir + srt-recipe in the new inferencex-e2e layout) is
@@ -209,6 +210,9 @@ func runRender(ctx context.Context, w, ew io.Writer, o renderOptions, changed fu
 		return writeRendered(w, o.format, []rendered{{d: &d, version: o.version}})
 	}
 	pts, err := ws.Points(o.key)
+	if errors.Is(err, infx.ErrUnknownKey) {
+		return unknownKeyError(o.key, o.infx, ws.ConfigKeys())
+	}
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
@@ -235,7 +239,7 @@ func runRender(ctx context.Context, w, ew io.Writer, o renderOptions, changed fu
 		out = append(out, r)
 	}
 	if len(out) == 0 {
-		return usageErr("config key %q has no point with%s", o.key, rowConcText(o, changed))
+		return usageErr("config key %q has no point with%s (its points: %s)", o.key, rowConcText(o, changed), pointsText(pts))
 	}
 	if err := writeRendered(w, o.format, out); err != nil {
 		return err
@@ -263,6 +267,27 @@ func nothingRendered(key string, out []rendered) error {
 		}
 	}
 	return &exitError{code: exitGap, err: fmt.Errorf("config key %q: no point could be rendered (%s selected):\n  %s", key, plural(len(out), "point"), strings.Join(reasons, "\n  "))}
+}
+
+// pointsText lists the points of a key by row: "row 0 conc 4,8; row 1
+// conc 1" (the first 8 rows, then "…").
+func pointsText(pts []infx.Point) string {
+	const maxRows = 8
+	var rows []string
+	for i := 0; i < len(pts); {
+		j := i
+		var concs []string
+		for ; j < len(pts) && pts[j].Row == pts[i].Row; j++ {
+			concs = append(concs, fmt.Sprint(pts[j].Concurrency))
+		}
+		if len(rows) == maxRows {
+			rows = append(rows, "…")
+			break
+		}
+		rows = append(rows, fmt.Sprintf("row %d conc %s", pts[i].Row, strings.Join(concs, ",")))
+		i = j
+	}
+	return strings.Join(rows, "; ")
 }
 
 func rowConcText(o renderOptions, changed func(string) bool) string {

@@ -140,8 +140,9 @@ Exit status:
 // and `cookbook-sync upstream refresh FILE [--write] [--format text|json]`.
 func newUpstreamCmd() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "upstream",
-		Short: "Merge state of upstream links; refresh AgentX provenance statuses",
+		Use:     "upstream",
+		Example: exampleUpstream,
+		Short:   "Merge state of upstream links; refresh AgentX provenance statuses",
 		Long: `Talk to GitHub about the upstream material Check 3 cites.
 
   upstream status URL…   is each PR merged / each published page's source present?
@@ -154,7 +155,7 @@ Every request attempt is bounded by --timeout (default 30s) and every API call,
 with its retries (--retries 0..10) and waits, by --call-timeout (default 2m).` + upExitStatus,
 	}
 	c.AddCommand(newUpstreamStatusCmd(), newUpstreamRefreshCmd())
-	return c
+	return groupCommand(c)
 }
 
 type upStatusOptions struct {
@@ -165,8 +166,9 @@ type upStatusOptions struct {
 func newUpstreamStatusCmd() *cobra.Command {
 	var o upStatusOptions
 	c := &cobra.Command{
-		Use:   "status URL…",
-		Short: "Print the merge state of PR links and whether published pages exist",
+		Use:     "status URL…",
+		Example: exampleUpstreamStatus,
+		Short:   "Print the merge state of PR links and whether published pages exist",
 		Long: `For each URL print its state:
 
   PR (https://github.com/OWNER/NAME/pull/N)   open | draft | closed-unmerged | merged (with mergedAt)
@@ -255,8 +257,9 @@ type upRefreshOptions struct {
 func newUpstreamRefreshCmd() *cobra.Command {
 	var o upRefreshOptions
 	c := &cobra.Command{
-		Use:   "refresh FILE",
-		Short: "Update an AgentX snippet's provenance statuses from InferenceX PR and run states",
+		Use:     "refresh FILE",
+		Example: exampleUpstreamRefresh,
+		Short:   "Update an AgentX snippet's provenance statuses from InferenceX PR and run states",
 		Long: `Read an AgentX data file (docs/src/snippets/agentx/<org>/<model>.jsx), ask GitHub
 for each cited InferenceX run and PR, and move statuses forward:
 in-progress → verified-pr (the run succeeded) → verified (and the PR merged).
