@@ -99,3 +99,9 @@ const exampleGenerate = `  # a model's AgentX snippet, keeping the cell order an
 
   # only some keys of the model
   cookbook-sync generate --infx ../shared/corpus/upstream/InferenceX --model glm5.2 --keys 'glm5.2-fp4-*' --main 843c6254ff69 -o glm-5.2.jsx`
+
+const exampleSignoff = `  # the PR at HEAD of an InferenceX clone, every source, as the sign-off comment
+  cookbook-sync signoff --infx ../InferenceX --cookbook ../shared/corpus/upstream/sglang-docs --cookbook ../shared/corpus/sglang --srt-slurm-dir ../shared/corpus/upstream/srt-slurm --vllm-recipes ../shared/corpus/vllm-recipes
+
+  # one squash-merged commit (its first parent is the base), no GitHub access, as JSON
+  cookbook-sync signoff --infx ../InferenceX --head fbb480e5f --cookbook ../shared/corpus/upstream/sglang-docs --offline --format json`

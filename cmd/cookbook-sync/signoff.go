@@ -60,14 +60,8 @@ affected); 1 a gap (a key not covered, or its merge state not verified);
 2 bad usage or input (no git repository, a bad range, a changelog or master
 config that does not parse); 3 --deadline passed; 4 the output could not be
 written.`,
-		Example: `  # the PR at HEAD of an InferenceX checkout, every source
-  cookbook-sync signoff --infx ../InferenceX --cookbook ../sglang --vllm-recipes ../recipes \
-    --srt-slurm-dir ../srt-slurm --format markdown
-
-  # one squash-merged commit of a mirror, offline
-  cookbook-sync signoff --infx /work/.mirror/SemiAnalysisAI+InferenceX/repo --head 843c6254 \
-    --cookbook ../sglang --offline`,
-		Args: cobra.NoArgs,
+		Example: exampleSignoff,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.flags = cmd.Flags()
 			return runSignoff(cmd, o)
