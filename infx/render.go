@@ -32,9 +32,9 @@ type Options struct {
 	// DefaultScriptTimeout, DefaultScriptSteps).
 	ScriptTimeout time.Duration
 	ScriptSteps   int
-	// OnPoint, when set, is called by RenderAll for every in-scope point
-	// after its outcome is known, with the deployment when it rendered
-	// (nil otherwise): e.g. `signoff` fingerprints each point's render at
+	// OnPoint, when set, is called by RenderAll for every point after its
+	// outcome is known, with the deployment when it rendered (nil
+	// otherwise; out-of-scope points are not rendered): e.g. `signoff` fingerprints each point's render at
 	// a PR's base and head. Calls come from RenderAll's goroutine, in
 	// point order.
 	OnPoint func(r PointResult, d *launch.Deployment)
@@ -320,6 +320,9 @@ func (ws *Workspace) RenderAll(ctx context.Context, keys []string, opt Options) 
 				s.OutOfScope++
 				ks.OutOfScope++
 				r.Status, r.Reason = OutcomeOutOfScope, p.Framework+" is outside Check 3 (vLLM/SGLang only)"
+				if opt.OnPoint != nil {
+					opt.OnPoint(r, nil)
+				}
 				ks.Results = append(ks.Results, r)
 				continue
 			}

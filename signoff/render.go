@@ -79,7 +79,9 @@ func (t *tree) render(ctx context.Context, keys []string, opt infx.Options) erro
 	dir, out := t.dir, t.keys
 	var todo []string
 	for _, k := range keys {
-		if kr := out[k]; kr != nil && kr.inScope {
+		// out-of-scope keys too: RenderAll names their files without
+		// rendering them (a change to one is then no shared change)
+		if kr := out[k]; kr != nil && kr.framework != "" {
 			kr.rendered = true
 			todo = append(todo, k)
 		}

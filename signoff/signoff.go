@@ -329,8 +329,8 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			a.Why = appendNew(a.Why, "new config key")
 			continue
 		}
-		if !b.rendered {
-			continue // the range touches nothing it renders from
+		if !b.rendered || !h.inScope {
+			continue // the range touches nothing it renders from; out of scope: not rendered
 		}
 		if sameRender(b, h) {
 			if shared && h.inScope || b.entry != h.entry || touches(h.files, changed) || touches(b.files, changed) {
