@@ -239,8 +239,8 @@ func (f treeFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer d.Close()
 	td, ok := d.(*treeDir)
+	_ = d.Close() // a tree file's Close releases a blob reader; a directory's does nothing
 	if !ok {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not a directory")}
 	}
