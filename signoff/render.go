@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cookbook-sync/cookbook-sync/coverage"
 	"github.com/cookbook-sync/cookbook-sync/infx"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
@@ -43,13 +44,17 @@ type tree struct {
 	keys map[string]*keyRender
 }
 
-// loadTree opens the InferenceX tree at dir and reads every config key's
-// master entry (nothing rendered yet).
-func loadTree(dir string) (*tree, error) {
+// loadTree opens the InferenceX tree at dir (with the srt-slurm checkouts
+// of copt) and reads every config key's master entry (nothing rendered
+// yet).
+func loadTree(dir string, copt coverage.Options) (*tree, error) {
 	ws, err := infx.Open(dir)
 	if err != nil {
 		return nil, err
 	}
+	// recipes a launcher submits from its srt-slurm clone render from the
+	// checkouts given, as in the coverage run
+	ws.SrtSlurmDir, ws.SrtSlurmVersion, ws.SrtSlurmForks = copt.SrtSlurmDir, copt.SrtSlurmVersion, copt.SrtSlurmForks
 	t := &tree{dir: dir, ws: ws, keys: map[string]*keyRender{}}
 	for _, k := range ws.ConfigKeys() {
 		e, err := ws.Entry(k)

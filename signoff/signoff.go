@@ -235,7 +235,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		if err := gittree.Materialize(ctx, c.FS(), dirs[i], gittree.Limits{}); err != nil {
 			return nil, fmt.Errorf("%s %s: %w", []string{"base", "head"}[i], c.Short(), err)
 		}
-		if trees[i], err = loadTree(dirs[i]); err != nil {
+		if trees[i], err = loadTree(dirs[i], opt.Coverage); err != nil {
 			return nil, fmt.Errorf("%s %s: %w", []string{"base", "head"}[i], c.Short(), err)
 		}
 	}
