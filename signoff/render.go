@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -108,7 +109,9 @@ func (t *tree) render(ctx context.Context, keys []string, opt infx.Options) erro
 				}
 			}
 		} else {
-			pr.fp = "status " + pr.status + ": " + pr.reason
+			// positions left out: a launcher edited above the line that
+			// decides leaves the outcome the same
+			pr.fp = "status " + pr.status + ": " + positionRe.ReplaceAllString(pr.reason, "")
 		}
 		if r.File != "" {
 			kr.files[rel(r.File, dir)] = true
@@ -118,6 +121,9 @@ func (t *tree) render(ctx context.Context, keys []string, opt infx.Options) erro
 	_, err := t.ws.RenderAll(ctx, todo, opt)
 	return err
 }
+
+// positionRe is a ":line" or ":line:col" after a file name.
+var positionRe = regexp.MustCompile(`:\d+(?::\d+)?\b`)
 
 // rel is p relative to the tree dir (slash-separated), p itself when it
 // is already relative.

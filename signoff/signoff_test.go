@@ -243,3 +243,18 @@ func TestMergeState(t *testing.T) {
 		t.Errorf("plain directory: %+v", m)
 	}
 }
+
+// TestPositionsLeftOut: the outcome of a point that did not render is
+// compared without positions — a launcher edited above the line that
+// decides (PR 2663 moved runners/launch_gb300-nv.sh:411 to :421) leaves it
+// the same.
+func TestPositionsLeftOut(t *testing.T) {
+	a := "upstream-only (recipe recipes/gb300-fp4/8k1k/low_latency.yaml is not copied from the checkout: the launcher submits the file of its srt-slurm clone NVIDIA/srt-slurm@sa-submission-q2-2026 (runners/launch_gb300-nv.sh:411:5))"
+	b := strings.Replace(a, ":411:5", ":421:5", 1)
+	if positionRe.ReplaceAllString(a, "") != positionRe.ReplaceAllString(b, "") {
+		t.Error("positions kept")
+	}
+	if got := positionRe.ReplaceAllString("x.yaml:12 and y.sh:3:4 but ratio 1:2", ""); got != "x.yaml and y.sh but ratio 1" {
+		t.Errorf("%q", got)
+	}
+}
