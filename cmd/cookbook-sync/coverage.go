@@ -225,6 +225,21 @@ machine); 4 the output could not be written (stdout).
 	return c
 }
 
+// checkInputs checks the shared input flags (registerInputs) and
+// resolves the --srt-slurm-dir values: a bad --upstream URL is bad usage.
+func (o *coverageOptions) checkInputs(cmd *cobra.Command) error {
+	for _, u := range o.upstream {
+		if err := checkLinkURL(u); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+	}
+	var err error
+	if o.srtSlurmDir, o.srtSlurmVersion, o.forks, err = srtSlurmCheckouts(o.srtSlurmDirs, o.srtSlurmVersion, cmd.Flags().Changed("srt-slurm-version")); err != nil {
+		return err
+	}
+	return checkSrtSlurmFlags(o.srtSlurmDir, o.srtSlurmVersion)
+}
+
 // registerInputs registers the input and judgment flags coverage and
 // signoff share (same names, same defaults): --infx (described by infxHelp),
 // --cookbook, --vllm-recipes, --allow-unverified, --upstream,
@@ -250,16 +265,7 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 	if !ok {
 		return &exitError{code: exitUsage, err: fmt.Errorf("--format %q: want %s", o.format, formatNames(" or "))}
 	}
-	for _, u := range o.upstream {
-		if err := checkLinkURL(u); err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-	}
-	var err error
-	if o.srtSlurmDir, o.srtSlurmVersion, o.forks, err = srtSlurmCheckouts(o.srtSlurmDirs, o.srtSlurmVersion, cmd.Flags().Changed("srt-slurm-version")); err != nil {
-		return err
-	}
-	if err := checkSrtSlurmFlags(o.srtSlurmDir, o.srtSlurmVersion); err != nil {
+	if err := o.checkInputs(cmd); err != nil {
 		return err
 	}
 	if o.vllmRecipes != "" && o.infx == "" {

@@ -88,16 +88,7 @@ func runSignoff(cmd *cobra.Command, o signoffOptions) error {
 	if err := o.api.check(); err != nil {
 		return err
 	}
-	for _, u := range o.upstream {
-		if err := checkLinkURL(u); err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-	}
-	var err error
-	if o.srtSlurmDir, o.srtSlurmVersion, o.forks, err = srtSlurmCheckouts(o.srtSlurmDirs, o.srtSlurmVersion, cmd.Flags().Changed("srt-slurm-version")); err != nil {
-		return err
-	}
-	if err := checkSrtSlurmFlags(o.srtSlurmDir, o.srtSlurmVersion); err != nil {
+	if err := o.checkInputs(cmd); err != nil {
 		return err
 	}
 	ctx := cmd.Context()
