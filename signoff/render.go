@@ -63,10 +63,7 @@ func loadTree(dir string, copt coverage.Options) (*tree, error) {
 			t.keys[k] = &keyRender{points: map[pointID]pointRender{}, files: map[string]bool{}, entry: "error: " + strip(err.Error(), dir)}
 			continue
 		}
-		ec := *e
-		ec.Pos = infx.Pos{}
-		b, _ := json.Marshal(ec)
-		kr := &keyRender{framework: e.Framework, inScope: infx.InScope(e.Framework), entry: string(b),
+		kr := &keyRender{framework: e.Framework, inScope: infx.InScope(e.Framework), entry: canonicalEntry(e),
 			points: map[pointID]pointRender{}, files: map[string]bool{}}
 		if p := e.Pos.File; p != "" {
 			// the master config is read through the entry (compared
@@ -133,6 +130,44 @@ func rel(p, dir string) string {
 }
 
 // strip replaces the tree directory in s by "<tree>".
+// canonicalEntry is a master entry as compared between two commits: its
+// JSON form with every position left out — the entry's, its rows' and
+// its settings' (a "pos" object anywhere) — so an entry that moved, or
+// is read from another directory, is the same entry.
+func canonicalEntry(e *infx.Entry) string {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return "error: " + err.Error()
+	}
+	out, err := json.Marshal(dropPositions(v))
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return string(out)
+}
+
+// dropPositions removes every "pos" and "refPos" member from the objects
+// of v (a decoded JSON value), in place, and returns v.
+func dropPositions(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		delete(x, "pos")
+		delete(x, "refPos")
+		for _, m := range x {
+			dropPositions(m)
+		}
+	case []any:
+		for _, m := range x {
+			dropPositions(m)
+		}
+	}
+	return v
+}
+
 func strip(s, dir string) string { return strings.ReplaceAll(s, dir, "<tree>") }
 
 // deploymentFiles are the files a deployment names: its source file and
