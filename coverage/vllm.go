@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -506,6 +508,7 @@ type rowJudge func(row *report.RowResult, d *launch.Deployment, p infx.Point, r 
 // the rows' verdicts up into the key's (compare.Worse). Keys come out in
 // entry order.
 func (c *run) judgeKeys(part string, entries []*infx.Entry, judge rowJudge) ([]report.KeyResult, error) {
+	c.prerender(entries)
 	var out []report.KeyResult
 	for i, e := range entries {
 		c.progress(part, i, len(entries), e.Key)
@@ -547,6 +550,52 @@ func (c *run) judgeKeys(part string, entries []*infx.Entry, judge rowJudge) ([]r
 	}
 	c.progress(part, len(entries), len(entries), "")
 	return out, nil
+}
+
+// prerender renders the single-node script points of entries that
+// renderRow will render, on every CPU at once, into the Workspace's memo
+// (infx.Workspace.Render): judgeKeys then takes each rendering from the
+// memo in entry order, so the report is the same as a run on one CPU.
+// Outcomes are not looked at here; one the memo does not keep (a time
+// limit) is rendered again in order. Script points only: they are the
+// bulk, and infx renders them concurrently itself (RenderAll).
+func (c *run) prerender(entries []*infx.Entry) {
+	var todo []infx.Point
+	for _, e := range entries {
+		if ok, _ := c.inScope(e.Key); !ok {
+			continue
+		}
+		pts, err := c.ws.Points(e.Key)
+		if err != nil {
+			continue
+		}
+		for _, p := range pts {
+			if p.Kind == infx.KindScript && vllmStatus(p) == report.StatusCompared {
+				todo = append(todo, p)
+			}
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	if workers < 2 {
+		return // one CPU: judgeKeys renders them in order anyway
+	}
+	next := make(chan infx.Point)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for p := range next {
+				_, _ = c.ws.Render(c.ctx, p, infx.Options{})
+			}
+		})
+	}
+	for _, p := range todo {
+		if c.ctx.Err() != nil {
+			break
+		}
+		next <- p
+	}
+	close(next)
+	wg.Wait()
 }
 
 // familyEntries lists the master-config entries of one framework family

@@ -241,3 +241,21 @@ func TestCorpusRenderAllNewLayout(t *testing.T) {
 		t.Errorf("summary = %+v", s)
 	}
 }
+
+// BenchmarkCorpusCompleteRenderAll is `render --all` on the complete
+// InferenceX tree of ../shared with its srt-slurm checkout (issue 24).
+func BenchmarkCorpusCompleteRenderAll(b *testing.B) {
+	dir := testutil.UpstreamInferenceX(b)
+	srt := testutil.SharedPath(b, "corpus/upstream/srt-slurm")
+	b.ReportAllocs()
+	for b.Loop() {
+		ws, err := Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ws.SrtSlurmDir = srt
+		if _, err := ws.RenderAll(context.Background(), nil, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -350,4 +351,34 @@ func FuzzParseMaster(f *testing.F) {
 			t.Fatalf("%v\ninput: %q", err, data)
 		}
 	})
+}
+
+// TestScriptCandidates: a single-node key's rows name their scripts by the
+// launchers' rule (framework-tagged first, then the legacy name; the
+// scenario's directory, then benchmarks/single_node/), each once,
+// repository-relative; a multi-node key or an unknown one names none.
+func TestScriptCandidates(t *testing.T) {
+	dir := t.TempDir()
+	master := "m1-fp4-b300-trt-agentic-mtp:\n  image: img\n  model: org/M1\n  model-prefix: m1\n  runner: cluster:b300-nv\n  precision: fp4\n  framework: trt\n  multinode: false\n  scenarios:\n    agentic-coding:\n    - dram-utilization: 0.80\n      search-space:\n      - { tp: 2, spec-decoding: mtp, kv-offloading: none, conc-list: [20] }\n      - { tp: 4, spec-decoding: mtp, kv-offloading: none, conc-list: [20] }\n"
+	if err := os.MkdirAll(filepath.Join(dir, "configs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "configs", "nvidia-master.yaml"), []byte(master), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ws.ScriptCandidates("m1-fp4-b300-trt-agentic-mtp")
+	want := []string{
+		"benchmarks/single_node/agentic/m1_fp4_b300_trt_mtp.sh",
+		"benchmarks/single_node/m1_fp4_b300_trt_mtp.sh",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("candidates %q, want %q", got, want)
+	}
+	if got := ws.ScriptCandidates("nosuch"); got != nil {
+		t.Errorf("unknown key: %q", got)
+	}
 }

@@ -406,6 +406,31 @@ func (ws *Workspace) laneBlocks(r *Row, multinode bool) []string {
 	return out
 }
 
+// ScriptCandidates lists the single-node scripts the launchers' common
+// naming rule names for key's single-node rows (scriptCandidates),
+// slash-separated and relative to the checkout root, each once in row
+// order, whether or not the file exists; nil for a key that did not load
+// or has only multi-node rows. `signoff` uses them to tell a changed script
+// of one key — even an out-of-scope key, which is never rendered — from a
+// file every key shares (InferenceX runners/launch_*.sh BENCH_SCRIPT).
+func (ws *Workspace) ScriptCandidates(key string) []string {
+	e, err := ws.Entry(key)
+	if err != nil || e.Multinode {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for i := range e.Rows {
+		for _, c := range ws.scriptCandidates(e, &e.Rows[i]) {
+			if r := filepath.ToSlash(ws.rel(c)); !seen[r] {
+				seen[r] = true
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
 // scriptCandidates lists where the launchers' common rule looks for a
 // single-node script when the checkout has no launcher for the runner label
 // (runners/launch_b200-dgxc.sh): benchmarks/single_node/<fixed_seq_len|

@@ -2,6 +2,7 @@ package infx
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -56,11 +57,89 @@ func (ws *Workspace) Render(ctx context.Context, p Point, opt Options) (launch.D
 		return launch.Deployment{}, err
 	}
 	opt.ctx = ctx
+	key, keyed := ws.memoKey(p, opt)
+	if keyed {
+		if m, ok := ws.memoGet(key); ok {
+			return m.d.Clone(), m.err
+		}
+	}
 	d, err := ws.render(p, opt, nil)
 	if cerr := ctx.Err(); cerr != nil && err != nil {
 		return launch.Deployment{}, cerr
 	}
+	if keyed && memoizable(err) {
+		ws.memoPut(key, renderMemo{d: d.Clone(), err: err})
+	}
 	return d, err
+}
+
+// renderMemo is one remembered rendering (Workspace.Render).
+type renderMemo struct {
+	d   launch.Deployment
+	err error
+}
+
+// memoKey is the whole input of one Render call besides the checkout
+// (fixed for a Workspace's life): every field of the point, the exported
+// ones and those the JSON form leaves out (worker blocks, the row's
+// concurrencies, the launcher's recipe edits, setup script and container
+// aliases), the rendering options that change a result, and the
+// Workspace's srt-slurm checkouts (a caller may set them after Open).
+// keyed is false when the key cannot be formed: the point is then rendered
+// without the memo.
+func (ws *Workspace) memoKey(p Point, opt Options) (key string, keyed bool) {
+	b, err := json.Marshal(struct {
+		P          Point
+		Prefill    *WorkerBlock
+		Decode     *WorkerBlock
+		RowConc    []int
+		Edits      []RecipeEdit
+		Setup      string
+		Containers map[string]string
+		Version    string
+		Env        []string
+		Timeout    time.Duration
+		Steps      int
+		SrtDir     string
+		SrtVersion string
+		Forks      []SrtSlurmCheckout
+	}{p, p.Prefill, p.Decode, p.RowConcurrencies, p.edits, p.setupScript, p.containers,
+		opt.SrtSlurmVersion, opt.ScriptEnv, opt.ScriptTimeout, opt.ScriptSteps,
+		ws.SrtSlurmDir, ws.SrtSlurmVersion, ws.SrtSlurmForks})
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// memoizable reports whether a rendering's outcome may be handed out
+// again: a wall-clock backstop (ErrScriptTimeLimit, StatusTimeLimit) or an
+// interrupted run says nothing about the point and is never kept.
+func memoizable(err error) bool {
+	if err == nil {
+		return true
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrScriptTimeLimit) {
+		return false
+	}
+	var pe *PointError
+	return !errors.As(err, &pe) || pe.Status != StatusTimeLimit
+}
+
+func (ws *Workspace) memoGet(key string) (renderMemo, bool) {
+	ws.memoMu.Lock()
+	defer ws.memoMu.Unlock()
+	m, ok := ws.memo[key]
+	return m, ok
+}
+
+func (ws *Workspace) memoPut(key string, m renderMemo) {
+	ws.memoMu.Lock()
+	defer ws.memoMu.Unlock()
+	if ws.memo == nil {
+		ws.memo = map[string]renderMemo{}
+	}
+	ws.memo[key] = m
 }
 
 // render is Render with an optional cache of loaded recipes (RenderAll).

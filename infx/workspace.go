@@ -68,6 +68,12 @@ type Workspace struct {
 	forkMu     sync.Mutex
 	forkStates map[string]*forkState
 
+	// memo remembers each distinct Render call's outcome for the
+	// Workspace's life (Render; guarded by memoMu): the AgentX, pages and
+	// vLLM parts of a coverage run render many of the same points.
+	memoMu sync.Mutex
+	memo   map[string]renderMemo
+
 	entries []*Entry
 	byKey   map[string]*Entry
 	// broken maps a config key that did not load to its problem (a

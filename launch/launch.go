@@ -411,3 +411,45 @@ func (p *Process) Argv() []string {
 	}
 	return argv
 }
+
+// Clone returns a deep copy of d: every slice (processes, their args,
+// values, env, ports, preamble, files, file contents; notes, inherited env)
+// and every HarnessEdit is copied, so a change to the copy never reaches d.
+// A nil slice stays nil and an empty one empty (callers may tell them
+// apart). Used where one rendering is handed to several callers
+// (infx.Workspace.Render's per-run memo).
+func (d *Deployment) Clone() Deployment {
+	c := *d
+	c.Notes = slices.Clone(d.Notes)
+	c.Inherited = slices.Clone(d.Inherited)
+	if d.Processes != nil {
+		c.Processes = make([]Process, len(d.Processes))
+		for i, p := range d.Processes {
+			c.Processes[i] = p.clone()
+		}
+	}
+	return c
+}
+
+// clone is Process's deep copy (Deployment.Clone).
+func (p Process) clone() Process {
+	c := p
+	if p.Args != nil {
+		c.Args = make([]Arg, len(p.Args))
+		for i, a := range p.Args {
+			a.Values = slices.Clone(a.Values)
+			if a.Harness != nil {
+				h := *a.Harness
+				h.Values = slices.Clone(h.Values)
+				a.Harness = &h
+			}
+			c.Args[i] = a
+		}
+	}
+	c.Env = slices.Clone(p.Env)
+	c.Ports = slices.Clone(p.Ports)
+	c.Preamble = slices.Clone(p.Preamble)
+	c.Files = slices.Clone(p.Files)
+	c.FileContents = slices.Clone(p.FileContents)
+	return c
+}

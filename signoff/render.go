@@ -27,6 +27,7 @@ type keyRender struct {
 	entry     string // canonical JSON of the master entry, position left out
 	points    map[pointID]pointRender
 	files     map[string]bool // the files the rendered deployments name (repository-relative)
+	named     []string        // the single-node scripts its rows name by the launchers' rule (infx.Workspace.ScriptCandidates)
 	rendered  bool            // its points were rendered
 	master    string          // the master config file holding its entry
 }
@@ -64,7 +65,7 @@ func loadTree(dir string, copt coverage.Options) (*tree, error) {
 			continue
 		}
 		kr := &keyRender{framework: e.Framework, inScope: infx.InScope(e.Framework), entry: canonicalEntry(e),
-			points: map[pointID]pointRender{}, files: map[string]bool{}}
+			points: map[pointID]pointRender{}, files: map[string]bool{}, named: ws.ScriptCandidates(k)}
 		if p := e.Pos.File; p != "" {
 			// the master config is read through the entry (compared
 			// as such), not as a file every key of it depends on

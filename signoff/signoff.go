@@ -255,6 +255,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	for _, m := range []map[string]*keyRender{rb, rh} {
 		for _, kr := range m {
 			own[kr.master] = true
+			for _, f := range kr.named {
+				own[f] = true // a key's own script, in scope or not
+			}
 		}
 	}
 	for _, kr := range rh {
@@ -274,7 +277,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		if h == nil {
 			continue // retired: not rendered
 		}
-		if shared || rb[k].entry != h.entry || touches(h.files, changed) {
+		if shared || rb[k].entry != h.entry || touches(h.files, changed) || touchesAny(h.named, changed) || touchesAny(rb[k].named, changed) {
 			baseTodo = append(baseTodo, k)
 		}
 	}
@@ -333,7 +336,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			continue // the range touches nothing it renders from; out of scope: not rendered
 		}
 		if sameRender(b, h) {
-			if shared && h.inScope || b.entry != h.entry || touches(h.files, changed) || touches(b.files, changed) {
+			if shared && h.inScope || b.entry != h.entry || touches(h.files, changed) || touches(b.files, changed) || touchesAny(h.named, changed) || touchesAny(b.named, changed) {
 				res.SameRender++
 				res.SameRenderKeys = append(res.SameRenderKeys, k)
 			}
@@ -504,6 +507,16 @@ func sameRender(a, b *keyRender) bool {
 
 func touches(files, changed map[string]bool) bool {
 	for f := range files {
+		if changed[f] {
+			return true
+		}
+	}
+	return false
+}
+
+// touchesAny reports whether one of files is changed.
+func touchesAny(files []string, changed map[string]bool) bool {
+	for _, f := range files {
 		if changed[f] {
 			return true
 		}

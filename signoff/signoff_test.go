@@ -183,6 +183,28 @@ func TestSignoffHistory(t *testing.T) {
 		t.Errorf("benchmark_lib commit: keys %+v same %d verdict %q gap %v", res.Keys, res.SameRender, res.Verdict, res.Gap)
 	}
 
+	// an out-of-scope (TRT) key's own script only: never rendered, still
+	// its own file — no key is judged and none is rendered again at base.
+	// (Here the point names its script; a checkout whose runner launcher
+	// picks the script at run time names it only by the launchers' rule,
+	// infx.Workspace.ScriptCandidates: TestScriptCandidates. Before, such a
+	// file counted as shared by every key: #2685 on the real history
+	// re-rendered 162 keys.)
+	master := readFixture(t, "../coverage/testdata/script/inferencex/configs/nvidia-master.yaml")
+	trt := "\nminimaxm3-fp4-b300-trt-agentic-mtp:\n  image: nvcr.io/nvidia/tensorrt-llm/release:1.3.0rc23\n  model: nvidia/MiniMax-M3-NVFP4\n  model-prefix: minimaxm3\n  runner: cluster:b300-nv\n  precision: fp4\n  framework: trt\n  multinode: false\n  scenarios:\n    agentic-coding:\n    - dram-utilization: 0.80\n      search-space:\n      - { tp: 2, spec-decoding: mtp, kv-offloading: none, conc-list: [20] }\n"
+	const trtScript = "benchmarks/single_node/agentic/minimaxm3_fp4_b300_trt_mtp.sh"
+	h.write(map[string]string{"configs/nvidia-master.yaml": master + trt, trtScript: "#!/bin/bash\ntrtllm-serve serve \"$MODEL\" --tp_size 2\n"})
+	h.commit("Add MiniMax-M3 B300 TRT (#9102)")
+	h.write(map[string]string{trtScript: "#!/bin/bash\ntrtllm-serve serve \"$MODEL\" --tp_size 2 --stream_interval 20\n"})
+	trtCommit := h.commit("Refresh MiniMax-M3 B300 TRT (#9103)")
+	res, err = Run(ctx, Options{Coverage: coverage.Options{InfxDir: h.dir, CookbookDirs: []string{cb}}, Head: trtCommit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Keys) != 0 || res.SameRender != 0 || res.Verdict != NoKeys || res.Gap {
+		t.Errorf("out-of-scope script commit: keys %+v same %d %v verdict %q gap %v", res.Keys, res.SameRender, res.SameRenderKeys, res.Verdict, res.Gap)
+	}
+
 	// a bad range
 	if _, err := Run(ctx, Options{Coverage: coverage.Options{InfxDir: h.dir}, Head: "nosuch"}); err == nil || !strings.Contains(err.Error(), "bad commit range") {
 		t.Errorf("unknown head: %v", err)

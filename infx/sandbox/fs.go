@@ -341,12 +341,12 @@ func (sb *sandbox) prepare(p string, lib bool) (string, error) {
 		}
 	}
 	name := sb.displayName(p)
-	tkey := name + "\x00" + string(src)
+	tkey := name
 	if lib {
 		tkey += "\x00lib\x00" + sb.cfg.Library.Stubs
 	}
 	sb.cache.mu.Lock()
-	if t, ok := sb.cache.texts[tkey]; ok {
+	if t, ok := sb.cache.texts[tkey][string(src)]; ok {
 		sb.cache.mu.Unlock()
 		// The functions it declares (parseScript registered them when
 		// the text was made).
@@ -380,10 +380,14 @@ func (sb *sandbox) prepare(p string, lib bool) (string, error) {
 	sb.mu.Unlock()
 	sb.cache.mu.Lock()
 	if sb.cache.texts == nil {
-		sb.cache.texts = map[string]string{}
+		sb.cache.texts = map[string]map[string]string{}
 	}
-	if len(sb.cache.texts) < 4096 {
-		sb.cache.texts[tkey] = b.String()
+	if sb.cache.texts[tkey] == nil {
+		sb.cache.texts[tkey] = map[string]string{}
+	}
+	if _, had := sb.cache.texts[tkey][string(src)]; !had && sb.cache.n < cacheMax {
+		sb.cache.texts[tkey][string(src)] = b.String()
+		sb.cache.n++
 	}
 	sb.cache.mu.Unlock()
 	return b.String(), nil

@@ -383,19 +383,22 @@ func rawWords(src []byte, words []*syntax.Word) ([]string, bool) {
 // parseScript parses, marks and guards a script (cached by name and
 // content), and registers the functions it declares.
 func (sb *sandbox) parseScript(name string, src []byte) (*syntax.File, error) {
-	key := name + "\x00" + string(src)
 	c := sb.cache
 	c.mu.Lock()
-	pf, ok := c.files[key]
+	pf, ok := c.files[name][string(src)]
 	c.mu.Unlock()
 	if !ok {
 		pf = prepareFile(name, src)
 		c.mu.Lock()
 		if c.files == nil {
-			c.files = map[string]*preparedFile{}
+			c.files = map[string]map[string]*preparedFile{}
 		}
-		if len(c.files) < 4096 {
-			c.files[key] = pf
+		if c.files[name] == nil {
+			c.files[name] = map[string]*preparedFile{}
+		}
+		if _, had := c.files[name][string(src)]; !had && c.n < cacheMax {
+			c.files[name][string(src)] = pf
+			c.n++
 		}
 		c.mu.Unlock()
 	}

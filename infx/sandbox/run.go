@@ -254,10 +254,18 @@ type Config struct {
 // and launchers are parsed once. The prepared trees are only read by the
 // interpreter. Safe for concurrent use; the zero value is ready.
 type Cache struct {
-	mu    sync.Mutex
-	files map[string]*preparedFile
-	texts map[string]string
+	mu sync.Mutex
+	// files and texts are keyed by the script's name (texts: with the
+	// library stubs appended), then by its content: a lookup with the
+	// bytes read copies nothing.
+	files map[string]map[string]*preparedFile
+	texts map[string]map[string]string
+	n     int // entries in files and texts together (at most cacheMax)
 }
+
+// cacheMax bounds a Cache's entries (files and texts together): a run
+// that makes more (hostile input) prepares the rest again each time.
+const cacheMax = 8192
 
 // Command is one external command the script would have run: its argv and
 // the environment variables the script exported or set for it (the run's

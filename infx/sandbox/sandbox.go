@@ -7,7 +7,7 @@ import (
 	"io"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -1014,25 +1014,39 @@ func visibleEnv(kvs []string) []string {
 }
 
 // exported is the whole exported environment, NAME=value sorted by name.
-// Each name is looked up once: the interpreter's scopes can list a name
-// more than once (an outer value a later assignment shadows).
+// A name the environment lists once is taken as listed; one listed more
+// than once (the interpreter's scopes list an outer value a later
+// assignment shadows) is looked up, so the visible value wins. This runs
+// for every command a script starts: one pass, no lookups for the rest.
 func exported(env expand.Environ) []string {
-	seen := map[string]bool{}
-	var names []string
+	type entry struct {
+		v    expand.Variable
+		more bool
+	}
+	all := map[string]entry{}
 	env.Each(func(name string, v expand.Variable) bool {
-		if !seen[name] {
-			seen[name] = true
-			names = append(names, name)
+		if e, ok := all[name]; ok {
+			e.more = true
+			all[name] = e
+			return true
 		}
+		all[name] = entry{v: v}
 		return true
 	})
-	sort.Strings(names)
-	var out []string
-	for _, name := range names {
-		if v := env.Get(name); v.IsSet() && v.Exported && v.Kind == expand.String {
+	out := make([]string, 0, len(all))
+	for name, e := range all {
+		v := e.v
+		if e.more {
+			v = env.Get(name)
+		}
+		if v.IsSet() && v.Exported && v.Kind == expand.String {
 			out = append(out, name+"="+v.Str)
 		}
 	}
+	// Sorted by NAME ("A_B=1" sorts before "A=1" as a string).
+	slices.SortFunc(out, func(a, b string) int {
+		return strings.Compare(a[:strings.IndexByte(a, '=')], b[:strings.IndexByte(b, '=')])
+	})
 	return out
 }
 

@@ -1,0 +1,67 @@
+package coverage
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
+)
+
+// completeTrees is the main job's input on the complete trees of ../shared
+// (every source), for benchmarks: mainJob for a testing.TB.
+func completeTrees(b testing.TB) Options {
+	b.Helper()
+	return Options{
+		InfxDir:        testutil.SharedPath(b, "corpus/upstream/InferenceX"),
+		CookbookDirs:   []string{testutil.SharedPath(b, "corpus/upstream/sglang-docs"), testutil.SharedPath(b, "corpus/sglang")},
+		SrtSlurmDir:    testutil.SharedPath(b, "corpus/upstream/srt-slurm"),
+		VLLMRecipesDir: testutil.SharedPath(b, "corpus/vllm-recipes"),
+	}
+}
+
+// benchRun runs coverage with opt once per iteration, reporting
+// allocations (issue 24: ns/op, B/op, allocs/op per source and together).
+func benchRun(b *testing.B, opt Options) {
+	b.Helper()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Run(context.Background(), opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCorpusCompleteAll is the main job: the complete trees, every
+// source (the command each closing note runs).
+func BenchmarkCorpusCompleteAll(b *testing.B) { benchRun(b, completeTrees(b)) }
+
+// BenchmarkCorpusCompleteAgentX is the AgentX part alone (corpus/sglang
+// snippets against the complete InferenceX tree, with srt-slurm).
+func BenchmarkCorpusCompleteAgentX(b *testing.B) {
+	opt := completeTrees(b)
+	opt.CookbookDirs, opt.VLLMRecipesDir = opt.CookbookDirs[1:], ""
+	benchRun(b, opt)
+}
+
+// BenchmarkCorpusCompletePages is the hand-written pages part alone
+// (upstream/sglang-docs).
+func BenchmarkCorpusCompletePages(b *testing.B) {
+	opt := completeTrees(b)
+	opt.CookbookDirs, opt.VLLMRecipesDir = opt.CookbookDirs[:1], ""
+	benchRun(b, opt)
+}
+
+// BenchmarkCorpusCompleteVLLM is the vLLM recipes part alone.
+func BenchmarkCorpusCompleteVLLM(b *testing.B) {
+	opt := completeTrees(b)
+	opt.CookbookDirs = nil
+	benchRun(b, opt)
+}
+
+// BenchmarkCorpusCompleteOneKey is `coverage --config-key K` with every
+// source for one SGLang disaggregated key (srt-slurm rendered).
+func BenchmarkCorpusCompleteOneKey(b *testing.B) {
+	opt := completeTrees(b)
+	opt.ConfigKeys = []string{"dsr1-fp8-gb200-dynamo-sglang"}
+	benchRun(b, opt)
+}

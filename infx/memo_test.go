@@ -1,0 +1,77 @@
+package infx
+
+import (
+	"context"
+	"os"
+	"reflect"
+	"testing"
+)
+
+// TestRenderMemo: a second Render of the same point in one Workspace is
+// the remembered outcome (one memo entry), equal to the first, and a copy — changing
+// what one caller got reaches neither the memo nor another caller. A point
+// that differs in any field (here the concurrency, and a field the JSON
+// form leaves out) is rendered on its own.
+func TestRenderMemo(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/batch")); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := ws.Points("m1-fp8-mi355x-sglang-disagg")
+	if err != nil || len(pts) != 1 {
+		t.Fatalf("points %v, %v", pts, err)
+	}
+	ctx := context.Background()
+	first, err := ws.Render(ctx, pts[0], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := first.Clone()
+	first.Processes[0].Args[0].Values = append(first.Processes[0].Args[0].Values, "changed")
+	first.Processes[0].Program = "changed"
+	second, err := ws.Render(ctx, pts[0], Options{})
+	if err != nil {
+		t.Fatalf("second render ran again: %v", err)
+	}
+	if !reflect.DeepEqual(second, want) {
+		t.Errorf("second render differs from the first:\n%+v\n%+v", second, want)
+	}
+	if len(ws.memo) != 1 {
+		t.Errorf("memo entries after two renders of one point: %d, want 1", len(ws.memo))
+	}
+	other := pts[0]
+	other.Concurrency++
+	if _, err := ws.Render(ctx, other, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(ws.memo) != 2 {
+		t.Errorf("memo entries after a point with another concurrency: %d, want 2", len(ws.memo))
+	}
+	hidden := pts[0]
+	hidden.setupScript = "other.sh"
+	if k1, _ := ws.memoKey(pts[0], Options{}); func() bool { k2, _ := ws.memoKey(hidden, Options{}); return k1 == k2 }() {
+		t.Error("a field the JSON form leaves out is not in the memo key")
+	}
+	if k1, _ := ws.memoKey(pts[0], Options{}); func() bool { k2, _ := ws.memoKey(pts[0], Options{ScriptSteps: 7}); return k1 == k2 }() {
+		t.Error("the step bound is not in the memo key")
+	}
+}
+
+// TestRenderMemoKeepsNoTimeLimit: a wall-clock backstop or an interrupted
+// run is never remembered.
+func TestRenderMemoKeepsNoTimeLimit(t *testing.T) {
+	for _, err := range []error{ErrScriptTimeLimit, context.Canceled, &PointError{Status: StatusTimeLimit}} {
+		if memoizable(err) {
+			t.Errorf("%v is remembered", err)
+		}
+	}
+	for _, err := range []error{nil, &PointError{Status: StatusUnsupported}} {
+		if !memoizable(err) {
+			t.Errorf("%v is not remembered", err)
+		}
+	}
+}
