@@ -552,13 +552,15 @@ func (c *run) judgeKeys(part string, entries []*infx.Entry, judge rowJudge) ([]r
 	return out, nil
 }
 
-// prerender renders the single-node script points of entries that
+// prerender renders the script and batch-job points of entries that
 // renderRow will render, on every CPU at once, into the Workspace's memo
 // (infx.Workspace.Render): judgeKeys then takes each rendering from the
 // memo in entry order, so the report is the same as a run on one CPU.
 // Outcomes are not looked at here; one the memo does not keep (a time
-// limit) is rendered again in order. Script points only: they are the
-// bulk, and infx renders them concurrently itself (RenderAll).
+// limit) is rendered again in order. Script and batch-job points only:
+// they are the bulk (each runs shell scripts in its own sandboxes; the
+// Workspace caches they share are safe for concurrent use, as RenderAll's
+// concurrent script renders rely on).
 func (c *run) prerender(entries []*infx.Entry) {
 	var todo []infx.Point
 	for _, e := range entries {
@@ -570,7 +572,7 @@ func (c *run) prerender(entries []*infx.Entry) {
 			continue
 		}
 		for _, p := range pts {
-			if p.Kind == infx.KindScript && vllmStatus(p) == report.StatusCompared {
+			if (p.Kind == infx.KindScript || p.Kind == infx.KindBatch) && vllmStatus(p) == report.StatusCompared {
 				todo = append(todo, p)
 			}
 		}

@@ -1014,39 +1014,27 @@ func visibleEnv(kvs []string) []string {
 }
 
 // exported is the whole exported environment, NAME=value sorted by name.
-// A name the environment lists once is taken as listed; one listed more
-// than once (the interpreter's scopes list an outer value a later
-// assignment shadows) is looked up, so the visible value wins. This runs
-// for every command a script starts: one pass, no lookups for the rest.
+// It runs for every command a script starts, so it allocates little: the
+// names listed as exported strings at any scope are gathered, sorted and
+// made unique, and each is looked up once (the interpreter's scopes can
+// list a name more than once: an outer value a later assignment shadows,
+// or unsets or unexports; the lookup gives the visible one).
 func exported(env expand.Environ) []string {
-	type entry struct {
-		v    expand.Variable
-		more bool
-	}
-	all := map[string]entry{}
+	var names []string
 	env.Each(func(name string, v expand.Variable) bool {
-		if e, ok := all[name]; ok {
-			e.more = true
-			all[name] = e
-			return true
+		if v.IsSet() && v.Exported && v.Kind == expand.String {
+			names = append(names, name)
 		}
-		all[name] = entry{v: v}
 		return true
 	})
-	out := make([]string, 0, len(all))
-	for name, e := range all {
-		v := e.v
-		if e.more {
-			v = env.Get(name)
-		}
-		if v.IsSet() && v.Exported && v.Kind == expand.String {
+	slices.Sort(names)
+	names = slices.Compact(names)
+	out := names[:0]
+	for _, name := range names {
+		if v := env.Get(name); v.IsSet() && v.Exported && v.Kind == expand.String {
 			out = append(out, name+"="+v.Str)
 		}
 	}
-	// Sorted by NAME ("A_B=1" sorts before "A=1" as a string).
-	slices.SortFunc(out, func(a, b string) int {
-		return strings.Compare(a[:strings.IndexByte(a, '=')], b[:strings.IndexByte(b, '=')])
-	})
 	return out
 }
 
