@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
 	"mvdan.cc/sh/v3/expand"
-	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -242,7 +242,7 @@ func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.File
 		if err != nil {
 			return nil, err
 		}
-		return readOnly{strings.NewReader(withSource(path, text))}, nil
+		return readOnly{withSource(path, text)}, nil
 	}
 	sb.mu.Lock()
 	sourced := sb.sourcing == p
@@ -255,7 +255,7 @@ func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.File
 		// and context.
 		text, err := sb.prepare(p, false)
 		if err == nil {
-			return readOnly{strings.NewReader(withSource(path, text))}, nil
+			return readOnly{withSource(path, text)}, nil
 		}
 	}
 	if written || !sb.jail.contains(p) && path != "/dev/stdin" {
@@ -298,9 +298,65 @@ func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.File
 
 // withSource brackets a sourced file's text with the BASH_SOURCE updates
 // bash makes: the file's name (as the script named it) in front while it
-// runs, removed after.
-func withSource(name, text string) string {
-	return "BASH_SOURCE=(" + bashQuote(name) + " \"${BASH_SOURCE[@]}\")\n" + text + "\nBASH_SOURCE=(\"${BASH_SOURCE[@]:1}\")\n"
+// runs, removed after. The text is read in place (not copied: a library
+// of 100 KB is sourced by every point), and the source builtin's parser
+// (parseSourced) knows it by name and text.
+func withSource(name, text string) *sourcedText {
+	return &sourcedText{name: name, text: text, Reader: io.MultiReader(strings.NewReader("BASH_SOURCE=("+bashQuote(name)+" \"${BASH_SOURCE[@]}\")\n"),
+		strings.NewReader(text), strings.NewReader("\nBASH_SOURCE=(\"${BASH_SOURCE[@]:1}\")\n"))}
+}
+
+// sourcedText is what the open handler gives the source builtin for a
+// prepared file (withSource): its bytes, and the name and prepared text
+// they are made of.
+type sourcedText struct {
+	name, text string
+	io.Reader
+}
+
+// parsedSource is the source builtin's parse of one sourced text.
+type parsedSource struct {
+	file *syntax.File
+	err  error
+}
+
+// parseSourced is the interpreter's parser for the source and .
+// builtins (interp.SourceParser, the patch in
+// internal/third_party/mvdan-sh): a prepared file (sourcedText) is parsed
+// once per Cache — by the name the script gives it and its prepared text,
+// which is all the bytes depend on — and its tree shared (the interpreter
+// only reads it); anything else is parsed as the builtin would.
+func (sb *sandbox) parseSourced(path string, f io.Reader) (*syntax.File, error) {
+	ro, ok := f.(readOnly)
+	if !ok {
+		return syntax.NewParser().Parse(f, path)
+	}
+	st, ok := ro.r.(*sourcedText)
+	if !ok {
+		return syntax.NewParser().Parse(f, path)
+	}
+	key := path + "\x00" + st.name
+	c := sb.cache
+	c.mu.Lock()
+	ps, ok := c.sourced[key][st.text]
+	c.mu.Unlock()
+	if ok {
+		return ps.file, ps.err
+	}
+	file, err := syntax.NewParser().Parse(f, path)
+	c.mu.Lock()
+	if c.sourced == nil {
+		c.sourced = map[string]map[string]parsedSource{}
+	}
+	if c.sourced[key] == nil {
+		c.sourced[key] = map[string]parsedSource{}
+	}
+	if _, had := c.sourced[key][st.text]; !had && c.n < cacheMax {
+		c.sourced[key][st.text] = parsedSource{file: file, err: err}
+		c.n++
+	}
+	c.mu.Unlock()
+	return file, err
 }
 
 // libName is Config.Library's base name, "" without a library.

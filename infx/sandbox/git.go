@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"mvdan.cc/sh/v3/interp"
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
 )
 
 // GitClone is one `git clone` a run made (such as a multi-node launcher

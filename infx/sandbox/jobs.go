@@ -12,8 +12,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
 	"mvdan.cc/sh/v3/expand"
-	"mvdan.cc/sh/v3/interp"
 )
 
 // This file runs scripts started from scripts (bash FILE, bash -c) and the

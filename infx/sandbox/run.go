@@ -260,10 +260,13 @@ type Cache struct {
 	// bytes read copies nothing.
 	files map[string]map[string]*preparedFile
 	texts map[string]map[string]string
-	n     int // entries in files and texts together (at most cacheMax)
+	// sourced keeps the source builtin's parse of each prepared text
+	// (parseSourced), by the path the builtin names and the text.
+	sourced map[string]map[string]parsedSource
+	n       int // entries in files, texts and sourced together (at most cacheMax)
 }
 
-// cacheMax bounds a Cache's entries (files and texts together): a run
+// cacheMax bounds a Cache's entries (files, texts and sourced together): a run
 // that makes more (hostile input) prepares the rest again each time.
 const cacheMax = 8192
 

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 	"mvdan.cc/sh/v3/expand"
-	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -255,6 +255,7 @@ func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, fr fileRun) (
 			return func(ctx context.Context, args []string) error { return sb.exec(ctx, args, depth) }
 		}),
 		interp.OpenHandler(sb.open),
+		interp.SourceParser(sb.parseSourced),
 		interp.StatHandler(sb.stat),
 		interp.AccessHandler(sb.access),
 		interp.ReadDirHandler2(sb.readDir),
@@ -1014,25 +1015,31 @@ func visibleEnv(kvs []string) []string {
 }
 
 // exported is the whole exported environment, NAME=value sorted by name.
-// It runs for every command a script starts, so it allocates little: the
-// names listed as exported strings at any scope are gathered, sorted and
-// made unique, and each is looked up once (the interpreter's scopes can
-// list a name more than once: an outer value a later assignment shadows,
-// or unsets or unexports; the lookup gives the visible one).
+// It runs for every command a script starts, so it makes one pass and no
+// lookups: the interpreter's environments list every scope's variables,
+// outer scopes first (expand.Environ.Each of interp's overlay: parent,
+// then its own), so where a name is listed more than once — an outer
+// value a later assignment shadows, unsets or unexports — the last one
+// listed is the visible one (TestExportedMatchesLookups checks this
+// against a lookup of each name).
 func exported(env expand.Environ) []string {
-	var names []string
+	type listed struct {
+		name, value string
+		ok          bool // an exported string
+	}
+	var all []listed
 	env.Each(func(name string, v expand.Variable) bool {
-		if v.IsSet() && v.Exported && v.Kind == expand.String {
-			names = append(names, name)
-		}
+		all = append(all, listed{name: name, value: v.Str, ok: v.IsSet() && v.Exported && v.Kind == expand.String})
 		return true
 	})
-	slices.Sort(names)
-	names = slices.Compact(names)
-	out := names[:0]
-	for _, name := range names {
-		if v := env.Get(name); v.IsSet() && v.Exported && v.Kind == expand.String {
-			out = append(out, name+"="+v.Str)
+	slices.SortStableFunc(all, func(a, b listed) int { return strings.Compare(a.name, b.name) })
+	out := make([]string, 0, len(all))
+	for i, e := range all {
+		if i+1 < len(all) && all[i+1].name == e.name {
+			continue // a later scope's entry wins
+		}
+		if e.ok {
+			out = append(out, e.name+"="+e.value)
 		}
 	}
 	return out

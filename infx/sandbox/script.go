@@ -14,8 +14,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
 	"mvdan.cc/sh/v3/expand"
-	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
-	"mvdan.cc/sh/v3/interp"
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
 )
 
 // This file evaluates the file and process tools of a runner against the
