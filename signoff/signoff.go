@@ -332,6 +332,19 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			a.Why = appendNew(a.Why, "new config key")
 			continue
 		}
+		if !h.inScope && h.framework != "" {
+			// out of scope, never rendered: listed as such when the range
+			// changes its master entry or its own files
+			if b.entry != h.entry {
+				a := get(k)
+				a.Why = appendNew(a.Why, "master-config entry changed")
+			}
+			if touches(h.files, changed) || touchesAny(h.named, changed) {
+				a := get(k)
+				a.Why = appendNew(a.Why, "its script or recipe changed")
+			}
+			continue
+		}
 		if !b.rendered || !h.inScope {
 			continue // the range touches nothing it renders from; out of scope: not rendered
 		}

@@ -204,6 +204,9 @@ func TestSignoffHistory(t *testing.T) {
 	if len(res.Keys) != 0 || res.SameRender != 0 || res.Verdict != NoKeys || res.Gap {
 		t.Errorf("out-of-scope script commit: keys %+v same %d %v verdict %q gap %v", res.Keys, res.SameRender, res.SameRenderKeys, res.Verdict, res.Gap)
 	}
+	if len(res.OutOfScope) != 1 || res.OutOfScope[0].ConfigKey != "minimaxm3-fp4-b300-trt-agentic-mtp" || !slices.Equal(res.OutOfScope[0].Why, []string{"its script or recipe changed"}) {
+		t.Errorf("out of scope: %+v, want the TRT key, its script changed", res.OutOfScope)
+	}
 
 	// a bad range
 	if _, err := Run(ctx, Options{Coverage: coverage.Options{InfxDir: h.dir}, Head: "nosuch"}); err == nil || !strings.Contains(err.Error(), "bad commit range") {

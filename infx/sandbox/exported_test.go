@@ -91,3 +91,35 @@ probe top3
 		t.Errorf("%d probes ran, want 8", probes)
 	}
 }
+
+// BenchmarkExported: one command's environment as scripts have it (300
+// inherited variables, exports at the top, locals two functions deep).
+func BenchmarkExported(b *testing.B) {
+	var base []string
+	for i := range 300 {
+		base = append(base, "VAR_"+string(rune('A'+i/26))+string(rune('A'+i%26))+"_HOME="+strings.Repeat("v", 20))
+	}
+	src := "export MODEL=m TP=8 CONC=4\nf() { local A=1; export B=2; g; }\ng() { local C=3; probe; }\nf\n"
+	file, err := syntax.NewParser().Parse(strings.NewReader(src), "b.sh")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var env expand.Environ
+	r, err := interp.New(interp.Env(expand.ListEnviron(base...)),
+		interp.ExecHandlers(func(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
+			return func(ctx context.Context, args []string) error {
+				env = interp.HandlerCtx(ctx).Env
+				return nil
+			}
+		}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := r.Run(context.Background(), file); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		exported(env)
+	}
+}

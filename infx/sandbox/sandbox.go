@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -1015,24 +1016,52 @@ func visibleEnv(kvs []string) []string {
 }
 
 // exported is the whole exported environment, NAME=value sorted by name.
-// It runs for every command a script starts, so it makes one pass and no
-// lookups: the interpreter's environments list every scope's variables,
-// outer scopes first (expand.Environ.Each of interp's overlay: parent,
-// then its own), so where a name is listed more than once — an outer
-// value a later assignment shadows, unsets or unexports — the last one
-// listed is the visible one (TestExportedMatchesLookups checks this
-// against a lookup of each name).
+// It runs for every command a script starts, so it makes one pass, no
+// lookups and sorts only what the script set: the interpreter's
+// environments list every scope's variables, outer scopes first
+// (expand.Environ.Each of interp's overlay: parent, then its own), the
+// outermost being the run's start (expand.ListEnviron: sorted by "NAME=",
+// names unique); where a name is listed more than once — an outer value a
+// later assignment shadows, unsets or unexports — the last one listed is
+// the visible one (TestExportedMatchesLookups checks this against a lookup
+// of each name).
 func exported(env expand.Environ) []string {
 	type listed struct {
 		name, value string
+		at          int  // order listed
 		ok          bool // an exported string
 	}
 	var all []listed
 	env.Each(func(name string, v expand.Variable) bool {
-		all = append(all, listed{name: name, value: v.Str, ok: v.IsSet() && v.Exported && v.Kind == expand.String})
+		all = append(all, listed{name: name, value: v.Str, at: len(all), ok: v.IsSet() && v.Exported && v.Kind == expand.String})
 		return true
 	})
-	slices.SortStableFunc(all, func(a, b listed) int { return strings.Compare(a.name, b.name) })
+	byKey := func(a, b listed) int {
+		if c := compareNameEq(a.name, b.name); c != 0 {
+			return c
+		}
+		return a.at - b.at
+	}
+	// the sorted, unique head (the run's start), then a short tail
+	head := 1
+	for head < len(all) && compareNameEq(all[head-1].name, all[head].name) < 0 {
+		head++
+	}
+	if head < len(all) {
+		slices.SortFunc(all[head:], byKey)
+		merged := make([]listed, 0, len(all))
+		i, j := 0, head
+		for i < head || j < len(all) {
+			if j == len(all) || i < head && byKey(all[i], all[j]) <= 0 {
+				merged = append(merged, all[i])
+				i++
+			} else {
+				merged = append(merged, all[j])
+				j++
+			}
+		}
+		all = merged
+	}
 	out := make([]string, 0, len(all))
 	for i, e := range all {
 		if i+1 < len(all) && all[i+1].name == e.name {
@@ -1042,7 +1071,31 @@ func exported(env expand.Environ) []string {
 			out = append(out, e.name+"="+e.value)
 		}
 	}
+	// by name ("A=" sorts after "A9=", "A" before "A9")
+	byName := func(a, b string) int {
+		return strings.Compare(a[:strings.IndexByte(a, '=')], b[:strings.IndexByte(b, '=')])
+	}
+	if !slices.IsSortedFunc(out, byName) {
+		slices.SortFunc(out, byName)
+	}
 	return out
+}
+
+// compareNameEq compares a+"=" with b+"=" (expand.ListEnviron's order)
+// without building them.
+func compareNameEq(a, b string) int {
+	n := min(len(a), len(b))
+	if c := strings.Compare(a[:n], b[:n]); c != 0 {
+		return c
+	}
+	switch {
+	case len(a) == len(b):
+		return 0
+	case len(a) < len(b):
+		return cmp.Compare('=', b[n])
+	default:
+		return cmp.Compare(a[n], '=')
+	}
 }
 
 // benign are commands whose only effect is on files, processes or the
