@@ -25,13 +25,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/batchgc"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 	"github.com/cookbook-sync/cookbook-sync/secrets"
 )
@@ -68,32 +68,8 @@ var errGap = &exitError{code: exitGap, err: errors.New("gap found")}
 var errDeadline = errors.New("--deadline passed")
 
 func main() {
-	tuneGC(os.Getenv)
+	batchgc.Tune(os.Getenv) // a short batch run: see package batchgc
 	os.Exit(runExit(os.Args[1:], os.Stdout, os.Stderr, os.Exit))
-}
-
-// GC setting for a short batch run: a coverage run allocates tens of GB
-// over a live heap of a few hundred MB (shell interpretation: each command
-// copies its environment), and with Go's default (GOGC=100) a quarter to a
-// third of its CPU went to the collector. batchGCPercent trades memory for
-// that: on the complete trees, every source, 2 cores, user CPU 183 s →
-// 121 s at 400 with the same report (peak RSS 1.06 → 2.17 GB);
-// batchMemoryLimit is a soft ceiling under which the collector runs more
-// often instead of growing further. GOGC and GOMEMLIMIT, when set, win.
-const (
-	batchGCPercent   = 400
-	batchMemoryLimit = 1536 << 20 // bytes
-)
-
-// tuneGC applies batchGCPercent and batchMemoryLimit unless the
-// environment (getenv) sets GOGC or GOMEMLIMIT.
-func tuneGC(getenv func(string) string) {
-	if getenv("GOGC") == "" {
-		debug.SetGCPercent(batchGCPercent)
-	}
-	if getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(batchMemoryLimit)
-	}
 }
 
 // run executes the CLI with args and returns the exit code. A --deadline

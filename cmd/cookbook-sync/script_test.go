@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/batchgc"
 	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -21,6 +22,7 @@ import (
 // testscript.Main would copy the binary into that $TMPDIR, and the child
 // ends with os.Exit before the copy is removed.
 func TestMain(m *testing.M) {
+	batchgc.Tune(os.Getenv) // as the CLI runs (main)
 	if os.Getenv(hostileChildEnv) != "" {
 		os.Exit(m.Run())
 	}
