@@ -481,20 +481,21 @@ type scriptKey struct {
 	row, conc int
 }
 
-// scriptResult is a pre-rendered script point.
+// scriptResult is a pre-rendered script or batch-job point.
 type scriptResult struct {
 	d   launch.Deployment
 	err error
 }
 
-// renderScripts renders the in-scope single-node script points given on
-// every CPU at once (each runs the workflow step, launchers and scripts in
-// its own sandbox; the Workspace caches are safe for concurrent use).
+// renderScripts renders the in-scope single-node script points and
+// batch-job points given on every CPU at once (each runs the workflow
+// step, launchers and scripts in its own sandboxes; the Workspace caches
+// are safe for concurrent use).
 func (ws *Workspace) renderScripts(points [][]Point, opt Options) map[scriptKey]scriptResult {
 	var todo []Point
 	for _, pts := range points {
 		for _, p := range pts {
-			if p.InScope && p.Kind == KindScript && p.Status == StatusOK {
+			if p.InScope && (p.Kind == KindScript || p.Kind == KindBatch) && p.Status == StatusOK {
 				todo = append(todo, p)
 			}
 		}
