@@ -26,12 +26,7 @@ import (
 // source (the command DEVELOPERS.md has every closing run).
 func mainJob(t *testing.T) Options {
 	t.Helper()
-	return Options{
-		InfxDir:        testutil.SharedPath(t, "corpus/upstream/InferenceX"),
-		CookbookDirs:   []string{testutil.SharedPath(t, "corpus/upstream/sglang-docs"), testutil.SharedPath(t, "corpus/sglang")},
-		SrtSlurmDir:    testutil.SharedPath(t, "corpus/upstream/srt-slurm"),
-		VLLMRecipesDir: testutil.SharedPath(t, "corpus/vllm-recipes"),
-	}
+	return completeTrees(t)
 }
 
 func runJSON(t *testing.T, opt Options) (*report.Report, []byte) {

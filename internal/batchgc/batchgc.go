@@ -3,7 +3,10 @@
 // the main job (their TestMain) use it.
 package batchgc
 
-import "runtime/debug"
+import (
+	"os"
+	"runtime/debug"
+)
 
 // A coverage run allocates tens of GB over a live heap of a few hundred MB
 // (shell interpretation: each command a script starts copies its
@@ -27,4 +30,12 @@ func Tune(getenv func(string) string) {
 	if getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(MemoryLimit)
 	}
+}
+
+// Main is a test binary's TestMain for packages whose tests run the
+// renderers and the main job many times: Tune from the process
+// environment, then m.Run, exiting with its status.
+func Main(m interface{ Run() int }) {
+	Tune(os.Getenv)
+	os.Exit(m.Run())
 }
