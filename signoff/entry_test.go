@@ -1,9 +1,12 @@
 package signoff
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cookbook-sync/cookbook-sync/infx"
+	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
 // TestCanonicalEntryLeavesPositionsOut: a master entry read from two
@@ -25,5 +28,25 @@ func TestCanonicalEntryLeavesPositionsOut(t *testing.T) {
 	}
 	if c := canonicalEntry(entry("/tmp/head/InferenceX", "recipes/b.yaml", 10)); c == a {
 		t.Errorf("a changed setting value left the entry equal: %s", c)
+	}
+}
+
+// TestFileChanges: a changed file a process reads is named with its first
+// differing line; added and removed files by path; long lines clipped at a
+// character boundary.
+func TestFileChanges(t *testing.T) {
+	a := []launch.FileContent{{Path: "/b/recipes/mooncake.yaml", Content: "a: 1\nglobal_segment_size: 20gb\n"}, {Path: "/b/old.yaml", Content: "x"}}
+	b := []launch.FileContent{{Path: "/h/recipes/mooncake.yaml", Content: "a: 1\nglobal_segment_size: 40gb\n"}, {Path: "/h/new.yaml", Content: "y"}}
+	got := fileChanges("agg", a, b, "/b", "/h")
+	want := []string{
+		"agg: file recipes/mooncake.yaml: global_segment_size: 20gb → global_segment_size: 40gb",
+		"agg: file new.yaml added",
+		"agg: file old.yaml removed",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("changes:\n%q\nwant\n%q", got, want)
+	}
+	if c := clip(strings.Repeat("é", 100), 121); c != strings.Repeat("é", 60)+"…" {
+		t.Errorf("clip: %q", c)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cookbook-sync/cookbook-sync/coverage"
 	"github.com/cookbook-sync/cookbook-sync/infx"
@@ -241,8 +242,8 @@ func processFP(p launch.Process) fpProcess {
 		fp.Env = append(fp.Env, e.Name+"="+e.Value)
 	}
 	for _, c := range p.FileContents {
-		b, _ := json.Marshal(c)
-		fp.FileContents = append(fp.FileContents, string(b))
+		// what the file is and holds, not where it was read from
+		fp.FileContents = append(fp.FileContents, c.Path+"\x00"+c.Content)
 	}
 	return fp
 }
@@ -396,11 +397,74 @@ func deploymentDiff(a, b *launch.Deployment, dirA, dirB string) []string {
 			out = append(out, fmt.Sprintf("%s: workers %d×%d nodes×%d GPUs → %d×%d nodes×%d GPUs", name(s),
 				max(fx.Workers, fx.Count), fx.NodesPerWorker, fx.GPUsPerNode, max(fy.Workers, fy.Count), fy.NodesPerWorker, fy.GPUsPerNode))
 		}
-		if strings.Join(fx.FileContents, "\n") != strings.Join(fy.FileContents, "\n") {
-			out = append(out, name(s)+": file contents changed")
+		if strip(strings.Join(fx.FileContents, "\n"), dirA) != strip(strings.Join(fy.FileContents, "\n"), dirB) {
+			out = append(out, fileChanges(name(s), x.FileContents, y.FileContents, dirA, dirB)...)
 		}
 	}
 	return out
+}
+
+// fileChanges names each file a process reads whose content the range
+// changed (by path: added, removed, or changed with its first differing
+// line, base → head, each side at most 120 characters).
+func fileChanges(role string, a, b []launch.FileContent, dirA, dirB string) []string {
+	at := map[string]string{}
+	for _, f := range a {
+		at[rel(f.Path, dirA)] = f.Content
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range b {
+		p := rel(f.Path, dirB)
+		seen[p] = true
+		old, ok := at[p]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("%s: file %s added", role, p))
+		case old != f.Content:
+			la, lb := firstDiffLine(old, f.Content)
+			out = append(out, fmt.Sprintf("%s: file %s: %s → %s", role, p, la, lb))
+		}
+	}
+	for _, f := range a {
+		if p := rel(f.Path, dirA); !seen[p] {
+			out = append(out, fmt.Sprintf("%s: file %s removed", role, p))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, role+": file contents changed") // same paths and contents, other order
+	}
+	return out
+}
+
+// firstDiffLine is the first line where a and b differ, trimmed, each at
+// most 120 characters; "(absent)" past a side's end.
+func firstDiffLine(a, b string) (string, string) {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < max(len(la), len(lb)); i++ {
+		x, y := "(absent)", "(absent)"
+		if i < len(la) {
+			x = strings.TrimSpace(la[i])
+		}
+		if i < len(lb) {
+			y = strings.TrimSpace(lb[i])
+		}
+		if x != y {
+			return clip(x, 120), clip(y, 120)
+		}
+	}
+	return "", ""
+}
+
+// clip cuts s to at most n bytes at a character boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 func orAbsent(s string) string {
