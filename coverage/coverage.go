@@ -522,6 +522,8 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	}
 	if ws != nil {
 		ws.SrtSlurmDir, ws.SrtSlurmVersion, ws.SrtSlurmForks = opt.SrtSlurmDir, opt.SrtSlurmVersion, opt.SrtSlurmForks
+		// this run's own Workspace: the checkout does not change under it
+		ws.RememberRenders()
 		for _, w := range ws.Warnings() {
 			if len(opt.ConfigKeys) == 0 || !opt.KeyInScope(w.Key) {
 				rep.Warnings = append(rep.Warnings, w.String())

@@ -26,6 +26,14 @@ func TestRenderMemo(t *testing.T) {
 		t.Fatalf("points %v, %v", pts, err)
 	}
 	ctx := context.Background()
+	// off by default: nothing is remembered
+	if _, err := ws.Render(ctx, pts[0], Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(ws.memo) != 0 {
+		t.Fatalf("memo entries without RememberRenders: %d", len(ws.memo))
+	}
+	ws.RememberRenders()
 	first, err := ws.Render(ctx, pts[0], Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -57,7 +57,10 @@ func (ws *Workspace) Render(ctx context.Context, p Point, opt Options) (launch.D
 		return launch.Deployment{}, err
 	}
 	opt.ctx = ctx
-	key, keyed := ws.memoKey(p, opt)
+	key, keyed := "", false
+	if ws.remember.Load() {
+		key, keyed = ws.memoKey(p, opt)
+	}
 	if keyed {
 		if m, ok := ws.memoGet(key); ok {
 			return m.d.Clone(), m.err
@@ -72,6 +75,15 @@ func (ws *Workspace) Render(ctx context.Context, p Point, opt Options) (launch.D
 	}
 	return d, err
 }
+
+// RememberRenders makes Render remember each distinct point's outcome for
+// the rest of ws's life (a memo keyed by the point's complete input, not
+// by file contents): call it only when nothing changes the checkout, the
+// srt-slurm checkouts or the files they read while ws is in use — a run
+// over fixed trees, as coverage.Run's own Workspace. Off by default: a
+// caller that edits files between renders (a mutation suite reusing one
+// Workspace) gets a fresh rendering every time. Safe for concurrent use.
+func (ws *Workspace) RememberRenders() { ws.remember.Store(true) }
 
 // renderMemo is one remembered rendering (Workspace.Render).
 type renderMemo struct {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
@@ -69,10 +70,12 @@ type Workspace struct {
 	forkStates map[string]*forkState
 
 	// memo remembers each distinct Render call's outcome for the
-	// Workspace's life (Render; guarded by memoMu): the AgentX, pages and
-	// vLLM parts of a coverage run render many of the same points.
-	memoMu sync.Mutex
-	memo   map[string]renderMemo
+	// Workspace's life once RememberRenders was called (Render; guarded by
+	// memoMu): the AgentX, pages and vLLM parts of a coverage run render
+	// many of the same points.
+	memoMu   sync.Mutex
+	memo     map[string]renderMemo
+	remember atomic.Bool // RememberRenders was called
 
 	entries []*Entry
 	byKey   map[string]*Entry
