@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -552,15 +550,10 @@ func (c *run) judgeKeys(part string, entries []*infx.Entry, judge rowJudge) ([]r
 	return out, nil
 }
 
-// prerender renders the script and batch-job points of entries that
-// renderRow will render, on every CPU at once, into the Workspace's memo
-// (infx.Workspace.Render): judgeKeys then takes each rendering from the
-// memo in entry order, so the report is the same as a run on one CPU.
-// Outcomes are not looked at here; one the memo does not keep (a time
-// limit) is rendered again in order. Script and batch-job points only:
-// they are the bulk (each runs shell scripts in its own sandboxes; the
-// Workspace caches they share are safe for concurrent use, as RenderAll's
-// concurrent script renders rely on).
+// prerender has the Workspace render the points of entries that
+// renderRow will render on every CPU first (infx.Workspace.Prerender):
+// judgeKeys then takes each rendering from the memo in entry order, so the
+// report is the same as a run on one CPU.
 func (c *run) prerender(entries []*infx.Entry) {
 	var todo []infx.Point
 	for _, e := range entries {
@@ -572,32 +565,12 @@ func (c *run) prerender(entries []*infx.Entry) {
 			continue
 		}
 		for _, p := range pts {
-			if (p.Kind == infx.KindScript || p.Kind == infx.KindBatch) && vllmStatus(p) == report.StatusCompared {
+			if vllmStatus(p) == report.StatusCompared {
 				todo = append(todo, p)
 			}
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(todo))
-	if workers < 2 {
-		return // one CPU: judgeKeys renders them in order anyway
-	}
-	next := make(chan infx.Point)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for p := range next {
-				_, _ = c.ws.Render(c.ctx, p, infx.Options{})
-			}
-		})
-	}
-	for _, p := range todo {
-		if c.ctx.Err() != nil {
-			break
-		}
-		next <- p
-	}
-	close(next)
-	wg.Wait()
+	c.ws.Prerender(c.ctx, todo, infx.Options{})
 }
 
 // familyEntries lists the master-config entries of one framework family

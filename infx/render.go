@@ -499,6 +499,49 @@ type scriptResult struct {
 	err error
 }
 
+// Prerender renders the script and batch-job points among pts that can
+// be rendered (StatusOK) on every CPU at once, through Render, so that a
+// Workspace that remembers renders (RememberRenders) answers the caller's
+// Render of each of them, made later in its own order, from the memo: the
+// caller's output is then the same as on one CPU. Outcomes are not
+// returned; one the memo does not keep (a time limit) is rendered again
+// when asked for. Without RememberRenders it only costs time.
+func (ws *Workspace) Prerender(ctx context.Context, pts []Point, opt Options) {
+	var todo []Point
+	for _, p := range pts {
+		if (p.Kind == KindScript || p.Kind == KindBatch) && p.Status == StatusOK {
+			todo = append(todo, p)
+		}
+	}
+	if runtime.GOMAXPROCS(0) < 2 {
+		return // one CPU: the caller renders them in order anyway
+	}
+	eachOnAllCPUs(ctx, todo, func(p Point) { _, _ = ws.Render(ctx, p, opt) })
+}
+
+// eachOnAllCPUs calls fn for every point on GOMAXPROCS goroutines and
+// returns when all calls have; once ctx (nil: never) is done no further
+// point is started.
+func eachOnAllCPUs(ctx context.Context, pts []Point, fn func(Point)) {
+	next := make(chan Point)
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(pts))) {
+		wg.Go(func() {
+			for p := range next {
+				fn(p)
+			}
+		})
+	}
+	for _, p := range pts {
+		if ctx != nil && ctx.Err() != nil {
+			break
+		}
+		next <- p
+	}
+	close(next)
+	wg.Wait()
+}
+
 // renderScripts renders the in-scope single-node script points and
 // batch-job points given on every CPU at once (each runs the workflow
 // step, launchers and scripts in its own sandboxes; the Workspace caches
@@ -514,27 +557,11 @@ func (ws *Workspace) renderScripts(points [][]Point, opt Options) map[scriptKey]
 	}
 	out := make(map[scriptKey]scriptResult, len(todo))
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	next := make(chan Point)
-	for w := 0; w < max(1, runtime.GOMAXPROCS(0)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range next {
-				d, err := ws.render(p, opt, nil)
-				mu.Lock()
-				out[scriptKey{p.ConfigKey, p.Row, p.Concurrency}] = scriptResult{d, err}
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, p := range todo {
-		if opt.ctx != nil && opt.ctx.Err() != nil {
-			break // RenderAll reports ctx.Err()
-		}
-		next <- p
-	}
-	close(next)
-	wg.Wait()
+	eachOnAllCPUs(opt.ctx, todo, func(p Point) {
+		d, err := ws.render(p, opt, nil)
+		mu.Lock()
+		out[scriptKey{p.ConfigKey, p.Row, p.Concurrency}] = scriptResult{d, err}
+		mu.Unlock()
+	})
 	return out
 }
