@@ -22,6 +22,7 @@ import (
 	"github.com/cookbook-sync/cookbook-sync/launch"
 	"github.com/cookbook-sync/cookbook-sync/recipes"
 	"github.com/cookbook-sync/cookbook-sync/report"
+	"github.com/cookbook-sync/cookbook-sync/runcache"
 )
 
 // Options says what to compare. Errors about them are *OptionError
@@ -101,6 +102,18 @@ type Options struct {
 	// runs over one checkout (pages.Cache; e.g. a key-scoped run per
 	// config key). Each run still chooses its own snippets.
 	PageCache *pages.Cache
+	// Cache, when set, keeps finished reports across runs (package
+	// runcache): a run whose options and input trees are byte for byte
+	// those of a stored report returns that report without reading a
+	// source (the key: the executable, the options that decide the report,
+	// every input directory's path and content — reportKey). Only a report
+	// that depends on nothing else is stored: not one a time limit or the
+	// memory bound cut short, and never with Exclusions, Render, OnSetting
+	// or InfxCommit set (those runs do not use it). nil: no cache.
+	Cache *runcache.Dir
+	// CacheStats, when set, is filled in with what Run did with Cache
+	// (hit, stored, or why neither). Not part of the report.
+	CacheStats *CacheStats
 	// OnSetting, when set, is called for every setting of every role pair
 	// the run compares (compare.Options.OnSetting): an inventory of the
 	// settings a run sees, e.g. the policy class table of package
@@ -212,6 +225,9 @@ type run struct {
 	// hits says, per Options.ConfigKeys pattern (same index), what of the
 	// run it matched.
 	hits []patternHits
+	// volatile: an outcome of the run depends on the machine (a page
+	// file the memory bound stopped); its report is never cached.
+	volatile bool
 }
 
 // patternHits is what one Options.ConfigKeys pattern matched: keys of the
@@ -455,16 +471,37 @@ func relTo(dir, p string) string {
 // file:line:col), a vLLM recipes tree that cannot be indexed at all
 // (file:line:col).
 func Run(ctx context.Context, opt Options) (*report.Report, error) {
+	if opt.Cache == nil {
+		rep, _, err := runUncached(ctx, opt)
+		return rep, err
+	}
+	return cachedRun(ctx, opt, func() (*report.Report, bool, error) { return runUncached(ctx, opt) })
+}
+
+// runUncached is Run without the cache; volatile reports an outcome that
+// depends on the machine (a page stopped by the memory bound), which is
+// never cached.
+func runUncached(ctx context.Context, opt Options) (_ *report.Report, volatile bool, _ error) {
+	rep, c, err := runAll(ctx, opt)
+	if c != nil {
+		volatile = c.volatile
+	}
+	return rep, volatile, err
+}
+
+// runAll is runUncached with the run's state (nil when Run stopped before
+// it began).
+func runAll(ctx context.Context, opt Options) (*report.Report, *run, error) {
 	for _, p := range opt.ConfigKeys {
 		if p == "" {
-			return nil, &OptionError{Field: "ConfigKey", Msg: "an empty pattern matches no config key"}
+			return nil, nil, &OptionError{Field: "ConfigKey", Msg: "an empty pattern matches no config key"}
 		}
 		if _, err := path.Match(p, ""); err != nil {
-			return nil, &OptionError{Field: "ConfigKey", Value: p, Msg: err.Error(), Err: err}
+			return nil, nil, &OptionError{Field: "ConfigKey", Value: p, Msg: err.Error(), Err: err}
 		}
 	}
 	if len(opt.CookbookDirs) == 0 && opt.VLLMRecipesDir == "" {
-		return nil, &OptionError{Field: "CookbookDir", Msg: "give CookbookDir, VLLMRecipesDir or both"}
+		return nil, nil, &OptionError{Field: "CookbookDir", Msg: "give CookbookDir, VLLMRecipesDir or both"}
 	}
 	dirs := []struct{ field, dir string }{{"InfxDir", opt.InfxDir}, {"VLLMRecipesDir", opt.VLLMRecipesDir}}
 	for _, d := range opt.CookbookDirs {
@@ -476,26 +513,26 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		}
 		st, err := os.Stat(d.dir)
 		if err != nil || !st.IsDir() {
-			return nil, &OptionError{Field: d.field, Value: d.dir, Msg: "is not a directory"}
+			return nil, nil, &OptionError{Field: d.field, Value: d.dir, Msg: "is not a directory"}
 		}
 	}
 	agentxDir, pagesDir, err := classifyCookbooks(opt.CookbookDirs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	spec, from, err := resolvePolicy(opt.Policy, opt.InfxDir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ex := opt.Exclusions
 	if ex == nil {
 		if ex, err = exclusions.ForPolicy(spec.ID); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	rules, err := compare.DefaultRules()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rep := &report.Report{
 		SchemaVersion:  report.SchemaVersion,
@@ -518,7 +555,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	// recipe's own model; required for the vLLM part).
 	ws, wsErr := infx.Open(opt.InfxDir)
 	if err := infxOpenError(opt.InfxDir, wsErr); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if ws != nil {
 		ws.SrtSlurmDir, ws.SrtSlurmVersion, ws.SrtSlurmForks = opt.SrtSlurmDir, opt.SrtSlurmVersion, opt.SrtSlurmForks
@@ -532,7 +569,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 			// A key asked for (ConfigKeys) that does not load is bad
 			// input, never a silently smaller comparison.
 			_, err := ws.Entry(w.Key)
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	c := &run{ctx: ctx, opt: opt, ws: ws, ixRepo: ixRepo, ex: ex, rules: rules, render: opt.Render, renders: map[string]renderResult{}, rep: rep, policy: spec,
@@ -556,18 +593,18 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 			// pages give nothing to judge either
 			var oe *OptionError
 			if pagesDir == "" || !errors.As(err, &oe) {
-				return nil, err
+				return nil, c, err
 			}
 		}
 	}
 	if pagesDir != "" {
 		if err := c.pagesPart(); err != nil {
-			return nil, err
+			return nil, c, err
 		}
 	}
 	if opt.VLLMRecipesDir != "" {
 		if wsErr != nil {
-			return nil, &OptionError{Field: "InfxDir", Value: opt.InfxDir, Msg: wsErr.Error(), Err: wsErr}
+			return nil, nil, &OptionError{Field: "InfxDir", Value: opt.InfxDir, Msg: wsErr.Error(), Err: wsErr}
 		}
 		// Work follows the keys: the recipes are indexed only when an
 		// asked-for vLLM-family key is there to judge against them.
@@ -578,7 +615,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		}) {
 			ix, err = openVLLM(opt.VLLMRecipesDir)
 			if ix == nil {
-				return nil, err
+				return nil, c, err
 			}
 		} else {
 			ix = &recipes.Index{}
@@ -593,19 +630,19 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		rep.VLLMRecipes = &vi
 		rep.VLLM, err = c.vllmCoverage(ix)
 		if err != nil {
-			return nil, err
+			return nil, c, err
 		}
 		if len(rep.VLLM) == 0 && len(opt.ConfigKeys) == 0 {
 			// (with ConfigKeys: checkConfigKeys names each pattern that
 			// matched nothing)
-			return nil, &OptionError{Field: "InfxDir", Value: opt.InfxDir, Msg: "no vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) in its master configs: nothing was compared"}
+			return nil, nil, &OptionError{Field: "InfxDir", Value: opt.InfxDir, Msg: "no vLLM-family config key (vllm, dynamo-vllm, llmd-vllm) in its master configs: nothing was compared"}
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err // a point or row may have been cut short
+		return nil, c, err // a point or row may have been cut short
 	}
 	if err := c.checkConfigKeys(); err != nil {
-		return nil, err
+		return nil, c, err
 	}
 	for i := range rep.VLLM {
 		rep.VLLM[i].Source = report.SourceVLLMRecipes
@@ -613,7 +650,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	rep.LocalDirs = localDirs(append([]string{opt.InfxDir, opt.VLLMRecipesDir, opt.SrtSlurmDir}, opt.CookbookDirs...)...)
 	rep.CombineKeys()
 	rep.Count()
-	return rep, nil
+	return rep, c, nil
 }
 
 // infxOpenError is the error of an InferenceX directory that infx.Open could not use:

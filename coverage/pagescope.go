@@ -162,6 +162,9 @@ func (c *run) readPageFiles(set *pages.Set, chosen func(pages.FileInfo) bool) *p
 	for _, f := range set.Files {
 		if err, ok := set.Errors[f]; ok {
 			pf.failed[f] = err.Error()
+			if errors.Is(err, pages.ErrMemory) {
+				c.volatile = true
+			}
 			if errors.Is(err, pages.ErrTimeLimit) {
 				pf.timeLimit[f] = true
 				pf.timeLimits[f] = append(pf.timeLimits[f], err.Error())

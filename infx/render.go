@@ -386,7 +386,8 @@ func (ws *Workspace) RenderAll(ctx context.Context, keys []string, opt Options) 
 		}
 		points[i] = pts
 	}
-	scripts := ws.renderScripts(points, opt)
+	scripts := ws.streamScripts(points, opt)
+	defer scripts.stop()
 	for i, k := range keys {
 		if err := ctx.Err(); err != nil {
 			return Summary{}, err
@@ -431,7 +432,7 @@ func (ws *Workspace) RenderAll(ctx context.Context, keys []string, opt Options) 
 			default:
 				var d launch.Deployment
 				var err error
-				if r, ok := scripts[scriptKey{p.ConfigKey, p.Row, p.Concurrency}]; ok {
+				if r, ok := scripts.take(p); ok {
 					d, err = r.d, r.err
 				} else {
 					d, err = ws.render(p, opt, cache)
@@ -487,12 +488,6 @@ func (ws *Workspace) RenderAll(ctx context.Context, keys []string, opt Options) 
 	return s, nil
 }
 
-// scriptKey names one point of a RenderAll run.
-type scriptKey struct {
-	key       string
-	row, conc int
-}
-
 // scriptResult is a pre-rendered script or batch-job point.
 type scriptResult struct {
 	d   launch.Deployment
@@ -542,11 +537,38 @@ func eachOnAllCPUs(ctx context.Context, pts []Point, fn func(Point)) {
 	wg.Wait()
 }
 
-// renderScripts renders the in-scope single-node script points and
-// batch-job points given on every CPU at once (each runs the workflow
-// step, launchers and scripts in its own sandboxes; the Workspace caches
-// are safe for concurrent use).
-func (ws *Workspace) renderScripts(points [][]Point, opt Options) map[scriptKey]scriptResult {
+// scriptWindow bounds the script and batch-job points renderScripts
+// renders ahead of RenderAll's loop, per CPU: what is rendered and not yet
+// taken is held, so memory follows the window, not the checkout.
+const scriptWindow = 8
+
+// scriptStream is the script and batch-job points of a RenderAll run,
+// rendered on every CPU ahead of its loop (streamScripts), taken in the
+// loop's order (take).
+type scriptStream struct {
+	todo    []Point
+	results []scriptSlot
+	// slots holds a token per rendered point not yet taken (at most
+	// scriptWindow per CPU); quit stops the feeder.
+	slots chan struct{}
+	quit  chan struct{}
+	once  sync.Once
+	next  int // the next point take expects (they come in order)
+}
+
+// scriptSlot is one point's outcome; done is closed when it is there.
+type scriptSlot struct {
+	done chan struct{}
+	scriptResult
+}
+
+// streamScripts starts rendering the in-scope single-node script points
+// and batch-job points of points, in their order, on every CPU at once
+// (each runs the workflow step, launchers and scripts in its own
+// sandboxes; the Workspace caches are safe for concurrent use), never more
+// than scriptWindow per CPU ahead of what take has returned. The caller
+// takes every one of them in that order, or calls stop.
+func (ws *Workspace) streamScripts(points [][]Point, opt Options) *scriptStream {
 	var todo []Point
 	for _, pts := range points {
 		for _, p := range pts {
@@ -555,13 +577,66 @@ func (ws *Workspace) renderScripts(points [][]Point, opt Options) map[scriptKey]
 			}
 		}
 	}
-	out := make(map[scriptKey]scriptResult, len(todo))
-	var mu sync.Mutex
-	eachOnAllCPUs(opt.ctx, todo, func(p Point) {
-		d, err := ws.render(p, opt, nil)
-		mu.Lock()
-		out[scriptKey{p.ConfigKey, p.Row, p.Concurrency}] = scriptResult{d, err}
-		mu.Unlock()
-	})
-	return out
+	cpus := max(1, runtime.GOMAXPROCS(0))
+	st := &scriptStream{todo: todo, results: make([]scriptSlot, len(todo)),
+		slots: make(chan struct{}, scriptWindow*cpus), quit: make(chan struct{})}
+	for j := range todo {
+		st.results[j].done = make(chan struct{})
+	}
+	next := make(chan int)
+	for range min(cpus, len(todo)) {
+		go func() {
+			for j := range next {
+				d, err := ws.render(todo[j], opt, nil)
+				st.results[j].scriptResult = scriptResult{d, err}
+				close(st.results[j].done)
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for j := range todo {
+			select {
+			case st.slots <- struct{}{}:
+			case <-st.quit:
+				return
+			}
+			if opt.ctx != nil && opt.ctx.Err() != nil {
+				// nothing more is started: what is left says so
+				for k := j; k < len(todo); k++ {
+					st.results[k].scriptResult = scriptResult{err: opt.ctx.Err()}
+					close(st.results[k].done)
+				}
+				return
+			}
+			select {
+			case next <- j:
+			case <-st.quit:
+				return
+			}
+		}
+	}()
+	return st
 }
+
+// take is p's outcome when p is the stream's next point (ok), waiting
+// for it; the stream then forgets it. RenderAll asks for the points in the
+// order streamScripts listed them, so each gets its own outcome.
+func (st *scriptStream) take(p Point) (scriptResult, bool) {
+	j := st.next
+	if j >= len(st.todo) || st.todo[j].ConfigKey != p.ConfigKey || st.todo[j].Row != p.Row ||
+		st.todo[j].Concurrency != p.Concurrency || st.todo[j].Scenario != p.Scenario {
+		// not a streamed point: rendered by the caller
+		return scriptResult{}, false
+	}
+	st.next++
+	<-st.results[j].done
+	r := st.results[j].scriptResult
+	st.results[j].scriptResult = scriptResult{}
+	<-st.slots
+	return r, true
+}
+
+// stop ends the feeder (RenderAll's return): points already started
+// finish in the background and are dropped.
+func (st *scriptStream) stop() { st.once.Do(func() { close(st.quit) }) }

@@ -88,6 +88,11 @@ func ShellSafe(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); {
+		if c := s[i]; c >= 0x20 && c < 0x7f {
+			// printable ASCII: kept (the "##[" test is above)
+			i++
+			continue
+		}
 		r, n := decodeRune(s[i:])
 		if r < 0 || !safeRune(r) {
 			return false
@@ -176,6 +181,11 @@ func EscapeLine(s string) string {
 func EscapeJSON(b []byte) []byte {
 	clean := !bytes.Contains(b, []byte(legacyCommand))
 	for i := 0; clean && i < len(b); {
+		if c := b[i]; c >= 0x20 && c < 0x7f || c == '\n' || c == '\t' {
+			// ASCII that needsEscape keeps
+			i++
+			continue
+		}
 		r, n := decodeRune(string(b[i:min(len(b), i+utf8.UTFMax)]))
 		if r < 0 || needsEscape(r) {
 			clean = false

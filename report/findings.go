@@ -150,6 +150,7 @@ var recipeErrorPosRe = regexp.MustCompile(`^([^\s:]+):(\d+):\d+: `)
 // covered ones are not.
 func Findings(r *Report) []Finding {
 	var out []Finding
+	scrub := r.scrubber()
 	pv := Prop{"policyVersion", r.Policy.Version}
 	add := func(f Finding) {
 		why := ""
@@ -164,10 +165,10 @@ func Findings(r *Report) []Finding {
 			f.Props = append(f.Props, Prop{"superseded", why})
 		}
 		f.Level = f.Class.Level()
-		f.Message = r.Scrub(f.Message)
+		f.Message = scrub(f.Message)
 		for i, p := range f.Props {
 			if s, ok := p.Value.(string); ok {
-				f.Props[i].Value = r.Scrub(s)
+				f.Props[i].Value = scrub(s)
 			}
 		}
 		out = append(out, f)

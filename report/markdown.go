@@ -119,6 +119,8 @@ type md struct {
 	hint  string // the JSON command in backticks, and what its placeholders stand for
 	out   strings.Builder
 	cut   []string // sections cut for size
+	// sc is r's scrubber (scrub), made at first use
+	sc func(string) string
 }
 
 // keyBlock is one config key's part of a section; short, when set, is a
@@ -355,7 +357,12 @@ func mdURL(u string) string {
 
 // scrub removes every local directory of the run from s (LocalDirs), so
 // paths read as repository-relative.
-func (m *md) scrub(s string) string { return m.r.Scrub(s) }
+func (m *md) scrub(s string) string {
+	if m.sc == nil {
+		m.sc = m.r.scrubber()
+	}
+	return m.sc(s)
+}
 
 // pointLabel is "#<cell>·p<point>" (the cell id's "#n" and the point
 // index).

@@ -186,13 +186,18 @@ type Report struct {
 // files as repository-relative paths: every LocalDirs prefix ("<dir>/x" →
 // "x"), then every absolute RepoInfo.Dir of the report ("<dir>/x" → "x",
 // a bare "<dir>" → the repository's name), longest first.
-func (r *Report) Scrub(s string) string {
+func (r *Report) Scrub(s string) string { return r.scrubber()(s) }
+
+// scrubber is Scrub with the report's directories worked out once: for a
+// printer that scrubs many messages of one report.
+func (r *Report) scrubber() func(string) string {
+	var local []string
 	for _, d := range r.LocalDirs {
 		d = strings.TrimSuffix(d, "/")
 		if d == "" || d == "." {
 			continue
 		}
-		s = replacePath(s, d+"/", "", false)
+		local = append(local, d+"/")
 	}
 	type rd struct{ dir, name string }
 	var ds []rd
@@ -213,11 +218,20 @@ func (r *Report) Scrub(s string) string {
 	}
 	// longest first: a checkout nested in another is removed whole
 	sort.SliceStable(ds, func(i, j int) bool { return len(ds[i].dir) > len(ds[j].dir) })
-	for _, d := range ds {
-		s = replacePath(s, d.dir+"/", "", false)
-		s = replacePath(s, d.dir, d.name, true)
+	return func(s string) string {
+		if !strings.Contains(s, "/") {
+			// every directory removed ends in "/" or is absolute
+			return s
+		}
+		for _, d := range local {
+			s = replacePath(s, d, "", false)
+		}
+		for _, d := range ds {
+			s = replacePath(s, d.dir+"/", "", false)
+			s = replacePath(s, d.dir, d.name, true)
+		}
+		return s
 	}
-	return s
 }
 
 // replacePath replaces old with repl where old begins a path: at the

@@ -23,6 +23,7 @@ import (
 	"github.com/cookbook-sync/cookbook-sync/infx"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 	"github.com/cookbook-sync/cookbook-sync/report"
+	"github.com/cookbook-sync/cookbook-sync/runcache"
 	"github.com/cookbook-sync/cookbook-sync/upstream"
 )
 
@@ -71,6 +72,9 @@ type coverageOptions struct {
 	runError string
 	// policy is --policy (coverage.Options.Policy).
 	policy string
+	// cacheDir / noCache are --cache-dir and --no-cache (openCache).
+	cacheDir string
+	noCache  bool
 }
 
 func newCoverageCmd() *cobra.Command { return newCoverageCmdWith(runCoverage) }
@@ -222,6 +226,8 @@ machine); 4 the output could not be written (stdout).
 	f := c.Flags()
 	f.StringArrayVar(&o.configKeys, "config-key", nil, "only cells / config keys whose InferenceX config key matches `GLOB` (path.Match); repeatable or comma-separated, each must match a key")
 	f.StringVar(&o.format, "format", "text", "output format: "+formatHelp())
+	f.StringVar(&o.cacheDir, "cache-dir", "", "cache `DIR` for finished reports, keyed by this executable, the options and every input file's content (default: $"+cacheEnv+", else the user cache directory's cookbook-sync/)")
+	f.BoolVar(&o.noCache, "no-cache", false, "neither read nor write the cache")
 	return c
 }
 
@@ -294,8 +300,16 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 	if prog != nil {
 		opts.Progress = prog.update
 	}
+	var stats coverage.CacheStats
+	if !o.demo {
+		// (the demo is extracted to a new directory every run)
+		opts.Cache, opts.CacheStats = o.openCache(cmd.ErrOrStderr(), os.Getenv), &stats
+	}
 	rep, err := coverage.Run(ctx, opts)
 	prog.clear()
+	if strings.HasPrefix(stats.Skipped, coverage.SkipWrite) {
+		warn(cmd.ErrOrStderr(), "cache: "+stats.Skipped)
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return err
@@ -606,6 +620,9 @@ var coverageFooterFlags = []struct {
 	{"format", footerDropped},   // the footer asks for json
 	{"deadline", footerDropped}, // exit 3, never a different report
 	{"help", footerDropped},
+	// the cache gives the report a fresh run would: never a different one
+	{"cache-dir", footerDropped},
+	{"no-cache", footerDropped},
 }
 
 // coverageFooter is the command that gives the whole report of the run as
@@ -780,4 +797,37 @@ func errorsSummary(rep *report.Report) string {
 		return "bad input (\"error\" above)"
 	}
 	return strings.Join(parts, "; ") + " (\"error\" above)"
+}
+
+// cacheEnv names the environment variable that sets the cache directory
+// when --cache-dir is not given; "off" turns the cache off (as
+// --no-cache).
+const cacheEnv = "COOKBOOK_SYNC_CACHE"
+
+// openCache is the cache the run uses (coverage.Options.Cache): nil with
+// --no-cache or $COOKBOOK_SYNC_CACHE=off; else --cache-dir, else
+// $COOKBOOK_SYNC_CACHE, else runcache.DefaultDir. A cache that cannot be
+// opened is a warning on stderr and a run without it, never a failure.
+func (o coverageOptions) openCache(stderr io.Writer, getenv func(string) string) *runcache.Dir {
+	dir := o.cacheDir
+	if o.noCache || dir == "" && getenv(cacheEnv) == "off" {
+		return nil
+	}
+	if dir == "" {
+		dir = getenv(cacheEnv)
+	}
+	if dir == "" {
+		d, err := runcache.DefaultDir()
+		if err != nil {
+			warn(stderr, "cache: "+err.Error()+" (running without it; --cache-dir DIR names one)")
+			return nil
+		}
+		dir = d
+	}
+	c, err := runcache.Open(dir)
+	if err != nil {
+		warn(stderr, "cache: "+err.Error()+" (running without it)")
+		return nil
+	}
+	return c
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/coverage"
 	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
+	"github.com/cookbook-sync/cookbook-sync/runcache"
 )
 
 // outputsLedger records the SHA-256 of every command's output on the
@@ -75,15 +76,40 @@ func TestCorpusOutputsUnchanged(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := coverage.Run(context.Background(), o.libOptions())
+	// through a new empty cache, then again from it (issue 24: cold and
+	// warm print the same bytes in every format)
+	cache, err := runcache.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	var stats coverage.CacheStats
+	lib := o.libOptions()
+	lib.Cache, lib.CacheStats = cache, &stats
+	rep, err := coverage.Run(context.Background(), lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !stats.Stored {
+		t.Errorf("the main job's report was not cached: %+v", stats)
+	}
+	warm, err := coverage.Run(context.Background(), lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !stats.Hit {
+		t.Errorf("the second run did not read the cache: %+v", stats)
+	}
 	for _, f := range []string{"text", "markdown", "json", "sarif", "github"} {
 		o.format = f
-		var b bytes.Buffer
+		var b, w bytes.Buffer
 		if err := printReport(&b, rep, o); err != nil {
 			t.Fatalf("coverage --format %s: %v", f, err)
+		}
+		if err := printReport(&w, warm, o); err != nil {
+			t.Fatalf("coverage --format %s (warm): %v", f, err)
+		}
+		if b.String() != w.String() {
+			t.Errorf("coverage --format %s: the warm run (from the cache) prints differently from the cold run", f)
 		}
 		record("coverage --format "+f, b.String())
 	}

@@ -23,6 +23,12 @@ import (
 // ends with os.Exit before the copy is removed.
 func TestMain(m *testing.M) {
 	batchgc.Tune(os.Getenv) // as the CLI runs (main)
+	// no in-process test reads a report an earlier run stored (those that
+	// test the cache give --cache-dir); a script's command (this binary
+	// run as cookbook-sync) has the script's environment
+	if os.Getenv(cacheEnv) == "" && filepath.Base(os.Args[0]) != "cookbook-sync" {
+		_ = os.Setenv(cacheEnv, "off")
+	}
 	if os.Getenv(hostileChildEnv) != "" {
 		os.Exit(m.Run())
 	}
@@ -79,6 +85,9 @@ func runScripts(t *testing.T, dir, shared string) {
 			env.Setenv("DEMO", demo)
 			env.Setenv("REPO", repo)
 			env.Setenv("SHARED", shared)
+			// each script its own empty cache, as a new user's
+			env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, ".cache"))
+			env.Setenv(cacheEnv, "") // (TestMain's "off" is for the in-process tests)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -1,0 +1,194 @@
+package coverage
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+
+	"github.com/cookbook-sync/cookbook-sync/report"
+	"github.com/cookbook-sync/cookbook-sync/runcache"
+)
+
+// reportKind names Run's cache entries and their format: a report as
+// encoding/json writes it. Bump the number when what a report means
+// changes without the executable changing (it always does today: the
+// executable's bytes are in every key).
+const reportKind = "coverage-report/1"
+
+// CacheStats says what Run did with Options.Cache.
+type CacheStats struct {
+	// Hit: the report was read from the cache (no source was read or
+	// rendered).
+	Hit bool
+	// Stored: the report was computed and written to the cache.
+	Stored bool
+	// Skipped, when neither, says why the cache was not used: the options
+	// name a caller's function or set (Exclusions, Render, OnSetting,
+	// InfxCommit), an input tree cannot be keyed by content (a link out of
+	// it, a special file: runcache.ErrNotAddressable), the report depends
+	// on the machine (a time limit or memory bound stopped part of it), or
+	// the entry could not be written.
+	Skipped string
+}
+
+// SkipWrite starts CacheStats.Skipped when the entry could not be
+// written (a full disk, a read-only directory): the one reason a caller
+// may want to tell the user.
+const SkipWrite = "the entry could not be written: "
+
+// cacheable is why opt's report cannot be cached, "" when it can: a
+// report is cached only when it is a function of the options Run keys and
+// the bytes of the directories they name.
+func cacheable(opt Options) string {
+	switch {
+	case opt.Exclusions != nil:
+		return "a caller's exclusion set (Options.Exclusions)"
+	case opt.Render != nil:
+		return "a caller's renderer (Options.Render)"
+	case opt.OnSetting != nil:
+		return "a caller's setting inventory (Options.OnSetting) sees every comparison"
+	case opt.InfxCommit != nil:
+		return "the InferenceX tree is a commit of another repository (Options.InfxCommit)"
+	}
+	return ""
+}
+
+// reportKey is the cache key of the report Run computes for opt: the
+// executable, the options that decide the report (ConfigKeys, Policy,
+// AllowUnverified, srt-slurm version and forks, each directory's absolute
+// path in its place) and the content of every directory (runcache.TreeDigest:
+// every file, and each git checkout's refs, configuration and object
+// names — the report's commits, permalinks and provenance drift come from
+// them). Errors: a directory that cannot be keyed (ErrNotAddressable) or
+// read.
+func reportKey(d *runcache.Dir, opt Options) (runcache.Key, error) {
+	k := d.NewKey(reportKind)
+	type fork struct{ Repo, Ref, Dir string }
+	var forks []fork
+	for _, f := range opt.SrtSlurmForks {
+		forks = append(forks, fork{f.Repo, f.Ref, absDir(f.Dir)})
+	}
+	cookbooks := make([]string, len(opt.CookbookDirs))
+	for i, c := range opt.CookbookDirs {
+		cookbooks[i] = absDir(c)
+	}
+	// the directories as given too: messages may name them so
+	given := append([]string{opt.InfxDir, opt.VLLMRecipesDir, opt.SrtSlurmDir}, opt.CookbookDirs...)
+	for _, f := range opt.SrtSlurmForks {
+		given = append(given, f.Dir)
+	}
+	o, err := json.Marshal(struct {
+		Infx, VLLM, Srt, SrtVersion, Policy string
+		Cookbooks, ConfigKeys, Given        []string
+		AllowUnverified                     bool
+		Forks                               []fork
+	}{absDir(opt.InfxDir), absDir(opt.VLLMRecipesDir), absDir(opt.SrtSlurmDir), opt.SrtSlurmVersion, opt.Policy,
+		cookbooks, opt.ConfigKeys, given, opt.AllowUnverified, forks})
+	if err != nil {
+		return runcache.Key{}, err
+	}
+	k.AddBytes(o)
+	// the trees are read at once (hashing is most of a warm run)
+	sums := make([][32]byte, len(given))
+	errs := make([]error, len(given))
+	var wg sync.WaitGroup
+	for i, dir := range given {
+		if dir != "" {
+			wg.Go(func() { sums[i], errs[i] = runcache.TreeDigest(dir) })
+		}
+	}
+	wg.Wait()
+	for i, dir := range given {
+		if dir == "" {
+			k.Add("")
+			continue
+		}
+		if errs[i] != nil {
+			return runcache.Key{}, errs[i]
+		}
+		k.AddBytes(sums[i][:])
+	}
+	return k.Sum(), nil
+}
+
+// cachedRun is Run through opt.Cache: the stored report when there is
+// one for opt's key, else run's, stored when it depends on nothing but the
+// key (no time limit, no memory bound, not cut short).
+func cachedRun(ctx context.Context, opt Options, run func() (*report.Report, bool, error)) (*report.Report, error) {
+	stats := opt.CacheStats
+	if stats == nil {
+		stats = &CacheStats{}
+	}
+	*stats = CacheStats{}
+	uncached := func(why string) (*report.Report, error) {
+		rep, _, err := run()
+		stats.Skipped = why
+		return rep, err
+	}
+	if why := cacheable(opt); why != "" {
+		return uncached(why)
+	}
+	key, err := reportKey(opt.Cache, opt)
+	if err != nil {
+		return uncached("an input cannot be keyed by content: " + err.Error())
+	}
+	if data, ok := opt.Cache.Get(key); ok {
+		rep := &report.Report{}
+		if json.Unmarshal(data, rep) == nil {
+			rep.LocalDirs = localDirs(append([]string{opt.InfxDir, opt.VLLMRecipesDir, opt.SrtSlurmDir}, opt.CookbookDirs...)...)
+			stats.Hit = true
+			return rep, nil
+		}
+		// not a report of this format: computed again and replaced
+	}
+	rep, volatile, err := run()
+	if err != nil {
+		return rep, err
+	}
+	switch {
+	case volatile || rep.TimeLimit:
+		stats.Skipped = "a time limit or memory bound stopped part of the run: its report depends on the machine"
+		return rep, nil
+	case ctx.Err() != nil:
+		stats.Skipped = "the run was interrupted"
+		return rep, nil
+	}
+	data, err := encodeReport(rep)
+	if err != nil {
+		stats.Skipped = "the report does not read back exactly from JSON: " + err.Error()
+		return rep, nil
+	}
+	if err := opt.Cache.Put(key, data); err != nil {
+		stats.Skipped = SkipWrite + err.Error()
+		return rep, nil
+	}
+	stats.Stored = true
+	return rep, nil
+}
+
+// errRoundTrip: a report whose JSON does not decode to the same JSON.
+var errRoundTrip = errors.New("decoding and encoding again changes it")
+
+// encodeReport is rep as stored: its JSON, only when decoding it gives a
+// report whose JSON is the same bytes (so a cached report prints as the
+// computed one did).
+func encodeReport(rep *report.Report) ([]byte, error) {
+	data, err := json.Marshal(rep)
+	if err != nil {
+		return nil, err
+	}
+	back := &report.Report{}
+	if err := json.Unmarshal(data, back); err != nil {
+		return nil, err
+	}
+	again, err := json.Marshal(back)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(data, again) {
+		return nil, errRoundTrip
+	}
+	return data, nil
+}

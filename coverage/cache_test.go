@@ -1,0 +1,219 @@
+package coverage
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/exclusions"
+	"github.com/cookbook-sync/cookbook-sync/report"
+	"github.com/cookbook-sync/cookbook-sync/runcache"
+)
+
+// cacheFixture is a copy of the script fixture (scriptFixture) in a
+// temporary directory, so a test may edit it.
+func cacheFixture(t *testing.T) (infxDir, cookbookDir string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "script"))); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "inferencex"), filepath.Join(dir, "sglang")
+}
+
+// jsonOf is the report as report.PrintJSON writes it.
+func jsonOf(t *testing.T, rep *report.Report) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := report.PrintJSON(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func openCache(t *testing.T) *runcache.Dir {
+	t.Helper()
+	c, err := runcache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// A report read from the cache prints exactly as the one computed (every
+// format), and an edit of an input file is a new key: the edited tree's
+// own report, never the stored one.
+func TestCacheColdWarmEdited(t *testing.T) {
+	ixDir, cbDir := cacheFixture(t)
+	cache := openCache(t)
+	var stats CacheStats
+	opt := Options{InfxDir: ixDir, CookbookDirs: []string{cbDir}, Cache: cache, CacheStats: &stats}
+	cold, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !stats.Stored || stats.Hit || stats.Skipped != "" {
+		t.Fatalf("cold run: %+v, want stored", stats)
+	}
+	warm, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !stats.Hit || stats.Stored {
+		t.Fatalf("warm run: %+v, want a hit", stats)
+	}
+	for name, print := range map[string]func(*report.Report) string{
+		"json": func(r *report.Report) string { return jsonOf(t, r) }, "text": textOf, "markdown": markdownOf,
+	} {
+		if a, b := print(cold), print(warm); a != b {
+			t.Errorf("%s: the warm run prints differently:\n%s\n--- cold ---\n%s", name, b, a)
+		}
+	}
+	if cold.Gap != warm.Gap || cold.Errors != warm.Errors || cold.TimeLimit != warm.TimeLimit || !equalStrings(cold.LocalDirs, warm.LocalDirs) {
+		t.Errorf("warm run: gap %v errors %v time limit %v dirs %q, cold %v %v %v %q", warm.Gap, warm.Errors, warm.TimeLimit, warm.LocalDirs, cold.Gap, cold.Errors, cold.TimeLimit, cold.LocalDirs)
+	}
+
+	// one flag of the script changes: a new key, the edited tree's report
+	script := filepath.Join(ixDir, "benchmarks/single_node/agentic/qwen3.5_fp8_b200_sglang_mtp.sh")
+	src, err := os.ReadFile(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := bytes.Replace(src, []byte("--mem-fraction-static 0.85"), []byte("--mem-fraction-static 0.8"), 1)
+	if bytes.Equal(edited, src) {
+		t.Fatal("the fixture script has no --mem-fraction-static 0.85")
+	}
+	if err := os.WriteFile(script, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	after, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Hit || !stats.Stored {
+		t.Fatalf("after the edit: %+v, want a computed and stored report", stats)
+	}
+	fresh, err := Run(context.Background(), Options{InfxDir: ixDir, CookbookDirs: []string{cbDir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := jsonOf(t, after), jsonOf(t, fresh); a != b {
+		t.Errorf("after the edit the cached run differs from an uncached one")
+	}
+	if jsonOf(t, after) == jsonOf(t, cold) || !strings.Contains(jsonOf(t, after), "0.8") {
+		t.Errorf("the edit did not change the report: the stored one was handed out")
+	}
+}
+
+func equalStrings(a, b []string) bool {
+	return strings.Join(a, "\x00") == strings.Join(b, "\x00")
+}
+
+// A corrupt or foreign entry is never trusted: it is computed again and
+// replaced.
+func TestCacheCorruptEntry(t *testing.T) {
+	ixDir, cbDir := cacheFixture(t)
+	cache := openCache(t)
+	var stats CacheStats
+	opt := Options{InfxDir: ixDir, CookbookDirs: []string{cbDir}, Cache: cache, CacheStats: &stats}
+	cold, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []string
+	err = filepath.WalkDir(cache.Path(), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			entries = append(entries, p)
+		}
+		return err
+	})
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("entries %q (%v), want one", entries, err)
+	}
+	data, err := os.ReadFile(entries[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, bad := range map[string][]byte{
+		"truncated":      data[:len(data)-10],
+		"a byte changed": append(bytes.Clone(data[:len(data)-3]), '!', data[len(data)-2], data[len(data)-1]),
+		"not JSON":       nil, // filled below: a valid entry whose value is no report
+		"empty":          {},
+	} {
+		if name == "not JSON" {
+			// a well-formed entry of this key whose value is no report
+			k, err := reportKey(cache, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cache.Put(k, []byte("{not json")); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.WriteFile(entries[0], bad, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Run(context.Background(), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stats.Hit || !stats.Stored {
+			t.Errorf("%s entry: %+v, want recomputed and stored", name, stats)
+		}
+		if jsonOf(t, rep) != jsonOf(t, cold) {
+			t.Errorf("%s entry: the report changed", name)
+		}
+		if got, err := os.ReadFile(entries[0]); err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%s entry: not replaced by the good one (%v)", name, err)
+		}
+	}
+}
+
+// Runs whose report is not a function of the key do not use the cache.
+func TestCacheSkipped(t *testing.T) {
+	ixDir, cbDir := cacheFixture(t)
+	cache := openCache(t)
+	ex, err := exclusions.ForPolicy(exclusions.DefaultPolicyID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stats CacheStats
+	opt := Options{InfxDir: ixDir, CookbookDirs: []string{cbDir}, Cache: cache, CacheStats: &stats, Exclusions: ex}
+	for i := range 2 {
+		if _, err := Run(context.Background(), opt); err != nil {
+			t.Fatal(err)
+		}
+		if stats.Hit || stats.Stored || !strings.Contains(stats.Skipped, "Options.Exclusions") {
+			t.Errorf("run %d with a caller's exclusion set: %+v", i, stats)
+		}
+	}
+	// a link out of the tree: the tree cannot be keyed by content
+	if err := os.Symlink(os.TempDir(), filepath.Join(ixDir, "outside")); err != nil {
+		t.Fatal(err)
+	}
+	opt.Exclusions = nil
+	if _, err := Run(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	if stats.Hit || stats.Stored || !strings.Contains(stats.Skipped, "not content-addressable") {
+		t.Errorf("a tree with a link out of it: %+v", stats)
+	}
+}
+
+// Bad usage is never cached: the same error every time.
+func TestCacheBadUsage(t *testing.T) {
+	ixDir, cbDir := cacheFixture(t)
+	cache := openCache(t)
+	var stats CacheStats
+	opt := Options{InfxDir: ixDir, CookbookDirs: []string{cbDir}, Cache: cache, CacheStats: &stats, ConfigKeys: []string{"no-such-key"}}
+	for i := range 2 {
+		if _, err := Run(context.Background(), opt); err == nil {
+			t.Fatalf("run %d: a pattern that matches nothing gave no error", i)
+		}
+		if stats.Hit || stats.Stored {
+			t.Errorf("run %d: %+v", i, stats)
+		}
+	}
+}

@@ -1,0 +1,197 @@
+// Package runcache is cookbook-sync's content-addressed cache across runs,
+// in the manner of golangci-lint's and go's own build cache: an entry is
+// found by a key that covers everything its value depends on — the
+// executable that computed it (its bytes: `go run` and `go test` builds
+// carry no version), what was asked, and the bytes of every input the work
+// read — so an entry is either exactly what a fresh run would compute or
+// never looked up. Nothing is invalidated by time.
+//
+// Entries are files written atomically (a temporary file in the same
+// directory, then rename), so concurrent runs can share one directory; an
+// entry that does not read back exactly (truncated, corrupt, from another
+// program or another key) is a miss, never trusted, and the next Put
+// replaces it.
+package runcache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// magic starts every entry file (and names the entry format's version).
+const magic = "cookbook-sync runcache v1\n"
+
+// Dir is an opened cache directory. Its zero value is not usable; Open
+// makes one. Safe for concurrent use (by goroutines and by processes).
+type Dir struct {
+	path string
+	// exe is the hex SHA-256 of the running executable (Executable).
+	exe string
+}
+
+// DefaultDir is the cache directory used when the user names none:
+// os.UserCacheDir()/cookbook-sync ($XDG_CACHE_HOME or ~/.cache on Linux,
+// ~/Library/Caches on macOS, %LocalAppData% on Windows). Errors: those of
+// os.UserCacheDir (no home directory).
+func DefaultDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "cookbook-sync"), nil
+}
+
+// Open makes (if needed) and opens the cache directory path, and reads
+// the running executable's bytes for the keys (Executable). Errors: the
+// directory cannot be made or is not a directory; the executable cannot be
+// read (then nothing could be keyed safely).
+func Open(path string) (*Dir, error) {
+	if path == "" {
+		return nil, errors.New("runcache: no directory")
+	}
+	exe, err := Executable()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		return nil, fmt.Errorf("cache directory: %w", err)
+	}
+	return &Dir{path: path, exe: exe}, nil
+}
+
+// Path is the directory d was opened on.
+func (d *Dir) Path() string { return d.path }
+
+// Executable is the hex SHA-256 of the running program's file
+// (os.Executable): part of every key, so a rebuilt tool — another
+// version, a local edit, a test binary — never reads another build's
+// entries. Errors: the executable cannot be found or read.
+func Executable() (string, error) {
+	p, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("runcache: the running executable: %w", err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return "", fmt.Errorf("runcache: the running executable: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("runcache: the running executable: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Key is an entry's key: the SHA-256 of a Keyer's parts.
+type Key [32]byte
+
+// String is the key in hex.
+func (k Key) String() string { return hex.EncodeToString(k[:]) }
+
+// Keyer builds a Key from parts, each length-prefixed (so no two lists of
+// parts give the same bytes). It starts with the kind of entry and the
+// executable's hash (NewKey).
+type Keyer struct{ b bytes.Buffer }
+
+// NewKey starts a key for an entry of kind (e.g. "coverage-report/1": the
+// caller's value format and version) computed by d's executable.
+func (d *Dir) NewKey(kind string) *Keyer {
+	k := &Keyer{}
+	k.Add(kind)
+	k.Add(d.exe)
+	return k
+}
+
+// Add appends one part.
+func (k *Keyer) Add(part string) *Keyer {
+	fmt.Fprintf(&k.b, "%d:", len(part))
+	k.b.WriteString(part)
+	return k
+}
+
+// AddBytes appends one part given as bytes.
+func (k *Keyer) AddBytes(part []byte) *Keyer {
+	fmt.Fprintf(&k.b, "%d:", len(part))
+	k.b.Write(part)
+	return k
+}
+
+// Sum is the key of the parts added so far.
+func (k *Keyer) Sum() Key { return sha256.Sum256(k.b.Bytes()) }
+
+// file is the entry file of key: two levels, as git's objects.
+func (d *Dir) file(key Key) string {
+	h := key.String()
+	return filepath.Join(d.path, h[:2], h)
+}
+
+// header is what precedes the value in key's entry file: the magic, the
+// key again (an entry copied to another name is foreign) and the value's
+// length and SHA-256 (a truncated or altered entry is corrupt).
+func header(key Key, value []byte) []byte {
+	sum := sha256.Sum256(value)
+	return fmt.Appendf(nil, "%s%s\n%d %s\n", magic, key, len(value), hex.EncodeToString(sum[:]))
+}
+
+// Get is the value stored under key, and whether there is one that reads
+// back exactly: a missing, truncated, corrupt or foreign entry is a miss
+// (false), never an error.
+func (d *Dir) Get(key Key) ([]byte, bool) {
+	data, err := os.ReadFile(d.file(key))
+	if err != nil {
+		return nil, false
+	}
+	// header: magic, key line, "len sha" line
+	rest, ok := bytes.CutPrefix(data, []byte(magic))
+	if !ok {
+		return nil, false
+	}
+	keyLine, rest, ok := bytes.Cut(rest, []byte{'\n'})
+	if !ok || string(keyLine) != key.String() {
+		return nil, false
+	}
+	_, value, ok := bytes.Cut(rest, []byte{'\n'})
+	if !ok || !bytes.Equal(header(key, value), data[:len(data)-len(value)]) {
+		return nil, false
+	}
+	return value, true
+}
+
+// Put stores value under key atomically: readers see the old entry, none,
+// or the whole new one; of concurrent writers of one key the last rename
+// wins (their values are equal: the key decides the value). Errors: the
+// entry cannot be written (a full disk, a read-only directory): the caller
+// goes on without the cache.
+func (d *Dir) Put(key Key, value []byte) error {
+	p := d.file(key)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(header(key, value))
+	if werr == nil {
+		_, werr = f.Write(value)
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, p)
+	}
+	if werr != nil {
+		_ = os.Remove(tmp) // best effort: a stray temporary file is never read
+		return werr
+	}
+	return nil
+}

@@ -1,0 +1,262 @@
+package runcache
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+func open(t *testing.T) *Dir {
+	t.Helper()
+	d, err := Open(filepath.Join(t.TempDir(), "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestGetPut(t *testing.T) {
+	d := open(t)
+	k := d.NewKey("test/1").Add("a").Sum()
+	if _, ok := d.Get(k); ok {
+		t.Fatal("a hit in an empty cache")
+	}
+	if err := d.Put(k, []byte("value\n")); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := d.Get(k); !ok || string(v) != "value\n" {
+		t.Fatalf("Get = %q %v", v, ok)
+	}
+	// the empty value is a value
+	k0 := d.NewKey("test/1").Add("empty").Sum()
+	if err := d.Put(k0, nil); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := d.Get(k0); !ok || len(v) != 0 {
+		t.Fatalf("empty value: %q %v", v, ok)
+	}
+}
+
+// Parts are length-prefixed; the kind and the executable are in the key.
+func TestKeyParts(t *testing.T) {
+	d := open(t)
+	if d.NewKey("k").Add("ab").Add("c").Sum() == d.NewKey("k").Add("a").Add("bc").Sum() {
+		t.Error("ab|c and a|bc give one key")
+	}
+	if d.NewKey("k").Add("x").Sum() == d.NewKey("l").Add("x").Sum() {
+		t.Error("the kind is not in the key")
+	}
+	other := &Dir{path: d.path, exe: "another build"}
+	if d.NewKey("k").Add("x").Sum() == other.NewKey("k").Add("x").Sum() {
+		t.Error("the executable is not in the key")
+	}
+	if d.NewKey("k").AddBytes([]byte("x")).Sum() != d.NewKey("k").Add("x").Sum() {
+		t.Error("Add and AddBytes of the same part differ")
+	}
+	if len(d.exe) != 64 {
+		t.Errorf("executable hash %q", d.exe)
+	}
+}
+
+// A truncated, altered or foreign entry is a miss, never trusted; Put
+// replaces it.
+func TestCorruptEntries(t *testing.T) {
+	d := open(t)
+	k := d.NewKey("test/1").Add("a").Sum()
+	other := d.NewKey("test/1").Add("b").Sum()
+	if err := d.Put(k, []byte("the value")); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(d.file(k))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, bad := range map[string][]byte{
+		"empty":          {},
+		"truncated":      good[:len(good)-1],
+		"longer":         append(bytes.Clone(good), 'x'),
+		"a byte changed": bytes.Replace(good, []byte("the value"), []byte("the valuE"), 1),
+		"another magic":  bytes.Replace(good, []byte("v1"), []byte("v2"), 1),
+	} {
+		if err := os.WriteFile(d.file(k), bad, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := d.Get(k); ok {
+			t.Errorf("%s entry read as %q", name, v)
+		}
+		if err := d.Put(k, []byte("the value")); err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := d.Get(k); !ok || string(v) != "the value" {
+			t.Errorf("%s entry not replaced: %q %v", name, v, ok)
+		}
+	}
+	// another key's entry copied under this name
+	if err := os.MkdirAll(filepath.Dir(d.file(other)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(d.file(other), good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := d.Get(other); ok {
+		t.Errorf("a foreign entry read as %q", v)
+	}
+}
+
+// Concurrent writers and readers of one key: a reader sees nothing or the
+// whole value, and no temporary file is left.
+func TestConcurrentPut(t *testing.T) {
+	d := open(t)
+	k := d.NewKey("test/1").Add("a").Sum()
+	val := bytes.Repeat([]byte("0123456789"), 100000)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if err := d.Put(k, val); err != nil {
+				t.Error(err)
+			}
+		})
+		wg.Go(func() {
+			if v, ok := d.Get(k); ok && !bytes.Equal(v, val) {
+				t.Error("a partial value was read")
+			}
+		})
+	}
+	wg.Wait()
+	ents, err := os.ReadDir(filepath.Dir(d.file(k)))
+	if err != nil || len(ents) != 1 {
+		t.Errorf("entries %v (%v), want the one entry", ents, err)
+	}
+}
+
+func write(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func digest(t *testing.T, dir string) [32]byte {
+	t.Helper()
+	s, err := TreeDigest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Every change a run could see changes the digest; reading it again
+// without a change does not.
+func TestTreeDigest(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "a/b.sh"), "echo 1\n")
+	write(t, filepath.Join(dir, "c.yaml"), "x: 1\n")
+	seen := map[[32]byte]string{}
+	step := func(name string) {
+		t.Helper()
+		s := digest(t, dir)
+		if s != digest(t, dir) {
+			t.Fatalf("%s: two digests of one tree differ", name)
+		}
+		if prev, ok := seen[s]; ok {
+			t.Errorf("%s: same digest as %s", name, prev)
+		}
+		seen[s] = name
+	}
+	step("start")
+	write(t, filepath.Join(dir, "a/b.sh"), "echo 2\n")
+	step("content")
+	if err := os.Rename(filepath.Join(dir, "c.yaml"), filepath.Join(dir, "d.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	step("rename")
+	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	step("empty directory")
+	if err := os.Symlink("a/b.sh", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	step("link inside")
+	// times are not content
+	if err := os.Chtimes(filepath.Join(dir, "d.yaml"), time.Unix(1, 0), time.Unix(1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := seen[digest(t, dir)]; !ok {
+		t.Error("a new modification time changed the digest")
+	}
+	// a link out of the tree: its target can change unseen
+	if err := os.Symlink(t.TempDir(), filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TreeDigest(dir); !errors.Is(err, ErrNotAddressable) {
+		t.Errorf("link out of the tree: %v, want ErrNotAddressable", err)
+	}
+}
+
+// A git checkout's refs, remotes and objects are part of its digest: a
+// new commit, a moved ref, a fetched object, a new remote URL; and so are
+// the objects of the repository it borrows from (alternates).
+func TestTreeDigestGit(t *testing.T) {
+	dir := t.TempDir()
+	r, err := git.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := r.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit := func(file, content string) {
+		t.Helper()
+		write(t, filepath.Join(dir, file), content)
+		if _, err := wt.Add(file); err != nil {
+			t.Fatal(err)
+		}
+		sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(1700000000, 0)}
+		if _, err := wt.Commit("c", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit("f.txt", "1\n")
+	seen := map[[32]byte]string{}
+	step := func(name string) {
+		t.Helper()
+		s := digest(t, dir)
+		if prev, ok := seen[s]; ok {
+			t.Errorf("%s: same digest as %s", name, prev)
+		}
+		seen[s] = name
+	}
+	step("first commit")
+	// content back to what it was, but history moved on
+	commit("f.txt", "2\n")
+	write(t, filepath.Join(dir, "f.txt"), "1\n")
+	step("second commit, same work tree bytes as the first")
+	if _, err := r.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{"https://github.com/a/b"}}); err != nil {
+		t.Fatal(err)
+	}
+	step("remote added")
+
+	// a clone --shared: its objects live in dir's object directory
+	shared := t.TempDir()
+	write(t, filepath.Join(shared, ".git/HEAD"), "ref: refs/heads/master\n")
+	write(t, filepath.Join(shared, ".git/objects/info/alternates"), filepath.Join(dir, ".git/objects")+"\n")
+	before := digest(t, shared)
+	// an object appears in the lender (a fetch there)
+	write(t, filepath.Join(dir, ".git/objects/ab/cdef0123456789abcdef0123456789abcdef01"), "x")
+	if digest(t, shared) == before {
+		t.Error("an object fetched into the alternate object directory did not change the borrower's digest")
+	}
+}
