@@ -348,7 +348,7 @@ func (gd *guards) install(prg *goja.Program) error {
 	fn, _ := goja.AssertFunction(v)
 	o := gd.sb.opt
 	r, err := fn(goja.Undefined(), vm.GlobalObject(), vm.ToValue(o.MaxArray), vm.ToValue(o.MaxString), vm.ToValue(o.MaxBuffer), vm.ToValue(o.MaxDepth),
-		vm.ToValue(gd.refuse), vm.ToValue(gd.charge), vm.ToValue(gd.isProxy), vm.ToValue(gd.isRegExp), vm.ToValue(gd.regexpOK), vm.ToValue(jsonDepth))
+		gd.native(vm, "refuse"), gd.native(vm, "charge"), gd.native(vm, "isProxy"), gd.native(vm, "isRegExp"), gd.native(vm, "regexpOK"), gd.native(vm, "jsonDepth"))
 	if err != nil {
 		return err
 	}
@@ -548,4 +548,83 @@ func compileTrusted(name, src string) (*goja.Program, error) {
 		return nil, err
 	}
 	return goja.CompileAST(prg, true)
+}
+
+// Native forms of the guards' Go functions. goja calls a Go function of
+// any other signature through reflection (Runtime.wrapReflectFunc), which
+// cost about a tenth of a page file's decoding; these convert each
+// argument as that wrapper does — a JS number or string directly, any
+// other value through Runtime.ExportTo, the conversion the wrapper itself
+// uses, with its TypeError — so page code sees the same functions.
+
+// argFloat is argument i as a float64 parameter of a wrapped Go function.
+func argFloat(vm *goja.Runtime, call goja.FunctionCall, i int) float64 {
+	v := call.Argument(i)
+	switch v.ExportType() {
+	case typeFloat64, typeInt64:
+		return v.ToFloat()
+	}
+	var f float64
+	if err := vm.ExportTo(v, &f); err != nil {
+		panic(vm.NewTypeError("could not convert function call parameter %d: %v", i, err))
+	}
+	return f
+}
+
+// argString is argument i as a string parameter of a wrapped Go function.
+func argString(vm *goja.Runtime, call goja.FunctionCall, i int) string {
+	v := call.Argument(i)
+	if s, ok := v.(goja.String); ok {
+		return s.String()
+	}
+	var s string
+	if err := vm.ExportTo(v, &s); err != nil {
+		panic(vm.NewTypeError("could not convert function call parameter %d: %v", i, err))
+	}
+	return s
+}
+
+var (
+	typeFloat64 = reflect.TypeOf(float64(0))
+	typeInt64   = reflect.TypeOf(int64(0))
+)
+
+// native is the named guard's native form for page code (see above).
+func (gd *guards) native(vm *goja.Runtime, name string) goja.Value {
+	var f func(goja.FunctionCall) goja.Value
+	switch name {
+	case "refuse":
+		f = func(c goja.FunctionCall) goja.Value {
+			gd.refuse(argString(vm, c, 0), argFloat(vm, c, 1), argString(vm, c, 2))
+			return goja.Undefined()
+		}
+	case "charge":
+		f = func(c goja.FunctionCall) goja.Value {
+			gd.charge(argFloat(vm, c, 0), argString(vm, c, 1))
+			return goja.Undefined()
+		}
+	case "isProxy":
+		f = func(c goja.FunctionCall) goja.Value { return vm.ToValue(gd.isProxy(valueArg(c, 0))) }
+	case "isRegExp":
+		f = func(c goja.FunctionCall) goja.Value { return vm.ToValue(gd.isRegExp(valueArg(c, 0))) }
+	case "regexpOK":
+		f = func(c goja.FunctionCall) goja.Value {
+			gd.regexpOK(argString(vm, c, 0), argString(vm, c, 1))
+			return goja.Undefined()
+		}
+	case "jsonDepth":
+		f = func(c goja.FunctionCall) goja.Value { return vm.ToValue(jsonDepth(argString(vm, c, 0))) }
+	default:
+		panic("pages: no native guard " + name)
+	}
+	return vm.ToValue(f)
+}
+
+// valueArg is argument i as a goja.Value parameter: nil when not given
+// (the reflection wrapper passes the zero Value).
+func valueArg(c goja.FunctionCall, i int) goja.Value {
+	if i < len(c.Arguments) {
+		return c.Arguments[i]
+	}
+	return nil
 }

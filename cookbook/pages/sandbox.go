@@ -376,7 +376,7 @@ func newSandbox(ctx context.Context, file string, opt Options, p *programs, wd *
 	}
 	if err == nil {
 		fn, _ := goja.AssertFunction(v)
-		_, err = fn(goja.Undefined(), vm.GlobalObject(), vm.ToValue(opt.MaxString), vm.ToValue(sb.guards.charge))
+		_, err = fn(goja.Undefined(), vm.GlobalObject(), vm.ToValue(opt.MaxString), sb.guards.native(vm, "charge"))
 	}
 	if err == nil {
 		err = sb.guards.install(p.guards)
