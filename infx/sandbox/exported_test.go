@@ -123,3 +123,88 @@ func BenchmarkExported(b *testing.B) {
 		exported(env)
 	}
 }
+
+// TestEnvironVersion: two commands whose environments have the same
+// interp.EnvironVersion see the same exported variables (envDiff reuses
+// its answer on that ground), through assignments in functions (local and
+// global), subshells, command substitutions, command-scoped assignments,
+// unset and export -n; and commands run back to back in an unchanged
+// environment do share one (the reuse happens).
+func TestEnvironVersion(t *testing.T) {
+	src := `
+export A=1
+probe p1
+probe p2
+f() {
+	probe f0
+	local L=1
+	probe f1
+	export A=2
+	probe f2
+	x=$(probe sub; export A=3; probe sub2)
+	probe f3
+	( export A=4; probe sub3 )
+	probe f4
+	M=9 probe assign
+	probe f5
+}
+f
+probe top
+unset A
+probe unset
+export B=1
+export -n B
+probe unexport
+probe unexport2
+`
+	file, err := syntax.NewParser().Parse(strings.NewReader(src), "t.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type seen struct {
+		scope   any
+		version uint64
+		env     []string
+		at      string
+	}
+	var probes []seen
+	r, err := interp.New(interp.Env(expand.ListEnviron("PATH=/bin", "HOME=/root")),
+		interp.ExecHandlers(func(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
+			return func(ctx context.Context, args []string) error {
+				if args[0] != "probe" {
+					return next(ctx, args)
+				}
+				env := interp.HandlerCtx(ctx).Env
+				scope, version, ok := interp.EnvironVersion(env)
+				if !ok {
+					t.Errorf("at %s: not an environment of the runner", args[1])
+				}
+				probes = append(probes, seen{scope, version, exported(env), args[1]})
+				return nil
+			}
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Run(context.Background(), file); err != nil {
+		t.Fatal(err)
+	}
+	if len(probes) != 16 {
+		t.Fatalf("%d probes ran, want 16", len(probes))
+	}
+	shared := 0
+	for i, a := range probes {
+		for _, b := range probes[i+1:] {
+			if a.scope == b.scope && a.version == b.version {
+				shared++
+				if !slices.Equal(a.env, b.env) {
+					t.Errorf("%s and %s: one environment version, different variables: %q, %q", a.at, b.at, a.env, b.env)
+				}
+			}
+		}
+	}
+	// p1/p2, f4/f5 … : back to back in one environment
+	if shared < 2 {
+		t.Errorf("%d probe pairs share an environment version, want the back-to-back ones", shared)
+	}
+}

@@ -393,6 +393,11 @@ var errStopped = errors.New("stopped at a command the sandbox cannot evaluate")
 // other goroutines, hence the mutex.
 type sandbox struct {
 	mu        sync.Mutex
+	// diffScope, diffVersion and diffKVs are the last envDiff (sb.mu):
+	// the environment it read (interp.EnvironVersion) and its answer.
+	diffScope   any
+	diffVersion uint64
+	diffKVs     []string
 	file      string
 	roots     []string
 	jail      *jail           // every read of the disk (jail.go)
@@ -962,10 +967,29 @@ func (sb *sandbox) exec(ctx context.Context, args []string, depth int) error {
 // envDiff lists the exported variables that differ from the run's starting
 // environment, NAME=value sorted.
 func (sb *sandbox) envDiff(env expand.Environ) []string {
+	// Commands run one after another in an unchanged environment (no
+	// assignment between them, or only in subshells that are gone) see
+	// the same variables: the answer of the last call is reused while the
+	// interpreter says the environment is the one it read
+	// (interp.EnvironVersion, a patch: PATCHES.md).
+	scope, version, known := interp.EnvironVersion(env)
+	if known {
+		sb.mu.Lock()
+		if sb.diffScope == scope && sb.diffVersion == version {
+			out := slices.Clone(sb.diffKVs)
+			sb.mu.Unlock()
+			return out
+		}
+		sb.mu.Unlock()
+	}
 	kvs := exported(env)
 	sb.mu.Lock()
 	defer sb.mu.Unlock()
-	return sb.diffEnv(kvs)
+	out := sb.diffEnv(kvs)
+	if known {
+		sb.diffScope, sb.diffVersion, sb.diffKVs = scope, version, slices.Clone(out)
+	}
+	return out
 }
 
 // containerVar marks the environment of a container's command (docker

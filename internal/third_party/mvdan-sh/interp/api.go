@@ -942,7 +942,7 @@ func (r *Runner) Reset() {
 		clear(r.Vars)
 	}
 	// TODO(v4): Use the supplied Env directly if it implements enough methods.
-	r.writeEnv = &overlayEnviron{parent: r.Env}
+	r.writeEnv = childEnviron(r.Env, false) // cookbook-sync patch: its counter
 	if !r.writeEnv.Get("HOME").IsSet() {
 		home, _ := os.UserHomeDir()
 		r.setVarString("HOME", home)

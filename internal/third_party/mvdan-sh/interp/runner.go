@@ -266,7 +266,7 @@ func (r *Runner) handlerCtx(ctx context.Context, kind handlerKind, pos syntax.Po
 	hc := HandlerContext{
 		runner:         r,
 		kind:           kind,
-		Env:            &overlayEnviron{parent: r.writeEnv},
+		Env:            childEnviron(r.writeEnv, false), // cookbook-sync patch: the chain's counter
 		Dir:            r.Dir,
 		Pos:            pos,
 		Stdout:         r.stdout,
@@ -1169,7 +1169,7 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 		// Functions run in a nested scope.
 		// Note that [Runner.exec] below does something similar.
 		origEnv := r.writeEnv
-		r.writeEnv = &overlayEnviron{parent: r.writeEnv, funcScope: true}
+		r.writeEnv = childEnviron(r.writeEnv, true) // cookbook-sync patch: the chain's counter
 
 		r.stmt(ctx, body)
 

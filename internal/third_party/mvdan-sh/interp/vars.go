@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/internal"
 	"mvdan.cc/sh/v3/expand"
@@ -22,10 +23,16 @@ import (
 )
 
 func newOverlayEnviron(parent expand.Environ, background bool) *overlayEnviron {
-	oenv := &overlayEnviron{}
 	if !background {
-		oenv.parent = parent
-	} else {
+		return childEnviron(parent, false) // cookbook-sync patch: the chain's counter
+	}
+	oenv := &overlayEnviron{gen: new(atomic.Uint64)} // cookbook-sync patch
+	{
+		// cookbook-sync patch: the copy's map sized once (it grew and
+		// rehashed variable by variable: 5% of a coverage run's CPU)
+		n := 0
+		parent.Each(func(string, expand.Variable) bool { n++; return true })
+		oenv.values = make(map[string]namedVariable, n)
 		// We could do better here if the parent is also an overlayEnviron;
 		// measure with profiles or benchmarks before we choose to do so.
 		for name, vr := range parent.Each {
@@ -48,6 +55,46 @@ type overlayEnviron struct {
 	// We need to know if the current scope is a function's scope, because
 	// functions can modify global variables. When true, [parent] must not be nil.
 	funcScope bool
+
+	// cookbook-sync patch: gen counts the Set calls made on any overlay of
+	// this chain (an overlay shares its parent overlay's counter; a
+	// background copy has its own): see EnvironVersion.
+	gen *atomic.Uint64
+}
+
+// cookbook-sync patch: childEnviron is an overlay over parent sharing its
+// counter (gen) when parent is an overlay.
+func childEnviron(parent expand.Environ, funcScope bool) *overlayEnviron {
+	o := &overlayEnviron{parent: parent, funcScope: funcScope}
+	if p, ok := parent.(*overlayEnviron); ok && p.gen != nil {
+		o.gen = p.gen
+	} else {
+		o.gen = new(atomic.Uint64)
+	}
+	return o
+}
+
+// EnvironVersion (cookbook-sync patch) names the state of env, an
+// environment the runner handed out (HandlerContext.Env): while scope and
+// version are the same, every variable env shows is the same. scope is the
+// innermost overlay of env's chain that holds variables of its own (empty
+// overlays show their parent's), version the number of Set calls made on
+// the chain so far; ok is false for another kind of environment. A caller
+// that keeps scope keeps it alive, so no later environment can take its
+// address.
+func EnvironVersion(env expand.Environ) (scope any, version uint64, ok bool) {
+	o, isOverlay := env.(*overlayEnviron)
+	if !isOverlay || o.gen == nil {
+		return nil, 0, false
+	}
+	for len(o.values) == 0 {
+		p, pOverlay := o.parent.(*overlayEnviron)
+		if !pOverlay || p.gen != o.gen {
+			break
+		}
+		o = p
+	}
+	return o, o.gen.Load(), true
 }
 
 // namedVariable records the original name of a variable for platforms
@@ -81,6 +128,9 @@ func (o *overlayEnviron) Get(name string) expand.Variable {
 }
 
 func (o *overlayEnviron) Set(name string, vr expand.Variable) error {
+	if o.gen != nil {
+		o.gen.Add(1) // cookbook-sync patch: EnvironVersion
+	}
 	normalized := o.normalize(name)
 	prev, inOverlay := o.values[normalized]
 	// Manipulation of a global var inside a function.
