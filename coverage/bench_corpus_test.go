@@ -2,6 +2,7 @@ package coverage
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
@@ -86,4 +87,47 @@ func BenchmarkCorpusCompleteWarm(b *testing.B) {
 	if !stats.Hit {
 		b.Fatalf("not read from the cache: %+v", stats)
 	}
+}
+
+// BenchmarkCorpusCompleteRendersWarm is the main job whose report is not
+// in the cache but whose InferenceX renderings are (a run after the
+// cookbook changed, or with other options: here AllowUnverified): what a
+// nightly run on an unchanged InferenceX tree does.
+func BenchmarkCorpusCompleteRendersWarm(b *testing.B) {
+	opt := completeTrees(b)
+	cache, err := runcache.Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var stats CacheStats
+	opt.Cache, opt.CacheStats = cache, &stats
+	if _, err := Run(context.Background(), opt); err != nil || stats.RendersStored == 0 {
+		b.Fatalf("filling the cache: %v %+v", err, stats)
+	}
+	opt.AllowUnverified = true
+	b.ResetTimer()
+	b.ReportAllocs()
+	for b.Loop() {
+		// a new report key each time: the report is computed, the renders read
+		opt.ConfigKeys = nil
+		if _, err := Run(context.Background(), opt); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if err := os.RemoveAll(cache.EntryPath(mustReportKey(b, cache, opt))); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+	if stats.Hit || stats.RenderHits == 0 {
+		b.Fatalf("renders not read from the cache: %+v", stats)
+	}
+}
+
+func mustReportKey(b *testing.B, cache *runcache.Dir, opt Options) runcache.Key {
+	k, err := reportKey(cache, opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return k
 }

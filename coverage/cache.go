@@ -31,6 +31,10 @@ type CacheStats struct {
 	// on the machine (a time limit or memory bound stopped part of it), or
 	// the entry could not be written.
 	Skipped string
+	// RenderHits and RendersStored count the InferenceX renderings read
+	// from and written to the cache (infx.Workspace.PersistRenders) by a
+	// run that computed its report.
+	RenderHits, RendersStored int64
 }
 
 // SkipWrite starts CacheStats.Skipped when the entry could not be

@@ -123,16 +123,11 @@ func TestCacheCorruptEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var entries []string
-	err = filepath.WalkDir(cache.Path(), func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			entries = append(entries, p)
-		}
-		return err
-	})
-	if err != nil || len(entries) != 1 {
-		t.Fatalf("entries %q (%v), want one", entries, err)
+	key, err := reportKey(cache, opt)
+	if err != nil {
+		t.Fatal(err)
 	}
+	entries := []string{cache.EntryPath(key)}
 	data, err := os.ReadFile(entries[0])
 	if err != nil {
 		t.Fatal(err)
@@ -145,11 +140,7 @@ func TestCacheCorruptEntry(t *testing.T) {
 	} {
 		if name == "not JSON" {
 			// a well-formed entry of this key whose value is no report
-			k, err := reportKey(cache, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cache.Put(k, []byte("{not json")); err != nil {
+			if err := cache.Put(key, []byte("{not json")); err != nil {
 				t.Fatal(err)
 			}
 		} else if err := os.WriteFile(entries[0], bad, 0o600); err != nil {
@@ -215,5 +206,59 @@ func TestCacheBadUsage(t *testing.T) {
 		if stats.Hit || stats.Stored {
 			t.Errorf("run %d: %+v", i, stats)
 		}
+	}
+}
+
+// A run whose report is not stored (here: the cookbook changed) reads the
+// renderings of the unchanged InferenceX tree from the cache, and its
+// report is the uncached run's; an edit of the tree renders again.
+func TestCacheRendersAcrossRuns(t *testing.T) {
+	ixDir, cbDir := cacheFixture(t)
+	cache := openCache(t)
+	var stats CacheStats
+	opt := Options{InfxDir: ixDir, CookbookDirs: []string{cbDir}, Cache: cache, CacheStats: &stats}
+	if _, err := Run(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	if stats.RendersStored == 0 || stats.RenderHits != 0 {
+		t.Fatalf("cold run: %+v, want renderings stored", stats)
+	}
+	stored := stats.RendersStored
+	snippet := filepath.Join(cbDir, "docs/src/snippets/agentx/Qwen/qwen3.5-scripts.jsx")
+	src, err := os.ReadFile(snippet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(snippet, append(src, []byte("\n// edited\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Hit || stats.RenderHits != stored || stats.RendersStored != 0 {
+		t.Errorf("after a cookbook edit: %+v, want every one of the %d renderings read back", stats, stored)
+	}
+	fresh, err := Run(context.Background(), Options{InfxDir: ixDir, CookbookDirs: []string{cbDir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jsonOf(t, rep) != jsonOf(t, fresh) {
+		t.Error("the report from cached renderings differs from the uncached one")
+	}
+	// the tree changes: every rendering is made again
+	script := filepath.Join(ixDir, "benchmarks/single_node/agentic/qwen3.5_fp8_b200_sglang_mtp.sh")
+	s, err := os.ReadFile(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(script, append(s, []byte("\n# edited\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	if stats.RenderHits != 0 || stats.RendersStored != stored {
+		t.Errorf("after an InferenceX edit: %+v, want %d renderings made and stored again", stats, stored)
 	}
 }

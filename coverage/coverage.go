@@ -561,6 +561,14 @@ func runAll(ctx context.Context, opt Options) (*report.Report, *run, error) {
 		ws.SrtSlurmDir, ws.SrtSlurmVersion, ws.SrtSlurmForks = opt.SrtSlurmDir, opt.SrtSlurmVersion, opt.SrtSlurmForks
 		// this run's own Workspace: the checkout does not change under it
 		ws.RememberRenders()
+		if opt.Cache != nil {
+			// renders across runs too: a run whose report is not stored
+			// (another cookbook, another key) renders only what is new
+			ws.PersistRenders(opt.Cache)
+			if opt.CacheStats != nil {
+				defer func() { opt.CacheStats.RenderHits, opt.CacheStats.RendersStored = ws.PersistedRenders() }()
+			}
+		}
 		for _, w := range ws.Warnings() {
 			if len(opt.ConfigKeys) == 0 || !opt.KeyInScope(w.Key) {
 				rep.Warnings = append(rep.Warnings, w.String())

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"reflect"
 	"runtime"
 	"strconv"
 	"sync"
@@ -13,6 +15,7 @@ import (
 	"github.com/cookbook-sync/cookbook-sync/infx/sandbox"
 	"github.com/cookbook-sync/cookbook-sync/infx/srtslurm"
 	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/runcache"
 )
 
 // DefaultSrtSlurmVersion is the srt-slurm injection profile used when
@@ -66,6 +69,18 @@ func (ws *Workspace) Render(ctx context.Context, p Point, opt Options) (launch.D
 			return m.d.Clone(), m.err
 		}
 	}
+	var diskKey runcache.Key
+	disk := keyed && ws.diskKey(key, &diskKey)
+	if disk {
+		if data, ok := ws.disk.Get(diskKey); ok {
+			var d launch.Deployment
+			if json.Unmarshal(data, &d) == nil {
+				ws.diskHits.Add(1)
+				ws.memoPut(key, renderMemo{d: d.Clone()})
+				return d, nil
+			}
+		}
+	}
 	d, err := ws.render(p, opt, nil)
 	if cerr := ctx.Err(); cerr != nil && err != nil {
 		return launch.Deployment{}, cerr
@@ -73,7 +88,83 @@ func (ws *Workspace) Render(ctx context.Context, p Point, opt Options) (launch.D
 	if keyed && memoizable(err) {
 		ws.memoPut(key, renderMemo{d: d.Clone(), err: err})
 	}
+	if disk && err == nil {
+		if data, ok := encodeDeployment(d); ok && ws.disk.Put(diskKey, data) == nil {
+			ws.diskStored.Add(1)
+		} // else: rendered again next time
+	}
 	return d, err
+}
+
+// PersistRenders makes a Workspace that remembers renders (RememberRenders)
+// also keep each point it renders without error in dir across runs (package
+// runcache): the key is the executable, the point's complete input (the memo's
+// key) and the content of every tree a rendering reads — the checkout and the
+// srt-slurm checkouts (runcache.TreeDigest), digested at the first Render;
+// a tree that cannot be digested (a link out of it) turns it off. A rendering
+// is stored only when its JSON decodes to a deployment deeply equal to it
+// (encodeDeployment), so a stored one is exactly the one rendered; errors and
+// statuses (unsupported, time limit, …) are rendered again. Call it before
+// the first Render, with the same condition as RememberRenders: nothing
+// changes the trees while ws is in use.
+func (ws *Workspace) PersistRenders(dir *runcache.Dir) { ws.disk = dir }
+
+// PersistedRenders counts the renders PersistRenders read from its
+// directory (hits) and wrote to it (stored) so far.
+func (ws *Workspace) PersistedRenders() (hits, stored int64) {
+	return ws.diskHits.Load(), ws.diskStored.Load()
+}
+
+// diskKey sets *k to the persistent key of the memo key key, and reports
+// whether there is one (PersistRenders, the trees digested).
+func (ws *Workspace) diskKey(key string, k *runcache.Key) bool {
+	if ws.disk == nil {
+		return false
+	}
+	ws.treeOnce.Do(func() {
+		dirs := []string{ws.Root, ws.SrtSlurmDir}
+		for _, f := range ws.SrtSlurmForks {
+			dirs = append(dirs, f.Dir)
+		}
+		h := ws.disk.NewKey("infx-trees/1")
+		for _, d := range dirs {
+			if d == "" {
+				h.Add("")
+				continue
+			}
+			abs, err := filepath.Abs(d)
+			if err != nil {
+				return
+			}
+			sum, err := runcache.TreeDigest(d)
+			if err != nil {
+				return
+			}
+			h.Add(abs).AddBytes(sum[:])
+		}
+		sum := h.Sum()
+		ws.trees = sum[:]
+	})
+	if ws.trees == nil {
+		return false
+	}
+	*k = ws.disk.NewKey("infx-render/1").AddBytes(ws.trees).Add(key).Sum()
+	return true
+}
+
+// encodeDeployment is d's JSON when decoding it gives a deployment deeply
+// equal to d (reflect.DeepEqual: every field, nil and empty apart), so the
+// stored form loses nothing; ok false otherwise.
+func encodeDeployment(d launch.Deployment) (data []byte, ok bool) {
+	data, err := json.Marshal(d)
+	if err != nil {
+		return nil, false
+	}
+	var back launch.Deployment
+	if json.Unmarshal(data, &back) != nil || !reflect.DeepEqual(d, back) {
+		return nil, false
+	}
+	return data, true
 }
 
 // RememberRenders makes Render remember each distinct point's outcome for

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/runcache"
 )
 
 // Layout is the InferenceX repository layout (shared/spec/inferencex.md §0).
@@ -76,6 +77,13 @@ type Workspace struct {
 	memoMu   sync.Mutex
 	memo     map[string]renderMemo
 	remember atomic.Bool // RememberRenders was called
+	// disk keeps renders across runs (PersistRenders); trees is the
+	// digest of the trees they read (diskKey, once; nil: not known).
+	disk     *runcache.Dir
+	treeOnce sync.Once
+	trees    []byte
+	// diskHits and diskStored count PersistRenders' reads and writes.
+	diskHits, diskStored atomic.Int64
 
 	entries []*Entry
 	byKey   map[string]*Entry

@@ -126,6 +126,11 @@ func (k *Keyer) AddBytes(part []byte) *Keyer {
 // Sum is the key of the parts added so far.
 func (k *Keyer) Sum() Key { return sha256.Sum256(k.b.Bytes()) }
 
+// EntryPath is the file key's entry is (or would be) stored in:
+// DIR/xx/xxxx…, the key in hex under its first two digits, as git's
+// objects.
+func (d *Dir) EntryPath(key Key) string { return d.file(key) }
+
 // file is the entry file of key: two levels, as git's objects.
 func (d *Dir) file(key Key) string {
 	h := key.String()

@@ -392,27 +392,27 @@ var errStopped = errors.New("stopped at a command the sandbox cannot evaluate")
 // sandbox holds the handlers' state; background subshells call them from
 // other goroutines, hence the mutex.
 type sandbox struct {
-	mu        sync.Mutex
+	mu sync.Mutex
 	// diffScope, diffVersion and diffKVs are the last envDiff (sb.mu):
 	// the environment it read (interp.EnvironVersion) and its answer.
 	diffScope   any
 	diffVersion uint64
 	diffKVs     []string
-	file      string
-	roots     []string
-	jail      *jail           // every read of the disk (jail.go)
-	vdirs     map[string]bool // logical directories that exist only in memory (logicalTmp, git clones)
-	startDir  string          // Config.Dir, cleaned
-	iters     int             // loop iterations run (stepCmd)
-	maxIters  int             // Config.Steps
-	base      map[string]string
-	run       *Trace
-	steps     int
-	funcs     map[string]bool    // shell functions declared in any parsed file
-	funcCalls int                // function calls left (MaxFuncCalls)
-	limit     error              // a bound exceeded inside a subshell
-	stopMu    sync.Mutex         // guards cancel
-	cancel    context.CancelFunc // cancels the innermost run being followed (stop; a fenced child's, else the run's)
+	file        string
+	roots       []string
+	jail        *jail           // every read of the disk (jail.go)
+	vdirs       map[string]bool // logical directories that exist only in memory (logicalTmp, git clones)
+	startDir    string          // Config.Dir, cleaned
+	iters       int             // loop iterations run (stepCmd)
+	maxIters    int             // Config.Steps
+	base        map[string]string
+	run         *Trace
+	steps       int
+	funcs       map[string]bool    // shell functions declared in any parsed file
+	funcCalls   int                // function calls left (MaxFuncCalls)
+	limit       error              // a bound exceeded inside a subshell
+	stopMu      sync.Mutex         // guards cancel
+	cancel      context.CancelFunc // cancels the innermost run being followed (stop; a fenced child's, else the run's)
 	// lastFile/lastLine/lastCol is the last marked command reached.
 	lastFile          string
 	lastLine, lastCol int
