@@ -68,20 +68,27 @@ func BenchmarkCorpusCompleteOneKey(b *testing.B) {
 	benchRun(b, opt)
 }
 
-// BenchmarkCorpusCompleteWarm is the main job read from a warm cache
-// (Options.Cache; filled once before the timer): keying every input tree
-// and decoding the stored report — a warm run's work besides printing.
-func BenchmarkCorpusCompleteWarm(b *testing.B) {
+// warmTrees is completeTrees with a new cache, filled by one run (the
+// report and every rendering stored); stats is what the next runs did.
+func warmTrees(b *testing.B) (Options, *runcache.Dir, *CacheStats) {
 	opt := completeTrees(b)
 	cache, err := runcache.Open(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
-	var stats CacheStats
-	opt.Cache, opt.CacheStats = cache, &stats
-	if _, err := Run(context.Background(), opt); err != nil || !stats.Stored {
+	stats := &CacheStats{}
+	opt.Cache, opt.CacheStats = cache, stats
+	if _, err := Run(context.Background(), opt); err != nil || !stats.Stored || stats.RendersStored == 0 {
 		b.Fatalf("filling the cache: %v %+v", err, stats)
 	}
+	return opt, cache, stats
+}
+
+// BenchmarkCorpusCompleteWarm is the main job read from a warm cache
+// (Options.Cache; filled once before the timer): keying every input tree
+// and decoding the stored report — a warm run's work besides printing.
+func BenchmarkCorpusCompleteWarm(b *testing.B) {
+	opt, _, stats := warmTrees(b)
 	b.ResetTimer()
 	benchRun(b, opt)
 	if !stats.Hit {
@@ -94,16 +101,7 @@ func BenchmarkCorpusCompleteWarm(b *testing.B) {
 // cookbook changed, or with other options: here AllowUnverified): what a
 // nightly run on an unchanged InferenceX tree does.
 func BenchmarkCorpusCompleteRendersWarm(b *testing.B) {
-	opt := completeTrees(b)
-	cache, err := runcache.Open(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	var stats CacheStats
-	opt.Cache, opt.CacheStats = cache, &stats
-	if _, err := Run(context.Background(), opt); err != nil || stats.RendersStored == 0 {
-		b.Fatalf("filling the cache: %v %+v", err, stats)
-	}
+	opt, cache, stats := warmTrees(b)
 	opt.AllowUnverified = true
 	b.ResetTimer()
 	b.ReportAllocs()

@@ -34,6 +34,21 @@ func jsonOf(t *testing.T, rep *report.Report) string {
 	return b.String()
 }
 
+// cachedFixtureRun is a first run on a new copy of the script fixture
+// with a new cache: the directories, the cache, the options (their
+// CacheStats says what each later run did) and the report.
+func cachedFixtureRun(t *testing.T) (ixDir, cbDir string, cache *runcache.Dir, opt Options, rep *report.Report) {
+	t.Helper()
+	ixDir, cbDir = cacheFixture(t)
+	cache = openCache(t)
+	opt = Options{InfxDir: ixDir, CookbookDirs: []string{cbDir}, Cache: cache, CacheStats: &CacheStats{}}
+	rep, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ixDir, cbDir, cache, opt, rep
+}
+
 func openCache(t *testing.T) *runcache.Dir {
 	t.Helper()
 	c, err := runcache.Open(t.TempDir())
@@ -47,14 +62,8 @@ func openCache(t *testing.T) *runcache.Dir {
 // format), and an edit of an input file is a new key: the edited tree's
 // own report, never the stored one.
 func TestCacheColdWarmEdited(t *testing.T) {
-	ixDir, cbDir := cacheFixture(t)
-	cache := openCache(t)
-	var stats CacheStats
-	opt := Options{InfxDir: ixDir, CookbookDirs: []string{cbDir}, Cache: cache, CacheStats: &stats}
-	cold, err := Run(context.Background(), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ixDir, cbDir, _, opt, cold := cachedFixtureRun(t)
+	stats := opt.CacheStats
 	if !stats.Stored || stats.Hit || stats.Skipped != "" {
 		t.Fatalf("cold run: %+v, want stored", stats)
 	}
@@ -115,14 +124,8 @@ func equalStrings(a, b []string) bool {
 // A corrupt or foreign entry is never trusted: it is computed again and
 // replaced.
 func TestCacheCorruptEntry(t *testing.T) {
-	ixDir, cbDir := cacheFixture(t)
-	cache := openCache(t)
-	var stats CacheStats
-	opt := Options{InfxDir: ixDir, CookbookDirs: []string{cbDir}, Cache: cache, CacheStats: &stats}
-	cold, err := Run(context.Background(), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, cache, opt, cold := cachedFixtureRun(t)
+	stats := opt.CacheStats
 	key, err := reportKey(cache, opt)
 	if err != nil {
 		t.Fatal(err)
