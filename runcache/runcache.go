@@ -81,7 +81,7 @@ func Executable() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("runcache: the running executable: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: a failed close loses nothing
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", fmt.Errorf("runcache: the running executable: %w", err)

@@ -110,7 +110,7 @@ func (t *treeHash) file(p, rel string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v: %w", p, err, ErrNotAddressable)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: a failed close loses nothing
 	fh := sha256.New()
 	if t.buf == nil {
 		t.buf = make([]byte, 256<<10)
