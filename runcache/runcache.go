@@ -4,7 +4,8 @@
 // executable that computed it (its bytes: `go run` and `go test` builds
 // carry no version), what was asked, and the bytes of every input the work
 // read — so an entry is either exactly what a fresh run would compute or
-// never looked up. Nothing is invalidated by time.
+// never looked up. Nothing is invalidated by time; entries unused for days
+// are removed (Trim), which only means computing them again.
 //
 // Entries are files written atomically (a temporary file in the same
 // directory, then rename), so concurrent runs can share one directory; an
@@ -22,6 +23,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
 // magic starts every entry file (and names the entry format's version).
@@ -149,10 +152,12 @@ func header(key Key, value []byte) []byte {
 // back exactly: a missing, truncated, corrupt or foreign entry is a miss
 // (false), never an error.
 func (d *Dir) Get(key Key) ([]byte, bool) {
-	data, err := os.ReadFile(d.file(key))
+	p := d.file(key)
+	data, err := os.ReadFile(p)
 	if err != nil {
 		return nil, false
 	}
+	defer d.mark(p, time.Now())
 	// header: magic, key line, "len sha" line
 	rest, ok := bytes.CutPrefix(data, []byte(magic))
 	if !ok {
@@ -179,14 +184,22 @@ func (d *Dir) Put(key Key, value []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
+	return writeAtomic(p, header(key, value), value)
+}
+
+// writeAtomic writes the parts to a temporary file beside p and renames
+// it to p: a reader sees the old file, none, or the whole new one.
+func writeAtomic(p string, parts ...[]byte) error {
 	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
-	_, werr := f.Write(header(key, value))
-	if werr == nil {
-		_, werr = f.Write(value)
+	var werr error
+	for _, part := range parts {
+		if werr == nil {
+			_, werr = f.Write(part)
+		}
 	}
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
@@ -199,4 +212,63 @@ func (d *Dir) Put(key Key, value []byte) error {
 		return werr
 	}
 	return nil
+}
+
+// Trimming, as go's build cache does it (cmd/go/internal/cache Trim): an
+// entry read is marked used (its modification time, refreshed at most once
+// per MarkInterval); once per TrimInterval (recorded in the file trim.txt)
+// entries unused for TrimAge are removed. Trimming changes what is found,
+// never what a run answers: a removed entry is computed again.
+const (
+	MarkInterval = time.Hour
+	TrimInterval = 24 * time.Hour
+	TrimAge      = 5 * 24 * time.Hour
+)
+
+// mark refreshes an entry's modification time when older than
+// MarkInterval (best effort: an entry that cannot be touched may be
+// trimmed and computed again).
+func (d *Dir) mark(p string, now time.Time) {
+	if st, err := os.Stat(p); err == nil && now.Sub(st.ModTime()) > MarkInterval {
+		_ = os.Chtimes(p, now, now)
+	}
+}
+
+// Trim removes the entries not used for TrimAge, at most once per
+// TrimInterval (trim.txt holds the last trim's time, Unix seconds), and
+// temporary files a writer left (older than MarkInterval). now is the
+// current time (a parameter for tests). Errors: the directory cannot be
+// read; an entry that cannot be removed is left.
+func (d *Dir) Trim(now time.Time) error {
+	stamp := filepath.Join(d.path, "trim.txt")
+	if data, err := os.ReadFile(stamp); err == nil {
+		var last int64
+		if _, err := fmt.Sscanf(string(data), "%d", &last); err == nil && now.Sub(time.Unix(last, 0)) < TrimInterval {
+			return nil
+		}
+	}
+	subs, err := os.ReadDir(d.path)
+	if err != nil {
+		return err
+	}
+	for _, s := range subs {
+		if !s.IsDir() || len(s.Name()) != 2 {
+			continue
+		}
+		ents, err := os.ReadDir(filepath.Join(d.path, s.Name()))
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			info, err := e.Info()
+			if err != nil {
+				continue
+			}
+			age := now.Sub(info.ModTime())
+			if age > TrimAge || strings.HasPrefix(e.Name(), ".tmp-") && age > MarkInterval {
+				_ = os.Remove(filepath.Join(d.path, s.Name(), e.Name())) // left when it cannot be: trimmed next time
+			}
+		}
+	}
+	return writeAtomic(stamp, fmt.Appendf(nil, "%d\n", now.Unix()))
 }

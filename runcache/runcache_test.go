@@ -260,3 +260,62 @@ func TestTreeDigestGit(t *testing.T) {
 		t.Error("an object fetched into the alternate object directory did not change the borrower's digest")
 	}
 }
+
+// Trim removes entries unused for TrimAge and stale temporary files, once
+// per TrimInterval; Get marks an entry used.
+func TestTrim(t *testing.T) {
+	d := open(t)
+	now := time.Now()
+	put := func(name string, age time.Duration) Key {
+		t.Helper()
+		k := d.NewKey("test/1").Add(name).Sum()
+		if err := d.Put(k, []byte(name)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(d.EntryPath(k), now.Add(-age), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	exists := func(k Key) bool {
+		_, err := os.Stat(d.EntryPath(k))
+		return err == nil
+	}
+	old := put("old", TrimAge+time.Hour)
+	used := put("used", TrimAge+time.Hour)
+	fresh := put("fresh", time.Hour)
+	if _, ok := d.Get(used); !ok {
+		t.Fatal("no entry")
+	}
+	tmp := filepath.Join(filepath.Dir(d.EntryPath(fresh)), ".tmp-left")
+	write(t, tmp, "partial")
+	if err := os.Chtimes(tmp, now.Add(-2*MarkInterval), now.Add(-2*MarkInterval)); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Trim(now); err != nil {
+		t.Fatal(err)
+	}
+	if exists(old) || !exists(used) || !exists(fresh) {
+		t.Errorf("after Trim: old %v used %v fresh %v, want only old removed", exists(old), exists(used), exists(fresh))
+	}
+	if _, err := os.Stat(tmp); err == nil {
+		t.Error("a stale temporary file was left")
+	}
+	// within TrimInterval nothing more is trimmed
+	old2 := put("old2", TrimAge+time.Hour)
+	if err := d.Trim(now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if !exists(old2) {
+		t.Error("trimmed twice within TrimInterval")
+	}
+	if err := d.Trim(now.Add(TrimInterval + time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if exists(old2) {
+		t.Error("not trimmed after TrimInterval")
+	}
+	if v, ok := d.Get(fresh); !ok || string(v) != "fresh" {
+		t.Errorf("a used entry lost: %q %v", v, ok)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -309,6 +310,11 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 	prog.clear()
 	if strings.HasPrefix(stats.Skipped, coverage.SkipWrite) {
 		warn(cmd.ErrOrStderr(), "cache: "+stats.Skipped)
+	}
+	if opts.Cache != nil {
+		// entries unused for days go (runcache.Trim, once a day): a
+		// directory that cannot be read is found again on the next run
+		_ = opts.Cache.Trim(time.Now())
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
