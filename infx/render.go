@@ -99,8 +99,9 @@ func (ws *Workspace) Render(ctx context.Context, p Point, opt Options) (launch.D
 // PersistRenders makes a Workspace that remembers renders (RememberRenders)
 // also keep each point it renders without error in dir across runs (package
 // runcache): the key is the executable, the point's complete input (the memo's
-// key) and the content of every tree a rendering reads — the checkout and the
-// srt-slurm checkouts (runcache.TreeDigest), digested at the first Render;
+// key) and the path (as given and absolute) and content of every tree a
+// rendering reads — the checkout and the srt-slurm checkouts
+// (runcache.TreeDigest), digested at the first Render;
 // a tree that cannot be digested (a link out of it) turns it off. A rendering
 // is stored only when its JSON decodes to a deployment deeply equal to it
 // (encodeDeployment), so a stored one is exactly the one rendered; errors and
@@ -140,7 +141,9 @@ func (ws *Workspace) diskKey(key string, k *runcache.Key) bool {
 			if err != nil {
 				return
 			}
-			h.Add(abs).AddBytes(sum[:])
+			// as given and absolute: a rendering names files under the
+			// directory as it was given
+			h.Add(d).Add(abs).AddBytes(sum[:])
 		}
 		sum := h.Sum()
 		ws.trees = sum[:]
