@@ -631,7 +631,7 @@ func eachOnAllCPUs(ctx context.Context, pts []Point, fn func(Point)) {
 	wg.Wait()
 }
 
-// scriptWindow bounds the script and batch-job points renderScripts
+// scriptWindow bounds the script and batch-job points streamScripts
 // renders ahead of RenderAll's loop, per CPU: what is rendered and not yet
 // taken is held, so memory follows the window, not the checkout.
 const scriptWindow = 8
@@ -727,7 +727,12 @@ func (st *scriptStream) take(p Point) (scriptResult, bool) {
 	<-st.results[j].done
 	r := st.results[j].scriptResult
 	st.results[j].scriptResult = scriptResult{}
-	<-st.slots
+	// a rendered point holds a token (taken before it was started, so one
+	// is there); a point never started (the context was done) holds none
+	select {
+	case <-st.slots:
+	default:
+	}
 	return r, true
 }
 

@@ -2,6 +2,7 @@ package infx
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -120,5 +121,25 @@ func TestRenderRecipeNeedsSelector(t *testing.T) {
 	}
 	if _, err := RenderRecipe(ws, "recipes/sglang/dsr1/gb200-fp4/8k1k/variants.yaml:base", Options{}); err != nil {
 		t.Errorf("base: %v", err)
+	}
+}
+
+// TestRenderAllCancel: a context cancelled while RenderAll streams its
+// script points ends it with context.Canceled (the points not started
+// are not waited for).
+func TestRenderAllCancel(t *testing.T) {
+	ws, err := Open("testdata/launch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	seen := 0
+	_, err = ws.RenderAll(ctx, nil, Options{OnPoint: func(PointResult, *launch.Deployment) {
+		seen++
+		cancel()
+	}})
+	if !errors.Is(err, context.Canceled) || seen == 0 {
+		t.Errorf("RenderAll after cancel: %v (%d points seen), want context.Canceled", err, seen)
 	}
 }
