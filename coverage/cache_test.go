@@ -112,7 +112,7 @@ func TestCacheColdWarmEdited(t *testing.T) {
 	if a, b := jsonOf(t, after), jsonOf(t, fresh); a != b {
 		t.Errorf("after the edit the cached run differs from an uncached one")
 	}
-	if jsonOf(t, after) == jsonOf(t, cold) || !strings.Contains(jsonOf(t, after), "0.8") {
+	if jsonOf(t, after) == jsonOf(t, cold) || !strings.Contains(jsonOf(t, after), `"0.8"`) {
 		t.Errorf("the edit did not change the report: the stored one was handed out")
 	}
 }
