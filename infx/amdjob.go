@@ -776,7 +776,7 @@ func (ws *Workspace) renderBatch(p Point, opt Options) (_ []launch.Process, job 
 			continue
 		}
 		seen[key] = true
-		got, subNotes, err := ws.followBatch(p, opt, sub)
+		got, subNotes, err := ws.followBatchOnce(p, opt, sub)
 		if err != nil {
 			return nil, "", nil, err
 		}
@@ -790,6 +790,115 @@ func (ws *Workspace) renderBatch(p Point, opt Options) (_ []launch.Process, job 
 		}
 	}
 	return procs, ws.rel(subs[0].script), notes, nil
+}
+
+// batchJob is one followBatch outcome shared by the points that submit
+// the same batch job (Workspace.followBatchOnce): the points of a key's
+// concurrency list, its launchers' runners and their answers often submit
+// byte-identical jobs. done is closed once the outcome is in; kept says it
+// may be reused (a time limit or a cancel never is).
+type batchJob struct {
+	done  chan struct{}
+	kept  bool
+	procs []launch.Process
+	notes []string
+	perr  *PointError // Pos is the asking point's (set on reuse)
+}
+
+// batchJobKey is every input followBatch reads besides the point's
+// position: the job (script, arguments, environment, node count, the
+// directory and place it was submitted from and by whom), the hardware
+// whose facts its nodes answer and the run's bounds.
+func batchJobKey(p Point, opt Options, sub batchSubmission) string {
+	var b strings.Builder
+	for _, part := range [][]string{
+		{sub.script, strconv.Itoa(sub.nodes), sub.end.Dir, sub.who, sub.end.At.String(), Hardware(p.Runner),
+			opt.ScriptTimeout.String(), strconv.Itoa(opt.ScriptSteps)},
+		sub.end.Argv, sub.args, sub.env,
+	} {
+		b.WriteString(strconv.Itoa(len(part)))
+		for _, s := range part {
+			b.WriteByte(0)
+			b.WriteString(strconv.Itoa(len(s)))
+			b.WriteByte(':')
+			b.WriteString(s)
+		}
+		b.WriteByte(1)
+	}
+	return b.String()
+}
+
+// followBatchOnce is followBatch run once per distinct batch job for the
+// Workspace's life (batchJobKey): a point whose job another point already
+// followed, or is following, takes a deep copy of that outcome, its
+// *PointError placed at its own reference. An outcome that is not a
+// *PointError bounded by counted work (a time limit, a cancel, another
+// error) is never reused: the next point runs the job again. The outcome
+// is the one followBatch gives for the point: nothing it reads is left out
+// of the key (TestFollowBatchShared).
+func (ws *Workspace) followBatchOnce(p Point, opt Options, sub batchSubmission) ([]launch.Process, []string, error) {
+	key := batchJobKey(p, opt, sub)
+	for {
+		ws.batchMu.Lock()
+		job, found := ws.batchJobs[key]
+		if !found {
+			job = &batchJob{done: make(chan struct{})}
+			if ws.batchJobs == nil {
+				ws.batchJobs = map[string]*batchJob{}
+			}
+			ws.batchJobs[key] = job
+		}
+		ws.batchMu.Unlock()
+		if found {
+			var done <-chan struct{}
+			if opt.ctx != nil {
+				done = opt.ctx.Done()
+			}
+			opt.cpus.release() // a CPU is not held idle while it waits
+			select {
+			case <-job.done:
+			case <-done:
+			}
+			opt.cpus.acquire()
+			if opt.ctx != nil && opt.ctx.Err() != nil {
+				return nil, nil, opt.ctx.Err()
+			}
+			if !job.kept {
+				continue // its run hit a limit that is not ours: run it again
+			}
+			return job.copyFor(p)
+		}
+		procs, notes, err := ws.followBatch(p, opt, sub)
+		var perr *PointError
+		kept := err == nil || errors.As(err, &perr) && err == error(perr) && !errors.Is(err, ErrScriptTimeLimit)
+		if kept {
+			job.procs = (&launch.Deployment{Processes: procs}).Clone().Processes
+			job.notes = slices.Clone(notes)
+			if perr != nil {
+				c := *perr
+				c.Pos = Pos{}
+				job.perr = &c
+			}
+			job.kept = true
+		} else {
+			ws.batchMu.Lock()
+			delete(ws.batchJobs, key)
+			ws.batchMu.Unlock()
+		}
+		close(job.done)
+		return procs, notes, err
+	}
+}
+
+// copyFor is a kept batch job's outcome for point p: a deep copy, the
+// error placed at p's reference.
+func (j *batchJob) copyFor(p Point) ([]launch.Process, []string, error) {
+	if j.perr != nil {
+		c := *j.perr
+		c.Pos = p.RefPos
+		return nil, nil, &c
+	}
+	return (&launch.Deployment{Processes: j.procs}).Clone().Processes, slices.Clone(j.notes), nil
 }
 
 // followBatch runs one submitted batch job, once per node rank

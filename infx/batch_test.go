@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -255,6 +256,131 @@ srun --nodelist="$SLURM_JOB_NODELIST" bash -lc "`, "", func(d launch.Deployment)
 		}
 		if bad := c.check(d); bad != "" {
 			t.Errorf("%s: %s", c.name, bad)
+		}
+	}
+}
+
+// batchWorkspace copies testdata/batch with the row's conc-list set to
+// concs and server.sh edited by edit (nil: as it is), and opens it.
+func batchWorkspace(t *testing.T, concs string, edit func(string) string) (*Workspace, []Point) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/batch")); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct {
+		rel  string
+		edit func(string) string
+	}{
+		{"configs/amd-master.yaml", func(s string) string { return strings.Replace(s, "conc-list: [8]", "conc-list: "+concs, 1) }},
+		{"benchmarks/multi_node/amd_utils/server.sh", edit},
+	} {
+		if f.edit == nil {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(f.rel))
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(f.edit(string(b))), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := ws.Points("m1-fp8-mi355x-sglang-disagg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws, pts
+}
+
+// TestFollowBatchShared: the points of one row's concurrency list submit
+// the same batch job (the job runs the whole list); it is followed once
+// per Workspace (followBatchOnce) and every point gets what following it
+// alone gives — a deep copy (editing one point's rendering changes no
+// other's), an error placed at the asking point — also when the points
+// render at once (RenderAll's stream).
+func TestFollowBatchShared(t *testing.T) {
+	ws, pts := batchWorkspace(t, "[8, 16, 32]", nil)
+	if len(pts) != 3 {
+		t.Fatalf("%d points, want 3", len(pts))
+	}
+	var got []launch.Deployment
+	for _, p := range pts {
+		d, err := ws.Render(context.Background(), p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, d)
+	}
+	// the launcher submits under both answers of its `import yaml` probe:
+	// two jobs, the same for every point
+	if n := len(ws.batchJobs); n != 2 {
+		t.Errorf("%d batch jobs followed, want 2 (the three points submit the same two)", n)
+	}
+	got[0].Processes[0].Args[0].Values = []string{"edited"}
+	for i, p := range pts {
+		alone, aPts := batchWorkspace(t, "[8, 16, 32]", nil)
+		want, err := alone.Render(context.Background(), aPts[i], Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := ws.Render(context.Background(), p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(again, want) {
+			t.Errorf("point %d (concurrency %d): the shared job's rendering differs from following it alone", i, p.Concurrency)
+		}
+		if i > 0 && !reflect.DeepEqual(got[i], want) {
+			t.Errorf("point %d: first rendering differs from following it alone", i)
+		}
+	}
+	if reflect.DeepEqual(got[0], got[1]) {
+		t.Error("editing one point's rendering reached another's")
+	}
+
+	// An unsupported job: each point's error at its own reference, the
+	// note the same.
+	ws, pts = batchWorkspace(t, "[8, 16]", func(s string) string {
+		return strings.Replace(s, "export SGLANG_MORI_FLAG=1", "export SGLANG_MORI_FLAG=$(mystery-tool show)", 1)
+	})
+	var notes []string
+	for _, p := range pts {
+		_, err := ws.Render(context.Background(), p, Options{})
+		var pe *PointError
+		if !errors.As(err, &pe) || pe.Status != StatusUnsupported || pe.Pos != p.RefPos {
+			t.Fatalf("concurrency %d: %v, want unsupported at %s", p.Concurrency, err, p.RefPos)
+		}
+		notes = append(notes, pe.Note)
+	}
+	if len(ws.batchJobs) != 1 || notes[0] != notes[1] || !strings.Contains(notes[0], "mystery-tool show") {
+		t.Errorf("%d jobs, notes %q", len(ws.batchJobs), notes)
+	}
+
+	// At once: RenderAll renders the points on every CPU; each result is
+	// the one rendered alone.
+	ws, pts = batchWorkspace(t, "[1, 2, 4, 8, 16, 32, 64, 128]", nil)
+	var all []launch.Deployment
+	if _, err := ws.RenderAll(context.Background(), []string{"m1-fp8-mi355x-sglang-disagg"}, Options{OnPoint: func(r PointResult, d *launch.Deployment) {
+		if d == nil {
+			t.Errorf("point %d did not render: %+v", r.Concurrency, r)
+			return
+		}
+		all = append(all, *d)
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != len(pts) || len(ws.batchJobs) != 2 {
+		t.Fatalf("%d renderings of %d points, %d jobs", len(all), len(pts), len(ws.batchJobs))
+	}
+	for i := 1; i < len(all); i++ {
+		if !reflect.DeepEqual(all[i].Processes, all[0].Processes) {
+			t.Errorf("point %d renders other processes than point 0", i)
 		}
 	}
 }

@@ -46,6 +46,33 @@ type Options struct {
 	// ctx is the caller's context (Render, RenderAll): every script run
 	// of the rendering stops when it is done.
 	ctx context.Context
+	// cpus, when set, is the slot the rendering holds among those of the
+	// points rendered at once (Prerender, RenderAll): it gives it back
+	// while it waits for another point's work (followBatchOnce).
+	cpus cpuSlots
+}
+
+// cpuSlots holds one token per point being rendered, at most one per CPU
+// (newCPUSlots): a point takes one before it starts and gives it back when
+// it ends, or while it waits for work another point is doing, so that a CPU
+// never idles behind a wait. nil: no bound (a lone Render).
+type cpuSlots chan struct{}
+
+// newCPUSlots is the bound for GOMAXPROCS points at once.
+func newCPUSlots() cpuSlots { return make(cpuSlots, max(1, runtime.GOMAXPROCS(0))) }
+
+// acquire takes a slot, waiting for one.
+func (s cpuSlots) acquire() {
+	if s != nil {
+		s <- struct{}{}
+	}
+}
+
+// release gives a slot back.
+func (s cpuSlots) release() {
+	if s != nil {
+		<-s
+	}
 }
 
 // Render renders one point into the processes it starts. Recipes go
@@ -605,29 +632,31 @@ func (ws *Workspace) Prerender(ctx context.Context, pts []Point, opt Options) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		return // one CPU: the caller renders them in order anyway
 	}
-	eachOnAllCPUs(ctx, todo, func(p Point) { _, _ = ws.Render(ctx, p, opt) })
+	eachOnAllCPUs(ctx, todo, func(p Point, cpus cpuSlots) {
+		o := opt
+		o.cpus = cpus
+		_, _ = ws.Render(ctx, p, o)
+	})
 }
 
-// eachOnAllCPUs calls fn for every point on GOMAXPROCS goroutines and
-// returns when all calls have; once ctx (nil: never) is done no further
-// point is started.
-func eachOnAllCPUs(ctx context.Context, pts []Point, fn func(Point)) {
-	next := make(chan Point)
+// eachOnAllCPUs calls fn for every point, in order, each on its own
+// goroutine holding one of GOMAXPROCS slots (cpuSlots; fn may give it back
+// while it waits), and returns when all calls have; once ctx (nil: never)
+// is done no further point is started.
+func eachOnAllCPUs(ctx context.Context, pts []Point, fn func(Point, cpuSlots)) {
+	cpus := newCPUSlots()
 	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), len(pts))) {
-		wg.Go(func() {
-			for p := range next {
-				fn(p)
-			}
-		})
-	}
 	for _, p := range pts {
+		cpus.acquire()
 		if ctx != nil && ctx.Err() != nil {
+			cpus.release()
 			break
 		}
-		next <- p
+		wg.Go(func() {
+			defer cpus.release()
+			fn(p, cpus)
+		})
 	}
-	close(next)
 	wg.Wait()
 }
 
@@ -677,18 +706,10 @@ func (ws *Workspace) streamScripts(points [][]Point, opt Options) *scriptStream 
 	for j := range todo {
 		st.results[j].done = make(chan struct{})
 	}
-	next := make(chan int)
-	for range min(cpus, len(todo)) {
-		go func() {
-			for j := range next {
-				d, err := ws.render(todo[j], opt, nil)
-				st.results[j].scriptResult = scriptResult{d, err}
-				close(st.results[j].done)
-			}
-		}()
-	}
+	slots := newCPUSlots()
+	o := opt
+	o.cpus = slots
 	go func() {
-		defer close(next)
 		for j := range todo {
 			select {
 			case st.slots <- struct{}{}:
@@ -703,11 +724,19 @@ func (ws *Workspace) streamScripts(points [][]Point, opt Options) *scriptStream 
 				}
 				return
 			}
+			slots.acquire()
 			select {
-			case next <- j:
 			case <-st.quit:
+				slots.release()
 				return
+			default:
 			}
+			go func() {
+				defer slots.release()
+				d, err := ws.render(todo[j], o, nil)
+				st.results[j].scriptResult = scriptResult{d, err}
+				close(st.results[j].done)
+			}()
 		}
 	}()
 	return st

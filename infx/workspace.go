@@ -85,6 +85,11 @@ type Workspace struct {
 	// diskHits and diskStored count PersistRenders' reads and writes.
 	diskHits, diskStored atomic.Int64
 
+	// batchJobs shares each distinct batch job's outcome among the points
+	// that submit it (followBatchOnce; guarded by batchMu).
+	batchMu   sync.Mutex
+	batchJobs map[string]*batchJob
+
 	entries []*Entry
 	byKey   map[string]*Entry
 	// broken maps a config key that did not load to its problem (a
