@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
@@ -54,6 +55,10 @@ g() {
 	probe g1
 	( export F=6; unset A; probe sub )
 	X=7 probe assign
+	unset Z
+	export L2=8 | probe pipe1 | probe pipe2
+	{ export M=9; probe bg; } &
+	wait
 }
 probe top1
 f
@@ -65,30 +70,35 @@ probe top3
 	if err != nil {
 		t.Fatal(err)
 	}
-	probes := 0
-	r, err := interp.New(interp.Env(expand.ListEnviron("PATH=/bin", "HOME=/root", "Z=z")),
-		interp.ExecHandlers(func(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
-			return func(ctx context.Context, args []string) error {
-				if args[0] != "probe" {
-					return next(ctx, args)
+	// the run's start as the sandbox gives it (startEnv, split once) and
+	// as a plain list; pipeline stages and & run on background copies
+	start := []string{"PATH=/bin", "HOME=/root", "Z=z"}
+	for _, root := range []expand.Environ{newStartEnv(start), expand.ListEnviron(start...)} {
+		var probes atomic.Int32
+		r, err := interp.New(interp.Env(root),
+			interp.ExecHandlers(func(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
+				return func(ctx context.Context, args []string) error {
+					if args[0] != "probe" {
+						return next(ctx, args)
+					}
+					probes.Add(1)
+					hc := interp.HandlerCtx(ctx)
+					got, want := exported(hc.Env), exportedByLookup(hc.Env)
+					if !slices.Equal(got, want) {
+						t.Errorf("%T at %s:\n got %q\nwant %q", root, args[1], got, want)
+					}
+					return nil
 				}
-				probes++
-				hc := interp.HandlerCtx(ctx)
-				got, want := exported(hc.Env), exportedByLookup(hc.Env)
-				if !slices.Equal(got, want) {
-					t.Errorf("at %s:\n got %q\nwant %q", args[1], got, want)
-				}
-				return nil
-			}
-		}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Run(context.Background(), file); err != nil {
-		t.Fatal(err)
-	}
-	if probes != 8 {
-		t.Errorf("%d probes ran, want 8", probes)
+			}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Run(context.Background(), file); err != nil {
+			t.Fatal(err)
+		}
+		if n := probes.Load(); n != 11 {
+			t.Errorf("%T: %d probes ran, want 11", root, n)
+		}
 	}
 }
 

@@ -248,7 +248,7 @@ func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, fr fileRun) (
 	}
 	ienv = append(ienv, "TMPDIR="+noTempDir)
 	opts := []interp.RunnerOption{
-		interp.Env(expand.ListEnviron(ienv...)),
+		interp.Env(newStartEnv(ienv)),
 		interp.Dir(startDir),
 		interp.StdIO(stdin, &errTail{w: stdout, sb: sb}, &errTail{w: stderr, sb: sb}),
 		interp.CallHandler(sb.call),
@@ -614,8 +614,10 @@ func (sb *sandbox) guardCmd(hc interp.HandlerContext, at Pos, args []string) (ha
 			at, _ := sb.decodeMarker(args[1])
 			sb.lastFile, sb.lastLine, sb.lastCol = at.File, at.Line, at.Col
 		}
+		// the run's start is counted once (startEnv.bytes), then what
+		// the script set: the same sum as Each gives
 		total := 0
-		hc.Env.Each(func(name string, v expand.Variable) bool {
+		each := func(name string, v expand.Variable) bool {
 			total += len(name) + len(v.Str)
 			for _, e := range v.List {
 				total += len(e)
@@ -624,7 +626,13 @@ func (sb *sandbox) guardCmd(hc interp.HandlerContext, at Pos, args []string) (ha
 				total += len(k) + len(e)
 			}
 			return total <= MaxBytes
-		})
+		}
+		if se, ok := interp.EachOverlay(hc.Env, each).(*startEnv); ok {
+			total += se.bytes
+		} else {
+			total = 0
+			hc.Env.Each(each)
+		}
 		if total > MaxBytes {
 			// The check runs in a command substitution, whose failure
 			// would not end the script: stop the whole run.
@@ -1052,14 +1060,25 @@ func visibleEnv(kvs []string) []string {
 func exported(env expand.Environ) []string {
 	type listed struct {
 		name, value string
-		at          int  // order listed
-		ok          bool // an exported string
+		pair        string // name=value when known (the run's start)
+		at          int    // order listed
+		ok          bool   // an exported string
 	}
 	var all []listed
-	env.Each(func(name string, v expand.Variable) bool {
+	add := func(name string, v expand.Variable) bool {
 		all = append(all, listed{name: name, value: v.Str, at: len(all), ok: v.IsSet() && v.Exported && v.Kind == expand.String})
 		return true
-	})
+	}
+	if se, ok := interp.EachOverlay(env, func(string, expand.Variable) bool { return false }).(*startEnv); ok {
+		// the run's start, split once (startEnv), then the overlays
+		all = make([]listed, len(se.names), len(se.names)+16)
+		for i, n := range se.names {
+			all[i] = listed{name: n, value: se.values[i], pair: se.pairs[i], at: i, ok: true}
+		}
+		interp.EachOverlay(env, add)
+	} else {
+		env.Each(add)
+	}
 	byKey := func(a, b listed) int {
 		if c := compareNameEq(a.name, b.name); c != 0 {
 			return c
@@ -1092,7 +1111,10 @@ func exported(env expand.Environ) []string {
 			continue // a later scope's entry wins
 		}
 		if e.ok {
-			out = append(out, e.name+"="+e.value)
+			if e.pair == "" {
+				e.pair = e.name + "=" + e.value
+			}
+			out = append(out, e.pair)
 		}
 	}
 	// by name ("A=" sorts after "A9=", "A" before "A9")
@@ -1103,6 +1125,44 @@ func exported(env expand.Environ) []string {
 		slices.SortFunc(out, byName)
 	}
 	return out
+}
+
+// startEnv is a run's starting environment as the interpreter sees it
+// (interp.Env, the root below every overlay: never written), split once:
+// expand.ListEnviron's variables (sorted by "NAME=", names unique, every one
+// an exported string) as names, values and NAME=value pairs, and their
+// size. Each lists them without splitting each pair again, as exported and
+// the size check do for every command; Get is ListEnviron's.
+type startEnv struct {
+	list                 expand.Environ
+	names, values, pairs []string
+	bytes                int // sum of len(name)+len(value)
+}
+
+// newStartEnv is the startEnv of the NAME=value pairs (ListEnviron's rules:
+// sorted, a name given twice keeps its last value).
+func newStartEnv(kvs []string) *startEnv {
+	e := &startEnv{list: expand.ListEnviron(kvs...)}
+	e.list.Each(func(name string, v expand.Variable) bool {
+		e.names = append(e.names, name)
+		e.values = append(e.values, v.Str)
+		e.pairs = append(e.pairs, name+"="+v.Str)
+		e.bytes += len(name) + len(v.Str)
+		return true
+	})
+	return e
+}
+
+// Get is the variable name (expand.Environ).
+func (e *startEnv) Get(name string) expand.Variable { return e.list.Get(name) }
+
+// Each lists the variables in ListEnviron's order (expand.Environ).
+func (e *startEnv) Each(f func(name string, v expand.Variable) bool) {
+	for i, n := range e.names {
+		if !f(n, expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: e.values[i]}) {
+			return
+		}
+	}
 }
 
 // compareNameEq compares a+"=" with b+"=" (expand.ListEnviron's order)

@@ -28,18 +28,57 @@ func newOverlayEnviron(parent expand.Environ, background bool) *overlayEnviron {
 	}
 	oenv := &overlayEnviron{gen: new(atomic.Uint64)} // cookbook-sync patch
 	{
-		// cookbook-sync patch: the copy's map sized once (it grew and
-		// rehashed variable by variable: 5% of a coverage run's CPU)
+		// cookbook-sync patch: a background copy copies the overlays only
+		// and keeps the chain's root, the environment the runner started
+		// with (Runner.Env, never written: writes go to overlays), as its
+		// parent, read-only as before; its map is sized once. (It copied
+		// every variable of the root too, growing and rehashing its map
+		// variable by variable: 5% of a coverage run's CPU.) Each entry is
+		// stored as listed, later ones winning, as the Set calls of the
+		// copy did (an unset entry is kept: it hides the root's value).
 		n := 0
-		parent.Each(func(string, expand.Variable) bool { n++; return true })
+		root := EachOverlay(parent, func(string, expand.Variable) bool { n++; return true })
+		oenv.parent = root
 		oenv.values = make(map[string]namedVariable, n)
-		// We could do better here if the parent is also an overlayEnviron;
-		// measure with profiles or benchmarks before we choose to do so.
-		for name, vr := range parent.Each {
-			oenv.Set(name, vr)
-		}
+		EachOverlay(parent, func(name string, vr expand.Variable) bool {
+			oenv.values[oenv.normalize(name)] = namedVariable{name, vr}
+			return true
+		})
 	}
 	return oenv
+}
+
+// EachOverlay (cookbook-sync patch) calls f for the variables env's
+// overlays hold, outermost first, each overlay's in the order Each lists
+// them, until f returns false, and returns the root of the chain: the
+// environment below every overlay (the one the runner started with,
+// Runner.Env, or nil below a chain that ends in an overlay), whose
+// variables it does not list. Each of env lists root's variables, then
+// what EachOverlay lists. An env that is not an overlay is its own root.
+func EachOverlay(env expand.Environ, f func(name string, vr expand.Variable) bool) (root expand.Environ) {
+	o, ok := env.(*overlayEnviron)
+	if !ok {
+		return env
+	}
+	root, _ = o.eachOverlay(f)
+	return root
+}
+
+// eachOverlay is EachOverlay from o; more is false once f returned false.
+func (o *overlayEnviron) eachOverlay(f func(name string, vr expand.Variable) bool) (root expand.Environ, more bool) {
+	if p, ok := o.parent.(*overlayEnviron); ok {
+		if root, more = p.eachOverlay(f); !more {
+			return root, false
+		}
+	} else {
+		root = o.parent
+	}
+	for _, vr := range o.values {
+		if !f(vr.Name, vr.Variable) {
+			return root, false
+		}
+	}
+	return root, true
 }
 
 // overlayEnviron is our main implementation of [expand.WriteEnviron].
