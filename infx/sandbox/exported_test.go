@@ -56,6 +56,9 @@ g() {
 	( export F=6; unset A; probe sub )
 	X=7 probe assign
 	unset Z
+	( export __cookbook_sync_container=0 A=1 F=7; probe container )
+	( export __cookbook_sync_container=0; export -n __cookbook_sync_container; probe unmarked )
+	( export __cookbook_sync_container=5; probe nocontainer )
 	export L2=8 | probe pipe1 | probe pipe2
 	{ export M=9; probe bg; } &
 	wait
@@ -87,6 +90,18 @@ probe top3
 					if !slices.Equal(got, want) {
 						t.Errorf("%T at %s:\n got %q\nwant %q", root, args[1], got, want)
 					}
+					// envDiff's fast path gives what diffing the whole
+					// listing gives, against the run's base and a
+					// container's
+					sb := &sandbox{base: map[string]string{"PATH": "/bin", "HOME": "/other", "B": "2"},
+						containerBases: []map[string]string{{"A": "1", "F": "6", "HOME": "/root"}}}
+					sb.mu.Lock()
+					fast, ok := sb.envDiffFast(hc.Env)
+					slow := sb.diffEnv(exported(hc.Env))
+					sb.mu.Unlock()
+					if _, isStart := root.(*startEnv); ok != isStart || ok && !slices.Equal(fast, slow) {
+						t.Errorf("%T at %s: envDiffFast %q (%v), diffEnv %q", root, args[1], fast, ok, slow)
+					}
 					return nil
 				}
 			}))
@@ -96,8 +111,8 @@ probe top3
 		if err := r.Run(context.Background(), file); err != nil {
 			t.Fatal(err)
 		}
-		if n := probes.Load(); n != 11 {
-			t.Errorf("%T: %d probes ran, want 11", root, n)
+		if n := probes.Load(); n != 14 {
+			t.Errorf("%T: %d probes ran, want 14", root, n)
 		}
 	}
 }

@@ -1,0 +1,131 @@
+package sandbox
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
+	"mvdan.cc/sh/v3/expand"
+)
+
+// This file is envDiff's fast path: what diffEnv(exported(env)) gives,
+// without listing the run's start for every command. A command's
+// environment is the run's start (a startEnv, never written) under the
+// overlays the script's assignments made; the start's variables that
+// differ from a base are worked out once per start and base (rootDiff), so
+// each command lists, sorts and looks up only what the script set (tens of
+// variables, not the hundreds a harness exports).
+
+// overlaid is one variable an overlay lists (interp.EachOverlay), at its
+// place in the listing (later ones win).
+type overlaid struct {
+	name string
+	v    expand.Variable
+	at   int
+}
+
+// rootBase names one base diffEnv tells a start's variables against: -1
+// the run's (sandbox.base), i ≥ 0 container i's (containerBases[i]).
+type rootBase struct {
+	start *startEnv
+	base  int
+}
+
+// envDiffFast is diffEnv(exported(env)) for an env whose root is a
+// startEnv (ok false otherwise: the caller lists it all). sb.mu held.
+func (sb *sandbox) envDiffFast(env expand.Environ) (_ []string, ok bool) {
+	var tail []overlaid
+	se, isStart := interp.EachOverlay(env, func(name string, v expand.Variable) bool {
+		tail = append(tail, overlaid{name: name, v: v, at: len(tail)})
+		return true
+	}).(*startEnv)
+	if !isStart {
+		return nil, false
+	}
+	// the overlays' visible variables: by name, the last listed
+	slices.SortFunc(tail, func(a, b overlaid) int {
+		if c := compareNameEq(a.name, b.name); c != 0 {
+			return c
+		}
+		return a.at - b.at
+	})
+	vis := tail[:0]
+	for i, e := range tail {
+		if i+1 < len(tail) && tail[i+1].name == e.name {
+			continue
+		}
+		vis = append(vis, e)
+	}
+	exportedStr := func(v expand.Variable) bool { return v.IsSet() && v.Exported && v.Kind == expand.String }
+	// the base: a container's when the environment carries its marker
+	// (the overlays' visible value, else the start's)
+	bi := -1
+	marker, hasMarker := "", false
+	if j, found := slices.BinarySearchFunc(vis, containerVar, func(e overlaid, n string) int { return compareNameEq(e.name, n) }); found {
+		marker, hasMarker = vis[j].v.Str, exportedStr(vis[j].v)
+	} else if v := se.Get(containerVar); v.IsSet() {
+		marker, hasMarker = v.Str, true
+	}
+	if hasMarker {
+		if i, err := strconv.Atoi(marker); err == nil && i >= 0 && i < len(sb.containerBases) {
+			bi = i
+		}
+	}
+	base := sb.base
+	if bi >= 0 {
+		base = sb.containerBases[bi]
+	}
+	same := sb.rootSame(se, bi, base)
+	var out []string
+	i, j := 0, 0
+	for i < len(se.names) || j < len(vis) {
+		if j == len(vis) || i < len(se.names) && compareNameEq(se.names[i], vis[j].name) < 0 {
+			if !same[i] && se.names[i] != containerVar {
+				out = append(out, se.pairs[i])
+			}
+			i++
+			continue
+		}
+		e := vis[j]
+		if i < len(se.names) && se.names[i] == e.name {
+			i++ // the overlay's value hides the start's
+		}
+		j++
+		if !exportedStr(e.v) || e.name == containerVar {
+			continue
+		}
+		if old, ok := base[e.name]; ok && old == e.v.Str {
+			continue
+		}
+		out = append(out, e.name+"="+e.v.Str)
+	}
+	// by name ("A=" sorts after "A9=", "A" before "A9"), as exported
+	byName := func(a, b string) int {
+		return strings.Compare(a[:strings.IndexByte(a, '=')], b[:strings.IndexByte(b, '=')])
+	}
+	if !slices.IsSortedFunc(out, byName) {
+		slices.SortFunc(out, byName)
+	}
+	return out, true
+}
+
+// rootSame says, for each of se's variables, whether base (the one bi
+// names) holds it with the same value: worked out once per start and
+// base. sb.mu held.
+func (sb *sandbox) rootSame(se *startEnv, bi int, base map[string]string) []bool {
+	k := rootBase{start: se, base: bi}
+	if s, ok := sb.rootSames[k]; ok {
+		return s
+	}
+	s := make([]bool, len(se.names))
+	for i, n := range se.names {
+		old, ok := base[n]
+		s[i] = ok && old == se.values[i]
+	}
+	if sb.rootSames == nil {
+		sb.rootSames = map[rootBase][]bool{}
+	}
+	sb.rootSames[k] = s
+	return s
+}
