@@ -20,9 +20,9 @@ import (
 // overlaid is one variable an overlay lists (interp.EachOverlay), at its
 // place in the listing (later ones win).
 type overlaid struct {
-	name string
-	v    expand.Variable
-	at   int
+	name, str string
+	at        int32
+	exported  bool // an exported string (the kind a command inherits)
 }
 
 // rootBase names one base diffEnv tells a start's variables against: -1
@@ -35,11 +35,12 @@ type rootBase struct {
 // envDiffFast is diffEnv(exported(env)) for an env whose root is a
 // startEnv (ok false otherwise: the caller lists it all). sb.mu held.
 func (sb *sandbox) envDiffFast(env expand.Environ) (_ []string, ok bool) {
-	var tail []overlaid
+	tail := sb.overlaidBuf[:0]
 	se, isStart := interp.EachOverlay(env, func(name string, v expand.Variable) bool {
-		tail = append(tail, overlaid{name: name, v: v, at: len(tail)})
+		tail = append(tail, overlaid{name: name, str: v.Str, at: int32(len(tail)), exported: v.IsSet() && v.Exported && v.Kind == expand.String})
 		return true
 	}).(*startEnv)
+	sb.overlaidBuf = tail[:0]
 	if !isStart {
 		return nil, false
 	}
@@ -48,7 +49,7 @@ func (sb *sandbox) envDiffFast(env expand.Environ) (_ []string, ok bool) {
 		if c := compareNameEq(a.name, b.name); c != 0 {
 			return c
 		}
-		return a.at - b.at
+		return int(a.at - b.at)
 	})
 	vis := tail[:0]
 	for i, e := range tail {
@@ -57,13 +58,12 @@ func (sb *sandbox) envDiffFast(env expand.Environ) (_ []string, ok bool) {
 		}
 		vis = append(vis, e)
 	}
-	exportedStr := func(v expand.Variable) bool { return v.IsSet() && v.Exported && v.Kind == expand.String }
 	// the base: a container's when the environment carries its marker
 	// (the overlays' visible value, else the start's)
 	bi := -1
 	marker, hasMarker := "", false
 	if j, found := slices.BinarySearchFunc(vis, containerVar, func(e overlaid, n string) int { return compareNameEq(e.name, n) }); found {
-		marker, hasMarker = vis[j].v.Str, exportedStr(vis[j].v)
+		marker, hasMarker = vis[j].str, vis[j].exported
 	} else if v := se.Get(containerVar); v.IsSet() {
 		marker, hasMarker = v.Str, true
 	}
@@ -92,13 +92,13 @@ func (sb *sandbox) envDiffFast(env expand.Environ) (_ []string, ok bool) {
 			i++ // the overlay's value hides the start's
 		}
 		j++
-		if !exportedStr(e.v) || e.name == containerVar {
+		if !e.exported || e.name == containerVar {
 			continue
 		}
-		if old, ok := base[e.name]; ok && old == e.v.Str {
+		if old, ok := base[e.name]; ok && old == e.str {
 			continue
 		}
-		out = append(out, e.name+"="+e.v.Str)
+		out = append(out, e.name+"="+e.str)
 	}
 	// by name ("A=" sorts after "A9=", "A" before "A9"), as exported
 	byName := func(a, b string) int {

@@ -46,8 +46,8 @@ func (u Unfollowed) String() string {
 // timeout, sudo, …); and none is a server launch by its literal words
 // (Config.IsServer). Only a script that parses qualifies.
 func (sb *sandbox) inertScript(src []byte, name string) bool {
-	f, err := syntax.NewParser().Parse(bytes.NewReader(src), name)
-	if err != nil {
+	f := sb.cache.plainParse(src, name)
+	if f == nil {
 		return false
 	}
 	inert := true
@@ -86,6 +86,31 @@ func (sb *sandbox) inertScript(src []byte, name string) bool {
 		return inert
 	})
 	return inert
+}
+
+// plainParse is the parse of src as written (nil when it does not
+// parse), kept by its text: the tree is only walked, never changed.
+func (c *Cache) plainParse(src []byte, name string) *syntax.File {
+	c.mu.Lock()
+	f, ok := c.plain[string(src)]
+	c.mu.Unlock()
+	if ok {
+		return f
+	}
+	f, err := syntax.NewParser().Parse(bytes.NewReader(src), name)
+	if err != nil {
+		f = nil
+	}
+	c.mu.Lock()
+	if _, had := c.plain[string(src)]; !had && c.n < cacheMax {
+		if c.plain == nil {
+			c.plain = map[string]*syntax.File{}
+		}
+		c.plain[string(src)] = f
+		c.n++
+	}
+	c.mu.Unlock()
+	return f
 }
 
 // runFenced runs a child script under its own cancel (stop cancels only

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
 	"github.com/cookbook-sync/cookbook-sync/launch"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Default bounds for running a script (Config zero values). The step
@@ -263,7 +264,10 @@ type Cache struct {
 	// sourced keeps the source builtin's parse of each prepared text
 	// (parseSourced), by the path the builtin names and the text.
 	sourced map[string]map[string]parsedSource
-	n       int // entries in files, texts and sourced together (at most cacheMax)
+	// plain keeps the parse of each script text inertScript read, as
+	// written (nil: it does not parse), by the text alone.
+	plain map[string]*syntax.File
+	n     int // entries in files, texts, sourced and plain together (at most cacheMax)
 }
 
 // cacheMax bounds a Cache's entries (files, texts and sourced together): a run

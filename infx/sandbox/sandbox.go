@@ -398,23 +398,25 @@ type sandbox struct {
 	diffScope   any
 	diffVersion uint64
 	diffKVs     []string
-	// rootSames caches rootSame (sb.mu).
-	rootSames map[rootBase][]bool
-	file      string
-	roots     []string
-	jail      *jail           // every read of the disk (jail.go)
-	vdirs     map[string]bool // logical directories that exist only in memory (logicalTmp, git clones)
-	startDir  string          // Config.Dir, cleaned
-	iters     int             // loop iterations run (stepCmd)
-	maxIters  int             // Config.Steps
-	base      map[string]string
-	run       *Trace
-	steps     int
-	funcs     map[string]bool    // shell functions declared in any parsed file
-	funcCalls int                // function calls left (MaxFuncCalls)
-	limit     error              // a bound exceeded inside a subshell
-	stopMu    sync.Mutex         // guards cancel
-	cancel    context.CancelFunc // cancels the innermost run being followed (stop; a fenced child's, else the run's)
+	// rootSames caches rootSame; overlaidBuf is envDiffFast's listing,
+	// kept for the next call (sb.mu).
+	rootSames   map[rootBase][]bool
+	overlaidBuf []overlaid
+	file        string
+	roots       []string
+	jail        *jail           // every read of the disk (jail.go)
+	vdirs       map[string]bool // logical directories that exist only in memory (logicalTmp, git clones)
+	startDir    string          // Config.Dir, cleaned
+	iters       int             // loop iterations run (stepCmd)
+	maxIters    int             // Config.Steps
+	base        map[string]string
+	run         *Trace
+	steps       int
+	funcs       map[string]bool    // shell functions declared in any parsed file
+	funcCalls   int                // function calls left (MaxFuncCalls)
+	limit       error              // a bound exceeded inside a subshell
+	stopMu      sync.Mutex         // guards cancel
+	cancel      context.CancelFunc // cancels the innermost run being followed (stop; a fenced child's, else the run's)
 	// lastFile/lastLine/lastCol is the last marked command reached.
 	lastFile          string
 	lastLine, lastCol int
