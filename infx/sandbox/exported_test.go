@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -231,5 +232,52 @@ probe unexport2
 	// p1/p2, f4/f5 … : back to back in one environment
 	if shared < 2 {
 		t.Errorf("%d probe pairs share an environment version, want the back-to-back ones", shared)
+	}
+}
+
+// TestStartEnvIsListEnviron: startEnv lists and looks up exactly what
+// expand.ListEnviron does for the same pairs — duplicates (the last wins),
+// pairs without "=" or with an empty name (dropped), names that are
+// prefixes of others ("A", "A9", "A_"), values holding "=" — and its size
+// is the sum of its names and values.
+func TestStartEnvIsListEnviron(t *testing.T) {
+	cases := [][]string{
+		{"A=1", "A=2", "=x", "B", "A9=3", "A_=4", "a=5", "PATH=/x=y", "Z=", "A=3"},
+		nil,
+		{"X=1"},
+	}
+	// every list of up to 4 pairs over a small alphabet
+	atoms := []string{"A=1", "A=2", "AB=3", "A", "=", "A==", "B=x"}
+	for i := range 7 * 7 * 7 * 7 {
+		var c []string
+		for n := i; n > 0; n /= 7 {
+			c = append(c, atoms[n%7])
+		}
+		cases = append(cases, c)
+	}
+	type nv struct{ n, v string }
+	for _, kvs := range cases {
+		want, got := expand.ListEnviron(kvs...), newStartEnv(kvs)
+		var w, g []nv
+		want.Each(func(n string, v expand.Variable) bool { w = append(w, nv{n, v.Str}); return true })
+		size := 0
+		got.Each(func(n string, v expand.Variable) bool {
+			g = append(g, nv{n, v.Str})
+			size += len(n) + len(v.Str)
+			return true
+		})
+		if !slices.Equal(w, g) || size != got.bytes {
+			t.Errorf("%q: startEnv lists %v (%d bytes, %d counted), ListEnviron %v", kvs, g, size, got.bytes, w)
+		}
+		for i, p := range got.pairs {
+			if p != got.names[i]+"="+got.values[i] {
+				t.Errorf("%q: pair %q for %s=%s", kvs, p, got.names[i], got.values[i])
+			}
+		}
+		for _, name := range []string{"A", "A9", "A_", "AB", "B", "PATH", "Z", "X", "", "a", "Q"} {
+			if a, b := want.Get(name), got.Get(name); !reflect.DeepEqual(a, b) {
+				t.Errorf("%q: Get(%q) = %+v, ListEnviron %+v", kvs, name, b, a)
+			}
+		}
 	}
 }

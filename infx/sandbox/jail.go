@@ -167,11 +167,20 @@ func (j *jail) readFile(p string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }() // read-only
-	data, err := io.ReadAll(io.LimitReader(f, limit))
-	if err != nil {
+	// sized from the file's size once (io.ReadAll grows from 512 bytes,
+	// allocating a script two or three times over); still read to its end
+	// (a file that grows is read as it is), never past limit
+	var b bytes.Buffer
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		b.Grow(int(min(st.Size(), limit)) + bytes.MinRead)
+	}
+	if _, err := b.ReadFrom(io.LimitReader(f, limit)); err != nil {
 		return nil, &os.PathError{Op: "read", Path: p, Err: err}
 	}
-	return data, nil
+	if b.Len() == 0 {
+		return []byte{}, nil // as io.ReadAll: empty, not nil
+	}
+	return b.Bytes(), nil
 }
 
 // readInput reads a whole input file (a script) inside a root, at most

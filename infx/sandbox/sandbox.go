@@ -257,6 +257,7 @@ func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, fr fileRun) (
 		}),
 		interp.OpenHandler(sb.open),
 		interp.SourceParser(sb.parseSourced),
+		interp.SkipFinalVars(), // the sandbox reads the trace, never Runner.Vars
 		interp.StatHandler(sb.stat),
 		interp.AccessHandler(sb.access),
 		interp.ReadDirHandler2(sb.readDir),
@@ -1138,29 +1139,52 @@ func exported(env expand.Environ) []string {
 // expand.ListEnviron's variables (sorted by "NAME=", names unique, every one
 // an exported string) as names, values and NAME=value pairs, and their
 // size. Each lists them without splitting each pair again, as exported and
-// the size check do for every command; Get is ListEnviron's.
+// the size check do for every command.
 type startEnv struct {
-	list                 expand.Environ
 	names, values, pairs []string
 	bytes                int // sum of len(name)+len(value)
 }
 
-// newStartEnv is the startEnv of the NAME=value pairs (ListEnviron's rules:
-// sorted, a name given twice keeps its last value).
+// newStartEnv is the startEnv of the NAME=value pairs, by ListEnviron's
+// rules (expand/environ.go listEnviron_): sorted by "NAME=" (stable), a
+// pair without "=" or with an empty name dropped, a name given twice keeps
+// its last value. The pairs are kept as given; names and values are their
+// substrings (TestStartEnvIsListEnviron).
 func newStartEnv(kvs []string) *startEnv {
-	e := &startEnv{list: expand.ListEnviron(kvs...)}
-	e.list.Each(func(name string, v expand.Variable) bool {
+	list := slices.Clone(kvs)
+	prefix := func(kv string) string {
+		if i := strings.IndexByte(kv, '='); i >= 0 {
+			return kv[:i+1]
+		}
+		return ""
+	}
+	slices.SortStableFunc(list, func(a, b string) int { return strings.Compare(prefix(a), prefix(b)) })
+	e := &startEnv{}
+	for _, kv := range list {
+		name, value, ok := strings.Cut(kv, "=")
+		if name == "" || !ok {
+			continue
+		}
+		if n := len(e.names); n > 0 && e.names[n-1] == name {
+			e.bytes -= len(name) + len(e.values[n-1])
+			e.names, e.values, e.pairs = e.names[:n-1], e.values[:n-1], e.pairs[:n-1]
+		}
 		e.names = append(e.names, name)
-		e.values = append(e.values, v.Str)
-		e.pairs = append(e.pairs, name+"="+v.Str)
-		e.bytes += len(name) + len(v.Str)
-		return true
-	})
+		e.values = append(e.values, value)
+		e.pairs = append(e.pairs, kv)
+		e.bytes += len(name) + len(value)
+	}
 	return e
 }
 
 // Get is the variable name (expand.Environ).
-func (e *startEnv) Get(name string) expand.Variable { return e.list.Get(name) }
+func (e *startEnv) Get(name string) expand.Variable {
+	i, ok := slices.BinarySearchFunc(e.names, name, compareNameEq)
+	if !ok {
+		return expand.Variable{}
+	}
+	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: e.values[i]}
+}
 
 // Each lists the variables in ListEnviron's order (expand.Environ).
 func (e *startEnv) Each(f func(name string, v expand.Variable) bool) {

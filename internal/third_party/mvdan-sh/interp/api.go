@@ -73,6 +73,14 @@ type Runner struct {
 	Vars  map[string]expand.Variable
 	Funcs map[string]*syntax.Stmt
 
+	// funcsShared: Funcs is shared with a subshell (or the shell it is a
+	// subshell of) and is copied before it is written (ownFuncs).
+	// cookbook-sync patch.
+	funcsShared bool
+	// skipFinalVars: Run leaves Vars empty (SkipFinalVars).
+	// cookbook-sync patch.
+	skipFinalVars bool
+
 	alias map[string]alias
 
 	// callHandler is a function allowing to replace a simple command's
@@ -573,6 +581,16 @@ func SourceParser(f SourceParserFunc) RunnerOption {
 	}
 }
 
+// SkipFinalVars has Run leave Vars empty: it no longer copies every
+// variable of the environment into it when it ends, for a caller that
+// never reads Vars. cookbook-sync patch (see ../PATCHES.md).
+func SkipFinalVars() RunnerOption {
+	return func(r *Runner) error {
+		r.skipFinalVars = true
+		return nil
+	}
+}
+
 // ReadDirHandler sets the read directory handler. See [ReadDirHandlerFunc] for more info.
 //
 // Deprecated: use [ReadDirHandler2].
@@ -905,6 +923,7 @@ func (r *Runner) Reset() {
 		execHandler:    r.execHandler,
 		openHandler:    r.openHandler,
 		sourceParser:   r.sourceParser,
+		skipFinalVars:  r.skipFinalVars, // cookbook-sync patch
 		readDirHandler: r.readDirHandler,
 		statHandler:    r.statHandler,
 		accessHandler:  r.accessHandler,
@@ -1041,7 +1060,9 @@ func (r *Runner) Run(ctx context.Context, node syntax.Node) error {
 	if _, ok := node.(*syntax.File); ok || r.exit.exiting {
 		r.trapCallback(ctx, r.callbackExit, "exit")
 	}
-	maps.Insert(r.Vars, r.writeEnv.Each)
+	if !r.skipFinalVars { // cookbook-sync patch
+		maps.Insert(r.Vars, r.writeEnv.Each)
+	}
 	// Return the first of: a fatal error, a non-fatal handler error, or the exit code.
 	if err := r.exit.err; err != nil {
 		if r.exit.code == 0 {
@@ -1114,7 +1135,11 @@ func (r *Runner) subshell(background bool) *Runner {
 	}
 	r2.writeEnv = newOverlayEnviron(r.writeEnv, background)
 	// Funcs are copied, since they might be modified.
-	r2.Funcs = maps.Clone(r.Funcs)
+	// cookbook-sync patch: shared, and copied by whichever of the two
+	// shells writes first (ownFuncs); a subshell's command substitution
+	// rarely defines a function.
+	r2.Funcs, r2.funcsShared = r.Funcs, true
+	r.funcsShared = true
 	r2.Vars = make(map[string]expand.Variable)
 	r2.alias = maps.Clone(r.alias)
 

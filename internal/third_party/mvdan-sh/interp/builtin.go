@@ -229,6 +229,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			} else if vars && r.lookupVar(arg).IsSet() {
 				r.delVar(arg)
 			} else if _, ok := r.Funcs[arg]; ok && funcs {
+				r.ownFuncs() // cookbook-sync patch
 				delete(r.Funcs, arg)
 			}
 		}

@@ -498,7 +498,18 @@ func (r *Runner) setFunc(name string, body *syntax.Stmt) {
 	if r.Funcs == nil {
 		r.Funcs = make(map[string]*syntax.Stmt, 4)
 	}
+	r.ownFuncs() // cookbook-sync patch
 	r.Funcs[name] = body
+}
+
+// ownFuncs makes Funcs the runner's own before a write: a copy when it is
+// shared with a subshell or the shell the runner is a subshell of. Only the
+// runner's own goroutine writes its Funcs; a shared map is only read.
+// cookbook-sync patch.
+func (r *Runner) ownFuncs() {
+	if r.funcsShared {
+		r.Funcs, r.funcsShared = maps.Clone(r.Funcs), false
+	}
 }
 
 func stringIndex(index syntax.ArithmExpr) bool {

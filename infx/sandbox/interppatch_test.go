@@ -1,0 +1,87 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// lockedBuffer is a bytes.Buffer background shells may write to at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// TestSubshellFunctionsCopyOnWrite: the interp patch shares a shell's
+// functions with its subshells until one of them defines or unsets one
+// (ownFuncs): what a subshell defines or unsets never reaches its parent
+// or a sibling, what the parent defines after starting a subshell never
+// reaches it — through ( ), command substitutions, pipelines and
+// background jobs (run with -race: the shared table is only read).
+func TestSubshellFunctionsCopyOnWrite(t *testing.T) {
+	src := `
+f() { echo f1; }
+( f() { echo sub; }; f )
+f
+( unset -f f; f 2>/dev/null || echo gone )
+f
+x=$(f() { echo subst; }; f)
+echo "$x"
+f
+{ f() { echo f2; }; } | cat
+p=$(f)
+echo "p=$p"
+for i in 1 2 3; do { g() { echo "g$i"; }; g; } & done
+f() { echo parent; }
+wait
+f
+y=$(f)
+echo "y=$y"
+`
+	file, err := syntax.NewParser().Parse(strings.NewReader(src), "t.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out lockedBuffer
+	r, err := interp.New(interp.Env(expand.ListEnviron("PATH=/nonexistent")), interp.StdIO(nil, &out, &out), interp.SkipFinalVars(),
+		interp.ExecHandlers(func(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
+			return func(ctx context.Context, args []string) error {
+				if args[0] == "cat" {
+					return nil
+				}
+				return interp.ExitStatus(127)
+			}
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Run(context.Background(), file); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.b.String()), "\n")
+	// the background jobs' lines come in any order: sort them in place
+	i := slices.IndexFunc(lines, func(s string) bool { return len(s) == 2 && s[0] == 'g' })
+	if i >= 0 && i+3 <= len(lines) {
+		slices.Sort(lines[i : i+3])
+	}
+	want := []string{"sub", "f1", "gone", "f1", "subst", "f1", "p=f1", "g1", "g2", "g3", "parent", "y=parent"}
+	if !slices.Equal(lines, want) {
+		t.Errorf("got\n%q\nwant\n%q", lines, want)
+	}
+	if len(r.Vars) != 0 {
+		t.Errorf("Vars holds %d variables with SkipFinalVars", len(r.Vars))
+	}
+}
