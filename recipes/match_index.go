@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"sync"
 	"sort"
 	"strings"
 
@@ -171,6 +172,27 @@ type Index struct {
 	// prose holds each model YAML recipe's prose statements (relative
 	// file → recipeProse), for the alternates of the selection space.
 	prose map[string]*recipeProse
+	// matches remembers Match's answers by query (nil: not remembered,
+	// the zero Index).
+	matches *matchMemo
+}
+
+// matchMemo is Match's answers by query (matchKey), for the Index's life:
+// the points of a row's concurrencies and the parts of a run ask the same
+// queries. Guarded by mu: the Index is shared.
+type matchMemo struct {
+	mu sync.Mutex
+	m  map[matchKey][]Candidate
+}
+
+// matchKey is every field of a Query Match reads for its answer
+// (ConfigKey is in its error messages only; a Topology by value).
+type matchKey struct {
+	framework, model, hardware, precision string
+	role                                  launch.Role
+	tp, ep, dp, nodes, nearest            int
+	dpAttn, hasTopo                       bool
+	topo                                  Topology
 }
 
 // Open indexes the vllm-project/recipes tree at root. Files that fail to
@@ -184,7 +206,7 @@ func Open(root string) (*Index, error) {
 		}
 		return nil, fmt.Errorf("%s: not a vllm-project/recipes tree (no taxonomy.yaml)", root)
 	}
-	ix := &Index{Root: root, site: site, family: map[string]string{}, space: &spaceCache{}, prose: map[string]*recipeProse{}}
+	ix := &Index{Root: root, site: site, family: map[string]string{}, space: &spaceCache{}, prose: map[string]*recipeProse{}, matches: &matchMemo{m: map[matchKey][]Candidate{}}}
 	for _, r := range site.Recipes {
 		ix.family[strings.ToLower(r.HFID)] = r.HFID
 		if mid, ok := str(getPath(r.root, "model", "model_id")); ok {
@@ -330,6 +352,48 @@ func (ix *Index) Len() int { return len(ix.entries) }
 // Misses set. It returns an error for a query without a model or a
 // framework outside the vLLM family.
 func (ix *Index) Match(q Query) ([]Candidate, error) {
+	if ix.matches == nil {
+		return ix.match(q)
+	}
+	k := matchKey{framework: q.Framework, model: q.Model, hardware: q.Hardware, precision: q.Precision, role: q.Role,
+		tp: q.TP, ep: q.EP, dp: q.DP, nodes: q.Nodes, nearest: q.Nearest, dpAttn: q.DPAttn, hasTopo: q.Topology != nil}
+	if q.Topology != nil {
+		k.topo = *q.Topology
+	}
+	ix.matches.mu.Lock()
+	cs, ok := ix.matches.m[k]
+	ix.matches.mu.Unlock()
+	if !ok {
+		var err error
+		if cs, err = ix.match(q); err != nil {
+			return nil, err // (names the query's config key: never kept)
+		}
+		ix.matches.mu.Lock()
+		ix.matches.m[k] = cs
+		ix.matches.mu.Unlock()
+	}
+	return cloneCandidates(cs), nil
+}
+
+// cloneCandidates copies a remembered answer for a caller, as deep as a
+// new Match made it: the slice, and in each candidate its Misses, Features
+// and Deployment (launch.Deployment.Clone): a caller that edits its answer
+// edits no other's.
+func cloneCandidates(cs []Candidate) []Candidate {
+	if cs == nil {
+		return nil
+	}
+	out := slices.Clone(cs)
+	for i := range out {
+		out[i].Misses = slices.Clone(out[i].Misses)
+		out[i].Features = slices.Clone(out[i].Features)
+		out[i].Deployment = out[i].Deployment.Clone()
+	}
+	return out
+}
+
+// match is Match without the memo.
+func (ix *Index) match(q Query) ([]Candidate, error) {
 	if strings.TrimSpace(q.Model) == "" {
 		return nil, fmt.Errorf("query %s: no model", q.ConfigKey)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -234,6 +235,57 @@ func TestNormalizeArgs(t *testing.T) {
 	for in, want := range map[string]string{"cluster:gb300-nv": "gb300", "b200-dgxc": "b200", "mi355x-disagg": "mi355x", "h200": "h200", "B300": "b300"} {
 		if got := NormalizeHardware(in); got != want {
 			t.Errorf("NormalizeHardware(%s) = %s", in, got)
+		}
+	}
+}
+
+// TestMatchRemembered: Match answers a query it answered before from its
+// memo with what a new Index answers (the fields Match reads are the key:
+// another topology or role is another answer), as a copy a caller may
+// edit; an error names each query's own config key.
+func TestMatchRemembered(t *testing.T) {
+	ix, err := Open(fixtureSite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := []Query{
+		{ConfigKey: "a", Framework: "vllm", Model: "acme/Rocket-1-NVFP4", Hardware: "gb200-nvl72", Precision: "fp4", TP: 4},
+		{ConfigKey: "b", Framework: "dynamo-vllm", Model: "acme/Rocket-1", Hardware: "gb200", Precision: "fp8", TP: 8, EP: 8, DPAttn: true},
+		{ConfigKey: "c", Framework: "dynamo-vllm", Model: "acme/Rocket-1", Hardware: "gb200", Precision: "fp8", Topology: &Topology{TP: 8, DP: 1, PP: 1, GPUs: 8, Mode: "tp"}},
+		{ConfigKey: "d", Framework: "dynamo-vllm", Model: "acme/Rocket-1", Hardware: "h200", Precision: "fp8", Role: launch.RolePrefill, TP: 8},
+		{ConfigKey: "e", Framework: "dynamo-vllm", Model: "acme/Rocket-1", Hardware: "h200", Precision: "fp8", Role: launch.RoleDecode, TP: 8},
+		{ConfigKey: "f", Model: "acme/Rocket-1", Hardware: "b300", Precision: "fp8", TP: 8},
+	}
+	for round := range 2 {
+		for _, q := range qs {
+			fresh, err := Open(fixtureSite)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err1 := fresh.Match(q)
+			got, err2 := ix.Match(q)
+			// (each index's own rendering behind the candidate)
+			strip := func(cs []Candidate) []Candidate {
+				out := slices.Clone(cs)
+				for i := range out {
+					out[i].rendering = nil
+				}
+				return out
+			}
+			if err1 != nil || err2 != nil || !reflect.DeepEqual(strip(got), strip(want)) {
+				t.Fatalf("round %d, query %s: remembered %+v (%v), new %+v (%v)", round, q.ConfigKey, got, err2, want, err1)
+			}
+			// edit the answer: the next one is unchanged
+			got[0].Misses = append(got[0].Misses, "edited")
+			got[0].Deployment.Processes[0].Args[0].Values[0] = "edited"
+		}
+	}
+	if n := len(ix.matches.m); n != len(qs) {
+		t.Errorf("%d answers remembered, want %d (one per query)", n, len(qs))
+	}
+	for _, k := range []string{"x", "y"} {
+		if _, err := ix.Match(Query{ConfigKey: k, Framework: "vllm"}); err == nil || !strings.Contains(err.Error(), "query "+k+":") {
+			t.Errorf("query %s without a model: %v", k, err)
 		}
 	}
 }
