@@ -137,11 +137,12 @@ func (c *Call) RawArgs() ([]string, bool) {
 	}
 	c.sb.mu.Lock()
 	defer c.sb.mu.Unlock()
-	w, ok := c.sb.raw[c.Pos]
-	if !ok {
-		return nil, false
+	for i := len(c.sb.raws) - 1; i >= 0; i-- {
+		if w, ok := c.sb.raws[i].raw[c.Pos]; ok {
+			return append([]string(nil), w...), true
+		}
 	}
-	return append([]string(nil), w...), true
+	return nil, false
 }
 
 // ReadFile reads a file as the script itself would (the one read rule of

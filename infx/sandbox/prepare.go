@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -409,11 +410,12 @@ func (sb *sandbox) parseScript(name string, src []byte) (*syntax.File, error) {
 	for _, f := range pf.funcs {
 		sb.funcs[f] = true
 	}
-	if sb.raw == nil {
-		sb.raw = map[Pos][]string{}
-	}
-	for at, words := range pf.raw {
-		sb.raw[at] = words
+	// the file's source words, kept by reference (the prepared file's
+	// map is never written once made): the last parsed wins a position,
+	// as copying them in did
+	if n := len(sb.raws); len(pf.raw) > 0 && (n == 0 || sb.raws[n-1] != pf) {
+		sb.raws = slices.DeleteFunc(sb.raws, func(p *preparedFile) bool { return p == pf })
+		sb.raws = append(sb.raws, pf)
 	}
 	sb.mu.Unlock()
 	return pf.file, nil

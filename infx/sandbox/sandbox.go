@@ -449,7 +449,7 @@ type sandbox struct {
 	sourcing          string                 // the file the last `source` names (mu), prepared when opened
 	unknownWrites     map[string]string      // written files whose content is not known (mu): why
 	unknownDirs       map[string]bool        // directories entered with cd that the sandbox does not have (fsmu)
-	raw               map[Pos][]string       // source words of the simple commands parsed, by position (mu; Call.RawArgs)
+	raws              []*preparedFile        // source words of the simple commands of each file parsed, by position, the last parsed last (mu; Call.RawArgs)
 	conds             []*condScope           // conditions being evaluated whose outcome may be a choice (mu; choice.go)
 	bgRunning         int                    // background compound statements running (mu; bgCmd)
 	bgStarts          []int                  // Seq at each open bgStartCmd (mu; bgjobs.go)
