@@ -85,3 +85,66 @@ echo "y=$y"
 		t.Errorf("Vars holds %d variables with SkipFinalVars", len(r.Vars))
 	}
 }
+
+// TestPatternCacheSameMatches: a runner keeping its patterns compiled
+// (interp.Patterns, shared by two runs at once) matches case and [[ == ]]
+// exactly as one compiling them each time — globs, classes, extended
+// operators, !(…) negation, a malformed pattern (no match) — and keeps
+// each distinct pattern once.
+func TestPatternCacheSameMatches(t *testing.T) {
+	src := `
+for x in abc a.b "" "a b" x-1 ab.txt '[' 'a*'; do
+	case "$x" in
+	a*c) echo "$x 1" ;;
+	?.?) echo "$x 2" ;;
+	+([a-z])) echo "$x 3" ;;
+	*[0-9]) echo "$x 4" ;;
+	'a*') echo "$x 5" ;;
+	*) echo "$x other" ;;
+	esac
+	[[ $x == !(*.txt) ]] && echo "$x not-txt"
+	[[ $x == @(abc|x-*) ]] && echo "$x alt"
+	[[ $x == [ ]] && echo "$x bracket"
+	[[ $x == *\ * ]] && echo "$x space"
+done
+true
+`
+	file, err := syntax.NewParser().Parse(strings.NewReader(src), "t.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(c *interp.PatternCache) string {
+		var out lockedBuffer
+		opts := []interp.RunnerOption{interp.Env(expand.ListEnviron()), interp.StdIO(nil, &out, &out)}
+		if c != nil {
+			opts = append(opts, interp.Patterns(c))
+		}
+		r, err := interp.New(opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Run(context.Background(), file); err != nil {
+			t.Fatal(err)
+		}
+		return out.b.String()
+	}
+	want := run(nil)
+	c := interp.NewPatternCache()
+	var wg sync.WaitGroup
+	got := make([]string, 3)
+	for i := range got {
+		wg.Go(func() { got[i] = run(c) })
+	}
+	wg.Wait()
+	for i, g := range got {
+		if g != want {
+			t.Errorf("run %d with the cache:\n%s\nwithout:\n%s", i, g, want)
+		}
+	}
+	if !strings.Contains(want, "abc 1\nabc not-txt\nabc alt\n") || !strings.Contains(want, "ab.txt 3") && !strings.Contains(want, "ab.txt other") {
+		t.Errorf("matches:\n%s", want)
+	}
+	if n := c.Len(); n != 10 {
+		t.Errorf("%d patterns kept, want 10 (six in case, four in [[ ]], each once)", n)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -268,6 +269,19 @@ type Cache struct {
 	// written (nil: it does not parse), by the text alone.
 	plain map[string]*syntax.File
 	n     int // entries in files, texts, sourced and plain together (at most cacheMax)
+	// patterns keeps the compiled patterns of case and [[ == ]] for
+	// every run (interp.Patterns; bounded by itself).
+	patterns *interp.PatternCache
+}
+
+// patternCache is c's interp.PatternCache, made on first use.
+func (c *Cache) patternCache() *interp.PatternCache {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.patterns == nil {
+		c.patterns = interp.NewPatternCache()
+	}
+	return c.patterns
 }
 
 // cacheMax bounds a Cache's entries (files, texts and sourced together): a run

@@ -258,6 +258,7 @@ func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, fr fileRun) (
 		interp.OpenHandler(sb.open),
 		interp.SourceParser(sb.parseSourced),
 		interp.SkipFinalVars(), // the sandbox reads the trace, never Runner.Vars
+		interp.Patterns(sb.cache.patternCache()),
 		interp.StatHandler(sb.stat),
 		interp.AccessHandler(sb.access),
 		interp.ReadDirHandler2(sb.readDir),

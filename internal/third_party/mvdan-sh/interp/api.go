@@ -80,6 +80,9 @@ type Runner struct {
 	// skipFinalVars: Run leaves Vars empty (SkipFinalVars).
 	// cookbook-sync patch.
 	skipFinalVars bool
+	// patterns keeps the compiled patterns of case and [[ == ]] (Patterns;
+	// nil: compiled at every match). cookbook-sync patch.
+	patterns *PatternCache
 
 	alias map[string]alias
 
@@ -924,6 +927,7 @@ func (r *Runner) Reset() {
 		openHandler:    r.openHandler,
 		sourceParser:   r.sourceParser,
 		skipFinalVars:  r.skipFinalVars, // cookbook-sync patch
+		patterns:       r.patterns,      // cookbook-sync patch
 		readDirHandler: r.readDirHandler,
 		statHandler:    r.statHandler,
 		accessHandler:  r.accessHandler,
@@ -1119,6 +1123,7 @@ func (r *Runner) subshell(background bool) *Runner {
 		execHandler:    r.execHandler,
 		openHandler:    r.openHandler,
 		sourceParser:   r.sourceParser,
+		patterns:       r.patterns, // cookbook-sync patch
 		readDirHandler: r.readDirHandler,
 		statHandler:    r.statHandler,
 		accessHandler:  r.accessHandler,

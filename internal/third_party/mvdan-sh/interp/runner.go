@@ -23,7 +23,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/internal"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
@@ -918,7 +917,7 @@ func (r *Runner) letArgString(printer *syntax.Printer, expr syntax.ArithmExpr) s
 }
 
 func (r *Runner) match(pat, name string) bool {
-	matcher, err := internal.ExtendedPatternMatcher(pat, pattern.EntireString|pattern.ExtendedOperators)
+	matcher, err := r.patterns.matcher(pat) // cookbook-sync patch: kept compiled
 	if err != nil {
 		// A malformed pattern simply does not match, like in bash.
 		// Any other error, such as an unsupported extended pattern, is reported.

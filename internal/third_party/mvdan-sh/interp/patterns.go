@@ -1,0 +1,70 @@
+// cookbook-sync patch (see ../PATCHES.md): this file is not part of
+// mvdan.cc/sh; it is under the same license as the package.
+
+package interp
+
+import (
+	"sync"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/internal"
+	"mvdan.cc/sh/v3/pattern"
+)
+
+// PatternCache keeps the matchers of the patterns case and [[ == ]]
+// compiled (a regular expression each, compiled at every match otherwise),
+// by pattern, at most patternCacheMax of them; safe for concurrent use, so
+// runners of many runs may share one (Patterns). cookbook-sync patch.
+type PatternCache struct {
+	mu sync.Mutex
+	m  map[string]patternMatcher
+}
+
+// patternMatcher is one compiled pattern, or its error.
+type patternMatcher struct {
+	match func(string) bool
+	err   error
+}
+
+// patternCacheMax bounds a PatternCache: past it, patterns are compiled at
+// every match as before.
+const patternCacheMax = 4096
+
+// NewPatternCache returns an empty PatternCache.
+func NewPatternCache() *PatternCache { return &PatternCache{m: map[string]patternMatcher{}} }
+
+// matcher is the matcher of pat in case and [[ == ]] (entire string,
+// extended operators); c may be nil.
+func (c *PatternCache) matcher(pat string) (func(string) bool, error) {
+	if c == nil {
+		return internal.ExtendedPatternMatcher(pat, pattern.EntireString|pattern.ExtendedOperators)
+	}
+	c.mu.Lock()
+	m, ok := c.m[pat]
+	c.mu.Unlock()
+	if ok {
+		return m.match, m.err
+	}
+	m.match, m.err = internal.ExtendedPatternMatcher(pat, pattern.EntireString|pattern.ExtendedOperators)
+	c.mu.Lock()
+	if len(c.m) < patternCacheMax {
+		c.m[pat] = m
+	}
+	c.mu.Unlock()
+	return m.match, m.err
+}
+
+// Patterns has the runner keep the patterns it matches compiled in c,
+// shared with its subshells. cookbook-sync patch (see ../PATCHES.md).
+func Patterns(c *PatternCache) RunnerOption {
+	return func(r *Runner) error {
+		r.patterns = c
+		return nil
+	}
+}
+
+// Len is the number of patterns c keeps.
+func (c *PatternCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
+}
