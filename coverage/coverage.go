@@ -588,6 +588,10 @@ func runAll(ctx context.Context, opt Options) (*report.Report, *run, error) {
 	if c.render == nil {
 		c.render = srtSlurmRenderer()
 	}
+	// the points the pages and vLLM parts render, rendered on the CPUs the
+	// AgentX part and the judging leave idle (their results are the same
+	// whoever renders first: the Workspace's memo)
+	defer c.prerenderAhead(wsErr == nil)()
 	if opt.SrtSlurmDir != "" {
 		si := report.RepoInfo{Dir: absDir(opt.SrtSlurmDir)}
 		if r := openRepo(opt.SrtSlurmDir); r != nil {
@@ -659,6 +663,60 @@ func runAll(ctx context.Context, opt Options) (*report.Report, *run, error) {
 	rep.CombineKeys()
 	rep.Count()
 	return rep, c, nil
+}
+
+// prerenderAhead starts rendering, in the background, the points the
+// pages part and the vLLM part (vllm true: it can run) will render
+// (prerender's choice: keys asked for and in the policy's scope, points
+// to compare), SGLang keys first, on the Workspace's CPU slots
+// (infx.Workspace.Prerender); the parts then take them from the memo, or
+// wait for a point being rendered. It returns the function that stops it
+// and waits for it (Run's end). Nothing it does reaches the report but
+// through the memo, which every rendering of a point fills the same way.
+func (c *run) prerenderAhead(vllm bool) (stop func()) {
+	if c.ws == nil {
+		return func() {}
+	}
+	var todo []infx.Point
+	for _, fam := range []struct {
+		on bool
+		in func(string) bool
+	}{{c.pagesDir != "", sglangFamily}, {vllm && c.opt.VLLMRecipesDir != "", recipes.VLLMFamily}} {
+		if !fam.on {
+			continue
+		}
+		for _, key := range c.ws.ConfigKeys() {
+			e, err := c.ws.Entry(key)
+			if err != nil || !fam.in(e.Framework) || !c.opt.KeyInScope(key) {
+				continue
+			}
+			if ok, _ := c.inScope(key); !ok {
+				continue
+			}
+			pts, err := c.ws.Points(key)
+			if err != nil {
+				continue
+			}
+			for _, p := range pts {
+				if vllmStatus(p) == report.StatusCompared {
+					todo = append(todo, p)
+				}
+			}
+		}
+	}
+	if len(todo) == 0 {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(c.ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.ws.Prerender(ctx, todo, infx.Options{})
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // infxOpenError is the error of an InferenceX directory that infx.Open could not use:

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
 	"github.com/cookbook-sync/cookbook-sync/cookbook/pages"
@@ -98,9 +99,12 @@ func (c *run) pagesPart() error {
 	for _, e := range entries {
 		byKey[e.Key] = pf.needs(e.Model)
 	}
+	var indexesMu sync.Mutex // keys are judged at once (judgeKeys)
 	keys, err := c.pagesJudge(entries, func(key string) *pageIndex {
 		files := byKey[key]
 		id := strings.Join(files, "\x00")
+		indexesMu.Lock()
+		defer indexesMu.Unlock()
 		if ix, ok := indexes[id]; ok {
 			return ix
 		}

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"go.yaml.in/yaml/v3"
 
@@ -37,8 +40,6 @@ const maxCompared = 8
 func (c *run) vllmCoverage(ix *recipes.Index) ([]report.KeyResult, error) {
 	recipesDir := c.opt.VLLMRecipesDir
 	optOuts := map[string]map[string]string{} // recipe file -> meta.hardware
-	// matches caches Index.Match by query (many rows and keys ask the same)
-	matches := map[string][]recipes.Candidate{}
 	entries, err := c.familyEntries(recipes.VLLMFamily)
 	if err != nil {
 		return nil, err
@@ -47,7 +48,7 @@ func (c *run) vllmCoverage(ix *recipes.Index) ([]report.KeyResult, error) {
 		if d != nil {
 			c.vllmCompareRow(row, d, p, ix)
 		} else {
-			vllmMatchRow(row, p, r, ix, matches)
+			vllmMatchRow(row, p, r, ix)
 		}
 		return nil
 	})
@@ -93,7 +94,7 @@ func vllmRecipePath(p infx.Point, infxDir string) string {
 // vllmMatchRow matches the roles of a point that could not be rendered,
 // with the topology the master row declares (tp, ep, dp-attn of the row, or
 // of its prefill/decode blocks).
-func vllmMatchRow(row *report.RowResult, p infx.Point, r *infx.Row, ix *recipes.Index, cache map[string][]recipes.Candidate) {
+func vllmMatchRow(row *report.RowResult, p infx.Point, r *infx.Row, ix *recipes.Index) {
 	type q struct {
 		role       launch.Role
 		tp, ep, pp int
@@ -128,16 +129,11 @@ func vllmMatchRow(row *report.RowResult, p infx.Point, r *infx.Row, ix *recipes.
 		query := recipes.Query{ConfigKey: p.ConfigKey, Framework: p.Framework, Model: p.Model, Hardware: p.Hardware,
 			Precision: p.Precision, Role: x.role, Topology: &topo}
 		vr := report.RoleMatch{Role: string(x.role), Topology: topo.String()}
-		ck := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s\x00%+v", p.Framework, p.Model, p.Hardware, p.Precision, x.role, topo)
-		cs, ok := cache[ck]
-		if !ok {
-			var err error
-			if cs, err = ix.Match(query); err != nil {
-				row.Status, row.Message = report.StatusError, err.Error()
-				row.Verdict = compare.Error
-				return
-			}
-			cache[ck] = cs
+		cs, err := ix.Match(query) // (remembered by query: recipes.Index)
+		if err != nil {
+			row.Status, row.Message = report.StatusError, err.Error()
+			row.Verdict = compare.Error
+			return
 		}
 		setMatch(&vr, cs)
 		var ks []string
@@ -507,47 +503,91 @@ type rowJudge func(row *report.RowResult, d *launch.Deployment, p infx.Point, r 
 // entry order.
 func (c *run) judgeKeys(part string, entries []*infx.Entry, judge rowJudge) ([]report.KeyResult, error) {
 	c.prerender(entries)
+	type judged struct {
+		vk   report.KeyResult
+		err  error
+		done chan struct{}
+	}
+	res := make([]judged, len(entries))
+	for i := range res {
+		res[i].done = make(chan struct{})
+	}
+	// Keys are judged on every CPU (each key's work is its own: renderings
+	// from the Workspace's memo, the indexes safe for concurrent use) and
+	// taken in entry order: the report is the one a run on one CPU makes.
+	// A caller's OnSetting is told of settings from one goroutine, so
+	// with it keys are judged one at a time.
+	workers := 1
+	if c.opt.OnSetting == nil {
+		workers = max(1, min(runtime.GOMAXPROCS(0), len(entries)))
+	}
+	var next atomic.Int64
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(entries) || stop.Load() {
+					return
+				}
+				res[i].vk, res[i].err = c.judgeKey(entries[i], judge)
+				close(res[i].done)
+			}
+		})
+	}
+	defer wg.Wait()
 	var out []report.KeyResult
 	for i, e := range entries {
 		c.progress(part, i, len(entries), e.Key)
-		vk, pts, done := c.keyHeader(e.Key, e)
-		if done {
-			out = append(out, vk)
-			continue
+		<-res[i].done
+		if res[i].err != nil {
+			stop.Store(true)
+			return nil, res[i].err
 		}
-		rows := rowsByIndex(e)
-		seen := map[string]int{} // row + status/rendering fingerprint -> index in vk.Rows
-		for _, p := range pts {
-			st, d, fp, rerr := c.renderRow(&p)
-			if i, ok := seen[fp]; ok {
-				vk.Rows[i].Concs = append(vk.Rows[i].Concs, p.Concurrency)
-				continue
-			}
-			seen[fp] = len(vk.Rows)
-			row := report.RowResult{Row: p.Row, Concs: []int{p.Concurrency}, Scenario: p.Scenario, Selector: p.Selector, Status: st,
-				Recipe: vllmRecipePath(p, c.opt.InfxDir)}
-			var err error
-			switch st {
-			case report.StatusError:
-				row.Message, row.Verdict = rerr.Error(), compare.Error
-			case report.StatusCompared:
-				err = judge(&row, &d, p, nil)
-			default:
-				row.Message = p.Note
-				err = judge(&row, nil, p, rows[p.Row])
-			}
-			if err != nil {
-				return nil, err
-			}
-			vk.Rows = append(vk.Rows, row)
-		}
-		for i := range vk.Rows {
-			vk.Verdict = compare.Worse(vk.Verdict, vk.Rows[i].Verdict)
-		}
-		out = append(out, vk)
+		out = append(out, res[i].vk)
 	}
 	c.progress(part, len(entries), len(entries), "")
 	return out, nil
+}
+
+// judgeKey is judgeKeys' work for one entry: its header, its points
+// rendered and folded into rows, each row judged, the verdict rolled up.
+func (c *run) judgeKey(e *infx.Entry, judge rowJudge) (report.KeyResult, error) {
+	vk, pts, done := c.keyHeader(e.Key, e)
+	if done {
+		return vk, nil
+	}
+	rows := rowsByIndex(e)
+	seen := map[string]int{} // row + status/rendering fingerprint -> index in vk.Rows
+	for _, p := range pts {
+		st, d, fp, rerr := c.renderRow(&p)
+		if i, ok := seen[fp]; ok {
+			vk.Rows[i].Concs = append(vk.Rows[i].Concs, p.Concurrency)
+			continue
+		}
+		seen[fp] = len(vk.Rows)
+		row := report.RowResult{Row: p.Row, Concs: []int{p.Concurrency}, Scenario: p.Scenario, Selector: p.Selector, Status: st,
+			Recipe: vllmRecipePath(p, c.opt.InfxDir)}
+		var err error
+		switch st {
+		case report.StatusError:
+			row.Message, row.Verdict = rerr.Error(), compare.Error
+		case report.StatusCompared:
+			err = judge(&row, &d, p, nil)
+		default:
+			row.Message = p.Note
+			err = judge(&row, nil, p, rows[p.Row])
+		}
+		if err != nil {
+			return vk, err
+		}
+		vk.Rows = append(vk.Rows, row)
+	}
+	for i := range vk.Rows {
+		vk.Verdict = compare.Worse(vk.Verdict, vk.Rows[i].Verdict)
+	}
+	return vk, nil
 }
 
 // prerender has the Workspace render the points of entries that

@@ -61,6 +61,14 @@ type cpuSlots chan struct{}
 // newCPUSlots is the bound for GOMAXPROCS points at once.
 func newCPUSlots() cpuSlots { return make(cpuSlots, max(1, runtime.GOMAXPROCS(0))) }
 
+// cpuSlots is the Workspace's bound for the points its Prerender calls
+// render at once, shared by calls made at the same time (a caller
+// prerendering ahead in the background while it prerenders a part).
+func (ws *Workspace) cpuSlots() cpuSlots {
+	ws.slotsOnce.Do(func() { ws.slots = newCPUSlots() })
+	return ws.slots
+}
+
 // acquire takes a slot, waiting for one.
 func (s cpuSlots) acquire() {
 	if s != nil {
@@ -92,8 +100,41 @@ func (ws *Workspace) Render(ctx context.Context, p Point, opt Options) (launch.D
 		key, keyed = ws.memoKey(p, opt)
 	}
 	if keyed {
-		if m, ok := ws.memoGet(key); ok {
-			return m.d.Clone(), m.err
+		// one rendering of a point at a time: a Render of a point another
+		// is rendering waits for it (giving its CPU slot back) and takes
+		// its outcome from the memo, or renders it when it was not kept
+		for {
+			ws.memoMu.Lock()
+			if m, ok := ws.memo[key]; ok {
+				ws.memoMu.Unlock()
+				return m.d.Clone(), m.err
+			}
+			busy, inFlight := ws.inflight[key]
+			if !inFlight {
+				done := make(chan struct{})
+				if ws.inflight == nil {
+					ws.inflight = map[string]chan struct{}{}
+				}
+				ws.inflight[key] = done
+				ws.memoMu.Unlock()
+				defer func() {
+					ws.memoMu.Lock()
+					delete(ws.inflight, key)
+					ws.memoMu.Unlock()
+					close(done)
+				}()
+				break
+			}
+			ws.memoMu.Unlock()
+			opt.cpus.release()
+			select {
+			case <-busy:
+			case <-ctx.Done():
+			}
+			opt.cpus.acquire()
+			if err := ctx.Err(); err != nil {
+				return launch.Deployment{}, err
+			}
 		}
 	}
 	var diskKey runcache.Key
@@ -632,7 +673,7 @@ func (ws *Workspace) Prerender(ctx context.Context, pts []Point, opt Options) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		return // one CPU: the caller renders them in order anyway
 	}
-	eachOnAllCPUs(ctx, todo, func(p Point, cpus cpuSlots) {
+	eachOnAllCPUs(ctx, todo, ws.cpuSlots(), func(p Point, cpus cpuSlots) {
 		o := opt
 		o.cpus = cpus
 		_, _ = ws.Render(ctx, p, o)
@@ -640,11 +681,10 @@ func (ws *Workspace) Prerender(ctx context.Context, pts []Point, opt Options) {
 }
 
 // eachOnAllCPUs calls fn for every point, in order, each on its own
-// goroutine holding one of GOMAXPROCS slots (cpuSlots; fn may give it back
-// while it waits), and returns when all calls have; once ctx (nil: never)
-// is done no further point is started.
-func eachOnAllCPUs(ctx context.Context, pts []Point, fn func(Point, cpuSlots)) {
-	cpus := newCPUSlots()
+// goroutine holding one of the slots of cpus (fn may give it back while it
+// waits), and returns when all calls have; once ctx (nil: never) is done
+// no further point is started.
+func eachOnAllCPUs(ctx context.Context, pts []Point, cpus cpuSlots, fn func(Point, cpuSlots)) {
 	var wg sync.WaitGroup
 	for _, p := range pts {
 		cpus.acquire()

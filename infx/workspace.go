@@ -74,9 +74,15 @@ type Workspace struct {
 	// Workspace's life once RememberRenders was called (Render; guarded by
 	// memoMu): the AgentX, pages and vLLM parts of a coverage run render
 	// many of the same points.
-	memoMu   sync.Mutex
-	memo     map[string]renderMemo
-	remember atomic.Bool // RememberRenders was called
+	memoMu sync.Mutex
+	memo   map[string]renderMemo
+	// inflight holds a channel per point being rendered, closed when its
+	// rendering ends (Render; memoMu).
+	inflight map[string]chan struct{}
+	// slots bounds the points Prerender calls render at once (cpuSlots).
+	slotsOnce sync.Once
+	slots     cpuSlots
+	remember  atomic.Bool // RememberRenders was called
 	// disk keeps renders across runs (PersistRenders); trees is the
 	// digest of the trees they read (diskKey, once; nil: not known).
 	disk     *runcache.Dir
