@@ -1,13 +1,17 @@
 package coverage
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
@@ -579,4 +583,34 @@ func TestVLLMSideExclusionMutations(t *testing.T) {
 			t.Errorf("verdict %s, want differs", ro.Verdict)
 		}
 	})
+}
+
+// TestJudgeKeysAtOnce: keys judged on every CPU (judgeKeys) give the report
+// judging them one at a time gives (with an OnSetting callback, which keys
+// are judged one at a time for), key for key in entry order — on one CPU
+// and on four.
+func TestJudgeKeysAtOnce(t *testing.T) {
+	one := func(procs int, onSetting func(compare.Seen)) []byte {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		rep, err := Run(context.Background(), Options{InfxDir: vllmFixtureInfx, VLLMRecipesDir: vllmFixtureRecipes, OnSetting: onSetting})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(rep.VLLM)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	var mu sync.Mutex
+	seen := 0
+	serial := one(1, func(compare.Seen) { mu.Lock(); seen++; mu.Unlock() })
+	if seen == 0 {
+		t.Fatal("OnSetting never called: the fixture compares nothing")
+	}
+	for _, procs := range []int{1, 2, 4} {
+		if got := one(procs, nil); !bytes.Equal(got, serial) {
+			t.Errorf("GOMAXPROCS %d, keys at once: the vLLM keys differ from one at a time", procs)
+		}
+	}
 }

@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/runcache"
 )
 
 // batchFixture copies testdata/batch (an AMD multi-node entry whose
@@ -382,5 +384,34 @@ func TestFollowBatchShared(t *testing.T) {
 		if !reflect.DeepEqual(all[i].Processes, all[0].Processes) {
 			t.Errorf("point %d renders other processes than point 0", i)
 		}
+	}
+}
+
+// TestRenderOnceAtATime: Renders of one point made at once (a part
+// rendering a point the background is rendering) render it once — the
+// others wait and take it from the memo (counted by the renderings
+// PersistRenders stores: one) — and all get the same deployment.
+func TestRenderOnceAtATime(t *testing.T) {
+	ws, pts := batchWorkspace(t, "[8]", nil)
+	cache, err := runcache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.RememberRenders()
+	ws.PersistRenders(cache)
+	got := make([]launch.Deployment, 6)
+	errs := make([]error, len(got))
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() { got[i], errs[i] = ws.Render(context.Background(), pts[0], Options{}) })
+	}
+	wg.Wait()
+	for i := range got {
+		if errs[i] != nil || !reflect.DeepEqual(got[i], got[0]) {
+			t.Fatalf("render %d: %v, or another deployment", i, errs[i])
+		}
+	}
+	if _, stored := ws.PersistedRenders(); stored != 1 {
+		t.Errorf("the point was rendered %d times, want once", stored)
 	}
 }
