@@ -300,13 +300,6 @@ func memoizable(err error) bool {
 	return !errors.As(err, &pe) || pe.Status != StatusTimeLimit
 }
 
-func (ws *Workspace) memoGet(key string) (renderMemo, bool) {
-	ws.memoMu.Lock()
-	defer ws.memoMu.Unlock()
-	m, ok := ws.memo[key]
-	return m, ok
-}
-
 func (ws *Workspace) memoPut(key string, m renderMemo) {
 	ws.memoMu.Lock()
 	defer ws.memoMu.Unlock()
