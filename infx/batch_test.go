@@ -20,17 +20,37 @@ import (
 // file rel, and renders its point.
 func batchFixture(t *testing.T, rel string, edit func(string) string) (launch.Deployment, error) {
 	t.Helper()
+	ws, pts := batchCopy(t, fileEdit{rel, edit})
+	if len(pts) != 1 || pts[0].Kind != KindBatch || pts[0].Status != StatusOK {
+		t.Fatalf("points = %+v, want one batch point", pts)
+	}
+	return ws.Render(context.Background(), pts[0], Options{})
+}
+
+// fileEdit is an edit of one file of a fixture copy (nil edit: none).
+type fileEdit struct {
+	rel  string
+	edit func(string) string
+}
+
+// batchCopy copies testdata/batch with edits applied, opens it and lists
+// its key's points.
+func batchCopy(t *testing.T, edits ...fileEdit) (*Workspace, []Point) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS("testdata/batch")); err != nil {
 		t.Fatal(err)
 	}
-	if rel != "" {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
+	for _, f := range edits {
+		if f.rel == "" || f.edit == nil {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(f.rel))
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte(edit(string(b))), 0o755); err != nil {
+		if err := os.WriteFile(p, []byte(f.edit(string(b))), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -42,10 +62,7 @@ func batchFixture(t *testing.T, rel string, edit func(string) string) (launch.De
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pts) != 1 || pts[0].Kind != KindBatch || pts[0].Status != StatusOK {
-		t.Fatalf("points = %+v, want one batch point", pts)
-	}
-	return ws.Render(context.Background(), pts[0], Options{})
+	return ws, pts
 }
 
 // TestBatchJob: the launcher runs to its sbatch under both answers of the
@@ -262,42 +279,13 @@ srun --nodelist="$SLURM_JOB_NODELIST" bash -lc "`, "", func(d launch.Deployment)
 	}
 }
 
-// batchWorkspace copies testdata/batch with the row's conc-list set to
-// concs and server.sh edited by edit (nil: as it is), and opens it.
+// batchWorkspace is batchCopy with the row's conc-list set to concs and
+// server.sh edited by edit (nil: as it is).
 func batchWorkspace(t *testing.T, concs string, edit func(string) string) (*Workspace, []Point) {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("testdata/batch")); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []struct {
-		rel  string
-		edit func(string) string
-	}{
-		{"configs/amd-master.yaml", func(s string) string { return strings.Replace(s, "conc-list: [8]", "conc-list: "+concs, 1) }},
-		{"benchmarks/multi_node/amd_utils/server.sh", edit},
-	} {
-		if f.edit == nil {
-			continue
-		}
-		p := filepath.Join(dir, filepath.FromSlash(f.rel))
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(f.edit(string(b))), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ws, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pts, err := ws.Points("m1-fp8-mi355x-sglang-disagg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ws, pts
+	return batchCopy(t,
+		fileEdit{"configs/amd-master.yaml", func(s string) string { return strings.Replace(s, "conc-list: [8]", "conc-list: "+concs, 1) }},
+		fileEdit{"benchmarks/multi_node/amd_utils/server.sh", edit})
 }
 
 // TestFollowBatchShared: the points of one row's concurrency list submit

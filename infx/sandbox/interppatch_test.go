@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"slices"
 	"strings"
@@ -12,18 +11,6 @@ import (
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
-
-// lockedBuffer is a bytes.Buffer background shells may write to at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
 
 // TestSubshellFunctionsCopyOnWrite: the interp patch shares a shell's
 // functions with its subshells until one of them defines or unsets one
@@ -55,7 +42,7 @@ echo "y=$y"
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out lockedBuffer
+	var out limitedBuffer // (background shells write at once)
 	r, err := interp.New(interp.Env(expand.ListEnviron("PATH=/nonexistent")), interp.StdIO(nil, &out, &out), interp.SkipFinalVars(),
 		interp.ExecHandlers(func(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 			return func(ctx context.Context, args []string) error {
@@ -71,7 +58,7 @@ echo "y=$y"
 	if err := r.Run(context.Background(), file); err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(out.b.String()), "\n")
+	lines := strings.Split(strings.TrimSpace(out.buf.String()), "\n")
 	// the background jobs' lines come in any order: sort them in place
 	i := slices.IndexFunc(lines, func(s string) bool { return len(s) == 2 && s[0] == 'g' })
 	if i >= 0 && i+3 <= len(lines) {
@@ -114,7 +101,7 @@ true
 		t.Fatal(err)
 	}
 	run := func(c *interp.PatternCache) string {
-		var out lockedBuffer
+		var out limitedBuffer // (background shells write at once)
 		opts := []interp.RunnerOption{interp.Env(expand.ListEnviron()), interp.StdIO(nil, &out, &out)}
 		if c != nil {
 			opts = append(opts, interp.Patterns(c))
@@ -126,7 +113,7 @@ true
 		if err := r.Run(context.Background(), file); err != nil {
 			t.Fatal(err)
 		}
-		return out.b.String()
+		return out.buf.String()
 	}
 	want := run(nil)
 	c := interp.NewPatternCache()
