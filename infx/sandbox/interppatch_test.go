@@ -134,4 +134,17 @@ true
 	if n := c.Len(); n != 10 {
 		t.Errorf("%d patterns kept, want 10 (six in case, four in [[ ]], each once)", n)
 	}
+	// a pattern a script builds to any size matches, and is never kept
+	long, err := syntax.NewParser().Parse(strings.NewReader(`p=$(printf '%02000d' 0); x="$p"; [[ $x == "$p" ]] && echo long-ok`), "long.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out limitedBuffer
+	r, err := interp.New(interp.Env(expand.ListEnviron()), interp.StdIO(nil, &out, &out), interp.Patterns(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Run(context.Background(), long); err != nil || out.buf.String() != "long-ok\n" || c.Len() != 10 {
+		t.Errorf("a 2,000-byte pattern: %v, output %q, %d kept (want 10)", err, out.buf.String(), c.Len())
+	}
 }

@@ -12,8 +12,10 @@ import (
 
 // PatternCache keeps the matchers of the patterns case and [[ == ]]
 // compiled (a regular expression each, compiled at every match otherwise),
-// by pattern, at most patternCacheMax of them; safe for concurrent use, so
-// runners of many runs may share one (Patterns). cookbook-sync patch.
+// by pattern, at most patternCacheMax of them and none longer than
+// patternKeepMax bytes (a script's patterns are short; one a script builds
+// to any size is compiled each time, never kept); safe for concurrent use,
+// so runners of many runs may share one (Patterns). cookbook-sync patch.
 type PatternCache struct {
 	mu sync.Mutex
 	m  map[string]patternMatcher
@@ -25,9 +27,13 @@ type patternMatcher struct {
 	err   error
 }
 
-// patternCacheMax bounds a PatternCache: past it, patterns are compiled at
-// every match as before.
-const patternCacheMax = 4096
+// patternCacheMax and patternKeepMax bound a PatternCache (entries, bytes
+// of one pattern): past them, patterns are compiled at every match as
+// before.
+const (
+	patternCacheMax = 4096
+	patternKeepMax  = 1024
+)
 
 // NewPatternCache returns an empty PatternCache.
 func NewPatternCache() *PatternCache { return &PatternCache{m: map[string]patternMatcher{}} }
@@ -35,7 +41,7 @@ func NewPatternCache() *PatternCache { return &PatternCache{m: map[string]patter
 // matcher is the matcher of pat in case and [[ == ]] (entire string,
 // extended operators); c may be nil.
 func (c *PatternCache) matcher(pat string) (func(string) bool, error) {
-	if c == nil {
+	if c == nil || len(pat) > patternKeepMax {
 		return internal.ExtendedPatternMatcher(pat, pattern.EntireString|pattern.ExtendedOperators)
 	}
 	c.mu.Lock()
