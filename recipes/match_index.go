@@ -6,9 +6,9 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"sync"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
 	"github.com/cookbook-sync/cookbook-sync/prose"
