@@ -85,6 +85,7 @@ func inlineProgram(ctx context.Context, c *sandbox.Call) (handled bool, err erro
 			}
 			return b, err
 		},
+		Memo: c.Memo,
 	}
 	out, err := run(in)
 	if err != nil {

@@ -245,7 +245,11 @@ func encodeDeployment(d launch.Deployment) (data []byte, ok bool) {
 // over fixed trees, as coverage.Run's own Workspace. Off by default: a
 // caller that edits files between renders (a mutation suite reusing one
 // Workspace) gets a fresh rendering every time. Safe for concurrent use.
-func (ws *Workspace) RememberRenders() { ws.remember.Store(true) }
+func (ws *Workspace) RememberRenders() {
+	ws.remember.Store(true)
+	// the same promise lets the sandbox keep what it reads from the trees
+	ws.sn.scripts.FixTrees()
+}
 
 // renderMemo is one remembered rendering (Workspace.Render).
 type renderMemo struct {

@@ -170,6 +170,11 @@ type AMDModelsInput struct {
 	// error whose file is absent makes Python's open fail (a traceback,
 	// status 1, no output); any other error is returned as it is.
 	ReadFile func(name string) ([]byte, error)
+	// Memo, when set, keeps what a load of a file's bytes made, for the
+	// next run that reads the same bytes (infx/sandbox Call.Memo): it
+	// returns make(input), made once per kind and input. The values kept
+	// are never changed. nil: every run loads its file.
+	Memo func(kind string, input []byte, make func([]byte) any) any
 }
 
 // ErrNoSuchFile is what an AMDModelsInput.ReadFile returns (wrapped or
@@ -263,7 +268,7 @@ func (v amdModelsVersion) run(in AMDModelsInput) (AMDModelsOutput, error) {
 		}
 		return AMDModelsOutput{}, err
 	}
-	models, err := amdLoad(data)
+	models, err := in.load("models.yaml", data)
 	if err != nil {
 		return AMDModelsOutput{}, err
 	}
@@ -499,4 +504,26 @@ func amdParseRange(v amdValue, def [2]int) (string, string, error) {
 		return "", "", fmt.Errorf("cuda_graph_bs_range %q: split('-') gives %d parts, the program's unpacking fails", s, len(parts))
 	}
 	return parts[0], parts[1], nil
+}
+
+// amdLoaded is one kept load (AMDModelsInput.Memo).
+type amdLoaded struct {
+	v   amdValue
+	err error
+}
+
+// load is amdLoadFile(name, data), through in.Memo when set: a loaded
+// value is only read (get, str, items), so one load serves every run.
+func (in AMDModelsInput) load(name string, data []byte) (amdValue, error) {
+	if in.Memo == nil {
+		return amdLoadFile(name, data)
+	}
+	r, ok := in.Memo("helpers.safe_load/"+name, data, func(b []byte) any {
+		v, err := amdLoadFile(name, b)
+		return amdLoaded{v, err}
+	}).(amdLoaded)
+	if !ok { // a Memo that kept something else under this kind
+		return amdLoadFile(name, data)
+	}
+	return r.v, r.err
 }

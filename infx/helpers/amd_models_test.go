@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -85,6 +86,7 @@ func TestGoldenAMDModels(t *testing.T) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	n := 0
+	var memo testMemo
 	for sc.Scan() {
 		var g amdGolden
 		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
@@ -110,10 +112,16 @@ func TestGoldenAMDModels(t *testing.T) {
 		if got := hex.EncodeToString(sum[:]); got != g.ExpandedSHA256 {
 			t.Errorf("%v: the expansion of the -c word differs from bash's (sha256 %s, bash %s)", g.Env, got, g.ExpandedSHA256)
 		}
-		out, err := RunAMDModels(AMDModelsInput{Raw: raw, Expanded: w.text, Var: lookup, Environ: environ, ReadFile: readFileOf(models)})
+		in := AMDModelsInput{Raw: raw, Expanded: w.text, Var: lookup, Environ: environ, ReadFile: readFileOf(models)}
+		out, err := RunAMDModels(in)
 		if err != nil {
 			t.Errorf("%v: %v", g.Env, err)
 			continue
+		}
+		// the same run with one load kept for every case: the same output
+		in.Memo = memo.of
+		if kept, err := RunAMDModels(in); err != nil || !reflect.DeepEqual(kept, out) {
+			t.Errorf("%v: with Memo %+v, %v; without %+v", g.Env, kept, err, out)
 		}
 		if out.Stdout != g.Stdout || out.Status != g.Status {
 			t.Errorf("%v:\n got status %d stdout\n%s\nwant status %d stdout\n%s", g.Env, out.Status, out.Stdout, g.Status, g.Stdout)
@@ -125,6 +133,30 @@ func TestGoldenAMDModels(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no golden cases")
 	}
+	if memo.made != 1 || memo.calls != n {
+		t.Errorf("Memo: %d loads made for %d runs of one models.yaml, want 1 for %d", memo.made, memo.calls, n)
+	}
+}
+
+// testMemo is an AMDModelsInput.Memo: a map, counting calls and values
+// made.
+type testMemo struct {
+	kept        map[string]any
+	calls, made int
+}
+
+func (m *testMemo) of(kind string, input []byte, make func([]byte) any) any {
+	m.calls++
+	if v, ok := m.kept[kind+"\x00"+string(input)]; ok {
+		return v
+	}
+	if m.kept == nil {
+		m.kept = map[string]any{}
+	}
+	m.made++
+	v := make(input)
+	m.kept[kind+"\x00"+string(input)] = v
+	return v
 }
 
 // fixtureWord is a -c word in the shape of the loader's text (not the

@@ -88,7 +88,7 @@ func runNodeExcludes(in AMDModelsInput, prog Program) (AMDModelsOutput, error) {
 		}
 		return AMDModelsOutput{}, err
 	}
-	cfg, err := amdLoadFile("node_excludes.yaml", data)
+	cfg, err := in.load("node_excludes.yaml", data)
 	if err != nil {
 		return AMDModelsOutput{}, err
 	}

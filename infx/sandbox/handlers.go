@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -156,7 +157,50 @@ func (c *Call) ReadFile(ctx context.Context, name string) ([]byte, error) {
 	if !filepath.IsAbs(name) {
 		name = filepath.Join(c.ctxDir, name)
 	}
-	return c.sb.readKnown(ctx, name)
+	data, err := c.sb.readKnown(ctx, name)
+	if data != nil && c.sb.jail.files != nil {
+		// the jail may hand the same bytes to every reader: the
+		// caller's copy is its own
+		data = bytes.Clone(data)
+	}
+	return data, err
+}
+
+// Memo is make(input) made once per Cache (Config.Cache) for the same
+// kind and input, shared by every run that uses the Cache: make must be
+// a pure function of input (the same bytes always give the same value),
+// and the value it returns must never be changed by anyone — callers of
+// Memo receive the same value. Without a Cache, or past the Cache's
+// bound on the input bytes it holds (32 MiB), make runs each time.
+func (c *Call) Memo(kind string, input []byte, make func([]byte) any) any {
+	return c.sb.cache.memoOf(kind, input, make)
+}
+
+// memoOf is Call.Memo on c.
+func (c *Cache) memoOf(kind string, input []byte, make func([]byte) any) any {
+	if c == nil {
+		return make(input)
+	}
+	c.mu.Lock()
+	v, ok := c.memo[memoKey{kind, string(input)}]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = make(input)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, had := c.memo[memoKey{kind, string(input)}]; had {
+		return old // made at the same time by another run: one value for all
+	}
+	if c.memoBytes+len(input)+len(kind) <= memoMaxBytes {
+		if c.memo == nil {
+			c.memo = map[memoKey]any{}
+		}
+		c.memo[memoKey{kind, string(input)}] = v
+		c.memoBytes += len(input) + len(kind)
+	}
+	return v
 }
 
 // Environ is the environment the command runs with ("NAME=value",

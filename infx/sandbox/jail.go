@@ -22,6 +22,9 @@ import (
 // so one swapped in after a check cannot block).
 type jail struct {
 	roots []jailRoot
+	// files, when set, keeps what the jail stats and reads (the trees are
+	// fixed: Cache.FixTrees).
+	files *fileCache
 }
 
 type jailRoot struct {
@@ -113,6 +116,12 @@ func (j *jail) stat(p string, follow bool) (fs.FileInfo, error) {
 	if !ok {
 		return nil, &os.PathError{Op: "stat", Path: p, Err: fs.ErrNotExist}
 	}
+	key := fileStatKey{root: r.dir, path: p, follow: follow}
+	if j.files != nil {
+		if s, ok := j.files.stat(key); ok {
+			return s.info, s.err
+		}
+	}
 	var st fs.FileInfo
 	var err error
 	if follow {
@@ -120,10 +129,16 @@ func (j *jail) stat(p string, follow bool) (fs.FileInfo, error) {
 	} else {
 		st, err = r.root.Lstat(rel)
 	}
+	var s fileStat
 	if err != nil {
-		return nil, jailErr("stat", p, err)
+		s.err = jailErr("stat", p, err)
+	} else {
+		s.info = sandboxInfo{st}
 	}
-	return sandboxInfo{st}, nil
+	if j.files != nil {
+		j.files.putStat(key, s)
+	}
+	return s.info, s.err
 }
 
 // isFile reports whether p is a regular file inside a root.
@@ -160,8 +175,28 @@ func (j *jail) open(p string) (*os.File, error) {
 	return f, nil
 }
 
-// readFile reads at most limit bytes of the regular file p.
+// readFile reads at most limit bytes of the regular file p. The bytes
+// must not be changed in place: with a read cache (j.files) every reader
+// of p gets the same slice.
 func (j *jail) readFile(p string, limit int64) ([]byte, error) {
+	if j.files == nil {
+		return j.readDisk(p, limit)
+	}
+	r, _, ok := j.find(p)
+	if !ok {
+		return j.readDisk(p, limit)
+	}
+	key := fileReadKey{root: r.dir, path: p, limit: limit}
+	if got, ok := j.files.read(key); ok {
+		return got.data, got.err
+	}
+	data, err := j.readDisk(p, limit)
+	j.files.putRead(key, fileRead{data: data, err: err})
+	return data, err
+}
+
+// readDisk is readFile from the disk.
+func (j *jail) readDisk(p string, limit int64) ([]byte, error) {
 	f, err := j.open(p)
 	if err != nil {
 		return nil, err

@@ -272,7 +272,21 @@ type Cache struct {
 	// patterns keeps the compiled patterns of case and [[ == ]] for
 	// every run (interp.Patterns; bounded by itself).
 	patterns *interp.PatternCache
+	// memo keeps what Call.Memo made, by kind and input bytes; memoBytes
+	// counts the input bytes it holds (at most memoMaxBytes).
+	memo      map[memoKey]any
+	memoBytes int
+	// disk keeps the jail's stats and reads once FixTrees is called.
+	disk *fileCache
 }
+
+// memoKey is one Call.Memo entry: the kind of value and the input it was
+// made from.
+type memoKey struct{ kind, input string }
+
+// memoMaxBytes bounds the input bytes a Cache's Memo entries hold
+// together: past it, values are made again each time.
+const memoMaxBytes = 32 << 20
 
 // patternCache is c's interp.PatternCache, made on first use.
 func (c *Cache) patternCache() *interp.PatternCache {
@@ -439,6 +453,7 @@ func Run(ctx context.Context, s Script, cfg Config) (*Trace, error) {
 	src := s.Src
 	if src == nil {
 		j := newJail(absRoots(cfg.ReadRoots))
+		j.files = cfg.Cache.fixedFiles()
 		var err error
 		if a, aerr := filepath.Abs(s.Path); aerr == nil && j.contains(a) {
 			// Inside the checkout: through the jail (no link out of it).

@@ -71,6 +71,7 @@ func runText(parent context.Context, path string, src []byte, cfg Config) (*Trac
 		cfg: cfg, handlers: builtinHandlers()}
 	sb.roots = absRoots(cfg.ReadRoots)
 	sb.jail = newJail(sb.roots)
+	sb.jail.files = cache.fixedFiles()
 	defer sb.jail.close()
 	sb.vdirs = map[string]bool{logicalTmp: true}
 	if lib := cfg.Library; lib != nil && lib.Path != "" {

@@ -1,0 +1,117 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCacheMemo: a Cache makes a value once per kind and input and hands
+// the same value to every caller; without a Cache, or past its bound on
+// the input bytes it holds, the value is made each time.
+func TestCacheMemo(t *testing.T) {
+	made := 0
+	mk := func(b []byte) any { made++; return strings.ToUpper(string(b)) }
+
+	var none *Cache
+	for range 2 {
+		if v := none.memoOf("k", []byte("ab"), mk); v != "AB" {
+			t.Fatalf("no cache: %v", v)
+		}
+	}
+	if made != 2 {
+		t.Errorf("no cache: made %d times, want 2", made)
+	}
+
+	made = 0
+	c := &Cache{}
+	for range 3 {
+		if v := c.memoOf("k", []byte("ab"), mk); v != "AB" {
+			t.Fatalf("cache: %v", v)
+		}
+	}
+	if v := c.memoOf("other", []byte("ab"), mk); v != "AB" {
+		t.Fatalf("cache, other kind: %v", v)
+	}
+	if made != 2 {
+		t.Errorf("cache: made %d times for 2 kinds, want 2", made)
+	}
+
+	made = 0
+	big := make([]byte, memoMaxBytes)
+	for range 2 {
+		c.memoOf("big", big, func([]byte) any { made++; return 1 })
+	}
+	if made != 2 {
+		t.Errorf("an input past the bound was kept (made %d times, want 2)", made)
+	}
+	if c.memoBytes > memoMaxBytes {
+		t.Errorf("memo holds %d bytes, bound %d", c.memoBytes, memoMaxBytes)
+	}
+}
+
+// TestFixTrees: a Cache over fixed trees answers a later run's reads and
+// tests of the read roots from what an earlier run found (the disk
+// changed in between, which FixTrees promises never happens, so the test
+// can see where the answer came from); a handler's copy of a file is its
+// own. A Cache without FixTrees, or a new one, reads the disk.
+func TestFixTrees(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("lib.sh", "V=one\n")
+	write("data.txt", "abc")
+	cmds := map[string]Handler{
+		"probe": func(ctx context.Context, c *Call) error {
+			b, err := c.ReadFile(ctx, "data.txt")
+			if err != nil {
+				return err
+			}
+			say(c.Stdout(), string(b)+"\n")
+			b[0] = 'X' // the handler's own copy
+			return nil
+		},
+	}
+	src := "source ./lib.sh\n[ -f extra ] && E=yes\nD=$(probe)\nserve \"$V\" \"$E\" \"$D\"\n"
+	run := func(c *Cache) string {
+		t.Helper()
+		tr, err := Run(context.Background(), Script{Path: filepath.Join(dir, "s.sh"), Src: []byte(src)},
+			Config{ReadRoots: []string{dir}, Dir: dir, Cache: c, Commands: cmds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range tr.Commands {
+			if c.Argv[0] == "serve" {
+				return strings.Join(c.Argv[1:], ",")
+			}
+		}
+		t.Fatalf("no serve command: %+v (stop %v)", tr.Commands, tr.Stop)
+		return ""
+	}
+	fixed := &Cache{}
+	fixed.FixTrees()
+	if got := run(fixed); got != "one,,abc" {
+		t.Fatalf("first run: %q", got)
+	}
+	write("lib.sh", "V=two\n")
+	write("data.txt", "def")
+	write("extra", "")
+	if got := run(fixed); got != "one,,abc" {
+		t.Errorf("fixed trees, second run: %q, want what the first run read (one,,abc)", got)
+	}
+	if got := run(&Cache{}); got != "two,yes,def" {
+		t.Errorf("a new Cache: %q, want the disk (two,yes,def)", got)
+	}
+	unfixed := &Cache{}
+	run(unfixed)
+	write("lib.sh", "V=three\n")
+	if got := run(unfixed); got != "three,yes,def" {
+		t.Errorf("a Cache without FixTrees, after an edit: %q, want three,yes,def", got)
+	}
+}
