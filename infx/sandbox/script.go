@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
 	"mvdan.cc/sh/v3/expand"
@@ -725,11 +726,18 @@ func unknownOutput(w io.Writer, why string) {
 	}
 }
 
+// nopRW, readOnly and readOnlyFile are what the open handler gives a
+// redirection. Their reads never wait (an in-memory text, a regular file),
+// so each has a read deadline that does nothing: the interpreter then
+// reads them as they are, with no pipe and copying goroutine between
+// (interp patch 6, PATCHES.md).
 type nopRW struct{}
 
 func (nopRW) Read([]byte) (int, error)    { return 0, io.EOF }
 func (nopRW) Write(b []byte) (int, error) { return len(b), nil }
 func (nopRW) Close() error                { return nil }
+
+func (nopRW) SetReadDeadline(time.Time) error { return nil }
 
 type readOnly struct{ r io.Reader }
 
@@ -737,11 +745,15 @@ func (r readOnly) Read(b []byte) (int, error) { return r.r.Read(b) }
 func (readOnly) Write([]byte) (int, error)    { return 0, fs.ErrPermission }
 func (readOnly) Close() error                 { return nil }
 
+func (readOnly) SetReadDeadline(time.Time) error { return nil }
+
 type readOnlyFile struct{ f *os.File }
 
 func (r readOnlyFile) Read(b []byte) (int, error) { return r.f.Read(b) }
 func (readOnlyFile) Write([]byte) (int, error)    { return 0, fs.ErrPermission }
 func (r readOnlyFile) Close() error               { return r.f.Close() }
+
+func (readOnlyFile) SetReadDeadline(time.Time) error { return nil }
 
 // arithWatch passes the interpreter's stderr on to w and notices the
 // errors of mvdan.cc/sh/v3/expand.Arithm (which the interpreter prints and

@@ -945,20 +945,10 @@ func (r *Runner) stmts(ctx context.Context, stmts []*syntax.Stmt) {
 }
 
 func (r *Runner) hdocReader(rd *syntax.Redirect) (stdinFile, error) {
-	pr, pw, err := newPipe()
-	if err != nil {
-		return nil, err
-	}
-	hdoc := r.hdocString(rd)
-	// We write to the pipe in a new goroutine,
-	// as pipe writes may block once the buffer gets full.
-	// We still construct and buffer the entire heredoc first,
-	// as doing it concurrently would lead to different semantics and be racy.
-	go func() {
-		io.WriteString(pw, hdoc)
-		pw.Close()
-	}()
-	return pr, nil
+	// cookbook-sync patch: the here-document is made in full first (as
+	// before) and read from an in-process pipe that already holds it,
+	// with no writing goroutine.
+	return newFilledPipe(r.hdocString(rd)), nil
 }
 
 // hdocQuotedDelim reports whether a here-document delimiter word is quoted,
@@ -1058,18 +1048,9 @@ func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, err
 	arg := r.literal(rd.Word)
 	switch rd.Op {
 	case syntax.WordHdoc:
-		pr, pw, err := newPipe()
-		if err != nil {
-			return nil, err
-		}
+		// cookbook-sync patch: an in-process pipe that holds the word.
+		pr := newFilledPipe(arg + "\n")
 		r.stdin = pr
-		// We write to the pipe in a new goroutine,
-		// as pipe writes may block once the buffer gets full.
-		go func() {
-			io.WriteString(pw, arg)
-			io.WriteString(pw, "\n")
-			pw.Close()
-		}()
 		return pr, nil
 	case syntax.DplOut:
 		switch arg {

@@ -8,35 +8,42 @@ package interp
 import (
 	"io"
 	"os"
+	"time"
 
 	"golang.org/x/term"
 )
 
-// stdinFile is the runner's standard input. Outside of js/wasm it is
-// always an [*os.File]: the only type that subprocesses can inherit,
-// and one supporting cancellable reads via [os.File.SetReadDeadline].
-type stdinFile = *os.File
+// cookbook-sync patch (issue 24): the runner's pipes are in-process
+// (pipe.go) instead of OS pipes — nothing this interpreter runs is a
+// subprocess (every command is a handler) — and a reader with its own read
+// deadline is used as stdin as it is. See PATCHES.md.
 
-// newPipe returns an OS pipe; both ends are [*os.File] so they can
-// be inherited by subprocesses.
-func newPipe() (stdinFile, *os.File, error) {
-	return os.Pipe()
+// stdinFile is the runner's standard input: an [*os.File], the read end of
+// an in-process pipe, or any reader that supports a read deadline (which
+// the read builtin sets to stop a blocked read when its context is done).
+type stdinFile interface {
+	io.ReadCloser
+	SetReadDeadline(t time.Time) error
 }
 
-// newStdinFile converts a reader into the runner's stdin. Readers
-// other than [*os.File] require an [os.Pipe] and a copying goroutine,
-// as an [os.File] is the only way to share a reader with subprocesses.
+// newPipe returns an in-process pipe (pipe.go).
+func newPipe() (stdinFile, io.WriteCloser, error) {
+	r, w := newMemPipe()
+	return r, w, nil
+}
+
+// newStdinFile converts a reader into the runner's stdin. A reader with a
+// read deadline ([*os.File], a pipe's read end) is used as it is; any
+// other is copied into an in-process pipe by a goroutine, so that a read
+// of it can still be cancelled.
 func newStdinFile(r io.Reader) (stdinFile, error) {
 	switch r := r.(type) {
-	case *os.File:
+	case stdinFile:
 		return r, nil
 	case nil:
 		return nil, nil
 	default:
-		pr, pw, err := os.Pipe()
-		if err != nil {
-			return nil, err
-		}
+		pr, pw := newMemPipe()
 		go func() {
 			io.Copy(pw, r)
 			pw.Close()
@@ -51,13 +58,14 @@ func newStdinFile(r io.Reader) (stdinFile, error) {
 // as it stops [os.File.SetReadDeadline] from working,
 // which [Runner.readLine] needs to cancel blocking reads.
 func stdinTerminal(stdin stdinFile) (int, bool) {
-	if stdin == nil {
+	f, ok := stdin.(*os.File)
+	if !ok || f == nil {
 		return -1, false
 	}
-	fi, err := stdin.Stat()
+	fi, err := f.Stat()
 	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
 		return -1, false
 	}
-	fd := int(stdin.Fd())
+	fd := int(f.Fd())
 	return fd, term.IsTerminal(fd)
 }
