@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -112,6 +113,37 @@ func (c *Cache) plainParse(src []byte, name string) *syntax.File {
 	c.mu.Unlock()
 	return f
 }
+
+// runParse is the parse of the text a run starts and ends with (runFile:
+// BASH_SOURCE, TMPDIR, the directory; the final wait) in the file named
+// name, nil when it does not parse; kept by name and text, as plainParse
+// keeps its trees (the interpreter never changes one).
+func (c *Cache) runParse(text, name string) *syntax.File {
+	key := runParseKey{text, name}
+	c.mu.Lock()
+	f, ok := c.runs[key]
+	c.mu.Unlock()
+	if ok {
+		return f
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader(text), name)
+	if err != nil {
+		f = nil
+	}
+	c.mu.Lock()
+	if _, had := c.runs[key]; !had && c.n < cacheMax {
+		if c.runs == nil {
+			c.runs = map[runParseKey]*syntax.File{}
+		}
+		c.runs[key] = f
+		c.n++
+	}
+	c.mu.Unlock()
+	return f
+}
+
+// runParseKey is a runParse entry: the text and the file it is in.
+type runParseKey struct{ text, name string }
 
 // runFenced runs a child script under its own cancel (stop cancels only
 // it): a stop at something not known ends the child, and the run goes on

@@ -486,16 +486,61 @@ func prepareFile(name string, src []byte) *preparedFile {
 
 // decodeMarker reads a marker word: file name, line, col, context.
 func (sb *sandbox) decodeMarker(w string) (Pos, byte) {
-	if m, ok := sb.markers[w]; ok {
-		return m.at, m.kind
+	m := sb.cache.marker(w)
+	return m.at, m.kind
+}
+
+// marker is parseMarker(w), kept for every run of c (a marker word is
+// the same position and kind in any run); at most markersMax words.
+func (c *Cache) marker(w string) callSite {
+	c.markMu.RLock()
+	m, ok := c.markers[w]
+	c.markMu.RUnlock()
+	if ok {
+		return m
 	}
 	at, kind := parseMarker(w)
-	if sb.markers == nil {
-		sb.markers = map[string]callSite{}
+	m = callSite{at: at, kind: kind}
+	c.markMu.Lock()
+	defer c.markMu.Unlock()
+	if len(c.markers) < markersMax {
+		if c.markers == nil {
+			c.markers = map[string]callSite{}
+		}
+		c.markers[w] = m
 	}
-	sb.markers[w] = callSite{at: at, kind: kind}
-	return at, kind
+	return m
 }
+
+// execSite decodes the site word of an execCmd command ("file\x00line\x00col\x00kind"),
+// kept for every run of c like marker: ok false for a word of another shape.
+func (c *Cache) execSite(w string) (callSite, bool) {
+	c.markMu.RLock()
+	m, ok := c.sites[w]
+	c.markMu.RUnlock()
+	if ok {
+		return m, m.marked
+	}
+	f := strings.Split(w, "\x00")
+	if len(f) == 4 && len(f[3]) == 1 {
+		l, _ := strconv.Atoi(f[1])
+		col, _ := strconv.Atoi(f[2])
+		m = callSite{at: Pos{File: f[0], Line: l, Col: col}, kind: f[3][0], marked: true}
+	}
+	c.markMu.Lock()
+	defer c.markMu.Unlock()
+	if len(c.sites) < markersMax {
+		if c.sites == nil {
+			c.sites = map[string]callSite{}
+		}
+		c.sites[w] = m
+	}
+	return m, m.marked
+}
+
+// markersMax bounds the marker words and the site words a Cache keeps
+// (each).
+const markersMax = 1 << 16
 
 func parseMarker(w string) (Pos, byte) {
 	parts := strings.SplitN(strings.TrimPrefix(w, markerPrefix), ":", 4)

@@ -268,7 +268,10 @@ type Cache struct {
 	// plain keeps the parse of each script text inertScript read, as
 	// written (nil: it does not parse), by the text alone.
 	plain map[string]*syntax.File
-	n     int // entries in files, texts, sourced and plain together (at most cacheMax)
+	// runs keeps the parse of each text a run starts and ends with
+	// (runParse), by text and file name.
+	runs map[runParseKey]*syntax.File
+	n    int // entries in files, texts, sourced, plain and runs together (at most cacheMax)
 	// patterns keeps the compiled patterns of case and [[ == ]] for
 	// every run (interp.Patterns; bounded by itself).
 	patterns *interp.PatternCache
@@ -278,6 +281,12 @@ type Cache struct {
 	memoBytes int
 	// disk keeps the jail's stats and reads once FixTrees is called.
 	disk *fileCache
+	// markers are the decoded marker words of every run (decodeMarker),
+	// under their own lock (read at every command).
+	// sites the same for execCmd site words (execSite).
+	markMu  sync.RWMutex
+	markers map[string]callSite
+	sites   map[string]callSite
 }
 
 // memoKey is one Call.Memo entry: the kind of value and the input it was

@@ -287,7 +287,7 @@ func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, fr fileRun) (
 			initText += "\nunset OLDPWD"
 		}
 	}
-	if init, perr := syntax.NewParser().Parse(strings.NewReader(initText), name); perr == nil {
+	if init := sb.cache.runParse(initText, name); init != nil {
 		if err := sb.runSafe(ctx, runner, init); err != nil {
 			return 1, err
 		}
@@ -302,7 +302,7 @@ func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, fr fileRun) (
 	if err == nil && ctx.Err() == nil {
 		// Let background statements (`( … ) &`) reach the exec handler;
 		// one that never ends (a monitor loop) is abandoned, not an error.
-		if wait, perr := syntax.NewParser().Parse(strings.NewReader("wait"), name); perr == nil {
+		if wait := sb.cache.runParse("wait", name); wait != nil {
 			wctx, wcancel := context.WithTimeout(ctx, 250*time.Millisecond)
 			_ = sb.runSafe(wctx, runner, wait) // a background statement still running is abandoned
 			wcancel()
@@ -440,7 +440,6 @@ type sandbox struct {
 	fnCtx             byte                   // context of the current outermost function call
 	badInput          error                  // a file of the checkout that does not parse (inputError)
 	tmpCount          int                    // mktemp names made
-	markers           map[string]callSite    // decoded marker words (decodeMarker)
 	fsmu              sync.Mutex             // guards mounts and archives (taken without mu)
 	mounts            map[string]string      // logical directory → real directory (sandbox.mount)
 	archives          map[string]string      // tar archive (as named) → the directory it holds
@@ -949,11 +948,8 @@ func (sb *sandbox) exec(ctx context.Context, args []string, depth int) error {
 		return interp.ExitStatus(uint8(n))
 	}
 	if len(args) >= 2 && args[0] == execCmd {
-		f := strings.Split(args[1], "\x00")
-		if len(f) == 4 && len(f[3]) == 1 {
-			l, _ := strconv.Atoi(f[1])
-			c, _ := strconv.Atoi(f[2])
-			site = callSite{at: Pos{File: f[0], Line: l, Col: c}, kind: f[3][0], marked: true}
+		if m, ok := sb.cache.execSite(args[1]); ok {
+			site = m
 		}
 		args = args[2:]
 	} else {
