@@ -61,10 +61,14 @@ func BenchmarkCorpusCompleteVLLM(b *testing.B) {
 }
 
 // BenchmarkCorpusCompleteOneKey is `coverage --config-key K` with every
-// source for one SGLang disaggregated key (srt-slurm rendered).
+// source for one SGLang disaggregated key (srt-slurm rendered), or for the
+// key COOKBOOK_SYNC_BENCH_KEY names (to profile another: the slowest).
 func BenchmarkCorpusCompleteOneKey(b *testing.B) {
 	opt := completeTrees(b)
 	opt.ConfigKeys = []string{"dsr1-fp8-gb200-dynamo-sglang"}
+	if k := os.Getenv("COOKBOOK_SYNC_BENCH_KEY"); k != "" {
+		opt.ConfigKeys = []string{k}
+	}
 	benchRun(b, opt)
 }
 

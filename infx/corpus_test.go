@@ -254,6 +254,7 @@ func BenchmarkCorpusCompleteRenderAll(b *testing.B) {
 			b.Fatal(err)
 		}
 		ws.SrtSlurmDir = srt
+		ws.RememberRenders() // as the render command does
 		if _, err := ws.RenderAll(context.Background(), nil, Options{}); err != nil {
 			b.Fatal(err)
 		}

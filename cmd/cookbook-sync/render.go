@@ -176,6 +176,10 @@ func runRender(ctx context.Context, w, ew io.Writer, o renderOptions, changed fu
 			return &exitError{code: exitUsage, err: err}
 		}
 		ws.SrtSlurmDir, ws.SrtSlurmVersion, ws.SrtSlurmForks = o.srtSlurmDir, o.version, o.forks
+		// One command over trees nothing changes while it runs: a point
+		// rendered twice is rendered once, and the sandbox keeps what it
+		// reads from the trees.
+		ws.RememberRenders()
 		// Problems in keys not asked about are warnings (a key asked
 		// about reports its own problem as an error).
 		for _, wn := range ws.Warnings() {

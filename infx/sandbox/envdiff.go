@@ -35,28 +35,16 @@ type rootBase struct {
 // envDiffFast is diffEnv(exported(env)) for an env whose root is a
 // startEnv (ok false otherwise: the caller lists it all). sb.mu held.
 func (sb *sandbox) envDiffFast(env expand.Environ) (_ []string, ok bool) {
-	tail := sb.overlaidBuf[:0]
-	se, isStart := interp.EachOverlay(env, func(name string, v expand.Variable) bool {
-		tail = append(tail, overlaid{name: name, str: v.Str, at: int32(len(tail)), exported: v.IsSet() && v.Exported && v.Kind == expand.String})
+	// the overlays' visible variables, by name (the interpreter keeps
+	// each overlay's names sorted and merges them: interp patch 7)
+	vis := sb.overlaidBuf[:0]
+	se, isStart := interp.EachVisibleOverlay(env, func(name string, v expand.Variable) bool {
+		vis = append(vis, overlaid{name: name, str: v.Str, at: int32(len(vis)), exported: v.IsSet() && v.Exported && v.Kind == expand.String})
 		return true
 	}).(*startEnv)
-	sb.overlaidBuf = tail[:0]
+	sb.overlaidBuf = vis[:0]
 	if !isStart {
 		return nil, false
-	}
-	// the overlays' visible variables: by name, the last listed
-	slices.SortFunc(tail, func(a, b overlaid) int {
-		if c := compareNameEq(a.name, b.name); c != 0 {
-			return c
-		}
-		return int(a.at - b.at)
-	})
-	vis := tail[:0]
-	for i, e := range tail {
-		if i+1 < len(tail) && tail[i+1].name == e.name {
-			continue
-		}
-		vis = append(vis, e)
 	}
 	// the base: a container's when the environment carries its marker
 	// (the overlays' visible value, else the start's)

@@ -1075,12 +1075,14 @@ func exported(env expand.Environ) []string {
 		return true
 	}
 	if se, ok := interp.EachOverlay(env, func(string, expand.Variable) bool { return false }).(*startEnv); ok {
-		// the run's start, split once (startEnv), then the overlays
+		// the run's start, split once (startEnv), then what the overlays
+		// show, one entry per name, in name order (interp patch 7): two
+		// sorted lists, merged below without a sort
 		all = make([]listed, len(se.names), len(se.names)+16)
 		for i, n := range se.names {
 			all[i] = listed{name: n, value: se.values[i], pair: se.pairs[i], at: i, ok: true}
 		}
-		interp.EachOverlay(env, add)
+		interp.EachVisibleOverlay(env, add)
 	} else {
 		env.Each(add)
 	}
@@ -1090,13 +1092,16 @@ func exported(env expand.Environ) []string {
 		}
 		return a.at - b.at
 	}
-	// the sorted, unique head (the run's start), then a short tail
+	// the sorted, unique head (the run's start), then a tail (sorted
+	// already when it is the overlays' visible entries)
 	head := 1
 	for head < len(all) && compareNameEq(all[head-1].name, all[head].name) < 0 {
 		head++
 	}
 	if head < len(all) {
-		slices.SortFunc(all[head:], byKey)
+		if !slices.IsSortedFunc(all[head:], byKey) {
+			slices.SortFunc(all[head:], byKey)
+		}
 		merged := make([]listed, 0, len(all))
 		i, j := 0, head
 		for i < head || j < len(all) {

@@ -36,12 +36,17 @@ func newOverlayEnviron(parent expand.Environ, background bool) *overlayEnviron {
 		// variable by variable: 5% of a coverage run's CPU.) Each entry is
 		// stored as listed, later ones winning, as the Set calls of the
 		// copy did (an unset entry is kept: it hides the root's value).
+		// The visible entry of each name, in name order (names kept
+		// sorted without a sort).
 		n := 0
-		root := EachOverlay(parent, func(string, expand.Variable) bool { n++; return true })
+		root := EachVisibleOverlay(parent, func(string, expand.Variable) bool { n++; return true })
 		oenv.parent = root
 		oenv.values = make(map[string]namedVariable, n)
-		EachOverlay(parent, func(name string, vr expand.Variable) bool {
-			oenv.values[oenv.normalize(name)] = namedVariable{name, vr}
+		oenv.names = make([]string, 0, n)
+		EachVisibleOverlay(parent, func(name string, vr expand.Variable) bool {
+			key := oenv.normalize(name)
+			oenv.values[key] = namedVariable{name, vr}
+			oenv.names = append(oenv.names, key)
 			return true
 		})
 	}
@@ -49,8 +54,9 @@ func newOverlayEnviron(parent expand.Environ, background bool) *overlayEnviron {
 }
 
 // EachOverlay (cookbook-sync patch) calls f for the variables env's
-// overlays hold, outermost first, each overlay's in the order Each lists
-// them, until f returns false, and returns the root of the chain: the
+// overlays hold, outermost first, each overlay's in no particular order
+// (its map's; EachVisibleOverlay lists in name order), until f returns
+// false, and returns the root of the chain: the
 // environment below every overlay (the one the runner started with,
 // Runner.Env, or nil below a chain that ends in an overlay), whose
 // variables it does not list. Each of env lists root's variables, then
@@ -81,6 +87,66 @@ func (o *overlayEnviron) eachOverlay(f func(name string, vr expand.Variable) boo
 	return root, true
 }
 
+// EachVisibleOverlay (cookbook-sync patch) calls f once for each name
+// env's overlays hold, with the entry an environment lookup finds (the
+// innermost overlay's that holds it: a value, or an unset entry that hides
+// the root's), in expand.ListEnviron's order (by "NAME="), until f returns
+// false, and returns the chain's root as EachOverlay does. It merges the
+// overlays' name lists, each kept sorted as names are added: no sort, no
+// map.
+func EachVisibleOverlay(env expand.Environ, f func(name string, vr expand.Variable) bool) (root expand.Environ) {
+	o, ok := env.(*overlayEnviron)
+	if !ok {
+		return env
+	}
+	var levels []*overlayEnviron // innermost first
+	for {
+		levels = append(levels, o)
+		p, ok := o.parent.(*overlayEnviron)
+		if !ok {
+			root = o.parent
+			break
+		}
+		o = p
+	}
+	if len(levels) == 1 {
+		for _, k := range o.names {
+			vr := o.values[k]
+			if !f(vr.Name, vr.Variable) {
+				break
+			}
+		}
+		return root
+	}
+	at := make([]int, len(levels))
+	for {
+		// the smallest name any level still has; the innermost level
+		// holding it wins
+		best := -1
+		for i, l := range levels {
+			if at[i] == len(l.names) {
+				continue
+			}
+			if best < 0 || nameCompare(l.names[at[i]], levels[best].names[at[best]]) < 0 {
+				best = i
+			}
+		}
+		if best < 0 {
+			return root
+		}
+		key := levels[best].names[at[best]]
+		vr := levels[best].values[key]
+		for i, l := range levels {
+			if at[i] < len(l.names) && l.names[at[i]] == key {
+				at[i]++
+			}
+		}
+		if !f(vr.Name, vr.Variable) {
+			return root
+		}
+	}
+}
+
 // overlayEnviron is our main implementation of [expand.WriteEnviron].
 type overlayEnviron struct {
 	// parent is non-nil if [values] is an overlay over a parent environment
@@ -99,6 +165,48 @@ type overlayEnviron struct {
 	// this chain (an overlay shares its parent overlay's counter; a
 	// background copy has its own): see EnvironVersion.
 	gen *atomic.Uint64
+
+	// cookbook-sync patch: names are the keys of values in ListEnviron's
+	// order (by "NAME=", nameCompare), kept as keys are added (a key is
+	// never removed: an unset is stored as an unset entry): see
+	// EachVisibleOverlay.
+	names []string
+}
+
+// cookbook-sync patch: nameCompare compares a+"=" with b+"=" without
+// building them (expand.ListEnviron's order).
+func nameCompare(a, b string) int {
+	n := min(len(a), len(b))
+	if c := strings.Compare(a[:n], b[:n]); c != 0 {
+		return c
+	}
+	switch {
+	case len(a) == len(b):
+		return 0
+	case len(a) < len(b):
+		return cmpByte('=', b[n])
+	default:
+		return cmpByte(a[n], '=')
+	}
+}
+
+func cmpByte(a, b byte) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// cookbook-sync patch: put stores v under key, keeping names sorted.
+func (o *overlayEnviron) put(key string, v namedVariable) {
+	if _, had := o.values[key]; !had {
+		i, _ := slices.BinarySearchFunc(o.names, key, nameCompare)
+		o.names = slices.Insert(o.names, i, key)
+	}
+	o.values[key] = v
 }
 
 // cookbook-sync patch: childEnviron is an overlay over parent sharing its
@@ -196,14 +304,15 @@ func (o *overlayEnviron) Set(name string, vr expand.Variable) error {
 	if !vr.IsSet() { // unsetting
 		if prev.Local {
 			vr.Local = true
-			o.values[normalized] = namedVariable{name, vr}
+			o.put(normalized, namedVariable{name, vr}) // cookbook-sync patch
 			return nil
 		}
-		delete(o.values, normalized)
+		// cookbook-sync patch: no delete — the entry is written again
+		// just below, and names keeps its key
 	}
 	// modifying the entire variable
 	vr.Local = prev.Local || vr.Local
-	o.values[normalized] = namedVariable{name, vr}
+	o.put(normalized, namedVariable{name, vr}) // cookbook-sync patch
 	return nil
 }
 
@@ -211,7 +320,8 @@ func (o *overlayEnviron) Each(f func(name string, vr expand.Variable) bool) {
 	if o.parent != nil {
 		o.parent.Each(f)
 	}
-	for _, vr := range o.values {
+	for _, k := range o.names { // cookbook-sync patch: in name order
+		vr := o.values[k]
 		if !f(vr.Name, vr.Variable) {
 			return
 		}
