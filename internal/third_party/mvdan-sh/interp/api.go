@@ -101,6 +101,9 @@ type Runner struct {
 	// openHandler is a function responsible for opening files. It must not be nil.
 	openHandler OpenHandlerFunc
 
+	// quietCall, when set, names the quiet calls a command substitution
+	// runs without a subshell (QuietCalls; cookbook-sync patch).
+	quietCall func(name string) bool
 	// sourceParser, when set, parses what the source and . builtins read
 	// (SourceParser). cookbook-sync patch.
 	sourceParser SourceParserFunc
@@ -584,6 +587,24 @@ func SourceParser(f SourceParserFunc) RunnerOption {
 	}
 }
 
+// QuietCalls names the quiet calls of an embedder's call handler: a
+// command substitution whose only statement is a simple command of
+// literal words (no assignment, redirection, negation or background),
+// named by a name quiet accepts, runs that command's call handler in the
+// current shell instead of a subshell — the handler is called as the
+// subshell would call it (its environment an overlay over the shell's),
+// and the substitution gives no output and status 0, or fails with the
+// handler's error. The handler must print nothing, change nothing the
+// shell sees and answer with a builtin that does nothing (":"): the
+// sandbox's guard commands. Under xtrace or noexec the subshell runs as
+// before. cookbook-sync patch (see ../PATCHES.md).
+func QuietCalls(quiet func(name string) bool) RunnerOption {
+	return func(r *Runner) error {
+		r.quietCall = quiet
+		return nil
+	}
+}
+
 // SkipFinalVars has Run leave Vars empty: it no longer copies every
 // variable of the environment into it when it ends, for a caller that
 // never reads Vars. cookbook-sync patch (see ../PATCHES.md).
@@ -928,6 +949,7 @@ func (r *Runner) Reset() {
 		sourceParser:   r.sourceParser,
 		skipFinalVars:  r.skipFinalVars, // cookbook-sync patch
 		patterns:       r.patterns,      // cookbook-sync patch
+		quietCall:      r.quietCall,     // cookbook-sync patch
 		readDirHandler: r.readDirHandler,
 		statHandler:    r.statHandler,
 		accessHandler:  r.accessHandler,
@@ -1123,7 +1145,8 @@ func (r *Runner) subshell(background bool) *Runner {
 		execHandler:    r.execHandler,
 		openHandler:    r.openHandler,
 		sourceParser:   r.sourceParser,
-		patterns:       r.patterns, // cookbook-sync patch
+		patterns:       r.patterns,  // cookbook-sync patch
+		quietCall:      r.quietCall, // cookbook-sync patch
 		readDirHandler: r.readDirHandler,
 		statHandler:    r.statHandler,
 		accessHandler:  r.accessHandler,

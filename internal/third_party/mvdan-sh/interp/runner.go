@@ -63,6 +63,9 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 				f.Close()
 				return err
 			}
+			if handled, err := r.quietSubst(ctx, w, cs); handled { // cookbook-sync patch
+				return err
+			}
 			r2 := r.subshell(false)
 			r2.stdout = w
 			r2.stmts(ctx, cs.Stmts)
@@ -936,6 +939,58 @@ func elapsedString(d time.Duration, posix bool) string {
 	mins := int(d.Minutes())
 	sec := math.Mod(d.Seconds(), 60.0)
 	return fmt.Sprintf("%dm%.3fs", mins, sec)
+}
+
+// quietSubst runs a command substitution of one quiet call (QuietCalls)
+// in r, without a subshell; handled is false for any other substitution,
+// which the caller runs as before. cookbook-sync patch (see
+// ../PATCHES.md).
+func (r *Runner) quietSubst(ctx context.Context, w io.Writer, cs *syntax.CmdSubst) (handled bool, err error) {
+	if r.quietCall == nil || r.callHandler == nil || len(cs.Stmts) != 1 || r.opts[optXTrace] || r.opts[optNoExec] {
+		return false, nil
+	}
+	st := cs.Stmts[0]
+	cm, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || st.Negated || st.Background || st.Coprocess || st.Disown || len(st.Redirs) > 0 || len(cm.Assigns) > 0 || len(cm.Args) == 0 {
+		return false, nil
+	}
+	args := make([]string, len(cm.Args))
+	for i, a := range cm.Args {
+		if len(a.Parts) != 1 {
+			return false, nil
+		}
+		lit, ok := a.Parts[0].(*syntax.Lit)
+		if !ok || strings.ContainsAny(lit.Value, "*?[{\\~") {
+			return false, nil
+		}
+		args[i] = lit.Value
+	}
+	if !r.quietCall(args[0]) {
+		return false, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return false, nil // the subshell path stops as it always did
+	}
+	// as the subshell would: the handler's environment an overlay over an
+	// overlay of the shell's (the subshell's own scope), its output the
+	// substitution's
+	oldEnv, oldOut := r.writeEnv, r.stdout
+	r.writeEnv, r.stdout = childEnviron(r.writeEnv, false), w
+	answer, herr := r.callHandler(r.handlerCtx(ctx, handlerKindCall, cm.Args[0].Pos()), args)
+	r.writeEnv, r.stdout = oldEnv, oldOut
+	if herr == nil && (len(answer) != 1 || answer[0] != ":") {
+		// not a quiet call after all: its answer would have run in the
+		// subshell, which is gone — a loud failure, never a silent one
+		herr = fmt.Errorf("interp: quiet call %s answered %q, not \":\"", args[0], answer)
+	}
+	var es exitStatus
+	if herr != nil {
+		es.fatal(herr)
+		r.lastExpandExit = es
+		return true, es.err
+	}
+	r.lastExpandExit = es
+	return true, nil
 }
 
 func (r *Runner) stmts(ctx context.Context, stmts []*syntax.Stmt) {
