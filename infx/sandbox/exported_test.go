@@ -119,8 +119,15 @@ probe top3
 }
 
 // BenchmarkExported: one command's environment as scripts have it (300
-// inherited variables, exports at the top, locals two functions deep).
+// inherited variables, exports at the top, locals two functions deep),
+// over the run's start as the sandbox makes it (a startEnv) and over
+// expand.ListEnviron.
 func BenchmarkExported(b *testing.B) {
+	b.Run("start", func(b *testing.B) { benchExported(b, func(kvs []string) expand.Environ { return newStartEnv(kvs) }) })
+	b.Run("list", func(b *testing.B) { benchExported(b, func(kvs []string) expand.Environ { return expand.ListEnviron(kvs...) }) })
+}
+
+func benchExported(b *testing.B, root func([]string) expand.Environ) {
 	var base []string
 	for i := range 300 {
 		base = append(base, "VAR_"+string(rune('A'+i/26))+string(rune('A'+i%26))+"_HOME="+strings.Repeat("v", 20))
@@ -131,7 +138,7 @@ func BenchmarkExported(b *testing.B) {
 		b.Fatal(err)
 	}
 	var env expand.Environ
-	r, err := interp.New(interp.Env(expand.ListEnviron(base...)),
+	r, err := interp.New(interp.Env(root(base)),
 		interp.ExecHandlers(func(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 			return func(ctx context.Context, args []string) error {
 				env = interp.HandlerCtx(ctx).Env

@@ -247,7 +247,16 @@ func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, fr fileRun) (
 		}
 		ienv = append(ienv, kv)
 	}
-	ienv = append(ienv, "TMPDIR="+noTempDir)
+	// TMPDIR where a sorted list has it (newStartEnv then sorts nothing)
+	tmp := "TMPDIR=" + noTempDir
+	at := len(ienv)
+	for i, kv := range ienv {
+		if k, _, _ := strings.Cut(kv, "="); compareNameEq(k, "TMPDIR") > 0 {
+			at = i
+			break
+		}
+	}
+	ienv = slices.Insert(ienv, at, tmp)
 	opts := []interp.RunnerOption{
 		interp.Env(newStartEnv(ienv)),
 		interp.Dir(startDir),
@@ -1066,45 +1075,83 @@ func visibleEnv(kvs []string) []string {
 // the visible one (TestExportedMatchesLookups checks this against a lookup
 // of each name).
 func exported(env expand.Environ) []string {
+	se, ok := interp.EachOverlay(env, func(string, expand.Variable) bool { return false }).(*startEnv)
+	if !ok {
+		return exportedListed(env)
+	}
+	// the run's start (split once, sorted by "NAME=", every one an
+	// exported string) and what the overlays show, one entry per name in
+	// the same order (interp patch 7): merged, an overlay's entry hiding
+	// the start's
+	type shown struct {
+		name, value string
+		ok          bool // an exported string
+	}
+	var vis []shown
+	interp.EachVisibleOverlay(env, func(name string, v expand.Variable) bool {
+		vis = append(vis, shown{name, v.Str, v.IsSet() && v.Exported && v.Kind == expand.String})
+		return true
+	})
+	out := make([]string, 0, len(se.names)+len(vis))
+	i, j := 0, 0
+	for i < len(se.names) || j < len(vis) {
+		if j == len(vis) || i < len(se.names) && compareNameEq(se.names[i], vis[j].name) < 0 {
+			out = append(out, se.pairs[i])
+			i++
+			continue
+		}
+		e := vis[j]
+		j++
+		if i < len(se.names) && se.names[i] == e.name {
+			i++ // the overlay's entry hides the start's
+		}
+		if e.ok {
+			out = append(out, e.name+"="+e.value)
+		}
+	}
+	sortByName(out)
+	return out
+}
+
+// sortByName sorts NAME=value pairs by name ("A=" after "A9=", "A" before
+// "A9"), when they are not sorted so already.
+func sortByName(out []string) {
+	byName := func(a, b string) int {
+		return strings.Compare(a[:strings.IndexByte(a, '=')], b[:strings.IndexByte(b, '=')])
+	}
+	if !slices.IsSortedFunc(out, byName) {
+		slices.SortFunc(out, byName)
+	}
+}
+
+// exportedListed is exported for an environment whose root is not a
+// startEnv: every variable listed (outer scopes first), the last listing
+// of a name the visible one.
+func exportedListed(env expand.Environ) []string {
 	type listed struct {
 		name, value string
-		pair        string // name=value when known (the run's start)
-		at          int    // order listed
-		ok          bool   // an exported string
+		at          int  // order listed
+		ok          bool // an exported string
 	}
 	var all []listed
-	add := func(name string, v expand.Variable) bool {
+	env.Each(func(name string, v expand.Variable) bool {
 		all = append(all, listed{name: name, value: v.Str, at: len(all), ok: v.IsSet() && v.Exported && v.Kind == expand.String})
 		return true
-	}
-	if se, ok := interp.EachOverlay(env, func(string, expand.Variable) bool { return false }).(*startEnv); ok {
-		// the run's start, split once (startEnv), then what the overlays
-		// show, one entry per name, in name order (interp patch 7): two
-		// sorted lists, merged below without a sort
-		all = make([]listed, len(se.names), len(se.names)+16)
-		for i, n := range se.names {
-			all[i] = listed{name: n, value: se.values[i], pair: se.pairs[i], at: i, ok: true}
-		}
-		interp.EachVisibleOverlay(env, add)
-	} else {
-		env.Each(add)
-	}
+	})
 	byKey := func(a, b listed) int {
 		if c := compareNameEq(a.name, b.name); c != 0 {
 			return c
 		}
 		return a.at - b.at
 	}
-	// the sorted, unique head (the run's start), then a tail (sorted
-	// already when it is the overlays' visible entries)
+	// the sorted, unique head (a root as expand.ListEnviron lists it),
+	// then a short tail, sorted and merged in
 	head := 1
 	for head < len(all) && compareNameEq(all[head-1].name, all[head].name) < 0 {
 		head++
 	}
 	if head < len(all) {
-		if !slices.IsSortedFunc(all[head:], byKey) {
-			slices.SortFunc(all[head:], byKey)
-		}
+		slices.SortFunc(all[head:], byKey)
 		merged := make([]listed, 0, len(all))
 		i, j := 0, head
 		for i < head || j < len(all) {
@@ -1124,19 +1171,10 @@ func exported(env expand.Environ) []string {
 			continue // a later scope's entry wins
 		}
 		if e.ok {
-			if e.pair == "" {
-				e.pair = e.name + "=" + e.value
-			}
-			out = append(out, e.pair)
+			out = append(out, e.name+"="+e.value)
 		}
 	}
-	// by name ("A=" sorts after "A9=", "A" before "A9")
-	byName := func(a, b string) int {
-		return strings.Compare(a[:strings.IndexByte(a, '=')], b[:strings.IndexByte(b, '=')])
-	}
-	if !slices.IsSortedFunc(out, byName) {
-		slices.SortFunc(out, byName)
-	}
+	sortByName(out)
 	return out
 }
 
@@ -1157,15 +1195,21 @@ type startEnv struct {
 // its last value. The pairs are kept as given; names and values are their
 // substrings (TestStartEnvIsListEnviron).
 func newStartEnv(kvs []string) *startEnv {
-	list := slices.Clone(kvs)
 	prefix := func(kv string) string {
 		if i := strings.IndexByte(kv, '='); i >= 0 {
 			return kv[:i+1]
 		}
 		return ""
 	}
-	slices.SortStableFunc(list, func(a, b string) int { return strings.Compare(prefix(a), prefix(b)) })
-	e := &startEnv{}
+	byPrefix := func(a, b string) int { return strings.Compare(prefix(a), prefix(b)) }
+	list := kvs
+	if !slices.IsSortedFunc(list, byPrefix) {
+		// (sorted already, as a child script's environment mostly is,
+		// it is read as it is: nothing below writes to list)
+		list = slices.Clone(kvs)
+		slices.SortStableFunc(list, byPrefix)
+	}
+	e := &startEnv{names: make([]string, 0, len(list)), values: make([]string, 0, len(list)), pairs: make([]string, 0, len(list))}
 	for _, kv := range list {
 		name, value, ok := strings.Cut(kv, "=")
 		if name == "" || !ok {
