@@ -124,7 +124,9 @@ probe top3
 // expand.ListEnviron.
 func BenchmarkExported(b *testing.B) {
 	b.Run("start", func(b *testing.B) { benchExported(b, func(kvs []string) expand.Environ { return newStartEnv(kvs) }) })
-	b.Run("list", func(b *testing.B) { benchExported(b, func(kvs []string) expand.Environ { return expand.ListEnviron(kvs...) }) })
+	b.Run("list", func(b *testing.B) {
+		benchExported(b, func(kvs []string) expand.Environ { return expand.ListEnviron(kvs...) })
+	})
 }
 
 func benchExported(b *testing.B, root func([]string) expand.Environ) {
