@@ -492,10 +492,12 @@ func Load(ctx context.Context, root string, opt Options) (*Set, error) {
 		}
 	}
 	set.Info = map[string]FileInfo{}
+	size := map[string]int{} // bytes of each file's text (the order files run in)
 	for _, f := range set.Files {
 		fi := FileInfo{Rel: f, Pages: importers[f]}
 		if src, err := readFile(ld.l.abs(f), f); err == nil {
 			fi.Models, fi.Known = ld.opt.Cache.facts(f, src)
+			size[f] = len(src)
 		}
 		set.Info[f] = fi
 	}
@@ -548,7 +550,16 @@ func Load(ctx context.Context, root string, opt Options) (*Set, error) {
 			}
 		})
 	}
-	for i := range set.Files {
+	// the largest files first (a config component with its cells takes
+	// seconds, most generators a few milliseconds): the longest run starts
+	// at once instead of last, after every file sorted before it. The
+	// results are kept by index: the order changes no outcome.
+	order := make([]int, len(set.Files))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return size[set.Files[b]] - size[set.Files[a]] })
+	for _, i := range order {
 		next <- i
 	}
 	close(next)
