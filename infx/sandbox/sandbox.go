@@ -633,23 +633,16 @@ func (sb *sandbox) guardCmd(hc interp.HandlerContext, at Pos, args []string) (ha
 			sb.lastFile, sb.lastLine, sb.lastCol = at.File, at.Line, at.Col
 		}
 		// the run's start is counted once (startEnv.bytes), then what
-		// the script set: the same sum as Each gives
+		// the script set, each overlay keeping its own sum (interp patch
+		// 9): the same sum as Each gives
 		total := 0
-		each := func(name string, v expand.Variable) bool {
-			total += len(name) + len(v.Str)
-			for _, e := range v.List {
-				total += len(e)
-			}
-			for k, e := range v.Map {
-				total += len(k) + len(e)
-			}
-			return total <= MaxBytes
-		}
-		if se, ok := interp.EachOverlay(hc.Env, each).(*startEnv); ok {
-			total += se.bytes
+		if root, set := interp.OverlayBytes(hc.Env); isStartEnv(root) {
+			total = root.(*startEnv).bytes + set
 		} else {
-			total = 0
-			hc.Env.Each(each)
+			hc.Env.Each(func(name string, v expand.Variable) bool {
+				total += interp.VarBytes(name, v)
+				return total <= MaxBytes
+			})
 		}
 		if total > MaxBytes {
 			// The check runs in a command substitution, whose failure
@@ -1225,6 +1218,12 @@ func newStartEnv(kvs []string) *startEnv {
 		e.bytes += len(name) + len(value)
 	}
 	return e
+}
+
+// isStartEnv reports whether env is a run's start (a *startEnv).
+func isStartEnv(env expand.Environ) bool {
+	_, ok := env.(*startEnv)
+	return ok
 }
 
 // Get is the variable name (expand.Environ).

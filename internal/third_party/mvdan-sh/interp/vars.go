@@ -45,8 +45,10 @@ func newOverlayEnviron(parent expand.Environ, background bool) *overlayEnviron {
 		oenv.names = make([]string, 0, n)
 		EachVisibleOverlay(parent, func(name string, vr expand.Variable) bool {
 			key := oenv.normalize(name)
-			oenv.values[key] = namedVariable{name, vr}
+			sz := VarBytes(name, vr)
+			oenv.values[key] = namedVariable{name, vr, sz}
 			oenv.names = append(oenv.names, key)
+			oenv.bytes += sz
 			return true
 		})
 	}
@@ -166,6 +168,10 @@ type overlayEnviron struct {
 	// background copy has its own): see EnvironVersion.
 	gen *atomic.Uint64
 
+	// cookbook-sync patch: bytes is the sum of the entries' sizes
+	// (OverlayBytes).
+	bytes int
+
 	// cookbook-sync patch: names are the keys of values in ListEnviron's
 	// order (by "NAME=", nameCompare), kept as keys are added (a key is
 	// never removed: an unset is stored as an unset entry): see
@@ -200,13 +206,52 @@ func cmpByte(a, b byte) int {
 	return 0
 }
 
-// cookbook-sync patch: put stores v under key, keeping names sorted.
+// cookbook-sync patch: put stores v under key, keeping names sorted and
+// bytes counted.
 func (o *overlayEnviron) put(key string, v namedVariable) {
-	if _, had := o.values[key]; !had {
+	if old, had := o.values[key]; had {
+		o.bytes -= old.size
+	} else {
 		i, _ := slices.BinarySearchFunc(o.names, key, nameCompare)
 		o.names = slices.Insert(o.names, i, key)
 	}
+	v.size = VarBytes(v.Name, v.Variable)
+	o.bytes += v.size
 	o.values[key] = v
+}
+
+// VarBytes (cookbook-sync patch) is the bytes a variable holds: its name,
+// its string value, its list's elements, its map's keys and values.
+func VarBytes(name string, vr expand.Variable) int {
+	n := len(name) + len(vr.Str)
+	for _, e := range vr.List {
+		n += len(e)
+	}
+	for k, e := range vr.Map {
+		n += len(k) + len(e)
+	}
+	return n
+}
+
+// OverlayBytes (cookbook-sync patch) is the sum of VarBytes over every
+// entry env's overlays hold — each overlay's entries, shadowed ones
+// included, as EachOverlay lists them — and the chain's root, as
+// EachOverlay returns it. Each overlay keeps its own sum as entries are
+// stored (lists and maps are copied before they change, and every change
+// is stored again), so the sum costs one step per overlay.
+func OverlayBytes(env expand.Environ) (root expand.Environ, total int) {
+	o, ok := env.(*overlayEnviron)
+	if !ok {
+		return env, 0
+	}
+	for {
+		total += o.bytes
+		p, ok := o.parent.(*overlayEnviron)
+		if !ok {
+			return o.parent, total
+		}
+		o = p
+	}
 }
 
 // cookbook-sync patch: childEnviron is an overlay over parent sharing its
@@ -254,6 +299,9 @@ type namedVariable struct {
 	// and know what was its original name without looping over Environ.Each.
 	Name string
 	expand.Variable
+	// size is VarBytes of the entry, worked out when it was stored
+	// (cookbook-sync patch: OverlayBytes).
+	size int
 }
 
 func (o *overlayEnviron) normalize(name string) string {
@@ -304,7 +352,7 @@ func (o *overlayEnviron) Set(name string, vr expand.Variable) error {
 	if !vr.IsSet() { // unsetting
 		if prev.Local {
 			vr.Local = true
-			o.put(normalized, namedVariable{name, vr}) // cookbook-sync patch
+			o.put(normalized, namedVariable{Name: name, Variable: vr}) // cookbook-sync patch
 			return nil
 		}
 		// cookbook-sync patch: no delete — the entry is written again
@@ -312,7 +360,7 @@ func (o *overlayEnviron) Set(name string, vr expand.Variable) error {
 	}
 	// modifying the entire variable
 	vr.Local = prev.Local || vr.Local
-	o.put(normalized, namedVariable{name, vr}) // cookbook-sync patch
+	o.put(normalized, namedVariable{Name: name, Variable: vr}) // cookbook-sync patch
 	return nil
 }
 

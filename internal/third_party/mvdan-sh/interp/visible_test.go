@@ -89,3 +89,53 @@ x=$(G=7; probe subst)
 		t.Errorf("%d probes ran, want 9", probes)
 	}
 }
+
+// TestOverlayBytes: at every command of a script that sets strings,
+// indexed and associative arrays (whole, by element, appended), unsets,
+// shadows in functions and runs in subshells and pipelines, OverlayBytes
+// is the sum of VarBytes over what EachOverlay lists.
+func TestOverlayBytes(t *testing.T) {
+	src := `
+A=abc; B=(x yy zzz); declare -A M=([k]=v [kk]=vv)
+probe 1
+B[1]=longer; B+=(more); M[k]=changed; M[new]=n; A+=def
+probe 2
+f() { local A=inner; local -a L=(1 2); L[5]=six; probe f; unset B; probe unset; }
+f
+probe 3
+( M[sub]=s; probe sub )
+echo | { B=(p q); probe pipe; }
+x=$(C=ccc; probe subst)
+probe 4
+`
+	file, err := syntax.NewParser().Parse(strings.NewReader(src), "b.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	probes := 0
+	r, err := New(Env(expand.ListEnviron("ROOT=1")), ExecHandlers(func(next ExecHandlerFunc) ExecHandlerFunc {
+		return func(ctx context.Context, args []string) error {
+			if args[0] != "probe" {
+				return next(ctx, args)
+			}
+			probes++
+			env := HandlerCtx(ctx).Env
+			want := 0
+			root := EachOverlay(env, func(name string, vr expand.Variable) bool { want += VarBytes(name, vr); return true })
+			gotRoot, got := OverlayBytes(env)
+			if got != want || fmt.Sprintf("%p", gotRoot) != fmt.Sprintf("%p", root) {
+				t.Errorf("%s: OverlayBytes %d, listed %d", args[1], got, want)
+			}
+			return nil
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Run(context.Background(), file); err != nil {
+		t.Fatal(err)
+	}
+	if probes != 9 {
+		t.Errorf("%d probes ran, want 9", probes)
+	}
+}
