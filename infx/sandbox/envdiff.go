@@ -64,19 +64,20 @@ func (sb *sandbox) envDiffFast(env expand.Environ) (_ []string, ok bool) {
 	if bi >= 0 {
 		base = sb.containerBases[bi]
 	}
-	same := sb.rootSame(se, bi, base)
+	// the start's variables that differ from base (worked out once per
+	// start and base: mostly none), merged with the overlays' entries, an
+	// overlay's entry hiding the start's
+	diff := sb.rootDiff(se, bi, base)
 	var out []string
 	i, j := 0, 0
-	for i < len(se.names) || j < len(vis) {
-		if j == len(vis) || i < len(se.names) && compareNameEq(se.names[i], vis[j].name) < 0 {
-			if !same[i] && se.names[i] != containerVar {
-				out = append(out, se.pairs[i])
-			}
+	for i < len(diff) || j < len(vis) {
+		if j == len(vis) || i < len(diff) && compareNameEq(se.names[diff[i]], vis[j].name) < 0 {
+			out = append(out, se.pairs[diff[i]])
 			i++
 			continue
 		}
 		e := vis[j]
-		if i < len(se.names) && se.names[i] == e.name {
+		if i < len(diff) && se.names[diff[i]] == e.name {
 			i++ // the overlay's value hides the start's
 		}
 		j++
@@ -98,22 +99,24 @@ func (sb *sandbox) envDiffFast(env expand.Environ) (_ []string, ok bool) {
 	return out, true
 }
 
-// rootSame says, for each of se's variables, whether base (the one bi
-// names) holds it with the same value: worked out once per start and
-// base. sb.mu held.
-func (sb *sandbox) rootSame(se *startEnv, bi int, base map[string]string) []bool {
+// rootDiff lists, by index into se's variables in their order, those
+// that base (the one bi names) does not hold with the same value, the
+// container marker left out: worked out once per start and base. sb.mu
+// held.
+func (sb *sandbox) rootDiff(se *startEnv, bi int, base map[string]string) []int {
 	k := rootBase{start: se, base: bi}
-	if s, ok := sb.rootSames[k]; ok {
-		return s
+	if d, ok := sb.rootDiffs[k]; ok {
+		return d
 	}
-	s := make([]bool, len(se.names))
+	d := []int{}
 	for i, n := range se.names {
-		old, ok := base[n]
-		s[i] = ok && old == se.values[i]
+		if old, ok := base[n]; (!ok || old != se.values[i]) && n != containerVar {
+			d = append(d, i)
+		}
 	}
-	if sb.rootSames == nil {
-		sb.rootSames = map[rootBase][]bool{}
+	if sb.rootDiffs == nil {
+		sb.rootDiffs = map[rootBase][]int{}
 	}
-	sb.rootSames[k] = s
-	return s
+	sb.rootDiffs[k] = d
+	return d
 }

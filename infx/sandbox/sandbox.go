@@ -413,9 +413,9 @@ type sandbox struct {
 	diffScope   any
 	diffVersion uint64
 	diffKVs     []string
-	// rootSames caches rootSame; overlaidBuf is envDiffFast's listing,
+	// rootDiffs caches rootDiff; overlaidBuf is envDiffFast's listing,
 	// kept for the next call (sb.mu).
-	rootSames   map[rootBase][]bool
+	rootDiffs   map[rootBase][]int
 	overlaidBuf []overlaid
 	file        string
 	roots       []string
