@@ -193,7 +193,7 @@ func TestCorpusRenderCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws.SrtSlurmDir = corpusDir(t, "_external", "NVIDIA+srt-slurm")
-	cache := recipeCache{}
+	cache := &recipeCache{}
 	n := 0
 	for _, k := range ws.ConfigKeys() {
 		pts, _ := ws.Points(k)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/cookbook-sync/cookbook-sync/infx/srtslurm"
 	"github.com/cookbook-sync/cookbook-sync/launch"
@@ -14,7 +15,7 @@ import (
 // the new layout), picks the variant and renders it with the master entry's
 // model and image; the files its flags name under /configs/ are read from
 // cfg's checkout.
-func (ws *Workspace) renderRecipe(p Point, version string, cfg srtConfigs, cache recipeCache) ([]launch.Process, string, error) {
+func (ws *Workspace) renderRecipe(p Point, version string, cfg srtConfigs, cache *recipeCache) ([]launch.Process, string, error) {
 	rec, err := cache.load(ws, p)
 	if err != nil {
 		return nil, "", err
@@ -74,7 +75,7 @@ func (ws *Workspace) renderRecipe(p Point, version string, cfg srtConfigs, cache
 // injector does not touch is left alone; when the second rendering fails
 // or has other processes, nothing is marked (the harness value's
 // production path is then taken to set nothing).
-func (ws *Workspace) markSynthetic(p Point, procs []launch.Process, version string, cfg srtConfigs, cache recipeCache) {
+func (ws *Workspace) markSynthetic(p Point, procs []launch.Process, version string, cfg srtConfigs, cache *recipeCache) {
 	var by []string
 	var kept []RecipeEdit
 	for _, e := range p.edits {
@@ -157,15 +158,20 @@ func markServedName(r *srtslurm.Rendering) {
 }
 
 // recipeCache holds loaded recipes by file (and, for composed recipes, by
-// the values bound into them); nil disables caching.
-type recipeCache map[string]cachedRecipe
+// the values bound into them); nil disables caching. Safe for concurrent
+// use (RenderAll's loop and its stream share one); a loaded recipe is only
+// read by the renderings that share it.
+type recipeCache struct {
+	mu sync.Mutex
+	m  map[string]cachedRecipe
+}
 
 type cachedRecipe struct {
 	rec *srtslurm.Recipe
 	err error
 }
 
-func (c recipeCache) load(ws *Workspace, p Point) (*srtslurm.Recipe, error) {
+func (c *recipeCache) load(ws *Workspace, p Point) (*srtslurm.Recipe, error) {
 	if c == nil {
 		return ws.loadRecipe(p)
 	}
@@ -178,11 +184,22 @@ func (c recipeCache) load(ws *Workspace, p Point) (*srtslurm.Recipe, error) {
 	if len(p.LaneBlocks) > 0 {
 		key = fmt.Sprint(p.Recipe, p.LaneBlocks, p.Model, p.Image, p.Precision, p.ISL, p.OSL, p.Concurrency)
 	}
-	if e, ok := c[key]; ok {
+	c.mu.Lock()
+	e, ok := c.m[key]
+	c.mu.Unlock()
+	if ok {
 		return e.rec, e.err
 	}
 	rec, err := ws.loadRecipe(p)
-	c[key] = cachedRecipe{rec, err}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[key]; ok {
+		return e.rec, e.err // loaded at the same time: one recipe for all
+	}
+	if c.m == nil {
+		c.m = map[string]cachedRecipe{}
+	}
+	c.m[key] = cachedRecipe{rec, err}
 	return rec, err
 }
 

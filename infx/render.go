@@ -314,7 +314,7 @@ func (ws *Workspace) memoPut(key string, m renderMemo) {
 }
 
 // render is Render with an optional cache of loaded recipes (RenderAll).
-func (ws *Workspace) render(p Point, opt Options, cache recipeCache) (launch.Deployment, error) {
+func (ws *Workspace) render(p Point, opt Options, cache *recipeCache) (launch.Deployment, error) {
 	if p.Status != StatusOK {
 		return launch.Deployment{}, &PointError{Status: p.Status, Note: p.Note, Pos: p.RefPos}
 	}
@@ -536,7 +536,7 @@ func (ws *Workspace) RenderAll(ctx context.Context, keys []string, opt Options) 
 		keys = ws.ConfigKeys()
 	}
 	var s Summary
-	cache := recipeCache{}
+	cache := &recipeCache{}
 	points := make([][]Point, len(keys))
 	for i, k := range keys {
 		pts, err := ws.Points(k)
@@ -545,7 +545,7 @@ func (ws *Workspace) RenderAll(ctx context.Context, keys []string, opt Options) 
 		}
 		points[i] = pts
 	}
-	scripts := ws.streamScripts(points, opt)
+	scripts := ws.streamScripts(points, opt, cache)
 	defer scripts.stop()
 	for i, k := range keys {
 		if err := ctx.Err(); err != nil {
@@ -722,17 +722,20 @@ type scriptSlot struct {
 	scriptResult
 }
 
-// streamScripts starts rendering the in-scope single-node script points
-// and batch-job points of points, in their order, on every CPU at once
-// (each runs the workflow step, launchers and scripts in its own
-// sandboxes; the Workspace caches are safe for concurrent use), never more
-// than scriptWindow per CPU ahead of what take has returned. The caller
-// takes every one of them in that order, or calls stop.
-func (ws *Workspace) streamScripts(points [][]Point, opt Options) *scriptStream {
+// streamScripts starts rendering the in-scope single-node script points,
+// batch-job points and srt-slurm recipe points of points (batch-job
+// points first, the rest in their order) on every CPU at once (each runs
+// the workflow step, launchers and scripts in its own sandboxes; the
+// Workspace caches and the recipe cache are safe for concurrent use),
+// never more than scriptWindow script and recipe points per CPU ahead of
+// what take has returned. The caller takes every one of them in order, or
+// calls stop. (Recipe points rendered by the caller's loop, one at a
+// time, left one CPU idle at the end of the run.)
+func (ws *Workspace) streamScripts(points [][]Point, opt Options, cache *recipeCache) *scriptStream {
 	var todo []Point
 	for _, pts := range points {
 		for _, p := range pts {
-			if p.InScope && (p.Kind == KindScript || p.Kind == KindBatch) && p.Status == StatusOK {
+			if p.InScope && (p.Kind == KindScript || p.Kind == KindBatch || p.Kind == KindRecipe) && p.Status == StatusOK {
 				todo = append(todo, p)
 			}
 		}
@@ -746,16 +749,35 @@ func (ws *Workspace) streamScripts(points [][]Point, opt Options) *scriptStream 
 	slots := newCPUSlots()
 	o := opt
 	o.cpus = slots
+	// Batch-job points first: following a job runs its whole sbatch
+	// script and every srun step (seconds), a script point a few
+	// milliseconds; started last, in their place, they made a tail of one
+	// busy CPU. Their outcomes are few and held until taken, outside the
+	// window (which bounds the many script points); outcomes never depend
+	// on the order.
+	var order []int
+	for j, p := range todo {
+		if p.Kind == KindBatch {
+			order = append(order, j)
+		}
+	}
+	for j, p := range todo {
+		if p.Kind != KindBatch {
+			order = append(order, j)
+		}
+	}
 	go func() {
-		for j := range todo {
-			select {
-			case st.slots <- struct{}{}:
-			case <-st.quit:
-				return
+		for n, j := range order {
+			if todo[j].Kind != KindBatch {
+				select {
+				case st.slots <- struct{}{}:
+				case <-st.quit:
+					return
+				}
 			}
 			if opt.ctx != nil && opt.ctx.Err() != nil {
 				// nothing more is started: what is left says so
-				for k := j; k < len(todo); k++ {
+				for _, k := range order[n:] {
 					st.results[k].scriptResult = scriptResult{err: opt.ctx.Err()}
 					close(st.results[k].done)
 				}
@@ -770,7 +792,7 @@ func (ws *Workspace) streamScripts(points [][]Point, opt Options) *scriptStream 
 			}
 			go func() {
 				defer slots.release()
-				d, err := ws.render(todo[j], o, nil)
+				d, err := ws.render(todo[j], o, cache)
 				st.results[j].scriptResult = scriptResult{d, err}
 				close(st.results[j].done)
 			}()
@@ -793,11 +815,14 @@ func (st *scriptStream) take(p Point) (scriptResult, bool) {
 	<-st.results[j].done
 	r := st.results[j].scriptResult
 	st.results[j].scriptResult = scriptResult{}
-	// a rendered point holds a token (taken before it was started, so one
-	// is there); a point never started (the context was done) holds none
-	select {
-	case <-st.slots:
-	default:
+	// a rendered script point holds a token (taken before it was
+	// started, so one is there); a batch-job point, or a point never
+	// started (the context was done), holds none
+	if p.Kind != KindBatch {
+		select {
+		case <-st.slots:
+		default:
+		}
 	}
 	return r, true
 }
