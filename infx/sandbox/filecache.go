@@ -51,44 +51,38 @@ const (
 	fileCacheMaxBytes   = 64 << 20
 )
 
-func (c *fileCache) stat(k fileStatKey) (fileStat, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s, ok := c.stats[k]
-	return s, ok
-}
+func (c *fileCache) stat(k fileStatKey) (fileStat, bool) { return kept(c, c.stats, k) }
 
-func (c *fileCache) putStat(k fileStatKey, s fileStat) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.stats)+len(c.reads) >= fileCacheMaxEntries {
-		return
-	}
-	if c.stats == nil {
-		c.stats = map[fileStatKey]fileStat{}
-	}
-	c.stats[k] = s
-}
+func (c *fileCache) read(k fileReadKey) (fileRead, bool) { return kept(c, c.reads, k) }
 
-func (c *fileCache) read(k fileReadKey) (fileRead, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	r, ok := c.reads[k]
-	return r, ok
-}
+func (c *fileCache) putStat(k fileStatKey, s fileStat) { keep(c, &c.stats, k, s, 0) }
 
 func (c *fileCache) putRead(k fileReadKey, r fileRead) {
+	r.data = r.data[:len(r.data):len(r.data)] // an append copies
+	keep(c, &c.reads, k, r, len(r.data))
+}
+
+// kept is m[k] under c.mu.
+func kept[K comparable, V any](c *fileCache, m map[K]V, k K) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.stats)+len(c.reads) >= fileCacheMaxEntries || c.bytes+len(r.data) > fileCacheMaxBytes {
+	v, ok := m[k]
+	return v, ok
+}
+
+// keep stores v (holding size bytes of data) in *m under c.mu, unless the
+// cache is at its bounds.
+func keep[K comparable, V any](c *fileCache, m *map[K]V, k K, v V, size int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.stats)+len(c.reads) >= fileCacheMaxEntries || c.bytes+size > fileCacheMaxBytes {
 		return
 	}
-	if c.reads == nil {
-		c.reads = map[fileReadKey]fileRead{}
+	if *m == nil {
+		*m = map[K]V{}
 	}
-	r.data = r.data[:len(r.data):len(r.data)] // an append copies
-	c.reads[k] = r
-	c.bytes += len(r.data)
+	(*m)[k] = v
+	c.bytes += size
 }
 
 // FixTrees promises that nothing changes the files under the read roots

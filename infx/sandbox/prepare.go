@@ -493,49 +493,46 @@ func (sb *sandbox) decodeMarker(w string) (Pos, byte) {
 // marker is parseMarker(w), kept for every run of c (a marker word is
 // the same position and kind in any run); at most markersMax words.
 func (c *Cache) marker(w string) callSite {
-	c.markMu.RLock()
-	m, ok := c.markers[w]
-	c.markMu.RUnlock()
-	if ok {
-		return m
-	}
-	at, kind := parseMarker(w)
-	m = callSite{at: at, kind: kind}
-	c.markMu.Lock()
-	defer c.markMu.Unlock()
-	if len(c.markers) < markersMax {
-		if c.markers == nil {
-			c.markers = map[string]callSite{}
-		}
-		c.markers[w] = m
-	}
-	return m
+	return c.keptSite(&c.markers, w, func(w string) callSite {
+		at, kind := parseMarker(w)
+		return callSite{at: at, kind: kind}
+	})
 }
 
 // execSite decodes the site word of an execCmd command ("file\x00line\x00col\x00kind"),
 // kept for every run of c like marker: ok false for a word of another shape.
 func (c *Cache) execSite(w string) (callSite, bool) {
-	c.markMu.RLock()
-	m, ok := c.sites[w]
-	c.markMu.RUnlock()
-	if ok {
-		return m, m.marked
-	}
-	f := strings.Split(w, "\x00")
-	if len(f) == 4 && len(f[3]) == 1 {
+	m := c.keptSite(&c.sites, w, func(w string) callSite {
+		f := strings.Split(w, "\x00")
+		if len(f) != 4 || len(f[3]) != 1 {
+			return callSite{}
+		}
 		l, _ := strconv.Atoi(f[1])
 		col, _ := strconv.Atoi(f[2])
-		m = callSite{at: Pos{File: f[0], Line: l, Col: col}, kind: f[3][0], marked: true}
+		return callSite{at: Pos{File: f[0], Line: l, Col: col}, kind: f[3][0], marked: true}
+	})
+	return m, m.marked
+}
+
+// keptSite is decode(w), kept in *m (under c.markMu, at most markersMax
+// words): decode is a pure function of the word.
+func (c *Cache) keptSite(m *map[string]callSite, w string, decode func(string) callSite) callSite {
+	c.markMu.RLock()
+	site, ok := (*m)[w]
+	c.markMu.RUnlock()
+	if ok {
+		return site
 	}
+	site = decode(w)
 	c.markMu.Lock()
 	defer c.markMu.Unlock()
-	if len(c.sites) < markersMax {
-		if c.sites == nil {
-			c.sites = map[string]callSite{}
+	if len(*m) < markersMax {
+		if *m == nil {
+			*m = map[string]callSite{}
 		}
-		c.sites[w] = m
+		(*m)[w] = site
 	}
-	return m, m.marked
+	return site
 }
 
 // markersMax bounds the marker words and the site words a Cache keeps
