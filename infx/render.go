@@ -242,9 +242,12 @@ func encodeDeployment(d launch.Deployment) (data []byte, ok bool) {
 // the rest of ws's life (a memo keyed by the point's complete input, not
 // by file contents): call it only when nothing changes the checkout, the
 // srt-slurm checkouts or the files they read while ws is in use — a run
-// over fixed trees, as coverage.Run's own Workspace. Off by default: a
+// over fixed trees, as coverage.Run's own Workspace and the render
+// command's. On the same promise the script sandbox keeps what it stats
+// and reads in the trees (sandbox.Cache.FixTrees). Off by default: a
 // caller that edits files between renders (a mutation suite reusing one
-// Workspace) gets a fresh rendering every time. Safe for concurrent use.
+// Workspace) gets a fresh rendering and a fresh read every time. Safe for
+// concurrent use.
 func (ws *Workspace) RememberRenders() {
 	ws.remember.Store(true)
 	// the same promise lets the sandbox keep what it reads from the trees
