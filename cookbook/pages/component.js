@@ -51,7 +51,7 @@
   // called in place, as React would render them).
   const walk = (node, visit, parent) => {
     if (node === null || node === undefined || typeof node !== "object") return;
-    if (Array.isArray(node)) { for (const n of node) walk(n, visit, parent); return; }
+    if (Array.isArray(node)) { for (let i = 0; i < node.length; i++) walk(node[i], visit, parent); return; }
     tick();
     if (typeof node.type === "function") {
       walk(node.type({ ...node.props, children: node.children.length === 1 ? node.children[0] : node.children }), visit, parent);

@@ -70,9 +70,11 @@ const generatorDriverJS = `(function (fn, CAP, FAST_MIN, tick, G_DEAD, IN_G, MAX
     const itemsOf = (o, vals) => (typeof o.getDynamicItems === "function" ? o.getDynamicItems(vals) : o.items) || [];
     const viewOf = (s) => (first.view ? first.view(s) : first.options);
     let sels = [{ ...first.values }];
-    for (const { id, key } of optList) {
+    for (let oi = 0; oi < optList.length; oi++) {
+      const { id, key } = optList[oi];
       const next = [];
-      for (const s of sels) {
+      for (let si = 0; si < sels.length; si++) {
+        const s = sels[si];
         const o = viewOf(s)[id];
         if (!o) { next.push(s); continue; }
         if (typeof o.condition === "function" && !o.condition(s)) { next.push(s); continue; }
@@ -91,14 +93,15 @@ const generatorDriverJS = `(function (fn, CAP, FAST_MIN, tick, G_DEAD, IN_G, MAX
         }
         const items = itemsOf(o, s).filter(enabled);
         if (!items.length) { next.push(s); continue; }
-        for (const it of items) next.push({ ...s, [key]: it.id });
+        for (let ii = 0; ii < items.length; ii++) next.push({ ...s, [key]: items[ii].id });
         if (next.length > CAP) throw new Error("more than " + CAP + " selections");
       }
       if (next.length > CAP) throw new Error("more than " + CAP + " selections");
       sels = next;
     }
     const seen = new Set(); const uniq = []; const keys = [];
-    for (const sel of sels) {
+    for (let si = 0; si < sels.length; si++) {
+      const sel = sels[si];
       const k = JSON.stringify(sel); if (seen.has(k)) continue; seen.add(k);
       uniq.push(sel); keys.push(k);
     }
@@ -137,10 +140,19 @@ const generatorDriverJS = `(function (fn, CAP, FAST_MIN, tick, G_DEAD, IN_G, MAX
     });
     const same = (a, b) => Object.is(a, b) ||
       (a !== null && b !== null && typeof a === "object" && typeof b === "object" && JSON.stringify(a) === JSON.stringify(b));
-    const fits = (t, sel) => t.reads.every(([kind, k, v]) => same(kind ? Reflect.has(sel, k) : Reflect.get(sel, k), v));
+    // (indexed loops: no iterator, no destructuring, no guarded builtin
+    // per read — this runs for every selection against every template)
+    const fits = (t, sel) => {
+      const rs = t.reads;
+      for (let i = 0; i < rs.length; i++) {
+        const r = rs[i];
+        if (!same(r[0] ? Reflect.has(sel, r[1]) : Reflect.get(sel, r[1]), r[2])) return false;
+      }
+      return true;
+    };
     const templates = [];
     const template = (sel) => {
-      for (const t of templates) if (fits(t, sel)) return t;
+      for (let i = 0; i < templates.length; i++) if (fits(templates[i], sel)) return templates[i];
       if (templates.length >= MAX_TEMPLATES) return null;
       cur = sel; live = false; reads = []; tick();
       let tpl;
@@ -154,7 +166,8 @@ const generatorDriverJS = `(function (fn, CAP, FAST_MIN, tick, G_DEAD, IN_G, MAX
       return t;
     };
     const out = [];
-    for (const sel of uniq) {
+    for (let ui = 0; ui < uniq.length; ui++) {
+      const sel = uniq[ui];
       const t = template(sel);
       if (!t) return null;
       cur = sel; live = true; tick();
