@@ -17,11 +17,10 @@ import (
 // each command lists, sorts and looks up only what the script set (tens of
 // variables, not the hundreds a harness exports).
 
-// overlaid is one variable an overlay lists (interp.EachOverlay), at its
-// place in the listing (later ones win).
+// overlaid is the visible entry of one variable the overlays hold
+// (interp.EachVisibleOverlay).
 type overlaid struct {
 	name, str string
-	at        int32
 	exported  bool // an exported string (the kind a command inherits)
 }
 
@@ -39,7 +38,7 @@ func (sb *sandbox) envDiffFast(env expand.Environ) (_ []string, ok bool) {
 	// each overlay's names sorted and merges them: interp patch 7)
 	vis := sb.overlaidBuf[:0]
 	se, isStart := interp.EachVisibleOverlay(env, func(name string, v expand.Variable) bool {
-		vis = append(vis, overlaid{name: name, str: v.Str, at: int32(len(vis)), exported: v.IsSet() && v.Exported && v.Kind == expand.String})
+		vis = append(vis, overlaid{name: name, str: v.Str, exported: v.IsSet() && v.Exported && v.Kind == expand.String})
 		return true
 	}).(*startEnv)
 	sb.overlaidBuf = vis[:0]

@@ -51,9 +51,9 @@ const (
 	fileCacheMaxBytes   = 64 << 20
 )
 
-func (c *fileCache) stat(k fileStatKey) (fileStat, bool) { return kept(c, c.stats, k) }
+func (c *fileCache) stat(k fileStatKey) (fileStat, bool) { return kept(c, &c.stats, k) }
 
-func (c *fileCache) read(k fileReadKey) (fileRead, bool) { return kept(c, c.reads, k) }
+func (c *fileCache) read(k fileReadKey) (fileRead, bool) { return kept(c, &c.reads, k) }
 
 func (c *fileCache) putStat(k fileStatKey, s fileStat) { keep(c, &c.stats, k, s, 0) }
 
@@ -62,11 +62,12 @@ func (c *fileCache) putRead(k fileReadKey, r fileRead) {
 	keep(c, &c.reads, k, r, len(r.data))
 }
 
-// kept is m[k] under c.mu.
-func kept[K comparable, V any](c *fileCache, m map[K]V, k K) (V, bool) {
+// kept is (*m)[k] under c.mu (the map itself is made under the lock by
+// keep: *m is read only while it is held).
+func kept[K comparable, V any](c *fileCache, m *map[K]V, k K) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	v, ok := m[k]
+	v, ok := (*m)[k]
 	return v, ok
 }
 

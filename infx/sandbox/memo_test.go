@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -113,5 +114,39 @@ func TestFixTrees(t *testing.T) {
 	write("lib.sh", "V=three\n")
 	if got := run(unfixed); got != "three,yes,def" {
 		t.Errorf("a Cache without FixTrees, after an edit: %q, want three,yes,def", got)
+	}
+}
+
+// TestFixTreesAtOnce: runs sharing a fixed Cache at the same time read the
+// same answers (under -race: the read cache is safe for concurrent use).
+func TestFixTreesAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lib.sh"), []byte("V=one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := &Cache{}
+	c.FixTrees()
+	src := []byte("source ./lib.sh\n[ -f lib.sh ] && E=yes\nserve \"$V\" \"$E\"\n")
+	got := make([]string, 4)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() {
+			tr, err := Run(context.Background(), Script{Path: filepath.Join(dir, "s.sh"), Src: src}, Config{ReadRoots: []string{dir}, Dir: dir, Cache: c})
+			if err != nil {
+				got[i] = err.Error()
+				return
+			}
+			for _, cmd := range tr.Commands {
+				if cmd.Argv[0] == "serve" {
+					got[i] = strings.Join(cmd.Argv[1:], ",")
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, g := range got {
+		if g != "one,yes" {
+			t.Errorf("run %d: %q, want one,yes", i, g)
+		}
 	}
 }
