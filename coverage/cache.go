@@ -88,8 +88,9 @@ func reportKey(d *runcache.Dir, opt Options) (runcache.Key, error) {
 		Cookbooks, ConfigKeys, Given        []string
 		AllowUnverified                     bool
 		Forks                               []fork
+		AgentXOnly                          bool `json:",omitempty"`
 	}{absDir(opt.InfxDir), absDir(opt.VLLMRecipesDir), absDir(opt.SrtSlurmDir), opt.SrtSlurmVersion, opt.Policy,
-		cookbooks, opt.ConfigKeys, given, opt.AllowUnverified, forks})
+		cookbooks, opt.ConfigKeys, given, opt.AllowUnverified, forks, opt.AgentXOnly})
 	if err != nil {
 		return runcache.Key{}, err
 	}

@@ -55,6 +55,10 @@ type Options struct {
 	// never a silently smaller run. An empty or malformed pattern is such
 	// an error too. Empty: every key.
 	ConfigKeys []string
+	// AgentXOnly judges the AgentX snippets only: a CookbookDirs checkout's
+	// hand-written pages and the vLLM recipes are not read (the drift job
+	// judges pinned commits this way). The report is then the AgentX part's.
+	AgentXOnly bool
 	// AllowUnverified lists points and rows that could not be verified
 	// (NotVerified) without making them a gap (Report.Gap); by default they
 	// fail closed.
@@ -519,6 +523,12 @@ func runAll(ctx context.Context, opt Options) (*report.Report, *run, error) {
 	agentxDir, pagesDir, err := classifyCookbooks(opt.CookbookDirs)
 	if err != nil {
 		return nil, nil, err
+	}
+	if opt.AgentXOnly {
+		if agentxDir == "" {
+			return nil, nil, &OptionError{Field: "CookbookDir", Msg: "AgentXOnly needs a checkout with AgentX snippets (docs/src/snippets/agentx)"}
+		}
+		pagesDir, opt.VLLMRecipesDir = "", ""
 	}
 	spec, from, err := resolvePolicy(opt.Policy, opt.InfxDir)
 	if err != nil {
@@ -1142,6 +1152,16 @@ func localDirs(dirs ...string) []string {
 // sgl-project/sglang moved the docs on 2026-08-03 —, also below a docs
 // directory given itself). Errors (*OptionError): a directory with
 // neither, or two of one kind.
+// ClassifyCookbooks says which of dirs (Options.CookbookDirs) holds the
+// AgentX snippets (docs/src/snippets/agentx) and which the hand-written
+// cookbook pages (docs/src/snippets/configs or autoregressive, also under
+// docs_new/ or at the docs root); "" for a kind none holds. One directory
+// may hold both. Errors (*OptionError, Field "CookbookDir"): a directory
+// with neither, a second directory of one kind.
+func ClassifyCookbooks(dirs []string) (agentx, pagesDir string, err error) {
+	return classifyCookbooks(dirs)
+}
+
 func classifyCookbooks(dirs []string) (agentx, pagesDir string, err error) {
 	has := func(d string, parts ...string) bool {
 		st, err := os.Stat(filepath.Join(append([]string{d}, parts...)...))

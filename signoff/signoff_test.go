@@ -3,7 +3,6 @@ package signoff
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,66 +12,21 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
 	"github.com/cookbook-sync/cookbook-sync/coverage"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/report"
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden comment")
 
-// history is a git repository in a temporary directory, committed to with
-// fixed author times (the same ids on every run).
-type history struct {
-	t    *testing.T
-	dir  string
-	repo *git.Repository
-	n    int
-}
+// newHistory is an InferenceX history in a temporary directory.
+func newHistory(t *testing.T) *history { return &history{testutil.NewHistory(t, "InferenceX")} }
 
-func newHistory(t *testing.T) *history {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "InferenceX")
-	r, err := git.PlainInit(dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &history{t: t, dir: dir, repo: r}
-}
+// history names the shared helper's methods as these tests call them.
+type history struct{ *testutil.History }
 
-// write writes files (path → content) into the work tree.
-func (h *history) write(files map[string]string) {
-	h.t.Helper()
-	for p, c := range files {
-		full := filepath.Join(h.dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			h.t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			h.t.Fatal(err)
-		}
-	}
-}
-
-// commit commits every file of the work tree with message msg.
-func (h *history) commit(msg string) string {
-	h.t.Helper()
-	wt, err := h.repo.Worktree()
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-		h.t.Fatal(err)
-	}
-	h.n++
-	sig := &object.Signature{Name: "fixture", Email: "fixture@example.invalid", When: time.Date(2026, 8, 1, 0, h.n, 0, 0, time.UTC)}
-	c, err := wt.Commit(msg, &git.CommitOptions{Author: sig, Committer: sig})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return c.String()
-}
+func (h *history) write(files map[string]string) { h.T.Helper(); h.Write(files) }
+func (h *history) commit(msg string) string      { h.T.Helper(); return h.Commit(msg) }
 
 func readFixture(t *testing.T, p string) string {
 	t.Helper()
@@ -121,7 +75,7 @@ func TestSignoffHistory(t *testing.T) {
 		return out, nil
 	}
 	ctx := context.Background()
-	res, err := Run(ctx, Options{Coverage: coverage.Options{InfxDir: h.dir, CookbookDirs: []string{cb}}, Head: pr, Links: links})
+	res, err := Run(ctx, Options{Coverage: coverage.Options{InfxDir: h.Dir, CookbookDirs: []string{cb}}, Head: pr, Links: links})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,12 +110,12 @@ func TestSignoffHistory(t *testing.T) {
 	if err := PrintMarkdown(&b, res, 0, report.MarkdownOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	got := strings.ReplaceAll(b.String(), h.dir, "<InferenceX>")
+	got := strings.ReplaceAll(b.String(), h.Dir, "<InferenceX>")
 	if b.Len() >= DefaultCommentLimit {
 		t.Errorf("comment %d bytes", b.Len())
 	}
 	golden := filepath.Join("testdata", "pr9101.md")
-	if *update {
+	if *testutil.Update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +129,7 @@ func TestSignoffHistory(t *testing.T) {
 	}
 
 	// benchmark_lib.sh only: the key renders the same — counted, not judged
-	res, err = Run(ctx, Options{Coverage: coverage.Options{InfxDir: h.dir, CookbookDirs: []string{cb}}, Head: libCommit})
+	res, err = Run(ctx, Options{Coverage: coverage.Options{InfxDir: h.Dir, CookbookDirs: []string{cb}}, Head: libCommit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +151,7 @@ func TestSignoffHistory(t *testing.T) {
 	h.commit("Add MiniMax-M3 B300 TRT (#9102)")
 	h.write(map[string]string{trtScript: "#!/bin/bash\ntrtllm-serve serve \"$MODEL\" --tp_size 2 --stream_interval 20\n"})
 	trtCommit := h.commit("Refresh MiniMax-M3 B300 TRT (#9103)")
-	res, err = Run(ctx, Options{Coverage: coverage.Options{InfxDir: h.dir, CookbookDirs: []string{cb}}, Head: trtCommit})
+	res, err = Run(ctx, Options{Coverage: coverage.Options{InfxDir: h.Dir, CookbookDirs: []string{cb}}, Head: trtCommit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,10 +163,10 @@ func TestSignoffHistory(t *testing.T) {
 	}
 
 	// a bad range
-	if _, err := Run(ctx, Options{Coverage: coverage.Options{InfxDir: h.dir}, Head: "nosuch"}); err == nil || !strings.Contains(err.Error(), "bad commit range") {
+	if _, err := Run(ctx, Options{Coverage: coverage.Options{InfxDir: h.Dir}, Head: "nosuch"}); err == nil || !strings.Contains(err.Error(), "bad commit range") {
 		t.Errorf("unknown head: %v", err)
 	}
-	if _, err := Run(ctx, Options{Coverage: coverage.Options{InfxDir: h.dir}, Head: pr, Base: pr}); err == nil {
+	if _, err := Run(ctx, Options{Coverage: coverage.Options{InfxDir: h.Dir}, Head: pr, Base: pr}); err == nil {
 		t.Error("base = head: no error")
 	}
 	if _, err := Run(ctx, Options{Coverage: coverage.Options{InfxDir: t.TempDir()}}); err == nil || !strings.Contains(err.Error(), "not a git repository") {
@@ -230,17 +184,17 @@ func TestMergeState(t *testing.T) {
 		first := h.commit("docs")
 		h.write(map[string]string{"docs/a.md": "b\n"})
 		second := h.commit("docs: PR branch")
-		if _, err := h.repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{"https://github.com/sgl-project/sglang.git"}}); err != nil {
+		if _, err := h.Repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{"https://github.com/sgl-project/sglang.git"}}); err != nil {
 			t.Fatal(err)
 		}
 		tip := first
 		if onMain {
 			tip = second
 		}
-		if err := h.repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewRemoteReferenceName("origin", "main"), plumbing.NewHash(tip))); err != nil {
+		if err := h.Repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewRemoteReferenceName("origin", "main"), plumbing.NewHash(tip))); err != nil {
 			t.Fatal(err)
 		}
-		return h.dir
+		return h.Dir
 	}
 	merged := time.Date(2026, 8, 20, 0, 0, 0, 0, time.UTC)
 	for _, c := range []struct {

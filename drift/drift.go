@@ -1,0 +1,597 @@
+// Package drift is the nightly drift job: whether what the cookbook shows
+// still matches the InferenceX recipes it was generated from, and what is
+// new since the last run.
+//
+// Every AgentX point of the cookbook checkout names the InferenceX commit
+// and recipe it was measured with (its provenance: cell.prov.sha /
+// point.sha, cookbook.Provenance). Drift compares what the cookbook shows
+// with that recipe twice — at the pinned commit (the commit's tree read
+// with package gittree, as `signoff` reads a PR's head) and at InferenceX
+// head (the checkout as given) — with the coverage run of package coverage,
+// and gives each point a State: in sync, InferenceX moved (the recipe
+// changed since the pinned commit: Item.Changes lists the settings the next
+// cookbook sync must carry), cookbook drifted (the cookbook no longer shows
+// what the pinned recipe runs), recipe gone, pinned commit not available
+// (counted, never a failure by itself) or not verified (with its reason:
+// nothing unknown is ever in sync).
+//
+// Hand-written cookbook pages and vLLM recipes carry no provenance: their
+// drift is a change of a config key's coverage verdict against the previous
+// run's state (State): a key that was covered and no longer is.
+//
+// What is new is decided against the previous run's state (a first run:
+// everything found is new); what is accepted by the user's Baseline (each
+// entry with a reason and an expiry date). Result.Failed is true when some
+// drift is new and not accepted, or accepted by an expired entry.
+package drift
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cookbook-sync/cookbook-sync/compare"
+	"github.com/cookbook-sync/cookbook-sync/coverage"
+	"github.com/cookbook-sync/cookbook-sync/gittree"
+	"github.com/cookbook-sync/cookbook-sync/infx"
+	"github.com/cookbook-sync/cookbook-sync/report"
+)
+
+// State is the drift state of one deployment (an AgentX point, or a config
+// key judged against the pages or the vLLM recipes).
+type State string
+
+// The states. Drifted says which count as drift.
+const (
+	// InSync: the cookbook shows what the recipe runs at the pinned commit
+	// and at head (AgentX), or the key is covered (pages, vLLM).
+	InSync State = "in sync"
+	// InfxMoved: the cookbook shows what the pinned recipe ran, and the
+	// recipe at head runs something else (Item.Changes).
+	InfxMoved State = "InferenceX moved"
+	// CookbookDrifted: the cookbook does not show what the recipe ran at
+	// the pinned commit (Item.Changes).
+	CookbookDrifted State = "cookbook drifted"
+	// RecipeGone: the recipe (or script) the point cites is not in
+	// InferenceX head: the key or recipe was retired.
+	RecipeGone State = "recipe gone"
+	// PinnedNotAvailable: the pinned commit is not in the checkout's
+	// history (or the point names none): counted, never a failure by
+	// itself.
+	PinnedNotAvailable State = "pinned commit not available"
+	// NotVerified: one side could not be rendered or compared (Item.Reason):
+	// never in sync, drift when new.
+	NotVerified State = "not verified"
+	// CoverageLost: a page or vLLM key covered in the previous run's state
+	// and no longer covered.
+	CoverageLost State = "coverage lost"
+	// NotCovered: a page or vLLM key not covered, as it already was in the
+	// previous run's state (new only on a first run).
+	NotCovered State = "not covered"
+	// NotApplicable: the Check 3 policy version does not apply to the key
+	// (not counted among the deployments).
+	NotApplicable State = "not applicable"
+)
+
+// states is every State in report order.
+var states = []State{InSync, InfxMoved, CookbookDrifted, RecipeGone, CoverageLost, NotCovered, NotVerified, PinnedNotAvailable, NotApplicable}
+
+// Drifted reports whether s is drift: not in sync and known to differ or
+// not known to match (PinnedNotAvailable and NotApplicable are not).
+func (s State) Drifted() bool {
+	switch s {
+	case InSync, PinnedNotAvailable, NotApplicable:
+		return false
+	}
+	return true
+}
+
+// Sources of items (report.Source*).
+const (
+	SourceAgentX = report.SourceAgentX
+	SourcePages  = report.SourcePages
+	SourceVLLM   = report.SourceVLLMRecipes
+)
+
+// Item is one deployment's drift.
+type Item struct {
+	// ID identifies the deployment across runs: "agentx:<snippet>#<cell
+	// id>/<point>" or "<source>:<config key>" (the baseline and the state
+	// name items by it).
+	ID        string `json:"id"`
+	Source    string `json:"source"`
+	ConfigKey string `json:"configKey"`
+	// File and Line place an AgentX point in its snippet
+	// (repository-relative); Cell, CellID and Point identify it.
+	File   string `json:"file,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Cell   int    `json:"cell,omitempty"`
+	CellID string `json:"cellId,omitempty"`
+	Point  int    `json:"point,omitempty"`
+	// Recipe is the cited recipe; ProvSHA the pinned commit; ProvStatus
+	// the provenance status the cookbook shows (verified, in-progress …).
+	Recipe     string `json:"recipe,omitempty"`
+	ProvSHA    string `json:"provSha,omitempty"`
+	ProvStatus string `json:"provStatus,omitempty"`
+	State      State  `json:"state"`
+	// Pinned and Head are the coverage verdicts at the pinned commit and
+	// at head ("" when not judged there).
+	Pinned compare.Verdict `json:"pinned,omitempty"`
+	Head   compare.Verdict `json:"head,omitempty"`
+	// Changes are the settings that differ, "role: setting: a → b": for
+	// InfxMoved the pinned value (what the cookbook shows) → head's; for
+	// CookbookDrifted what the cookbook shows → what the pinned recipe
+	// runs; for a page or vLLM key the head differences.
+	Changes []string `json:"changes,omitempty"`
+	// Reason explains NotVerified, PinnedNotAvailable, RecipeGone.
+	Reason string `json:"reason,omitempty"`
+	// Previous is the item's state in the previous run ("" when it had
+	// none, or there was no previous run).
+	Previous State `json:"previous,omitempty"`
+	// New: drifted, and not in this state in the previous run (every
+	// drifted item on a first run).
+	New bool `json:"new"`
+	// Accepted is the baseline entry that accepts the drift (nil: none);
+	// Expired says that entry's date has passed (the drift fails again).
+	Accepted *Entry `json:"accepted,omitempty"`
+	Expired  bool   `json:"expired,omitempty"`
+	// Fails: drifted, not accepted by a current baseline entry, and new or
+	// accepted by an expired entry.
+	Fails bool `json:"fails"`
+}
+
+// Result is one drift run.
+type Result struct {
+	// InferenceX is the checkout judged as head (Commit its HEAD when a
+	// git checkout).
+	InferenceX report.RepoInfo `json:"inferencex"`
+	// FirstRun: no previous state was given (everything found is new).
+	FirstRun bool   `json:"firstRun"`
+	Items    []Item `json:"items"`
+	// Counts counts items by state; Deployments the items but the not
+	// applicable ones; InSyncPercent InSync of Deployments (rounded down).
+	Counts        map[State]int `json:"counts"`
+	Deployments   int           `json:"deployments"`
+	InSyncPercent int           `json:"inSyncPercent"`
+	// PinnedCommits counts the distinct provenance commits of the AgentX
+	// points; PinnedAvailable those the checkout's history has.
+	PinnedCommits   int `json:"pinnedCommits"`
+	PinnedAvailable int `json:"pinnedAvailable"`
+	// New counts the new drifted items; Accepted those a current baseline
+	// entry accepts; Expired those accepted by an expired entry; Failing
+	// those that fail.
+	New, Accepted, Expired, Failing int
+	// Failed: something drifted that is new (or whose acceptance
+	// expired) and not accepted: the run exits 1.
+	Failed bool `json:"failed"`
+	// TimeLimit: a wall-clock backstop stopped part of the work (items
+	// not verified): never a success.
+	TimeLimit bool `json:"timeLimit,omitempty"`
+	// Head is the head coverage report (every source given).
+	Head *report.Report `json:"-"`
+	// Stale are baseline entries that accept nothing drifted now.
+	Stale []Entry `json:"staleBaseline,omitempty"`
+}
+
+// Options configure Run.
+type Options struct {
+	// Coverage are the sources and judgment options (coverage.Options):
+	// InfxDir is the InferenceX checkout judged as head — a git work tree
+	// (its history gives the pinned commits), a bare git directory (its
+	// HEAD is read), or a plain directory (no commit is available).
+	// ConfigKeys scopes the run as for coverage.
+	Coverage coverage.Options
+	// Previous is the previous run's state (nil: a first run).
+	Previous *Snapshot
+	// Baseline is the accepted drift (nil: none).
+	Baseline *Baseline
+	// Now is the date baseline expiry is judged at (zero: time.Now()).
+	Now time.Time
+	// TempDir is where pinned commits are materialized (os.TempDir when
+	// empty); they are removed before Run returns.
+	TempDir string
+}
+
+// ErrNotRepo is gittree.ErrNotRepo.
+var ErrNotRepo = gittree.ErrNotRepo
+
+// Run runs the drift job. Errors: the head coverage run's (bad options,
+// *coverage.OptionError wrapping coverage.ErrUsage; a snippet that does not
+// parse), a bare repository whose HEAD cannot be read, ctx.Err(). A pinned
+// commit whose tree cannot be judged makes its points NotVerified, never
+// an error.
+func Run(ctx context.Context, opt Options) (*Result, error) {
+	now := opt.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	agentxDir, _, err := coverage.ClassifyCookbooks(opt.Coverage.CookbookDirs)
+	if err != nil {
+		return nil, err
+	}
+	repoDir := opt.Coverage.InfxDir
+	repo, repoErr := gittree.Open(repoDir)
+	tmp, err := os.MkdirTemp(opt.TempDir, "cookbook-sync-drift-")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = gittree.RemoveAll(tmp) }()
+
+	headOpt := opt.Coverage
+	if repoErr == nil && repo.Root() == "" {
+		// a bare repository: head is its HEAD commit, read-only
+		c, err := repo.Resolve("HEAD")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", repoDir, err)
+		}
+		dir := filepath.Join(tmp, "head", "InferenceX")
+		if err := gittree.Materialize(ctx, c.FS(), dir, gittree.Limits{}); err != nil {
+			return nil, fmt.Errorf("HEAD %s: %w", c.Short(), err)
+		}
+		headOpt.InfxDir = dir
+		headOpt.InfxCommit = &coverage.CommitRef{Repo: repoDir, Commit: c.Hash}
+		headOpt.Cache = nil
+	}
+	head, err := coverage.Run(ctx, headOpt)
+	if err != nil {
+		return nil, err
+	}
+	// the master configs at head: a point whose key they no longer define
+	// is gone (its recipe was retired), not merely unmatched
+	retired := func(string) bool { return false }
+	if ws, err := infx.Open(headOpt.InfxDir); err == nil {
+		retired = func(key string) bool {
+			_, err := ws.Entry(key)
+			return errors.Is(err, infx.ErrUnknownKey)
+		}
+	}
+	headGone := func(p *report.PointResult) bool {
+		return gone(p) || p.Status == report.StatusNoMatch && retired(p.ConfigKey)
+	}
+	res := &Result{InferenceX: head.InferenceX, Head: head, FirstRun: opt.Previous == nil, Counts: map[State]int{}}
+	if res.InferenceX.Dir == headOpt.InfxDir || headOpt.InfxDir != opt.Coverage.InfxDir {
+		res.InferenceX.Dir = opt.Coverage.InfxDir
+	}
+
+	// the AgentX points, by pinned commit
+	bySHA := map[string][]int{}
+	var shas []string
+	for i := range head.Points {
+		sha := head.Points[i].ProvSHA
+		if _, ok := bySHA[sha]; !ok && sha != "" {
+			shas = append(shas, sha)
+		}
+		bySHA[sha] = append(bySHA[sha], i)
+	}
+	sort.Strings(shas)
+	res.PinnedCommits = len(shas)
+	pinned := map[string]*report.PointResult{} // item id → its result at its pinned commit
+	why := map[string]string{}                // pinned commit → why it was not judged
+	for _, sha := range shas {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if repoErr != nil {
+			why[sha] = "the InferenceX directory is not a git repository"
+			continue
+		}
+		c, err := repo.Resolve(sha)
+		if err != nil || !strings.HasPrefix(c.Hash, strings.ToLower(sha)) {
+			why[sha] = fmt.Sprintf("commit %.12s is not in the InferenceX checkout's history (a shallow clone? fetch with fetch-depth: 0)", sha)
+			continue
+		}
+		res.PinnedAvailable++
+		var keys []string
+		for _, i := range bySHA[sha] {
+			keys = appendNew(keys, globQuote(head.Points[i].ConfigKey))
+		}
+		rep, err := judgePinned(ctx, opt, agentxDir, repoDir, c, keys, filepath.Join(tmp, c.Short()))
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			why[sha] = fmt.Sprintf("not judged at the pinned commit %.12s: %s", sha, firstLine(err.Error()))
+			res.PinnedAvailable--
+			continue
+		}
+		for j := range rep.Points {
+			p := &rep.Points[j]
+			if p.ProvSHA == sha {
+				p.Message = rep.Scrub(p.Message)
+				pinned[pointID(p)] = p
+			}
+		}
+	}
+
+	for i := range head.Points {
+		h := &head.Points[i]
+		h.Message = head.Scrub(h.Message)
+		it := Item{ID: pointID(h), Source: SourceAgentX, ConfigKey: h.ConfigKey, File: h.File, Line: h.Line, Cell: h.Cell,
+			CellID: h.CellID, Point: h.Point, Recipe: h.Recipe, ProvSHA: h.ProvSHA, ProvStatus: h.ProvStatus, Head: h.Verdict}
+		p := pinned[it.ID]
+		if p != nil {
+			it.Pinned = p.Verdict
+		}
+		switch {
+		case h.ProvSHA == "":
+			it.State, it.Reason = PinnedNotAvailable, "the point names no InferenceX commit (no prov.sha)"
+		case p == nil && why[h.ProvSHA] != "" && !headGone(h):
+			it.State, it.Reason = PinnedNotAvailable, why[h.ProvSHA]
+		case p == nil && headGone(h):
+			it.State, it.Reason = RecipeGone, verdictText(h.Verdict, h.Message)+" (the pinned commit is not available to tell since when)"
+		case p == nil:
+			it.State, it.Reason = NotVerified, fmt.Sprintf("the point is not among those judged at its pinned commit %.12s", h.ProvSHA)
+		case p.Verdict == compare.NotApplicable:
+			it.State, it.Reason = NotApplicable, p.Message
+		case p.Verdict.NotVerified() || p.Verdict == compare.Error:
+			it.State, it.Reason = NotVerified, "at the pinned commit: "+verdictText(p.Verdict, p.Message)
+			if (gone(p) || p.Status == report.StatusNoMatch) && headGone(h) {
+				it.Reason = "the cited recipe is not in InferenceX at its pinned commit either: " + verdictText(p.Verdict, p.Message)
+			}
+		case !covered(p.Verdict):
+			it.State, it.Changes = CookbookDrifted, changes(p.Roles, nil)
+		case headGone(h):
+			it.State, it.Reason = RecipeGone, verdictText(h.Verdict, h.Message)
+		case h.Verdict == compare.NotApplicable:
+			it.State, it.Reason = NotApplicable, h.Message
+		case h.Verdict.NotVerified() || h.Verdict == compare.Error:
+			it.State, it.Reason = NotVerified, "at head: "+verdictText(h.Verdict, h.Message)
+		case covered(h.Verdict):
+			it.State = InSync
+		default:
+			it.State, it.Changes = InfxMoved, changes(h.Roles, p.Roles)
+		}
+		if h.Verdict == compare.TimeLimit || p != nil && p.Verdict == compare.TimeLimit {
+			res.TimeLimit = true
+		}
+		res.Items = append(res.Items, it)
+	}
+
+	// the pages and the vLLM recipes: verdicts against the previous state
+	prev := map[string]SnapshotItem{}
+	if opt.Previous != nil {
+		for _, s := range opt.Previous.Items {
+			prev[s.ID] = s
+		}
+	}
+	for _, part := range []struct {
+		source string
+		keys   []report.KeyResult
+	}{{SourcePages, head.Pages}, {SourceVLLM, head.VLLM}} {
+		for i := range part.keys {
+			k := &part.keys[i]
+			it := keyItem(part.source, k, prev[part.source+":"+k.ConfigKey].State)
+			it.Reason = head.Scrub(it.Reason)
+			if k.Verdict == compare.TimeLimit {
+				res.TimeLimit = true
+			}
+			res.Items = append(res.Items, it)
+		}
+	}
+
+	// new, accepted, failing
+	var used map[int]bool
+	if opt.Baseline != nil {
+		used = map[int]bool{}
+	}
+	for i := range res.Items {
+		it := &res.Items[i]
+		if s, ok := prev[it.ID]; ok {
+			it.Previous = s.State
+		}
+		it.New = it.State.Drifted() && (opt.Previous == nil || it.Previous != it.State)
+		if opt.Baseline != nil && it.State.Drifted() {
+			if j := opt.Baseline.match(it); j >= 0 {
+				used[j] = true
+				e := opt.Baseline.Entries[j]
+				it.Accepted = &e
+				it.Expired = e.expired(now)
+			}
+		}
+		it.Fails = it.State.Drifted() && (it.Accepted == nil || it.Expired) && (it.New || it.Expired)
+		res.Counts[it.State]++
+		if it.State != NotApplicable {
+			res.Deployments++
+		}
+		if it.New {
+			res.New++
+		}
+		if it.Accepted != nil && !it.Expired {
+			res.Accepted++
+		}
+		if it.Expired {
+			res.Expired++
+		}
+		if it.Fails {
+			res.Failing++
+		}
+	}
+	if opt.Baseline != nil {
+		for j, e := range opt.Baseline.Entries {
+			if !used[j] {
+				res.Stale = append(res.Stale, e)
+			}
+		}
+	}
+	if res.Deployments > 0 {
+		res.InSyncPercent = res.Counts[InSync] * 100 / res.Deployments
+	}
+	res.Failed = res.Failing > 0
+	return res, nil
+}
+
+// keyItem is the drift of a config key judged against a source without
+// provenance (the cookbook pages, the vLLM recipes): in sync when covered;
+// coverage lost when it is not and was in sync (or had lost it) in the
+// previous run's state (was); else not covered, or not verified.
+func keyItem(source string, k *report.KeyResult, was State) Item {
+	it := Item{ID: source + ":" + k.ConfigKey, Source: source, ConfigKey: k.ConfigKey, Head: k.Verdict}
+	switch {
+	case k.Verdict == compare.NotApplicable:
+		it.State, it.Reason = NotApplicable, k.Note
+	case covered(k.Verdict):
+		it.State = InSync
+	case k.Verdict.NotVerified() || k.Verdict == compare.Error:
+		it.State, it.Reason = NotVerified, verdictText(k.Verdict, rowReason(k))
+	case was == InSync || was == CoverageLost:
+		it.State = CoverageLost
+	default:
+		it.State = NotCovered
+	}
+	if !covered(k.Verdict) && k.Verdict != compare.NotApplicable {
+		it.Changes = keyChanges(k)
+	}
+	return it
+}
+
+// judgePinned is the AgentX coverage of keys at commit c of the repository
+// at repoDir, materialized under dir.
+func judgePinned(ctx context.Context, opt Options, agentxDir, repoDir string, c *gittree.Commit, keys []string, dir string) (*report.Report, error) {
+	tree := filepath.Join(dir, "InferenceX")
+	if err := gittree.Materialize(ctx, c.FS(), tree, gittree.Limits{}); err != nil {
+		return nil, err
+	}
+	co := opt.Coverage
+	co.InfxDir = tree
+	co.InfxCommit = &coverage.CommitRef{Repo: repoDir, Commit: c.Hash}
+	co.CookbookDirs = []string{agentxDir}
+	co.AgentXOnly = true
+	co.VLLMRecipesDir = ""
+	co.ConfigKeys = keys
+	co.Cache, co.CacheStats, co.Progress, co.OnSetting = nil, nil, nil, nil
+	return coverage.Run(ctx, co)
+}
+
+// pointID is an AgentX point's Item.ID.
+func pointID(p *report.PointResult) string {
+	cell := p.CellID
+	if cell == "" {
+		cell = "cell" + strconv.Itoa(p.Cell)
+	}
+	return SourceAgentX + ":" + p.File + "#" + cell + "/" + strconv.Itoa(p.Point)
+}
+
+// gone reports whether the point's recipe or script is not in the
+// checkout it was judged in.
+func gone(p *report.PointResult) bool {
+	return p.Status == report.StatusRecipeNotFound || p.Status == report.StatusScriptNotFound
+}
+
+// covered reports whether v is covered (with or without exclusions).
+func covered(v compare.Verdict) bool {
+	return v == compare.Covered || v == compare.CoveredWithExclusions
+}
+
+// verdictText is "verdict: message" ("verdict" when no message).
+func verdictText(v compare.Verdict, msg string) string {
+	if msg == "" {
+		return string(v)
+	}
+	return string(v) + ": " + firstLine(msg)
+}
+
+// rowReason is the first row note of a key that explains its verdict.
+func rowReason(k *report.KeyResult) string {
+	if k.Note != "" {
+		return k.Note
+	}
+	for _, r := range k.Rows {
+		if r.Verdict == k.Verdict && r.Message != "" {
+			return r.Message
+		}
+	}
+	return ""
+}
+
+// changes lists the differences of roles ("role: setting: a → b") that
+// base does not have too (nil base: all of them), prohibited settings
+// included, in order, without repeats.
+func changes(roles, base []compare.Result) []string {
+	had := map[string]bool{}
+	for _, s := range diffLines(base) {
+		had[s] = true
+	}
+	var out []string
+	for _, s := range diffLines(roles) {
+		if !had[s] {
+			out = appendNew(out, s)
+		}
+	}
+	return out
+}
+
+// diffLines are the differences of roles as "role: setting: a → b".
+func diffLines(roles []compare.Result) []string {
+	var out []string
+	for _, r := range roles {
+		role := r.Role
+		if r.Index > 0 {
+			role += "[" + strconv.Itoa(r.Index) + "]"
+		}
+		for _, d := range r.Differences {
+			out = append(out, fmt.Sprintf("%s: %s: %s → %s", role, d.Setting, value(d.Upstream), value(d.InferenceX)))
+		}
+		for _, x := range r.Prohibited {
+			out = append(out, fmt.Sprintf("%s: %s: %s → %s (prohibited)", role, x.Setting, value(x.Upstream), value(x.InferenceX)))
+		}
+		if r.Verdict == compare.Missing && r.Note != "" {
+			out = append(out, role+": "+r.Note)
+		}
+	}
+	return out
+}
+
+// keyChanges are the differences of a key's rows, without repeats.
+func keyChanges(k *report.KeyResult) []string {
+	var out []string
+	for _, r := range k.Rows {
+		for _, m := range r.Roles {
+			switch {
+			case m.Verdict == compare.NotCovered:
+				line := m.Role + ": no upstream role covers " + m.Topology
+				if len(m.Misses) > 0 {
+					line += " (nearest misses: " + strings.Join(m.Misses, ", ") + ")"
+				}
+				out = appendNew(out, line)
+			case m.Result != nil && m.Recipe != nil:
+				for _, s := range diffLines([]compare.Result{*m.Result}) {
+					out = appendNew(out, s)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// value is a setting value as shown ("(absent)" for none).
+func value(s *string) string {
+	if s == nil {
+		return "(absent)"
+	}
+	return *s
+}
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// globQuote escapes the path.Match metacharacters of a config key.
+func globQuote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`)
+	return r.Replace(s)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
