@@ -273,7 +273,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	sort.Strings(shas)
 	res.PinnedCommits = len(shas)
 	pinned := map[string]*report.PointResult{} // item id → its result at its pinned commit
-	why := map[string]string{}                // pinned commit → why it was not judged
+	why := map[string]string{}                 // pinned commit → why it was not judged
 	for _, sha := range shas {
 		if err := ctx.Err(); err != nil {
 			return nil, err

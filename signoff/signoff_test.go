@@ -18,7 +18,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-
 // newHistory is an InferenceX history in a temporary directory.
 func newHistory(t *testing.T) *history { return &history{testutil.NewHistory(t, "InferenceX")} }
 
