@@ -27,6 +27,7 @@ package drift
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -42,6 +43,7 @@ import (
 	"github.com/cookbook-sync/cookbook-sync/gittree"
 	"github.com/cookbook-sync/cookbook-sync/infx"
 	"github.com/cookbook-sync/cookbook-sync/report"
+	"github.com/cookbook-sync/cookbook-sync/runcache"
 )
 
 // State is the drift state of one deployment (an AgentX point, or a config
@@ -292,7 +294,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		for _, i := range bySHA[sha] {
 			keys = appendNew(keys, globQuote(head.Points[i].ConfigKey))
 		}
-		rep, err := judgePinned(ctx, opt, agentxDir, repoDir, c, keys, filepath.Join(tmp, c.Short()))
+		pts, err := pinnedPoints(ctx, opt, agentxDir, repoDir, c, keys, filepath.Join(tmp, c.Short()))
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -301,12 +303,8 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			res.PinnedAvailable--
 			continue
 		}
-		for j := range rep.Points {
-			p := &rep.Points[j]
-			if p.ProvSHA == sha {
-				p.Message = rep.Scrub(p.Message)
-				pinned[pointID(p)] = p
-			}
+		for j := range pts {
+			pinned[pointID(&pts[j])] = &pts[j]
 		}
 	}
 
@@ -322,31 +320,42 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		switch {
 		case h.ProvSHA == "":
 			it.State, it.Reason = PinnedNotAvailable, "the point names no InferenceX commit (no prov.sha)"
-		case p == nil && why[h.ProvSHA] != "" && !headGone(h):
+		case p == nil && why[h.ProvSHA] != "":
+			// without the pinned tree a recipe head lacks may be retired
+			// or not yet there (a cookbook citing a later commit): not
+			// known, so never "gone"
 			it.State, it.Reason = PinnedNotAvailable, why[h.ProvSHA]
-		case p == nil && headGone(h):
-			it.State, it.Reason = RecipeGone, verdictText(h.Verdict, h.Message)+" (the pinned commit is not available to tell since when)"
+			if headGone(h) {
+				it.Reason += "; at head: " + verdictText(h.Verdict, h.Message)
+			}
 		case p == nil:
 			it.State, it.Reason = NotVerified, fmt.Sprintf("the point is not among those judged at its pinned commit %.12s", h.ProvSHA)
 		case p.Verdict == compare.NotApplicable:
 			it.State, it.Reason = NotApplicable, p.Message
-		case p.Verdict.NotVerified() || p.Verdict == compare.Error:
-			it.State, it.Reason = NotVerified, "at the pinned commit: "+verdictText(p.Verdict, p.Message)
-			if (gone(p) || p.Status == report.StatusNoMatch) && headGone(h) {
-				it.Reason = "the cited recipe is not in InferenceX at its pinned commit either: " + verdictText(p.Verdict, p.Message)
-			}
-		case !covered(p.Verdict):
-			it.State, it.Changes = CookbookDrifted, changes(p.Roles, nil)
-		case headGone(h):
-			it.State, it.Reason = RecipeGone, verdictText(h.Verdict, h.Message)
-		case h.Verdict == compare.NotApplicable:
-			it.State, it.Reason = NotApplicable, h.Message
-		case h.Verdict.NotVerified() || h.Verdict == compare.Error:
-			it.State, it.Reason = NotVerified, "at head: "+verdictText(h.Verdict, h.Message)
-		case covered(h.Verdict):
-			it.State = InSync
 		default:
-			it.State, it.Changes = InfxMoved, changes(h.Roles, p.Roles)
+			pm := matches(p)
+			switch {
+			case pm == unknown:
+				it.State, it.Reason = NotVerified, "at the pinned commit: "+verdictText(p.Verdict, p.Message)
+				if (gone(p) || p.Status == report.StatusNoMatch) && headGone(h) {
+					it.Reason = "the cited recipe is not in InferenceX at its pinned commit either: " + verdictText(p.Verdict, p.Message)
+				}
+			case pm == differ:
+				it.State, it.Changes = CookbookDrifted, changes(p.Roles, nil)
+			case headGone(h):
+				it.State, it.Reason = RecipeGone, verdictText(h.Verdict, h.Message)
+			case h.Verdict == compare.NotApplicable:
+				it.State, it.Reason = NotApplicable, h.Message
+			default:
+				switch matches(h) {
+				case unknown:
+					it.State, it.Reason = NotVerified, "at head: "+verdictText(h.Verdict, h.Message)
+				case same:
+					it.State = InSync
+				default:
+					it.State, it.Changes = InfxMoved, changes(h.Roles, p.Roles)
+				}
+			}
 		}
 		if h.Verdict == compare.TimeLimit || p != nil && p.Verdict == compare.TimeLimit {
 			res.TimeLimit = true
@@ -451,6 +460,93 @@ func keyItem(source string, k *report.KeyResult, was State) Item {
 	return it
 }
 
+// pinnedKind is the cache entry kind of a pinned commit's points (the JSON
+// of []report.PointResult).
+const pinnedKind = "drift-pinned-points/1"
+
+// pinnedPoints are the AgentX points pinned to commit c, judged at c
+// (judgePinned), their messages relative to the commit's tree. A commit's
+// tree never changes: with opt.Coverage.Cache the points are kept under the
+// commit, the AgentX checkout's and the srt-slurm checkouts' contents, the
+// keys and the judgment options (never a time-limited outcome; never with
+// Exclusions or Render set), so a nightly run judges again only the commits
+// whose inputs changed.
+func pinnedPoints(ctx context.Context, opt Options, agentxDir, repoDir string, c *gittree.Commit, keys []string, dir string) ([]report.PointResult, error) {
+	var key runcache.Key
+	cache := opt.Coverage.Cache
+	if cache != nil && opt.Coverage.Exclusions == nil && opt.Coverage.Render == nil {
+		k, err := pinnedKey(cache, opt.Coverage, agentxDir, c.Hash, keys)
+		if err == nil {
+			key = k
+			if data, ok := cache.Get(key); ok {
+				var pts []report.PointResult
+				if json.Unmarshal(data, &pts) == nil {
+					return pts, nil
+				}
+			}
+		} else {
+			cache = nil
+		}
+	} else {
+		cache = nil
+	}
+	rep, err := judgePinned(ctx, opt, agentxDir, repoDir, c, keys, dir)
+	if err != nil {
+		return nil, err
+	}
+	pts := []report.PointResult{}
+	limited := false
+	for _, p := range rep.Points {
+		if p.ProvSHA == c.Hash || strings.HasPrefix(c.Hash, strings.ToLower(p.ProvSHA)) {
+			p.Message = rep.Scrub(p.Message)
+			pts = append(pts, p)
+			limited = limited || p.Verdict == compare.TimeLimit
+		}
+	}
+	if cache != nil && !limited && !rep.TimeLimit {
+		if data, err := json.Marshal(pts); err == nil {
+			_ = cache.Put(key, data) // a cache that cannot be written is only slower
+		}
+	}
+	return pts, nil
+}
+
+// pinnedKey is the cache key of pinnedPoints.
+func pinnedKey(cache *runcache.Dir, co coverage.Options, agentxDir, commit string, keys []string) (runcache.Key, error) {
+	k := cache.NewKey(pinnedKind)
+	k.Add(commit)
+	type fork struct{ Repo, Ref string }
+	var forks []fork
+	dirs := []string{agentxDir, co.SrtSlurmDir}
+	for _, f := range co.SrtSlurmForks {
+		forks = append(forks, fork{f.Repo, f.Ref})
+		dirs = append(dirs, f.Dir)
+	}
+	o, err := json.Marshal(struct {
+		Keys                       []string
+		SrtVersion, Policy         string
+		AllowUnverified            bool
+		Forks                      []fork
+		AgentXDir, SrtSlurmDirName string
+	}{keys, co.SrtSlurmVersion, co.Policy, co.AllowUnverified, forks, agentxDir, co.SrtSlurmDir})
+	if err != nil {
+		return runcache.Key{}, err
+	}
+	k.AddBytes(o)
+	for _, d := range dirs {
+		if d == "" {
+			k.Add("")
+			continue
+		}
+		sum, err := runcache.TreeDigest(d)
+		if err != nil {
+			return runcache.Key{}, err
+		}
+		k.AddBytes(sum[:])
+	}
+	return k.Sum(), nil
+}
+
 // judgePinned is the AgentX coverage of keys at commit c of the repository
 // at repoDir, materialized under dir.
 func judgePinned(ctx context.Context, opt Options, agentxDir, repoDir string, c *gittree.Commit, keys []string, dir string) (*report.Report, error) {
@@ -476,6 +572,41 @@ func pointID(p *report.PointResult) string {
 		cell = "cell" + strconv.Itoa(p.Cell)
 	}
 	return SourceAgentX + ":" + p.File + "#" + cell + "/" + strconv.Itoa(p.Point)
+}
+
+// match says whether one side of an AgentX point shows what the other
+// runs.
+type match int
+
+const (
+	same    match = iota // every role compared, no setting differs
+	differ               // a setting differs, or a role is only on one side
+	unknown              // not rendered or not compared (not verified, error)
+)
+
+// matches compares a point's two sides by their settings, not by the Check
+// 3 verdict: drift is the cookbook and the recipe telling apart, so a
+// prohibited setting both sides carry with one value matches (a policy
+// finding, not drift), and excluded settings never count.
+func matches(p *report.PointResult) match {
+	if p.Status != report.StatusCompared || p.Verdict == compare.Error || p.Verdict.NotVerified() {
+		return unknown
+	}
+	out := same
+	for _, r := range p.Roles {
+		switch {
+		case r.Verdict.NotVerified() || r.Verdict == compare.Error || len(r.Unknown) > 0:
+			return unknown
+		case r.Verdict == compare.Missing || r.Verdict == compare.NotCovered || len(r.Differences) > 0:
+			out = differ
+		}
+		for _, x := range r.Prohibited {
+			if value(x.Upstream) != value(x.InferenceX) {
+				out = differ
+			}
+		}
+	}
+	return out
 }
 
 // gone reports whether the point's recipe or script is not in the
@@ -539,7 +670,9 @@ func diffLines(roles []compare.Result) []string {
 			out = append(out, fmt.Sprintf("%s: %s: %s → %s", role, d.Setting, value(d.Upstream), value(d.InferenceX)))
 		}
 		for _, x := range r.Prohibited {
-			out = append(out, fmt.Sprintf("%s: %s: %s → %s (prohibited)", role, x.Setting, value(x.Upstream), value(x.InferenceX)))
+			if value(x.Upstream) != value(x.InferenceX) {
+				out = append(out, fmt.Sprintf("%s: %s: %s → %s (prohibited)", role, x.Setting, value(x.Upstream), value(x.InferenceX)))
+			}
 		}
 		if r.Verdict == compare.Missing && r.Note != "" {
 			out = append(out, role+": "+r.Note)

@@ -14,6 +14,7 @@ import (
 	"github.com/cookbook-sync/cookbook-sync/coverage"
 	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/report"
+	"github.com/cookbook-sync/cookbook-sync/runcache"
 )
 
 const (
@@ -181,13 +182,14 @@ func TestDriftStates(t *testing.T) {
 	}
 
 	// a commit the history does not have: counted, never a failure by
-	// itself; what head no longer has is gone
+	// itself — not even where head lacks the recipe (retired, or cited
+	// from a later commit: not known)
 	absent := f.cookbook(t, "3333333333333333333333333333333333333333", nil)
 	res = run(t, Options{Coverage: coverage.Options{InfxDir: f.h.Dir, CookbookDirs: []string{absent}}, Previous: moved})
-	if got := codes(res); got != "PPPPPPGG" || res.PinnedAvailable != 0 || res.PinnedCommits != 1 || res.Deployments != 8 {
+	if got := codes(res); got != "PPPPPPPP" || res.Failed || res.PinnedAvailable != 0 || res.PinnedCommits != 1 || res.Deployments != 8 {
 		t.Fatalf("absent: states %s pinned %d/%d", got, res.PinnedAvailable, res.PinnedCommits)
 	}
-	if r := res.Items[0].Reason; r != "commit 333333333333 is not in the InferenceX checkout's history (a shallow clone? fetch with fetch-depth: 0)" {
+	if r := res.Items[7].Reason; r != "commit 333333333333 is not in the InferenceX checkout's history (a shallow clone? fetch with fetch-depth: 0); at head: no matching point: config key qwen3.5-fp8-b200-sglang-agentic-mtp-retired is not in the master configs of the InferenceX checkout" {
 		t.Errorf("absent reason %q", r)
 	}
 
@@ -199,7 +201,8 @@ func TestDriftStates(t *testing.T) {
 		t.Fatalf("gone: states %s failed %v new %d", got, res.Failed, res.New)
 	}
 
-	// a plain directory (no history): no pinned commit is available
+	// a plain directory (no history): no pinned commit is available, and
+	// what head lacks is not known to be gone
 	plain := filepath.Join(t.TempDir(), "InferenceX")
 	if err := os.CopyFS(plain, os.DirFS(f.h.Dir)); err != nil {
 		t.Fatal(err)
@@ -208,7 +211,7 @@ func TestDriftStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = run(t, Options{Coverage: coverage.Options{InfxDir: plain, CookbookDirs: []string{cb}}})
-	if got := codes(res); got != "GGGGGGGG" || res.PinnedAvailable != 0 {
+	if got := codes(res); got != "PPPPPPPP" || res.Failed || res.PinnedAvailable != 0 {
 		t.Errorf("plain directory: states %s pinned %d", got, res.PinnedAvailable)
 	}
 }
@@ -388,5 +391,43 @@ func TestKeyItem(t *testing.T) {
 	}
 	if it := keyItem(SourcePages, &report.KeyResult{ConfigKey: "k", Verdict: compare.Unsupported, Rows: []report.RowResult{{Verdict: compare.Unsupported, Message: "no launcher"}}}, ""); it.Reason != "unsupported: no launcher" {
 		t.Errorf("reason %q", it.Reason)
+	}
+}
+
+// TestDriftCache: a pinned commit's points are kept in the cache and read
+// back the same (a warm nightly judges no pinned commit again); a cookbook
+// edit changes the key.
+func TestDriftCache(t *testing.T) {
+	f := newFixture(t)
+	cb := f.cookbook(t, f.pinned, nil)
+	cache, err := runcache.Open(filepath.Join(t.TempDir(), "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	co := coverage.Options{InfxDir: f.h.Dir, CookbookDirs: []string{cb}}
+	cold := run(t, Options{Coverage: co})
+	co.Cache = cache
+	first := run(t, Options{Coverage: co})
+	keys := []string{fixtureKey, "qwen3.5-fp4-b200-sglang-agentic-mtp", fixtureKey + "-retired"} // the snippet's keys, in point order
+	key, err := pinnedKey(cache, co, cb, f.pinned, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cache.Get(key); !ok {
+		t.Fatal("no cache entry for the pinned commit")
+	}
+	warm := run(t, Options{Coverage: co})
+	for _, r := range []*Result{first, warm} {
+		if codes(r) != codes(cold) || !slices.EqualFunc(r.Items, cold.Items, func(a, b Item) bool {
+			return a.ID == b.ID && a.State == b.State && a.Reason == b.Reason && slices.Equal(a.Changes, b.Changes)
+		}) {
+			t.Errorf("cached run %s differs from the uncached %s", codes(r), codes(cold))
+		}
+	}
+	// the cache entry under another cookbook content is another key
+	edited := f.cookbook(t, f.pinned, func(s string) string { return strings.ReplaceAll(s, "\"0.85\"", "\"0.8\"") })
+	other, err := pinnedKey(cache, co, edited, f.pinned, keys)
+	if err != nil || other == key {
+		t.Errorf("edited cookbook: key %v (same: %v)", err, other == key)
 	}
 }

@@ -9,6 +9,7 @@ func subcommands() []*cobra.Command {
 		newRenderCmd(),
 		newCoverageCmd(),
 		newSignoffCmd(),
+		newDriftCmd(),
 		newRecipesCmd(),
 		newUpstreamCmd(),
 		newPRCmd(),

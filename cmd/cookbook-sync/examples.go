@@ -100,6 +100,13 @@ const exampleGenerate = `  # a model's AgentX snippet, keeping the cell order an
   # only some keys of the model
   cookbook-sync generate --infx ../shared/corpus/upstream/InferenceX --model glm5.2 --keys 'glm5.2-fp4-*' --main 843c6254ff69 -o glm-5.2.jsx`
 
+const exampleDrift = `  # the AgentX points of one model against their pinned InferenceX commits and head
+  # (a directory without git history: every pinned commit is "not available")
+  cookbook-sync drift --infx ../shared/corpus/upstream/InferenceX --cookbook ../shared/corpus/sglang --config-key 'qwen3.5-*'
+
+  # the nightly job: every source, the previous state, accepted drift, JSON for the tracking issue
+  cookbook-sync drift --infx ../InferenceX --cookbook ../sglang --vllm-recipes ../recipes --state drift-state.json --baseline .cookbook-drift.yaml --format json`
+
 const exampleSignoff = `  # the PR at HEAD of an InferenceX clone, every source, as the sign-off comment
   cookbook-sync signoff --infx ../InferenceX --cookbook ../shared/corpus/upstream/sglang-docs --cookbook ../shared/corpus/sglang --srt-slurm-dir ../shared/corpus/upstream/srt-slurm --vllm-recipes ../shared/corpus/vllm-recipes
 

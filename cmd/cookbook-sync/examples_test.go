@@ -66,6 +66,12 @@ func commandExamples(t *testing.T) (map[string][]example, []*cobra.Command) {
 			if e.args[0] == "signoff" {
 				e.network = true
 			}
+			// likewise a drift example on the user's own clones beside
+			// the checkout (../InferenceX with its history): drift.txtar
+			// runs one on a history it builds
+			if e.args[0] == "drift" && strings.Contains(words, " ../InferenceX") {
+				e.network = true
+			}
 			// every upstream command asks GitHub; pr does unless --offline
 			if e.args[0] == "upstream" || e.args[0] == "pr" && !strings.Contains(words, " --offline") {
 				e.network = true
@@ -148,7 +154,7 @@ func TestCorpusExamplesRun(t *testing.T) {
 			}
 			var out, errb bytes.Buffer
 			code := run(e.args, &out, &errb)
-			want := code == exitOK || code == exitGap && e.args[0] == "coverage"
+			want := code == exitOK || code == exitGap && (e.args[0] == "coverage" || e.args[0] == "drift")
 			if !want || out.Len() == 0 && e.redirect == "" && !strings.Contains(joined, " -o ") {
 				t.Errorf("%s: example %q: exit %d, %d bytes on stdout, stderr:\n%s", path, e.line, code, out.Len(), errb.String())
 			}

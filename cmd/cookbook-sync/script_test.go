@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cookbook-sync/cookbook-sync/internal/batchgc"
@@ -92,8 +93,44 @@ func runScripts(t *testing.T, dir, shared string) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitcode,
+			"gitsubst": cmdGitSubst,
+			"replace":  cmdReplace,
 		},
 	})
+}
+
+// cmdGitSubst is the script command `gitsubst GITDIR REV FILE PLACEHOLDER`:
+// replace every PLACEHOLDER in FILE with the full commit id of REV in the
+// repository GITDIR (a cookbook snippet's prov.sha pinned to a commit of
+// a history the script built).
+func cmdGitSubst(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: gitsubst GITDIR REV FILE PLACEHOLDER")
+	}
+	out, err := exec.Command("git", "-C", ts.MkAbs(args[0]), "rev-parse", args[1]).Output()
+	if err != nil {
+		ts.Fatalf("git rev-parse %s: %v", args[1], err)
+	}
+	file := ts.MkAbs(args[2])
+	data, err := os.ReadFile(file)
+	ts.Check(err)
+	ts.Check(os.WriteFile(file, []byte(strings.ReplaceAll(string(data), args[3], strings.TrimSpace(string(out)))), 0o644))
+}
+
+// cmdReplace is the script command `replace FILE OLD NEW`: replace every
+// OLD in FILE with NEW (a one-line change of a fixture), failing when FILE
+// holds no OLD.
+func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: replace FILE OLD NEW")
+	}
+	file := ts.MkAbs(args[0])
+	data, err := os.ReadFile(file)
+	ts.Check(err)
+	if !strings.Contains(string(data), args[1]) {
+		ts.Fatalf("%s holds no %q", args[0], args[1])
+	}
+	ts.Check(os.WriteFile(file, []byte(strings.ReplaceAll(string(data), args[1], args[2])), 0o644))
 }
 
 // cmdExitcode is the script command `exitcode N PROGRAM [ARGS…]`: run

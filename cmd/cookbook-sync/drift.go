@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/cookbook-sync/cookbook-sync/drift"
+	"github.com/spf13/cobra"
+)
+
+// driftOptions are drift's flags: coverage's inputs and judgment flags,
+// the state, the baseline and the format.
+type driftOptions struct {
+	coverageOptions
+	state, baseline string
+	updateBaseline  bool
+	baselineReason  string
+	baselineDays    int
+}
+
+func newDriftCmd() *cobra.Command {
+	var o driftOptions
+	c := &cobra.Command{
+		Use:   "drift --infx DIR --cookbook DIR… [--vllm-recipes DIR] [--state FILE] [--baseline FILE [--update-baseline]] [--format text|json|markdown]",
+		Short: "Nightly drift: cookbook and recipes against the pinned InferenceX recipes, only what is new fails",
+		Long: `drift compares every AgentX point of the --cookbook checkout with the InferenceX
+recipe it was generated from, twice: at the commit its provenance pins
+(prov.sha, read from the --infx git history with go-git) and at InferenceX
+head (the --infx checkout as it is; a bare git directory: its HEAD). Each point
+is in sync, InferenceX moved (the recipe changed since the pinned commit; the
+changed settings are what the next cookbook sync must carry), cookbook drifted
+(the cookbook does not show what the pinned recipe runs), recipe gone, pinned
+commit not available (not in the history — a shallow clone? — counted, never a
+failure by itself) or not verified (with its reason). Hand-written cookbook
+pages and vLLM recipes carry no provenance: their drift is a config key that
+was covered in the previous run's state (--state FILE) and no longer is.
+
+The first line is the summary ("42 deployments: 35 in sync, 5 InferenceX
+moved, 2 cookbook drifted — 83%"). Only drift that is new since the previous
+state (everything, on a first run) and not accepted by --baseline FILE fails;
+an accepted entry whose date has passed fails again. --state FILE is read when
+it exists and written (atomically) after the run; --update-baseline writes the
+baseline with every failing deployment accepted (--baseline-reason, for
+--baseline-days days).
+
+Exit status: 0 nothing new drifted; 1 something did; 2 bad usage or input
+(a state or baseline file that does not parse: file:line:col); 3 --deadline
+passed, or a wall-clock backstop stopped part of the work (never 0); 4 the
+output, the state or the baseline could not be written.`,
+		Example: exampleDrift,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.flags = cmd.Flags()
+			return runDrift(cmd, o)
+		},
+	}
+	o.registerInputs(c, "InferenceX git checkout `DIR` (its history holds the pinned commits; a bare git directory: its HEAD is head)")
+	f := c.Flags()
+	f.StringArrayVar(&o.configKeys, "config-key", nil, "only deployments whose InferenceX config key matches `GLOB` (path.Match); repeatable or comma-separated, each must match a key")
+	f.StringVar(&o.format, "format", "text", "output format: text, json or markdown")
+	f.StringVar(&o.cacheDir, "cache-dir", "", "cache `DIR` for finished head reports (default: $"+cacheEnv+", else the user cache directory's cookbook-sync/)")
+	f.BoolVar(&o.noCache, "no-cache", false, "neither read nor write the cache")
+	f.StringVar(&o.state, "state", "", "state `FILE` of the previous run: read when it exists (what is new is decided against it), written after the run")
+	f.StringVar(&o.baseline, "baseline", "", "baseline `FILE` of accepted drift (YAML: accepted: [{id, reason, expires, state}])")
+	f.BoolVar(&o.updateBaseline, "update-baseline", false, "write --baseline with every failing deployment accepted")
+	f.StringVar(&o.baselineReason, "baseline-reason", "accepted with --update-baseline", "the `REASON` --update-baseline gives its new entries")
+	f.IntVar(&o.baselineDays, "baseline-days", 30, "the `DAYS` --update-baseline's new entries accept the drift for")
+	return c
+}
+
+func runDrift(cmd *cobra.Command, o driftOptions) error {
+	switch {
+	case o.infx == "":
+		return &exitError{code: exitUsage, err: errors.New("--infx is required: the InferenceX git checkout whose history holds the pinned commits")}
+	case len(o.cookbook) == 0 && o.vllmRecipes == "":
+		return &exitError{code: exitUsage, err: errors.New("--cookbook (the checkout with the AgentX snippets or cookbook pages) or --vllm-recipes is required")}
+	case o.updateBaseline && o.baseline == "":
+		return &exitError{code: exitUsage, err: errors.New("--update-baseline needs --baseline FILE (the file it writes)")}
+	case o.baselineDays <= 0:
+		return &exitError{code: exitUsage, err: fmt.Errorf("--baseline-days %d: want a positive number of days", o.baselineDays)}
+	}
+	switch o.format {
+	case "text", "json", "markdown":
+	default:
+		return &exitError{code: exitUsage, err: fmt.Errorf("--format %q: want text, json or markdown", o.format)}
+	}
+	if err := o.api.check(); err != nil {
+		return err
+	}
+	if err := o.checkInputs(cmd); err != nil {
+		return err
+	}
+	opt := drift.Options{Coverage: o.libOptions(), Now: time.Now()}
+	if o.state != "" {
+		data, err := os.ReadFile(o.state)
+		switch {
+		case err == nil:
+			if opt.Previous, err = drift.ParseSnapshot(o.state, data); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+		case !errors.Is(err, os.ErrNotExist):
+			return &exitError{code: exitUsage, err: fmt.Errorf("--state: %w", err)}
+		}
+	}
+	if o.baseline != "" {
+		data, err := os.ReadFile(o.baseline)
+		switch {
+		case err == nil:
+			if opt.Baseline, err = drift.ParseBaseline(o.baseline, data); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+		case errors.Is(err, os.ErrNotExist) && o.updateBaseline:
+			opt.Baseline = &drift.Baseline{}
+		default:
+			return &exitError{code: exitUsage, err: fmt.Errorf("--baseline: %w", err)}
+		}
+	}
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	opt.Coverage.Cache = o.openCache(cmd.ErrOrStderr(), os.Getenv)
+	res, err := drift.Run(ctx, opt)
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		return &exitError{code: exitUsage, err: flagError(err)}
+	}
+	w := cmd.OutOrStdout()
+	switch o.format {
+	case "json":
+		err = escapedJSON(w, func(b *bytes.Buffer) error { return drift.PrintJSON(b, res) })
+	case "markdown":
+		err = escaped(w, func(b *bytes.Buffer) error { return drift.PrintMarkdown(b, res, 0) })
+	default:
+		err = escaped(w, func(b *bytes.Buffer) error { return drift.PrintText(b, res) })
+	}
+	if err != nil {
+		return err
+	}
+	if res.Head != nil {
+		for _, wmsg := range res.Head.Warnings {
+			warn(cmd.ErrOrStderr(), wmsg)
+		}
+	}
+	if o.state != "" && !res.TimeLimit {
+		// a run the backstop cut short leaves the previous state alone
+		data, err := res.Snapshot().Marshal()
+		if err != nil {
+			return err
+		}
+		if err := writeAtomic(o.state, data); err != nil {
+			return err
+		}
+	}
+	if o.updateBaseline {
+		b := drift.UpdateBaseline(opt.Baseline, res, o.baselineReason, opt.Now, o.baselineDays)
+		if err := writeAtomic(o.baseline, b.Marshal()); err != nil {
+			return err
+		}
+		if res.Failed {
+			warn(cmd.ErrOrStderr(), fmt.Sprintf("%s: %s accepted until %s", o.baseline, plural(res.Failing, "drifted deployment"), opt.Now.UTC().AddDate(0, 0, o.baselineDays).Format(time.DateOnly)))
+		}
+		if !res.TimeLimit {
+			return nil
+		}
+	}
+	switch {
+	case res.TimeLimit:
+		return &exitError{code: exitDeadline, err: errors.New("time limit — re-run: a wall-clock backstop stopped part of the work")}
+	case res.Failed:
+		return &exitError{code: exitGap, err: errors.New("new drift found")}
+	}
+	return nil
+}
