@@ -6,9 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cookbook-sync/cookbook-sync/drift"
+	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/upstream"
 	"github.com/spf13/cobra"
 )
 
@@ -20,6 +24,31 @@ type driftOptions struct {
 	updateBaseline  bool
 	baselineReason  string
 	baselineDays    int
+	// issue is --issue OWNER/NAME#N; issueRepo, issueTitle, issueLabel
+	// --issue-repo, --issue-title, --issue-label.
+	issue, issueRepo, issueTitle, issueLabel string
+}
+
+// issueTarget parses --issue / --issue-repo: the repository and the issue
+// number (0: found by its marker). Errors are bad usage.
+func (o driftOptions) issueTarget() (repo string, number int, err error) {
+	switch {
+	case o.issue != "" && o.issueRepo != "":
+		return "", 0, errors.New("give --issue OWNER/NAME#N or --issue-repo OWNER/NAME, not both")
+	case o.issue != "":
+		r, n, ok := strings.Cut(o.issue, "#")
+		num, perr := strconv.Atoi(n)
+		if !ok || perr != nil || num <= 0 || !strings.Contains(r, "/") {
+			return "", 0, fmt.Errorf("--issue %q: want OWNER/NAME#N (the tracking issue), or --issue-repo OWNER/NAME to find or open it", o.issue)
+		}
+		return r, num, nil
+	case o.issueRepo != "":
+		if strings.Count(o.issueRepo, "/") != 1 || strings.ContainsAny(o.issueRepo, "# ") {
+			return "", 0, fmt.Errorf("--issue-repo %q: want OWNER/NAME", o.issueRepo)
+		}
+		return o.issueRepo, 0, nil
+	}
+	return "", 0, nil
 }
 
 func newDriftCmd() *cobra.Command {
@@ -69,6 +98,10 @@ output, the state or the baseline could not be written.`,
 	f.BoolVar(&o.updateBaseline, "update-baseline", false, "write --baseline with every failing deployment accepted")
 	f.StringVar(&o.baselineReason, "baseline-reason", "accepted with --update-baseline", "the `REASON` --update-baseline gives its new entries")
 	f.IntVar(&o.baselineDays, "baseline-days", 30, "the `DAYS` --update-baseline's new entries accept the drift for")
+	f.StringVar(&o.issue, "issue", "", "keep the tracking issue `OWNER/NAME#N` up to date (GH_TOKEN / GITHUB_TOKEN); its hidden state is the previous state unless --state is given")
+	f.StringVar(&o.issueRepo, "issue-repo", "", "find the tracking issue of `OWNER/NAME` by its hidden marker (and label), or open it; one per repository, never a second")
+	f.StringVar(&o.issueTitle, "issue-title", drift.DefaultIssueTitle, "the tracking issue's `TITLE`")
+	f.StringVar(&o.issueLabel, "issue-label", drift.IssueLabel, "the `LABEL` the tracking issue is opened with and found by")
 	return c
 }
 
@@ -94,7 +127,43 @@ func runDrift(cmd *cobra.Command, o driftOptions) error {
 	if err := o.checkInputs(cmd); err != nil {
 		return err
 	}
+	issueRepo, issueNum, err := o.issueTarget()
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	opt := drift.Options{Coverage: o.libOptions(), Now: time.Now()}
+	// the tracking issue first: its hidden state is the previous state
+	var cl *upstream.Client
+	var tracked *upstream.TrackedIssue
+	if issueRepo != "" {
+		if upToken() == "" {
+			return &exitError{code: exitUsage, err: errors.New("--issue / --issue-repo write the tracking issue: set GH_TOKEN or GITHUB_TOKEN")}
+		}
+		if cl, err = o.api.client(); err != nil {
+			return err
+		}
+		if tracked, err = cl.FindIssue(ctx, issueRepo, issueNum, o.issueLabel, drift.IssueMarker); err != nil {
+			return upFailure(err)
+		}
+		for _, n := range tracked.Others {
+			warn(cmd.ErrOrStderr(), fmt.Sprintf("%s#%d also carries the tracking marker: left alone (the tracker updates #%d)", issueRepo, n, tracked.Issue.Number))
+		}
+		if o.state == "" && tracked.Issue != nil {
+			prev, err := drift.StateFromIssue(tracked.Issue.Body)
+			switch {
+			case err == nil:
+				opt.Previous = prev
+			case errors.Is(err, drift.ErrNoIssueState):
+			default:
+				// never trusted: a first run, said
+				warn(cmd.ErrOrStderr(), fmt.Sprintf("%s#%d: %v: judged as a first run", issueRepo, tracked.Issue.Number, err))
+			}
+		}
+	}
 	if o.state != "" {
 		data, err := os.ReadFile(o.state)
 		switch {
@@ -118,10 +187,6 @@ func runDrift(cmd *cobra.Command, o driftOptions) error {
 		default:
 			return &exitError{code: exitUsage, err: fmt.Errorf("--baseline: %w", err)}
 		}
-	}
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	opt.Coverage.Cache = o.openCache(cmd.ErrOrStderr(), os.Getenv)
 	res, err := drift.Run(ctx, opt)
@@ -156,6 +221,23 @@ func runDrift(cmd *cobra.Command, o driftOptions) error {
 		}
 		if err := writeAtomic(o.state, data); err != nil {
 			return err
+		}
+	}
+	if issueRepo != "" && !res.TimeLimit {
+		body, err := drift.IssueBody(res, o.issueTitle, upstream.MaxIssueBody)
+		if err != nil {
+			return upFailure(err)
+		}
+		is, act, err := cl.SaveIssue(ctx, issueRepo, tracked.Issue, o.issueTitle, body, o.issueLabel, res.Tracking())
+		if err != nil {
+			return upFailure(err)
+		}
+		req, _, _ := cl.Stats().Snapshot()
+		switch {
+		case is == nil:
+			printStderr(cmd.ErrOrStderr(), fmt.Sprintf("cookbook-sync: tracking issue: none in %s, none opened (everything in sync); %d API requests", issueRepo, req))
+		default:
+			printStderr(cmd.ErrOrStderr(), launch.EscapeControl(fmt.Sprintf("cookbook-sync: tracking issue %s: %s; %d API requests", is.URL, act, req)))
 		}
 	}
 	if o.updateBaseline {

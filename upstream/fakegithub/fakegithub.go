@@ -21,6 +21,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -78,6 +79,7 @@ type Repo struct {
 	Objects       map[string]*Object
 	Refs          map[string]string // "heads/main" → commit sha
 	Pulls         []*Pull
+	Issues        []*Issue
 	Runs          map[int64]*Run
 	ForkOf        string // "owner/name" of the parent for a fork
 }
@@ -115,6 +117,19 @@ type Pull struct {
 	CreatedAt      time.Time
 	HeadRepoDelete bool
 }
+
+// Issue is an issue (numbered with the pulls, as on GitHub).
+type Issue struct {
+	Number      int
+	Title, Body string
+	State       string // open, closed
+	Labels      []string
+	CreatedAt   time.Time
+}
+
+// MaxIssueBody is the longest issue body GitHub accepts (characters): a
+// longer one is refused with 422.
+const MaxIssueBody = 65536
 
 // Run is an Actions workflow run (attempt 1 unless Attempts set).
 type Run struct {
@@ -317,7 +332,137 @@ func (r *Repo) nextNumber() int {
 	for _, p := range r.Pulls {
 		n = max(n, p.Number+1)
 	}
+	for _, i := range r.Issues {
+		n = max(n, i.Number+1)
+	}
 	return n
+}
+
+func (r *Repo) issue(n int) *Issue {
+	for _, i := range r.Issues {
+		if i.Number == n {
+			return i
+		}
+	}
+	return nil
+}
+
+// issueJSON is GitHub's issue payload.
+func (s *Server) issueJSON(r *Repo, i *Issue) map[string]any {
+	labels := []any{}
+	for _, l := range i.Labels {
+		labels = append(labels, map[string]any{"name": l})
+	}
+	return map[string]any{"number": i.Number, "title": i.Title, "body": i.Body, "state": i.State, "labels": labels,
+		"html_url": s.html(r, "/issues/"+strconv.Itoa(i.Number)), "created_at": i.CreatedAt.Format(time.RFC3339)}
+}
+
+// issues answers the issue endpoints: GET /issues (state, labels — every
+// one must be on the issue —, per_page, page), GET /issues/N, POST /issues
+// (title, body, labels), PATCH /issues/N (title, body, state, labels). A
+// body over MaxIssueBody characters is refused (422).
+func (s *Server) issues(r *Repo, method, rest string, q url.Values, body []byte) (any, error) {
+	type input struct {
+		Title  *string   `json:"title"`
+		Body   *string   `json:"body"`
+		State  *string   `json:"state"`
+		Labels *[]string `json:"labels"`
+	}
+	check := func(in input) error {
+		if in.Body != nil && len([]rune(*in.Body)) > MaxIssueBody {
+			return validation("Validation Failed: body is too long (maximum is 65536 characters)")
+		}
+		if in.State != nil && *in.State != "open" && *in.State != "closed" {
+			return validation("Validation Failed: state")
+		}
+		return nil
+	}
+	switch {
+	case rest == "/issues" && method == http.MethodGet:
+		state := q.Get("state")
+		if state == "" {
+			state = "open"
+		}
+		var want []string
+		if l := q.Get("labels"); l != "" {
+			want = strings.Split(l, ",")
+		}
+		var all []any
+		for _, i := range r.Issues {
+			if state != "all" && i.State != state {
+				continue
+			}
+			ok := true
+			for _, l := range want {
+				ok = ok && slices.Contains(i.Labels, l)
+			}
+			if ok {
+				all = append(all, s.issueJSON(r, i))
+			}
+		}
+		per, _ := strconv.Atoi(q.Get("per_page"))
+		if per <= 0 {
+			per = 30
+		}
+		page, _ := strconv.Atoi(q.Get("page"))
+		if page <= 0 {
+			page = 1
+		}
+		out := []any{}
+		if lo := (page - 1) * per; lo < len(all) {
+			out = all[lo:min(len(all), lo+per)]
+		}
+		return out, nil
+	case rest == "/issues" && method == http.MethodPost:
+		var in input
+		if err := json.Unmarshal(body, &in); err != nil || in.Title == nil || *in.Title == "" {
+			return nil, validation("Validation Failed: title")
+		}
+		if err := check(in); err != nil {
+			return nil, err
+		}
+		i := &Issue{Number: r.nextNumber(), Title: *in.Title, State: "open", CreatedAt: s.Now()}
+		if in.Body != nil {
+			i.Body = *in.Body
+		}
+		if in.Labels != nil {
+			i.Labels = append([]string(nil), *in.Labels...)
+		}
+		r.Issues = append(r.Issues, i)
+		return created{s.issueJSON(r, i)}, nil
+	case strings.HasPrefix(rest, "/issues/"):
+		n, err := strconv.Atoi(strings.TrimPrefix(rest, "/issues/"))
+		i := r.issue(n)
+		if err != nil || i == nil {
+			return nil, notFound
+		}
+		switch method {
+		case http.MethodGet:
+			return s.issueJSON(r, i), nil
+		case http.MethodPatch:
+			var in input
+			if err := json.Unmarshal(body, &in); err != nil {
+				return nil, validation("Invalid request.")
+			}
+			if err := check(in); err != nil {
+				return nil, err
+			}
+			if in.Title != nil {
+				i.Title = *in.Title
+			}
+			if in.Body != nil {
+				i.Body = *in.Body
+			}
+			if in.State != nil {
+				i.State = *in.State
+			}
+			if in.Labels != nil {
+				i.Labels = append([]string(nil), *in.Labels...)
+			}
+			return s.issueJSON(r, i), nil
+		}
+	}
+	return nil, notFound
 }
 
 func (r *Repo) pull(n int) *Pull {
@@ -743,6 +888,8 @@ func (s *Server) route(req *http.Request, body []byte) (any, error) {
 			tree = r.put(&Object{Type: "tree"})
 		}
 		return created{s.treeJSON(r, tree, r.Objects[tree])}, nil
+	case rest == "/issues" || strings.HasPrefix(rest, "/issues/"):
+		return s.issues(r, req.Method, rest, req.URL.Query(), body)
 	case rest == "/pulls" && get:
 		q := req.URL.Query()
 		state := q.Get("state")
