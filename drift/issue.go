@@ -48,7 +48,7 @@ func IssueBody(res *Result, title string, limit int) (string, error) {
 	var table strings.Builder
 	room := limit - len([]rune(head)) - len([]rune(foot))
 	if room < 1000 {
-		return "", fmt.Errorf("the issue body has %d characters left for its table (the state takes %d): keep the state in a --state file", room, len(block))
+		return "", fmt.Errorf("the issue body has %d characters left for its table (the state takes %d): keep the state in a state file instead", room, len(block))
 	}
 	if err := PrintMarkdown(&table, res, room); err != nil {
 		return "", err
@@ -82,7 +82,7 @@ func stateBlock(s *Snapshot) (string, error) {
 	}
 	b.WriteString(enc + "\n" + stateClose + "\n")
 	if b.Len() > maxStateBlock {
-		return "", fmt.Errorf("the state of %d deployments takes %d characters in the issue body (at most %d): keep it in a --state file", len(s.Items), b.Len(), maxStateBlock)
+		return "", fmt.Errorf("the state of %d deployments takes %d characters in the issue body (at most %d): keep it in a state file instead", len(s.Items), b.Len(), maxStateBlock)
 	}
 	return b.String(), nil
 }

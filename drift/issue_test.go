@@ -60,7 +60,7 @@ func TestIssueBody(t *testing.T) {
 		t.Error("unclosed block: no error")
 	}
 	// a state too large to hide: keep a --state file
-	if _, err := IssueBody(bigResult(60000), "Drift", 65536); err == nil || !strings.Contains(err.Error(), "keep it in a --state file") {
+	if _, err := IssueBody(bigResult(60000), "Drift", 65536); err == nil || !strings.Contains(err.Error(), "keep it in a state file instead") {
 		t.Errorf("huge state: %v", err)
 	}
 }

@@ -204,4 +204,3 @@ func (c *Client) saveIssue(ctx context.Context, repo string, cur *Issue, title, 
 func issueOf(repo string, is *github.Issue) *Issue {
 	return &Issue{Repo: repo, Number: is.GetNumber(), Title: is.GetTitle(), Body: is.GetBody(), State: is.GetState(), URL: is.GetHTMLURL()}
 }
-
