@@ -110,8 +110,10 @@ type Item struct {
 	ID        string `json:"id"`
 	Source    string `json:"source"`
 	ConfigKey string `json:"configKey"`
-	// File and Line place an AgentX point in its snippet
-	// (repository-relative); Cell, CellID and Point identify it.
+	// File and Line place an AgentX point in its snippet (relative to the
+	// cookbook checkout), a page or vLLM key at its master-config entry
+	// (relative to the InferenceX checkout); Cell, CellID and Point
+	// identify an AgentX point.
 	File   string `json:"file,omitempty"`
 	Line   int    `json:"line,omitempty"`
 	Cell   int    `json:"cell,omitempty"`
@@ -441,7 +443,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 // coverage lost when it is not and was in sync (or had lost it) in the
 // previous run's state (was); else not covered, or not verified.
 func keyItem(source string, k *report.KeyResult, was State) Item {
-	it := Item{ID: source + ":" + k.ConfigKey, Source: source, ConfigKey: k.ConfigKey, Head: k.Verdict}
+	it := Item{ID: source + ":" + k.ConfigKey, Source: source, ConfigKey: k.ConfigKey, Head: k.Verdict, File: k.MasterFile, Line: k.MasterLine}
 	switch {
 	case k.Verdict == compare.NotApplicable:
 		it.State, it.Reason = NotApplicable, k.Note

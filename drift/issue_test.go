@@ -1,12 +1,14 @@
 package drift
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 )
 
 // bigResult is a result of n drifted items, each with a long change.
@@ -62,5 +64,44 @@ func TestIssueBody(t *testing.T) {
 	// a state too large to hide: keep a --state file
 	if _, err := IssueBody(bigResult(60000), "Drift", 65536); err == nil || !strings.Contains(err.Error(), "keep it in a state file instead") {
 		t.Errorf("huge state: %v", err)
+	}
+}
+
+// TestPrintSARIF: the drift log is valid SARIF 2.1.0; a failing item is an
+// error in its snippet, a known one a warning, an in-sync one no result.
+func TestPrintSARIF(t *testing.T) {
+	res := bigResult(2)
+	res.Items[1].Fails, res.Items[1].New = false, false
+	res.Items = append(res.Items, Item{ID: "vllm-recipes:k", Source: SourceVLLM, ConfigKey: "k", File: "configs/nvidia-master.yaml", Line: 12, State: NotCovered},
+		Item{ID: "agentx:x#c/0", Source: SourceAgentX, State: InSync})
+	var b strings.Builder
+	if err := PrintSARIF(&b, res, "v9"); err != nil {
+		t.Fatal(err)
+	}
+	if err := testutil.ValidateSARIF(testutil.SARIFSchema(t), []byte(b.String())); err != nil {
+		t.Fatalf("not valid SARIF: %v\n%s", err, b.String())
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Level     string `json:"level"`
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI, URIBaseID string } `json:"artifactLocation"`
+						Region           struct{ StartLine int }         `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(b.String()), &log); err != nil {
+		t.Fatal(err)
+	}
+	rs := log.Runs[0].Results
+	if len(rs) != 3 || rs[0].Level != "error" || rs[1].Level != "warning" || rs[2].RuleID != "drift/not-covered" ||
+		rs[0].Locations[0].PhysicalLocation.ArtifactLocation.URIBaseID != "COOKBOOK" || rs[2].Locations[0].PhysicalLocation.ArtifactLocation.URIBaseID != "INFERENCEX" ||
+		rs[2].Locations[0].PhysicalLocation.Region.StartLine != 12 {
+		t.Errorf("results %+v", rs)
 	}
 }

@@ -67,6 +67,9 @@ func (it *Item) where() string {
 		}
 		return w + " point " + strconv.Itoa(it.Point)
 	}
+	if it.File != "" {
+		return it.Source + " (" + it.File + ":" + strconv.Itoa(it.Line) + ")"
+	}
 	return it.Source
 }
 

@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,9 +13,10 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
 	"github.com/cookbook-sync/cookbook-sync/exclusions"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+var update = testutil.Update
 
 // localRoot is the fake absolute directory of every checkout in the
 // fixtures: only PrintText and PrintJSON may print it.

@@ -6,15 +6,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/cookbook-sync/cookbook-sync/compare"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 )
 
 // fxVersion is the tool version the fixtures' SARIF logs are written with.
@@ -34,42 +31,11 @@ func fxSARIFOptions(r *Report) SARIFOptions {
 	return SARIFOptions{ToolVersion: fxVersion, Invocation: inv}
 }
 
-// sarifSchema compiles testdata/sarif-schema-2.1.0.json (the OASIS SARIF
-// 2.1.0 schema, errata 01: see testdata/README.md) with formats asserted.
-// Nothing is read from the network: the draft-04 meta-schema is the
-// library's own.
-func sarifSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	path := filepath.Join("testdata", "sarif-schema-2.1.0.json")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	const id = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource(id, doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sch
-}
-
-// validateSARIF validates a printed log against the schema.
-func validateSARIF(sch *jsonschema.Schema, out []byte) error {
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(out))
-	if err != nil {
-		return err
-	}
-	return sch.Validate(inst)
-}
+// sarifSchema and validateSARIF are the shared test helpers'.
+var (
+	sarifSchema   = testutil.SARIFSchema
+	validateSARIF = testutil.ValidateSARIF
+)
 
 // fixtureMany is fixtureVLLM and keys more vLLM keys whose one row
 // differs in n settings each; the first of them also has a row that was

@@ -54,7 +54,7 @@ func (o driftOptions) issueTarget() (repo string, number int, err error) {
 func newDriftCmd() *cobra.Command {
 	var o driftOptions
 	c := &cobra.Command{
-		Use:   "drift --infx DIR --cookbook DIR… [--vllm-recipes DIR] [--state FILE] [--baseline FILE [--update-baseline]] [--format text|json|markdown]",
+		Use:   "drift --infx DIR --cookbook DIR… [--vllm-recipes DIR] [--state FILE] [--baseline FILE [--update-baseline]] [--issue-repo OWNER/NAME] [--format text|json|markdown|sarif]",
 		Short: "Nightly drift: cookbook and recipes against the pinned InferenceX recipes, only what is new fails",
 		Long: `drift compares every AgentX point of the --cookbook checkout with the InferenceX
 recipe it was generated from, twice: at the commit its provenance pins
@@ -90,7 +90,7 @@ output, the state or the baseline could not be written.`,
 	o.registerInputs(c, "InferenceX git checkout `DIR` (its history holds the pinned commits; a bare git directory: its HEAD is head)")
 	f := c.Flags()
 	f.StringArrayVar(&o.configKeys, "config-key", nil, "only deployments whose InferenceX config key matches `GLOB` (path.Match); repeatable or comma-separated, each must match a key")
-	f.StringVar(&o.format, "format", "text", "output format: text, json or markdown")
+	f.StringVar(&o.format, "format", "text", "output format: text, json, markdown or sarif (SARIF 2.1.0 for code scanning: one result per drifted deployment, error when it fails the run)")
 	f.StringVar(&o.cacheDir, "cache-dir", "", "cache `DIR` for finished head reports (default: $"+cacheEnv+", else the user cache directory's cookbook-sync/)")
 	f.BoolVar(&o.noCache, "no-cache", false, "neither read nor write the cache")
 	f.StringVar(&o.state, "state", "", "state `FILE` of the previous run: read when it exists (what is new is decided against it), written after the run")
@@ -117,9 +117,9 @@ func runDrift(cmd *cobra.Command, o driftOptions) error {
 		return &exitError{code: exitUsage, err: fmt.Errorf("--baseline-days %d: want a positive number of days", o.baselineDays)}
 	}
 	switch o.format {
-	case "text", "json", "markdown":
+	case "text", "json", "markdown", "sarif":
 	default:
-		return &exitError{code: exitUsage, err: fmt.Errorf("--format %q: want text, json or markdown", o.format)}
+		return &exitError{code: exitUsage, err: fmt.Errorf("--format %q: want text, json, markdown or sarif", o.format)}
 	}
 	if err := o.api.check(); err != nil {
 		return err
@@ -202,6 +202,8 @@ func runDrift(cmd *cobra.Command, o driftOptions) error {
 		err = escapedJSON(w, func(b *bytes.Buffer) error { return drift.PrintJSON(b, res) })
 	case "markdown":
 		err = escaped(w, func(b *bytes.Buffer) error { return drift.PrintMarkdown(b, res, 0) })
+	case "sarif":
+		err = escapedJSON(w, func(b *bytes.Buffer) error { return drift.PrintSARIF(b, res, buildVersion()) })
 	default:
 		err = escaped(w, func(b *bytes.Buffer) error { return drift.PrintText(b, res) })
 	}
