@@ -705,13 +705,9 @@ func keyChanges(k *report.KeyResult) []string {
 	return out
 }
 
-// value is a setting value as shown ("(absent)" for none).
-func value(s *string) string {
-	if s == nil {
-		return "(absent)"
-	}
-	return *s
-}
+// value is a setting value as shown: compare.Shown ("(absent)" for
+// none, "(set)" for a flag without a value).
+func value(s *string) string { return compare.Shown(s) }
 
 func appendNew(list []string, s string) []string {
 	if slices.Contains(list, s) {

@@ -431,3 +431,39 @@ func TestDriftCache(t *testing.T) {
 		t.Errorf("edited cookbook: key %v (same: %v)", err, other == key)
 	}
 }
+
+// TestDriftVLLM: vLLM keys (coverage's vLLM fixture: no provenance) drift
+// against the previous run's state — on a first run every key not covered
+// is new; a key the previous state had in sync and that is not covered now
+// is "coverage lost" (new), and stays so, not new, the next night.
+func TestDriftVLLM(t *testing.T) {
+	fx := filepath.Join("..", "coverage", "testdata", "vllm")
+	co := coverage.Options{InfxDir: filepath.Join(fx, "inferencex"), VLLMRecipesDir: filepath.Join(fx, "recipes")}
+	first := run(t, Options{Coverage: co})
+	var got []string
+	for _, it := range first.Items {
+		got = append(got, it.ID+"="+string(it.State))
+	}
+	want := []string{"vllm-recipes:comet-fp8-h200-vllm=not covered", "vllm-recipes:comet-fp8-h200-vllm-mtp=not covered",
+		"vllm-recipes:comet-fp8-h200-vllm-noscript=not verified", "vllm-recipes:comet-fp8-gb200-dynamo-vllm=not covered"}
+	if !slices.Equal(got, want) || !first.Failed || first.New != 4 {
+		t.Fatalf("first run: %q failed %v new %d", got, first.Failed, first.New)
+	}
+	if it := first.Items[1]; it.File != "configs/nvidia-master.yaml" || it.Line == 0 || len(it.Changes) == 0 {
+		t.Errorf("item %+v: want its master-config place and its differences", it)
+	}
+	prev := first.Snapshot()
+	for i := range prev.Items {
+		if prev.Items[i].ID == "vllm-recipes:comet-fp8-h200-vllm-mtp" {
+			prev.Items[i].State = InSync // last night the mtp key was covered
+		}
+	}
+	res := run(t, Options{Coverage: co, Previous: prev})
+	if it := res.Items[1]; it.State != CoverageLost || !it.New || it.Previous != InSync || !res.Failed || res.New != 1 {
+		t.Fatalf("coverage lost: %+v failed %v new %d", it, res.Failed, res.New)
+	}
+	res = run(t, Options{Coverage: co, Previous: res.Snapshot()})
+	if it := res.Items[1]; it.State != CoverageLost || it.New || res.Failed {
+		t.Errorf("the next night: %+v failed %v", it, res.Failed)
+	}
+}
