@@ -276,8 +276,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	sort.Strings(shas)
 	res.PinnedCommits = len(shas)
-	pinned := map[string]*report.PointResult{} // item id → its result at its pinned commit
-	why := map[string]string{}                 // pinned commit → why it was not judged
+	pinned := map[string]*report.PointResult{} // pointKey → its result at its pinned commit
+	why := map[string]string{}                 // pinned commit → why it is not available
+	failed := map[string]string{}              // pinned commit → why its tree could not be judged
 	for _, sha := range shas {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -301,12 +302,13 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			why[sha] = fmt.Sprintf("not judged at the pinned commit %.12s: %s", sha, firstLine(err.Error()))
-			res.PinnedAvailable--
+			// the commit is there but its tree could not be judged: not
+			// verified (fail closed), never "not available"
+			failed[sha] = fmt.Sprintf("not judged at the pinned commit %.12s: %s", sha, strings.ReplaceAll(firstLine(err.Error()), tmp+string(filepath.Separator), ""))
 			continue
 		}
 		for j := range pts {
-			pinned[pointID(&pts[j])] = &pts[j]
+			pinned[pointKey(&pts[j])] = &pts[j]
 		}
 	}
 
@@ -315,11 +317,13 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		h.Message = head.Scrub(h.Message)
 		it := Item{ID: pointID(h), Source: SourceAgentX, ConfigKey: h.ConfigKey, File: h.File, Line: h.Line, Cell: h.Cell,
 			CellID: h.CellID, Point: h.Point, Recipe: h.Recipe, ProvSHA: h.ProvSHA, ProvStatus: h.ProvStatus, Head: h.Verdict}
-		p := pinned[it.ID]
+		p := pinned[pointKey(h)]
 		if p != nil {
 			it.Pinned = p.Verdict
 		}
 		switch {
+		case failed[h.ProvSHA] != "":
+			it.State, it.Reason = NotVerified, failed[h.ProvSHA]
 		case h.ProvSHA == "":
 			it.State, it.Reason = PinnedNotAvailable, "the point names no InferenceX commit (no prov.sha)"
 		case p == nil && why[h.ProvSHA] != "":
@@ -609,6 +613,13 @@ func matches(p *report.PointResult) match {
 		}
 	}
 	return out
+}
+
+// pointKey identifies an AgentX point within one run (file, cell index,
+// point index); the ids are unique too (the snippet reader refuses a cell
+// id given twice), this does not depend on it.
+func pointKey(p *report.PointResult) string {
+	return p.File + "\x00" + strconv.Itoa(p.Cell) + "\x00" + strconv.Itoa(p.Point)
 }
 
 // gone reports whether the point's recipe or script is not in the

@@ -467,3 +467,33 @@ func TestDriftVLLM(t *testing.T) {
 		t.Errorf("the next night: %+v failed %v", it, res.Failed)
 	}
 }
+
+// TestDriftHostile: a snippet that repeats a cell id is bad input (the ids
+// name items in the state and the baseline); a pinned commit whose tree
+// cannot be judged (its master config does not parse) makes its points
+// not verified — never "not available", never in sync.
+func TestDriftHostile(t *testing.T) {
+	f := newFixture(t)
+	dup := f.cookbook(t, f.pinned, func(s string) string {
+		return strings.Replace(s, `"id": "qwen3.5-fp8-b200-sglang-agentic-mtp#1"`, `"id": "qwen3.5-fp8-b200-sglang-agentic-mtp#0"`, 1)
+	})
+	_, err := Run(context.Background(), Options{Coverage: coverage.Options{InfxDir: f.h.Dir, CookbookDirs: []string{dup}}})
+	if err == nil || !strings.Contains(err.Error(), "qwen3.5-scripts.jsx:171:4: cells[1].id: duplicate cell id") {
+		t.Errorf("a repeated cell id: %v, want the reader's file:line:col error (ids name items in the state)", err)
+	}
+
+	g := newFixture(t)
+	master := read(t, filepath.Join(g.h.Dir, "configs", "nvidia-master.yaml"))
+	g.h.Write(map[string]string{"configs/nvidia-master.yaml": master + "\n  broken: [\n"})
+	broken := g.h.Commit("a master config that does not parse")
+	g.h.Write(map[string]string{"configs/nvidia-master.yaml": master})
+	g.h.Commit("fixed")
+	cb := g.cookbook(t, broken, nil)
+	res := run(t, Options{Coverage: coverage.Options{InfxDir: g.h.Dir, CookbookDirs: []string{cb}}})
+	if got := codes(res); got != "VVVVVVVV" || !res.Failed || res.PinnedAvailable != 1 {
+		t.Fatalf("broken pinned tree: states %s failed %v available %d", got, res.Failed, res.PinnedAvailable)
+	}
+	if r := res.Items[0].Reason; !strings.HasPrefix(r, "not judged at the pinned commit "+broken[:12]+": ") || strings.Contains(r, os.TempDir()) {
+		t.Errorf("reason %q", r)
+	}
+}

@@ -242,7 +242,10 @@ func runDrift(cmd *cobra.Command, o driftOptions) error {
 			printStderr(cmd.ErrOrStderr(), launch.EscapeControl(fmt.Sprintf("cookbook-sync: tracking issue %s: %s; %d API requests", is.URL, act, req)))
 		}
 	}
-	if o.updateBaseline {
+	if o.updateBaseline && res.TimeLimit {
+		warn(cmd.ErrOrStderr(), o.baseline+": not written: a time limit cut the run short (its outcomes are not drift to accept)")
+	}
+	if o.updateBaseline && !res.TimeLimit {
 		b := drift.UpdateBaseline(opt.Baseline, res, o.baselineReason, opt.Now, o.baselineDays)
 		if err := writeAtomic(o.baseline, b.Marshal()); err != nil {
 			return err
@@ -250,9 +253,7 @@ func runDrift(cmd *cobra.Command, o driftOptions) error {
 		if res.Failed {
 			warn(cmd.ErrOrStderr(), fmt.Sprintf("%s: %s accepted until %s", o.baseline, plural(res.Failing, "drifted deployment"), opt.Now.UTC().AddDate(0, 0, o.baselineDays).Format(time.DateOnly)))
 		}
-		if !res.TimeLimit {
-			return nil
-		}
+		return nil
 	}
 	switch {
 	case res.TimeLimit:
