@@ -203,9 +203,6 @@ type Options struct {
 	TempDir string
 }
 
-// ErrNotRepo is gittree.ErrNotRepo.
-var ErrNotRepo = gittree.ErrNotRepo
-
 // Run runs the drift job. Errors: the head coverage run's (bad options,
 // *coverage.OptionError wrapping coverage.ErrUsage; a snippet that does not
 // parse), a bare repository whose HEAD cannot be read, ctx.Err(). A pinned
@@ -260,7 +257,8 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		return gone(p) || p.Status == report.StatusNoMatch && retired(p.ConfigKey)
 	}
 	res := &Result{InferenceX: head.InferenceX, Head: head, FirstRun: opt.Previous == nil, Counts: map[State]int{}}
-	if res.InferenceX.Dir == headOpt.InfxDir || headOpt.InfxDir != opt.Coverage.InfxDir {
+	if headOpt.InfxDir != opt.Coverage.InfxDir {
+		// a bare repository's HEAD was judged from a copy: name the repository
 		res.InferenceX.Dir = opt.Coverage.InfxDir
 	}
 

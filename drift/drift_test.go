@@ -15,6 +15,7 @@ import (
 	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/report"
 	"github.com/cookbook-sync/cookbook-sync/runcache"
+	"github.com/go-git/go-git/v5"
 )
 
 const (
@@ -495,5 +496,22 @@ func TestDriftHostile(t *testing.T) {
 	}
 	if r := res.Items[0].Reason; !strings.HasPrefix(r, "not judged at the pinned commit "+broken[:12]+": ") || strings.Contains(r, os.TempDir()) {
 		t.Errorf("reason %q", r)
+	}
+}
+
+// TestDriftBare: a bare repository is judged at its HEAD (read-only copy),
+// with the same states as its work tree.
+func TestDriftBare(t *testing.T) {
+	f := newFixture(t)
+	f.h.Write(map[string]string{scriptPath: strings.Replace(f.script, "--mem-fraction-static 0.85", "--mem-fraction-static 0.9", 1)})
+	f.h.Commit("Raise the memory fraction (#9101)")
+	cb := f.cookbook(t, f.pinned, nil)
+	bare := filepath.Join(t.TempDir(), "InferenceX.git")
+	if _, err := git.PlainClone(bare, true, &git.CloneOptions{URL: f.h.Dir}); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, Options{Coverage: coverage.Options{InfxDir: bare, CookbookDirs: []string{cb}}})
+	if got := codes(res); got != "MMCMVMVV" || res.InferenceX.Dir != bare {
+		t.Errorf("bare: states %s, dir %q", got, res.InferenceX.Dir)
 	}
 }

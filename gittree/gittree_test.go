@@ -113,3 +113,42 @@ func TestCommitFS(t *testing.T) {
 		t.Errorf("not a repository: %v", err)
 	}
 }
+
+// TestOpenBareAndSubdir: Open reads a bare git directory (no work tree:
+// Root is ""), a work tree's root and a directory inside it; a plain
+// directory is ErrNotRepo.
+func TestOpenBareAndSubdir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "wt")
+	r, err := git.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sub", "a"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	head := commitAll(t, r, "first", 1)
+	bare := filepath.Join(t.TempDir(), "bare.git")
+	if _, err := git.PlainClone(bare, true, &git.CloneOptions{URL: dir}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		dir, root string
+	}{{bare, ""}, {dir, dir}, {filepath.Join(dir, "sub"), dir}} {
+		g, err := Open(c.dir)
+		if err != nil {
+			t.Fatalf("%s: %v", c.dir, err)
+		}
+		if g.Root() != c.root {
+			t.Errorf("%s: root %q, want %q", c.dir, g.Root(), c.root)
+		}
+		if got, err := g.Resolve("HEAD"); err != nil || got.Hash != head {
+			t.Errorf("%s: HEAD %v %v", c.dir, got, err)
+		}
+	}
+	if _, err := Open(t.TempDir()); !errors.Is(err, ErrNotRepo) {
+		t.Errorf("plain directory: %v", err)
+	}
+}
