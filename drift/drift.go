@@ -649,6 +649,21 @@ func rowReason(k *report.KeyResult) string {
 			return r.Message
 		}
 	}
+	// a role whose settings one side does not know: name them
+	var unknown []string
+	for _, r := range k.Rows {
+		for _, m := range r.Roles {
+			if m.Result == nil {
+				continue
+			}
+			for _, d := range m.Result.Unknown {
+				unknown = appendNew(unknown, m.Role+": "+d.Setting)
+			}
+		}
+	}
+	if len(unknown) > 0 {
+		return "the value of " + strings.Join(unknown, ", ") + " is not known on one side"
+	}
 	return ""
 }
 

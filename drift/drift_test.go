@@ -393,6 +393,11 @@ func TestKeyItem(t *testing.T) {
 	if it := keyItem(SourcePages, &report.KeyResult{ConfigKey: "k", Verdict: compare.Unsupported, Rows: []report.RowResult{{Verdict: compare.Unsupported, Message: "no launcher"}}}, ""); it.Reason != "unsupported: no launcher" {
 		t.Errorf("reason %q", it.Reason)
 	}
+	unknown := &report.KeyResult{ConfigKey: "k", Verdict: compare.ContentNotKnown, Rows: []report.RowResult{{Verdict: compare.ContentNotKnown, Roles: []report.RoleMatch{
+		{Role: "agg", Verdict: compare.ContentNotKnown, Result: &compare.Result{Unknown: []compare.Difference{{Setting: "env HSA_NO_SCRATCH_RECLAIM"}}}}}}}}
+	if it := keyItem(SourcePages, unknown, InSync); it.State != NotVerified || it.Reason != "content not known: the value of agg: env HSA_NO_SCRATCH_RECLAIM is not known on one side" {
+		t.Errorf("unknown: %s %q", it.State, it.Reason)
+	}
 }
 
 // TestDriftCache: a pinned commit's points are kept in the cache and read
