@@ -123,7 +123,7 @@ func MatchPoint(ws *infx.Workspace, key string, q PointQuery) RowMatch {
 					rowConcs = append(rowConcs, p.Concurrency)
 				}
 				return RowMatch{Points: out, Status: report.StatusCompared, Drift: fmt.Sprintf(
-					"possible commit drift: no row of %s in the InferenceX checkout has concurrency %s; row %d (%s) has the same TP/EP/DP-attention/KV tier with concurrencies %s and is compared at %s",
+					concDriftPrefix+"%s in the InferenceX checkout has concurrency %s; row %d (%s) has the same TP/EP/DP-attention/KV tier with concurrencies %s and is compared at %s",
 					key, concs(q.Concs), same[0], relPosTo(ws.Root, byRow[same[0]][0].Pos), concs(rowConcs), concs(q.Concs))}
 			}
 		}
@@ -331,4 +331,17 @@ func concs(cs []int) string {
 		s[i] = strconv.Itoa(c)
 	}
 	return strings.Join(s, ",")
+}
+
+// concDriftPrefix starts the Drift detail of a script point whose
+// concurrency no master-config row runs (MatchPoint compares it with the
+// row of the same topology: possible commit drift).
+const concDriftPrefix = "possible commit drift: no row of "
+
+// ConcurrencyDrift reports whether p, a cookbook point citing a
+// single-node script, was compared with a row that does not run its
+// concurrency: no row of its key runs it in the InferenceX checkout
+// (RowMatch.Drift), so the comparison is of a neighbour, not of the point.
+func ConcurrencyDrift(p *report.PointResult) bool {
+	return p.Drift.State == report.DriftChanged && strings.HasPrefix(p.Drift.Detail, concDriftPrefix)
 }

@@ -2,7 +2,10 @@ package drift
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,6 +42,10 @@ type Entry struct {
 	// Expires is the last day (UTC, YYYY-MM-DD) the entry accepts the
 	// drift (required).
 	Expires string `json:"expires" yaml:"expires"`
+	// Changes, when set, accepts these changes only (the digest the state
+	// records, --update-baseline writes it): the item drifting again in
+	// another way is not accepted.
+	Changes string `json:"changes,omitempty" yaml:"changes,omitempty"`
 	// Line is the entry's line in its file (0 when built, not read).
 	Line int `json:"line,omitempty" yaml:"-"`
 }
@@ -52,14 +59,27 @@ func (e Entry) expired(now time.Time) bool {
 	return !now.UTC().Before(d.AddDate(0, 0, 1))
 }
 
-// match is the index of the first entry that accepts it (-1: none).
-func (b *Baseline) match(it *Item) int {
+// match is the index of the entry that accepts it (-1: none): the current
+// entry naming it (its state and changes, when the entry records them)
+// that expires last, else the expired one that expired last.
+func (b *Baseline) match(it *Item, now time.Time) int {
+	best := -1
 	for i, e := range b.Entries {
-		if e.ID == it.ID && (e.State == "" || e.State == it.State) {
-			return i
+		if e.ID != it.ID || e.State != "" && e.State != it.State || e.Changes != "" && e.Changes != it.changesDigest() {
+			continue
+		}
+		switch {
+		case best < 0:
+			best = i
+		case b.Entries[best].expired(now) != e.expired(now):
+			if !e.expired(now) {
+				best = i
+			}
+		case e.Expires > b.Entries[best].Expires:
+			best = i
 		}
 	}
-	return -1
+	return best
 }
 
 // ParseBaseline reads a baseline file's bytes; name is the file named in
@@ -73,8 +93,20 @@ func ParseBaseline(name string, data []byte) (*Baseline, error) {
 		return b, nil
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			return nil, fmt.Errorf("%s:%s: %s", name, m[1], m[2])
+		}
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var more yaml.Node
+	if err := dec.Decode(&more); err == nil || !errors.Is(err, io.EOF) {
+		line := more.Line
+		if line == 0 {
+			line = 1
+		}
+		return nil, fmt.Errorf("%s:%d: a second YAML document: a baseline is one", name, line)
 	}
 	if len(doc.Content) == 0 {
 		return b, nil
@@ -89,8 +121,11 @@ func ParseBaseline(name string, data []byte) (*Baseline, error) {
 	var list *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
-		if k.Value != "accepted" {
+		switch {
+		case k.Value != "accepted":
 			return nil, at(k, "unknown field %q (want \"accepted\")", k.Value)
+		case list != nil:
+			return nil, at(k, "\"accepted\" given twice")
 		}
 		list = v
 	}
@@ -106,9 +141,14 @@ func ParseBaseline(name string, data []byte) (*Baseline, error) {
 			return nil, at(n, "accepted[%d]: want a mapping (id, reason, expires, state)", i)
 		}
 		e := Entry{Line: n.Line}
+		fields := map[string]bool{}
 		for j := 0; j+1 < len(n.Content); j += 2 {
 			k, v := n.Content[j], n.Content[j+1]
-			if v.Kind != yaml.ScalarNode {
+			if fields[k.Value] {
+				return nil, at(k, "accepted[%d]: %s given twice", i, k.Value)
+			}
+			fields[k.Value] = true
+			if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || v.Tag == "!!binary" {
 				return nil, at(v, "accepted[%d].%s: want a string", i, k.Value)
 			}
 			switch k.Value {
@@ -123,11 +163,13 @@ func ParseBaseline(name string, data []byte) (*Baseline, error) {
 				e.Reason = strings.TrimSpace(v.Value)
 			case "expires":
 				e.Expires = strings.TrimSpace(v.Value)
-				if _, err := time.Parse(time.DateOnly, e.Expires); err != nil {
+				if d, err := time.Parse(time.DateOnly, e.Expires); err != nil || d.Year() > 9999 {
 					return nil, at(v, "accepted[%d].expires: %q is not a date (want YYYY-MM-DD)", i, v.Value)
 				}
+			case "changes":
+				e.Changes = strings.TrimSpace(v.Value)
 			default:
-				return nil, at(k, "accepted[%d]: unknown field %q (want id, state, reason, expires)", i, k.Value)
+				return nil, at(k, "accepted[%d]: unknown field %q (want id, state, reason, expires, changes)", i, k.Value)
 			}
 		}
 		switch {
@@ -147,6 +189,9 @@ func ParseBaseline(name string, data []byte) (*Baseline, error) {
 	}
 	return b, nil
 }
+
+// yamlLine is the line of a YAML syntax error ("yaml: line 3: …").
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // driftStateList names the drift states, for messages.
 func driftStateList() string {
@@ -183,6 +228,9 @@ func (b *Baseline) Marshal() []byte {
 		}
 		fmt.Fprintf(&buf, "    reason: %s\n", yamlString(e.Reason))
 		fmt.Fprintf(&buf, "    expires: %s\n", yamlString(e.Expires))
+		if e.Changes != "" {
+			fmt.Fprintf(&buf, "    changes: %s\n", yamlString(e.Changes))
+		}
 	}
 	return buf.Bytes()
 }
@@ -193,18 +241,27 @@ func yamlString(s string) string { return strconv.Quote(s) }
 
 // UpdateBaseline is the baseline --update-baseline writes: the entries of
 // b (nil: none) that still accept a drifted item and have not expired,
-// plus one entry for every failing item, accepting its state, with reason
-// and an expiry days after now.
+// plus one entry for every failing item, accepting its state and changes
+// until days after now, with reason — or, when reason is "", the reason of
+// the expired entry it renews (else "accepted with --update-baseline").
 func UpdateBaseline(b *Baseline, res *Result, reason string, now time.Time, days int) *Baseline {
 	out := &Baseline{}
 	keep := map[int]bool{}
+	old := map[string]string{} // id → the reason of an expired entry
 	if b != nil {
 		for _, it := range res.Items {
 			if !it.State.Drifted() {
 				continue
 			}
-			if j := b.match(&it); j >= 0 && !b.Entries[j].expired(now) {
-				keep[j] = true
+			for j, e := range b.Entries {
+				if e.ID != it.ID {
+					continue
+				}
+				if e.expired(now) {
+					old[it.ID] = e.Reason
+				} else if j == b.match(&it, now) {
+					keep[j] = true
+				}
 			}
 		}
 		for j, e := range b.Entries {
@@ -216,9 +273,17 @@ func UpdateBaseline(b *Baseline, res *Result, reason string, now time.Time, days
 	}
 	exp := now.UTC().AddDate(0, 0, days).Format(time.DateOnly)
 	for _, it := range res.Items {
-		if it.Fails {
-			out.Entries = append(out.Entries, Entry{ID: it.ID, State: it.State, Reason: reason, Expires: exp})
+		if !it.Fails {
+			continue
 		}
+		r := reason
+		if r == "" {
+			r = old[it.ID]
+		}
+		if r == "" {
+			r = "accepted with --update-baseline"
+		}
+		out.Entries = append(out.Entries, Entry{ID: it.ID, State: it.State, Reason: r, Expires: exp, Changes: it.changesDigest()})
 	}
 	return out
 }

@@ -27,9 +27,12 @@ package drift
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,6 +42,7 @@ import (
 	"time"
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
+	"github.com/cookbook-sync/cookbook-sync/cookbook"
 	"github.com/cookbook-sync/cookbook-sync/coverage"
 	"github.com/cookbook-sync/cookbook-sync/gittree"
 	"github.com/cookbook-sync/cookbook-sync/infx"
@@ -168,10 +172,19 @@ type Result struct {
 	// points; PinnedAvailable those the checkout's history has.
 	PinnedCommits   int `json:"pinnedCommits"`
 	PinnedAvailable int `json:"pinnedAvailable"`
+	// NotApplicable counts the items the policy version does not apply
+	// to (not among the deployments).
+	NotApplicable int `json:"notApplicable,omitempty"`
 	// New counts the new drifted items; Accepted those a current baseline
 	// entry accepts; Expired those accepted by an expired entry; Failing
 	// those that fail.
-	New, Accepted, Expired, Failing int
+	New      int `json:"new"`
+	Accepted int `json:"accepted"`
+	Expired  int `json:"expired"`
+	Failing  int `json:"failing"`
+	// Shallow: the InferenceX checkout is a shallow clone (its pinned
+	// commits are likely not available).
+	Shallow bool `json:"shallow,omitempty"`
 	// Failed: something drifted that is new (or whose acceptance
 	// expired) and not accepted: the run exits 1.
 	Failed bool `json:"failed"`
@@ -182,6 +195,10 @@ type Result struct {
 	Head *report.Report `json:"-"`
 	// Stale are baseline entries that accept nothing drifted now.
 	Stale []Entry `json:"staleBaseline,omitempty"`
+
+	prev            map[string]SnapshotItem // the previous state, by id
+	carried         []SnapshotItem          // previous items a scoped run did not judge
+	allowUnverified bool
 }
 
 // Options configure Run.
@@ -219,6 +236,20 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	repoDir := opt.Coverage.InfxDir
 	repo, repoErr := gittree.Open(repoDir)
+	// the InferenceX tree inside the repository (a checkout's root, or a
+	// directory of it): pinned commits are read at the same place
+	sub := "."
+	var headCommit *gittree.Commit
+	if repoErr == nil {
+		if repo.Root() != "" {
+			if abs, err := filepath.Abs(repoDir); err == nil {
+				if rel, err := filepath.Rel(repo.Root(), abs); err == nil && filepath.IsLocal(rel) {
+					sub = filepath.ToSlash(rel)
+				}
+			}
+		}
+		headCommit, _ = repo.Resolve("HEAD")
+	}
 	tmp, err := os.MkdirTemp(opt.TempDir, "cookbook-sync-drift-")
 	if err != nil {
 		return nil, err
@@ -244,6 +275,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	shallow := repoErr == nil && repo.Shallow()
 	// the master configs at head: a point whose key they no longer define
 	// is gone (its recipe was retired), not merely unmatched
 	retired := func(string) bool { return false }
@@ -256,7 +288,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	headGone := func(p *report.PointResult) bool {
 		return gone(p) || p.Status == report.StatusNoMatch && retired(p.ConfigKey)
 	}
-	res := &Result{InferenceX: head.InferenceX, Head: head, FirstRun: opt.Previous == nil, Counts: map[State]int{}}
+	res := &Result{InferenceX: head.InferenceX, Head: head, FirstRun: opt.Previous == nil, Counts: map[State]int{}, Shallow: shallow}
 	if headOpt.InfxDir != opt.Coverage.InfxDir {
 		// a bare repository's HEAD was judged from a copy: name the repository
 		res.InferenceX.Dir = opt.Coverage.InfxDir
@@ -285,17 +317,36 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			why[sha] = "the InferenceX directory is not a git repository"
 			continue
 		}
-		c, err := repo.Resolve(sha)
-		if err != nil || !strings.HasPrefix(c.Hash, strings.ToLower(sha)) {
-			why[sha] = fmt.Sprintf("commit %.12s is not in the InferenceX checkout's history (a shallow clone? fetch with fetch-depth: 0)", sha)
+		if err := cookbook.CheckSHA(sha); err != nil {
+			failed[sha] = "prov.sha " + err.Error() + ": no commit is pinned"
 			continue
+		}
+		c, err := repo.ResolveCommit(sha)
+		switch {
+		case errors.Is(err, gittree.ErrAmbiguous):
+			failed[sha] = fmt.Sprintf("prov.sha %s names more than one commit of the InferenceX history: which recipe it pins is not known", sha)
+			continue
+		case err != nil && repo.Shallow():
+			why[sha] = fmt.Sprintf("commit %.12s is not in the history of the shallow InferenceX clone (fetch with fetch-depth: 0)", sha)
+			continue
+		case err != nil:
+			why[sha] = fmt.Sprintf("commit %.12s is not in the InferenceX checkout's history", sha)
+			continue
+		}
+		if headCommit != nil && headCommit.Hash != c.Hash {
+			if behind, err := repo.IsAncestor(headCommit.Hash, c.Hash); err == nil && behind {
+				// head is older than the pinned commit: the changes
+				// would read backwards
+				failed[sha] = fmt.Sprintf("the InferenceX checkout (HEAD %s) is older than the pinned commit %.12s: update it", headCommit.Short(), c.Hash)
+				continue
+			}
 		}
 		res.PinnedAvailable++
 		var keys []string
 		for _, i := range bySHA[sha] {
 			keys = appendNew(keys, globQuote(head.Points[i].ConfigKey))
 		}
-		pts, err := pinnedPoints(ctx, opt, agentxDir, repoDir, c, keys, filepath.Join(tmp, c.Short()))
+		pts, err := pinnedPoints(ctx, opt, agentxDir, repoDir, c, sub, keys, filepath.Join(tmp, c.Short()))
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -344,20 +395,34 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 				if (gone(p) || p.Status == report.StatusNoMatch) && headGone(h) {
 					it.Reason = "the cited recipe is not in InferenceX at its pinned commit either: " + verdictText(p.Verdict, p.Message)
 				}
+			case coverage.ConcurrencyDrift(p):
+				// the pinned commit does not run the point's concurrency:
+				// what was compared is a neighbouring row
+				it.State, it.Reason = NotVerified, "at the pinned commit: "+p.Drift.Detail
 			case pm == differ:
 				it.State, it.Changes = CookbookDrifted, changes(p.Roles, nil)
+				if !headGone(h) && matches(h) != unknown {
+					// what head changed besides
+					for _, c := range changes(h.Roles, p.Roles) {
+						it.Changes = append(it.Changes, "at head: "+c)
+					}
+				}
 			case headGone(h):
 				it.State, it.Reason = RecipeGone, verdictText(h.Verdict, h.Message)
 			case h.Verdict == compare.NotApplicable:
 				it.State, it.Reason = NotApplicable, h.Message
 			default:
-				switch matches(h) {
-				case unknown:
+				moved := append(changes(h.Roles, p.Roles), infoChanges(h.Roles, p.Roles)...)
+				if coverage.ConcurrencyDrift(h) {
+					moved = append(moved, "no search-space row runs the point's concurrency any more: "+strings.TrimPrefix(h.Drift.Detail, "possible commit drift: "))
+				}
+				switch {
+				case matches(h) == unknown:
 					it.State, it.Reason = NotVerified, "at head: "+verdictText(h.Verdict, h.Message)
-				case same:
+				case len(moved) == 0:
 					it.State = InSync
 				default:
-					it.State, it.Changes = InfxMoved, changes(h.Roles, p.Roles)
+					it.State, it.Changes = InfxMoved, moved
 				}
 			}
 		}
@@ -389,28 +454,60 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		}
 	}
 
-	// new, accepted, failing
-	var used map[int]bool
-	if opt.Baseline != nil {
-		used = map[int]bool{}
+	res.prev = prev
+	res.allowUnverified = opt.Coverage.AllowUnverified
+	if opt.Previous != nil && len(opt.Coverage.ConfigKeys) > 0 {
+		// a run scoped to some keys keeps the state of the others
+		seen := map[string]bool{}
+		for _, it := range res.Items {
+			seen[it.ID] = true
+		}
+		for _, s := range opt.Previous.Items {
+			if !seen[s.ID] {
+				res.carried = append(res.carried, s)
+			}
+		}
 	}
+	res.Judge(opt.Baseline, now)
+	return res, nil
+}
+
+// Judge decides what is new, accepted and failing against the previous
+// state Run was given and baseline b (nil: none) at now — Run calls it;
+// --update-baseline calls it again with the baseline it writes. An item
+// is new when drifted and, in the previous state, absent, in another
+// state, or with other changes; accepted by the first current entry that
+// names it (its state, its changes when the entry records them), else by
+// the most recent expired one; failing when drifted, new or accepted by an
+// expired entry only, and not accepted by a current one (a not-verified
+// item never fails when unverified outcomes are allowed).
+func (res *Result) Judge(b *Baseline, now time.Time) {
+	res.Counts = map[State]int{}
+	res.Deployments, res.NotApplicable, res.New, res.Accepted, res.Expired, res.Failing = 0, 0, 0, 0, 0, 0
+	res.Stale = nil
+	used := map[int]bool{}
 	for i := range res.Items {
 		it := &res.Items[i]
-		if s, ok := prev[it.ID]; ok {
+		it.Previous, it.Accepted, it.Expired = "", nil, false
+		s, had := res.prev[it.ID]
+		if had {
 			it.Previous = s.State
 		}
-		it.New = it.State.Drifted() && (opt.Previous == nil || it.Previous != it.State)
-		if opt.Baseline != nil && it.State.Drifted() {
-			if j := opt.Baseline.match(it); j >= 0 {
+		it.New = it.State.Drifted() && (res.FirstRun || !had || s.State != it.State || s.Changes != it.changesDigest())
+		if b != nil && it.State.Drifted() {
+			if j := b.match(it, now); j >= 0 {
 				used[j] = true
-				e := opt.Baseline.Entries[j]
+				e := b.Entries[j]
 				it.Accepted = &e
 				it.Expired = e.expired(now)
 			}
 		}
-		it.Fails = it.State.Drifted() && (it.Accepted == nil || it.Expired) && (it.New || it.Expired)
+		it.Fails = it.State.Drifted() && (it.Accepted == nil || it.Expired) && (it.New || it.Expired) &&
+			!(it.State == NotVerified && res.allowUnverified)
 		res.Counts[it.State]++
-		if it.State != NotApplicable {
+		if it.State == NotApplicable {
+			res.NotApplicable++
+		} else {
 			res.Deployments++
 		}
 		if it.New {
@@ -426,18 +523,29 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			res.Failing++
 		}
 	}
-	if opt.Baseline != nil {
-		for j, e := range opt.Baseline.Entries {
+	if b != nil {
+		for j, e := range b.Entries {
 			if !used[j] {
 				res.Stale = append(res.Stale, e)
 			}
 		}
 	}
+	res.InSyncPercent = 0
 	if res.Deployments > 0 {
 		res.InSyncPercent = res.Counts[InSync] * 100 / res.Deployments
 	}
 	res.Failed = res.Failing > 0
-	return res, nil
+}
+
+// changesDigest is a short digest of the item's changes ("" for none):
+// the state records it, so a deployment that drifts again in another way
+// is new again, and a baseline entry can accept these changes only.
+func (it *Item) changesDigest() string {
+	if len(it.Changes) == 0 {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(strings.Join(it.Changes, "\n")))
+	return hex.EncodeToString(sum[:8])
 }
 
 // keyItem is the drift of a config key judged against a source without
@@ -475,11 +583,11 @@ const pinnedKind = "drift-pinned-points/1"
 // keys and the judgment options (never a time-limited outcome; never with
 // Exclusions or Render set), so a nightly run judges again only the commits
 // whose inputs changed.
-func pinnedPoints(ctx context.Context, opt Options, agentxDir, repoDir string, c *gittree.Commit, keys []string, dir string) ([]report.PointResult, error) {
+func pinnedPoints(ctx context.Context, opt Options, agentxDir, repoDir string, c *gittree.Commit, sub string, keys []string, dir string) ([]report.PointResult, error) {
 	var key runcache.Key
 	cache := opt.Coverage.Cache
 	if cache != nil && opt.Coverage.Exclusions == nil && opt.Coverage.Render == nil {
-		k, err := pinnedKey(cache, opt.Coverage, agentxDir, c.Hash, keys)
+		k, err := pinnedKey(cache, opt.Coverage, agentxDir, c.Hash+":"+sub, keys)
 		if err == nil {
 			key = k
 			if data, ok := cache.Get(key); ok {
@@ -494,7 +602,7 @@ func pinnedPoints(ctx context.Context, opt Options, agentxDir, repoDir string, c
 	} else {
 		cache = nil
 	}
-	rep, err := judgePinned(ctx, opt, agentxDir, repoDir, c, keys, dir)
+	rep, err := judgePinned(ctx, opt, agentxDir, repoDir, c, sub, keys, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -552,10 +660,14 @@ func pinnedKey(cache *runcache.Dir, co coverage.Options, agentxDir, commit strin
 }
 
 // judgePinned is the AgentX coverage of keys at commit c of the repository
-// at repoDir, materialized under dir.
-func judgePinned(ctx context.Context, opt Options, agentxDir, repoDir string, c *gittree.Commit, keys []string, dir string) (*report.Report, error) {
+// at repoDir (its directory sub, "." for the root), materialized under dir.
+func judgePinned(ctx context.Context, opt Options, agentxDir, repoDir string, c *gittree.Commit, sub string, keys []string, dir string) (*report.Report, error) {
 	tree := filepath.Join(dir, "InferenceX")
-	if err := gittree.Materialize(ctx, c.FS(), tree, gittree.Limits{}); err != nil {
+	fsys, err := fs.Sub(c.FS(), sub)
+	if err != nil {
+		return nil, err
+	}
+	if err := gittree.Materialize(ctx, fsys, tree, gittree.Limits{}); err != nil {
 		return nil, err
 	}
 	co := opt.Coverage
@@ -702,6 +814,39 @@ func diffLines(roles []compare.Result) []string {
 		}
 		if r.Verdict == compare.Missing && r.Note != "" {
 			out = append(out, role+": "+r.Note)
+		}
+	}
+	return out
+}
+
+// infoChanges are the informational (judgment-class) differences of roles
+// that base does not have ("role: setting: a → b (informational)"): a
+// change of such a setting is not a Check 3 gap but is what a cookbook
+// sync carries (an engine image tag).
+func infoChanges(roles, base []compare.Result) []string {
+	lines := func(rs []compare.Result) []string {
+		var out []string
+		for _, r := range rs {
+			role := r.Role
+			if r.Index > 0 {
+				role += "[" + strconv.Itoa(r.Index) + "]"
+			}
+			for _, x := range r.Info {
+				if value(x.Upstream) != value(x.InferenceX) {
+					out = append(out, fmt.Sprintf("%s: %s: %s → %s (informational)", role, x.Setting, value(x.Upstream), value(x.InferenceX)))
+				}
+			}
+		}
+		return out
+	}
+	had := map[string]bool{}
+	for _, s := range lines(base) {
+		had[s] = true
+	}
+	var out []string
+	for _, s := range lines(roles) {
+		if !had[s] {
+			out = appendNew(out, s)
 		}
 	}
 	return out

@@ -16,6 +16,7 @@ import (
 	"github.com/cookbook-sync/cookbook-sync/report"
 	"github.com/cookbook-sync/cookbook-sync/runcache"
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 const (
@@ -132,10 +133,10 @@ func TestDriftStates(t *testing.T) {
 	const fp8 = fixtureKey + "#"
 
 	res := run(t, opt)
-	if got := codes(res); got != "SSCSVSVV" || !res.Failed || res.New != 4 || res.PinnedCommits != 1 || res.PinnedAvailable != 1 {
+	if got := codes(res); got != "SSCSVVVV" || !res.Failed || res.New != 5 || res.PinnedCommits != 1 || res.PinnedAvailable != 1 {
 		t.Fatalf("at the pinned commit: states %s failed %v new %d pinned %d/%d", got, res.Failed, res.New, res.PinnedAvailable, res.PinnedCommits)
 	}
-	if got, want := res.Summary(), "8 deployments: 4 in sync, 1 cookbook drifted, 3 not verified — 50%"; got != want {
+	if got, want := res.Summary(), "8 deployments: 3 in sync, 1 cookbook drifted, 4 not verified — 37%"; got != want {
 		t.Errorf("summary %q, want %q", got, want)
 	}
 	if it := item(t, res, fp8+"1", 0); it.Pinned != compare.Differs || !slices.Equal(it.Changes, []string{"agg: --moe-a2a-backend: (absent) → deepep"}) {
@@ -157,28 +158,30 @@ func TestDriftStates(t *testing.T) {
 	f.h.Write(map[string]string{scriptPath: strings.Replace(f.script, "--mem-fraction-static 0.85", "--mem-fraction-static 0.9", 1)})
 	f.h.Commit("Raise the memory fraction (#9101)")
 	res = run(t, Options{Coverage: opt.Coverage, Previous: first})
-	if got := codes(res); got != "MMCMVMVV" || !res.Failed || res.New != 4 || res.Failing != 4 {
+	if got := codes(res); got != "MMCMVVVV" || !res.Failed || res.New != 4 || res.Failing != 4 {
 		t.Fatalf("moved: states %s failed %v new %d failing %d", got, res.Failed, res.New, res.Failing)
 	}
 	it := item(t, res, fp8+"0", 0)
 	if it.Pinned != compare.CoveredWithExclusions || it.Head != compare.Differs || !slices.Equal(it.Changes, []string{"agg: --mem-fraction-static: 0.85 → 0.9"}) || it.ProvSHA != f.pinned || it.Previous != InSync || !it.New {
 		t.Errorf("moved item %+v", it)
 	}
-	if got, want := res.Summary(), "8 deployments: 4 InferenceX moved, 1 cookbook drifted, 3 not verified — 0%"; got != want {
+	if got, want := res.Summary(), "8 deployments: 3 InferenceX moved, 1 cookbook drifted, 4 not verified — 0%"; got != want {
 		t.Errorf("summary %q, want %q", got, want)
 	}
 	moved := res.Snapshot()
-	if res = run(t, Options{Coverage: opt.Coverage, Previous: moved}); res.Failed || res.New != 0 || codes(res) != "MMCMVMVV" {
+	if res = run(t, Options{Coverage: opt.Coverage, Previous: moved}); res.Failed || res.New != 0 || codes(res) != "MMCMVVVV" {
 		t.Errorf("second night: failed %v new %d states %s", res.Failed, res.New, codes(res))
 	}
 
 	// the cookbook shows another value than the pinned script runs
 	drifted := f.cookbook(t, f.pinned, func(s string) string { return strings.ReplaceAll(s, "\"0.85\"", "\"0.8\"") })
 	res = run(t, Options{Coverage: coverage.Options{InfxDir: f.h.Dir, CookbookDirs: []string{drifted}}, Previous: moved})
-	if got := codes(res); got != "CCCCVCVV" || !res.Failed || res.New != 4 {
+	if got := codes(res); got != "CCCCVVVV" || !res.Failed || res.New != 4 {
 		t.Fatalf("drifted: states %s failed %v new %d", got, res.Failed, res.New)
 	}
-	if it := item(t, res, fp8+"0", 0); it.Pinned != compare.Differs || !slices.Equal(it.Changes, []string{"agg: --mem-fraction-static: 0.8 → 0.85"}) {
+	// what the pinned script ran, then what head changed besides (the
+	// cookbook's value on the left)
+	if it := item(t, res, fp8+"0", 0); it.Pinned != compare.Differs || !slices.Equal(it.Changes, []string{"agg: --mem-fraction-static: 0.8 → 0.85", "at head: agg: --mem-fraction-static: 0.8 → 0.9"}) {
 		t.Errorf("drifted item %+v", it)
 	}
 
@@ -190,7 +193,7 @@ func TestDriftStates(t *testing.T) {
 	if got := codes(res); got != "PPPPPPPP" || res.Failed || res.PinnedAvailable != 0 || res.PinnedCommits != 1 || res.Deployments != 8 {
 		t.Fatalf("absent: states %s pinned %d/%d", got, res.PinnedAvailable, res.PinnedCommits)
 	}
-	if r := res.Items[7].Reason; r != "commit 333333333333 is not in the InferenceX checkout's history (a shallow clone? fetch with fetch-depth: 0); at head: no matching point: config key qwen3.5-fp8-b200-sglang-agentic-mtp-retired is not in the master configs of the InferenceX checkout" {
+	if r := res.Items[7].Reason; r != "commit 333333333333 is not in the InferenceX checkout's history; at head: no matching point: config key qwen3.5-fp8-b200-sglang-agentic-mtp-retired is not in the master configs of the InferenceX checkout" {
 		t.Errorf("absent reason %q", r)
 	}
 
@@ -198,7 +201,7 @@ func TestDriftStates(t *testing.T) {
 	f.h.Remove(scriptPath)
 	f.h.Commit("Retire the key's script (#9200)")
 	res = run(t, Options{Coverage: opt.Coverage, Previous: moved})
-	if got := codes(res); got != "GGCGVGVV" || !res.Failed || res.New != 4 {
+	if got := codes(res); got != "GGCGVVVV" || !res.Failed || res.New != 4 {
 		t.Fatalf("gone: states %s failed %v new %d", got, res.Failed, res.New)
 	}
 
@@ -294,8 +297,13 @@ func TestParseBaselineErrors(t *testing.T) {
 		{"accepted:\n  - id: a\n    reason: r\n    expires: 2027-01-01\n    state: in sync\n", "b.yaml:5:12: accepted[0].state: \"in sync\" is not a drift state"},
 		{"accepted:\n  - id: a\n    reason: r\n    expires: 2027-01-01\n    owner: me\n", "b.yaml:5:5: accepted[0]: unknown field \"owner\""},
 		{"ignore:\n  - a\n", "b.yaml:1:1: unknown field \"ignore\""},
-		{"accepted: [\n", "b.yaml: yaml:"},
+		{"accepted: [\n", "b.yaml:1: did not find expected node content"},
 		{"accepted:\n  - {id: a, reason: r, expires: 2027-01-01}\n  - {id: a, reason: s, expires: 2027-01-01}\n", "b.yaml:3:5: accepted[1]: a is already accepted at line 2"},
+		{"accepted: []\naccepted: []\n", "b.yaml:2:1: \"accepted\" given twice"},
+		{"accepted:\n  - {id: a, reason: r, expires: 2001-01-01, expires: 2099-01-01}\n", "b.yaml:2:45: accepted[0]: expires given twice"},
+		{"accepted:\n  - {id: a, reason: ~, expires: 2027-01-01}\n", "b.yaml:2:21: accepted[0].reason: want a string"},
+		{"accepted:\n  - {id: a, reason: !!binary aGk=, expires: 2027-01-01}\n", "b.yaml:2:21: accepted[0].reason: want a string"},
+		{"accepted: []\n---\nmore: 1\n", "b.yaml:2: a second YAML document"},
 	} {
 		_, err := ParseBaseline("b.yaml", []byte(c.in))
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
@@ -325,6 +333,8 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		{"{\"schema\": 2, \"items\": []}", "s.json: schema 2: want 1"},
 		{"{\"schema\": 1, \"items\": [{\"id\": \"a\", \"state\": \"fine\"}]}", "s.json: items[0] (a): unknown state \"fine\""},
 		{"{\"schema\": 1, \"extra\": 1}", "s.json: json: unknown field \"extra\""},
+		{"{\"schema\": 1, \"items\": []}\n{\"schema\": 1}", "s.json:2:1: data after the state's JSON object"},
+		{" \n", "s.json: empty"},
 	} {
 		_, err := ParseSnapshot("s.json", []byte(c.in))
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
@@ -333,7 +343,8 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	}
 }
 
-// TestPrintText: the text report names what changed and the flags.
+// TestPrintText: the text report names what changed and the flags; the
+// Markdown table keeps what a checkout wrote inert.
 func TestPrintText(t *testing.T) {
 	res := &Result{Counts: map[State]int{InfxMoved: 1, InSync: 1}, Deployments: 2, InSyncPercent: 50, New: 1, Failing: 1, Failed: true, PinnedCommits: 2, PinnedAvailable: 1,
 		Items: []Item{{ID: "agentx:a.jsx#c/0", Source: SourceAgentX, ConfigKey: "k", File: "a.jsx", Line: 7, State: InfxMoved, ProvSHA: "0123456789abcdef", Pinned: compare.Covered, Head: compare.Differs,
@@ -352,8 +363,19 @@ func TestPrintText(t *testing.T) {
 	if err := PrintMarkdown(&b, res, 0); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "| InferenceX moved | `k` | a.jsx:7 point 0 | agg: --x: 1 → 2 | new, FAILS |") {
+	if !strings.Contains(b.String(), "| InferenceX moved | `k` | `a.jsx:7 point 0` | `agg: --x: 1 → 2` | new, FAILS |") {
 		t.Errorf("markdown:\n%s", b.String())
+	}
+	res.Items[0].Reason = "see ![p](https://x.invalid/p.png) [click](https://x.invalid) @octocat SemiAnalysisAI/InferenceX#1"
+	res.Items[0].Changes = []string{"agg: env X: `a` → @b [c](d)"}
+	b.Reset()
+	if err := PrintMarkdown(&b, res, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, live := range []string{"![p](", "[click](", " @octocat", "InferenceX#1", "`a`"} {
+		if strings.Contains(b.String(), live) {
+			t.Errorf("markdown carries %q live:\n%s", live, b.String())
+		}
 	}
 }
 
@@ -415,7 +437,7 @@ func TestDriftCache(t *testing.T) {
 	co.Cache = cache
 	first := run(t, Options{Coverage: co})
 	keys := []string{fixtureKey, "qwen3.5-fp4-b200-sglang-agentic-mtp", fixtureKey + "-retired"} // the snippet's keys, in point order
-	key, err := pinnedKey(cache, co, cb, f.pinned, keys)
+	key, err := pinnedKey(cache, co, cb, f.pinned+":.", keys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +454,7 @@ func TestDriftCache(t *testing.T) {
 	}
 	// the cache entry under another cookbook content is another key
 	edited := f.cookbook(t, f.pinned, func(s string) string { return strings.ReplaceAll(s, "\"0.85\"", "\"0.8\"") })
-	other, err := pinnedKey(cache, co, edited, f.pinned, keys)
+	other, err := pinnedKey(cache, co, edited, f.pinned+":.", keys)
 	if err != nil || other == key {
 		t.Errorf("edited cookbook: key %v (same: %v)", err, other == key)
 	}
@@ -516,7 +538,128 @@ func TestDriftBare(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := run(t, Options{Coverage: coverage.Options{InfxDir: bare, CookbookDirs: []string{cb}}})
-	if got := codes(res); got != "MMCMVMVV" || res.InferenceX.Dir != bare {
+	if got := codes(res); got != "MMCMVVVV" || res.InferenceX.Dir != bare {
 		t.Errorf("bare: states %s, dir %q", got, res.InferenceX.Dir)
+	}
+}
+
+// TestDriftHeadChanges: what head changes that Check 3 does not count as a
+// gap still moves InferenceX — a row no longer running the point's
+// concurrency, an engine image tag (informational) — and a deployment
+// that drifts again in another way is new again, while a run scoped to
+// one key keeps the others' state.
+func TestDriftHeadChanges(t *testing.T) {
+	f := newFixture(t)
+	cb := f.cookbook(t, f.pinned, nil)
+	co := coverage.Options{InfxDir: f.h.Dir, CookbookDirs: []string{cb}}
+	first := run(t, Options{Coverage: co})
+	master := read(t, filepath.Join(f.h.Dir, "configs", "nvidia-master.yaml"))
+
+	// row 0 no longer runs concurrency 4 (cell 0's point 0)
+	f.h.Write(map[string]string{"configs/nvidia-master.yaml": strings.Replace(master, "conc-list: [1, 4, 8]", "conc-list: [1, 8]", 1)})
+	f.h.Commit("drop concurrency 4")
+	res := run(t, Options{Coverage: co, Previous: first.Snapshot()})
+	it := item(t, res, fixtureKey+"#0", 0)
+	if it.State != InfxMoved || len(it.Changes) != 1 || !strings.HasPrefix(it.Changes[0], "no search-space row runs the point's concurrency any more: no row of "+fixtureKey) {
+		t.Errorf("concurrency dropped: %s %q", it.State, it.Changes)
+	}
+	if it := item(t, res, fixtureKey+"#0", 1); it.State != InSync {
+		t.Errorf("concurrency 8, still run: %s %q", it.State, it.Changes)
+	}
+
+	// an engine image bump: informational for Check 3, a change for a sync
+	f.h.Write(map[string]string{"configs/nvidia-master.yaml": strings.Replace(master, "lmsysorg/sglang:v0.5.16-cu130", "lmsysorg/sglang:v0.5.99-cu130", 1)})
+	f.h.Commit("bump the image")
+	moved := run(t, Options{Coverage: co, Previous: first.Snapshot()})
+	it = item(t, moved, fixtureKey+"#0", 1)
+	if it.State != InfxMoved || !slices.ContainsFunc(it.Changes, func(c string) bool {
+		return strings.Contains(c, "v0.5.16-cu130 → lmsysorg/sglang:v0.5.99-cu130 (informational)")
+	}) {
+		t.Errorf("image bump: %s %q", it.State, it.Changes)
+	}
+
+	// moved again in another way: new again
+	f.h.Write(map[string]string{
+		"configs/nvidia-master.yaml": strings.Replace(master, "lmsysorg/sglang:v0.5.16-cu130", "lmsysorg/sglang:v0.5.99-cu130", 1),
+		scriptPath:                   strings.Replace(f.script, "--mem-fraction-static 0.85", "--mem-fraction-static 0.9", 1),
+	})
+	f.h.Commit("raise the memory fraction too")
+	again := run(t, Options{Coverage: co, Previous: moved.Snapshot()})
+	if it := item(t, again, fixtureKey+"#0", 1); it.State != InfxMoved || !it.New || it.Previous != InfxMoved {
+		t.Errorf("moved again: %s new %v previous %s", it.State, it.New, it.Previous)
+	}
+
+	// a run scoped to one key keeps the state of the others
+	scoped := co
+	scoped.ConfigKeys = []string{fixtureKey + "-retired"}
+	part := run(t, Options{Coverage: scoped, Previous: again.Snapshot()})
+	if n, want := len(part.Snapshot().Items), len(again.Snapshot().Items); len(part.Items) != 1 || n != want {
+		t.Errorf("scoped: %d items judged, state of %d items, want 1 and %d", len(part.Items), n, want)
+	}
+}
+
+// TestDriftBadPins: a prov.sha that is no commit id, or an abbreviation
+// two commits share, pins nothing known: not verified, never in sync; a
+// checkout older than the pinned commit is not compared backwards.
+func TestDriftBadPins(t *testing.T) {
+	f := newFixture(t)
+	for _, c := range []struct{ sha, want string }{
+		{"main", `prov.sha "main" is not a commit sha`},
+		{"HEAD~1", `prov.sha "HEAD~1" is not a commit sha`},
+		{strings.ToUpper(f.pinned), "is not a commit sha"},
+	} {
+		res := run(t, Options{Coverage: coverage.Options{InfxDir: f.h.Dir, CookbookDirs: []string{f.cookbook(t, c.sha, nil)}}})
+		if codes(res) != "VVVVVVVV" || !strings.Contains(res.Items[0].Reason, c.want) {
+			t.Errorf("prov.sha %q: %s %q", c.sha, codes(res), res.Items[0].Reason)
+		}
+	}
+	// head behind the pinned commit
+	f.h.Write(map[string]string{scriptPath: strings.Replace(f.script, "--mem-fraction-static 0.85", "--mem-fraction-static 0.9", 1)})
+	later := f.h.Commit("later")
+	wt, err := f.h.Repo.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wt.Checkout(&git.CheckoutOptions{Hash: plumbing.NewHash(f.pinned), Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, Options{Coverage: coverage.Options{InfxDir: f.h.Dir, CookbookDirs: []string{f.cookbook(t, later, nil)}}})
+	if codes(res) != "VVVVVVVV" || !strings.Contains(res.Items[0].Reason, "is older than the pinned commit") {
+		t.Errorf("head behind: %s %q", codes(res), res.Items[0].Reason)
+	}
+}
+
+// TestBaselineMatch: of the entries naming an item, a current one accepts
+// it before an expired one, the later expiry first; an entry recording
+// changes accepts those changes only.
+func TestBaselineMatch(t *testing.T) {
+	now := time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)
+	it := &Item{ID: "a", State: InfxMoved, Changes: []string{"agg: --x: 1 → 2"}}
+	b := &Baseline{Entries: []Entry{
+		{ID: "a", Reason: "old", Expires: "2001-01-01"},
+		{ID: "a", State: CookbookDrifted, Reason: "other state", Expires: "2099-01-01"},
+		{ID: "a", State: InfxMoved, Reason: "current", Expires: "2027-01-01"},
+		{ID: "a", Reason: "later", Expires: "2028-01-01"},
+	}}
+	if j := b.match(it, now); j != 3 {
+		t.Errorf("match %d, want the current entry expiring last (3)", j)
+	}
+	b.Entries = b.Entries[:2]
+	if j := b.match(it, now); j != 0 || !b.Entries[j].expired(now) {
+		t.Errorf("match %d, want the expired one (0)", j)
+	}
+	b.Entries = []Entry{{ID: "a", Reason: "r", Expires: "2099-01-01", Changes: "0000000000000000"}}
+	if j := b.match(it, now); j != -1 {
+		t.Errorf("other changes accepted by %d", j)
+	}
+	b.Entries[0].Changes = it.changesDigest()
+	if j := b.match(it, now); j != 0 {
+		t.Errorf("its changes not accepted: %d", j)
+	}
+	// renewing an expired entry keeps its reason unless one is given
+	res := &Result{Items: []Item{{ID: "a", State: InfxMoved, Fails: true}}}
+	up := UpdateBaseline(&Baseline{Entries: []Entry{{ID: "a", Reason: "why it is fine", Expires: "2001-01-01"}}}, res, "", now, 30)
+	if len(up.Entries) != 1 || up.Entries[0].Reason != "why it is fine" || up.Entries[0].Expires != "2027-01-03" {
+		t.Errorf("renewed %+v", up.Entries)
 	}
 }

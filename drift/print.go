@@ -6,6 +6,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/cookbook-sync/cookbook-sync/report"
 )
 
 // Summary is the run's line, driftctl's: "42 deployments: 35 in sync,
@@ -22,7 +25,11 @@ func (res *Result) Summary() string {
 	if len(parts) > 0 {
 		line += ": " + strings.Join(parts, ", ")
 	}
-	return line + fmt.Sprintf(" — %d%%", res.InSyncPercent)
+	line += fmt.Sprintf(" — %d%%", res.InSyncPercent)
+	if res.NotApplicable > 0 {
+		line += fmt.Sprintf(" (%d not applicable under the policy version, not counted)", res.NotApplicable)
+	}
+	return line
 }
 
 // Status is the second line: what fails, what is new, accepted and
@@ -46,6 +53,9 @@ func (res *Result) Status() string {
 	}
 	if res.PinnedCommits > 0 {
 		parts = append(parts, fmt.Sprintf("pinned commits: %d of %d in the InferenceX history", res.PinnedAvailable, res.PinnedCommits))
+	}
+	if res.Shallow {
+		parts = append(parts, "the InferenceX checkout is a shallow clone (fetch-depth: 0 gives the pinned commits)")
 	}
 	return strings.Join(parts, "; ")
 }
@@ -158,19 +168,15 @@ func PrintJSON(w io.Writer, res *Result) error {
 	return err
 }
 
-// mdEscape makes s safe inside a Markdown table cell.
-func mdEscape(s string) string {
-	r := strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;", "`", "'")
-	return r.Replace(s)
-}
-
 // PrintMarkdown writes the result as Markdown (the tracking issue's
 // table): the summary, the status, one row per drifted item (state,
 // config key, where, what changed or why, flags), at most limit bytes
-// (0: no limit) — rows past it are counted on a last line.
+// (0: no limit) — rows past it are counted on a last line. Everything read
+// from the checkouts is inert: names, places and changes in code spans,
+// reasons as escaped text (no link, image, mention or issue reference).
 func PrintMarkdown(w io.Writer, res *Result, limit int) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s**\n\n%s\n\n", mdEscape(res.Summary()), mdEscape(res.Status()))
+	fmt.Fprintf(&b, "**%s**\n\n%s\n\n", report.MarkdownText(res.Summary()), report.MarkdownText(res.Status()))
 	head := "| state | config key | where | what changed / why | |\n|---|---|---|---|---|\n"
 	rows := 0
 	left := 0
@@ -183,17 +189,18 @@ func PrintMarkdown(w io.Writer, res *Result, limit int) error {
 			if it.State != s {
 				continue
 			}
-			what := it.Reason
-			if len(it.Changes) > 0 {
-				what = strings.Join(it.Changes, "; ")
-				if it.Reason != "" {
-					what = it.Reason + "; " + what
+			var what []string
+			if it.Reason != "" {
+				what = append(what, report.MarkdownText(clip(it.Reason, 400)))
+			}
+			for j, c := range it.Changes {
+				if j == 8 {
+					what = append(what, fmt.Sprintf("and %d more", len(it.Changes)-j))
+					break
 				}
+				what = append(what, report.MarkdownCode(clip(c, 200)))
 			}
-			if len(what) > 600 {
-				what = what[:600] + " …"
-			}
-			row := fmt.Sprintf("| %s | `%s` | %s | %s | %s |\n", s, mdEscape(it.ConfigKey), mdEscape(it.where()), mdEscape(what), mdEscape(it.flags()))
+			row := fmt.Sprintf("| %s | %s | %s | %s | %s |\n", s, report.MarkdownCode(it.ConfigKey), report.MarkdownCode(it.where()), strings.Join(what, "<br>"), it.flags())
 			if limit > 0 && b.Len()+len(head)+len(row)+200 > limit {
 				left++
 				continue
@@ -213,4 +220,15 @@ func PrintMarkdown(w io.Writer, res *Result, limit int) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// clip cuts s to n bytes (at a rune boundary) with "…".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -28,14 +28,20 @@ type SnapshotItem struct {
 	ID      string `json:"id"`
 	State   State  `json:"state"`
 	Verdict string `json:"verdict,omitempty"`
+	// Changes is the digest of the item's changes (drifted again in
+	// another way: new again).
+	Changes string `json:"changes,omitempty"`
 }
 
-// Snapshot is the state of res for the next run, items sorted by id.
+// Snapshot is the state of res for the next run, items sorted by id (a
+// run scoped to some config keys carries the previous state of the
+// others).
 func (res *Result) Snapshot() *Snapshot {
 	s := &Snapshot{Schema: SnapshotSchema, InferenceX: res.InferenceX.Commit, Items: []SnapshotItem{}}
 	for _, it := range res.Items {
-		s.Items = append(s.Items, SnapshotItem{ID: it.ID, State: it.State, Verdict: string(it.Head)})
+		s.Items = append(s.Items, SnapshotItem{ID: it.ID, State: it.State, Verdict: string(it.Head), Changes: it.changesDigest()})
 	}
+	s.Items = append(s.Items, res.carried...)
 	sort.SliceStable(s.Items, func(i, j int) bool { return s.Items[i].ID < s.Items[j].ID })
 	return s
 }
@@ -55,6 +61,9 @@ func (s *Snapshot) Marshal() ([]byte, error) {
 // item without id or with an unknown state, an id given twice).
 func ParseSnapshot(name string, data []byte) (*Snapshot, error) {
 	var s Snapshot
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s: empty (a state file is the JSON a run writes; start without it for a first run)", name)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
@@ -69,6 +78,10 @@ func ParseSnapshot(name string, data []byte) (*Snapshot, error) {
 			return nil, fmt.Errorf("%s:%d:%d: %s: want %s, got %s", name, l, c, te.Field, te.Type, te.Value)
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if dec.More() {
+		l, c := lineCol(data, dec.InputOffset())
+		return nil, fmt.Errorf("%s:%d:%d: data after the state's JSON object", name, l, c)
 	}
 	if s.Schema != SnapshotSchema {
 		return nil, fmt.Errorf("%s: schema %d: want %d (a state written by another version: start again without it)", name, s.Schema, SnapshotSchema)

@@ -20,21 +20,27 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // Repo is a git repository opened read-only.
 type Repo struct {
-	r    *git.Repository
-	root string // the work-tree root ("" for a bare repository)
+	r      *git.Repository
+	root   string // the work-tree root ("" for a bare repository)
+	gitDir string // the git directory ("" when not known)
 }
 
 // Commit is one commit: Hash the full id, Title the first line of its
@@ -88,7 +94,35 @@ func Open(dir string) (*Repo, error) {
 	if wt, err := r.Worktree(); err == nil {
 		g.root = wt.Filesystem.Root()
 	}
+	if st, ok := r.Storer.(interface{ Filesystem() billy.Filesystem }); ok {
+		g.gitDir = st.Filesystem().Root()
+	}
+	if g.BorrowsObjects() {
+		// git clone --shared / --reference: the objects it borrows are
+		// read where objects/info/alternates says (go-git reads them only
+		// inside the git directory unless told)
+		var wt billy.Filesystem
+		if g.root != "" {
+			wt = osfs.New(g.root)
+		}
+		st := filesystem.NewStorageWithOptions(osfs.New(g.gitDir), cache.NewObjectLRUDefault(), filesystem.Options{AlternatesFS: osfs.New(string(filepath.Separator))})
+		if r2, err := git.Open(st, wt); err == nil {
+			g.r = r2
+		}
+	}
 	return g, nil
+}
+
+// BorrowsObjects reports whether the repository borrows objects from
+// another one through objects/info/alternates (git clone --shared or
+// --reference). Open reads them where the file says; a commit only a
+// missing alternate holds is not found.
+func (g *Repo) BorrowsObjects() bool {
+	if g.gitDir == "" {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(g.gitDir, "objects", "info", "alternates"))
+	return err == nil
 }
 
 // Root is the work-tree root ("" for a bare repository).
@@ -123,6 +157,56 @@ func (g *Repo) Resolve(rev string) (*Commit, error) {
 		out.Parents = append(out.Parents, p.String())
 	}
 	return out, nil
+}
+
+// ErrAmbiguous is returned (wrapped) by ResolveCommit for an abbreviated
+// commit id that more than one commit has.
+var ErrAmbiguous = errors.New("ambiguous commit id")
+
+// ResolveCommit reads the commit whose id is sha or starts with it
+// (abbreviated, lower-case hex). Unlike Resolve it reads no ref, branch
+// or revision expression, and an abbreviation two commits share is
+// ErrAmbiguous (git's rule), never the first found. Errors name sha.
+func (g *Repo) ResolveCommit(sha string) (*Commit, error) {
+	if len(sha) == 40 {
+		if _, err := g.r.CommitObject(plumbing.NewHash(sha)); err != nil {
+			return nil, fmt.Errorf("commit %s: %w", sha, err)
+		}
+		return g.Resolve(sha)
+	}
+	var found []string
+	iter, err := g.r.CommitObjects()
+	if err != nil {
+		return nil, fmt.Errorf("commit %s: %w", sha, err)
+	}
+	err = iter.ForEach(func(c *object.Commit) error {
+		if h := c.Hash.String(); strings.HasPrefix(h, sha) && !slices.Contains(found, h) {
+			found = append(found, h)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("commit %s: %w", sha, err)
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("commit %s: %w", sha, plumbing.ErrObjectNotFound)
+	case 1:
+		return g.Resolve(found[0])
+	}
+	sort.Strings(found)
+	return nil, fmt.Errorf("%w: %s is the start of %s", ErrAmbiguous, sha, strings.Join(found, ", "))
+}
+
+// Shallow reports whether the repository is a shallow clone (its git
+// directory has a shallow file): commits before its graft points are not
+// in it.
+func (g *Repo) Shallow() bool {
+	if g.gitDir == "" {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(g.gitDir, "shallow"))
+	return err == nil
 }
 
 // IsAncestor reports whether commit a is an ancestor of (or equal to) b.

@@ -152,3 +152,47 @@ func TestOpenBareAndSubdir(t *testing.T) {
 		t.Errorf("plain directory: %v", err)
 	}
 }
+
+// TestResolveCommit: a full or abbreviated commit id resolves; an
+// abbreviation two commits share is ErrAmbiguous (never the first found);
+// a ref name or revision expression is not a commit id.
+func TestResolveCommit(t *testing.T) {
+	dir := t.TempDir()
+	r, err := git.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for i := range 20 { // 20 commits: two share a first hex digit
+		if err := os.WriteFile(filepath.Join(dir, "f"), []byte{byte(i)}, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, commitAll(t, r, "c", i+1))
+	}
+	g, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{ids[3], ids[3][:12]} {
+		if c, err := g.ResolveCommit(id); err != nil || c.Hash != ids[3] {
+			t.Errorf("%s: %v %v", id, c, err)
+		}
+	}
+	first := map[byte]int{}
+	for _, id := range ids {
+		first[id[0]]++
+	}
+	for d, n := range first {
+		if n > 1 {
+			if _, err := g.ResolveCommit(string(d)); !errors.Is(err, ErrAmbiguous) {
+				t.Errorf("%c (%d commits): %v, want ErrAmbiguous", d, n, err)
+			}
+			break
+		}
+	}
+	for _, bad := range []string{"HEAD", "master", "0000000000000000000000000000000000000000"} {
+		if _, err := g.ResolveCommit(bad); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}

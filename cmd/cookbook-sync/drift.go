@@ -5,13 +5,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cookbook-sync/cookbook-sync/drift"
 	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/secrets"
 	"github.com/cookbook-sync/cookbook-sync/upstream"
 	"github.com/spf13/cobra"
 )
@@ -96,7 +99,7 @@ output, the state or the baseline could not be written.`,
 	f.StringVar(&o.state, "state", "", "state `FILE` of the previous run: read when it exists (what is new is decided against it), written after the run")
 	f.StringVar(&o.baseline, "baseline", "", "baseline `FILE` of accepted drift (YAML: accepted: [{id, reason, expires, state}])")
 	f.BoolVar(&o.updateBaseline, "update-baseline", false, "write --baseline with every failing deployment accepted")
-	f.StringVar(&o.baselineReason, "baseline-reason", "accepted with --update-baseline", "the `REASON` --update-baseline gives its new entries")
+	f.StringVar(&o.baselineReason, "baseline-reason", "", "the `REASON` --update-baseline gives its new entries (default: the reason of the expired entry it renews, else \"accepted with --update-baseline\")")
 	f.IntVar(&o.baselineDays, "baseline-days", 30, "the `DAYS` --update-baseline's new entries accept the drift for")
 	f.StringVar(&o.issue, "issue", "", "keep the tracking issue `OWNER/NAME#N` up to date (GH_TOKEN / GITHUB_TOKEN); its hidden state is the previous state unless --state is given")
 	f.StringVar(&o.issueRepo, "issue-repo", "", "find the tracking issue of `OWNER/NAME` by its hidden marker (and label), or open it; one per repository, never a second")
@@ -105,7 +108,40 @@ output, the state or the baseline could not be written.`,
 	return c
 }
 
+// maxDriftFile bounds a state or baseline file read (bytes): a bigger one
+// (or a device that never ends) is bad input, not a run out of memory.
+const maxDriftFile = 64 << 20
+
+// maxBaselineDays bounds --baseline-days (ten years).
+const maxBaselineDays = 3650
+
+// readDriftFile reads a --state or --baseline file: its bytes, or
+// exists=false when there is none. Errors (bad usage, exit 2): not a
+// regular file, unreadable, over maxDriftFile.
+func readDriftFile(flag, name string) (data []byte, exists bool, err error) {
+	f, err := os.Open(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, &exitError{code: exitUsage, err: fmt.Errorf("--%s: %w", flag, err)}
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, false, &exitError{code: exitUsage, err: fmt.Errorf("--%s %s: not a regular file", flag, name)}
+	}
+	data, err = io.ReadAll(io.LimitReader(f, maxDriftFile+1))
+	switch {
+	case err != nil:
+		return nil, false, &exitError{code: exitUsage, err: fmt.Errorf("--%s: %w", flag, err)}
+	case len(data) > maxDriftFile:
+		return nil, false, &exitError{code: exitUsage, err: fmt.Errorf("--%s %s: larger than %d MiB", flag, name, maxDriftFile>>20)}
+	}
+	return data, true, nil
+}
+
 func runDrift(cmd *cobra.Command, o driftOptions) error {
+	reasonSet := cmd.Flags().Changed("baseline-reason")
 	switch {
 	case o.infx == "":
 		return &exitError{code: exitUsage, err: errors.New("--infx is required: the InferenceX git checkout whose history holds the pinned commits")}
@@ -113,8 +149,14 @@ func runDrift(cmd *cobra.Command, o driftOptions) error {
 		return &exitError{code: exitUsage, err: errors.New("--cookbook (the checkout with the AgentX snippets or cookbook pages) or --vllm-recipes is required")}
 	case o.updateBaseline && o.baseline == "":
 		return &exitError{code: exitUsage, err: errors.New("--update-baseline needs --baseline FILE (the file it writes)")}
-	case o.baselineDays <= 0:
-		return &exitError{code: exitUsage, err: fmt.Errorf("--baseline-days %d: want a positive number of days", o.baselineDays)}
+	case o.baselineDays <= 0 || o.baselineDays > maxBaselineDays:
+		return &exitError{code: exitUsage, err: fmt.Errorf("--baseline-days %d: want 1 to %d days", o.baselineDays, maxBaselineDays)}
+	case reasonSet && strings.TrimSpace(o.baselineReason) == "":
+		return &exitError{code: exitUsage, err: errors.New("--baseline-reason: say why the drift is accepted (an empty reason is refused)")}
+	case o.state != "" && o.baseline != "" && samePath(o.state, o.baseline):
+		return &exitError{code: exitUsage, err: fmt.Errorf("--state and --baseline name one file (%s): they are different files", o.state)}
+	case len(o.upstream) > 0:
+		return &exitError{code: exitUsage, err: errors.New("--upstream: drift reads no upstream links (signoff and coverage do)")}
 	}
 	switch o.format {
 	case "text", "json", "markdown", "sarif":
@@ -136,6 +178,32 @@ func runDrift(cmd *cobra.Command, o driftOptions) error {
 		ctx = context.Background()
 	}
 	opt := drift.Options{Coverage: o.libOptions(), Now: time.Now()}
+	if o.state != "" {
+		data, ok, err := readDriftFile("state", o.state)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if opt.Previous, err = drift.ParseSnapshot(o.state, data); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+		}
+	}
+	if o.baseline != "" {
+		data, ok, err := readDriftFile("baseline", o.baseline)
+		switch {
+		case err != nil:
+			return err
+		case ok:
+			if opt.Baseline, err = drift.ParseBaseline(o.baseline, data); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+		case o.updateBaseline:
+			opt.Baseline = &drift.Baseline{}
+		default:
+			return &exitError{code: exitUsage, err: fmt.Errorf("--baseline %s: no such file (--update-baseline writes one)", o.baseline)}
+		}
+	}
 	// the tracking issue first: its hidden state is the previous state
 	var cl *upstream.Client
 	var tracked *upstream.TrackedIssue
@@ -164,30 +232,6 @@ func runDrift(cmd *cobra.Command, o driftOptions) error {
 			}
 		}
 	}
-	if o.state != "" {
-		data, err := os.ReadFile(o.state)
-		switch {
-		case err == nil:
-			if opt.Previous, err = drift.ParseSnapshot(o.state, data); err != nil {
-				return &exitError{code: exitUsage, err: err}
-			}
-		case !errors.Is(err, os.ErrNotExist):
-			return &exitError{code: exitUsage, err: fmt.Errorf("--state: %w", err)}
-		}
-	}
-	if o.baseline != "" {
-		data, err := os.ReadFile(o.baseline)
-		switch {
-		case err == nil:
-			if opt.Baseline, err = drift.ParseBaseline(o.baseline, data); err != nil {
-				return &exitError{code: exitUsage, err: err}
-			}
-		case errors.Is(err, os.ErrNotExist) && o.updateBaseline:
-			opt.Baseline = &drift.Baseline{}
-		default:
-			return &exitError{code: exitUsage, err: fmt.Errorf("--baseline: %w", err)}
-		}
-	}
 	opt.Coverage.Cache = o.openCache(cmd.ErrOrStderr(), os.Getenv)
 	res, err := drift.Run(ctx, opt)
 	if err != nil {
@@ -195,6 +239,28 @@ func runDrift(cmd *cobra.Command, o driftOptions) error {
 			return err
 		}
 		return &exitError{code: exitUsage, err: flagError(err)}
+	}
+	// --update-baseline: the baseline it writes decides what the output
+	// says fails (never after a time-limited run: its outcomes are not
+	// drift to accept)
+	var newBaseline []byte
+	if o.updateBaseline && !res.TimeLimit {
+		reason := ""
+		if reasonSet {
+			reason = strings.TrimSpace(o.baselineReason)
+		}
+		b := drift.UpdateBaseline(opt.Baseline, res, reason, opt.Now, o.baselineDays)
+		newBaseline = b.Marshal()
+		if err := secrets.FromEnv().Check(newBaseline); err != nil {
+			return &exitError{code: exitUsage, err: fmt.Errorf("--baseline %s: not written: %w", o.baseline, err)}
+		}
+		accepted := res.Failing
+		res.Judge(b, opt.Now)
+		if accepted > 0 {
+			warn(cmd.ErrOrStderr(), fmt.Sprintf("%s: %s accepted until %s", o.baseline, plural(accepted, "drifted deployment"), opt.Now.UTC().AddDate(0, 0, o.baselineDays).Format(time.DateOnly)))
+		}
+	} else if o.updateBaseline {
+		warn(cmd.ErrOrStderr(), o.baseline+": not written: a time limit cut the run short (its outcomes are not drift to accept)")
 	}
 	w := cmd.OutOrStdout()
 	switch o.format {
@@ -215,13 +281,13 @@ func runDrift(cmd *cobra.Command, o driftOptions) error {
 			warn(cmd.ErrOrStderr(), wmsg)
 		}
 	}
-	if o.state != "" && !res.TimeLimit {
-		// a run the backstop cut short leaves the previous state alone
-		data, err := res.Snapshot().Marshal()
-		if err != nil {
-			return err
-		}
-		if err := writeAtomic(o.state, data); err != nil {
+	if res.Shallow {
+		warn(cmd.ErrOrStderr(), "the InferenceX checkout is a shallow clone: pinned commits outside it are not available (fetch-depth: 0)")
+	}
+	// what the run leaves: the baseline, then the issue, then the state —
+	// the state last, so a run whose other writes failed is judged again
+	if newBaseline != nil {
+		if err := writeAtomic(o.baseline, newBaseline); err != nil {
 			return err
 		}
 	}
@@ -242,18 +308,15 @@ func runDrift(cmd *cobra.Command, o driftOptions) error {
 			printStderr(cmd.ErrOrStderr(), launch.EscapeControl(fmt.Sprintf("cookbook-sync: tracking issue %s: %s; %d API requests", is.URL, act, req)))
 		}
 	}
-	if o.updateBaseline && res.TimeLimit {
-		warn(cmd.ErrOrStderr(), o.baseline+": not written: a time limit cut the run short (its outcomes are not drift to accept)")
-	}
-	if o.updateBaseline && !res.TimeLimit {
-		b := drift.UpdateBaseline(opt.Baseline, res, o.baselineReason, opt.Now, o.baselineDays)
-		if err := writeAtomic(o.baseline, b.Marshal()); err != nil {
+	if o.state != "" && !res.TimeLimit {
+		// a run the backstop cut short leaves the previous state alone
+		data, err := res.Snapshot().Marshal()
+		if err != nil {
 			return err
 		}
-		if res.Failed {
-			warn(cmd.ErrOrStderr(), fmt.Sprintf("%s: %s accepted until %s", o.baseline, plural(res.Failing, "drifted deployment"), opt.Now.UTC().AddDate(0, 0, o.baselineDays).Format(time.DateOnly)))
+		if err := writeAtomic(o.state, data); err != nil {
+			return err
 		}
-		return nil
 	}
 	switch {
 	case res.TimeLimit:
@@ -262,4 +325,15 @@ func runDrift(cmd *cobra.Command, o driftOptions) error {
 		return &exitError{code: exitGap, err: errors.New("new drift found")}
 	}
 	return nil
+}
+
+// samePath reports whether a and b name one file (the same path, or the
+// same existing file).
+func samePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	sa, ea := os.Stat(a)
+	sb, eb := os.Stat(b)
+	return ea == nil && eb == nil && os.SameFile(sa, sb)
 }
