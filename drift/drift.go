@@ -326,6 +326,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		case errors.Is(err, gittree.ErrAmbiguous):
 			failed[sha] = fmt.Sprintf("prov.sha %s names more than one commit of the InferenceX history: which recipe it pins is not known", sha)
 			continue
+		case err != nil && repo.BorrowsObjects():
+			why[sha] = fmt.Sprintf("commit %.12s is not found: the InferenceX checkout borrows its objects through objects/info/alternates (git clone --shared or --reference), which are not read; clone it without", sha)
+			continue
 		case err != nil && repo.Shallow():
 			why[sha] = fmt.Sprintf("commit %.12s is not in the history of the shallow InferenceX clone (fetch with fetch-depth: 0)", sha)
 			continue

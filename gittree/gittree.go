@@ -27,13 +27,10 @@ import (
 	"time"
 
 	"github.com/go-git/go-billy/v5"
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // Repo is a git repository opened read-only.
@@ -97,26 +94,15 @@ func Open(dir string) (*Repo, error) {
 	if st, ok := r.Storer.(interface{ Filesystem() billy.Filesystem }); ok {
 		g.gitDir = st.Filesystem().Root()
 	}
-	if g.BorrowsObjects() {
-		// git clone --shared / --reference: the objects it borrows are
-		// read where objects/info/alternates says (go-git reads them only
-		// inside the git directory unless told)
-		var wt billy.Filesystem
-		if g.root != "" {
-			wt = osfs.New(g.root)
-		}
-		st := filesystem.NewStorageWithOptions(osfs.New(g.gitDir), cache.NewObjectLRUDefault(), filesystem.Options{AlternatesFS: osfs.New(string(filepath.Separator))})
-		if r2, err := git.Open(st, wt); err == nil {
-			g.r = r2
-		}
-	}
 	return g, nil
 }
 
 // BorrowsObjects reports whether the repository borrows objects from
 // another one through objects/info/alternates (git clone --shared or
-// --reference). Open reads them where the file says; a commit only a
-// missing alternate holds is not found.
+// --reference), which are not read here (go-git reads an alternate only
+// inside the git directory; read from anywhere, its packs are opened per
+// object: minutes for one commit): commits only those objects hold are not
+// found.
 func (g *Repo) BorrowsObjects() bool {
 	if g.gitDir == "" {
 		return false
