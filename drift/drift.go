@@ -337,7 +337,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			continue
 		}
 		if headCommit != nil && headCommit.Hash != c.Hash {
-			if behind, err := repo.IsAncestor(headCommit.Hash, c.Hash); err == nil && behind {
+			if behind, err := isAncestor(repo, opt.Coverage.Cache, headCommit.Hash, c.Hash); err == nil && behind {
 				// head is older than the pinned commit: the changes
 				// would read backwards
 				failed[sha] = fmt.Sprintf("the InferenceX checkout (HEAD %s) is older than the pinned commit %.12s: update it", headCommit.Short(), c.Hash)
@@ -573,6 +573,31 @@ func keyItem(source string, k *report.KeyResult, was State) Item {
 		it.Changes = keyChanges(k)
 	}
 	return it
+}
+
+// ancestryKind is the cache entry kind of an ancestry answer ("1" or
+// "0"): whether one commit is an ancestor of another never changes.
+const ancestryKind = "drift-ancestry/1"
+
+// isAncestor is repo.IsAncestor(a, b), kept in cache (nil: none): the
+// walk through a history takes tens of milliseconds per commit.
+func isAncestor(repo *gittree.Repo, cache *runcache.Dir, a, b string) (bool, error) {
+	var key runcache.Key
+	if cache != nil {
+		key = cache.NewKey(ancestryKind).Add(a).Add(b).Sum()
+		if v, ok := cache.Get(key); ok && (string(v) == "1" || string(v) == "0") {
+			return string(v) == "1", nil
+		}
+	}
+	ok, err := repo.IsAncestor(a, b)
+	if err == nil && cache != nil {
+		v := "0"
+		if ok {
+			v = "1"
+		}
+		_ = cache.Put(key, []byte(v)) // a cache that cannot be written is only slower
+	}
+	return ok, err
 }
 
 // pinnedKind is the cache entry kind of a pinned commit's points (the JSON
