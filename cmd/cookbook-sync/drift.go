@@ -126,7 +126,7 @@ func readDriftFile(flag, name string) (data []byte, exists bool, err error) {
 	if err != nil {
 		return nil, false, &exitError{code: exitUsage, err: fmt.Errorf("--%s: %w", flag, err)}
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 		return nil, false, &exitError{code: exitUsage, err: fmt.Errorf("--%s %s: not a regular file", flag, name)}
 	}
