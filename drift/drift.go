@@ -810,13 +810,17 @@ func rowReason(k *report.KeyResult) string {
 // changes lists the differences of roles ("role: setting: a → b") that
 // base does not have too (nil base: all of them), prohibited settings
 // included, in order, without repeats.
-func changes(roles, base []compare.Result) []string {
+func changes(roles, base []compare.Result) []string { return newLines(roles, base, diffLines) }
+
+// newLines are the lines of roles that base does not have, in order,
+// without repeats.
+func newLines(roles, base []compare.Result, lines func([]compare.Result) []string) []string {
 	had := map[string]bool{}
-	for _, s := range diffLines(base) {
+	for _, s := range lines(base) {
 		had[s] = true
 	}
 	var out []string
-	for _, s := range diffLines(roles) {
+	for _, s := range lines(roles) {
 		if !had[s] {
 			out = appendNew(out, s)
 		}
@@ -851,30 +855,21 @@ func diffLines(roles []compare.Result) []string {
 // that base does not have ("role: setting: a → b (informational)"): a
 // change of such a setting is not a Check 3 gap but is what a cookbook
 // sync carries (an engine image tag).
-func infoChanges(roles, base []compare.Result) []string {
-	lines := func(rs []compare.Result) []string {
-		var out []string
-		for _, r := range rs {
-			role := r.Role
-			if r.Index > 0 {
-				role += "[" + strconv.Itoa(r.Index) + "]"
-			}
-			for _, x := range r.Info {
-				if value(x.Upstream) != value(x.InferenceX) {
-					out = append(out, fmt.Sprintf("%s: %s: %s → %s (informational)", role, x.Setting, value(x.Upstream), value(x.InferenceX)))
-				}
-			}
-		}
-		return out
-	}
-	had := map[string]bool{}
-	for _, s := range lines(base) {
-		had[s] = true
-	}
+func infoChanges(roles, base []compare.Result) []string { return newLines(roles, base, infoLines) }
+
+// infoLines are the informational differences of roles whose two values
+// differ, "role: setting: a → b (informational)".
+func infoLines(rs []compare.Result) []string {
 	var out []string
-	for _, s := range lines(roles) {
-		if !had[s] {
-			out = appendNew(out, s)
+	for _, r := range rs {
+		role := r.Role
+		if r.Index > 0 {
+			role += "[" + strconv.Itoa(r.Index) + "]"
+		}
+		for _, x := range r.Info {
+			if value(x.Upstream) != value(x.InferenceX) {
+				out = append(out, fmt.Sprintf("%s: %s: %s → %s (informational)", role, x.Setting, value(x.Upstream), value(x.InferenceX)))
+			}
 		}
 	}
 	return out

@@ -6,7 +6,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cookbook-sync/cookbook-sync/report"
 )
@@ -191,14 +190,14 @@ func PrintMarkdown(w io.Writer, res *Result, limit int) error {
 			}
 			var what []string
 			if it.Reason != "" {
-				what = append(what, report.MarkdownText(clip(it.Reason, 400)))
+				what = append(what, report.MarkdownText(report.ClipEnd(it.Reason, 400)))
 			}
 			for j, c := range it.Changes {
 				if j == 8 {
 					what = append(what, fmt.Sprintf("and %d more", len(it.Changes)-j))
 					break
 				}
-				what = append(what, report.MarkdownCode(clip(c, 200)))
+				what = append(what, report.MarkdownCode(report.ClipEnd(c, 200)))
 			}
 			row := fmt.Sprintf("| %s | %s | %s | %s | %s |\n", s, report.MarkdownCode(it.ConfigKey), report.MarkdownCode(it.where()), strings.Join(what, "<br>"), it.flags())
 			if limit > 0 && b.Len()+len(head)+len(row)+200 > limit {
@@ -220,15 +219,4 @@ func PrintMarkdown(w io.Writer, res *Result, limit int) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// clip cuts s to n bytes (at a rune boundary) with "…".
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
 	"github.com/cookbook-sync/cookbook-sync/launch"
@@ -204,6 +205,19 @@ func clip(s string, n int) string {
 	}
 	h := (n - 1) / 2
 	return string(r[:h]) + "…" + string(r[len(r)-(n-1-h):])
+}
+
+// ClipEnd cuts s to at most n bytes at a character boundary, marking the
+// cut with "…" (for printers outside this package: signoff's comment, the
+// drift table).
+func ClipEnd(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 func shortList(xs []string, n int) string {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/infx"
 	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/report"
 )
 
 // TestCanonicalEntryLeavesPositionsOut: a master entry read from two
@@ -46,7 +47,7 @@ func TestFileChanges(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("changes:\n%q\nwant\n%q", got, want)
 	}
-	if c := clip(strings.Repeat("é", 100), 121); c != strings.Repeat("é", 60)+"…" {
+	if c := report.ClipEnd(strings.Repeat("é", 100), 121); c != strings.Repeat("é", 60)+"…" {
 		t.Errorf("clip: %q", c)
 	}
 }

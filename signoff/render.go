@@ -9,11 +9,11 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cookbook-sync/cookbook-sync/coverage"
 	"github.com/cookbook-sync/cookbook-sync/infx"
 	"github.com/cookbook-sync/cookbook-sync/launch"
+	"github.com/cookbook-sync/cookbook-sync/report"
 )
 
 // pointID names a point of a config key: master row and concurrency.
@@ -450,21 +450,10 @@ func firstDiffLine(a, b string) (string, string) {
 			y = strings.TrimSpace(lb[i])
 		}
 		if x != y {
-			return clip(x, 120), clip(y, 120)
+			return report.ClipEnd(x, 120), report.ClipEnd(y, 120)
 		}
 	}
 	return "", ""
-}
-
-// clip cuts s to at most n bytes at a character boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 func orAbsent(s string) string {
