@@ -336,6 +336,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			why[sha] = fmt.Sprintf("commit %.12s is not in the InferenceX checkout's history", sha)
 			continue
 		}
+		res.PinnedAvailable++
 		if headCommit != nil && headCommit.Hash != c.Hash {
 			if behind, err := isAncestor(repo, opt.Coverage.Cache, headCommit.Hash, c.Hash); err == nil && behind {
 				// head is older than the pinned commit: the changes
@@ -344,7 +345,6 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 				continue
 			}
 		}
-		res.PinnedAvailable++
 		var keys []string
 		for _, i := range bySHA[sha] {
 			keys = appendNew(keys, globQuote(head.Points[i].ConfigKey))

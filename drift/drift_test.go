@@ -624,8 +624,8 @@ func TestDriftBadPins(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := run(t, Options{Coverage: coverage.Options{InfxDir: f.h.Dir, CookbookDirs: []string{f.cookbook(t, later, nil)}}})
-	if codes(res) != "VVVVVVVV" || !strings.Contains(res.Items[0].Reason, "is older than the pinned commit") {
-		t.Errorf("head behind: %s %q", codes(res), res.Items[0].Reason)
+	if codes(res) != "VVVVVVVV" || !strings.Contains(res.Items[0].Reason, "is older than the pinned commit") || res.PinnedAvailable != 1 {
+		t.Errorf("head behind: %s %q, %d pinned commits available", codes(res), res.Items[0].Reason, res.PinnedAvailable)
 	}
 }
 
