@@ -1146,22 +1146,18 @@ func localDirs(dirs ...string) []string {
 	return out
 }
 
-// classifyCookbooks sorts the CookbookDirs into the checkout with AgentX
-// snippets (docs/src/snippets/agentx) and the one with cookbook pages
-// (docs/src/snippets/configs or autoregressive — under docs_new/ before
-// sgl-project/sglang moved the docs on 2026-08-03 —, also below a docs
-// directory given itself). Errors (*OptionError): a directory with
-// neither, or two of one kind.
-// ClassifyCookbooks says which of dirs (Options.CookbookDirs) holds the
-// AgentX snippets (docs/src/snippets/agentx) and which the hand-written
-// cookbook pages (docs/src/snippets/configs or autoregressive, also under
-// docs_new/ or at the docs root); "" for a kind none holds. One directory
+// ClassifyCookbooks sorts dirs (Options.CookbookDirs) into the checkout
+// with AgentX snippets (docs/src/snippets/agentx) and the one with cookbook
+// pages (docs/src/snippets/configs or autoregressive — under docs_new/
+// before sgl-project/sglang moved the docs on 2026-08-03 —, also below a
+// docs directory given itself); "" for a kind none holds, and one directory
 // may hold both. Errors (*OptionError, Field "CookbookDir"): a directory
-// with neither, a second directory of one kind.
+// with neither, or two of one kind.
 func ClassifyCookbooks(dirs []string) (agentx, pagesDir string, err error) {
 	return classifyCookbooks(dirs)
 }
 
+// classifyCookbooks is ClassifyCookbooks.
 func classifyCookbooks(dirs []string) (agentx, pagesDir string, err error) {
 	has := func(d string, parts ...string) bool {
 		st, err := os.Stat(filepath.Join(append([]string{d}, parts...)...))

@@ -1,7 +1,9 @@
 // Package fakegithub is an in-memory GitHub REST API for tests (no network):
 // an httptest.Server implementing the endpoints package upstream uses —
 // repos, contents, git refs / trees / blobs / commits, pulls (list, get,
-// create, update), search issues and Actions runs — with payloads shaped like
+// create, update), issues (list by state and labels, get, create, edit;
+// a body over 65,536 characters refused), search issues and Actions runs —
+// with payloads shaped like
 // GitHub's (field names from the REST docs), ETags and 304s, 404 / 422 errors
 // with GitHub's {"message","documentation_url"} bodies, and injectable faults
 // (5xx, 403 secondary rate limit with Retry-After, malformed bodies).
