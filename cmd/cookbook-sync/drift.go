@@ -77,7 +77,16 @@ state (everything, on a first run) and not accepted by --baseline FILE fails;
 an accepted entry whose date has passed fails again. --state FILE is read when
 it exists and written (atomically) after the run; --update-baseline writes the
 baseline with every failing deployment accepted (--baseline-reason, for
---baseline-days days).
+--baseline-days days). --allow-unverified: a deployment that could not be
+verified is listed but does not fail.
+
+--issue-repo OWNER/NAME keeps one tracking issue there (GH_TOKEN /
+GITHUB_TOKEN): found by a hidden marker and --issue-label, edited in place
+only when its body changes, closed when nothing is drifted, reopened when
+drift comes back, never a second one; without --state its hidden block is the
+previous state. --issue OWNER/NAME#N names the issue. --format sarif writes a
+SARIF 2.1.0 log for code scanning (examples/github-actions/cookbook-drift.yml
+is a ready nightly workflow).
 
 Exit status: 0 nothing new drifted; 1 something did; 2 bad usage or input
 (a state or baseline file that does not parse: file:line:col); 3 --deadline
