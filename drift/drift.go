@@ -828,22 +828,17 @@ func newLines(roles, base []compare.Result, lines func([]compare.Result) []strin
 	return out
 }
 
-// diffLines are the differences of roles as "role: setting: a → b".
+// diffLines are the differences of roles as "role: setting: a → b",
+// prohibited settings whose two values differ marked so, and a missing
+// role's note.
 func diffLines(roles []compare.Result) []string {
 	var out []string
 	for _, r := range roles {
-		role := r.Role
-		if r.Index > 0 {
-			role += "[" + strconv.Itoa(r.Index) + "]"
-		}
+		role := roleLabel(r)
 		for _, d := range r.Differences {
 			out = append(out, fmt.Sprintf("%s: %s: %s → %s", role, d.Setting, value(d.Upstream), value(d.InferenceX)))
 		}
-		for _, x := range r.Prohibited {
-			if value(x.Upstream) != value(x.InferenceX) {
-				out = append(out, fmt.Sprintf("%s: %s: %s → %s (prohibited)", role, x.Setting, value(x.Upstream), value(x.InferenceX)))
-			}
-		}
+		out = append(out, changedExclusions(role, r.Prohibited, "prohibited")...)
 		if r.Verdict == compare.Missing && r.Note != "" {
 			out = append(out, role+": "+r.Note)
 		}
@@ -862,14 +857,26 @@ func infoChanges(roles, base []compare.Result) []string { return newLines(roles,
 func infoLines(rs []compare.Result) []string {
 	var out []string
 	for _, r := range rs {
-		role := r.Role
-		if r.Index > 0 {
-			role += "[" + strconv.Itoa(r.Index) + "]"
-		}
-		for _, x := range r.Info {
-			if value(x.Upstream) != value(x.InferenceX) {
-				out = append(out, fmt.Sprintf("%s: %s: %s → %s (informational)", role, x.Setting, value(x.Upstream), value(x.InferenceX)))
-			}
+		out = append(out, changedExclusions(roleLabel(r), r.Info, "informational")...)
+	}
+	return out
+}
+
+// roleLabel is a role as the lines name it: "decode", "decode[1]".
+func roleLabel(r compare.Result) string {
+	if r.Index > 0 {
+		return r.Role + "[" + strconv.Itoa(r.Index) + "]"
+	}
+	return r.Role
+}
+
+// changedExclusions are the entries of xs whose two values differ, as
+// "role: setting: a → b (tag)".
+func changedExclusions(role string, xs []compare.Exclusion, tag string) []string {
+	var out []string
+	for _, x := range xs {
+		if value(x.Upstream) != value(x.InferenceX) {
+			out = append(out, fmt.Sprintf("%s: %s: %s → %s (%s)", role, x.Setting, value(x.Upstream), value(x.InferenceX), tag))
 		}
 	}
 	return out
