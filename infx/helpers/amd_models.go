@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -113,7 +114,17 @@ func amdItemsOf(v int) []amdItem {
 // benchmarks/multi_node/amd_utils/server_sglang.sh` and the version in
 // effect on that day), oldest first. Each entry's Commits are the commits
 // that wrote the file with that text (the first one introduced it).
-func amdModelsVersions() []amdModelsVersion {
+//
+// The table is built once per process (amdModelsTable) and only read:
+// nothing changes an item or its default after it is made.
+func amdModelsVersions() []amdModelsVersion { return amdModelsTable() }
+
+// amdModelsTable builds amdModelsVersions' table once: a loader run asks
+// for it to find its version by hash, and building it for every run of the
+// loader cost a third of a GB per coverage run of the complete trees.
+var amdModelsTable = sync.OnceValue(buildAMDModelsVersions)
+
+func buildAMDModelsVersions() []amdModelsVersion {
 	mk := func(v int, sum string, agentic bool, commits ...string) amdModelsVersion {
 		return amdModelsVersion{
 			Program: Program{ID: fmt.Sprintf("amd_utils/server_sglang.sh models.yaml loader v%d", v), SHA256: sum, Path: AMDModelsPath, Commits: commits},

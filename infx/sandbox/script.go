@@ -299,6 +299,10 @@ func replCheck(args []string) error {
 	return nil
 }
 
+// relaxFlags drops the e, u and x letters of a `set` flag word (relaxSet);
+// a strings.Replacer is safe for concurrent use and never changes.
+var relaxFlags = strings.NewReplacer("e", "", "u", "", "x", "")
+
 // relaxSet drops errexit, nounset and xtrace from a `set` call: values a
 // script computes from commands the sandbox answers only in part can be
 // empty, and the script should still reach its launch command; the trace
@@ -321,7 +325,7 @@ func relaxSet(args []string) []string {
 			continue
 		}
 		if len(a) > 1 && (a[0] == '-' || a[0] == '+') {
-			a = strings.NewReplacer("e", "", "u", "", "x", "").Replace(a)
+			a = relaxFlags.Replace(a)
 			if a == "-" || a == "+" {
 				continue
 			}
