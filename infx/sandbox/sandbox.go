@@ -992,7 +992,9 @@ func (sb *sandbox) envDiff(env expand.Environ) []string {
 	if known {
 		sb.mu.Lock()
 		if sb.diffScope == scope && sb.diffVersion == version {
-			out := slices.Clone(sb.diffKVs)
+			// shared, not copied: a Command's Env is only read, and its
+			// capacity ends at its length (an append copies it)
+			out := sb.diffKVs
 			sb.mu.Unlock()
 			return out
 		}
@@ -1004,8 +1006,9 @@ func (sb *sandbox) envDiff(env expand.Environ) []string {
 	if !fast {
 		out = sb.diffEnv(exported(env))
 	}
+	out = out[:len(out):len(out)]
 	if known {
-		sb.diffScope, sb.diffVersion, sb.diffKVs = scope, version, slices.Clone(out)
+		sb.diffScope, sb.diffVersion, sb.diffKVs = scope, version, out
 	}
 	return out
 }
