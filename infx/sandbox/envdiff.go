@@ -67,11 +67,32 @@ func (sb *sandbox) envDiffFast(env expand.Environ) (_ []string, ok bool) {
 	// start and base: mostly none), merged with the overlays' entries, an
 	// overlay's entry hiding the start's
 	diff := sb.rootDiff(se, bi, base)
+	// While the entries equal the last answer's (sb.diffKVs) one by one,
+	// nothing is built: a list equal to it is answered with it, shared
+	// (most commands see the variables the one before saw, though an
+	// assignment to another variable moved the version envDiff checks).
+	prev := sb.diffKVs
 	var out []string
+	n := 0 // entries listed so far; out holds them once one differs from prev
+	add := func(kv string, name, str string) {
+		if out == nil && n < len(prev) && (kv != "" && prev[n] == kv || kv == "" && isPair(prev[n], name, str)) {
+			n++
+			return
+		}
+		if out == nil {
+			out = make([]string, n, n+8)
+			copy(out, prev[:n])
+		}
+		if kv == "" {
+			kv = name + "=" + str
+		}
+		out = append(out, kv)
+		n++
+	}
 	i, j := 0, 0
 	for i < len(diff) || j < len(vis) {
 		if j == len(vis) || i < len(diff) && compareNameEq(se.names[diff[i]], vis[j].name) < 0 {
-			out = append(out, se.pairs[diff[i]])
+			add(se.pairs[diff[i]], "", "")
 			i++
 			continue
 		}
@@ -86,7 +107,17 @@ func (sb *sandbox) envDiffFast(env expand.Environ) (_ []string, ok bool) {
 		if old, ok := base[e.name]; ok && old == e.str {
 			continue
 		}
-		out = append(out, e.name+"="+e.str)
+		add("", e.name, e.str)
+	}
+	if out == nil {
+		switch {
+		case n == 0:
+			return nil, true
+		case n == len(prev):
+			return prev, true // the last answer, sorted already
+		default:
+			return prev[:n:n], true // a prefix of it: sorted; appends copy
+		}
 	}
 	// by name ("A=" sorts after "A9=", "A" before "A9"), as exported
 	byName := func(a, b string) int {
@@ -96,6 +127,11 @@ func (sb *sandbox) envDiffFast(env expand.Environ) (_ []string, ok bool) {
 		slices.SortFunc(out, byName)
 	}
 	return out, true
+}
+
+// isPair reports whether kv is name=str, without building it.
+func isPair(kv, name, str string) bool {
+	return len(kv) == len(name)+1+len(str) && kv[len(name)] == '=' && kv[:len(name)] == name && kv[len(name)+1:] == str
 }
 
 // rootDiff lists, by index into se's variables in their order, those

@@ -79,6 +79,10 @@ probe top3
 	start := []string{"PATH=/bin", "HOME=/root", "Z=z"}
 	for _, root := range []expand.Environ{newStartEnv(start), expand.ListEnviron(start...)} {
 		var probes atomic.Int32
+		// one sandbox for the whole run, as a run has: its envDiff
+		// answers from its last answer (shared when equal)
+		psb := &sandbox{base: map[string]string{"PATH": "/bin", "HOME": "/other", "B": "2"},
+			containerBases: []map[string]string{{"A": "1", "F": "6", "HOME": "/root"}}}
 		r, err := interp.New(interp.Env(root),
 			interp.ExecHandlers(func(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 				return func(ctx context.Context, args []string) error {
@@ -102,6 +106,9 @@ probe top3
 					sb.mu.Unlock()
 					if _, isStart := root.(*startEnv); ok != isStart || ok && !slices.Equal(fast, slow) {
 						t.Errorf("%T at %s: envDiffFast %q (%v), diffEnv %q", root, args[1], fast, ok, slow)
+					}
+					if got := psb.envDiff(hc.Env); !slices.Equal(got, slow) || cap(got) != len(got) {
+						t.Errorf("%T at %s: the run's envDiff %q (cap %d), diffEnv %q", root, args[1], got, cap(got), slow)
 					}
 					return nil
 				}
@@ -288,5 +295,57 @@ func TestStartEnvIsListEnviron(t *testing.T) {
 				t.Errorf("%q: Get(%q) = %+v, ListEnviron %+v", kvs, name, b, a)
 			}
 		}
+	}
+}
+
+// TestEnvDiffSharesEqualAnswers: commands whose exported variables are
+// the ones the command before saw get that command's list itself (no new
+// list, no new strings), though an assignment to an unexported variable
+// moved the environment's version between them; a list that differs is
+// new, and one that is a prefix of the last shares its array with a
+// capacity that ends at its length (an append copies it).
+func TestEnvDiffSharesEqualAnswers(t *testing.T) {
+	src := `export A=1 B=2
+probe one
+i=1
+probe two
+i=2
+probe three
+export B=3
+probe four
+unset B
+probe five
+`
+	file, err := syntax.NewParser().Parse(strings.NewReader(src), "t.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := &sandbox{base: map[string]string{"PATH": "/bin"}}
+	got := map[string][]string{}
+	r, err := interp.New(interp.Env(newStartEnv([]string{"PATH=/bin"})),
+		interp.ExecHandlers(func(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
+			return func(ctx context.Context, args []string) error {
+				got[args[1]] = sb.envDiff(interp.HandlerCtx(ctx).Env)
+				return nil
+			}
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Run(context.Background(), file); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"one": {"A=1", "B=2"}, "two": {"A=1", "B=2"}, "three": {"A=1", "B=2"}, "four": {"A=1", "B=3"}, "five": {"A=1"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("envDiff answers %q, want %q", got, want)
+	}
+	if &got["one"][0] != &got["two"][0] || &got["two"][0] != &got["three"][0] {
+		t.Error("equal answers are not shared")
+	}
+	if &got["four"][0] == &got["three"][0] {
+		t.Error("a changed answer shares the last one's array")
+	}
+	if &got["five"][0] != &got["four"][0] || cap(got["five"]) != 1 {
+		t.Errorf("a prefix of the last answer: shared %v, capacity %d (want its length, 1)", &got["five"][0] == &got["four"][0], cap(got["five"]))
 	}
 }
