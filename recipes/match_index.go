@@ -328,7 +328,7 @@ func renderingEntries(rel string, r *Rendering) []entry {
 		}
 		out = append(out, entry{kind: "yaml", file: rel, variant: r.Variant, strategy: r.Strategy,
 			recommended: r.Recommended, model: r.Tree, checkpoint: ck, family: r.Recipe.HFID, hardware: []string{r.Hardware},
-			precision: prec, role: role, topo: TopologyOf(argsFromTokens(rc.Argv[2:])), rendering: r, roleIdx: i})
+			precision: prec, role: role, topo: topologyOfTokens(rc.Argv[2:]), rendering: r, roleIdx: i})
 	}
 	return out
 }

@@ -364,21 +364,118 @@ func modeOf(tp, dp int, ep bool) string {
 }
 
 // TopologyOf reads TP/DP/PP/EP from (normalized or raw) vLLM args.
+//
+// It reads the four options as NormalizeArgs would leave them (flag
+// spelling through NormalizeFlag, `--flag=value`, inline values, dotted
+// sub-keys, last wins) without building the normalized list: it only
+// keeps, per option, whether it is present, whether a dotted sub-key
+// made its value JSON, and its last plain value.
 func TopologyOf(args []launch.Arg) Topology {
-	n, _ := NormalizeArgs(args)
-	t := Topology{TP: 1, DP: 1, PP: 1}
-	num := func(f string) int {
-		if v, ok := launch.Lookup(n, f); ok && len(v) > 0 {
-			x, err := strconv.Atoi(v[0])
-			if err != nil {
-				return 0
-			}
-			return x
+	var tv topoVals
+	for i := range args {
+		a := &args[i]
+		if a.Flag == "" {
+			continue // positional (NormalizeArgs: --model or kept as is)
 		}
-		return 1
+		first := ""
+		if len(a.Values) > 0 {
+			first = a.Values[0]
+		}
+		tv.add(a.Flag, first, len(a.Values))
 	}
-	t.TP, t.DP, t.PP = num("--tensor-parallel-size"), num("--data-parallel-size"), num("--pipeline-parallel-size")
-	_, t.EP = launch.Lookup(n, "--enable-expert-parallel")
+	return tv.topology()
+}
+
+// topologyOfTokens is TopologyOf(argsFromTokens(toks)) without building
+// the args: the same unit rule (a flag takes the next token when it does
+// not start with "-").
+func topologyOfTokens(toks []Token) Topology {
+	var tv topoVals
+	for i := 0; i < len(toks); i++ {
+		t := toks[i].Text
+		if !strings.HasPrefix(t, "-") {
+			continue // positional
+		}
+		if i+1 < len(toks) && !strings.HasPrefix(toks[i+1].Text, "-") {
+			tv.add(t, toks[i+1].Text, 1)
+			i++
+			continue
+		}
+		tv.add(t, "", 0)
+	}
+	return tv.topology()
+}
+
+// Indices of the options topoVals follows.
+const (
+	topoTP = iota
+	topoDP
+	topoPP
+	topoEP
+	topoFlags
+)
+
+// topoVal is what NormalizeArgs leaves of one option: present, its value
+// made a JSON object by a dotted sub-key (dotted), else the first of the
+// last occurrence's values (n of them).
+type topoVal struct {
+	present, dotted bool
+	first           string
+	n               int
+}
+
+// topoVals follows the options TopologyOf reads through a list of args.
+type topoVals [topoFlags]topoVal
+
+// add is one non-positional arg (flag, its first value, its value count),
+// canonicalized as NormalizeArgs does.
+func (tv *topoVals) add(flag, first string, n int) {
+	if i := strings.Index(flag, "="); i > 0 && n == 0 {
+		flag, first, n = flag[:i], flag[i+1:], 1
+	}
+	canon, sub, inline := NormalizeFlag(flag)
+	var v *topoVal
+	switch canon {
+	case "--tensor-parallel-size":
+		v = &tv[topoTP]
+	case "--data-parallel-size":
+		v = &tv[topoDP]
+	case "--pipeline-parallel-size":
+		v = &tv[topoPP]
+	case "--enable-expert-parallel":
+		v = &tv[topoEP]
+	default:
+		return
+	}
+	v.present = true
+	if sub != "" {
+		// NormalizeArgs merges the sub-keys into a JSON object value
+		v.dotted = true
+		return
+	}
+	if inline != "" && n == 0 {
+		first, n = inline, 1
+	}
+	v.first, v.n = first, n
+}
+
+func (tv *topoVals) topology() Topology {
+	num := func(v *topoVal) int {
+		switch {
+		case !v.present:
+			return 1
+		case v.dotted:
+			return 0 // a JSON object is no number
+		case v.n == 0:
+			return 1
+		}
+		x, err := strconv.Atoi(v.first)
+		if err != nil {
+			return 0
+		}
+		return x
+	}
+	t := Topology{TP: num(&tv[topoTP]), DP: num(&tv[topoDP]), PP: num(&tv[topoPP]), EP: tv[topoEP].present}
 	t.GPUs = t.TP * t.DP * t.PP
 	t.Mode = modeOf(t.TP, t.DP, t.EP)
 	return t

@@ -1,0 +1,125 @@
+package recipes
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
+)
+
+// topologyOfNormalized is TopologyOf's definition: the layout read from
+// the NormalizeArgs form of the args. TopologyOf reads the same options
+// without building that form; these tests hold the two equal.
+func topologyOfNormalized(args []launch.Arg) Topology {
+	n, _ := NormalizeArgs(args)
+	t := Topology{TP: 1, DP: 1, PP: 1}
+	num := func(f string) int {
+		if v, ok := launch.Lookup(n, f); ok && len(v) > 0 {
+			x, err := strconv.Atoi(v[0])
+			if err != nil {
+				return 0
+			}
+			return x
+		}
+		return 1
+	}
+	t.TP, t.DP, t.PP = num("--tensor-parallel-size"), num("--data-parallel-size"), num("--pipeline-parallel-size")
+	_, t.EP = launch.Lookup(n, "--enable-expert-parallel")
+	t.GPUs = t.TP * t.DP * t.PP
+	t.Mode = modeOf(t.TP, t.DP, t.EP)
+	return t
+}
+
+func toks(ss ...string) []Token {
+	out := make([]Token, len(ss))
+	for i, s := range ss {
+		out[i] = Token{Text: s}
+	}
+	return out
+}
+
+// TopologyOf and topologyOfTokens agree with the NormalizeArgs reading on
+// every spelling NormalizeArgs canonicalizes.
+func TestTopologyOfEdgeCases(t *testing.T) {
+	cases := [][]string{
+		{},
+		{"model/x"},
+		{"model/x", "--tensor-parallel-size", "8"},
+		{"-tp", "4", "--data-parallel-size", "2", "--enable-expert-parallel"},
+		{"--tensor_parallel_size", "2", "--tensor-parallel-size", "4"},
+		{"--tensor-parallel-size=8", "--data-parallel-size=2"},
+		{"--tensor-parallel", "8", "--pipeline-parallel", "2"},
+		{"--tensor-parallel-size", "<tp>"},
+		{"--tensor-parallel-size"},
+		{"--tensor-parallel-size", "--enable-expert-parallel"},
+		{"--tensor-parallel-size.x", "1"},
+		{"--tensor-parallel-size", "8", "--tensor-parallel-size.x", "1"},
+		{"--tensor-parallel-size.x", "1", "--tensor-parallel-size", "8"},
+		{"--enable-expert-parallel.x", "1"},
+		{"--enable-expert-parallel=true"},
+		{"--no-enable-expert-parallel"},
+		{"--data-parallel-size-local", "2", "--data-parallel-size", "4"},
+		{"--data-parallel", "2"},
+		{"-dp", "2", "-pp", "2"},
+		{"--pipeline-parallel-size", "0"},
+		{"--tensor-parallel-size", ""},
+		{"--tensor-parallel-size=", "--data-parallel-size", "2"},
+		{"-O3", "--tensor-parallel-size", "2"},
+		{"a", "b", "--tensor-parallel-size", "2", "c"},
+	}
+	for _, c := range cases {
+		ts := toks(c...)
+		args := argsFromTokens(ts)
+		want := topologyOfNormalized(args)
+		if got := TopologyOf(args); got != want {
+			t.Errorf("TopologyOf(%q) = %+v, want %+v", c, got, want)
+		}
+		if got := topologyOfTokens(ts); got != want {
+			t.Errorf("topologyOfTokens(%q) = %+v, want %+v", c, got, want)
+		}
+	}
+	// args as InferenceX gives them: several values, values-less flags
+	// with `=`, empty flags beyond the model
+	multi := []launch.Arg{{Values: []string{"m"}}, {Values: []string{"extra"}},
+		{Flag: "--tensor-parallel-size", Values: []string{"2", "4"}}, {Flag: "--data-parallel-size=4"},
+		{Flag: "--pipeline-parallel-size", Values: []string{}}, {Flag: "--enable-expert-parallel", Values: []string{"x", "y"}}}
+	if got, want := TopologyOf(multi), topologyOfNormalized(multi); got != want {
+		t.Errorf("TopologyOf(%v) = %+v, want %+v", multi, got, want)
+	}
+}
+
+// On the whole corpus: every rendering role and guide command.
+func TestCorpusTopologyOf(t *testing.T) {
+	ix, err := Open(recipesRoot(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	check := func(args []launch.Arg) {
+		n++
+		if got, want := TopologyOf(args), topologyOfNormalized(args); got != want {
+			t.Errorf("TopologyOf(%v) = %+v, want %+v", args, got, want)
+		}
+	}
+	for i := range ix.entries {
+		e := &ix.entries[i]
+		if e.rendering != nil {
+			for _, rc := range e.rendering.Roles {
+				ts := rc.Argv[min(2, len(rc.Argv)):]
+				if got, want := topologyOfTokens(ts), topologyOfNormalized(argsFromTokens(ts)); got != want {
+					t.Errorf("topologyOfTokens(%v) = %+v, want %+v", rc.Argv, got, want)
+				}
+				check(argsFromTokens(ts))
+			}
+		}
+		if e.dep != nil {
+			for _, p := range e.dep.Processes {
+				check(p.Args)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no args checked")
+	}
+	t.Logf("%d arg lists", n)
+}
