@@ -88,7 +88,7 @@ func ScanFile(path string) (_ *FileScan, err error) {
 	case ".md", ".markdown":
 		return scanMarkdown(path, data)
 	case ".yaml", ".yml":
-		return scanYAML(path, data, nil, nil)
+		return scanYAML(path, data, nil, nil, true)
 	}
 	return nil, fmt.Errorf("%s: not a recipe (want .md or .yaml)", path)
 }
@@ -127,8 +127,9 @@ func siteRootOf(path string) (string, string) {
 }
 
 // scanYAML decodes a YAML file; rends, when site is given, holds the
-// site's renderings by recipe file (relative path).
-func scanYAML(path string, data []byte, site *Site, rends map[string][]*Rendering) (*FileScan, error) {
+// site's renderings by recipe file (relative path). deps false leaves a
+// model recipe's FileScan.Deployments empty (see scanDir).
+func scanYAML(path string, data []byte, site *Site, rends map[string][]*Rendering, deps bool) (*FileScan, error) {
 	doc, err := parseYAML(path, data)
 	if err != nil {
 		return nil, err
@@ -141,7 +142,7 @@ func scanYAML(path string, data []byte, site *Site, rends map[string][]*Renderin
 		return nil, fmt.Errorf("%s:%d:%d: top level is not a mapping", path, root.Line, root.Column)
 	}
 	if get(root, "model") != nil || get(root, "meta") != nil || get(root, "variants") != nil {
-		return scanRecipe(path, root, site, rends)
+		return scanRecipe(path, root, site, rends, deps)
 	}
 	if get(root, "hardware_profiles") != nil || get(root, "deploy_type") != nil || get(root, "platforms") != nil {
 		return nil, fmt.Errorf("%s:%d:%d: not a model recipe (taxonomy, strategy or platform file)", path, root.Line, root.Column)
@@ -290,7 +291,7 @@ func pairIndex(n *yaml.Node, key string) int {
 	return idx
 }
 
-func scanRecipe(path string, root *yaml.Node, site *Site, rends map[string][]*Rendering) (*FileScan, error) {
+func scanRecipe(path string, root *yaml.Node, site *Site, rends map[string][]*Rendering, deps bool) (*FileScan, error) {
 	if err := checkRecipe(path, root); err != nil {
 		return nil, err
 	}
@@ -307,9 +308,11 @@ func scanRecipe(path string, root *yaml.Node, site *Site, rends map[string][]*Re
 		}
 		list = s.Renderings()
 	}
-	for _, r := range list {
-		f.Renderings = append(f.Renderings, r)
-		f.Deployments = append(f.Deployments, r.Deployment())
+	f.Renderings = append(f.Renderings, list...)
+	if deps {
+		for _, r := range list {
+			f.Deployments = append(f.Deployments, r.Deployment())
+		}
 	}
 	f.Prose = readRecipeProse(path, root)
 	if g := get(root, "guide"); g != nil {
@@ -323,8 +326,10 @@ func scanRecipe(path string, root *yaml.Node, site *Site, rends map[string][]*Re
 				return nil, err
 			}
 			f.Blocks = blocks
-			for _, b := range blocks {
-				f.Deployments = append(f.Deployments, GuideDeployments(b)...)
+			if deps {
+				for _, b := range blocks {
+					f.Deployments = append(f.Deployments, GuideDeployments(b)...)
+				}
 			}
 		}
 	}
@@ -358,13 +363,17 @@ var skipMarkdown = map[string]bool{"README.md": true, "CONTRIBUTING.md": true, "
 // repository documents (README, CONTRIBUTING, CLAUDE, AGENTS). Files come
 // back in path order; a file that fails is returned with its error in errs.
 func ScanDir(dir string) (scans []*FileScan, errs []error) {
-	_, scans, errs = scanDir(dir)
+	_, scans, errs = scanDir(dir, true)
 	return scans, errs
 }
 
 // scanDir is ScanDir that also returns the loaded site (nil without a
-// taxonomy.yaml at dir).
-func scanDir(dir string) (site *Site, scans []*FileScan, errs []error) {
+// taxonomy.yaml at dir). deps false leaves the model recipes'
+// FileScan.Deployments empty: Open indexes their Renderings and Blocks
+// (Rendering.Deployment and GuideDeployments are pure functions of them,
+// re-made where a candidate needs one), so building every rendering's
+// deployment up front was work thrown away.
+func scanDir(dir string, deps bool) (site *Site, scans []*FileScan, errs []error) {
 	rends := map[string][]*Rendering{}
 	if _, err := os.Stat(filepath.Join(dir, "taxonomy.yaml")); err == nil {
 		s, err := LoadSite(dir)
@@ -415,7 +424,7 @@ func scanDir(dir string) (site *Site, scans []*FileScan, errs []error) {
 			var data []byte
 			data, err = launch.ReadInput(p)
 			if err == nil {
-				fs, err = scanYAML(p, data, site, rends)
+				fs, err = scanYAML(p, data, site, rends, deps)
 			}
 		}
 		if err != nil {

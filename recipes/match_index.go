@@ -199,7 +199,7 @@ type matchKey struct {
 // decode are reported in the error (joined, file:line:col), together with
 // the index of everything else.
 func Open(root string) (*Index, error) {
-	site, scans, errs := scanDir(root)
+	site, scans, errs := scanDir(root, false)
 	if site == nil {
 		if len(errs) > 0 {
 			return nil, errors.Join(errs...)

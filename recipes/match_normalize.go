@@ -210,8 +210,17 @@ func NormalizeArgs(args []launch.Arg) (out []launch.Arg, synthetic []string) {
 		val  string
 		o    launch.Origin
 	}
-	dots := map[string][]dotted{}
-	var tmp []launch.Arg
+	var dots map[string][]dotted // made at the first dotted sub-key
+	tmp := make([]launch.Arg, 0, len(args))
+	// The flags' values are copied (the caller's slices are never
+	// shared) into windows of one buffer, each capped at its length.
+	nvals := 0
+	for i := range args {
+		if args[i].Flag != "" {
+			nvals += len(args[i].Values)
+		}
+	}
+	vbuf := make([]string, 0, nvals)
 	modelSeen := false
 	for _, a := range args {
 		if a.Flag == "" {
@@ -223,7 +232,12 @@ func NormalizeArgs(args []launch.Arg) (out []launch.Arg, synthetic []string) {
 			tmp = append(tmp, a)
 			continue
 		}
-		flag, vals := a.Flag, append([]string(nil), a.Values...)
+		flag, vals := a.Flag, []string(nil)
+		if len(a.Values) > 0 {
+			k := len(vbuf)
+			vbuf = append(vbuf, a.Values...)
+			vals = vbuf[k:len(vbuf):len(vbuf)]
+		}
 		if i := strings.Index(flag, "="); i > 0 && len(vals) == 0 {
 			flag, vals = flag[:i], []string{flag[i+1:]}
 		}
@@ -236,6 +250,9 @@ func NormalizeArgs(args []launch.Arg) (out []launch.Arg, synthetic []string) {
 			if len(vals) > 0 {
 				v = vals[0]
 			}
+			if dots == nil {
+				dots = map[string][]dotted{}
+			}
 			dots[canon] = append(dots[canon], dotted{sub, v, a.Origin})
 			if _, ok := findArg(tmp, canon); !ok {
 				tmp = append(tmp, launch.Arg{Flag: canon, Values: []string{"{}"}, Origin: a.Origin})
@@ -245,12 +262,25 @@ func NormalizeArgs(args []launch.Arg) (out []launch.Arg, synthetic []string) {
 		tmp = append(tmp, launch.Arg{Flag: canon, Values: vals, Origin: a.Origin})
 	}
 	// Last wins.
-	last := map[string]int{}
+	last := make(map[string]int, len(tmp))
+	n := 0 // the args kept: positional ones, each flag's last, the added one
 	for i, a := range tmp {
 		if a.Flag != "" {
 			last[a.Flag] = i
+		} else {
+			n++
 		}
 	}
+	n += len(last)
+	if _, ok := last[dynToolCallParser]; ok {
+		if _, ok := last[autoToolChoice]; !ok {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	out = make([]launch.Arg, 0, n)
 	for i, a := range tmp {
 		if a.Flag != "" && last[a.Flag] != i {
 			continue

@@ -15,19 +15,44 @@ import (
 // with the site's unit rule (§9.6): a flag takes the next token when it does
 // not start with "-". The model is a positional Arg (empty Flag).
 func argsFromTokens(toks []Token) []launch.Arg {
-	var out []launch.Arg
+	// Count the args and values first: one exact allocation for each
+	// (every value slice is a one-element window of vals, capped, so an
+	// append to it never writes into another's).
+	nargs, nvals := 0, 0
+	for i := 0; i < len(toks); i++ {
+		nargs++
+		if strings.HasPrefix(toks[i].Text, "-") {
+			if i+1 < len(toks) && !strings.HasPrefix(toks[i+1].Text, "-") {
+				nvals++
+				i++
+			}
+			continue
+		}
+		nvals++
+	}
+	out := make([]launch.Arg, 0, nargs)
+	vals := make([]string, nvals)
+	one := func(s string) []string {
+		vals[0] = s
+		v := vals[0:1:1]
+		vals = vals[1:]
+		return v
+	}
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if strings.HasPrefix(t.Text, "-") {
 			a := launch.Arg{Flag: t.Text, Origin: t.Origin}
 			if i+1 < len(toks) && !strings.HasPrefix(toks[i+1].Text, "-") {
-				a.Values = []string{toks[i+1].Text}
+				a.Values = one(toks[i+1].Text)
 				i++
 			}
 			out = append(out, a)
 			continue
 		}
-		out = append(out, launch.Arg{Values: []string{t.Text}, Origin: t.Origin})
+		out = append(out, launch.Arg{Values: one(t.Text), Origin: t.Origin})
+	}
+	if len(out) == 0 {
+		return nil // as before: no args, a nil list
 	}
 	return out
 }

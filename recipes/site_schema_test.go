@@ -50,12 +50,12 @@ func TestRecipeSchema(t *testing.T) {
 		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := scanYAML("x.yaml", []byte(src), nil, nil)
+		_, err := scanYAML("x.yaml", []byte(src), nil, nil, true)
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%s:\n got %v\nwant %s", c.new, err, c.want)
 		}
 	}
-	if _, err := scanYAML("x.yaml", []byte(schemaBase), nil, nil); err != nil {
+	if _, err := scanYAML("x.yaml", []byte(schemaBase), nil, nil, true); err != nil {
 		t.Errorf("valid recipe (unknown top-level key): %v", err)
 	}
 }
@@ -104,7 +104,7 @@ func TestSiteInvalidRecipe(t *testing.T) {
 // fails at its position instead of expanding.
 func TestConfigAliases(t *testing.T) {
 	src := "defaults: &d {\"a\": 1, \"b\": [x, y]}\ncompilation-config: *d\nmax-num-seqs: 8\nlora-modules: [m1, *d]\n"
-	fs, err := scanYAML("c.yaml", []byte(src), nil, nil)
+	fs, err := scanYAML("c.yaml", []byte(src), nil, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestConfigAliases(t *testing.T) {
 	for i := 1; i < 8; i++ {
 		fmt.Fprintf(&b, "%c: &%c [*%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c]\n", 'a'+i, 'a'+i, 'a'+i-1, 'a'+i-1, 'a'+i-1, 'a'+i-1, 'a'+i-1, 'a'+i-1, 'a'+i-1, 'a'+i-1, 'a'+i-1, 'a'+i-1)
 	}
-	_, err = scanYAML("bomb.yaml", []byte(b.String()), nil, nil)
+	_, err = scanYAML("bomb.yaml", []byte(b.String()), nil, nil, true)
 	if err == nil || !strings.Contains(err.Error(), "value expands to more than 10000 YAML nodes") || !strings.HasPrefix(err.Error(), "bomb.yaml:") {
 		t.Errorf("bomb: %v", err)
 	}

@@ -1226,38 +1226,46 @@ func (b *build) finish(l []rawTok) ([]Token, error) {
 		}
 		toks = append(toks, Token{Text: s, Origin: b.pc.origin(t.file, t.node)})
 	}
+	// A unit is a flag and its value (or a lone token): toks[start:end].
 	type unit struct {
-		flag string
-		toks []Token
+		flag       string
+		start, end int
 	}
-	var units []unit
+	units := make([]unit, 0, len(toks))
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if strings.HasPrefix(t.Text, "-") {
-			u := unit{flag: t.Text, toks: []Token{t}}
+			u := unit{flag: t.Text, start: i, end: i + 1}
 			if i+1 < len(toks) && !strings.HasPrefix(toks[i+1].Text, "-") {
-				u.toks = append(u.toks, toks[i+1])
+				u.end++
 				i++
 			}
 			units = append(units, u)
 			continue
 		}
-		units = append(units, unit{toks: []Token{t}})
+		units = append(units, unit{start: i, end: i + 1})
 	}
-	last := map[string]int{}
+	last := make(map[string]int, len(units))
 	for i, u := range units {
 		if u.flag != "" {
 			last[u.flag] = i
 		}
 	}
+	n := 3
+	for i, u := range units {
+		if u.flag == "" || last[u.flag] == i {
+			n += u.end - u.start
+		}
+	}
 	inj := launch.Origin{Kind: launch.OriginInjected, Detail: siteDetail}
-	out := []Token{{Text: "vllm", Origin: inj}, {Text: "serve", Origin: inj},
-		{Text: b.modelID, Origin: b.pc.origin(b.modelFile, b.modelNode)}}
+	out := make([]Token, 0, n)
+	out = append(out, Token{Text: "vllm", Origin: inj}, Token{Text: "serve", Origin: inj},
+		Token{Text: b.modelID, Origin: b.pc.origin(b.modelFile, b.modelNode)})
 	for i, u := range units {
 		if u.flag != "" && last[u.flag] != i {
 			continue
 		}
-		out = append(out, u.toks...)
+		out = append(out, toks[u.start:u.end]...)
 	}
 	return out, nil
 }
