@@ -148,16 +148,20 @@ type entry struct {
 	checkpoint  string // the served checkpoint (the command's model)
 	family      string // parent recipe id (variant checkpoints map to it)
 	space       bool   // a selection-space rendering (not a JSON API file)
-	hardware    []string
-	precision   string
-	role        launch.Role
-	topo        Topology
-	rendering   *Rendering
-	roleIdx     int // rendering role index
-	block       *Block
-	dep         *launch.Deployment // markdown only
-	proc        int
-	prose       *prose.Statement // a prose alternate (markdown; yaml: rendering.prose)
+	// kvLast: a kv_store strategy or a rendering with a composing
+	// KV-offload option (ranked after the others by Match; read from the
+	// rendering once, when the entry is made: a rendering never changes).
+	kvLast    bool
+	hardware  []string
+	precision string
+	role      launch.Role
+	topo      Topology
+	rendering *Rendering
+	roleIdx   int // rendering role index
+	block     *Block
+	dep       *launch.Deployment // markdown only
+	proc      int
+	prose     *prose.Statement // a prose alternate (markdown; yaml: rendering.prose)
 }
 
 // Index is a searchable set of every vLLM recipe role under a recipes root:
@@ -328,7 +332,8 @@ func renderingEntries(rel string, r *Rendering) []entry {
 		}
 		out = append(out, entry{kind: "yaml", file: rel, variant: r.Variant, strategy: r.Strategy,
 			recommended: r.Recommended, model: r.Tree, checkpoint: ck, family: r.Recipe.HFID, hardware: []string{r.Hardware},
-			precision: prec, role: role, topo: topologyOfTokens(rc.Argv[2:]), rendering: r, roleIdx: i})
+			precision: prec, role: role, topo: topologyOfTokens(rc.Argv[2:]), rendering: r, roleIdx: i,
+			kvLast: strings.HasPrefix(r.Strategy, "kv_store") || r.KVOffload != ""})
 	}
 	return out
 }
@@ -432,7 +437,23 @@ func (ix *Index) match(q Query) ([]Candidate, error) {
 	if hw != "" {
 		extra = ix.spaceEntries(q.Model, hw)
 	}
-	all := make([]scored, 0, len(ix.entries)+len(extra))
+	less := func(a, b scored) bool {
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		if a.dist != b.dist {
+			return a.dist < b.dist
+		}
+		return a.rank < b.rank
+	}
+	// One pass keeps the exact entries and, while there is none, the
+	// best q.Nearest of the rest (partial selection, stable: earlier wins
+	// ties); those are only read when nothing is exact.
+	var exact, best []scored
+	nearest := max(q.Nearest, 1)
+	// the last precision compared, and its answer (entries of one recipe
+	// come together)
+	lastPrec, lastPrecOK := "", false
 	for i := range len(ix.entries) + len(extra) {
 		var e *entry
 		if i < len(ix.entries) {
@@ -454,8 +475,15 @@ func (ix *Index) match(q Query) ([]Candidate, error) {
 		} else {
 			miss |= missModel
 		}
-		if q.Precision == "" || e.precision == "" || PrecisionMatches(q.Precision, e.precision) {
+		if q.Precision == "" || e.precision == "" {
 			score += 4 // below the checkpoint: precision only breaks ties
+		} else {
+			if e.precision != lastPrec {
+				lastPrec, lastPrecOK = e.precision, PrecisionMatches(q.Precision, e.precision)
+			}
+			if lastPrecOK {
+				score += 4
+			}
 		}
 		hwOK := q.Hardware == ""
 		for _, h := range e.hardware {
@@ -491,7 +519,7 @@ func (ix *Index) match(q Query) ([]Candidate, error) {
 		if !e.recommended {
 			rank++
 		}
-		if strings.HasPrefix(e.strategy, "kv_store") || e.rendering != nil && e.rendering.KVOffload != "" {
+		if e.kvLast {
 			rank += 2
 		}
 		if e.space {
@@ -501,42 +529,30 @@ func (ix *Index) match(q Query) ([]Candidate, error) {
 		if checkTopo {
 			dist = topoDistance(e.topo, qt)
 		}
-		all = append(all, scored{e: e, score: score, miss: miss, dist: dist, rank: rank})
-	}
-	less := func(a, b scored) bool {
-		if a.score != b.score {
-			return a.score > b.score
-		}
-		if a.dist != b.dist {
-			return a.dist < b.dist
-		}
-		return a.rank < b.rank
-	}
-	var exact []scored
-	for _, s := range all {
-		if s.miss == 0 {
+		s := scored{e: e, score: score, miss: miss, dist: dist, rank: rank}
+		if miss == 0 {
 			exact = append(exact, s)
+			continue
+		}
+		if len(exact) > 0 {
+			continue
+		}
+		pos := len(best)
+		for pos > 0 && less(s, best[pos-1]) {
+			pos--
+		}
+		if pos >= nearest {
+			continue
+		}
+		best = append(best, scored{})
+		copy(best[pos+1:], best[pos:])
+		best[pos] = s
+		if len(best) > nearest {
+			best = best[:nearest]
 		}
 	}
+	var all []scored
 	if len(exact) == 0 {
-		// Partial selection of the best q.Nearest (stable: earlier wins ties).
-		n := max(q.Nearest, 1)
-		var best []scored
-		for _, s := range all {
-			pos := len(best)
-			for pos > 0 && less(s, best[pos-1]) {
-				pos--
-			}
-			if pos >= n {
-				continue
-			}
-			best = append(best, scored{})
-			copy(best[pos+1:], best[pos:])
-			best[pos] = s
-			if len(best) > n {
-				best = best[:n]
-			}
-		}
 		all = best
 	} else {
 		sort.SliceStable(exact, func(i, j int) bool { return less(exact[i], exact[j]) })

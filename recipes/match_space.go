@@ -1,6 +1,8 @@
 package recipes
 
 import (
+	"hash/maphash"
+	"io"
 	"strings"
 	"sync"
 
@@ -15,9 +17,75 @@ import (
 // spaceCache holds the per-query renderings of the site's selection space
 // (Index.spaceEntries), keyed by lower-case checkpoint and hardware id.
 type spaceCache struct {
-	mu   sync.Mutex
-	m    map[string][]entry
-	seen map[string]bool // fingerprints of the JSON API's yaml entries
+	mu sync.Mutex
+	m  map[string][]entry
+	// seen holds the yaml entries already indexed (the JSON API's, then
+	// each one spaceEntries adds) by the hash of their fingerprint
+	// (printRef.print); a hash hit counts only when the full fingerprints are
+	// equal, so entries are told apart exactly as by the
+	// fingerprint itself, while the memo keeps a hash and a reference to
+	// the (live, never changed) rendering role instead of the fingerprint
+	// text for each entry.
+	seen map[uint64][]printRef
+	h    maphash.Hash // seen's hash (one seed for the cache's life)
+}
+
+// printRef is what a yaml entry's fingerprint (print) reads of it.
+type printRef struct {
+	file, variant, hw string
+	role              launch.Role
+	rc                *RoleCommand
+}
+
+func refOf(e *entry) printRef {
+	return printRef{file: e.file, variant: e.variant, hw: e.hardware[0], role: e.role, rc: &e.rendering.Roles[e.roleIdx]}
+}
+
+// print is the entry's fingerprint: it identifies a yaml entry's worker
+// by file, variant, hardware, role and the role's command and env.
+func (p printRef) print() string {
+	var b strings.Builder
+	p.write(&b)
+	return b.String()
+}
+
+// write writes the fingerprint: file, variant, hardware, role and the
+// role's command and env, "\x00"-separated.
+func (p printRef) write(w io.StringWriter) {
+	for _, s := range []string{p.file, p.variant, p.hw, string(p.role)} {
+		w.WriteString(s)
+		w.WriteString("\x00")
+	}
+	for i, t := range p.rc.Argv {
+		if i > 0 {
+			w.WriteString("\x00")
+		}
+		w.WriteString(t.Text)
+	}
+	for _, v := range p.rc.Env {
+		w.WriteString("\x00")
+		w.WriteString(v.Name)
+		w.WriteString("=")
+		w.WriteString(v.Value)
+	}
+}
+
+// add records p unless an entry with the same fingerprint is recorded;
+// it reports whether p was new.
+func (c *spaceCache) add(p printRef) bool {
+	c.h.Reset()
+	p.write(&c.h)
+	k := c.h.Sum64()
+	if refs := c.seen[k]; len(refs) > 0 {
+		fp := p.print()
+		for _, q := range refs {
+			if q.print() == fp {
+				return false
+			}
+		}
+	}
+	c.seen[k] = append(c.seen[k], p)
+	return true
 }
 
 // spaceEntries renders, once per (checkpoint, hardware), every builder
@@ -36,10 +104,11 @@ func (ix *Index) spaceEntries(model, hw string) []entry {
 		return es
 	}
 	if c.seen == nil {
-		c.seen = map[string]bool{}
+		c.seen = map[uint64][]printRef{}
+		c.h.SetSeed(maphash.MakeSeed())
 		for i := range ix.entries {
 			if e := &ix.entries[i]; e.kind == "yaml" {
-				c.seen[entryPrint(e)] = true
+				c.add(refOf(e))
 			}
 		}
 	}
@@ -74,11 +143,9 @@ func (ix *Index) spaceEntries(model, hw string) []entry {
 					if rd.spaceRole != "" && string(e.role) != rd.spaceRole {
 						continue
 					}
-					fp := entryPrint(&e)
-					if c.seen[fp] {
+					if !c.add(refOf(&e)) {
 						continue
 					}
-					c.seen[fp] = true
 					e.space = true
 					out = append(out, e)
 				}
@@ -91,16 +158,4 @@ func (ix *Index) spaceEntries(model, hw string) []entry {
 	}
 	c.m[key] = out
 	return out
-}
-
-// entryPrint identifies a yaml entry's worker: file, variant, hardware,
-// role and the role's command and env.
-func entryPrint(e *entry) string {
-	rc := &e.rendering.Roles[e.roleIdx]
-	var b strings.Builder
-	b.WriteString(e.file + "\x00" + e.variant + "\x00" + e.hardware[0] + "\x00" + string(e.role) + "\x00" + strings.Join(rc.Texts(), "\x00"))
-	for _, v := range rc.Env {
-		b.WriteString("\x00" + v.Name + "=" + v.Value)
-	}
-	return b.String()
 }

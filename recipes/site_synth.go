@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -1399,6 +1400,11 @@ func (b *build) env(role string, _ int) []EnvEntry {
 	}
 	if e.list == nil {
 		return []EnvEntry{}
+	}
+	// The list lives as long as its rendering (the selection-space memo
+	// keeps many): drop the spare capacity append left.
+	if cap(e.list) > len(e.list) {
+		return slices.Clone(e.list)
 	}
 	return e.list
 }

@@ -123,3 +123,56 @@ func TestCorpusTopologyOf(t *testing.T) {
 	}
 	t.Logf("%d arg lists", n)
 }
+
+// entryPrintJoined is the fingerprint as first defined: the entry's
+// fields and the role's command and env joined into one string.
+func entryPrintJoined(e *entry) string {
+	rc := &e.rendering.Roles[e.roleIdx]
+	s := e.file + "\x00" + e.variant + "\x00" + e.hardware[0] + "\x00" + string(e.role) + "\x00"
+	for i, t := range rc.Argv {
+		if i > 0 {
+			s += "\x00"
+		}
+		s += t.Text
+	}
+	for _, v := range rc.Env {
+		s += "\x00" + v.Name + "=" + v.Value
+	}
+	return s
+}
+
+// The selection-space memo's fingerprints (printRef) are the joined
+// fingerprint, and no entry it keeps has the fingerprint of another.
+func TestCorpusSpaceFingerprints(t *testing.T) {
+	ix, err := Open(recipesRoot(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for i := range ix.entries {
+		if e := &ix.entries[i]; e.kind == "yaml" {
+			fp := entryPrintJoined(e)
+			if got := refOf(e).print(); got != fp {
+				t.Fatalf("print %q, want %q", got, fp)
+			}
+			seen[fp] = true
+		}
+	}
+	n := 0
+	for _, q := range [][2]string{{"deepseek-ai/DeepSeek-V4-Pro", "gb200"}, {"deepseek-ai/DeepSeek-V4-Pro", "b200"}, {"moonshotai/Kimi-K2.5", "mi355x"}, {"nvidia/DeepSeek-V4-Pro-NVFP4", "b200"}} {
+		for _, e := range ix.spaceEntries(q[0], q[1]) {
+			fp := entryPrintJoined(&e)
+			if refOf(&e).print() != fp {
+				t.Fatalf("print of %s differs", fp)
+			}
+			if seen[fp] {
+				t.Errorf("space entry %q repeats an indexed one", fp)
+			}
+			seen[fp] = true
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no selection-space entries")
+	}
+}
