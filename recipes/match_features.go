@@ -233,13 +233,15 @@ func (ix *Index) withFeatures(cs []Candidate, args []launch.Arg) []Candidate {
 			}
 			return n
 		}
-		pa := c.Deployment.Processes[c.Process].Args
+		// one NormalizeArgs for both readings (SpecDecoding is the
+		// lookup of --speculative-config in it)
+		norm, _ := NormalizeArgs(c.Deployment.Processes[c.Process].Args)
 		n := 0
-		if SpecDecoding(pa) != spec {
+		if _, ok := launch.Lookup(norm, "--speculative-config"); ok != spec {
 			n += 2
 		}
 		var kv []string
-		if norm, _ := NormalizeArgs(pa); len(norm) > 0 {
+		if len(norm) > 0 {
 			kv, _ = launch.Lookup(norm, "--kv-transfer-config")
 		}
 		if offloadConnector(kv, conns) != wantConn {

@@ -714,6 +714,7 @@ type build struct {
 	pick   *pdPick
 	optBuf []featureOpt // featureOptions' reused buffer
 	optArr [4]featureOpt
+	rawBuf []rawTok // argv's reused buffer
 }
 
 // maxNodes bounds node, pool and instance counts so hostile input cannot
@@ -1043,7 +1044,13 @@ func (b *build) argv(role string, rank int) ([]Token, error) {
 	rf := b.r.rel
 	sf := b.S.rel
 	pd := role == "prefill" || role == "decode"
-	var l []rawTok
+	// The raw list is scratch (finish copies what it keeps): one buffer
+	// per build, reused by each role's argv.
+	l := b.rawBuf[:0]
+	if l == nil {
+		l = make([]rawTok, 0, 32)
+	}
+	defer func() { b.rawBuf = l[:0] }()
 	// 1, 2.
 	b.add(&l, rf, getPath(b.r.root, "model", "base_args"))
 	b.add(&l, rf, get(b.vn, "extra_args"))
