@@ -532,6 +532,10 @@ func (c *run) judgeKeys(part string, entries []*infx.Entry, judge rowJudge) ([]r
 					return
 				}
 				res[i].vk, res[i].err = c.judgeKey(entries[i], judge)
+				// no later part renders this key's points: what the
+				// Workspace keeps of them goes (memory follows the keys
+				// being judged)
+				c.ws.Forget(entries[i].Key)
 				close(res[i].done)
 			}
 		})

@@ -83,3 +83,57 @@ func TestRenderMemoKeepsNoTimeLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestForget: Forget drops the remembered renderings and the launcher
+// runs of one config key's points (another key's stay); a later Render
+// of the key's point renders it again to the same outcome, and Prerender
+// leaves the forgotten key's points alone.
+func TestForget(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/batch")); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.RememberRenders()
+	pts, err := ws.Points("m1-fp8-mi355x-sglang-disagg")
+	if err != nil || len(pts) != 1 {
+		t.Fatalf("points %v, %v", pts, err)
+	}
+	ctx := context.Background()
+	first, err := ws.Render(ctx, pts[0], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := pts[0]
+	other.ConfigKey = "another-key" // a point of another key, remembered on its own
+	if _, err := ws.Render(ctx, other, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	key := pts[0].ConfigKey
+	if len(ws.memo) != 2 || len(ws.memoOf[key]) != 1 || len(ws.sn.runsOf[key]) == 0 {
+		t.Fatalf("before Forget: %d memo entries, %d of the key, %d launcher runs of the key", len(ws.memo), len(ws.memoOf[key]), len(ws.sn.runsOf[key]))
+	}
+	runs := len(ws.sn.runs)
+	ws.Forget(key)
+	if len(ws.memo) != 1 || len(ws.memoOf[key]) != 0 || len(ws.sn.runsOf[key]) != 0 || len(ws.sn.runs) >= runs {
+		t.Errorf("after Forget: %d memo entries (want 1), %d of the key, %d launcher runs of the key, %d runs (were %d)", len(ws.memo), len(ws.memoOf[key]), len(ws.sn.runsOf[key]), len(ws.sn.runs), runs)
+	}
+	if _, ok := ws.memoOf["another-key"]; !ok {
+		t.Error("Forget dropped another key's renderings")
+	}
+	// Prerender skips the key; Render renders it again, the same
+	ws.Prerender(ctx, pts, Options{})
+	if len(ws.memo) != 1 {
+		t.Errorf("Prerender rendered a forgotten key's point: %d memo entries", len(ws.memo))
+	}
+	again, err := ws.Render(ctx, pts[0], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(again, first) {
+		t.Errorf("rendered again after Forget:\n%+v\nwant\n%+v", again, first)
+	}
+}

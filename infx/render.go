@@ -144,7 +144,7 @@ func (ws *Workspace) Render(ctx context.Context, p Point, opt Options) (launch.D
 			var d launch.Deployment
 			if json.Unmarshal(data, &d) == nil {
 				ws.diskHits.Add(1)
-				ws.memoPut(key, renderMemo{d: d.Clone()})
+				ws.memoPut(p.ConfigKey, key, renderMemo{d: d.Clone()})
 				return d, nil
 			}
 		}
@@ -154,7 +154,7 @@ func (ws *Workspace) Render(ctx context.Context, p Point, opt Options) (launch.D
 		return launch.Deployment{}, cerr
 	}
 	if keyed && memoizable(err) {
-		ws.memoPut(key, renderMemo{d: d.Clone(), err: err})
+		ws.memoPut(p.ConfigKey, key, renderMemo{d: d.Clone(), err: err})
 	}
 	if disk && err == nil {
 		if data, ok := encodeDeployment(d); ok && ws.disk.Put(diskKey, data) == nil {
@@ -307,13 +307,52 @@ func memoizable(err error) bool {
 	return !errors.As(err, &pe) || pe.Status != StatusTimeLimit
 }
 
-func (ws *Workspace) memoPut(key string, m renderMemo) {
+func (ws *Workspace) memoPut(configKey, key string, m renderMemo) {
 	ws.memoMu.Lock()
 	defer ws.memoMu.Unlock()
 	if ws.memo == nil {
 		ws.memo = map[string]renderMemo{}
+		ws.memoOf = map[string][]string{}
+	}
+	if _, had := ws.memo[key]; !had {
+		ws.memoOf[configKey] = append(ws.memoOf[configKey], key)
 	}
 	ws.memo[key] = m
+}
+
+// Forget drops what ws keeps of the points of a config key: their
+// remembered renderings (RememberRenders) and the launcher runs they
+// made, which only later points of the key could reuse. A caller that is
+// done with a key (coverage, once it judged it) calls it so that memory
+// follows the keys in hand, not every key seen. Nothing it drops changes
+// an answer: a later Render of one of the key's points renders it again
+// (the same outcome, at the cost of the work), and Prerender skips the
+// key's points from then on. Safe for concurrent use.
+func (ws *Workspace) Forget(configKey string) {
+	ws.memoMu.Lock()
+	if ws.forgotten == nil {
+		ws.forgotten = map[string]bool{}
+	}
+	ws.forgotten[configKey] = true
+	for _, k := range ws.memoOf[configKey] {
+		delete(ws.memo, k)
+	}
+	delete(ws.memoOf, configKey)
+	ws.memoMu.Unlock()
+	ws.snInit()
+	ws.sn.mu.Lock()
+	for _, k := range ws.sn.runsOf[configKey] {
+		delete(ws.sn.runs, k)
+	}
+	delete(ws.sn.runsOf, configKey)
+	ws.sn.mu.Unlock()
+}
+
+// isForgotten reports whether Forget was called for the config key.
+func (ws *Workspace) isForgotten(configKey string) bool {
+	ws.memoMu.Lock()
+	defer ws.memoMu.Unlock()
+	return ws.forgotten[configKey]
 }
 
 // render is Render with an optional cache of loaded recipes (RenderAll).
@@ -674,6 +713,9 @@ func (ws *Workspace) Prerender(ctx context.Context, pts []Point, opt Options) {
 		return // one CPU: the caller renders them in order anyway
 	}
 	eachOnAllCPUs(ctx, todo, ws.cpuSlots(), func(p Point, cpus cpuSlots) {
+		if ws.isForgotten(p.ConfigKey) {
+			return // its caller is done with the key (Forget)
+		}
 		o := opt
 		o.cpus = cpus
 		_, _ = ws.Render(ctx, p, o)

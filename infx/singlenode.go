@@ -33,6 +33,9 @@ type snCache struct {
 	// points of one multi-node row share their launcher's environment, so
 	// its run is made once.
 	runs map[string]cachedRun
+	// runsOf lists runs' keys by the config key of the point that made
+	// them (Workspace.Forget).
+	runsOf map[string][]string
 }
 
 type cachedRun struct {
@@ -46,6 +49,7 @@ func (ws *Workspace) snInit() {
 		ws.sn.launchers = map[string][]launcherRef{}
 		ws.sn.workflows = map[string]cachedWorkflow{}
 		ws.sn.runs = map[string]cachedRun{}
+		ws.sn.runsOf = map[string][]string{}
 		ws.sn.slack = ws.readMaxModelLenSlack()
 		ws.sn.runners, ws.sn.runnersErr = loadRunners(ws.Base)
 	})
@@ -570,6 +574,9 @@ func (ws *Workspace) runLauncherWith(p Point, l launcherRef, runner string, fact
 			// a run the backstop or the caller stopped is no property
 			// of its input: never cached
 			ws.sn.mu.Lock()
+			if _, had := ws.sn.runs[key]; !had {
+				ws.sn.runsOf[p.ConfigKey] = append(ws.sn.runsOf[p.ConfigKey], key)
+			}
 			ws.sn.runs[key] = c
 			ws.sn.mu.Unlock()
 		}

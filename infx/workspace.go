@@ -76,6 +76,10 @@ type Workspace struct {
 	// many of the same points.
 	memoMu sync.Mutex
 	memo   map[string]renderMemo
+	// memoOf lists the memo's keys by the config key of their point, and
+	// forgotten the config keys Forget dropped (memoMu).
+	memoOf    map[string][]string
+	forgotten map[string]bool
 	// inflight holds a channel per point being rendered, closed when its
 	// rendering ends (Render; memoMu).
 	inflight map[string]chan struct{}
