@@ -47,7 +47,7 @@ var ErrAllocation = errors.New("page code asked for more memory than the sandbox
 // Not covered (the heap watchdog stays their backstop): tagged templates
 // (String.raw), += on a computed target, replace/replaceAll expansions, split results,
 // JSON.stringify's output length, BigInt arithmetic.
-const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, MAX_DEPTH, refuse, charge, isProxy, isRegExp, regexpOK, jsonDepth) {
+const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, MAX_DEPTH, refuse, charge, isProxy, isRegExp, regexpOK, jsonDepth, arrayGuard) {
   "use strict";
   const apply = Reflect.apply, construct = Reflect.construct, ownKeys = Reflect.ownKeys;
   const defineProperty = Object.defineProperty, getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
@@ -121,12 +121,21 @@ const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, MAX_DEPTH, re
   const builds = new Set(["concat", "filter", "flat", "flatMap", "map", "slice", "splice", "toReversed", "toSorted", "toSpliced", "with"]);
   for (const key of ownKeys(AP)) {
     if (key === "constructor" || key === "join" || key === "fill" || key === "concat" || key === "flat" || typeof AP[key] !== "function") continue;
-    method(AP, key, (orig, name) => ({ [name](...args) {
-      const n = lenOf(this, "Array.prototype." + name);
-      arrayBound(n, "Array.prototype." + name);
-      if (builds.has(name)) charge(n, "Array.prototype." + name);
-      return apply(orig, this, args);
-    } })[name]);
+    method(AP, key, (orig, name) => {
+      // the method's name and kind, made once (not per call: the
+      // wrappers run for every array method page code calls)
+      const what = "Array.prototype." + name, build = builds.has(name);
+      return ({ [name](...args) {
+        // a plain array (not a Proxy): length, bound and charge in one
+        // native call; anything else as lenOf reads it
+        if (arrayGuard(this, what, build) < 0) {
+          const n = lenOf(this, what);
+          arrayBound(n, what);
+          if (build) charge(n, what);
+        }
+        return apply(orig, this, args);
+      } })[name];
+    });
   }
   method(AP, "fill", (orig) => ({ fill(...args) {
     const n = lenOf(this, "Array.prototype.fill");
@@ -348,7 +357,8 @@ func (gd *guards) install(prg *goja.Program) error {
 	fn, _ := goja.AssertFunction(v)
 	o := gd.sb.opt
 	r, err := fn(goja.Undefined(), vm.GlobalObject(), vm.ToValue(o.MaxArray), vm.ToValue(o.MaxString), vm.ToValue(o.MaxBuffer), vm.ToValue(o.MaxDepth),
-		gd.native(vm, "refuse"), gd.native(vm, "charge"), gd.native(vm, "isProxy"), gd.native(vm, "isRegExp"), gd.native(vm, "regexpOK"), gd.native(vm, "jsonDepth"))
+		gd.native(vm, "refuse"), gd.native(vm, "charge"), gd.native(vm, "isProxy"), gd.native(vm, "isRegExp"), gd.native(vm, "regexpOK"), gd.native(vm, "jsonDepth"),
+		gd.native(vm, "arrayGuard"))
 	if err != nil {
 		return err
 	}
@@ -614,6 +624,28 @@ func (gd *guards) native(vm *goja.Runtime, name string) goja.Value {
 		}
 	case "jsonDepth":
 		f = func(c goja.FunctionCall) goja.Value { return vm.ToValue(jsonDepth(argString(vm, c, 0))) }
+	case "arrayGuard":
+		// arrayGuard(o, what, build) is the array methods' guard for a
+		// plain array o (an Array, not a Proxy: what JS lenOf reads as
+		// o.length, a data property): its length over Options.MaxArray is
+		// refused, else charged when build, and the length is returned;
+		// -1 (nothing checked) for any other receiver, which the JS
+		// wrapper checks itself.
+		f = func(c goja.FunctionCall) goja.Value {
+			o, ok := valueArg(c, 0).(*goja.Object)
+			if !ok || o.ClassName() != "Array" || gd.isProxy(o) {
+				return vm.ToValue(-1)
+			}
+			n := o.Get("length").ToFloat()
+			what := argString(vm, c, 1)
+			if n > float64(gd.sb.opt.MaxArray) {
+				gd.refuse("array", n, what)
+			}
+			if c.Argument(2).ToBoolean() {
+				gd.charge(n, what)
+			}
+			return vm.ToValue(n)
+		}
 	default:
 		panic("pages: no native guard " + name)
 	}

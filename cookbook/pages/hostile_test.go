@@ -141,6 +141,10 @@ func TestHostileAllocation(t *testing.T) {
 			want: ":3:26" + al + "Array.prototype.fill on an array-like whose length is a getter or an object (its size cannot be checked before the builtin runs)", is: ErrAllocation, steps: 100},
 		{name: "proxy.jsx", src: noCells + "Array.prototype.join.call(new Proxy({ length: 3e8 }, {}));\n",
 			want: ":2:26" + al + "Array.prototype.join on a Proxy (its size cannot be checked before the builtin runs)", is: ErrAllocation, steps: 100},
+		// an array method on a Proxy of an array: refused (Array.isArray
+		// says true; its length is the handler's to give)
+		{name: "proxyarray.jsx", src: noCells + "const p = new Proxy([1, 2, 3], {});\np.map((x) => x);\n",
+			want: ":3:6" + al + "Array.prototype.map on a Proxy (its size cannot be checked before the builtin runs)", is: ErrAllocation, steps: 100},
 		{name: "apply.jsx", src: noCells + "Math.max.apply(null, { length: 3e8 });\n",
 			want: ":2:15" + al + "Function.prototype.apply with a length of 300000000, over the bound of 4194304 (Options.MaxArray)", is: ErrAllocation, steps: 100},
 		{name: "spread.jsx", src: noCells + "const a = []; a.length = 3e8;\nMath.max(...a);\n",
@@ -194,6 +198,10 @@ func TestHostileAllocation(t *testing.T) {
 		// (each iteration asks 2 × 65,536: Array(n), then fill)
 		{name: "many.jsx", src: noCells + "const a = [];\nwhile (true) a.push(new Array(1 << 16).fill(\"yyyyyyyy\"));\n",
 			want: ":3:20" + al + "Array(n) brings what the file asked of the builtins to 4259840 elements, units and bytes, over the bound of 4194304 (Options.MaxAllocation)", is: ErrAllocation, steps: 100},
+		// the array methods that build an array count what they build
+		// (map and slice, 65,536 each a turn, after Array(n) and fill)
+		{name: "manymap.jsx", src: noCells + "const a = new Array(1 << 16).fill(1);\nconst kept = [];\nwhile (true) kept.push(a.map((x) => x), a.slice());\n",
+			want: ":4:29" + al + "Array.prototype.map brings what the file asked of the builtins to 4259840 elements, units and bytes, over the bound of 4194304 (Options.MaxAllocation)", is: ErrAllocation, steps: 2100000},
 	})
 }
 
