@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
 	"github.com/cookbook-sync/cookbook-sync/prose"
@@ -50,7 +51,7 @@ type pageProse struct {
 // snippet file's roles, in order) states, after them in selection order;
 // read caches each page's statements (root is the sglang checkout). A
 // page that cannot be read or parsed adds none (its selections stand).
-func pageProseCands(root string, cs []pageCand, read map[string][]prose.Statement) []pageCand {
+func pageProseCands(root string, cs []pageCand, read *proseCache) []pageCand {
 	if root == "" || len(cs) == 0 {
 		return nil
 	}
@@ -68,11 +69,7 @@ func pageProseCands(root string, cs []pageCand, read map[string][]prose.Statemen
 	}
 	var out []pageCand
 	for _, pg := range order {
-		stmts, ok := read[pg]
-		if !ok {
-			stmts = readPageProse(root, pg)
-			read[pg] = stmts
-		}
+		stmts := read.get(root, pg)
 		if len(stmts) == 0 {
 			continue
 		}
@@ -86,6 +83,36 @@ func pageProseCands(root string, cs []pageCand, read map[string][]prose.Statemen
 		}
 	}
 	return out
+}
+
+// proseCache holds the statements of each page read for a run (the zero
+// value is empty), read once whichever file asks first: the files of one
+// page share them. Safe for concurrent use.
+type proseCache struct {
+	mu sync.Mutex
+	m  map[string]*pageStatements
+}
+
+// pageStatements is one page's statements, read once (proseCache).
+type pageStatements struct {
+	once  sync.Once
+	stmts []prose.Statement
+}
+
+// get is readPageProse(root, page), read once per page.
+func (c *proseCache) get(root, page string) []prose.Statement {
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]*pageStatements{}
+	}
+	p, ok := c.m[page]
+	if !ok {
+		p = &pageStatements{}
+		c.m[page] = p
+	}
+	c.mu.Unlock()
+	p.once.Do(func() { p.stmts = readPageProse(root, page) })
+	return p.stmts
 }
 
 // readPageProse reads the statements of a page (nil when it cannot be

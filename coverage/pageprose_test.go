@@ -7,7 +7,6 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/cookbook/pages"
 	"github.com/cookbook-sync/cookbook-sync/launch"
-	"github.com/cookbook-sync/cookbook-sync/prose"
 )
 
 // proseSels are the selections of the fixture page
@@ -40,7 +39,7 @@ func TestPageProseAlternates(t *testing.T) {
 	if len(errs) > 0 || len(cs) != 5 {
 		t.Fatalf("parse: %v %d", errs, len(cs))
 	}
-	alts := pageProseCands("testdata/prose", cs, map[string][]prose.Statement{})
+	alts := pageProseCands("testdata/prose", cs, &proseCache{})
 	var got []string
 	for _, a := range alts {
 		got = append(got, fmt.Sprintf("%s %s %s:%d", a.sig.Model, a.sig.Hardware, a.prose.st.Summary(), a.prose.st.Line))

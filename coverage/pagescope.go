@@ -7,14 +7,15 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
 	"github.com/cookbook-sync/cookbook-sync/cookbook/pages"
 	"github.com/cookbook-sync/cookbook-sync/infx"
-	"github.com/cookbook-sync/cookbook-sync/prose"
 	"github.com/cookbook-sync/cookbook-sync/report"
 )
 
@@ -162,8 +163,37 @@ func (c *run) readPageFiles(set *pages.Set, chosen func(pages.FileInfo) bool) *p
 	for f, fi := range set.Info {
 		pf.info[f] = fi
 	}
-	proseRead := map[string][]prose.Statement{} // page → its statements
-	for _, f := range set.Files {
+	// Each file's candidates (its selections parsed, the alternates its
+	// pages' prose states) are made on every CPU, then taken in file
+	// order: the outcome is the one a loop makes.
+	type fileCands struct {
+		cs   []pageCand
+		errs []error
+	}
+	made := make([]fileCands, len(set.Files))
+	var proseRead proseCache // page → its statements, read once
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(set.Files))) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(set.Files) {
+					return
+				}
+				f := set.Files[i]
+				if _, failed := set.Errors[f]; failed {
+					continue
+				}
+				cs, errs := parseCands(set.Selections[f])
+				// the alternates the pages' prose states, after the selections
+				cs = append(cs, pageProseCands(set.Root, cs, &proseRead)...)
+				made[i] = fileCands{cs, errs}
+			}
+		})
+	}
+	wg.Wait()
+	for i, f := range set.Files {
 		if err, ok := set.Errors[f]; ok {
 			pf.failed[f] = err.Error()
 			if errors.Is(err, pages.ErrMemory) {
@@ -177,9 +207,7 @@ func (c *run) readPageFiles(set *pages.Set, chosen func(pages.FileInfo) bool) *p
 			}
 			continue
 		}
-		cs, errs := parseCands(set.Selections[f])
-		// the alternates the pages' prose states, after the selections
-		cs = append(cs, pageProseCands(set.Root, cs, proseRead)...)
+		cs, errs := made[i].cs, made[i].errs
 		pf.cands[f] = cs
 		for _, e := range errs {
 			// a command the parser does not understand is bad input;

@@ -491,27 +491,21 @@ func Load(ctx context.Context, root string, opt Options) (*Set, error) {
 			importers[sn] = append(importers[sn], pg)
 		}
 	}
-	set.Info = map[string]FileInfo{}
-	size := map[string]int{} // bytes of each file's text (the order files run in)
-	for _, f := range set.Files {
-		fi := FileInfo{Rel: f, Pages: importers[f]}
-		if src, err := readFile(ld.l.abs(f), f); err == nil {
-			fi.Models, fi.Known = ld.opt.Cache.facts(f, src)
-			size[f] = len(src)
-		}
-		set.Info[f] = fi
+	// Each file's static facts (FileInfo) are read by the worker that
+	// then runs it when Options.Files chooses it, the largest files first
+	// (a config component with its cells takes seconds, most generators a
+	// few milliseconds): the longest run starts at once, not after the
+	// facts of every file were read one by one. Outcomes are kept by
+	// index: the order changes none of them.
+	all := set.Files
+	srcs := make([][]byte, len(all))
+	readErr := make([]bool, len(all))
+	for i, f := range all {
+		src, err := readFile(ld.l.abs(f), f)
+		srcs[i], readErr[i] = src, err != nil
 	}
-	if ld.opt.Files != nil {
-		run := set.Files[:0:0]
-		for _, f := range set.Files {
-			if ld.opt.Files(set.Info[f]) {
-				run = append(run, f)
-			} else {
-				set.NotRun = append(set.NotRun, f)
-			}
-		}
-		set.Files = run
-	}
+	infos := make([]FileInfo, len(all))
+	chosen := make([]bool, len(all))
 
 	par := ld.opt.Parallel
 	if par <= 0 {
@@ -525,15 +519,25 @@ func Load(ctx context.Context, root string, opt Options) (*Set, error) {
 		err   error
 		steps int64
 	}
-	results := make([]result, len(set.Files))
+	results := make([]result, len(all))
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range par {
 		wg.Go(func() {
 			for i := range next {
+				f := all[i]
+				fi := FileInfo{Rel: f, Pages: importers[f]}
+				if !readErr[i] {
+					fi.Models, fi.Known = ld.opt.Cache.facts(f, srcs[i])
+				}
+				infos[i] = fi
+				srcs[i] = nil // decode reads the file itself
+				if chosen[i] = ld.opt.Files == nil || ld.opt.Files(fi); !chosen[i] {
+					continue
+				}
 				key := ""
 				if ld.opt.Cache != nil {
-					key = ld.cacheKey(set.Files[i])
+					key = ld.cacheKey(f)
 				}
 				if key != "" {
 					if c, ok := ld.opt.Cache.get(key); ok {
@@ -542,7 +546,7 @@ func Load(ctx context.Context, root string, opt Options) (*Set, error) {
 					}
 				}
 				var used int64
-				s, sk, err := ld.decodeWith(ctx, set.Files[i], wd, &used)
+				s, sk, err := ld.decodeWith(ctx, f, wd, &used)
 				results[i] = result{s, sk, err, used}
 				if key != "" {
 					ld.opt.Cache.put(key, cached{s, sk, err, used})
@@ -550,20 +554,31 @@ func Load(ctx context.Context, root string, opt Options) (*Set, error) {
 			}
 		})
 	}
-	// the largest files first (a config component with its cells takes
-	// seconds, most generators a few milliseconds): the longest run starts
-	// at once instead of last, after every file sorted before it. The
-	// results are kept by index: the order changes no outcome.
-	order := make([]int, len(set.Files))
+	order := make([]int, len(all))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return size[set.Files[b]] - size[set.Files[a]] })
+	slices.SortStableFunc(order, func(a, b int) int { return len(srcs[b]) - len(srcs[a]) })
 	for _, i := range order {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
+	set.Info = make(map[string]FileInfo, len(all))
+	var run []string
+	if ld.opt.Files != nil {
+		run = all[:0:0] // as before: an empty list, not nil, when none is chosen
+	}
+	var runResults []result
+	for i, f := range all {
+		set.Info[f] = infos[i]
+		if chosen[i] {
+			run, runResults = append(run, f), append(runResults, results[i])
+		} else {
+			set.NotRun = append(set.NotRun, f)
+		}
+	}
+	set.Files, results = run, runResults
 	for i, rel := range set.Files {
 		r := results[i]
 		if errors.Is(r.err, errRetry) {
