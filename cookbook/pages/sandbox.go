@@ -133,7 +133,8 @@ type Options struct {
 	// Files, when set, chooses the snippet files Load runs, from what is
 	// known of each before its code runs (FileInfo: its place, the pages
 	// importing it, the model ids read statically); the others are listed
-	// in Set.NotRun and none of their code runs. nil: every file.
+	// in Set.NotRun and none of their code runs. nil: every file. It is
+	// called from Load's workers, several at once (Parallel).
 	Files func(FileInfo) bool
 	// Cache, when set, keeps decoded files across Loads (see Cache).
 	Cache *Cache
