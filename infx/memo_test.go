@@ -7,12 +7,10 @@ import (
 	"testing"
 )
 
-// TestRenderMemo: a second Render of the same point in one Workspace is
-// the remembered outcome (one memo entry), equal to the first, and a copy — changing
-// what one caller got reaches neither the memo nor another caller. A point
-// that differs in any field (here the concurrency, and a field the JSON
-// form leaves out) is rendered on its own.
-func TestRenderMemo(t *testing.T) {
+// batchPoint opens a copy of testdata/batch and returns its one point of
+// m1-fp8-mi355x-sglang-disagg (a batch job followed in the sandbox).
+func batchPoint(t *testing.T) (*Workspace, []Point) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS("testdata/batch")); err != nil {
 		t.Fatal(err)
@@ -25,6 +23,16 @@ func TestRenderMemo(t *testing.T) {
 	if err != nil || len(pts) != 1 {
 		t.Fatalf("points %v, %v", pts, err)
 	}
+	return ws, pts
+}
+
+// TestRenderMemo: a second Render of the same point in one Workspace is
+// the remembered outcome (one memo entry), equal to the first, and a copy — changing
+// what one caller got reaches neither the memo nor another caller. A point
+// that differs in any field (here the concurrency, and a field the JSON
+// form leaves out) is rendered on its own.
+func TestRenderMemo(t *testing.T) {
+	ws, pts := batchPoint(t)
 	ctx := context.Background()
 	// off by default: nothing is remembered
 	if _, err := ws.Render(ctx, pts[0], Options{}); err != nil {
@@ -89,19 +97,8 @@ func TestRenderMemoKeepsNoTimeLimit(t *testing.T) {
 // of the key's point renders it again to the same outcome, and Prerender
 // leaves the forgotten key's points alone.
 func TestForget(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("testdata/batch")); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws, pts := batchPoint(t)
 	ws.RememberRenders()
-	pts, err := ws.Points("m1-fp8-mi355x-sglang-disagg")
-	if err != nil || len(pts) != 1 {
-		t.Fatalf("points %v, %v", pts, err)
-	}
 	ctx := context.Background()
 	first, err := ws.Render(ctx, pts[0], Options{})
 	if err != nil {
