@@ -50,23 +50,25 @@ func (p printRef) print() string {
 }
 
 // write writes the fingerprint: file, variant, hardware, role and the
-// role's command and env, "\x00"-separated.
+// role's command and env, "\x00"-separated. w is a strings.Builder or a
+// maphash.Hash, whose writes never fail.
 func (p printRef) write(w io.StringWriter) {
+	put := func(ss ...string) {
+		for _, s := range ss {
+			_, _ = w.WriteString(s)
+		}
+	}
 	for _, s := range []string{p.file, p.variant, p.hw, string(p.role)} {
-		w.WriteString(s)
-		w.WriteString("\x00")
+		put(s, "\x00")
 	}
 	for i, t := range p.rc.Argv {
 		if i > 0 {
-			w.WriteString("\x00")
+			put("\x00")
 		}
-		w.WriteString(t.Text)
+		put(t.Text)
 	}
 	for _, v := range p.rc.Env {
-		w.WriteString("\x00")
-		w.WriteString(v.Name)
-		w.WriteString("=")
-		w.WriteString(v.Value)
+		put("\x00", v.Name, "=", v.Value)
 	}
 }
 
