@@ -220,12 +220,21 @@ func (r *Runner) arithm(expr syntax.ArithmExpr) int {
 }
 
 func (r *Runner) fields(words ...*syntax.Word) []string {
+	if strs, ok := r.plainFields(words); ok { // cookbook-sync patch (plain.go)
+		return strs
+	}
 	strs, err := expand.Fields(r.ecfg, words...)
 	r.expandErr(err)
 	return strs
 }
 
 func (r *Runner) literal(word *syntax.Word) string {
+	if word != nil { // cookbook-sync patch (plain.go)
+		if s, ok := plainWord(word, false); ok {
+			r.prepareExpand()
+			return s
+		}
+	}
 	str, err := expand.Literal(r.ecfg, word)
 	r.expandErr(err)
 	return str

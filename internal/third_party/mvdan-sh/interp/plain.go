@@ -1,0 +1,78 @@
+// cookbook-sync patch (issue 24): words that expand to their own text.
+
+package interp
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// plainWord returns the one field a word gives when its expansion is its
+// own text, the same in [expand.Fields] (fields true) and [expand.Literal]
+// (fields false): a single literal with no character any expansion acts on
+// (a backslash, a NUL, a leading tilde, and for fields a brace or a glob
+// character), a single-quoted string that is not $'…', or a double-quoted
+// literal with no backslash or NUL. ok is false for any other word, which
+// the caller expands as before. The rules are expand's own (mvdan.cc/sh/v3
+// v3.14.1 expand.go, wordFields and wordField): a literal part is only
+// changed by tilde expansion at its start, backslash removal and the cut
+// at a NUL, and, as a field, by brace expansion and globbing.
+func plainWord(w *syntax.Word, fields bool) (string, bool) {
+	if len(w.Parts) != 1 {
+		return "", false
+	}
+	switch p := w.Parts[0].(type) {
+	case *syntax.Lit:
+		v := p.Value
+		if v == "" || v[0] == '~' || strings.ContainsAny(v, "\\\x00") {
+			return "", false
+		}
+		if fields && strings.ContainsAny(v, "{*?[") {
+			return "", false
+		}
+		return v, true
+	case *syntax.SglQuoted:
+		if p.Dollar {
+			return "", false
+		}
+		return p.Value, true
+	case *syntax.DblQuoted:
+		if len(p.Parts) != 1 {
+			return "", false
+		}
+		lit, ok := p.Parts[0].(*syntax.Lit)
+		if !ok || strings.ContainsAny(lit.Value, "\\\x00") {
+			return "", false
+		}
+		return lit.Value, true
+	}
+	return "", false
+}
+
+// plainFields is expand.Fields for words that are all plain (plainWord):
+// their texts, one field each. ok is false when any word is not plain.
+func (r *Runner) plainFields(words []*syntax.Word) ([]string, bool) {
+	for _, w := range words {
+		if _, ok := plainWord(w, true); !ok {
+			return nil, false
+		}
+	}
+	r.prepareExpand()
+	if len(words) == 0 {
+		return nil, true
+	}
+	strs := make([]string, len(words))
+	for i, w := range words {
+		strs[i], _ = plainWord(w, true)
+	}
+	return strs, true
+}
+
+// prepareExpand leaves r.ecfg as an expansion leaves it: every exported
+// expand function but Arithm first reads IFS into the config, which an
+// arithmetic expansion of "$*" later joins with.
+func (r *Runner) prepareExpand() {
+	_, _, _ = expand.Format(r.ecfg, "", nil)
+}

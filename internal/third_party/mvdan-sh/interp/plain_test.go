@@ -1,0 +1,125 @@
+// cookbook-sync patch (issue 24): tests of plainWord.
+
+package interp
+
+import (
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// plainConfig is an expansion config whose every lookup finds a value and
+// whose globs match a file, so that a word plainWord wrongly took as plain
+// would expand to something else.
+func plainConfig() *expand.Config {
+	return &expand.Config{
+		Env: expand.ListEnviron("HOME=/home/u", "IFS=,", "X=a b", "Y=*"),
+		ReadDir2: func(string) ([]fs.DirEntry, error) {
+			return []fs.DirEntry{fakeEntry("a"), fakeEntry("ab"), fakeEntry("b1")}, nil
+		},
+		CmdSubst: func(w io.Writer, _ *syntax.CmdSubst) error { _, err := w.Write([]byte("out")); return err },
+	}
+}
+
+// checkPlain compares plainWord with expand.Fields and expand.Literal for
+// every word of src; it returns how many words were plain as fields.
+func checkPlain(t *testing.T, name, src string) int {
+	t.Helper()
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), name)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	syntax.Walk(f, func(node syntax.Node) bool {
+		w, ok := node.(*syntax.Word)
+		if !ok {
+			return true
+		}
+		if s, ok := plainWord(w, true); ok {
+			n++
+			got, err := expand.Fields(plainConfig(), w)
+			if err != nil || !slices.Equal(got, []string{s}) {
+				t.Errorf("%s: %s: plain field %q, expand.Fields gives %q (%v)", name, w.Pos(), s, got, err)
+			}
+		}
+		if s, ok := plainWord(w, false); ok {
+			got, err := expand.Literal(plainConfig(), w)
+			if err != nil || got != s {
+				t.Errorf("%s: %s: plain literal %q, expand.Literal gives %q (%v)", name, w.Pos(), s, got, err)
+			}
+		}
+		return true
+	})
+	return n
+}
+
+// TestPlainWord: the words plainWord takes as plain expand to their own
+// text, and the ones with anything an expansion acts on are not taken.
+func TestPlainWord(t *testing.T) {
+	src := `echo a --x=1 'sq' "dq" '' a,b a:b/c.d %x @x +x !x -
+echo ~ ~/x a~ 'a\b' "a\\b" a\ b $'x\ty' "" "$X" $X a* a? [ab] a{b,c} {a,b} '*' "*" "~" '{a,b}' "a$X" a=~/x`
+	if n := checkPlain(t, "fixed.sh", src); n < 17 {
+		t.Errorf("%d plain words, want at least 17", n)
+	}
+	for _, tc := range []struct {
+		word   string
+		fields bool
+		plain  bool
+	}{
+		{"abc", true, true}, {"'a b'", true, true}, {`"a b"`, true, true},
+		{"~", true, false}, {"~/x", false, false}, {`a\ b`, true, false}, {`"a\\b"`, false, false},
+		{"$'x'", true, false}, {`""`, true, false}, {`"$X"`, true, false}, {"a*", true, false},
+		{"a*", false, true}, {"a{b,c}", true, false}, {"a{b,c}", false, true}, {"[ab]", true, false},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader("echo "+tc.word), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := f.Stmts[0].Cmd.(*syntax.CallExpr).Args[1]
+		if _, ok := plainWord(w, tc.fields); ok != tc.plain {
+			t.Errorf("plainWord(%s, fields %v): plain %v, want %v", tc.word, tc.fields, ok, tc.plain)
+		}
+	}
+}
+
+// TestCorpusPlainWord runs the comparison of TestPlainWord on every word of
+// every shell script of the InferenceX tree in ../shared.
+func TestCorpusPlainWord(t *testing.T) {
+	root := testutil.SharedPath(t, "corpus/upstream/InferenceX")
+	files, plain := 0, 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !(strings.HasSuffix(p, ".sh") || strings.HasSuffix(p, ".slurm")) {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files++
+		plain += checkPlain(t, p, string(data))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 || plain < 10000 {
+		t.Errorf("%d scripts, %d plain words: the tree is not the complete one", files, plain)
+	}
+	t.Logf("%d scripts, %d plain words", files, plain)
+}
+
+// fakeEntry is a regular file of a directory listing.
+type fakeEntry string
+
+func (e fakeEntry) Name() string               { return string(e) }
+func (e fakeEntry) IsDir() bool                { return false }
+func (e fakeEntry) Type() fs.FileMode          { return 0 }
+func (e fakeEntry) Info() (fs.FileInfo, error) { return nil, fs.ErrNotExist }
