@@ -25,14 +25,35 @@ import (
 // which is used when calling handler functions.
 // It panics if ctx has no HandlerContext stored.
 func HandlerCtx(ctx context.Context) HandlerContext {
-	hc, ok := ctx.Value(handlerCtxKey{}).(HandlerContext)
-	if !ok {
-		panic("interp.HandlerCtx: no HandlerContext in ctx")
+	// cookbook-sync patch: the runner stores a *HandlerContext
+	// (handlerValueCtx); a HandlerContext value is still read.
+	switch hc := ctx.Value(handlerCtxKey{}).(type) {
+	case *HandlerContext:
+		return *hc
+	case HandlerContext:
+		return hc
 	}
-	return hc
+	panic("interp.HandlerCtx: no HandlerContext in ctx")
 }
 
 type handlerCtxKey struct{}
+
+// handlerValueCtx (cookbook-sync patch) is a context carrying a
+// HandlerContext under handlerCtxKey, made in one allocation:
+// context.WithValue made two, the context and the boxed value.
+type handlerValueCtx struct {
+	context.Context
+	hc HandlerContext
+}
+
+// Value is the HandlerContext's address for handlerCtxKey, the parent's
+// value for any other key.
+func (c *handlerValueCtx) Value(key any) any {
+	if _, ok := key.(handlerCtxKey); ok {
+		return &c.hc
+	}
+	return c.Context.Value(key)
+}
 
 type handlerKind int
 

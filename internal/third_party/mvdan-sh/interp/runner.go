@@ -274,10 +274,11 @@ func (e expandEnv) Each(fn func(name string, vr expand.Variable) bool) {
 var todoPos syntax.Pos // for handlerCtx callers where we don't yet have a position
 
 func (r *Runner) handlerCtx(ctx context.Context, kind handlerKind, pos syntax.Pos) context.Context {
-	hc := HandlerContext{
+	c := &handlerValueCtx{Context: ctx} // cookbook-sync patch: one allocation
+	c.hc = HandlerContext{
 		runner:         r,
 		kind:           kind,
-		Env:            childEnviron(r.writeEnv, false), // cookbook-sync patch: the chain's counter
+		Env:            r.writeEnv, // cookbook-sync patch: the runner's own environment (PATCHES.md, eleventh)
 		Dir:            r.Dir,
 		Pos:            pos,
 		Stdout:         r.stdout,
@@ -285,9 +286,9 @@ func (r *Runner) handlerCtx(ctx context.Context, kind handlerKind, pos syntax.Po
 		LastExitStatus: int(r.lastExit.code),
 	}
 	if r.stdin != nil { // do not leave hc.Stdin as a typed nil
-		hc.Stdin = r.stdin
+		c.hc.Stdin = r.stdin
 	}
-	return context.WithValue(ctx, handlerCtxKey{}, hc)
+	return c
 }
 
 func (r *Runner) out(s string) {
