@@ -5,7 +5,6 @@ package interp
 import (
 	"strings"
 
-	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -26,11 +25,18 @@ func plainWord(w *syntax.Word, fields bool) (string, bool) {
 	switch p := w.Parts[0].(type) {
 	case *syntax.Lit:
 		v := p.Value
-		if v == "" || v[0] == '~' || strings.ContainsAny(v, "\\\x00") {
+		if v == "" || v[0] == '~' {
 			return "", false
 		}
-		if fields && strings.ContainsAny(v, "{*?[") {
-			return "", false
+		for i := 0; i < len(v); i++ {
+			switch v[i] {
+			case '\\', 0:
+				return "", false
+			case '{', '*', '?', '[':
+				if fields {
+					return "", false
+				}
+			}
 		}
 		return v, true
 	case *syntax.SglQuoted:
@@ -43,7 +49,7 @@ func plainWord(w *syntax.Word, fields bool) (string, bool) {
 			return "", false
 		}
 		lit, ok := p.Parts[0].(*syntax.Lit)
-		if !ok || strings.ContainsAny(lit.Value, "\\\x00") {
+		if !ok || strings.IndexByte(lit.Value, '\\') >= 0 || strings.IndexByte(lit.Value, 0) >= 0 {
 			return "", false
 		}
 		return lit.Value, true
@@ -53,26 +59,25 @@ func plainWord(w *syntax.Word, fields bool) (string, bool) {
 
 // plainFields is expand.Fields for words that are all plain (plainWord):
 // their texts, one field each. ok is false when any word is not plain.
+// Skipping expand leaves r.ecfg as it was: what an expansion sets in it
+// (IFS read into it) is set again by every exported expand function before
+// it is read (expand.go prepareConfig; Arithm expands its words with
+// Literal).
 func (r *Runner) plainFields(words []*syntax.Word) ([]string, bool) {
+	if len(words) == 0 {
+		return nil, true // what expand.Fields gives for no words
+	}
+	var buf [8]string // the texts, while it is not known that all are plain
+	texts := buf[:0]
+	if len(words) > len(buf) {
+		texts = make([]string, 0, len(words))
+	}
 	for _, w := range words {
-		if _, ok := plainWord(w, true); !ok {
+		s, ok := plainWord(w, true)
+		if !ok {
 			return nil, false
 		}
+		texts = append(texts, s)
 	}
-	r.prepareExpand()
-	if len(words) == 0 {
-		return nil, true
-	}
-	strs := make([]string, len(words))
-	for i, w := range words {
-		strs[i], _ = plainWord(w, true)
-	}
-	return strs, true
-}
-
-// prepareExpand leaves r.ecfg as an expansion leaves it: every exported
-// expand function but Arithm first reads IFS into the config, which an
-// arithmetic expansion of "$*" later joins with.
-func (r *Runner) prepareExpand() {
-	_, _, _ = expand.Format(r.ecfg, "", nil)
+	return append([]string(nil), texts...), true
 }

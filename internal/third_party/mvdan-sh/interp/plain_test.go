@@ -90,6 +90,30 @@ echo ~ ~/x a~ 'a\b' "a\\b" a\ b $'x\ty' "" "$X" $X a* a? [ab] a{b,c} {a,b} '*' "
 	}
 }
 
+// TestPlainFields: a list of plain words gives their texts, no words gives
+// what expand.Fields gives (nil), and one word that is not plain sends the
+// whole list to expand.
+func TestPlainFields(t *testing.T) {
+	r := &Runner{}
+	if got, ok := r.plainFields(nil); !ok || got != nil {
+		t.Errorf("plainFields(nil) = %q, %v; want nil, true", got, ok)
+	}
+	if got, err := expand.Fields(plainConfig()); err != nil || got != nil {
+		t.Errorf("expand.Fields() = %q, %v; want nil", got, err)
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader("echo a 'b c' \"d\" e f g h i j k\necho a $X b"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := f.Stmts[0].Cmd.(*syntax.CallExpr).Args
+	if got, ok := r.plainFields(args); !ok || strings.Join(got, "|") != "echo|a|b c|d|e|f|g|h|i|j|k" {
+		t.Errorf("plainFields of 11 plain words = %q, %v", got, ok)
+	}
+	if got, ok := r.plainFields(f.Stmts[1].Cmd.(*syntax.CallExpr).Args); ok {
+		t.Errorf("plainFields with $X = %q, true; want false", got)
+	}
+}
+
 // TestCorpusPlainWord runs the comparison of TestPlainWord on every word of
 // every shell script of the InferenceX tree in ../shared.
 func TestCorpusPlainWord(t *testing.T) {

@@ -231,7 +231,6 @@ func (r *Runner) fields(words ...*syntax.Word) []string {
 func (r *Runner) literal(word *syntax.Word) string {
 	if word != nil { // cookbook-sync patch (plain.go)
 		if s, ok := plainWord(word, false); ok {
-			r.prepareExpand()
 			return s
 		}
 	}
