@@ -5,6 +5,7 @@ package interp
 import (
 	"strings"
 
+	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -12,7 +13,7 @@ import (
 // own text, the same in [expand.Fields] (fields true) and [expand.Literal]
 // (fields false): a single literal with no character any expansion acts on
 // (a backslash, a NUL, a leading tilde, and for fields a brace or a glob
-// character), a single-quoted string that is not $'…', or a double-quoted
+// pattern: pattern.HasMeta, as expand's escapedGlobField decides), a single-quoted string that is not $'…', or a double-quoted
 // literal with no backslash or NUL. ok is false for any other word, which
 // the caller expands as before. The rules are expand's own (mvdan.cc/sh/v3
 // v3.14.1 expand.go, wordFields and wordField): a literal part is only
@@ -28,15 +29,22 @@ func plainWord(w *syntax.Word, fields bool) (string, bool) {
 		if v == "" || v[0] == '~' {
 			return "", false
 		}
+		globChar := false
 		for i := 0; i < len(v); i++ {
 			switch v[i] {
 			case '\\', 0:
 				return "", false
-			case '{', '*', '?', '[':
+			case '{':
 				if fields {
 					return "", false
 				}
+			case '*', '?', '[':
+				globChar = true
 			}
+		}
+		if fields && globChar && pattern.HasMeta(v, 0) {
+			// a pattern (expand globs it); "[" alone, as in `[ -f x ]`, is not
+			return "", false
 		}
 		return v, true
 	case *syntax.SglQuoted:

@@ -5,6 +5,7 @@ package interp
 import (
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,7 +22,9 @@ import (
 // would expand to something else.
 func plainConfig() *expand.Config {
 	return &expand.Config{
-		Env: expand.ListEnviron("HOME=/home/u", "IFS=,", "X=a b", "Y=*"),
+		Env: plainEnv{"A": {Set: true, Kind: expand.Indexed, List: []string{"x", "y z"}}, "@": {Set: true, Kind: expand.Indexed, List: []string{"p1", "p 2"}},
+			"HOME": {Set: true, Kind: expand.String, Str: "/home/u"}, "IFS": {Set: true, Kind: expand.String, Str: ","},
+			"X": {Set: true, Kind: expand.String, Str: "a b"}, "Y": {Set: true, Kind: expand.String, Str: "*"}},
 		ReadDir2: func(string) ([]fs.DirEntry, error) {
 			return []fs.DirEntry{fakeEntry("a"), fakeEntry("ab"), fakeEntry("b1")}, nil
 		},
@@ -65,7 +68,13 @@ func checkPlain(t *testing.T, name, src string) int {
 // text, and the ones with anything an expansion acts on are not taken.
 func TestPlainWord(t *testing.T) {
 	src := `echo a --x=1 'sq' "dq" '' a,b a:b/c.d %x @x +x !x -
-echo ~ ~/x a~ 'a\b' "a\\b" a\ b $'x\ty' "" "$X" $X a* a? [ab] a{b,c} {a,b} '*' "*" "~" '{a,b}' "a$X" a=~/x`
+echo ~ ~/x a~ 'a\b' "a\\b" a\ b $'x\ty' "" "$X" $X a* a? [ab] a{b,c} {a,b} '*' "*" "~" '{a,b}' "a$X" a=~/x
+[ -f x ] [a [a] a]b ]
+echo a "$X" b $X c* "${Y}" $(x) d "${Z:-q}"
+echo a ${Y:=1} b
+echo a ${A[i++]} b
+echo a ${A[@]} b "${A[@]}" ${A[1+2]:1:2} c
+echo a "$@" b "$*" "${A[*]}" "${!A[@]}" "${!H*}" "x$@y" "${A}" "${#A}" "" "$X$Y" "${X:-$Y}" $X "$X"`
 	if n := checkPlain(t, "fixed.sh", src); n < 17 {
 		t.Errorf("%d plain words, want at least 17", n)
 	}
@@ -78,6 +87,7 @@ echo ~ ~/x a~ 'a\b' "a\\b" a\ b $'x\ty' "" "$X" $X a* a? [ab] a{b,c} {a,b} '*' "
 		{"~", true, false}, {"~/x", false, false}, {`a\ b`, true, false}, {`"a\\b"`, false, false},
 		{"$'x'", true, false}, {`""`, true, false}, {`"$X"`, true, false}, {"a*", true, false},
 		{"a*", false, true}, {"a{b,c}", true, false}, {"a{b,c}", false, true}, {"[ab]", true, false},
+		{"[", true, true}, {"]", true, true}, {"[ab", true, true}, {"a]b", true, true}, {"a[b]", true, false}, {"?", true, false},
 	} {
 		f, err := syntax.NewParser().Parse(strings.NewReader("echo "+tc.word), "")
 		if err != nil {
@@ -147,3 +157,16 @@ func (e fakeEntry) Name() string               { return string(e) }
 func (e fakeEntry) IsDir() bool                { return false }
 func (e fakeEntry) Type() fs.FileMode          { return 0 }
 func (e fakeEntry) Info() (fs.FileInfo, error) { return nil, fs.ErrNotExist }
+
+// plainEnv is a read-only environment of any kind of variable.
+type plainEnv map[string]expand.Variable
+
+func (e plainEnv) Get(name string) expand.Variable { return e[name] }
+
+func (e plainEnv) Each(f func(name string, vr expand.Variable) bool) {
+	for _, k := range slices.Sorted(maps.Keys(e)) {
+		if !f(k, e[k]) {
+			return
+		}
+	}
+}
