@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -326,8 +328,13 @@ func TestBackstopIsTimeLimit(t *testing.T) {
 func TestFilesChoosesWhatRuns(t *testing.T) {
 	const loop = "docs/src/snippets/configs/evil/loop.jsx"
 	root := tinyRoot(t, map[string]string{loop: "export const config = { cells: [] };\nwhile (true) {}\n"})
-	var asked []string
+	var (
+		mu    sync.Mutex // Files is called from Load's workers, several at once
+		asked []string
+	)
 	set, err := Load(context.Background(), root, Options{Files: func(fi FileInfo) bool {
+		mu.Lock()
+		defer mu.Unlock()
 		asked = append(asked, fi.Rel+" "+strings.Join(fi.Pages, ","))
 		return !strings.Contains(fi.Rel, "/evil/")
 	}})
@@ -339,6 +346,7 @@ func TestFilesChoosesWhatRuns(t *testing.T) {
 	}
 	want := "docs/src/snippets/autoregressive/tiny-deployment.jsx docs/cookbook/autoregressive/Acme/Tiny-Gen.mdx|" +
 		"docs/src/snippets/configs/acme/tiny.jsx docs/cookbook/autoregressive/Acme/Tiny.mdx|" + loop + " "
+	sort.Strings(asked) // asked in the order the workers reach the files
 	if got := strings.Join(asked, "|"); got != want {
 		t.Errorf("asked:\n%s\nwant:\n%s", got, want)
 	}
