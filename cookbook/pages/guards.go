@@ -47,7 +47,7 @@ var ErrAllocation = errors.New("page code asked for more memory than the sandbox
 // Not covered (the heap watchdog stays their backstop): tagged templates
 // (String.raw), += on a computed target, replace/replaceAll expansions, split results,
 // JSON.stringify's output length, BigInt arithmetic.
-const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, MAX_DEPTH, refuse, charge, isProxy, isRegExp, regexpOK, jsonDepth, arrayGuard) {
+const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, MAX_DEPTH, refuse, charge, isProxy, isRegExp, regexpOK, jsonDepth, arrayMethod) {
   "use strict";
   const apply = Reflect.apply, construct = Reflect.construct, ownKeys = Reflect.ownKeys;
   const defineProperty = Object.defineProperty, getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
@@ -117,25 +117,19 @@ const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, MAX_DEPTH, re
     }
     return apply(orig, this, [items, ...rest]);
   } }).from);
+  const arrayGuardJS = (o, what, build) => {
+    const n = lenOf(o, what);
+    arrayBound(n, what);
+    if (build) charge(n, what);
+  };
   const AP = OrigArray.prototype;
   const builds = new Set(["concat", "filter", "flat", "flatMap", "map", "slice", "splice", "toReversed", "toSorted", "toSpliced", "with"]);
   for (const key of ownKeys(AP)) {
     if (key === "constructor" || key === "join" || key === "fill" || key === "concat" || key === "flat" || typeof AP[key] !== "function") continue;
-    method(AP, key, (orig, name) => {
-      // the method's name and kind, made once (not per call: the
-      // wrappers run for every array method page code calls)
-      const what = "Array.prototype." + name, build = builds.has(name);
-      return ({ [name](...args) {
-        // a plain array (not a Proxy): length, bound and charge in one
-        // native call; anything else as lenOf reads it
-        if (arrayGuard(this, what, build) < 0) {
-          const n = lenOf(this, what);
-          arrayBound(n, what);
-          if (build) charge(n, what);
-        }
-        return apply(orig, this, args);
-      } })[name];
-    });
+    // a native wrapper (arrayMethod): a plain array (not a Proxy) is
+    // checked and charged in Go; any other receiver by arrayGuardJS, as
+    // lenOf reads it
+    method(AP, key, (orig, name) => arrayMethod(orig, "Array.prototype." + name, builds.has(name), arrayGuardJS));
   }
   method(AP, "fill", (orig) => ({ fill(...args) {
     const n = lenOf(this, "Array.prototype.fill");
@@ -358,7 +352,7 @@ func (gd *guards) install(prg *goja.Program) error {
 	o := gd.sb.opt
 	r, err := fn(goja.Undefined(), vm.GlobalObject(), vm.ToValue(o.MaxArray), vm.ToValue(o.MaxString), vm.ToValue(o.MaxBuffer), vm.ToValue(o.MaxDepth),
 		gd.native(vm, "refuse"), gd.native(vm, "charge"), gd.native(vm, "isProxy"), gd.native(vm, "isRegExp"), gd.native(vm, "regexpOK"), gd.native(vm, "jsonDepth"),
-		gd.native(vm, "arrayGuard"))
+		gd.native(vm, "arrayMethod"))
 	if err != nil {
 		return err
 	}
@@ -624,32 +618,59 @@ func (gd *guards) native(vm *goja.Runtime, name string) goja.Value {
 		}
 	case "jsonDepth":
 		f = func(c goja.FunctionCall) goja.Value { return vm.ToValue(jsonDepth(argString(vm, c, 0))) }
-	case "arrayGuard":
-		// arrayGuard(o, what, build) is the array methods' guard for a
-		// plain array o (an Array, not a Proxy: what JS lenOf reads as
-		// o.length, a data property): its length over Options.MaxArray is
-		// refused, else charged when build, and the length is returned;
-		// -1 (nothing checked) for any other receiver, which the JS
-		// wrapper checks itself.
+	case "arrayMethod":
+		// arrayMethod(orig, what, build, slow) wraps the Array.prototype
+		// method orig in a native function: a plain array receiver (an
+		// Array, not a Proxy: what JS lenOf reads as o.length, a data
+		// property) whose length is over Options.MaxArray is refused, else
+		// charged when build; any other receiver is checked by slow(o,
+		// what, build), the JS guard; then orig runs with the receiver and
+		// the arguments as given. An exception of orig or slow (a page's
+		// throw, a refusal, an interrupt) goes on as it came.
 		f = func(c goja.FunctionCall) goja.Value {
-			o, ok := valueArg(c, 0).(*goja.Object)
-			if !ok || o.ClassName() != "Array" || gd.isProxy(o) {
-				return vm.ToValue(-1)
+			orig, ok := goja.AssertFunction(c.Argument(0))
+			slow, ok2 := goja.AssertFunction(c.Argument(3))
+			if !ok || !ok2 {
+				panic(vm.NewTypeError("arrayMethod: not a function"))
 			}
-			n := o.Get("length").ToFloat()
-			what := argString(vm, c, 1)
-			if n > float64(gd.sb.opt.MaxArray) {
-				gd.refuse("array", n, what)
-			}
-			if c.Argument(2).ToBoolean() {
-				gd.charge(n, what)
-			}
-			return vm.ToValue(n)
+			whatV, buildV := c.Argument(1), c.Argument(2)
+			what, build := argString(vm, c, 1), buildV.ToBoolean()
+			return vm.ToValue(func(m goja.FunctionCall) goja.Value {
+				if !gd.plainArrayGuard(m.This, what, build) {
+					if _, err := slow(goja.Undefined(), m.This, whatV, buildV); err != nil {
+						panic(err)
+					}
+				}
+				r, err := orig(m.This, m.Arguments...)
+				if err != nil {
+					panic(err)
+				}
+				return r
+			})
 		}
 	default:
 		panic("pages: no native guard " + name)
 	}
 	return vm.ToValue(f)
+}
+
+// plainArrayGuard is the array methods' guard for a plain array o (an
+// Array, not a Proxy): its length over Options.MaxArray is refused, else
+// charged when build. It reports false, having checked nothing, for any
+// other receiver.
+func (gd *guards) plainArrayGuard(v goja.Value, what string, build bool) bool {
+	o, ok := v.(*goja.Object)
+	if !ok || o.ClassName() != "Array" || gd.isProxy(o) {
+		return false
+	}
+	n := o.Get("length").ToFloat()
+	if n > float64(gd.sb.opt.MaxArray) {
+		gd.refuse("array", n, what)
+	}
+	if build {
+		gd.charge(n, what)
+	}
+	return true
 }
 
 // valueArg is argument i as a goja.Value parameter: nil when not given

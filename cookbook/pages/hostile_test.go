@@ -244,3 +244,30 @@ func TestGuardsKeepSemantics(t *testing.T) {
 		t.Errorf("command:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestGuardedArrayMethodsKeepCalls: the array methods' native wrappers
+// (arrayMethod) pass the receiver and exactly the arguments given (reduce
+// and splice tell an absent argument from undefined), a page's exception
+// thrown in a callback reaches the page's catch, and a method keeps its
+// name and length and is no constructor.
+func TestGuardedArrayMethodsKeepCalls(t *testing.T) {
+	src := cellWith(`[
+  "--a " + [1, 2, 3].reduce((a, b) => a + b) + [].reduce((a) => a, "i") + [1, 2, 3].reduceRight((a, b) => a + b, "r"),
+  "--b " + [1, 2, 3].splice(0).length + [1, 2, 3].splice(0, undefined).length + [1, 2, 3].splice(1, 1, "x", "y").join(""),
+  "--c " + (() => { try { [1].map(() => { throw new Error("boom"); }); return "none"; } catch (e) { return e.message; } })(),
+  "--d " + typeof [].map + [].map.name + [].map.length + [].forEach.name + [].reduce.length,
+  "--e " + (() => { try { new ([].map)(); return "built"; } catch (e) { return e instanceof TypeError; } })(),
+  "--f " + Array.prototype.map.call({ length: 2, 0: "a", 1: "b" }, (x) => x + x).join("") + [1].map(function () { return this.v; }, { v: 7 }),
+  "--g " + [3, 1, 2].toSorted().join("") + [1, [2, [3]]].flatMap((x) => x).length + [1, 2, 3].indexOf(2, undefined) + [1, 2].with(0, 9).join(""),
+]`)
+	root := tinyRoot(t, map[string]string{"docs/src/snippets/configs/evil/calls.jsx": src})
+	sels, err := DecodeFile(context.Background(), root, "docs/src/snippets/configs/evil/calls.jsx", Options{})
+	if err != nil || len(sels) == 0 {
+		t.Fatalf("%v", err)
+	}
+	want := "sglang serve \\\n  --a 6ir321 \\\n  --b 302 \\\n  --c boom \\\n  --d functionmap1forEach1 \\\n  --e true \\\n" +
+		"  --f aabb7 \\\n  --g 1233192"
+	if got := sels[0].Command; got != want {
+		t.Errorf("command:\n%s\nwant:\n%s", got, want)
+	}
+}
