@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
@@ -47,7 +48,7 @@ var ErrAllocation = errors.New("page code asked for more memory than the sandbox
 // Not covered (the heap watchdog stays their backstop): tagged templates
 // (String.raw), += on a computed target, replace/replaceAll expansions, split results,
 // JSON.stringify's output length, BigInt arithmetic.
-const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, MAX_DEPTH, refuse, charge, isProxy, isRegExp, regexpOK, jsonDepth, arrayMethod) {
+const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, MAX_DEPTH, refuse, charge, isProxy, isRegExp, regexpOK, jsonDepth, arrayMethod, arrayJoin) {
   "use strict";
   const apply = Reflect.apply, construct = Reflect.construct, ownKeys = Reflect.ownKeys;
   const defineProperty = Object.defineProperty, getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
@@ -146,7 +147,9 @@ const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, MAX_DEPTH, re
   } }).concat);
   // join: every element is converted once, here, in the builtin's order,
   // and the builtin joins the strings, once their total is known.
-  method(AP, "join", (orig) => ({ join(sep) {
+  // A plain array (an Array, not a Proxy) takes the same steps in Go
+  // (arrayJoin, guards.join); any other receiver this wrapper.
+  method(AP, "join", (orig) => arrayJoin(orig, ({ join(sep) {
     if (this === null || this === undefined) return apply(orig, this, [sep]);
     const o = isObj(this) ? this : Object(this);
     const n = lenOf(o, "Array.prototype.join");
@@ -164,7 +167,7 @@ const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, MAX_DEPTH, re
     }
     stringBound(total, "Array.prototype.join");
     return apply(orig, parts, [s]);
-  } }).join);
+  } }).join));
 
   // flat recurses in Go once per level: a depth over MAX_DEPTH is taken
   // only when the arrays are not that deep (walked here, without
@@ -337,6 +340,8 @@ type guards struct {
 	charged int64
 	// toPrims and rawAdd are guardsJS's helpers of plus (nil until it ran)
 	toPrims, rawAdd goja.Callable
+	// toStr is guardsJS's `${v}` (nil until it ran)
+	toStr goja.Callable
 }
 
 var proxyType = reflect.TypeOf(goja.Proxy{})
@@ -352,13 +357,14 @@ func (gd *guards) install(prg *goja.Program) error {
 	o := gd.sb.opt
 	r, err := fn(goja.Undefined(), vm.GlobalObject(), vm.ToValue(o.MaxArray), vm.ToValue(o.MaxString), vm.ToValue(o.MaxBuffer), vm.ToValue(o.MaxDepth),
 		gd.native(vm, "refuse"), gd.native(vm, "charge"), gd.native(vm, "isProxy"), gd.native(vm, "isRegExp"), gd.native(vm, "regexpOK"), gd.native(vm, "jsonDepth"),
-		gd.native(vm, "arrayMethod"))
+		gd.native(vm, "arrayMethod"), gd.native(vm, "arrayJoin"))
 	if err != nil {
 		return err
 	}
 	ro := r.ToObject(vm)
 	gd.toPrims, _ = goja.AssertFunction(ro.Get("addObjects"))
 	gd.rawAdd, _ = goja.AssertFunction(ro.Get("rawAdd"))
+	gd.toStr, _ = goja.AssertFunction(ro.Get("toStr"))
 	return vm.GlobalObject().DefineDataProperty(strName, ro.Get("toStr"), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
 }
 
@@ -591,6 +597,7 @@ func argString(vm *goja.Runtime, call goja.FunctionCall, i int) string {
 var (
 	typeFloat64 = reflect.TypeOf(float64(0))
 	typeInt64   = reflect.TypeOf(int64(0))
+	typeBool    = reflect.TypeOf(false)
 )
 
 // native is the named guard's native form for page code (see above).
@@ -648,10 +655,107 @@ func (gd *guards) native(vm *goja.Runtime, name string) goja.Value {
 				return r
 			})
 		}
+	case "arrayJoin":
+		// arrayJoin(orig, slow) wraps Array.prototype.join: a plain array
+		// receiver (an Array, not a Proxy) is joined by guards.join, the
+		// steps of the JS wrapper slow in Go; any other receiver by slow.
+		f = func(c goja.FunctionCall) goja.Value {
+			slow, ok := goja.AssertFunction(c.Argument(1))
+			if !ok {
+				panic(vm.NewTypeError("arrayJoin: not a function"))
+			}
+			return vm.ToValue(func(m goja.FunctionCall) goja.Value {
+				if o, ok := m.This.(*goja.Object); ok && o.ClassName() == "Array" && !gd.isProxy(o) {
+					return gd.join(o, m.Argument(0))
+				}
+				r, err := slow(m.This, m.Arguments...)
+				if err != nil {
+					panic(err)
+				}
+				return r
+			})
+		}
 	default:
 		panic("pages: no native guard " + name)
 	}
 	return vm.ToValue(f)
+}
+
+// join is guardsJS's Array.prototype.join for a plain array o (an Array,
+// not a Proxy), step for step: the length read once and bounded
+// (Options.MaxArray), the separator converted (`${sep}`, "," when
+// undefined), then each element read in order and converted ("" for
+// undefined and null), the total length in UTF-16 units refused as soon
+// as it is over Options.MaxString, charged once known; the strings joined
+// as the builtin joins them. A conversion that runs page code (an object,
+// a symbol, a bigint) goes through guardsJS's own `${v}` (toStr), so its
+// calls, exceptions and refusals are the wrapper's.
+func (gd *guards) join(o *goja.Object, sep goja.Value) goja.Value {
+	const what = "Array.prototype.join"
+	vm := gd.sb.vm
+	n := o.Get("length").ToFloat()
+	if n > float64(gd.sb.opt.MaxArray) {
+		gd.refuse("array", n, what)
+	}
+	s := goja.String(nil)
+	if sep == nil || goja.IsUndefined(sep) {
+		s = vm.ToValue(",").(goja.String)
+	} else {
+		s = gd.templateString(sep)
+	}
+	maxString := float64(gd.sb.opt.MaxString)
+	total := 0.0
+	if n > 0 {
+		total = (n - 1) * float64(s.Length())
+	}
+	if total > maxString {
+		gd.refuse("string", total, what)
+	}
+	count := int(n)
+	parts := make([]goja.String, count)
+	for i := 0; i < count; i++ {
+		e := o.Get(strconv.Itoa(i))
+		var t goja.String
+		if e == nil || goja.IsUndefined(e) || goja.IsNull(e) {
+			t = vm.ToValue("").(goja.String)
+		} else {
+			t = gd.templateString(e)
+		}
+		total += float64(t.Length())
+		if total > maxString {
+			gd.refuse("string", total, what)
+		}
+		parts[i] = t
+	}
+	if total > maxString {
+		gd.refuse("string", total, what)
+	}
+	gd.charge(total, what)
+	var b goja.StringBuilder
+	for i, t := range parts {
+		if i > 0 {
+			b.WriteString(s)
+		}
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+// templateString is `${v}`: a string as it is, a number or a boolean as
+// JS writes it, anything else through guardsJS's toStr (page code may run).
+func (gd *guards) templateString(v goja.Value) goja.String {
+	if s, ok := v.(goja.String); ok {
+		return s
+	}
+	switch v.ExportType() {
+	case typeInt64, typeFloat64, typeBool:
+		return gd.sb.vm.ToValue(v.String()).(goja.String)
+	}
+	r, err := gd.toStr(goja.Undefined(), v)
+	if err != nil {
+		panic(err)
+	}
+	return r.(goja.String)
 }
 
 // plainArrayGuard is the array methods' guard for a plain array o (an

@@ -271,3 +271,27 @@ func TestGuardedArrayMethodsKeepCalls(t *testing.T) {
 		t.Errorf("command:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestGuardedJoinKeepsSemantics: Array.prototype.join, joined in Go for a
+// plain array (guards.join), gives what the JS wrapper and goja's join
+// give for elements of every kind, a separator of any kind, holes,
+// getters, nested arrays, unicode, and a symbol's TypeError.
+func TestGuardedJoinKeepsSemantics(t *testing.T) {
+	src := cellWith(`[
+  "--a " + [1, -0, 1e21, 0.1 + 0.2, NaN, -Infinity, 2 ** 53, true, null, undefined, "s"].join("|"),
+  "--b " + [[1, [2, 3]], { toString() { return "o"; } }, [], [null]].join() + [1, 2].join(0) + [3, 4].join({ toString: () => "~" }) + [5, 6].join(undefined),
+  "--c " + (() => { const a = [1, , 3]; Object.defineProperty(a, 1, { get: () => "g" }); return a.join("") + [7, , 9].join("-"); })(),
+  "--d " + ["é", "€", "😀"].join("·").length + (() => { try { [Symbol("x")].join(); return "none"; } catch (e) { return e instanceof TypeError; } })(),
+  "--e " + (() => { let n = 0; const o = { toString() { n++; return "x"; } }; return [o, o].join("") + n; })() + [1n, 2n].join("+") + Array.prototype.join.call("abc", "."),
+]`)
+	root := tinyRoot(t, map[string]string{"docs/src/snippets/configs/evil/join.jsx": src})
+	sels, err := DecodeFile(context.Background(), root, "docs/src/snippets/configs/evil/join.jsx", Options{})
+	if err != nil || len(sels) == 0 {
+		t.Fatalf("%v", err)
+	}
+	want := "sglang serve \\\n  --a 1|0|1e+21|0.30000000000000004|NaN|-Infinity|9007199254740992|true|||s \\\n" +
+		"  --b 1,2,3,o,,1023~45,6 \\\n  --c 1g37--9 \\\n  --d 6true \\\n  --e xx21+2a.b.c"
+	if got := sels[0].Command; got != want {
+		t.Errorf("command:\n%s\nwant:\n%s", got, want)
+	}
+}
