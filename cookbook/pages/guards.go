@@ -48,7 +48,7 @@ var ErrAllocation = errors.New("page code asked for more memory than the sandbox
 // Not covered (the heap watchdog stays their backstop): tagged templates
 // (String.raw), += on a computed target, replace/replaceAll expansions, split results,
 // JSON.stringify's output length, BigInt arithmetic.
-const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, MAX_DEPTH, refuse, charge, isProxy, isRegExp, regexpOK, jsonDepth, arrayMethod, arrayJoin) {
+const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, MAX_DEPTH, refuse, charge, isProxy, isRegExp, regexpOK, jsonDepth, arrayMethod, arrayJoin, jsonTrack) {
   "use strict";
   const apply = Reflect.apply, construct = Reflect.construct, ownKeys = Reflect.ownKeys;
   const defineProperty = Object.defineProperty, getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
@@ -204,17 +204,9 @@ const guardsJS = `(function (g, MAX_ARRAY, MAX_STRING, MAX_BUFFER, MAX_DEPTH, re
   } }).parse);
   method(J, "stringify", () => ({ stringify(value, replacer, space) {
     if (isArray(replacer) || (isObj(replacer) && typeof replacer !== "function")) refuse("replacer", 0, "JSON.stringify");
-    const user = typeof replacer === "function" ? replacer : undefined;
-    const depth = new Map();
-    const track = function (key, v) {
-      if (user !== undefined) v = apply(user, this, [key, v]);
-      if (isObj(v) && typeof v !== "function") {
-        const d = (depth.get(this) || 0) + 1;
-        if (d > MAX_DEPTH) refuse("depth", d, "JSON.stringify");
-        depth.set(v, d);
-      }
-      return v;
-    };
+    // a native replacer (jsonTrack): the page's replacer (if any) first,
+    // then the value's depth, its holder's plus one
+    const track = jsonTrack(typeof replacer === "function" ? replacer : undefined);
     return apply(origStringify, J, [value, track, space]);
   } }).stringify);
 
@@ -357,7 +349,7 @@ func (gd *guards) install(prg *goja.Program) error {
 	o := gd.sb.opt
 	r, err := fn(goja.Undefined(), vm.GlobalObject(), vm.ToValue(o.MaxArray), vm.ToValue(o.MaxString), vm.ToValue(o.MaxBuffer), vm.ToValue(o.MaxDepth),
 		gd.native(vm, "refuse"), gd.native(vm, "charge"), gd.native(vm, "isProxy"), gd.native(vm, "isRegExp"), gd.native(vm, "regexpOK"), gd.native(vm, "jsonDepth"),
-		gd.native(vm, "arrayMethod"), gd.native(vm, "arrayJoin"))
+		gd.native(vm, "arrayMethod"), gd.native(vm, "arrayJoin"), gd.native(vm, "jsonTrack"))
 	if err != nil {
 		return err
 	}
@@ -673,6 +665,45 @@ func (gd *guards) native(vm *goja.Runtime, name string) goja.Value {
 					panic(err)
 				}
 				return r
+			})
+		}
+	case "jsonTrack":
+		// jsonTrack(user) is JSON.stringify's replacer for one call: the
+		// page's replacer user (undefined: none) is applied first, with
+		// the holder as this; then an object value (not a function) is
+		// given its depth, its holder's plus one (the root's holder has
+		// none), refused over Options.MaxDepth before the builtin
+		// descends into it.
+		f = func(c goja.FunctionCall) goja.Value {
+			var user goja.Callable
+			if u := c.Argument(0); !goja.IsUndefined(u) {
+				fn, ok := goja.AssertFunction(u)
+				if !ok {
+					panic(vm.NewTypeError("jsonTrack: not a function"))
+				}
+				user = fn
+			}
+			depth := map[*goja.Object]int{}
+			return vm.ToValue(func(m goja.FunctionCall) goja.Value {
+				v := m.Argument(1)
+				if user != nil {
+					r, err := user(m.This, m.Argument(0), v)
+					if err != nil {
+						panic(err)
+					}
+					v = r
+				}
+				if o, ok := v.(*goja.Object); ok {
+					if _, callable := goja.AssertFunction(o); !callable {
+						holder, _ := m.This.(*goja.Object)
+						d := depth[holder] + 1
+						if d > gd.sb.opt.MaxDepth {
+							gd.refuse("depth", float64(d), "JSON.stringify")
+						}
+						depth[o] = d
+					}
+				}
+				return v
 			})
 		}
 	default:

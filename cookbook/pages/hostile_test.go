@@ -295,3 +295,26 @@ func TestGuardedJoinKeepsSemantics(t *testing.T) {
 		t.Errorf("command:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestGuardedStringifyKeepsSemantics: JSON.stringify with the native depth
+// tracker (jsonTrack) gives what goja's gives: the page's replacer called
+// with the holder as this, toJSON, functions and undefined left out,
+// nesting, space.
+func TestGuardedStringifyKeepsSemantics(t *testing.T) {
+	src := cellWith(`[
+  "--a " + JSON.stringify({ a: [1, { b: 2 }], f() {}, u: undefined, d: { toJSON() { return "D"; } } }),
+  "--b " + JSON.stringify({ x: 1, y: { z: 2 } }, function (k, v) { return k === "z" ? this.w || v * 10 : v; }),
+  "--c " + JSON.stringify([{ w: 7, z: 1 }], function (k, v) { return k === "z" ? this.w : v; }) + JSON.stringify("s") + JSON.stringify(undefined),
+  "--d " + JSON.stringify({ a: [[[]]] }, null, 1).split("\n").length + JSON.stringify({ k: 1 }, (k, v) => (k === "" ? { n: v } : v)),
+]`)
+	root := tinyRoot(t, map[string]string{"docs/src/snippets/configs/evil/json.jsx": src})
+	sels, err := DecodeFile(context.Background(), root, "docs/src/snippets/configs/evil/json.jsx", Options{})
+	if err != nil || len(sels) == 0 {
+		t.Fatalf("%v", err)
+	}
+	want := "sglang serve \\\n  --a {\"a\":[1,{\"b\":2}],\"d\":\"D\"} \\\n  --b {\"x\":1,\"y\":{\"z\":20}} \\\n" +
+		"  --c [{\"w\":7,\"z\":7}]\"s\"undefined \\\n  --d 7{\"n\":{\"k\":1}}"
+	if got := sels[0].Command; got != want {
+		t.Errorf("command:\n%s\nwant:\n%s", got, want)
+	}
+}
