@@ -88,7 +88,7 @@ func (j *bgJob) alive() bool { return (j.server || j.unknown != nil) && j.signal
 func (sb *sandbox) bgGuard(args []string) []string {
 	if args[0] == bgStartCmd {
 		sb.bgStarts = append(sb.bgStarts, sb.seq)
-		return []string{":"}
+		return sb.colonCmd()
 	}
 	start := 0
 	if n := len(sb.bgStarts); n > 0 {

@@ -253,7 +253,7 @@ func sideEffect(args []string) bool {
 // command to run in place of it (":" or the status of the condition).
 func (sb *sandbox) condGuard(args []string) (out []string, err error) {
 	if len(args) < 2 {
-		return []string{":"}, nil
+		return sb.colonCmd(), nil
 	}
 	if args[0] == bgCmd {
 		if args[1] == "+" {
@@ -264,12 +264,12 @@ func (sb *sandbox) condGuard(args []string) (out []string, err error) {
 		} else {
 			sb.bgRunning--
 		}
-		return []string{":"}, nil
+		return sb.colonCmd(), nil
 	}
 	at, _ := sb.decodeMarker(args[1])
 	if args[0] == condBeginCmd {
 		sb.conds = append(sb.conds, &condScope{id: args[1], at: at})
-		return []string{":"}, nil
+		return sb.colonCmd(), nil
 	}
 	status := 0
 	if len(args) > 2 {
@@ -294,7 +294,7 @@ func (sb *sandbox) condGuard(args []string) (out []string, err error) {
 		status = k
 	}
 	if status == 0 {
-		return []string{":"}, nil
+		return sb.colonCmd(), nil
 	}
 	return []string{condStatusCmd, strconv.Itoa(status)}, nil
 }

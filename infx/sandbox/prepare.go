@@ -514,6 +514,29 @@ func (c *Cache) execSite(w string) (callSite, bool) {
 	return m, m.marked
 }
 
+// siteWord is the execCmd site word of a command at at in context kind
+// ("file\x00line\x00col\x00kind", execSite's input), kept for every run of
+// c like marker: at most markersMax words.
+func (c *Cache) siteWord(at Pos, kind byte) string {
+	k := siteKey{at: at, kind: kind}
+	c.markMu.RLock()
+	w, ok := c.siteWords[k]
+	c.markMu.RUnlock()
+	if ok {
+		return w
+	}
+	w = fmt.Sprintf("%s\x00%d\x00%d\x00%c", at.File, at.Line, at.Col, kind)
+	c.markMu.Lock()
+	defer c.markMu.Unlock()
+	if len(c.siteWords) < markersMax {
+		if c.siteWords == nil {
+			c.siteWords = map[siteKey]string{}
+		}
+		c.siteWords[k] = w
+	}
+	return w
+}
+
 // keptSite is decode(w), kept in *m (under c.markMu, at most markersMax
 // words): decode is a pure function of the word.
 func (c *Cache) keptSite(m *map[string]callSite, w string, decode func(string) callSite) callSite {

@@ -287,6 +287,14 @@ type Cache struct {
 	markMu  sync.RWMutex
 	markers map[string]callSite
 	sites   map[string]callSite
+	// siteWords are the execCmd site words made (siteWord), by site.
+	siteWords map[siteKey]string
+}
+
+// siteKey is what an execCmd site word says: a position and a context.
+type siteKey struct {
+	at   Pos
+	kind byte
 }
 
 // memoKey is one Call.Memo entry: the kind of value and the input it was

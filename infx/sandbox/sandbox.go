@@ -467,6 +467,7 @@ type sandbox struct {
 	bgRunning         int                    // background compound statements running (mu; bgCmd)
 	bgStarts          []int                  // Seq at each open bgStartCmd (mu; bgjobs.go)
 	jobs              map[int]*bgJob         // background jobs by pseudo PID (mu; bgjobs.go)
+	colon             []string               // colonCmd's answer, made once (mu)
 	factAnswers       map[string]int         // the answer each machine fact got (mu; chooseFact)
 	assumed           []assumedCmd           // commands not evaluated that ran in a background job (mu; bgjobs.go)
 	containerBases    []map[string]string    // the environment each container started with (mu; containerVar)
@@ -521,7 +522,7 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 	defer sb.mu.Unlock()
 	at, kind, args := sb.callSite(hc, args)
 	if len(args) == 0 {
-		return []string{":"}, nil
+		return sb.colonCmd(), nil
 	}
 	if args[0] == condBeginCmd || args[0] == condEndCmd || args[0] == bgCmd {
 		return sb.condGuard(args)
@@ -532,7 +533,7 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 	if handled, err := sb.guardCmd(hc, at, args); err != nil {
 		return nil, err
 	} else if handled {
-		return []string{":"}, nil
+		return sb.colonCmd(), nil
 	}
 	if args[0] == nameCheckCmd {
 		return []string{"printf", "%s", nameOperand(args[1:])}, nil
@@ -586,7 +587,17 @@ func (sb *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 			kind = ctxPlain
 		}
 	}
-	return append([]string{execCmd, fmt.Sprintf("%s\x00%d\x00%d\x00%c", at.File, at.Line, at.Col, kind)}, args...), nil
+	return append([]string{execCmd, sb.cache.siteWord(at, kind)}, args...), nil
+}
+
+// colonCmd is the command ":" that the call handler answers for the
+// sandbox's own guard commands: one slice per run, made once (the
+// interpreter only reads it; sb.mu held).
+func (sb *sandbox) colonCmd() []string {
+	if sb.colon == nil {
+		sb.colon = []string{":"}
+	}
+	return sb.colon
 }
 
 // callSite reads a command's marker word (mark): where the command is
