@@ -351,3 +351,42 @@ func TestHostileEscapeCoverage(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapedIndentedJSON: the JSON report streamed through
+// writeEscapedIndentedJSON (escape the compact text, then indent) is byte
+// for byte what escapedJSON makes of the indented text (indent, then
+// escape), for strings holding every kind of character EscapeJSON
+// rewrites: C0 and C1 controls, DEL, bidi overrides, line separators, a
+// "##[", characters beyond U+FFFF, brackets and punctuation.
+func TestEscapedIndentedJSON(t *testing.T) {
+	v := map[string]any{
+		"a": []any{"\x01\x1b[31m", "\u0085\u009b", "\x7f", "\u202e\u2066", "\u2028\u2029", "x##[warning]y", "##[", "#", "😀\U0001F3F4\uFEFF"},
+		"b": map[string]any{"{[,:]}": []any{}, "##[k": map[string]any{}, "\u200b": "é"},
+		"c": []any{1, nil, true, "plain"},
+	}
+	var compact bytes.Buffer
+	e := json.NewEncoder(&compact)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := escapedJSON(&want, func(b *bytes.Buffer) error {
+		ie := json.NewEncoder(b)
+		ie.SetEscapeHTML(false)
+		ie.SetIndent("", "  ")
+		return ie.Encode(v)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := writeEscapedIndentedJSON(&got, compact.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Errorf("streamed:\n%s\nescapedJSON:\n%s", got.String(), want.String())
+	}
+	if !strings.Contains(want.String(), `\u001b`) || !strings.Contains(want.String(), `\u0023`) {
+		t.Errorf("the case escapes nothing: %s", want.String())
+	}
+}

@@ -45,7 +45,11 @@ func coverageFormats() []coverageFormat {
 			}},
 		{"json", "json (schema report/SCHEMA.md)", "JSON strings, raw values: every control or format character a \\u escape (encoding/json, launch.EscapeJSON)",
 			func(w io.Writer, rep *report.Report, _ coverageOptions) error {
-				return escapedJSON(w, func(b *bytes.Buffer) error { return report.PrintJSON(b, rep) })
+				compact, err := report.CompactJSON(rep)
+				if err != nil {
+					return err
+				}
+				return writeEscapedIndentedJSON(w, compact)
 			}},
 		{"sarif", "sarif (SARIF 2.1.0)", "JSON strings, raw values: every control or format character a \\u escape (encoding/json, launch.EscapeJSON); local directories removed",
 			func(w io.Writer, rep *report.Report, o coverageOptions) error {
@@ -118,6 +122,17 @@ func escapedJSON(w io.Writer, print func(*bytes.Buffer) error) error {
 	}
 	_, err := w.Write(launch.EscapeJSON(b.Bytes()))
 	return err
+}
+
+// writeEscapedIndentedJSON writes compact JSON (a json.Encoder's without
+// an indent) to w indented as json.Encoder's SetIndent("", "  ") indents
+// it, through launch.EscapeJSON: the bytes escapedJSON gives for the
+// indented text, streamed (report.WriteIndentedJSON) instead of held whole.
+// Escaping first is the same: EscapeJSON only rewrites characters inside
+// strings (a "##[" included, which only a string holds), and indenting
+// only adds spaces and newlines outside them (TestEscapedIndentedJSON).
+func writeEscapedIndentedJSON(w io.Writer, compact []byte) error {
+	return report.WriteIndentedJSON(w, launch.EscapeJSON(compact))
 }
 
 // writeJSON writes v as indented JSON (encoding/json: two spaces, a final

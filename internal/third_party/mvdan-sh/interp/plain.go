@@ -13,8 +13,9 @@ import (
 // own text, the same in [expand.Fields] (fields true) and [expand.Literal]
 // (fields false): a single literal with no character any expansion acts on
 // (a backslash, a NUL, a leading tilde, and for fields a brace or a glob
-// pattern: pattern.HasMeta, as expand's escapedGlobField decides), a single-quoted string that is not $'…', or a double-quoted
-// literal with no backslash or NUL. ok is false for any other word, which
+// pattern: pattern.HasMeta, as expand's escapedGlobField decides), a
+// single-quoted string that is not $'…', or a double-quoted literal with
+// no backslash or NUL. ok is false for any other word, which
 // the caller expands as before. The rules are expand's own (mvdan.cc/sh/v3
 // v3.14.1 expand.go, wordFields and wordField): a literal part is only
 // changed by tilde expansion at its start, backslash removal and the cut
