@@ -243,6 +243,68 @@ type Set struct {
 	spec string
 	// prohibited indexes the prohibited rules (checked for every setting).
 	prohibited []int
+	// idx narrows Match to the rules that can apply (nil: every rule).
+	idx *ruleIndex
+}
+
+// ruleIndex is the rules of a Set that can apply to a setting, by its kind
+// and name, each list in rule order (indexes into Set.rules): a rule that
+// names a flag, an env var or a field applies only to settings of that
+// kind, and one whose name is a list of literal names only to those names.
+type ruleIndex struct {
+	// byName: the rules whose name is literal names, by kind and name.
+	byName map[SettingKind]map[string][]int
+	// rest: by kind, the rules of the kind whose name is a pattern and
+	// the rules that name no kind, merged in rule order.
+	rest map[SettingKind][]int
+	// any: the rules that name no kind (for a kind no rule names).
+	any []int
+}
+
+// index builds s.idx from s.rules.
+func (s *Set) index() {
+	idx := &ruleIndex{byName: map[SettingKind]map[string][]int{}, rest: map[SettingKind][]int{}}
+	kinds := map[SettingKind]bool{}
+	for i := range s.rules {
+		if k, ok := s.rules[i].kind(); ok {
+			kinds[k] = true
+		}
+	}
+	for i := range s.rules {
+		r := &s.rules[i]
+		k, named := r.kind()
+		switch {
+		case !named:
+			idx.any = append(idx.any, i)
+			for kk := range kinds {
+				idx.rest[kk] = append(idx.rest[kk], i)
+			}
+		case r.name != nil && r.name.lit != nil:
+			if idx.byName[k] == nil {
+				idx.byName[k] = map[string][]int{}
+			}
+			for n := range r.name.lit {
+				idx.byName[k][n] = append(idx.byName[k][n], i)
+			}
+		default:
+			idx.rest[k] = append(idx.rest[k], i)
+		}
+	}
+	s.idx = idx
+}
+
+// kind is the kind of setting r names (a flag, an env var, a field); ok is
+// false for a rule that names none.
+func (r *Rule) kind() (SettingKind, bool) {
+	switch {
+	case r.Match.Flag != "":
+		return KindFlag, true
+	case r.Match.Env != "":
+		return KindEnv, true
+	case r.Match.Field != "":
+		return KindField, true
+	}
+	return "", false
 }
 
 //go:embed rules.yaml
@@ -400,6 +462,7 @@ func Parse(name string, data []byte) (*Set, error) {
 		}
 		s.rules = append(s.rules, r)
 	}
+	s.index()
 	return s, nil
 }
 
@@ -534,9 +597,29 @@ func (s *Set) Match(st Setting) (*Rule, bool) {
 	if s == nil {
 		return nil, false
 	}
-	for i := range s.rules {
-		r := &s.rules[i]
-		if r.matches(st) {
+	if s.idx == nil {
+		for i := range s.rules {
+			r := &s.rules[i]
+			if r.matches(st) {
+				return r, true
+			}
+		}
+		return nil, false
+	}
+	// the candidates in rule order: the two lists merged
+	lits := s.idx.byName[st.Kind][st.Name]
+	rest, ok := s.idx.rest[st.Kind]
+	if !ok {
+		rest = s.idx.any
+	}
+	for len(lits) > 0 || len(rest) > 0 {
+		var i int
+		if len(rest) == 0 || len(lits) > 0 && lits[0] < rest[0] {
+			i, lits = lits[0], lits[1:]
+		} else {
+			i, rest = rest[0], rest[1:]
+		}
+		if r := &s.rules[i]; r.matches(st) {
 			return r, true
 		}
 	}

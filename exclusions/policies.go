@@ -405,6 +405,7 @@ func (s *Set) forPolicy(spec PolicySpec) *Set {
 		}
 		out.rules = append(out.rules, r)
 	}
+	out.index()
 	return out
 }
 
