@@ -980,13 +980,14 @@ func (r *Runner) quietSubst(ctx context.Context, w io.Writer, cs *syntax.CmdSubs
 	if err := ctx.Err(); err != nil {
 		return false, nil // the subshell path stops as it always did
 	}
-	// as the subshell would: the handler's environment an overlay over an
-	// overlay of the shell's (the subshell's own scope), its output the
-	// substitution's
-	oldEnv, oldOut := r.writeEnv, r.stdout
-	r.writeEnv, r.stdout = childEnviron(r.writeEnv, false), w
+	// as the subshell would: its output the substitution's. The handler's
+	// environment is the shell's itself, as every handler's (eleventh
+	// patch): the subshell's own scope would hold nothing, since a quiet
+	// call sets no variable.
+	oldOut := r.stdout
+	r.stdout = w
 	answer, herr := r.callHandler(r.handlerCtx(ctx, handlerKindCall, cm.Args[0].Pos()), args)
-	r.writeEnv, r.stdout = oldEnv, oldOut
+	r.stdout = oldOut
 	if herr == nil && (len(answer) != 1 || answer[0] != ":") {
 		// not a quiet call after all: its answer would have run in the
 		// subshell, which is gone — a loud failure, never a silent one
