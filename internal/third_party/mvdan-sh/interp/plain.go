@@ -5,6 +5,7 @@ package interp
 import (
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -66,8 +67,9 @@ func plainWord(w *syntax.Word, fields bool) (string, bool) {
 	return "", false
 }
 
-// plainFields is expand.Fields for words that are all plain (plainWord):
-// their texts, one field each. ok is false when any word is not plain.
+// plainFields is expand.Fields for words that are all plain (plainWord)
+// or a lone double-quoted parameter (paramWord): one field each, the
+// text or the parameter's value. ok is false when any word is neither.
 // Skipping expand leaves r.ecfg as it was: what an expansion sets in it
 // (IFS read into it) is set again by every exported expand function before
 // it is read (expand.go prepareConfig; Arithm expands its words with
@@ -84,9 +86,80 @@ func (r *Runner) plainFields(words []*syntax.Word) ([]string, bool) {
 	for _, w := range words {
 		s, ok := plainWord(w, true)
 		if !ok {
-			return nil, false
+			if s, ok = r.paramWord(w); !ok {
+				return nil, false
+			}
 		}
 		texts = append(texts, s)
 	}
 	return append([]string(nil), texts...), true
+}
+
+// paramWord is the value of a word that is a lone double-quoted parameter
+// expansion of a variable, "$NAME" or "${NAME}", or with a default that
+// is plain text, "${NAME:-text}" or "${NAME-text}": what expand.Fields
+// (one field) and expand.Literal give it, by expand's own rules (v3.14.1
+// param.go paramExp, varInd; expand.go wordFields, quotedElemFields). ok
+// is false, and the caller expands the word as before, for any other word
+// and for a variable that is not a string or unset (an array, a name
+// reference) or an unset one under nounset (expand's error). The name is
+// looked up once, as expand does; a shell special parameter (positional,
+// $#, $?, RANDOM, PPID, DIRSTACK, LINENO …) is never taken, so the
+// lookup is one the environment answers without side effects and the
+// caller's own lookup, when it expands the word, finds the same.
+func (r *Runner) paramWord(w *syntax.Word) (string, bool) {
+	if len(w.Parts) != 1 {
+		return "", false
+	}
+	dq, ok := w.Parts[0].(*syntax.DblQuoted)
+	if !ok || len(dq.Parts) != 1 {
+		return "", false
+	}
+	pe, ok := dq.Parts[0].(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.IsSet || pe.Index != nil ||
+		pe.Slice != nil || pe.Repl != nil || pe.Names != 0 {
+		return "", false
+	}
+	def, hasDef := "", false
+	if pe.Exp != nil {
+		if pe.Exp.Op != syntax.DefaultUnsetOrNull && pe.Exp.Op != syntax.DefaultUnset {
+			return "", false
+		}
+		if pe.Exp.Word != nil {
+			if def, ok = plainWord(pe.Exp.Word, false); !ok {
+				return "", false
+			}
+		}
+		hasDef = true
+	}
+	name := pe.Param.Value
+	if !syntax.ValidName(name) {
+		return "", false
+	}
+	switch name {
+	case "PPID", "RANDOM", "SRANDOM", "DIRSTACK", "LINENO":
+		return "", false
+	}
+	vr := r.lookupVar(name)
+	switch vr.Kind {
+	case expand.String, expand.Unknown:
+	default:
+		return "", false // an array, a name reference: expand's rules apply
+	}
+	str, set := vr.String(), vr.IsSet()
+	switch {
+	case !hasDef:
+		if !set && r.ecfg.NoUnset {
+			return "", false // expand reports the unbound variable
+		}
+	case pe.Exp.Op == syntax.DefaultUnsetOrNull:
+		if str == "" {
+			str = def
+		}
+	default: // DefaultUnset
+		if !set {
+			str = def
+		}
+	}
+	return str, true
 }

@@ -3,6 +3,7 @@
 package interp
 
 import (
+	"context"
 	"io"
 	"io/fs"
 	"maps"
@@ -169,4 +170,84 @@ func (e plainEnv) Each(f func(name string, vr expand.Variable) bool) {
 			return
 		}
 	}
+}
+
+// TestParamWord: a lone double-quoted parameter (paramWord) gives what
+// expand.Fields and expand.Literal give it, for variables set, empty,
+// unset, arrays and name references, with and without nounset, on fixed
+// words and every word of the InferenceX scripts in ../shared when present
+// (the fixed ones always).
+func TestParamWord(t *testing.T) {
+	words := []string{`"$X"`, `"${X}"`, `"$E"`, `"$U"`, `"${U:-d}"`, `"${U-d}"`, `"${E:-d}"`, `"${E-d}"`, `"${X:-d}"`,
+		`"${U:-}"`, `"${U:-'q'}"`, `"${U:-a b}"`, `"$A"`, `"${A:-d}"`, `"$R"`, `"${R:-d}"`, `"$RANDOM"`, `"$1"`, `"$#"`,
+		`"${U:=d}"`, `"${X:+d}"`, `"${U:-$X}"`, `"${U:-~}"`, `"${#X}"`, `"${X/a/b}"`, `"${X:0:1}"`, `$X`, `"$X$X"`}
+	var extra []*syntax.Word
+	if !testing.Short() {
+		if dir, err := filepath.Abs(filepath.Join(testutil.ModuleRoot(), "..", "shared", "corpus", "upstream", "InferenceX")); err == nil {
+			_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() || !(strings.HasSuffix(p, ".sh") || strings.HasSuffix(p, ".slurm")) {
+					return nil
+				}
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return nil
+				}
+				f, err := syntax.NewParser().Parse(strings.NewReader(string(data)), p)
+				if err != nil {
+					return nil
+				}
+				syntax.Walk(f, func(n syntax.Node) bool {
+					if w, ok := n.(*syntax.Word); ok {
+						extra = append(extra, w)
+					}
+					return true
+				})
+				return nil
+			})
+		}
+	}
+	taken := 0
+	for _, setup := range []string{`X="a b"; E=; A=(x "y z"); declare -n R=X`, `X=; A=(); declare -A M; declare -n R=U`, `U=set; set -u; X=1`, `set -u`} {
+		r, err := New(Dir("/"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := syntax.NewParser().Parse(strings.NewReader(setup), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Run(context.Background(), f); err != nil {
+			t.Fatal(err)
+		}
+		var ws []*syntax.Word
+		for _, src := range words {
+			wf, err := syntax.NewParser().Parse(strings.NewReader("echo "+src), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws = append(ws, wf.Stmts[0].Cmd.(*syntax.CallExpr).Args[1])
+		}
+		for _, w := range append(ws, extra...) {
+			s, ok := r.paramWord(w)
+			if !ok {
+				continue
+			}
+			taken++
+			fields, ferr := expand.Fields(r.ecfg, w)
+			lit, lerr := expand.Literal(r.ecfg, w)
+			if ferr != nil || lerr != nil || !slices.Equal(fields, []string{s}) || lit != s {
+				t.Errorf("%s: %s: paramWord %q; expand.Fields %q (%v), expand.Literal %q (%v)", setup, w.Pos(), s, fields, ferr, lit, lerr)
+			}
+		}
+		for _, special := range []string{`"$RANDOM"`, `"$1"`, `"$A"`, `"$R"`, `"${X:+d}"`, `"${U:-$X}"`, `$X`} {
+			wf, _ := syntax.NewParser().Parse(strings.NewReader("echo "+special), "")
+			if s, ok := r.paramWord(wf.Stmts[0].Cmd.(*syntax.CallExpr).Args[1]); ok && special != `"$R"` {
+				t.Errorf("%s: paramWord(%s) = %q, taken", setup, special, s)
+			}
+		}
+	}
+	if taken < 30 {
+		t.Errorf("%d words taken", taken)
+	}
+	t.Logf("%d words taken (%d from ../shared)", taken, len(extra))
 }

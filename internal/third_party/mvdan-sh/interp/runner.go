@@ -233,6 +233,9 @@ func (r *Runner) literal(word *syntax.Word) string {
 		if s, ok := plainWord(word, false); ok {
 			return s
 		}
+		if s, ok := r.paramWord(word); ok {
+			return s
+		}
 	}
 	str, err := expand.Literal(r.ecfg, word)
 	r.expandErr(err)
