@@ -108,15 +108,30 @@ func (r *Runner) plainFields(words []*syntax.Word) ([]string, bool) {
 // lookup is one the environment answers without side effects and the
 // caller's own lookup, when it expands the word, finds the same.
 func (r *Runner) paramWord(w *syntax.Word) (string, bool) {
-	if len(w.Parts) != 1 {
+	return r.paramParts(w.Parts, false)
+}
+
+// paramParts is paramWord for the parts of a word; literal also takes a
+// lone parameter expansion that is not quoted, which expand.Literal (no
+// field splitting, no globbing) expands as the quoted one.
+func (r *Runner) paramParts(parts []syntax.WordPart, literal bool) (string, bool) {
+	if len(parts) != 1 {
 		return "", false
 	}
-	dq, ok := w.Parts[0].(*syntax.DblQuoted)
-	if !ok || len(dq.Parts) != 1 {
-		return "", false
+	var pe *syntax.ParamExp
+	switch p := parts[0].(type) {
+	case *syntax.DblQuoted:
+		if len(p.Parts) != 1 {
+			return "", false
+		}
+		pe, _ = p.Parts[0].(*syntax.ParamExp)
+	case *syntax.ParamExp:
+		if literal {
+			pe = p
+		}
 	}
-	pe, ok := dq.Parts[0].(*syntax.ParamExp)
-	if !ok || pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.IsSet || pe.Index != nil ||
+	var ok bool
+	if pe == nil || pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.IsSet || pe.Index != nil ||
 		pe.Slice != nil || pe.Repl != nil || pe.Names != 0 {
 		return "", false
 	}
@@ -162,4 +177,113 @@ func (r *Runner) paramWord(w *syntax.Word) (string, bool) {
 		}
 	}
 	return str, true
+}
+
+// guardedLiteral is expand.Literal for a word that starts with a command
+// substitution the quiet-call handler answers (the sandbox's guard put in
+// front of every assignment value, QuietCalls) followed by one part
+// that is plain or a lone parameter: the substitution is run by
+// quietSubst, as expand's CmdSubst callback runs it (its output without
+// NULs and trailing newlines, an error ending the word as ""), then the
+// part is expanded, in that order, as expand expands it after the
+// substitution (the part is not first, so no tilde expansion: a part this
+// shortcut takes never starts with "~"). ok is false, with nothing run,
+// for any other word.
+func (r *Runner) guardedLiteral(word *syntax.Word) (string, bool) {
+	if len(word.Parts) != 2 {
+		return "", false
+	}
+	cs, ok := word.Parts[0].(*syntax.CmdSubst)
+	if !ok || len(cs.Stmts) != 1 || catShortcutArg(cs.Stmts[0]) != nil {
+		return "", false
+	}
+	rest := word.Parts[1:]
+	text, isText := "", false
+	switch p := rest[0].(type) {
+	case *syntax.Lit, *syntax.SglQuoted:
+		w := syntax.Word{Parts: rest}
+		if text, isText = plainWord(&w, false); !isText {
+			return "", false
+		}
+	case *syntax.DblQuoted:
+		lit := false
+		if len(p.Parts) == 1 {
+			_, lit = p.Parts[0].(*syntax.Lit)
+		}
+		switch {
+		case len(p.Parts) == 0:
+			text, isText = "", true
+		case len(p.Parts) == 1 && lit:
+			w := syntax.Word{Parts: rest}
+			if text, isText = plainWord(&w, false); !isText {
+				return "", false
+			}
+		case !paramShape(rest):
+			return "", false
+		}
+	case *syntax.ParamExp:
+		if !paramShape(rest) {
+			return "", false
+		}
+	default:
+		return "", false
+	}
+	var out strings.Builder
+	handled, err := r.quietSubst(r.ectx, &out, cs)
+	if !handled {
+		return "", false
+	}
+	if err != nil {
+		r.expandErr(err)
+		return "", true
+	}
+	head := strings.TrimRight(strings.ReplaceAll(out.String(), "\x00", ""), "\n")
+	if isText {
+		return head + text, true
+	}
+	if v, ok := r.paramParts(rest, true); ok {
+		return head + v, true
+	}
+	// an array, a name reference, nounset: the part as expand expands it
+	v, err := expand.Literal(r.ecfg, &syntax.Word{Parts: rest})
+	if err != nil {
+		r.expandErr(err)
+		return "", true
+	}
+	return head + v, true
+}
+
+// paramShape reports whether parts is what paramParts (literal) takes but
+// for the variable's value: a lone parameter expansion, quoted or not, of
+// a name with no operator or a plain default.
+func paramShape(parts []syntax.WordPart) bool {
+	var pe *syntax.ParamExp
+	switch p := parts[0].(type) {
+	case *syntax.DblQuoted:
+		if len(p.Parts) != 1 {
+			return false
+		}
+		pe, _ = p.Parts[0].(*syntax.ParamExp)
+	case *syntax.ParamExp:
+		pe = p
+	}
+	if pe == nil || pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.IsSet || pe.Index != nil ||
+		pe.Slice != nil || pe.Repl != nil || pe.Names != 0 || !syntax.ValidName(pe.Param.Value) {
+		return false
+	}
+	switch pe.Param.Value {
+	case "PPID", "RANDOM", "SRANDOM", "DIRSTACK", "LINENO":
+		return false
+	}
+	if pe.Exp != nil {
+		if pe.Exp.Op != syntax.DefaultUnsetOrNull && pe.Exp.Op != syntax.DefaultUnset {
+			return false
+		}
+		if pe.Exp.Word != nil {
+			if _, ok := plainWord(pe.Exp.Word, false); !ok {
+				return false
+			}
+		}
+	}
+	return true
 }

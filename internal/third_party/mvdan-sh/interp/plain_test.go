@@ -180,7 +180,8 @@ func (e plainEnv) Each(f func(name string, vr expand.Variable) bool) {
 func TestParamWord(t *testing.T) {
 	words := []string{`"$X"`, `"${X}"`, `"$E"`, `"$U"`, `"${U:-d}"`, `"${U-d}"`, `"${E:-d}"`, `"${E-d}"`, `"${X:-d}"`,
 		`"${U:-}"`, `"${U:-'q'}"`, `"${U:-a b}"`, `"$A"`, `"${A:-d}"`, `"$R"`, `"${R:-d}"`, `"$RANDOM"`, `"$1"`, `"$#"`,
-		`"${U:=d}"`, `"${X:+d}"`, `"${U:-$X}"`, `"${U:-~}"`, `"${#X}"`, `"${X/a/b}"`, `"${X:0:1}"`, `$X`, `"$X$X"`}
+		`"${U:=d}"`, `"${X:+d}"`, `"${U:-$X}"`, `"${U:-~}"`, `"${#X}"`, `"${X/a/b}"`, `"${X:0:1}"`, `$X`, `"$X$X"`,
+		`${U:-d}`, `${E-d}`, `$A`, `$R`, `${U}`, `$U`}
 	var extra []*syntax.Word
 	if !testing.Short() {
 		if dir, err := filepath.Abs(filepath.Join(testutil.ModuleRoot(), "..", "shared", "corpus", "upstream", "InferenceX")); err == nil {
@@ -228,6 +229,12 @@ func TestParamWord(t *testing.T) {
 			ws = append(ws, wf.Stmts[0].Cmd.(*syntax.CallExpr).Args[1])
 		}
 		for _, w := range append(ws, extra...) {
+			if s, ok := r.paramParts(w.Parts, true); ok {
+				lit, err := expand.Literal(r.ecfg, w)
+				if err != nil || lit != s {
+					t.Errorf("%s: %s: paramParts (literal) %q; expand.Literal %q (%v)", setup, w.Pos(), s, lit, err)
+				}
+			}
 			s, ok := r.paramWord(w)
 			if !ok {
 				continue
@@ -250,4 +257,61 @@ func TestParamWord(t *testing.T) {
 		t.Errorf("%d words taken", taken)
 	}
 	t.Logf("%d words taken (%d from ../shared)", taken, len(extra))
+}
+
+// TestGuardedLiteral: a word made of a quiet call's command substitution
+// and one plain or parameter part (guardedLiteral) gives what
+// expand.Literal gives it, runs the quiet call once, and is not taken
+// (nothing run) for a part it does not know.
+func TestGuardedLiteral(t *testing.T) {
+	calls := 0
+	r, err := New(Dir("/"), QuietCalls(func(name string) bool { return name == "g" }),
+		CallHandler(func(ctx context.Context, args []string) ([]string, error) {
+			if args[0] == "g" {
+				calls++
+				return []string{":"}, nil
+			}
+			return args, nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup, _ := syntax.NewParser().Parse(strings.NewReader(`X="a b"; E=; A=(x y); declare -n R=X`), "")
+	if err := r.Run(context.Background(), setup); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		word  string
+		taken bool
+	}{
+		{`$(g m)abc`, true}, {`$(g m)"x y"`, true}, {`$(g m)""`, true}, {`$(g m)'q'`, true}, {`$(g m)"$X"`, true},
+		{`$(g m)$X`, true}, {`$(g m)"${U:-d}"`, true}, {`$(g m)${E-d}`, true}, {`$(g m)"$A"`, true}, {`$(g m)$R`, true},
+		{`$(g m)~x`, false}, {`$(g m)a\ b`, false}, {`$(g m)$(h)`, false}, {`$(g m)"a$X"`, false}, {`$(h)abc`, false},
+		{`$(g m)"$RANDOM"`, false}, {`$(g m)${X:+d}`, false}, {`$(g m)`, false}, {`$(g m)a$X`, false},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader("V="+tc.word), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := f.Stmts[0].Cmd.(*syntax.CallExpr).Assigns[0].Value
+		before := calls
+		got, ok := r.guardedLiteral(w)
+		if ok != tc.taken {
+			t.Errorf("%s: taken %v, want %v", tc.word, ok, tc.taken)
+			continue
+		}
+		if !ok {
+			if calls != before {
+				t.Errorf("%s: not taken, but the quiet call ran", tc.word)
+			}
+			continue
+		}
+		if calls != before+1 {
+			t.Errorf("%s: the quiet call ran %d times", tc.word, calls-before)
+		}
+		want, err := expand.Literal(r.ecfg, w)
+		if err != nil || got != want {
+			t.Errorf("%s: %q, expand.Literal gives %q (%v)", tc.word, got, want, err)
+		}
+	}
 }

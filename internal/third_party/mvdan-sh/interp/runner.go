@@ -233,7 +233,10 @@ func (r *Runner) literal(word *syntax.Word) string {
 		if s, ok := plainWord(word, false); ok {
 			return s
 		}
-		if s, ok := r.paramWord(word); ok {
+		if s, ok := r.paramParts(word.Parts, true); ok {
+			return s
+		}
+		if s, ok := r.guardedLiteral(word); ok {
 			return s
 		}
 	}
