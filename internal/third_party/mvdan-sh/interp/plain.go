@@ -67,9 +67,10 @@ func plainWord(w *syntax.Word, fields bool) (string, bool) {
 	return "", false
 }
 
-// plainFields is expand.Fields for words that are all plain (plainWord)
-// or a lone double-quoted parameter (paramWord): one field each, the
-// text or the parameter's value. ok is false when any word is neither.
+// plainFields is expand.Fields for words that are all plain (plainWord),
+// a lone double-quoted parameter (paramWord) or "$@" (allParams): one
+// field each, the text or the parameter's value, a field per positional
+// parameter for "$@". ok is false when any word is neither.
 // Skipping expand leaves r.ecfg as it was: what an expansion sets in it
 // (IFS read into it) is set again by every exported expand function before
 // it is read (expand.go prepareConfig; Arithm expands its words with
@@ -86,11 +87,18 @@ func (r *Runner) plainFields(words []*syntax.Word) ([]string, bool) {
 	for _, w := range words {
 		s, ok := plainWord(w, true)
 		if !ok {
+			if allParams(w) {
+				texts = append(texts, r.lookupVar("@").List...)
+				continue
+			}
 			if s, ok = r.paramWord(w); !ok {
 				return nil, false
 			}
 		}
 		texts = append(texts, s)
+	}
+	if len(texts) == 0 {
+		return nil, true // "$@" with no parameters: no field, as expand gives
 	}
 	return append([]string(nil), texts...), true
 }
@@ -103,17 +111,18 @@ func (r *Runner) plainFields(words []*syntax.Word) ([]string, bool) {
 // is false, and the caller expands the word as before, for any other word
 // and for a variable that is not a string or unset (an array, a name
 // reference) or an unset one under nounset (expand's error). The name is
-// looked up once, as expand does; a shell special parameter (positional,
-// $#, $?, RANDOM, PPID, DIRSTACK, LINENO …) is never taken, so the
-// lookup is one the environment answers without side effects and the
-// caller's own lookup, when it expands the word, finds the same.
+// looked up once, as expand does, and only a name whose lookup has no
+// effect is taken (pureParam: a variable, $0 to $9, $#, $?; never RANDOM,
+// PPID, $$ …), so the caller's own lookup, when it expands the word,
+// finds the same. "$@" is plainFields' (one field per parameter).
 func (r *Runner) paramWord(w *syntax.Word) (string, bool) {
 	return r.paramParts(w.Parts, false)
 }
 
 // paramParts is paramWord for the parts of a word; literal also takes a
 // lone parameter expansion that is not quoted, which expand.Literal (no
-// field splitting, no globbing) expands as the quoted one.
+// field splitting, no globbing) expands as the quoted one, and "$@",
+// the positional parameters joined with spaces.
 func (r *Runner) paramParts(parts []syntax.WordPart, literal bool) (string, bool) {
 	if len(parts) != 1 {
 		return "", false
@@ -148,11 +157,12 @@ func (r *Runner) paramParts(parts []syntax.WordPart, literal bool) (string, bool
 		hasDef = true
 	}
 	name := pe.Param.Value
-	if !syntax.ValidName(name) {
-		return "", false
+	if name == "@" && literal && pe.Exp == nil {
+		// "$@" in a literal: the positional parameters joined with
+		// spaces (paramExp's join for an "@" index)
+		return strings.Join(r.lookupVar("@").List, " "), true
 	}
-	switch name {
-	case "PPID", "RANDOM", "SRANDOM", "DIRSTACK", "LINENO":
+	if !pureParam(name) {
 		return "", false
 	}
 	vr := r.lookupVar(name)
@@ -253,6 +263,38 @@ func (r *Runner) guardedLiteral(word *syntax.Word) (string, bool) {
 	return head + v, true
 }
 
+// pureParam reports whether name is a parameter whose lookup has no
+// effect and gives a string or nothing: a variable name but the shell's
+// dynamic ones (RANDOM, SRANDOM, PPID, DIRSTACK, and LINENO, which expand
+// answers itself), a positional parameter $0 to $9, $# or $? (lookupVar).
+func pureParam(name string) bool {
+	switch name {
+	case "PPID", "RANDOM", "SRANDOM", "DIRSTACK", "LINENO":
+		return false
+	case "#", "?":
+		return true
+	}
+	if len(name) == 1 && name[0] >= '0' && name[0] <= '9' {
+		return true
+	}
+	return syntax.ValidName(name)
+}
+
+// allParams reports whether w is "$@" or "${@}": the positional
+// parameters, one field each (expand.go quotedElemFields, listElems).
+func allParams(w *syntax.Word) bool {
+	if len(w.Parts) != 1 {
+		return false
+	}
+	dq, ok := w.Parts[0].(*syntax.DblQuoted)
+	if !ok || len(dq.Parts) != 1 {
+		return false
+	}
+	pe, ok := dq.Parts[0].(*syntax.ParamExp)
+	return ok && pe.Param != nil && pe.Param.Value == "@" && !pe.Excl && !pe.Length && !pe.Width && !pe.IsSet &&
+		pe.Index == nil && pe.Slice == nil && pe.Repl == nil && pe.Names == 0 && pe.Exp == nil
+}
+
 // paramShape reports whether parts is what paramParts (literal) takes but
 // for the variable's value: a lone parameter expansion, quoted or not, of
 // a name with no operator or a plain default.
@@ -268,11 +310,7 @@ func paramShape(parts []syntax.WordPart) bool {
 		pe = p
 	}
 	if pe == nil || pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.IsSet || pe.Index != nil ||
-		pe.Slice != nil || pe.Repl != nil || pe.Names != 0 || !syntax.ValidName(pe.Param.Value) {
-		return false
-	}
-	switch pe.Param.Value {
-	case "PPID", "RANDOM", "SRANDOM", "DIRSTACK", "LINENO":
+		pe.Slice != nil || pe.Repl != nil || pe.Names != 0 || !pureParam(pe.Param.Value) {
 		return false
 	}
 	if pe.Exp != nil {

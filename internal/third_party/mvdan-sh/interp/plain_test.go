@@ -181,7 +181,8 @@ func TestParamWord(t *testing.T) {
 	words := []string{`"$X"`, `"${X}"`, `"$E"`, `"$U"`, `"${U:-d}"`, `"${U-d}"`, `"${E:-d}"`, `"${E-d}"`, `"${X:-d}"`,
 		`"${U:-}"`, `"${U:-'q'}"`, `"${U:-a b}"`, `"$A"`, `"${A:-d}"`, `"$R"`, `"${R:-d}"`, `"$RANDOM"`, `"$1"`, `"$#"`,
 		`"${U:=d}"`, `"${X:+d}"`, `"${U:-$X}"`, `"${U:-~}"`, `"${#X}"`, `"${X/a/b}"`, `"${X:0:1}"`, `$X`, `"$X$X"`,
-		`${U:-d}`, `${E-d}`, `$A`, `$R`, `${U}`, `$U`}
+		`${U:-d}`, `${E-d}`, `$A`, `$R`, `${U}`, `$U`, `"$1"`, `"$2"`, `"$3"`, `"$9"`, `"$0"`, `"$?"`, `"${1:-d}"`, `"${3-d}"`,
+		`"$@"`, `"${@}"`, `$@`, `"$*"`, `"${@:-d}"`, `"$$"`, `"$!"`}
 	var extra []*syntax.Word
 	if !testing.Short() {
 		if dir, err := filepath.Abs(filepath.Join(testutil.ModuleRoot(), "..", "shared", "corpus", "upstream", "InferenceX")); err == nil {
@@ -208,7 +209,8 @@ func TestParamWord(t *testing.T) {
 		}
 	}
 	taken := 0
-	for _, setup := range []string{`X="a b"; E=; A=(x "y z"); declare -n R=X`, `X=; A=(); declare -A M; declare -n R=U`, `U=set; set -u; X=1`, `set -u`} {
+	for _, setup := range []string{`X="a b"; E=; A=(x "y z"); declare -n R=X; set -- p "q r"`, `X=; A=(); declare -A M; declare -n R=U`,
+		`U=set; set -u; X=1; set -- one`, `set -u`, `set -- "" "" ""`} {
 		r, err := New(Dir("/"))
 		if err != nil {
 			t.Fatal(err)
@@ -246,9 +248,17 @@ func TestParamWord(t *testing.T) {
 				t.Errorf("%s: %s: paramWord %q; expand.Fields %q (%v), expand.Literal %q (%v)", setup, w.Pos(), s, fields, ferr, lit, lerr)
 			}
 		}
-		for _, special := range []string{`"$RANDOM"`, `"$1"`, `"$A"`, `"$R"`, `"${X:+d}"`, `"${U:-$X}"`, `$X`} {
+		for _, w := range ws {
+			if got, ok := r.plainFields([]*syntax.Word{w}); ok {
+				want, err := expand.Fields(r.ecfg, w)
+				if err != nil || !slices.Equal(got, want) {
+					t.Errorf("%s: %s: plainFields %q; expand.Fields %q (%v)", setup, w.Pos(), got, want, err)
+				}
+			}
+		}
+		for _, special := range []string{`"$RANDOM"`, `"${X:+d}"`, `"${U:-$X}"`, `$X`, `"$$"`, `"$!"`, `"$*"`} {
 			wf, _ := syntax.NewParser().Parse(strings.NewReader("echo "+special), "")
-			if s, ok := r.paramWord(wf.Stmts[0].Cmd.(*syntax.CallExpr).Args[1]); ok && special != `"$R"` {
+			if s, ok := r.paramWord(wf.Stmts[0].Cmd.(*syntax.CallExpr).Args[1]); ok {
 				t.Errorf("%s: paramWord(%s) = %q, taken", setup, special, s)
 			}
 		}
