@@ -105,7 +105,8 @@ func (r *Runner) plainFields(words []*syntax.Word) ([]string, bool) {
 
 // paramWord is the value of a word that is a lone double-quoted parameter
 // expansion of a variable, "$NAME" or "${NAME}", or with a default that
-// is plain text, "${NAME:-text}" or "${NAME-text}": what expand.Fields
+// is plain text, "${NAME:-text}" or "${NAME-text}", or double-quoted text
+// and such expansions ("--dir=$A/$B"): what expand.Fields
 // (one field) and expand.Literal give it, by expand's own rules (v3.14.1
 // param.go paramExp, varInd; expand.go wordFields, quotedElemFields). ok
 // is false, and the caller expands the word as before, for any other word
@@ -127,20 +128,57 @@ func (r *Runner) paramParts(parts []syntax.WordPart, literal bool) (string, bool
 	if len(parts) != 1 {
 		return "", false
 	}
-	var pe *syntax.ParamExp
 	switch p := parts[0].(type) {
 	case *syntax.DblQuoted:
-		if len(p.Parts) != 1 {
+		if len(p.Parts) == 1 {
+			if pe, ok := p.Parts[0].(*syntax.ParamExp); ok {
+				return r.simpleParam(pe, literal)
+			}
 			return "", false
 		}
-		pe, _ = p.Parts[0].(*syntax.ParamExp)
+		// "text $A text $B": one field, the parts joined (expand's
+		// wordField in double quotes), literals with no backslash or NUL
+		var b strings.Builder
+		params := 0
+		for _, q := range p.Parts {
+			switch q := q.(type) {
+			case *syntax.Lit:
+				if strings.IndexByte(q.Value, '\\') >= 0 || strings.IndexByte(q.Value, 0) >= 0 {
+					return "", false
+				}
+				b.WriteString(q.Value)
+			case *syntax.ParamExp:
+				if q.Param == nil || q.Param.Value == "@" {
+					return "", false
+				}
+				v, ok := r.simpleParam(q, false)
+				if !ok {
+					return "", false
+				}
+				b.WriteString(v)
+				params++
+			default:
+				return "", false
+			}
+		}
+		return b.String(), params > 0
 	case *syntax.ParamExp:
 		if literal {
-			pe = p
+			return r.simpleParam(p, true)
 		}
 	}
+	return "", false
+}
+
+// simpleParam is the value of one parameter expansion of a name whose
+// lookup has no effect (pureParam), with no operator or a plain default
+// (${NAME:-text}, ${NAME-text}), as expand's paramExp gives it; in a
+// literal also "$@", the positional parameters joined with spaces. ok is
+// false for any other expansion, an array or name reference, and an unset
+// parameter with no default under nounset (expand reports it).
+func (r *Runner) simpleParam(pe *syntax.ParamExp, literal bool) (string, bool) {
 	var ok bool
-	if pe == nil || pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.IsSet || pe.Index != nil ||
+	if pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.IsSet || pe.Index != nil ||
 		pe.Slice != nil || pe.Repl != nil || pe.Names != 0 {
 		return "", false
 	}
