@@ -92,7 +92,13 @@ func (r *Runner) plainFields(words []*syntax.Word) ([]string, bool) {
 				continue
 			}
 			if s, ok = r.paramWord(w); !ok {
-				return nil, false
+				n := 0
+				if s, n, ok = r.joinedWord(w); !ok {
+					return nil, false
+				}
+				if n == 0 {
+					continue // an unquoted empty expansion: no field
+				}
 			}
 		}
 		texts = append(texts, s)
@@ -362,4 +368,85 @@ func paramShape(parts []syntax.WordPart) bool {
 		}
 	}
 	return true
+}
+
+// joinedWord is expand.Fields for a word of parts that each expand to one
+// string without field splitting or globbing: literals with no character
+// expand acts on (plainWord's, and no glob character at all, no leading
+// tilde), single-quoted strings (not $'…'), double-quoted text and simple
+// parameters (paramParts), and unquoted simple parameters (simpleParam)
+// whose value holds no character of IFS and no glob character. The parts
+// are joined into one field; n is 0, no field, when the text is empty and
+// no part was quoted (an unquoted empty expansion), as expand's
+// wordFields gives. ok is false for any other word, which the caller
+// expands as before (the lookups made here have no effect: pureParam).
+func (r *Runner) joinedWord(w *syntax.Word) (field string, n int, ok bool) {
+	if len(w.Parts) < 2 {
+		return "", 0, false // one part: plainWord's or paramWord's, else expand's
+	}
+	var b strings.Builder
+	quoted := false
+	ifs := ""
+	ifsRead := false
+	for i, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			v := p.Value
+			if i == 0 && strings.HasPrefix(v, "~") || strings.ContainsAny(v, "\\\x00{*?[") {
+				return "", 0, false
+			}
+			b.WriteString(v)
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return "", 0, false
+			}
+			b.WriteString(p.Value)
+			quoted = true
+		case *syntax.DblQuoted:
+			var v string
+			switch {
+			case len(p.Parts) == 0:
+			case len(p.Parts) == 1:
+				if lit, isLit := p.Parts[0].(*syntax.Lit); isLit {
+					if strings.IndexByte(lit.Value, '\\') >= 0 || strings.IndexByte(lit.Value, 0) >= 0 {
+						return "", 0, false
+					}
+					v = lit.Value
+					break
+				}
+				fallthrough
+			default:
+				var ok bool
+				if v, ok = r.paramParts([]syntax.WordPart{p}, false); !ok {
+					return "", 0, false
+				}
+			}
+			b.WriteString(v)
+			quoted = true
+		case *syntax.ParamExp:
+			if p.Param == nil || p.Param.Value == "@" || p.Param.Value == "*" {
+				return "", 0, false
+			}
+			v, ok := r.simpleParam(p, false)
+			if !ok || strings.ContainsAny(v, "*?[") {
+				return "", 0, false
+			}
+			if !ifsRead {
+				ifs, ifsRead = " \t\n", true
+				if vr := r.lookupVar("IFS"); vr.IsSet() {
+					ifs = vr.String()
+				}
+			}
+			if ifs != "" && strings.ContainsAny(v, ifs) {
+				return "", 0, false // field splitting: expand's
+			}
+			b.WriteString(v)
+		default:
+			return "", 0, false
+		}
+	}
+	if b.Len() == 0 && !quoted {
+		return "", 0, true
+	}
+	return b.String(), 1, true
 }

@@ -183,7 +183,8 @@ func TestParamWord(t *testing.T) {
 		`"${U:=d}"`, `"${X:+d}"`, `"${U:-$X}"`, `"${U:-~}"`, `"${#X}"`, `"${X/a/b}"`, `"${X:0:1}"`, `$X`, `"$X$X"`,
 		`${U:-d}`, `${E-d}`, `$A`, `$R`, `${U}`, `$U`, `"$1"`, `"$2"`, `"$3"`, `"$9"`, `"$0"`, `"$?"`, `"${1:-d}"`, `"${3-d}"`,
 		`"$@"`, `"${@}"`, `$@`, `"$*"`, `"${@:-d}"`, `"$$"`, `"$!"`,
-		`"a $X b"`, `"$X$E"`, `"${U:-d}x$1"`, `"x$@y"`, `"a\$X"`, `"$X-$RANDOM"`, `"$A/x"`, `"$U/x"`, `"--p=${E-d}:$#"`}
+		`"a $X b"`, `"$X$E"`, `"${U:-d}x$1"`, `"x$@y"`, `"a\$X"`, `"$X-$RANDOM"`, `"$A/x"`, `"$U/x"`, `"--p=${E-d}:$#"`,
+		`--x=$X`, `--y=$Y`, `$X$E`, `$E$U`, `''$E`, `""$E`, `a"$X"b`, `--g=$G`, `~/$X`, `a$@`, `a"$@"`, `x{a,b}$X`, `a'*'$E`, `$E"$@"`}
 	var extra []*syntax.Word
 	if !testing.Short() {
 		if dir, err := filepath.Abs(filepath.Join(testutil.ModuleRoot(), "..", "shared", "corpus", "upstream", "InferenceX")); err == nil {
@@ -211,7 +212,8 @@ func TestParamWord(t *testing.T) {
 	}
 	taken := 0
 	for _, setup := range []string{`X="a b"; E=; A=(x "y z"); declare -n R=X; set -- p "q r"`, `X=; A=(); declare -A M; declare -n R=U`,
-		`U=set; set -u; X=1; set -- one`, `set -u`, `set -- "" "" ""`} {
+		`U=set; set -u; X=1; set -- one`, `set -u`, `set -- "" "" ""`, `IFS=,; X="a b"; Y="a,b"; G="*"`, `IFS=; X="a b"; E=`,
+		`X="a*"; Y=" lead"; E=`} {
 		r, err := New(Dir("/"))
 		if err != nil {
 			t.Fatal(err)
@@ -249,7 +251,7 @@ func TestParamWord(t *testing.T) {
 				t.Errorf("%s: %s: paramWord %q; expand.Fields %q (%v), expand.Literal %q (%v)", setup, w.Pos(), s, fields, ferr, lit, lerr)
 			}
 		}
-		for _, w := range ws {
+		for _, w := range append(ws, extra...) {
 			if got, ok := r.plainFields([]*syntax.Word{w}); ok {
 				want, err := expand.Fields(r.ecfg, w)
 				if err != nil || !slices.Equal(got, want) {
