@@ -104,6 +104,9 @@ type Runner struct {
 	// quietCall, when set, names the quiet calls a command substitution
 	// runs without a subshell (QuietCalls; cookbook-sync patch).
 	quietCall func(name string) bool
+	// quietArgs is quietSubst's buffer for a quiet call's words
+	// (cookbook-sync patch; not copied to a subshell)
+	quietArgs []string
 	// sourceParser, when set, parses what the source and . builtins read
 	// (SourceParser). cookbook-sync patch.
 	sourceParser SourceParserFunc

@@ -969,8 +969,14 @@ func (r *Runner) quietSubst(ctx context.Context, w io.Writer, cs *syntax.CmdSubs
 	if !ok || st.Negated || st.Background || st.Coprocess || st.Disown || len(st.Redirs) > 0 || len(cm.Assigns) > 0 || len(cm.Args) == 0 {
 		return false, nil
 	}
-	args := make([]string, len(cm.Args))
-	for i, a := range cm.Args {
+	// cookbook-sync patch: the words go in the runner's own buffer, taken
+	// for the call (a call made meanwhile makes its own) and given back
+	// after it: the handler must not keep the slice (the sandbox's does
+	// not; it keeps strings only)
+	args := r.quietArgs[:0]
+	r.quietArgs = nil
+	defer func() { r.quietArgs = args[:0] }()
+	for _, a := range cm.Args {
 		if len(a.Parts) != 1 {
 			return false, nil
 		}
@@ -978,7 +984,7 @@ func (r *Runner) quietSubst(ctx context.Context, w io.Writer, cs *syntax.CmdSubs
 		if !ok || strings.ContainsAny(lit.Value, "*?[{\\~") {
 			return false, nil
 		}
-		args[i] = lit.Value
+		args = append(args, lit.Value)
 	}
 	if !r.quietCall(args[0]) {
 		return false, nil
