@@ -233,14 +233,10 @@ func TestGuardsKeepSemantics(t *testing.T) {
   "--g " + Array.prototype.map.call("ab", (c) => c + c).join("") + Array.prototype.join.call({ length: 2, 0: "u", 1: "v" }),
   "--h " + new Uint8Array([1, 2, 3]).subarray(1).join("") + new Int16Array(new ArrayBuffer(4)).length + new Float32Array(new Uint8Array([7])).join(""),
 ]`)
-	root := tinyRoot(t, map[string]string{"docs/src/snippets/configs/evil/sem.jsx": src})
-	sels, err := DecodeFile(context.Background(), root, "docs/src/snippets/configs/evil/sem.jsx", Options{})
-	if err != nil || len(sels) == 0 {
-		t.Fatalf("%v", err)
-	}
+	got := decodeCommand(t, "docs/src/snippets/configs/evil/sem.jsx", src)
 	want := "sglang serve \\\n  --a 1;;;x;2,3 \\\n  --b abc12 \\\n  --c 2,1 \\\n  --d a+b+ca#b#1 \\\n  --e 1123trueg \\\n" +
 		"  --f --..abzzzq12,3 \\\n  --g aabbu,v \\\n  --h 2327"
-	if got := sels[0].Command; got != want {
+	if got != want {
 		t.Errorf("command:\n%s\nwant:\n%s", got, want)
 	}
 }
@@ -260,14 +256,10 @@ func TestGuardedArrayMethodsKeepCalls(t *testing.T) {
   "--f " + Array.prototype.map.call({ length: 2, 0: "a", 1: "b" }, (x) => x + x).join("") + [1].map(function () { return this.v; }, { v: 7 }),
   "--g " + [3, 1, 2].toSorted().join("") + [1, [2, [3]]].flatMap((x) => x).length + [1, 2, 3].indexOf(2, undefined) + [1, 2].with(0, 9).join(""),
 ]`)
-	root := tinyRoot(t, map[string]string{"docs/src/snippets/configs/evil/calls.jsx": src})
-	sels, err := DecodeFile(context.Background(), root, "docs/src/snippets/configs/evil/calls.jsx", Options{})
-	if err != nil || len(sels) == 0 {
-		t.Fatalf("%v", err)
-	}
+	got := decodeCommand(t, "docs/src/snippets/configs/evil/calls.jsx", src)
 	want := "sglang serve \\\n  --a 6ir321 \\\n  --b 302 \\\n  --c boom \\\n  --d functionmap1forEach1 \\\n  --e true \\\n" +
 		"  --f aabb7 \\\n  --g 1233192"
-	if got := sels[0].Command; got != want {
+	if got != want {
 		t.Errorf("command:\n%s\nwant:\n%s", got, want)
 	}
 }
@@ -284,14 +276,10 @@ func TestGuardedJoinKeepsSemantics(t *testing.T) {
   "--d " + ["é", "€", "😀"].join("·").length + (() => { try { [Symbol("x")].join(); return "none"; } catch (e) { return e instanceof TypeError; } })(),
   "--e " + (() => { let n = 0; const o = { toString() { n++; return "x"; } }; return [o, o].join("") + n; })() + [1n, 2n].join("+") + Array.prototype.join.call("abc", "."),
 ]`)
-	root := tinyRoot(t, map[string]string{"docs/src/snippets/configs/evil/join.jsx": src})
-	sels, err := DecodeFile(context.Background(), root, "docs/src/snippets/configs/evil/join.jsx", Options{})
-	if err != nil || len(sels) == 0 {
-		t.Fatalf("%v", err)
-	}
+	got := decodeCommand(t, "docs/src/snippets/configs/evil/join.jsx", src)
 	want := "sglang serve \\\n  --a 1|0|1e+21|0.30000000000000004|NaN|-Infinity|9007199254740992|true|||s \\\n" +
 		"  --b 1,2,3,o,,1023~45,6 \\\n  --c 1g37--9 \\\n  --d 6true \\\n  --e xx21+2a.b.c"
-	if got := sels[0].Command; got != want {
+	if got != want {
 		t.Errorf("command:\n%s\nwant:\n%s", got, want)
 	}
 }
@@ -307,14 +295,22 @@ func TestGuardedStringifyKeepsSemantics(t *testing.T) {
   "--c " + JSON.stringify([{ w: 7, z: 1 }], function (k, v) { return k === "z" ? this.w : v; }) + JSON.stringify("s") + JSON.stringify(undefined),
   "--d " + JSON.stringify({ a: [[[]]] }, null, 1).split("\n").length + JSON.stringify({ k: 1 }, (k, v) => (k === "" ? { n: v } : v)),
 ]`)
-	root := tinyRoot(t, map[string]string{"docs/src/snippets/configs/evil/json.jsx": src})
-	sels, err := DecodeFile(context.Background(), root, "docs/src/snippets/configs/evil/json.jsx", Options{})
+	got := decodeCommand(t, "docs/src/snippets/configs/evil/json.jsx", src)
+	want := "sglang serve \\\n  --a {\"a\":[1,{\"b\":2}],\"d\":\"D\"} \\\n  --b {\"x\":1,\"y\":{\"z\":20}} \\\n" +
+		"  --c [{\"w\":7,\"z\":7}]\"s\"undefined \\\n  --d 7{\"n\":{\"k\":1}}"
+	if got != want {
+		t.Errorf("command:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// decodeCommand is the command of the first selection of one snippet file
+// holding src (tinyRoot), decoded with the default options.
+func decodeCommand(t *testing.T, file, src string) string {
+	t.Helper()
+	root := tinyRoot(t, map[string]string{file: src})
+	sels, err := DecodeFile(context.Background(), root, file, Options{})
 	if err != nil || len(sels) == 0 {
 		t.Fatalf("%v", err)
 	}
-	want := "sglang serve \\\n  --a {\"a\":[1,{\"b\":2}],\"d\":\"D\"} \\\n  --b {\"x\":1,\"y\":{\"z\":20}} \\\n" +
-		"  --c [{\"w\":7,\"z\":7}]\"s\"undefined \\\n  --d 7{\"n\":{\"k\":1}}"
-	if got := sels[0].Command; got != want {
-		t.Errorf("command:\n%s\nwant:\n%s", got, want)
-	}
+	return sels[0].Command
 }

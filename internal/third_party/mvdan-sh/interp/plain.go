@@ -183,22 +183,9 @@ func (r *Runner) paramParts(parts []syntax.WordPart, literal bool) (string, bool
 // false for any other expansion, an array or name reference, and an unset
 // parameter with no default under nounset (expand reports it).
 func (r *Runner) simpleParam(pe *syntax.ParamExp, literal bool) (string, bool) {
-	var ok bool
-	if pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.IsSet || pe.Index != nil ||
-		pe.Slice != nil || pe.Repl != nil || pe.Names != 0 {
+	def, hasDef, ok := paramForm(pe)
+	if !ok {
 		return "", false
-	}
-	def, hasDef := "", false
-	if pe.Exp != nil {
-		if pe.Exp.Op != syntax.DefaultUnsetOrNull && pe.Exp.Op != syntax.DefaultUnset {
-			return "", false
-		}
-		if pe.Exp.Word != nil {
-			if def, ok = plainWord(pe.Exp.Word, false); !ok {
-				return "", false
-			}
-		}
-		hasDef = true
 	}
 	name := pe.Param.Value
 	if name == "@" && literal && pe.Exp == nil {
@@ -353,21 +340,33 @@ func paramShape(parts []syntax.WordPart) bool {
 	case *syntax.ParamExp:
 		pe = p
 	}
-	if pe == nil || pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.IsSet || pe.Index != nil ||
-		pe.Slice != nil || pe.Repl != nil || pe.Names != 0 || !pureParam(pe.Param.Value) {
+	if pe == nil {
 		return false
 	}
-	if pe.Exp != nil {
-		if pe.Exp.Op != syntax.DefaultUnsetOrNull && pe.Exp.Op != syntax.DefaultUnset {
-			return false
-		}
-		if pe.Exp.Word != nil {
-			if _, ok := plainWord(pe.Exp.Word, false); !ok {
-				return false
-			}
+	_, _, ok := paramForm(pe)
+	return ok && pureParam(pe.Param.Value)
+}
+
+// paramForm reads the form simpleParam takes: a parameter with no
+// operator, or with a default (":-", "-") that is plain text (def, hasDef).
+// ok is false for any other expansion.
+func paramForm(pe *syntax.ParamExp) (def string, hasDef, ok bool) {
+	if pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.IsSet || pe.Index != nil ||
+		pe.Slice != nil || pe.Repl != nil || pe.Names != 0 {
+		return "", false, false
+	}
+	if pe.Exp == nil {
+		return "", false, true
+	}
+	if pe.Exp.Op != syntax.DefaultUnsetOrNull && pe.Exp.Op != syntax.DefaultUnset {
+		return "", false, false
+	}
+	if pe.Exp.Word != nil {
+		if def, ok = plainWord(pe.Exp.Word, false); !ok {
+			return "", false, false
 		}
 	}
-	return true
+	return def, true, true
 }
 
 // joinedWord is expand.Fields for a word of parts that each expand to one
