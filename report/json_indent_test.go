@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -37,7 +38,7 @@ func TestWriteIndentedJSON(t *testing.T) {
 		map[string]any{},
 		[]any{},
 		map[string]any{"a": []any{}, "b": map[string]any{}, "c": []any{[]any{}, map[string]any{"x": []any{1, []any{}}}}},
-		[]any{"{[,:]}", `a"b\c`, "\\", `\"`, "é€😀", "<&>", "\u2028\x01", 1.5, -0.0, true, nil, "", " "},
+		[]any{"{[,:]}", `a"b\c`, "\\", `\"`, "é€😀", "<&>", "\u2028\x01", 1.5, math.Copysign(0, -1), true, nil, "", " "},
 		map[string]any{"k,:{": "v]}", `"q`: map[string]any{`\`: []any{map[string]any{}}}},
 		"top", 3, nil,
 	}
