@@ -328,3 +328,55 @@ func TestGuardedLiteral(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPlainWords: for any word, every shortcut that takes it (plainFields,
+// paramParts as a literal) gives what expand.Fields / expand.Literal
+// give, under an environment with strings, an empty and an unset
+// variable, an array, a name reference, positional parameters and a
+// non-default IFS.
+func FuzzPlainWords(f *testing.F) {
+	for _, s := range []string{`a`, `"$X"`, `--x=$X`, `"${U:-d}"`, `a"$X"b`, `$E$U`, `"$@"`, `'q'$X`, `[`, `a*`, `~/x`, `"a $Y b"`, `${A}`, `"$R"`, `$1$2`} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, src string, commaIFS bool) {
+		file, err := syntax.NewParser().Parse(strings.NewReader("echo "+src), "")
+		if err != nil || len(file.Stmts) != 1 {
+			return
+		}
+		call, ok := file.Stmts[0].Cmd.(*syntax.CallExpr)
+		if !ok || len(call.Args) < 2 {
+			return
+		}
+		setup := `X="a b"; Y="c,d"; E=; A=(x "y z"); declare -n R=X; set -- p "q r"`
+		if commaIFS {
+			setup += "; IFS=,"
+		}
+		r, err := New(Dir("/"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sf, err := syntax.NewParser().Parse(strings.NewReader(setup), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Run(context.Background(), sf); err != nil {
+			t.Fatal(err)
+		}
+		words := call.Args[1:]
+		if got, ok := r.plainFields(words); ok {
+			want, err := expand.Fields(r.ecfg, words...)
+			if err != nil || !slices.Equal(got, want) {
+				t.Errorf("%q: plainFields %q; expand.Fields %q (%v)", src, got, want, err)
+			}
+		}
+		for _, w := range words {
+			if got, ok := r.paramParts(w.Parts, true); ok {
+				want, err := expand.Literal(r.ecfg, w)
+				if err != nil || got != want {
+					t.Errorf("%q: paramParts %q; expand.Literal %q (%v)", src, got, want, err)
+				}
+			}
+		}
+	})
+}
