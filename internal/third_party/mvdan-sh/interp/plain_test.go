@@ -380,3 +380,54 @@ func FuzzPlainWords(f *testing.F) {
 		}
 	})
 }
+
+// FuzzGuardedLiteral: for any value after a quiet call's substitution
+// (x=$(g m)VALUE), guardedLiteral, when it takes the word, gives what
+// expand.Literal gives and runs the quiet call once; when it does not,
+// it runs nothing.
+func FuzzGuardedLiteral(f *testing.F) {
+	for _, s := range []string{`abc`, `"$X"`, `$X`, `"${U:-d}"`, `""`, `'q'`, `"$A"`, `$R`, `~x`, `"a$X"`, `$(h)`, `"$@"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, value string) {
+		file, err := syntax.NewParser().Parse(strings.NewReader("V=$(g m)"+value), "")
+		if err != nil || len(file.Stmts) != 1 {
+			return
+		}
+		call, ok := file.Stmts[0].Cmd.(*syntax.CallExpr)
+		if !ok || len(call.Assigns) != 1 || call.Assigns[0].Value == nil || len(call.Args) != 0 {
+			return
+		}
+		calls := 0
+		r, err := New(Dir("/"), QuietCalls(func(name string) bool { return name == "g" }),
+			CallHandler(func(ctx context.Context, args []string) ([]string, error) {
+				if args[0] == "g" {
+					calls++
+					return []string{":"}, nil
+				}
+				return args, nil
+			}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sf, _ := syntax.NewParser().Parse(strings.NewReader(`X="a b"; E=; A=(x y); declare -n R=X; set -- p "q r"`), "")
+		if err := r.Run(context.Background(), sf); err != nil {
+			t.Fatal(err)
+		}
+		w := call.Assigns[0].Value
+		got, ok := r.guardedLiteral(w)
+		if !ok {
+			if calls != 0 {
+				t.Errorf("%q: not taken, but the quiet call ran", value)
+			}
+			return
+		}
+		if calls != 1 {
+			t.Errorf("%q: the quiet call ran %d times", value, calls)
+		}
+		want, err := expand.Literal(r.ecfg, w)
+		if err != nil || got != want {
+			t.Errorf("%q: guardedLiteral %q; expand.Literal %q (%v)", value, got, want, err)
+		}
+	})
+}
