@@ -241,13 +241,23 @@ func TestGuardsKeepSemantics(t *testing.T) {
 	}
 }
 
-// TestGuardedArrayMethodsKeepCalls: the array methods' native wrappers
-// (arrayMethod) pass the receiver and exactly the arguments given (reduce
-// and splice tell an absent argument from undefined), a page's exception
-// thrown in a callback reaches the page's catch, and a method keeps its
-// name and length and is no constructor.
-func TestGuardedArrayMethodsKeepCalls(t *testing.T) {
-	src := cellWith(`[
+// TestGuardedBuiltinsKeepSemantics: the builtins whose guards run in Go
+// give what the JS wrappers gave and what JS itself gives (every expected
+// value is the one Node prints for the same expressions):
+//   - the array methods' native wrappers (arrayMethod) pass the receiver
+//     and exactly the arguments given (reduce and splice tell an absent
+//     argument from undefined), a page's exception thrown in a callback
+//     reaches the page's catch, and a method keeps its name and length and
+//     is no constructor;
+//   - Array.prototype.join, joined in Go for a plain array (guards.join),
+//     for elements of every kind, a separator of any kind, holes, getters,
+//     nested arrays, unicode, and a symbol's TypeError;
+//   - JSON.stringify with the native depth tracker (jsonTrack): the page's
+//     replacer called with the holder as this, toJSON, functions and
+//     undefined left out, nesting, space.
+func TestGuardedBuiltinsKeepSemantics(t *testing.T) {
+	for _, tc := range []struct{ name, file, cells, want string }{
+		{"array methods", "calls", `[
   "--a " + [1, 2, 3].reduce((a, b) => a + b) + [].reduce((a) => a, "i") + [1, 2, 3].reduceRight((a, b) => a + b, "r"),
   "--b " + [1, 2, 3].splice(0).length + [1, 2, 3].splice(0, undefined).length + [1, 2, 3].splice(1, 1, "x", "y").join(""),
   "--c " + (() => { try { [1].map(() => { throw new Error("boom"); }); return "none"; } catch (e) { return e.message; } })(),
@@ -255,51 +265,31 @@ func TestGuardedArrayMethodsKeepCalls(t *testing.T) {
   "--e " + (() => { try { new ([].map)(); return "built"; } catch (e) { return e instanceof TypeError; } })(),
   "--f " + Array.prototype.map.call({ length: 2, 0: "a", 1: "b" }, (x) => x + x).join("") + [1].map(function () { return this.v; }, { v: 7 }),
   "--g " + [3, 1, 2].toSorted().join("") + [1, [2, [3]]].flatMap((x) => x).length + [1, 2, 3].indexOf(2, undefined) + [1, 2].with(0, 9).join(""),
-]`)
-	got := decodeCommand(t, "docs/src/snippets/configs/evil/calls.jsx", src)
-	want := "sglang serve \\\n  --a 6ir321 \\\n  --b 302 \\\n  --c boom \\\n  --d functionmap1forEach1 \\\n  --e true \\\n" +
-		"  --f aabb7 \\\n  --g 1233192"
-	if got != want {
-		t.Errorf("command:\n%s\nwant:\n%s", got, want)
-	}
-}
-
-// TestGuardedJoinKeepsSemantics: Array.prototype.join, joined in Go for a
-// plain array (guards.join), gives what the JS wrapper and goja's join
-// give for elements of every kind, a separator of any kind, holes,
-// getters, nested arrays, unicode, and a symbol's TypeError.
-func TestGuardedJoinKeepsSemantics(t *testing.T) {
-	src := cellWith(`[
+]`,
+			"sglang serve \\\n  --a 6ir321 \\\n  --b 302 \\\n  --c boom \\\n  --d functionmap1forEach1 \\\n  --e true \\\n" +
+				"  --f aabb7 \\\n  --g 1233192"},
+		{"join", "join", `[
   "--a " + [1, -0, 1e21, 0.1 + 0.2, NaN, -Infinity, 2 ** 53, true, null, undefined, "s"].join("|"),
   "--b " + [[1, [2, 3]], { toString() { return "o"; } }, [], [null]].join() + [1, 2].join(0) + [3, 4].join({ toString: () => "~" }) + [5, 6].join(undefined),
   "--c " + (() => { const a = [1, , 3]; Object.defineProperty(a, 1, { get: () => "g" }); return a.join("") + [7, , 9].join("-"); })(),
   "--d " + ["é", "€", "😀"].join("·").length + (() => { try { [Symbol("x")].join(); return "none"; } catch (e) { return e instanceof TypeError; } })(),
   "--e " + (() => { let n = 0; const o = { toString() { n++; return "x"; } }; return [o, o].join("") + n; })() + [1n, 2n].join("+") + Array.prototype.join.call("abc", "."),
-]`)
-	got := decodeCommand(t, "docs/src/snippets/configs/evil/join.jsx", src)
-	want := "sglang serve \\\n  --a 1|0|1e+21|0.30000000000000004|NaN|-Infinity|9007199254740992|true|||s \\\n" +
-		"  --b 1,2,3,o,,1023~45,6 \\\n  --c 1g37--9 \\\n  --d 6true \\\n  --e xx21+2a.b.c"
-	if got != want {
-		t.Errorf("command:\n%s\nwant:\n%s", got, want)
-	}
-}
-
-// TestGuardedStringifyKeepsSemantics: JSON.stringify with the native depth
-// tracker (jsonTrack) gives what goja's gives: the page's replacer called
-// with the holder as this, toJSON, functions and undefined left out,
-// nesting, space.
-func TestGuardedStringifyKeepsSemantics(t *testing.T) {
-	src := cellWith(`[
+]`,
+			"sglang serve \\\n  --a 1|0|1e+21|0.30000000000000004|NaN|-Infinity|9007199254740992|true|||s \\\n" +
+				"  --b 1,2,3,o,,1023~45,6 \\\n  --c 1g37--9 \\\n  --d 6true \\\n  --e xx21+2a.b.c"},
+		{"JSON.stringify", "json", `[
   "--a " + JSON.stringify({ a: [1, { b: 2 }], f() {}, u: undefined, d: { toJSON() { return "D"; } } }),
   "--b " + JSON.stringify({ x: 1, y: { z: 2 } }, function (k, v) { return k === "z" ? this.w || v * 10 : v; }),
   "--c " + JSON.stringify([{ w: 7, z: 1 }], function (k, v) { return k === "z" ? this.w : v; }) + JSON.stringify("s") + JSON.stringify(undefined),
   "--d " + JSON.stringify({ a: [[[]]] }, null, 1).split("\n").length + JSON.stringify({ k: 1 }, (k, v) => (k === "" ? { n: v } : v)),
-]`)
-	got := decodeCommand(t, "docs/src/snippets/configs/evil/json.jsx", src)
-	want := "sglang serve \\\n  --a {\"a\":[1,{\"b\":2}],\"d\":\"D\"} \\\n  --b {\"x\":1,\"y\":{\"z\":20}} \\\n" +
-		"  --c [{\"w\":7,\"z\":7}]\"s\"undefined \\\n  --d 7{\"n\":{\"k\":1}}"
-	if got != want {
-		t.Errorf("command:\n%s\nwant:\n%s", got, want)
+]`,
+			"sglang serve \\\n  --a {\"a\":[1,{\"b\":2}],\"d\":\"D\"} \\\n  --b {\"x\":1,\"y\":{\"z\":20}} \\\n" +
+				"  --c [{\"w\":7,\"z\":7}]\"s\"undefined \\\n  --d 7{\"n\":{\"k\":1}}"},
+	} {
+		got := decodeCommand(t, "docs/src/snippets/configs/evil/"+tc.file+".jsx", cellWith(tc.cells))
+		if got != tc.want {
+			t.Errorf("%s: command:\n%s\nwant:\n%s", tc.name, got, tc.want)
+		}
 	}
 }
 
