@@ -239,34 +239,11 @@ func (r *Runner) guardedLiteral(word *syntax.Word) (string, bool) {
 		return "", false
 	}
 	rest := word.Parts[1:]
-	text, isText := "", false
-	switch p := rest[0].(type) {
-	case *syntax.Lit, *syntax.SglQuoted:
-		w := syntax.Word{Parts: rest}
-		if text, isText = plainWord(&w, false); !isText {
-			return "", false
-		}
-	case *syntax.DblQuoted:
-		lit := false
-		if len(p.Parts) == 1 {
-			_, lit = p.Parts[0].(*syntax.Lit)
-		}
-		switch {
-		case len(p.Parts) == 0:
-			text, isText = "", true
-		case len(p.Parts) == 1 && lit:
-			w := syntax.Word{Parts: rest}
-			if text, isText = plainWord(&w, false); !isText {
-				return "", false
-			}
-		case !paramShape(rest):
-			return "", false
-		}
-	case *syntax.ParamExp:
-		if !paramShape(rest) {
-			return "", false
-		}
-	default:
+	text, isText := plainWord(&syntax.Word{Parts: rest}, false)
+	if dq, ok := rest[0].(*syntax.DblQuoted); ok && len(dq.Parts) == 0 {
+		text, isText = "", true
+	}
+	if !isText && !paramShape(rest) {
 		return "", false
 	}
 	var out strings.Builder
@@ -402,20 +379,12 @@ func (r *Runner) joinedWord(w *syntax.Word) (field string, n int, ok bool) {
 			b.WriteString(p.Value)
 			quoted = true
 		case *syntax.DblQuoted:
-			var v string
+			v, ok := plainWord(&syntax.Word{Parts: []syntax.WordPart{p}}, false)
 			switch {
+			case ok:
 			case len(p.Parts) == 0:
-			case len(p.Parts) == 1:
-				if lit, isLit := p.Parts[0].(*syntax.Lit); isLit {
-					if strings.IndexByte(lit.Value, '\\') >= 0 || strings.IndexByte(lit.Value, 0) >= 0 {
-						return "", 0, false
-					}
-					v = lit.Value
-					break
-				}
-				fallthrough
+				v = ""
 			default:
-				var ok bool
 				if v, ok = r.paramParts([]syntax.WordPart{p}, false); !ok {
 					return "", 0, false
 				}
