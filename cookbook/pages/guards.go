@@ -380,11 +380,7 @@ func (gd *guards) plus(call goja.FunctionCall) goja.Value {
 	_, aobj := a.(*goja.Object)
 	_, bobj := b.(*goja.Object)
 	if (aobj || bobj) && gd.toPrims != nil {
-		v, err := gd.toPrims(goja.Undefined(), a, b)
-		if err != nil {
-			panic(err)
-		}
-		pair := v.ToObject(gd.sb.vm)
+		pair := rethrow(gd.toPrims(goja.Undefined(), a, b)).ToObject(gd.sb.vm)
 		a, b = pair.Get("0"), pair.Get("1")
 		as, aok = a.(goja.String)
 		bs, bok = b.(goja.String)
@@ -401,11 +397,7 @@ func (gd *guards) plus(call goja.FunctionCall) goja.Value {
 	if gd.rawAdd == nil {
 		panic(gd.sb.vm.NewTypeError("+ before the sandbox was ready"))
 	}
-	v, err := gd.rawAdd(goja.Undefined(), a, b)
-	if err != nil {
-		panic(err)
-	}
-	return v
+	return rethrow(gd.rawAdd(goja.Undefined(), a, b))
 }
 
 // primitiveLen is the length of a non-string primitive as a string (a
@@ -636,15 +628,9 @@ func (gd *guards) native(vm *goja.Runtime, name string) goja.Value {
 			what, build := argString(vm, c, 1), buildV.ToBoolean()
 			return vm.ToValue(func(m goja.FunctionCall) goja.Value {
 				if !gd.plainArrayGuard(m.This, what, build) {
-					if _, err := slow(goja.Undefined(), m.This, whatV, buildV); err != nil {
-						panic(err)
-					}
+					rethrow(slow(goja.Undefined(), m.This, whatV, buildV))
 				}
-				r, err := orig(m.This, m.Arguments...)
-				if err != nil {
-					panic(err)
-				}
-				return r
+				return rethrow(orig(m.This, m.Arguments...))
 			})
 		}
 	case "arrayJoin":
@@ -660,11 +646,7 @@ func (gd *guards) native(vm *goja.Runtime, name string) goja.Value {
 				if o, ok := m.This.(*goja.Object); ok && o.ClassName() == "Array" && !gd.isProxy(o) {
 					return gd.join(o, m.Argument(0))
 				}
-				r, err := slow(m.This, m.Arguments...)
-				if err != nil {
-					panic(err)
-				}
-				return r
+				return rethrow(slow(m.This, m.Arguments...))
 			})
 		}
 	case "jsonTrack":
@@ -687,11 +669,7 @@ func (gd *guards) native(vm *goja.Runtime, name string) goja.Value {
 			return vm.ToValue(func(m goja.FunctionCall) goja.Value {
 				v := m.Argument(1)
 				if user != nil {
-					r, err := user(m.This, m.Argument(0), v)
-					if err != nil {
-						panic(err)
-					}
-					v = r
+					v = rethrow(user(m.This, m.Argument(0), v))
 				}
 				if o, ok := v.(*goja.Object); ok {
 					if _, callable := goja.AssertFunction(o); !callable {
@@ -782,11 +760,17 @@ func (gd *guards) templateString(v goja.Value) goja.String {
 	case typeInt64, typeFloat64, typeBool:
 		return gd.sb.vm.ToValue(v.String()).(goja.String)
 	}
-	r, err := gd.toStr(goja.Undefined(), v)
+	return rethrow(gd.toStr(goja.Undefined(), v)).(goja.String)
+}
+
+// rethrow is a JS function's result, called from Go inside page code: its
+// exception (a page's throw, a refusal, an interrupt) goes on as it came,
+// a panic goja turns back into the same throw.
+func rethrow(v goja.Value, err error) goja.Value {
 	if err != nil {
 		panic(err)
 	}
-	return r.(goja.String)
+	return v
 }
 
 // plainArrayGuard is the array methods' guard for a plain array o (an
