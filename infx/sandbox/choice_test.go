@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // runChoice runs testdata/choices/NAME with choices on, taking choices.
@@ -185,14 +186,16 @@ func TestChoiceConditionShapes(t *testing.T) {
 		{"grep -q x /opt/f || true\nvllm serve m\n", 0},
 		{"while grep -q x /opt/f; do break; done\nvllm serve m\n", 1},
 		{"if [ \"$(head -n1 /opt/f)\" = x ]; then A=1; fi\nvllm serve m --a \"$A\"\n", 1},
-		{"if grep x /opt/f; then :; fi\nvllm serve m\n", -1},                                     // prints what it read
-		{"if grep -q x /opt/f > /tmp/o; then :; fi\nvllm serve m\n", -1},                         // writes a file
-		{"f() { grep -q x /opt/f; }\nif f; then :; fi\nvllm serve m\n", -1},                      // a function
-		{"if sed -i s/a/b/ /opt/f | grep -q x /opt/f; then :; fi\nvllm serve m\n", -1},           // sed -i
-		{"if grep -q x /proc/cpuinfo; then :; fi\nvllm serve m\n", -1},                           // the runner's state
-		{"if [[ $(cat /opt/f) =~ x ]]; then :; fi\nvllm serve m\n", -1},                          // sets BASH_REMATCH
-		{"( while :; do sleep 1; done ) &\nif grep -q x /opt/f; then :; fi\nvllm serve m\n", -1}, // a background job runs
-		{"( sleep 1 ) &\nwait\nif grep -q x /opt/f; then :; fi\nvllm serve m\n", 1},              // it ended
+		{"if grep x /opt/f; then :; fi\nvllm serve m\n", -1},                                      // prints what it read
+		{"if grep -q x /opt/f > /tmp/o; then :; fi\nvllm serve m\n", -1},                          // writes a file
+		{"f() { grep -q x /opt/f; }\nif f; then :; fi\nvllm serve m\n", -1},                       // a function
+		{"if sed -i s/a/b/ /opt/f | grep -q x /opt/f; then :; fi\nvllm serve m\n", -1},            // sed -i
+		{"if grep -q x /proc/cpuinfo; then :; fi\nvllm serve m\n", -1},                            // the runner's state
+		{"if [[ $(cat /opt/f) =~ x ]]; then :; fi\nvllm serve m\n", -1},                           // sets BASH_REMATCH
+		{"( while :; do sleep 1; done ) &\nif grep -q x /opt/f; then :; fi\nvllm serve m\n", -1},  // a background job runs
+		{"( sleep 1 ) &\nwait\nif grep -q x /opt/f; then :; fi\nvllm serve m\n", 1},               // it ended
+		{"if [[ -n \"$HOME\" ]] && grep -q x /opt/f; then A=1; fi\nvllm serve m --a \"$A\"\n", 1}, // a string test before the read
+		{"if [[ -n \"$HOME\" && $HOME != / ]]; then A=1; fi\nvllm serve m --a \"$A\"\n", 0},       // reads nothing (readFree)
 	} {
 		run, _, err := runHostile(t, t.TempDir(), c.src, Config{Facts: f, Choose: true})
 		if err != nil {
@@ -295,5 +298,51 @@ func TestChoiceNicctl(t *testing.T) {
 	}
 	if run.Stop == nil || run.Stop.Pos.Line != 6 || !strings.Contains(run.Stop.Msg, "whether nicctl is installed on the runner is not known") {
 		t.Errorf("choices off: stop %v", run.Stop)
+	}
+}
+
+// TestReadFreeConditionsUnguarded: a condition that cannot read a file
+// (readFree) gets no guards — its outcome is never a choice, and the two
+// handler calls of its guards ran at every evaluation — while one that
+// may read, stat or compute keeps them; a test of a system file in an
+// unguarded condition still stops the run at the test's own position.
+func TestReadFreeConditionsUnguarded(t *testing.T) {
+	for _, c := range []struct {
+		cond    string
+		guarded bool
+	}{
+		{`[[ -n "$X" ]]`, false},
+		{`[ "$A" = b ] && [[ $B != c* || -z $C ]]`, false},
+		{`! [[ "${X:-d}" == "${Y#p}" ]]`, false},
+		{`test -n "$X" || true`, false},
+		{`[[ -f /opt/f ]]`, true},                 // a test of a file
+		{`[[ $X -gt 3 ]]`, true},                  // arithmetic
+		{`[[ ${X:1} == a ]]`, true},               // an arithmetic offset
+		{`(( X > 1 ))`, true},                     // arithmetic
+		{`[ "$(cat /opt/f)" = x ]`, true},         // a command substitution
+		{`grep -q x /opt/f`, true},                // a read
+		{`[[ -n $X ]] && grep -q x /opt/f`, true}, // a read after a string test
+	} {
+		for _, src := range []string{"if " + c.cond + "; then :; fi\n", "while " + c.cond + "; do break; done\n"} {
+			f, err := syntax.NewParser().Parse(strings.NewReader(src), "x.sh")
+			if err != nil {
+				t.Fatalf("%q: %v", src, err)
+			}
+			markConditions(f, "x.sh")
+			var b strings.Builder
+			if err := syntax.NewPrinter().Print(&b, f); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(b.String(), condBeginCmd); got != c.guarded {
+				t.Errorf("%q: guarded %v, want %v:\n%s", src, got, c.guarded, b.String())
+			}
+		}
+	}
+	run, _, err := runHostile(t, t.TempDir(), "A=1\nif [ -f /etc/os-release ]; then :; fi\necho done\n", Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Stop == nil || run.Stop.Pos.Line != 2 || run.Stop.Pos.Col != 4 || run.Stop.Command != "test" {
+		t.Errorf("a system file test in an unguarded condition: stop %+v, want test at 2:4", run.Stop)
 	}
 }
