@@ -275,6 +275,10 @@ type Cache struct {
 	// patterns keeps the compiled patterns of case and [[ == ]] for
 	// every run (interp.Patterns; bounded by itself).
 	patterns *interp.PatternCache
+	// regexps keeps the regular expressions the text tools compile
+	// (grep, sed, awk) for every run (shellutil.RunCached; bounded by
+	// itself, safe for concurrent use).
+	regexps shellutil.Regexps
 	// memo keeps what Call.Memo made, by kind and input bytes; memoBytes
 	// counts the input bytes it holds (at most memoMaxBytes).
 	memo      map[memoKey]any

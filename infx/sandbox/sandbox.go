@@ -1334,7 +1334,7 @@ func (sb *sandbox) external(ctx context.Context, c *Call) error {
 		return errStopped
 	}
 	var unk *unknownRead
-	res, handled, reason := shellutil.RunFiles(args, stdin, facts, func(name string) ([]byte, error) {
+	res, handled, reason := shellutil.RunCached(args, stdin, facts, func(name string) ([]byte, error) {
 		b, err := sb.readKnown(ctx, name)
 		var u *unknownRead
 		if errors.As(err, &u) {
@@ -1344,7 +1344,7 @@ func (sb *sandbox) external(ctx context.Context, c *Call) error {
 			return nil, unknownPathError(name, u)
 		}
 		return b, err
-	})
+	}, &sb.cache.regexps)
 	if !handled && chosen {
 		why := fmt.Sprintf("%s in %s: the sandbox does not evaluate it", strings.Join(ShortArgv(args), " "), ctxWord(site.kind))
 		if reason != "" {

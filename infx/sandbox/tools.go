@@ -319,7 +319,7 @@ func (sb *sandbox) sedInPlace(args []string) bool {
 		if !ok {
 			return false
 		}
-		res, handled, _ := shellutil.RunFiles(append([]string{"sed"}, exprs...), []byte(text), sb.facts, nil)
+		res, handled, _ := shellutil.RunCached(append([]string{"sed"}, exprs...), []byte(text), sb.facts, nil, &sb.cache.regexps)
 		if !handled || res.Status != 0 {
 			return false
 		}

@@ -533,7 +533,7 @@ func (in *awkInterp) regex(src string) (*regexp.Regexp, error) {
 	if len(in.regexes) > 1000 {
 		return nil, unsup("too many distinct dynamic regexes")
 	}
-	re, err := compilePOSIX(awkRegexSource(src), flavorERE, false)
+	re, err := compilePOSIX(in.c.re, awkRegexSource(src), flavorERE, false)
 	if err != nil {
 		return nil, err
 	}

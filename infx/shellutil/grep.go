@@ -84,7 +84,7 @@ func runGrep(c *call) (int, error) {
 		patterns = strings.Split(operands[0], "\n")
 		operands = operands[1:]
 	}
-	m, err := newGrepMatcher(patterns, mode, icase, lineRE)
+	m, err := newGrepMatcher(c.re, patterns, mode, icase, lineRE)
 	if err != nil {
 		if se, ok := err.(*grepPatternError); ok {
 			c.errorf("%s", se.msg)
@@ -193,7 +193,7 @@ type grepMatcher struct {
 	empty bool
 }
 
-func newGrepMatcher(patterns []string, mode byte, icase, lineRE bool) (*grepMatcher, error) {
+func newGrepMatcher(rs *Regexps, patterns []string, mode byte, icase, lineRE bool) (*grepMatcher, error) {
 	m := &grepMatcher{kGroup: -1}
 	var alts []string
 	for _, p := range patterns {
@@ -219,7 +219,7 @@ func newGrepMatcher(patterns []string, mode byte, icase, lineRE bool) (*grepMatc
 			} else {
 				tr = p
 			}
-			if _, err := regexp.Compile(tr); err != nil {
+			if _, err := rs.compile(tr, false); err != nil {
 				return nil, unsup("PCRE pattern %q: %v", p, err)
 			}
 			if strings.Contains(p, "(?<") || strings.ContainsAny(p, "\x00") {
@@ -258,12 +258,9 @@ func newGrepMatcher(patterns []string, mode byte, icase, lineRE bool) (*grepMatc
 	if m.kGroup >= 0 && len(alts) > 1 {
 		return nil, unsup("\\K with several patterns")
 	}
-	re, err := regexp.Compile(src)
+	re, err := rs.compile(src, mode != 'P')
 	if err != nil {
 		return nil, unsup("pattern %q: %v", patterns, err)
-	}
-	if mode != 'P' {
-		re.Longest()
 	}
 	m.re = re
 	return m, nil

@@ -3,6 +3,7 @@ package shellutil
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // reFlavor selects the regular-expression dialect a pattern is written in.
@@ -17,11 +18,66 @@ const (
 	flavorERE
 )
 
+// Regexps remembers the regular expressions grep, sed and awk compile,
+// by their RE2 text and matching mode, for a caller that evaluates many
+// commands ([RunCached]: the sandbox runs the same scripts, and their
+// `grep -q`, `sed -E` and `awk '/re/'`, for every point). A compiled
+// *regexp.Regexp is only read once made (its Longest is set before it
+// is kept), and is safe for concurrent use. The zero value is ready; a
+// nil *Regexps compiles every time. Safe for concurrent use. At most
+// maxRegexps are kept; past that, a new expression is compiled each time.
+type Regexps struct {
+	mu sync.Mutex
+	m  map[regexpKey]*regexp.Regexp
+}
+
+// regexpKey is an RE2 text and whether it matches leftmost-longest.
+type regexpKey struct {
+	src     string
+	longest bool
+}
+
+// maxRegexps bounds a Regexps (hostile input: a loop of distinct
+// patterns compiles them all, keeping the first maxRegexps).
+const maxRegexps = 4096
+
+// compile is regexp.Compile of src, leftmost-longest when longest, from
+// rs when it holds it. Errors are regexp.Compile's (never kept).
+func (rs *Regexps) compile(src string, longest bool) (*regexp.Regexp, error) {
+	k := regexpKey{src, longest}
+	if rs != nil {
+		rs.mu.Lock()
+		re, ok := rs.m[k]
+		rs.mu.Unlock()
+		if ok {
+			return re, nil
+		}
+	}
+	re, err := regexp.Compile(src)
+	if err != nil {
+		return nil, err
+	}
+	if longest {
+		re.Longest()
+	}
+	if rs != nil {
+		rs.mu.Lock()
+		if rs.m == nil {
+			rs.m = map[regexpKey]*regexp.Regexp{}
+		}
+		if len(rs.m) < maxRegexps {
+			rs.m[k] = re
+		}
+		rs.mu.Unlock()
+	}
+	return re, nil
+}
+
 // compilePOSIX compiles a POSIX BRE or ERE (GNU dialect) with
-// leftmost-longest semantics, as GNU regex matches. A construct RE2
-// cannot express with the same meaning (back-references, \< \>, [=x=],
-// [.x.]) is unsupported.
-func compilePOSIX(pat string, fl reFlavor, icase bool) (*regexp.Regexp, error) {
+// leftmost-longest semantics, as GNU regex matches, through rs (nil:
+// none). A construct RE2 cannot express with the same meaning
+// (back-references, \< \>, [=x=], [.x.]) is unsupported.
+func compilePOSIX(rs *Regexps, pat string, fl reFlavor, icase bool) (*regexp.Regexp, error) {
 	tr, err := posixToRE2(pat, fl)
 	if err != nil {
 		return nil, err
@@ -30,11 +86,10 @@ func compilePOSIX(pat string, fl reFlavor, icase bool) (*regexp.Regexp, error) {
 	if icase {
 		prefix = "(?si)"
 	}
-	re, err := regexp.Compile(prefix + tr)
+	re, err := rs.compile(prefix+tr, true)
 	if err != nil {
 		return nil, unsup("regular expression %q: %v", pat, err)
 	}
-	re.Longest()
 	return re, nil
 }
 

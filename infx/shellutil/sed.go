@@ -48,6 +48,7 @@ type sedParser struct {
 	s   string
 	i   int
 	ere bool
+	re  *Regexps // (nil: none)
 }
 
 func (p *sedParser) eof() bool { return p.i >= len(p.s) }
@@ -172,7 +173,7 @@ func (p *sedParser) compile(pat string, icase bool) (*regexp.Regexp, error) {
 	if p.ere {
 		fl = flavorERE
 	}
-	return compilePOSIX(pat, fl, icase)
+	return compilePOSIX(p.re, pat, fl, icase)
 }
 
 func (p *sedParser) addr() (*sedAddr, error) {
@@ -664,7 +665,7 @@ func runSed(c *call) (int, error) {
 		scripts = []string{operands[0]}
 		operands = operands[1:]
 	}
-	p := &sedParser{s: strings.Join(scripts, "\n"), ere: ere}
+	p := &sedParser{s: strings.Join(scripts, "\n"), ere: ere, re: c.re}
 	cmds, err := p.commands(false)
 	if err != nil {
 		if se, ok := err.(*sedError); ok {

@@ -77,17 +77,23 @@ func Run(argv []string, stdin []byte, f Facts) (res Result, handled bool, reason
 // file /proc/meminfo is answered from f (see [Facts.Meminfo]) before read
 // is asked.
 func RunFiles(argv []string, stdin []byte, f Facts, read ReadFileFunc) (res Result, handled bool, reason string) {
+	return RunCached(argv, stdin, f, read, nil)
+}
+
+// RunCached is [RunFiles] with the regular expressions of grep, sed and
+// awk compiled once per rs (nil: each time); the answer is the same.
+func RunCached(argv []string, stdin []byte, f Facts, read ReadFileFunc, rs *Regexps) (res Result, handled bool, reason string) {
 	defer func() {
 		if r := recover(); r != nil {
 			res, handled, reason = Result{}, false, fmt.Sprintf("internal error evaluating %q: %v", argv, r)
 		}
 	}()
-	return run(argv, stdin, f, read)
+	return run(argv, stdin, f, read, rs)
 }
 
-// run is RunFiles without the panic guard, so that the fuzz test sees a
+// run is RunCached without the panic guard, so that the fuzz test sees a
 // panic as a failure instead of a refusal.
-func run(argv []string, stdin []byte, f Facts, read ReadFileFunc) (Result, bool, string) {
+func run(argv []string, stdin []byte, f Facts, read ReadFileFunc, rs *Regexps) (Result, bool, string) {
 	if len(argv) == 0 {
 		return Result{}, false, "empty command"
 	}
@@ -96,7 +102,7 @@ func run(argv []string, stdin []byte, f Facts, read ReadFileFunc) (Result, bool,
 	if !ok {
 		return Result{}, false, fmt.Sprintf("%s: not a command shellutil evaluates", name)
 	}
-	c := &call{name: name, args: argv[1:], stdin: stdin, facts: f, read: read}
+	c := &call{name: name, args: argv[1:], stdin: stdin, facts: f, read: read, re: rs}
 	status, err := impl(c)
 	if err != nil {
 		var u *unsupported
@@ -165,6 +171,7 @@ type call struct {
 	stdin []byte
 	facts Facts
 	read  ReadFileFunc
+	re    *Regexps // compiled regular expressions (nil: none kept)
 	out   outBuf
 	errb  outBuf
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/cookbook-sync/cookbook-sync/internal/fuzzbound"
 	"io/fs"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -593,10 +594,15 @@ func FuzzRun(f *testing.F) {
 	f.Add("bc", "scale=20; 2^1000/3\n")
 	f.Add("nvidia-smi\x00--query-gpu=index,name\x00--format=csv", "")
 	facts, _ := FactsFor("gb200")
+	var rs Regexps // shared by every input: a kept expression answers as a new one
 	f.Fuzz(func(t *testing.T, argv, stdin string) {
 		args := strings.Split(argv, "\x00")
 		err := fuzzbound.Within(fuzzbound.Bound, func() error {
-			res, handled, reason := run(args, []byte(stdin), facts, nil)
+			res, handled, reason := run(args, []byte(stdin), facts, nil, nil)
+			cres, chandled, creason := run(args, []byte(stdin), facts, nil, &rs)
+			if chandled != handled || creason != reason || !reflect.DeepEqual(cres, res) {
+				return fmt.Errorf("%q: with kept expressions %v %q %+v, without %v %q %+v", args, chandled, creason, cres, handled, reason, res)
+			}
 			if !handled && reason == "" {
 				return fmt.Errorf("%q: refused without a reason", args)
 			}
@@ -612,4 +618,51 @@ func FuzzRun(f *testing.F) {
 			t.Fatalf("%v\nargv: %q\nstdin: %q", err, args, stdin)
 		}
 	})
+}
+
+// TestRegexpsKeepsAnswers: grep, sed, awk and grep -P answer the same
+// with a Regexps as without, each expression is compiled once (the
+// second run adds nothing), and past maxRegexps nothing more is kept
+// while the answers stay right.
+func TestRegexpsKeepsAnswers(t *testing.T) {
+	f, _ := FactsFor("b200")
+	cmds := []struct {
+		argv  []string
+		stdin string
+	}{
+		{[]string{"grep", "-E", "^ab+c$"}, "abbc\nac\n"},
+		{[]string{"grep", "-oP", "x\\K[0-9]+"}, "x12 y3 x4\n"},
+		{[]string{"grep", "-ic", "AB"}, "ab\nAb\ncd\n"},
+		{[]string{"sed", "-E", "s/(a+)b/<\\1>/g"}, "aab ab b\n"},
+		{[]string{"awk", "/^a+$/ { n++ } END { print n }"}, "a\naa\nb\n"},
+	}
+	var rs Regexps
+	kept := 0
+	for round := 0; round < 2; round++ {
+		for _, c := range cmds {
+			want, wh, _ := RunFiles(c.argv, []byte(c.stdin), f, nil)
+			got, gh, _ := RunCached(c.argv, []byte(c.stdin), f, nil, &rs)
+			if !wh || !gh || !reflect.DeepEqual(got, want) {
+				t.Errorf("round %d %q: cached %v %+v, uncached %v %+v", round, c.argv, gh, got, wh, want)
+			}
+		}
+		if round == 0 {
+			// one per command; grep -P's pattern is also checked alone
+			if kept = len(rs.m); kept != len(cmds)+1 {
+				t.Errorf("%d expressions kept after %d commands, want %d", kept, len(cmds), len(cmds)+1)
+			}
+		} else if n := len(rs.m); n != kept {
+			t.Errorf("the second round kept %d more expressions: each was compiled again", n-kept)
+		}
+	}
+	var full Regexps
+	for i := 0; i < maxRegexps+10; i++ {
+		res, ok, _ := RunCached([]string{"grep", "-c", fmt.Sprintf("x%d$", i)}, []byte(fmt.Sprintf("x%d\ny\n", i)), f, nil, &full)
+		if !ok || string(res.Stdout) != "1\n" {
+			t.Fatalf("pattern %d: %v %q", i, ok, res.Stdout)
+		}
+	}
+	if len(full.m) != maxRegexps {
+		t.Errorf("%d kept, want the bound %d", len(full.m), maxRegexps)
+	}
 }
