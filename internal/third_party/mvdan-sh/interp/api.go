@@ -104,6 +104,12 @@ type Runner struct {
 	// quietCall, when set, names the quiet calls a command substitution
 	// runs without a subshell (QuietCalls; cookbook-sync patch).
 	quietCall func(name string) bool
+
+	// callCtx is the context handed to the call handler, made again for
+	// each call (cookbook-sync patch: PATCHES.md, thirteenth): a call
+	// handler answers before the runner goes on, so one per runner serves
+	// every call without an allocation.
+	callCtx handlerValueCtx
 	// quietArgs is quietSubst's buffer for a quiet call's words
 	// (cookbook-sync patch; not copied to a subshell)
 	quietArgs []string

@@ -125,6 +125,10 @@ type HandlerContext struct {
 // Shell builtins touch on many internals of the Runner, after all.
 //
 // Returning a non-nil error will halt the [Runner] and will be returned via the API.
+//
+// cookbook-sync patch (thirteenth): ctx is valid until the handler returns
+// (the runner fills the same context for its next call); a handler must
+// not keep it, or start work with it that outlives the call.
 type CallHandlerFunc func(ctx context.Context, args []string) ([]string, error)
 
 // TODO: consistently treat handler errors as non-fatal by default,

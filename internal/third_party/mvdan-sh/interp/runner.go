@@ -279,7 +279,16 @@ func (e expandEnv) Each(fn func(name string, vr expand.Variable) bool) {
 var todoPos syntax.Pos // for handlerCtx callers where we don't yet have a position
 
 func (r *Runner) handlerCtx(ctx context.Context, kind handlerKind, pos syntax.Pos) context.Context {
-	c := &handlerValueCtx{Context: ctx} // cookbook-sync patch: one allocation
+	var c *handlerValueCtx
+	if kind == handlerKindCall {
+		// cookbook-sync patch: the call handler returns before the runner
+		// goes on (and the runner calls it from its own goroutine only):
+		// the runner's one context, filled again
+		c = &r.callCtx
+		c.Context = ctx
+	} else {
+		c = &handlerValueCtx{Context: ctx} // cookbook-sync patch: one allocation
+	}
 	c.hc = HandlerContext{
 		runner:         r,
 		kind:           kind,
