@@ -346,3 +346,49 @@ func TestReadFreeConditionsUnguarded(t *testing.T) {
 		t.Errorf("a system file test in an unguarded condition: stop %+v, want test at 2:4", run.Stop)
 	}
 }
+
+// TestSeqPipeStage: only a plain echo runs before the stage it feeds
+// (interp.SequentialPipes), after its position marker; not with an
+// assignment, a redirection, negation or background, not when echo is a
+// function of the shell, and no other command. A script whose echo
+// stages feed loops and reads gives the same trace as its stages would.
+func TestSeqPipeStage(t *testing.T) {
+	for _, c := range []struct {
+		src   string
+		fn    bool
+		first bool
+	}{
+		{"echo \"$x\" | grep -q y", false, true},
+		{markerPrefix + "p:1:1:x.sh echo a | cat", false, true},
+		{"echo a | cat", true, false},
+		{"X=1 echo a | cat", false, false},
+		{"echo a 2>/dev/null | cat", false, false},
+		{"printf '%s\\n' a | cat", false, false},
+		{"cat f | grep a", false, false},
+		{"{ echo a; } | cat", false, false},
+		{"\"$E\" a | cat", false, false},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(c.src), "x.sh")
+		if err != nil {
+			t.Fatalf("%q: %v", c.src, err)
+		}
+		left := f.Stmts[0].Cmd.(*syntax.BinaryCmd).X
+		if got := seqPipeStage(left, func(n string) bool { return c.fn && n == "echo" }); got != c.first {
+			t.Errorf("%q (echo a function: %v): first %v, want %v", c.src, c.fn, got, c.first)
+		}
+	}
+	src := "n=0\nfor v in a b c; do\n  if echo \"$v\" | grep -q b; then n=$((n+1)); fi\n  echo \"$v$n\" | { read w; X=\"$X$w\"; }\ndone\necho() { builtin echo \"<$*>\"; }\necho q | read Q\nvllm serve m --x \"$X\" --q \"$Q\" --n \"$n\"\n"
+	run, _, err := runHostile(t, t.TempDir(), src, Config{})
+	if err != nil || run.Stop != nil {
+		t.Fatalf("%v %v", err, run.Stop)
+	}
+	var argv []string
+	for _, c := range run.Commands {
+		if len(c.Argv) > 0 && c.Argv[0] == "vllm" {
+			argv = c.Argv
+		}
+	}
+	if got := strings.Join(argv, " "); got != "vllm serve m --x a0b1c1 --q <q> --n 1" {
+		t.Errorf("server %q", got)
+	}
+}

@@ -271,6 +271,9 @@ func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, fr fileRun) (
 		// a subshell (interp patch 8): they print nothing and answer ":"
 		interp.QuietCalls(func(name string) bool { return name == sizeCheckCmd || name == posCmd }),
 		interp.SkipFinalVars(), // the sandbox reads the trace, never Runner.Vars
+		// `echo … | …` runs echo first, without a copy of every variable
+		// for a stage running beside the next (interp patch 14)
+		interp.SequentialPipes(seqPipeStage),
 		interp.Patterns(sb.cache.patternCache()),
 		interp.StatHandler(sb.stat),
 		interp.AccessHandler(sb.access),
@@ -1425,4 +1428,30 @@ func (sb *sandbox) lastPos() Pos {
 		return Pos{File: sb.name}
 	}
 	return Pos{File: sb.lastFile, Line: sb.lastLine, Col: sb.lastCol}
+}
+
+// seqPipeStage reports whether a pipeline's left stage may run to its end
+// before the stage it feeds starts (interp.SequentialPipes): a plain
+// `echo` (after its position marker) — no assignment, redirection,
+// negation or background, and echo not a function of the shell — ends by
+// itself, reads nothing and writes only its output, so that running it
+// first is what running the stages side by side gives. A loop of
+// `echo "$x" | grep …` then makes no copy of the script's variables for
+// each stage.
+func seqPipeStage(st *syntax.Stmt, isFunc func(string) bool) bool {
+	if st.Background || st.Coprocess || st.Negated || st.Disown || len(st.Redirs) > 0 {
+		return false
+	}
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Assigns) > 0 {
+		return false
+	}
+	for _, w := range ce.Args {
+		l := w.Lit()
+		if strings.HasPrefix(l, markerPrefix) {
+			continue
+		}
+		return l == "echo" && !isFunc("echo")
+	}
+	return false
 }

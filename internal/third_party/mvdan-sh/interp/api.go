@@ -104,6 +104,9 @@ type Runner struct {
 	// quietCall, when set, names the quiet calls a command substitution
 	// runs without a subshell (QuietCalls; cookbook-sync patch).
 	quietCall func(name string) bool
+	// seqPipe, when set, names the pipeline stages run to their end
+	// before the next stage starts (SequentialPipes; cookbook-sync patch).
+	seqPipe func(left *syntax.Stmt, isFunc func(name string) bool) bool
 
 	// callCtx is the context handed to the call handler, made again for
 	// each call (cookbook-sync patch: PATCHES.md, thirteenth): a call
@@ -614,6 +617,25 @@ func QuietCalls(quiet func(name string) bool) RunnerOption {
 	}
 }
 
+// SequentialPipes names the pipeline stages that run to their end before
+// the stage they feed starts, in a subshell that is an overlay over the
+// shell's environment instead of a copy of it: for a left stage seq
+// accepts (isFunc tells it the shell's functions, as a name that is one
+// calls it), `left | right` runs left with its output kept whole (no 64 KiB
+// bound), then right reading it, as if left were a here-document. The
+// statuses, pipefail and |& are as before. The embedder vouches that a
+// stage it accepts ends by itself, reads nothing right writes and
+// writes nothing right reads but its output (the sandbox accepts a plain
+// echo): the stages' concurrency is then unobservable, and the copy of
+// every variable a concurrent stage needs is saved. cookbook-sync patch
+// (see ../PATCHES.md).
+func SequentialPipes(seq func(left *syntax.Stmt, isFunc func(name string) bool) bool) RunnerOption {
+	return func(r *Runner) error {
+		r.seqPipe = seq
+		return nil
+	}
+}
+
 // SkipFinalVars has Run leave Vars empty: it no longer copies every
 // variable of the environment into it when it ends, for a caller that
 // never reads Vars. cookbook-sync patch (see ../PATCHES.md).
@@ -959,6 +981,7 @@ func (r *Runner) Reset() {
 		skipFinalVars:  r.skipFinalVars, // cookbook-sync patch
 		patterns:       r.patterns,      // cookbook-sync patch
 		quietCall:      r.quietCall,     // cookbook-sync patch
+		seqPipe:        r.seqPipe,       // cookbook-sync patch
 		readDirHandler: r.readDirHandler,
 		statHandler:    r.statHandler,
 		accessHandler:  r.accessHandler,
@@ -1156,6 +1179,7 @@ func (r *Runner) subshell(background bool) *Runner {
 		sourceParser:   r.sourceParser,
 		patterns:       r.patterns,  // cookbook-sync patch
 		quietCall:      r.quietCall, // cookbook-sync patch
+		seqPipe:        r.seqPipe,   // cookbook-sync patch
 		readDirHandler: r.readDirHandler,
 		statHandler:    r.statHandler,
 		accessHandler:  r.accessHandler,

@@ -524,6 +524,10 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				r.stmt(ctx, cm.Y)
 			}
 		case syntax.Pipe, syntax.PipeAll:
+			if r.seqPipe != nil && r.seqPipe(cm.X, r.isFunc) {
+				r.seqPipeline(ctx, cm) // cookbook-sync patch
+				break
+			}
 			pr, pw, err := newPipe()
 			if err != nil {
 				r.exit.fatal(err) // not being able to create a pipe is rare but critical
@@ -1299,4 +1303,37 @@ func (r *Runner) lstat(ctx context.Context, name string) (fs.FileInfo, error) {
 func (r *Runner) access(ctx context.Context, name string, mode AccessMode) error {
 	path := absPath(r.Dir, name)
 	return r.accessHandler(r.handlerCtx(ctx, handlerKindAccess, todoPos), path, mode)
+}
+
+// seqPipeline runs a pipeline whose left stage SequentialPipes accepts:
+// the left stage to its end in a subshell over the shell's environment
+// (nothing runs beside it), its output (and, for |&, its errors) kept
+// whole, then the right stage in the shell reading it. cookbook-sync
+// patch.
+func (r *Runner) seqPipeline(ctx context.Context, cm *syntax.BinaryCmd) {
+	var out strings.Builder
+	r2 := r.subshell(false)
+	r2.stdout = &out
+	if cm.Op == syntax.PipeAll {
+		r2.stderr = &out
+	}
+	r2.stmt(ctx, cm.X)
+	r2.exit.exiting = false // subshells don't exit the parent shell
+	oldIn := r.stdin
+	r.stdin = newFilledPipe(out.String())
+	r.stmt(ctx, cm.Y)
+	r.stdin = oldIn
+	if r.opts[optPipeFail] && !r2.exit.ok() && r.exit.ok() {
+		r.exit = r2.exit
+	}
+	if r2.exit.fatalExit {
+		r.exit.fatal(r2.exit.err) // surface fatal errors immediately
+	}
+}
+
+// isFunc reports whether name is a function of the shell. cookbook-sync
+// patch (SequentialPipes).
+func (r *Runner) isFunc(name string) bool {
+	_, ok := r.Funcs[name]
+	return ok
 }
