@@ -480,15 +480,16 @@ func condPure(list []*syntax.Stmt) bool {
 // read of a command in it is: coverUnknown) and its guards would only
 // cost two handler calls per evaluation (a condition in a loop runs
 // them at every iteration: 12% of a coverage run's statements were
-// guards). It is, and nests only, `test`, `[`, `true`, `false` and `:`
-// (each carries its own position marker), [[ ]] of string tests (-z,
-// -n, ==, =, !=, <, >, !, &&, ||, parentheses) and the lists, pipes,
-// groups and subshells of them, without a command or process
-// substitution, an arithmetic expansion, a ${…} whose offset or index is
-// arithmetic, or an input redirection. Nothing in it asks the sandbox's
-// last position (sandbox.lastPos): an arithmetic error or a test of a
-// file would, and neither can happen there (a file test of `[` is
-// positioned by its own marker).
+// guards). It is, and nests only, [[ ]] of string tests (-z, -n, ==, =,
+// !=, <, >, !, &&, ||, parentheses) and the lists, negations, groups and
+// subshells of them, without a command or process substitution, an
+// arithmetic expansion, a ${…} whose offset or index is arithmetic, a
+// ~user, or an input redirection. No command: `test`, `[`, `true` may be
+// functions of the script at run time (`test() { grep -q x /opt/f; }`),
+// whose reads a guard must cover; [[ ]] is a keyword. Nothing in it asks
+// the sandbox's last position (sandbox.lastPos): an arithmetic error, a
+// test of a file or a read would, and none can happen there; a read after
+// it is reported where it is written (markTests, markFileSubsts).
 func readFree(list []*syntax.Stmt) bool {
 	free := true
 	for _, st := range list {
@@ -503,15 +504,11 @@ func readFree(list []*syntax.Stmt) bool {
 						free = false
 					}
 				}
-			case *syntax.CallExpr:
-				if len(x.Args) == 0 {
-					free = false
-					break
-				}
-				switch x.Args[0].Lit() {
-				case "test", "[", "true", "false", ":":
-				default:
-					free = false
+			case *syntax.CallExpr, *syntax.FuncDecl, *syntax.DeclClause, *syntax.LetClause, *syntax.TestDecl:
+				free = false
+			case *syntax.Lit:
+				if strings.HasPrefix(x.Value, "~") {
+					free = false // ~user reads the user database
 				}
 			case *syntax.BinaryTest:
 				switch x.Op {

@@ -186,16 +186,18 @@ func TestChoiceConditionShapes(t *testing.T) {
 		{"grep -q x /opt/f || true\nvllm serve m\n", 0},
 		{"while grep -q x /opt/f; do break; done\nvllm serve m\n", 1},
 		{"if [ \"$(head -n1 /opt/f)\" = x ]; then A=1; fi\nvllm serve m --a \"$A\"\n", 1},
-		{"if grep x /opt/f; then :; fi\nvllm serve m\n", -1},                                      // prints what it read
-		{"if grep -q x /opt/f > /tmp/o; then :; fi\nvllm serve m\n", -1},                          // writes a file
-		{"f() { grep -q x /opt/f; }\nif f; then :; fi\nvllm serve m\n", -1},                       // a function
-		{"if sed -i s/a/b/ /opt/f | grep -q x /opt/f; then :; fi\nvllm serve m\n", -1},            // sed -i
-		{"if grep -q x /proc/cpuinfo; then :; fi\nvllm serve m\n", -1},                            // the runner's state
-		{"if [[ $(cat /opt/f) =~ x ]]; then :; fi\nvllm serve m\n", -1},                           // sets BASH_REMATCH
-		{"( while :; do sleep 1; done ) &\nif grep -q x /opt/f; then :; fi\nvllm serve m\n", -1},  // a background job runs
-		{"( sleep 1 ) &\nwait\nif grep -q x /opt/f; then :; fi\nvllm serve m\n", 1},               // it ended
-		{"if [[ -n \"$HOME\" ]] && grep -q x /opt/f; then A=1; fi\nvllm serve m --a \"$A\"\n", 1}, // a string test before the read
-		{"if [[ -n \"$HOME\" && $HOME != / ]]; then A=1; fi\nvllm serve m --a \"$A\"\n", 0},       // reads nothing (readFree)
+		{"if grep x /opt/f; then :; fi\nvllm serve m\n", -1},                                       // prints what it read
+		{"if grep -q x /opt/f > /tmp/o; then :; fi\nvllm serve m\n", -1},                           // writes a file
+		{"f() { grep -q x /opt/f; }\nif f; then :; fi\nvllm serve m\n", -1},                        // a function
+		{"if sed -i s/a/b/ /opt/f | grep -q x /opt/f; then :; fi\nvllm serve m\n", -1},             // sed -i
+		{"if grep -q x /proc/cpuinfo; then :; fi\nvllm serve m\n", -1},                             // the runner's state
+		{"if [[ $(cat /opt/f) =~ x ]]; then :; fi\nvllm serve m\n", -1},                            // sets BASH_REMATCH
+		{"( while :; do sleep 1; done ) &\nif grep -q x /opt/f; then :; fi\nvllm serve m\n", -1},   // a background job runs
+		{"( sleep 1 ) &\nwait\nif grep -q x /opt/f; then :; fi\nvllm serve m\n", 1},                // it ended
+		{"if [[ -n \"$HOME\" ]] && grep -q x /opt/f; then A=1; fi\nvllm serve m --a \"$A\"\n", 1},  // a string test before the read
+		{"if [[ -n \"$HOME\" && $HOME != / ]]; then A=1; fi\nvllm serve m --a \"$A\"\n", 0},        // reads nothing (readFree)
+		{"test() { grep -q x /opt/f; }\nif test -n x; then A=1; fi\nvllm serve m --a \"$A\"\n", 1}, // test is the script's function
+		{"true() { grep -q x /opt/f; }\nif true; then A=1; fi\nvllm serve m --a \"$A\"\n", 1},      // so is true
 	} {
 		run, _, err := runHostile(t, t.TempDir(), c.src, Config{Facts: f, Choose: true})
 		if err != nil {
@@ -312,9 +314,12 @@ func TestReadFreeConditionsUnguarded(t *testing.T) {
 		guarded bool
 	}{
 		{`[[ -n "$X" ]]`, false},
-		{`[ "$A" = b ] && [[ $B != c* || -z $C ]]`, false},
+		{`[[ $A == b ]] && [[ $B != c* || -z $C ]]`, false},
 		{`! [[ "${X:-d}" == "${Y#p}" ]]`, false},
-		{`test -n "$X" || true`, false},
+		{`{ [[ $A < b ]]; }`, false},
+		{`[ "$A" = b ]`, true},                    // a command: it may be a function
+		{`test -n "$X" || true`, true},            // the same
+		{`[[ ~root == /root ]]`, true},            // ~user reads the user database
 		{`[[ -f /opt/f ]]`, true},                 // a test of a file
 		{`[[ $X -gt 3 ]]`, true},                  // arithmetic
 		{`[[ ${X:1} == a ]]`, true},               // an arithmetic offset
@@ -338,12 +343,23 @@ func TestReadFreeConditionsUnguarded(t *testing.T) {
 			}
 		}
 	}
-	run, _, err := runHostile(t, t.TempDir(), "A=1\nif [ -f /etc/os-release ]; then :; fi\necho done\n", Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if run.Stop == nil || run.Stop.Pos.Line != 2 || run.Stop.Pos.Col != 4 || run.Stop.Command != "test" {
-		t.Errorf("a system file test in an unguarded condition: stop %+v, want test at 2:4", run.Stop)
+	// a read after an unguarded condition is reported where it is
+	// written (markFileSubsts), not at the command before the condition
+	for _, c := range []struct {
+		src       string
+		line, col int
+	}{
+		{"echo a\nif [[ -n \"$HOME\" ]]; then\n  echo \"$(< /opt/foo)\"\nfi\n", 3, 11},
+		{"echo a\n[[ -n \"$HOME\" ]] && echo \"x$(< /opt/foo)\"\n", 2, 30},
+		{"echo a\nwhile [[ -n \"$HOME\" ]]; do v=$(< /opt/foo); break; done\n", 2, 32},
+	} {
+		run, _, err := runHostile(t, t.TempDir(), c.src, Config{Facts: mi355x(t), Choose: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Stop == nil || run.Stop.Pos.Line != c.line || run.Stop.Pos.Col != c.col {
+			t.Errorf("%q: stop %+v, want at %d:%d", c.src, run.Stop, c.line, c.col)
+		}
 	}
 }
 
@@ -367,6 +383,8 @@ func TestSeqPipeStage(t *testing.T) {
 		{"cat f | grep a", false, false},
 		{"{ echo a; } | cat", false, false},
 		{"\"$E\" a | cat", false, false},
+		{"echo \"$(cat f)\" | cat", false, false},
+		{"echo <(cat f) | cat", false, false},
 	} {
 		f, err := syntax.NewParser().Parse(strings.NewReader(c.src), "x.sh")
 		if err != nil {
@@ -390,5 +408,30 @@ func TestSeqPipeStage(t *testing.T) {
 	}
 	if got := strings.Join(argv, " "); got != "vllm serve m --x a0b1c1 --q <q> --n 1" {
 		t.Errorf("server %q", got)
+	}
+}
+
+// TestSeqPipeStageWaits: an echo whose words run commands stays beside
+// the stage it feeds — it may wait on that stage, and its stop must not
+// drop what the next stage records (hostile pass).
+func TestSeqPipeStageWaits(t *testing.T) {
+	run, _, err := runHostile(t, t.TempDir(), "echo 0 > flag\necho \"$(while [ \"$(cat flag)\" != 1 ]; do :; done; echo ok)\" | { echo 1 > flag; cat; }\nvllm serve m\n", Config{Steps: 20000})
+	last := ""
+	if err == nil && len(run.Commands) > 0 && len(run.Commands[len(run.Commands)-1].Argv) > 0 {
+		last = run.Commands[len(run.Commands)-1].Argv[0]
+	}
+	if err != nil || run.Stop != nil || last != "vllm" {
+		t.Errorf("a left stage waiting on the right: %v, stop %v", err, run.Stop)
+	}
+	run, _, err = runHostile(t, t.TempDir(), "echo \"$(cat /opt/model_path)\" | python3 -m sglang.launch_server --model-path /models/x --port 8000\n", Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range run.Commands {
+		found = found || len(c.Argv) > 1 && c.Argv[0] == "python3"
+	}
+	if !found || run.Stop == nil {
+		t.Errorf("a left stage that stops the run: the right stage's server recorded %v, stop %v", found, run.Stop)
 	}
 }

@@ -462,9 +462,9 @@ func TestHostileUnknownReads(t *testing.T) {
 		src  string
 		want Unsupported
 	}{
-		{`X=$(< /abs/file)`, Unsupported{Pos: at(1), Command: "read", Msg: "a read of /abs/file: " + outside}},
+		{`X=$(< /abs/file)`, Unsupported{Pos: at(5), Command: "read", Msg: "a read of /abs/file: " + outside}},
 		{`X=$(cat /abs/file)`, Unsupported{Pos: at(5), Command: "cat", Msg: "a read of /abs/file: " + outside}},
-		{`X=$(< /proc/self/environ)`, Unsupported{Pos: at(1), Command: "read", Msg: "a read of /proc/self/environ: " + host}},
+		{`X=$(< /proc/self/environ)`, Unsupported{Pos: at(5), Command: "read", Msg: "a read of /proc/self/environ: " + host}},
 		{`X=$(cat /proc/$$/status)`, Unsupported{Pos: at(5), Command: "cat", Msg: "a read of /proc/4242/status: " + host}},
 		{`source /abs/file`, Unsupported{Pos: at(1), Command: "read", Msg: "a read of /abs/file: " + outside}},
 		{`mapfile -t A < /abs/file; X=${A[0]}`, Unsupported{Pos: at(16), Command: "read", Msg: "a read of /abs/file: " + outside}},

@@ -479,6 +479,7 @@ func prepareFile(name string, src []byte) *preparedFile {
 	markArith(file, name)
 	countIterations(file, name)
 	markTests(file, name)
+	markFileSubsts(file, name)
 	fixHostParams(file)
 	dropHighFDs(file)
 	return pf

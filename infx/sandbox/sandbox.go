@@ -1433,17 +1433,30 @@ func (sb *sandbox) lastPos() Pos {
 // seqPipeStage reports whether a pipeline's left stage may run to its end
 // before the stage it feeds starts (interp.SequentialPipes): a plain
 // `echo` (after its position marker) — no assignment, redirection,
-// negation or background, and echo not a function of the shell — ends by
-// itself, reads nothing and writes only its output, so that running it
-// first is what running the stages side by side gives. A loop of
-// `echo "$x" | grep …` then makes no copy of the script's variables for
-// each stage.
+// negation or background, no command or process substitution in its words
+// (one may wait on the next stage, stop the run before the next stage's
+// commands are recorded, or record its own commands in another order),
+// and echo not a function of the shell — ends by itself, reads nothing and
+// writes only its output, so that running it first is what running the
+// stages side by side gives. A loop of `echo "$x" | grep …` then makes no
+// copy of the script's variables for each stage.
 func seqPipeStage(st *syntax.Stmt, isFunc func(string) bool) bool {
 	if st.Background || st.Coprocess || st.Negated || st.Disown || len(st.Redirs) > 0 {
 		return false
 	}
 	ce, ok := st.Cmd.(*syntax.CallExpr)
 	if !ok || len(ce.Assigns) > 0 {
+		return false
+	}
+	subst := false
+	syntax.Walk(ce, func(n syntax.Node) bool {
+		switch n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			subst = true
+		}
+		return !subst
+	})
+	if subst {
 		return false
 	}
 	for _, w := range ce.Args {

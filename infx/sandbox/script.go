@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -138,6 +139,66 @@ func markTests(f *syntax.File, name string) {
 		}
 		return true
 	})
+}
+
+// markFileSubsts puts `$(posCmd MARKER)` (which prints nothing) in front of
+// every `$(< FILE)` of a word, so that a read of it the sandbox cannot know
+// is reported where it is written rather than at the command last reached
+// (markTests leaves the substitution's own word alone: the interpreter
+// expands it into the substitution's buffer). The guard is a part of its
+// own, before the substitution in the same word (or the same double
+// quotes): the word's value and fields are the same.
+func markFileSubsts(f *syntax.File, name string) {
+	type site struct {
+		parts *[]syntax.WordPart
+		cs    *syntax.CmdSubst
+		at    syntax.Pos // the `<`, as `$(cat FILE)` is reported at cat
+	}
+	var sites []site
+	// the substitution and its input redirection (nil: not one)
+	fileSubst := func(p syntax.WordPart) (*syntax.CmdSubst, *syntax.Redirect) {
+		cs, ok := p.(*syntax.CmdSubst)
+		if !ok || len(cs.Stmts) != 1 || cs.Stmts[0].Cmd != nil {
+			return nil, nil
+		}
+		for _, r := range cs.Stmts[0].Redirs {
+			if r.Op == syntax.RdrIn {
+				return cs, r
+			}
+		}
+		return nil, nil
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		var parts *[]syntax.WordPart
+		switch x := n.(type) {
+		case *syntax.Word:
+			parts = &x.Parts
+		case *syntax.DblQuoted:
+			parts = &x.Parts
+		default:
+			return true
+		}
+		for _, p := range *parts {
+			if cs, r := fileSubst(p); cs != nil {
+				sites = append(sites, site{parts, cs, r.OpPos})
+			}
+		}
+		return true
+	})
+	for i := len(sites) - 1; i >= 0; i-- {
+		s := sites[i]
+		for j, p := range *s.parts {
+			if p != s.cs {
+				continue
+			}
+			pos := &syntax.CmdSubst{Stmts: []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: []*syntax.Word{
+				{Parts: []syntax.WordPart{&syntax.Lit{Value: posCmd}}},
+				{Parts: []syntax.WordPart{&syntax.Lit{Value: markerWord(ctxPlain, s.at, name)}}},
+			}}}}}
+			*s.parts = slices.Insert(*s.parts, j, syntax.WordPart(pos))
+			break
+		}
+	}
 }
 
 // namelessCmd is what guardNamelessAssigns makes of a command with an
