@@ -94,6 +94,58 @@ func markerWord(ctx byte, at syntax.Pos, name string) string {
 // the sandbox cannot answer is reported where it is written.
 const posCmd = "__cookbook_sync_pos"
 
+// posSubst is `$(posCmd MARKER)`, the guard that makes at (in file name)
+// the position last reached and prints nothing.
+func posSubst(at syntax.Pos, name string) *syntax.CmdSubst {
+	return &syntax.CmdSubst{Stmts: []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: []*syntax.Word{
+		{Parts: []syntax.WordPart{&syntax.Lit{Value: posCmd}}},
+		{Parts: []syntax.WordPart{&syntax.Lit{Value: markerWord(ctxPlain, at, name)}}},
+	}}}}}
+}
+
+// insertGuards puts, in front of every word part that match accepts (a
+// part of a word or of double quotes), the part guard makes of it, as a
+// part of its own: the word's value and fields are unchanged when the
+// guard prints nothing. The parts are guarded innermost first, so that a
+// guard made of a part's operands sees the guards of the parts nested in
+// them; each list of parts is made anew (never shifted in place).
+func insertGuards(f *syntax.File, match func(syntax.WordPart) bool, guard func(syntax.WordPart) syntax.WordPart) {
+	type site struct {
+		parts *[]syntax.WordPart
+		part  syntax.WordPart
+	}
+	var sites []site
+	syntax.Walk(f, func(n syntax.Node) bool {
+		var parts *[]syntax.WordPart
+		switch x := n.(type) {
+		case *syntax.Word:
+			parts = &x.Parts
+		case *syntax.DblQuoted:
+			parts = &x.Parts
+		default:
+			return true
+		}
+		for _, p := range *parts {
+			if match(p) {
+				sites = append(sites, site{parts, p})
+			}
+		}
+		return true
+	})
+	for i := len(sites) - 1; i >= 0; i-- {
+		s := sites[i]
+		j := slices.Index(*s.parts, s.part)
+		if j < 0 {
+			continue
+		}
+		np := make([]syntax.WordPart, 0, len(*s.parts)+1)
+		np = append(np, (*s.parts)[:j]...)
+		np = append(np, guard(s.part))
+		np = append(np, (*s.parts)[j:]...)
+		*s.parts = np
+	}
+}
+
 // markTests puts `$(posCmd MARKER)` (which prints nothing) in front of the
 // operand of every file test of a [[ … ]] clause (-e FILE, A -nt B, …)
 // and of a command's input redirections (`< FILE`: a read, so that one
@@ -113,10 +165,7 @@ func markTests(f *syntax.File, name string) {
 			}
 			for _, r := range x.Redirs {
 				if r.Op == syntax.RdrIn && r.Word != nil && len(r.Word.Parts) > 0 {
-					r.Word.Parts = append([]syntax.WordPart{&syntax.CmdSubst{Stmts: []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: []*syntax.Word{
-						{Parts: []syntax.WordPart{&syntax.Lit{Value: posCmd}}},
-						{Parts: []syntax.WordPart{&syntax.Lit{Value: markerWord(ctxPlain, r.Word.Pos(), name)}}},
-					}}}}}}, r.Word.Parts...)
+					r.Word.Parts = append([]syntax.WordPart{posSubst(r.Word.Pos(), name)}, r.Word.Parts...)
 				}
 			}
 		case *syntax.UnaryTest:
@@ -131,11 +180,7 @@ func markTests(f *syntax.File, name string) {
 			}
 		}
 		if w != nil {
-			check := &syntax.CmdSubst{Stmts: []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: []*syntax.Word{
-				{Parts: []syntax.WordPart{&syntax.Lit{Value: posCmd}}},
-				{Parts: []syntax.WordPart{&syntax.Lit{Value: markerWord(ctxPlain, w.Pos(), name)}}},
-			}}}}}
-			w.Parts = append([]syntax.WordPart{check}, w.Parts...)
+			w.Parts = append([]syntax.WordPart{posSubst(w.Pos(), name)}, w.Parts...)
 		}
 		return true
 	})
@@ -149,56 +194,22 @@ func markTests(f *syntax.File, name string) {
 // own, before the substitution in the same word (or the same double
 // quotes): the word's value and fields are the same.
 func markFileSubsts(f *syntax.File, name string) {
-	type site struct {
-		parts *[]syntax.WordPart
-		cs    *syntax.CmdSubst
-		at    syntax.Pos // the `<`, as `$(cat FILE)` is reported at cat
-	}
-	var sites []site
-	// the substitution and its input redirection (nil: not one)
-	fileSubst := func(p syntax.WordPart) (*syntax.CmdSubst, *syntax.Redirect) {
+	// the `<` of a substitution of one input redirection, as `$(cat
+	// FILE)` is reported at cat (zero: not one)
+	lt := func(p syntax.WordPart) syntax.Pos {
 		cs, ok := p.(*syntax.CmdSubst)
 		if !ok || len(cs.Stmts) != 1 || cs.Stmts[0].Cmd != nil {
-			return nil, nil
+			return syntax.Pos{}
 		}
 		for _, r := range cs.Stmts[0].Redirs {
 			if r.Op == syntax.RdrIn {
-				return cs, r
+				return r.OpPos
 			}
 		}
-		return nil, nil
+		return syntax.Pos{}
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		var parts *[]syntax.WordPart
-		switch x := n.(type) {
-		case *syntax.Word:
-			parts = &x.Parts
-		case *syntax.DblQuoted:
-			parts = &x.Parts
-		default:
-			return true
-		}
-		for _, p := range *parts {
-			if cs, r := fileSubst(p); cs != nil {
-				sites = append(sites, site{parts, cs, r.OpPos})
-			}
-		}
-		return true
-	})
-	for i := len(sites) - 1; i >= 0; i-- {
-		s := sites[i]
-		for j, p := range *s.parts {
-			if p != s.cs {
-				continue
-			}
-			pos := &syntax.CmdSubst{Stmts: []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: []*syntax.Word{
-				{Parts: []syntax.WordPart{&syntax.Lit{Value: posCmd}}},
-				{Parts: []syntax.WordPart{&syntax.Lit{Value: markerWord(ctxPlain, s.at, name)}}},
-			}}}}}
-			*s.parts = slices.Insert(*s.parts, j, syntax.WordPart(pos))
-			break
-		}
-	}
+	insertGuards(f, func(p syntax.WordPart) bool { return lt(p).IsValid() },
+		func(p syntax.WordPart) syntax.WordPart { return posSubst(lt(p), name) })
 }
 
 // namelessCmd is what guardNamelessAssigns makes of a command with an
@@ -244,57 +255,23 @@ const replCheckCmd = "__cookbook_sync_repl_check"
 // MaxBytes. Nested replacements are guarded first, so a guard's own
 // operands are guarded too.
 func guardReplacements(f *syntax.File) {
-	type site struct {
-		parts *[]syntax.WordPart
-		pe    *syntax.ParamExp
-	}
-	var sites []site
-	syntax.Walk(f, func(n syntax.Node) bool {
-		var parts *[]syntax.WordPart
-		switch x := n.(type) {
-		case *syntax.Word:
-			parts = &x.Parts
-		case *syntax.DblQuoted:
-			parts = &x.Parts
-		default:
-			return true
-		}
-		for _, p := range *parts {
-			if pe, ok := p.(*syntax.ParamExp); ok && pe.Repl != nil && pe.Repl.With != nil && pe.Param != nil && pe.Names == 0 {
-				sites = append(sites, site{parts, pe})
-			}
-		}
-		return true
-	})
-	for i := len(sites) - 1; i >= 0; i-- { // innermost first
-		s := sites[i]
-		idx := -1
-		for j, p := range *s.parts {
-			if p == s.pe {
-				idx = j
-				break
-			}
-		}
-		if idx < 0 {
-			continue
-		}
+	insertGuards(f, func(p syntax.WordPart) bool {
+		pe, ok := p.(*syntax.ParamExp)
+		return ok && pe.Repl != nil && pe.Repl.With != nil && pe.Param != nil && pe.Names == 0
+	}, func(p syntax.WordPart) syntax.WordPart {
+		pe := p.(*syntax.ParamExp)
 		mode := "one"
-		if s.pe.Repl.All {
+		if pe.Repl.All {
 			mode = "all"
 		}
 		lit := func(v string) *syntax.Word {
 			return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: v}}}
 		}
-		operand := &syntax.ParamExp{Param: s.pe.Param, Index: s.pe.Index, Excl: s.pe.Excl}
-		args := []*syntax.Word{lit(replCheckCmd), lit(mode), quotedCopy(s.pe.Repl.Orig),
-			{Parts: []syntax.WordPart{&syntax.DblQuoted{Parts: []syntax.WordPart{operand}}}}, lit("--"), quotedCopy(s.pe.Repl.With)}
-		check := &syntax.CmdSubst{Stmts: []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: args}}}}
-		np := make([]syntax.WordPart, 0, len(*s.parts)+1)
-		np = append(np, (*s.parts)[:idx]...)
-		np = append(np, check)
-		np = append(np, (*s.parts)[idx:]...)
-		*s.parts = np
-	}
+		operand := &syntax.ParamExp{Param: pe.Param, Index: pe.Index, Excl: pe.Excl}
+		args := []*syntax.Word{lit(replCheckCmd), lit(mode), quotedCopy(pe.Repl.Orig),
+			{Parts: []syntax.WordPart{&syntax.DblQuoted{Parts: []syntax.WordPart{operand}}}}, lit("--"), quotedCopy(pe.Repl.With)}
+		return &syntax.CmdSubst{Stmts: []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: args}}}}
+	})
 }
 
 // quotedCopy is a word with w's parts, in double quotes when every part
@@ -917,64 +894,30 @@ func argsSize(args []string) int {
 // `let` a first comma operand `$(posCmd MARKER)0` (which evaluates to 0
 // and leaves the value and status to the expressions that follow).
 func markArith(f *syntax.File, name string) {
-	pos := func(at syntax.Pos) *syntax.CmdSubst {
-		return &syntax.CmdSubst{Stmts: []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: []*syntax.Word{
-			{Parts: []syntax.WordPart{&syntax.Lit{Value: posCmd}}},
-			{Parts: []syntax.WordPart{&syntax.Lit{Value: markerWord(ctxPlain, at, name)}}},
-		}}}}}
-	}
+	insertGuards(f, func(p syntax.WordPart) bool {
+		ae, ok := p.(*syntax.ArithmExp)
+		return ok && !ae.Bracket
+	}, func(p syntax.WordPart) syntax.WordPart { return posSubst(p.Pos(), name) })
 	first := func(at syntax.Pos, x syntax.ArithmExpr) syntax.ArithmExpr {
-		zero := &syntax.Word{Parts: []syntax.WordPart{pos(at), &syntax.Lit{Value: "0"}}}
+		zero := &syntax.Word{Parts: []syntax.WordPart{posSubst(at, name), &syntax.Lit{Value: "0"}}}
 		return &syntax.BinaryArithm{OpPos: at, Op: syntax.Comma, X: zero, Y: x}
 	}
-	type site struct {
-		parts *[]syntax.WordPart
-		ae    *syntax.ArithmExp
-	}
-	var sites []site
 	var cmds []func()
 	syntax.Walk(f, func(n syntax.Node) bool {
-		var parts *[]syntax.WordPart
 		switch x := n.(type) {
-		case *syntax.Word:
-			parts = &x.Parts
-		case *syntax.DblQuoted:
-			parts = &x.Parts
 		case *syntax.ArithmCmd:
 			if x.X != nil {
 				cmds = append(cmds, func() { x.X = first(x.Pos(), x.X) })
 			}
-			return true
 		case *syntax.LetClause:
 			if len(x.Exprs) > 0 {
 				cmds = append(cmds, func() { x.Exprs[0] = first(x.Pos(), x.Exprs[0]) })
-			}
-			return true
-		default:
-			return true
-		}
-		for _, p := range *parts {
-			if ae, ok := p.(*syntax.ArithmExp); ok && !ae.Bracket {
-				sites = append(sites, site{parts, ae})
 			}
 		}
 		return true
 	})
 	for _, c := range cmds {
 		c()
-	}
-	for i := len(sites) - 1; i >= 0; i-- {
-		s := sites[i]
-		for j, p := range *s.parts {
-			if p == s.ae {
-				np := make([]syntax.WordPart, 0, len(*s.parts)+1)
-				np = append(np, (*s.parts)[:j]...)
-				np = append(np, pos(s.ae.Pos()))
-				np = append(np, (*s.parts)[j:]...)
-				*s.parts = np
-				break
-			}
-		}
 	}
 }
 
