@@ -25,10 +25,13 @@ const (
 // *regexp.Regexp is only read once made (its Longest is set before it
 // is kept), and is safe for concurrent use. The zero value is ready; a
 // nil *Regexps compiles every time. Safe for concurrent use. At most
-// maxRegexps are kept; past that, a new expression is compiled each time.
+// maxRegexps expressions of maxRegexpBytes of text in all are kept (a
+// compiled expression's size follows its text's); past that, a new
+// expression is compiled each time.
 type Regexps struct {
-	mu sync.Mutex
-	m  map[regexpKey]*regexp.Regexp
+	mu    sync.Mutex
+	m     map[regexpKey]*regexp.Regexp
+	bytes int // the text of the kept expressions
 }
 
 // regexpKey is an RE2 text and whether it matches leftmost-longest.
@@ -37,9 +40,12 @@ type regexpKey struct {
 	longest bool
 }
 
-// maxRegexps bounds a Regexps (hostile input: a loop of distinct
-// patterns compiles them all, keeping the first maxRegexps).
-const maxRegexps = 4096
+// maxRegexps and maxRegexpBytes bound a Regexps (hostile input: a loop of
+// distinct or huge patterns compiles them all, keeping the first that fit).
+const (
+	maxRegexps     = 4096
+	maxRegexpBytes = 1 << 20
+)
 
 // compile is regexp.Compile of src, leftmost-longest when longest, from
 // rs when it holds it. Errors are regexp.Compile's (never kept).
@@ -65,8 +71,9 @@ func (rs *Regexps) compile(src string, longest bool) (*regexp.Regexp, error) {
 		if rs.m == nil {
 			rs.m = map[regexpKey]*regexp.Regexp{}
 		}
-		if len(rs.m) < maxRegexps {
+		if _, had := rs.m[k]; !had && len(rs.m) < maxRegexps && rs.bytes+len(src) <= maxRegexpBytes {
 			rs.m[k] = re
+			rs.bytes += len(src)
 		}
 		rs.mu.Unlock()
 	}

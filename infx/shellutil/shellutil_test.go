@@ -665,4 +665,16 @@ func TestRegexpsKeepsAnswers(t *testing.T) {
 	if len(full.m) != maxRegexps {
 		t.Errorf("%d kept, want the bound %d", len(full.m), maxRegexps)
 	}
+	// past the text bound an expression is compiled and not kept
+	var big Regexps
+	half := strings.Repeat("a", maxRegexpBytes/2)
+	for i, src := range []string{"x" + half, "y" + half, "z"} {
+		re, err := big.compile(src, true)
+		if err != nil || !re.MatchString(src) {
+			t.Fatalf("expression %d: %v", i, err)
+		}
+	}
+	if _, ok := big.m[regexpKey{"y" + half, true}]; ok || len(big.m) != 2 || big.bytes != len(half)+2 {
+		t.Errorf("past %d bytes of text: %d kept (%d bytes), the second half-size one kept %v", maxRegexpBytes, len(big.m), big.bytes, ok)
+	}
 }
