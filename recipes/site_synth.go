@@ -3,6 +3,7 @@ package recipes
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"regexp"
 	"slices"
@@ -271,7 +272,7 @@ func fits(vn *yaml.Node, hw *HardwareProfile) bool {
 // rendering the site would drop (a non-string token) is left out.
 func (s *Site) Renderings() []*Rendering {
 	var out []*Rendering
-	pc := posCache{site: s, m: map[*yaml.Node]launch.Origin{}}
+	pc := posCache{site: s, m: map[*yaml.Node]launch.Origin{}, toks: &tokenInterner{}}
 	for _, t := range s.trees() {
 		out = append(out, s.renderTree(t, pc)...)
 	}
@@ -284,6 +285,53 @@ func (s *Site) Renderings() []*Rendering {
 type posCache struct {
 	site *Site
 	m    map[*yaml.Node]launch.Origin
+	// toks, when set, shares equal command token lists among the
+	// renderings of the call (tokenInterner).
+	toks *tokenInterner
+}
+
+// tokenInterner hands out one slice for equal token lists (every Text and
+// Origin equal, in order): most renderings of a recipe tree repeat the
+// same command on other hardware or strategies, and a Rendering's tokens
+// are only read (a caller that edits a role's Argv clones it first,
+// guide_prose.go), and an append to a shared slice copies it (its capacity
+// ends at its length). Not safe for concurrent use: one Renderings call.
+type tokenInterner struct {
+	seed maphash.Seed
+	m    map[uint64][][]Token
+}
+
+// intern returns the kept slice equal to toks, keeping toks when there is
+// none; t nil returns toks.
+func (t *tokenInterner) intern(toks []Token) []Token {
+	if t == nil || len(toks) == 0 {
+		return toks
+	}
+	if t.m == nil {
+		t.m = map[uint64][][]Token{}
+		t.seed = maphash.MakeSeed()
+	}
+	var h maphash.Hash
+	h.SetSeed(t.seed)
+	for _, tk := range toks {
+		h.WriteString(tk.Text)
+		h.WriteByte(0)
+		h.WriteString(string(tk.Origin.Kind))
+		h.WriteByte(0)
+		h.WriteString(tk.Origin.Path)
+		h.WriteByte(0)
+		h.WriteString(tk.Origin.Detail)
+		h.WriteByte(1)
+	}
+	k := h.Sum64()
+	for _, kept := range t.m[k] {
+		if slices.Equal(kept, toks) {
+			return kept
+		}
+	}
+	toks = toks[:len(toks):len(toks)]
+	t.m[k] = append(t.m[k], toks)
+	return toks
 }
 
 func (pc posCache) origin(file string, n *yaml.Node) launch.Origin {
@@ -1275,7 +1323,7 @@ func (b *build) finish(l []rawTok) ([]Token, error) {
 		}
 		out = append(out, toks[u.start:u.end]...)
 	}
-	return out, nil
+	return b.pc.toks.intern(out), nil
 }
 
 // ---------------------------------------------------------------------------
