@@ -117,6 +117,8 @@ type ScriptOptions struct {
 	maxChoices int
 	// modelRoot, when set, is sandbox.Config.ModelRoot.
 	modelRoot func(name string) bool
+	// endAt, when set, is sandbox.Config.EndAt.
+	endAt func(t *sandbox.Trace, c *sandbox.Command) bool
 }
 
 // config is the sandbox configuration of a run: opt's bounds and inputs,
@@ -137,6 +139,7 @@ func (opt ScriptOptions) config() sandbox.Config {
 		ModelRoot: opt.modelRoot,
 		TagCommit: srtSlurmTagCommit,
 		Choose:    opt.choose, Choices: opt.choices, MaxChoices: opt.maxChoices,
+		EndAt: opt.endAt,
 	}
 }
 

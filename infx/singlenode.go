@@ -169,7 +169,11 @@ type scriptOutcome struct {
 // workflow's env for the point, runs runners/launch_*.sh, which picks and
 // starts the benchmark script. The launchers must agree on the script
 // (else StatusAmbiguous); a launcher that ends before starting one is
-// noted. Without launchers for the label (an excerpt checkout) the script
+// noted. The processes are those of the first launcher and runner name
+// that starts a script, run to its end; the ones after it are followed to
+// their first server launch after they started a script (the script and
+// that they launch are all that is read of them), so what they do past it
+// — a limit, a choice point, a stop — does not reach the point. Without launchers for the label (an excerpt checkout) the script
 // found by the naming rule runs with ScriptEnv.
 func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process, file string, notes []string, inherited []launch.EnvVar, err error) {
 	facts, _ := shellutil.FactsFor(p.Runner)
@@ -219,13 +223,23 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 	// (PORT_OFFSET=${RUNNER_NAME: -1}, node excludes, …): each launcher runs
 	// for the first and the last runner name the label lists for it.
 	group := 0
+	// started: an earlier group started a benchmark script. The processes
+	// are the first such group's (alternativeProcesses of ok[0].group);
+	// of the groups after it only the script they start and whether they
+	// get to a server launch are read, so their runs end at the first
+	// server launch after a benchmark script started (ws.startedServer).
+	started := false
 	for _, l := range ws.existingLaunchers(p.Runner) {
 		for _, rn := range endsOf(l.runners) {
 			// Once per combination of answers to the facts the run asks
 			// that are not known (scriptchoice.go).
 			var harness *Harness
+			var endAt func(*sandbox.Trace, *sandbox.Command) bool
+			if started {
+				endAt = ws.startedServer
+			}
 			runs, err := enumerateChoices(func(choices []int) (*ScriptRun, error) {
-				run, h, err := ws.runLauncherWith(p, l, rn, facts, opt, true, choices)
+				run, h, err := ws.runLauncherWith(p, l, rn, facts, opt, true, choices, endAt)
 				harness = h
 				return run, err
 			})
@@ -247,6 +261,7 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 					}
 				}
 				outs = append(outs, o)
+				started = started || o.script != ""
 			}
 			group++
 		}
@@ -531,12 +546,30 @@ func startEnd(s *sandbox.ScriptStart) string {
 
 // runLauncher runs the workflow's launch step for one launcher.
 func (ws *Workspace) runLauncher(p Point, l launcherRef, runner string, facts shellutil.Facts, opt Options) (*ScriptRun, *Harness, error) {
-	return ws.runLauncherWith(p, l, runner, facts, opt, false, nil)
+	return ws.runLauncherWith(p, l, runner, facts, opt, false, nil, nil)
+}
+
+// startedServer ends a launcher run (sandbox.Config.EndAt) at its first
+// server launch (isServerLaunch: launched becomes true) once it started a
+// benchmark script (a script under benchmarks/, the one renderScript
+// reads as the script it starts).
+func (ws *Workspace) startedServer(t *sandbox.Trace, c *sandbox.Command) bool {
+	if !isServerLaunch(c.Argv) {
+		return false
+	}
+	for _, s := range t.Scripts {
+		if strings.HasPrefix(ws.relTo(ws.Base, s.File), "benchmarks/") {
+			return true
+		}
+	}
+	return false
 }
 
 // runLauncherWith is runLauncher; choose: with choice points
-// (sandbox.Config.Choose) answered by choices (scriptchoice.go).
-func (ws *Workspace) runLauncherWith(p Point, l launcherRef, runner string, facts shellutil.Facts, opt Options, choose bool, choices []int) (*ScriptRun, *Harness, error) {
+// (sandbox.Config.Choose) answered by choices (scriptchoice.go); endAt,
+// when set, ends the run early (sandbox.Config.EndAt; one of the
+// Workspace's methods, named in the runs' key).
+func (ws *Workspace) runLauncherWith(p Point, l launcherRef, runner string, facts shellutil.Facts, opt Options, choose bool, choices []int, endAt func(*sandbox.Trace, *sandbox.Command) bool) (*ScriptRun, *Harness, error) {
 	wf, err := ws.harness(p, runner)
 	if err != nil {
 		return nil, nil, err
@@ -559,12 +592,12 @@ func (ws *Workspace) runLauncherWith(p Point, l launcherRef, runner string, fact
 	so := ScriptOptions{
 		Env: env, ReadRoots: []string{root}, Timeout: opt.ScriptTimeout, Steps: opt.ScriptSteps,
 		Facts: facts, Dir: root, Name: fmt.Sprintf("%s (launch step)", h.Workflow), Cache: &ws.sn.scripts, ctx: opt.ctx,
-		choose: choose, choices: choices, maxChoices: scriptChoiceRuns,
+		choose: choose, choices: choices, maxChoices: scriptChoiceRuns, endAt: endAt,
 	}
 	// A run is a function of its inputs (the sandbox fixes every host
 	// value), so points with the same ones share it; the run is only read.
 	key := strings.Join([]string{p.Runner, l.rel, runner, h.Workflow, h.Run, strings.Join(env, "\x00"),
-		so.Timeout.String(), strconv.Itoa(so.Steps), fmt.Sprint(choose, choices)}, "\x01")
+		so.Timeout.String(), strconv.Itoa(so.Steps), fmt.Sprint(choose, choices, endAt != nil)}, "\x01")
 	ws.sn.mu.Lock()
 	c, ok := ws.sn.runs[key]
 	ws.sn.mu.Unlock()

@@ -3,6 +3,7 @@ package infx
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -461,5 +462,69 @@ func TestRenderedWorkerImage(t *testing.T) {
 		if workers == 0 {
 			t.Errorf("%s: no worker", c.d.Source.File)
 		}
+	}
+}
+
+// launcherRunsEnded lists, by runner name, whether the point's launcher
+// runs ended early (sandbox.Trace.EndedAt) — "ended" — or ran to their
+// end — "full" (every run of the name alike, else "mixed").
+func launcherRunsEnded(t *testing.T, ws *Workspace) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	ws.sn.mu.Lock()
+	defer ws.sn.mu.Unlock()
+	for key, c := range ws.sn.runs {
+		if c.run == nil {
+			continue
+		}
+		rn := strings.Split(key, "\x01")[2]
+		v := "full"
+		if c.run.EndedAt != 0 {
+			v = "ended"
+		}
+		if old, ok := out[rn]; ok && old != v {
+			v = "mixed"
+		}
+		out[rn] = v
+	}
+	return out
+}
+
+// TestLaterRunnersEndAtServer: the processes are those of the first
+// launcher and runner name that starts a benchmark script; the others are
+// followed only to their first server launch after they started one (the
+// script they start and that they get to a server launch is all that is
+// read of them). What a later runner does past it is not followed: here
+// b200-dgxc_01 loops after its server comes up, which rendered in full
+// would exceed the step bound; the point renders as b200-cw_00 runs it.
+func TestLaterRunnersEndAtServer(t *testing.T) {
+	ws := copyLaunch(t, [3]string{"benchmarks/single_node/fixed_seq_len/m1_fp8_b200.sh", "wait_for_server_ready\n", "wait_for_server_ready\n[[ $RUNNER_NAME == *_01 ]] && while :; do hostname; done\n"})
+	d := renderOne(t, ws, pointAt(t, ws, "m1-fp8-b200-sglang", 0, 16), Options{})
+	eqStrings(t, "args", argsText(d.Processes[0].Args), []string{
+		"--model-path org/M1-FP8", "--tp 8", "--port 8888", "--context-length 9236", "--max-running-requests 32",
+	})
+	got := launcherRunsEnded(t, ws)
+	want := map[string]string{"b200-cw_00": "full", "b200-dgxc_00": "ended", "b200-dgxc_01": "ended"}
+	if !maps.Equal(got, want) {
+		t.Errorf("launcher runs: %v, want %v", got, want)
+	}
+}
+
+// TestFirstRunnerWithoutScriptLaterInFull: when the first launcher starts
+// no benchmark script, the first that does is the one rendered, so it
+// runs to its end — here its second server (a later launch) is in the
+// rendering — and only the runner names after it end at their server.
+func TestFirstRunnerWithoutScriptLaterInFull(t *testing.T) {
+	ws := copyLaunch(t,
+		[3]string{"runners/launch_b200-cw.sh", "set -x\n", "exit 3\n"},
+		[3]string{"benchmarks/single_node/fixed_seq_len/m1_fp8_b200.sh", "wait_for_server_ready\n", "wait_for_server_ready\npython3 -m sglang.launch_server --model-path \"$MODEL\" --port 9999 > s2.log 2>&1 &\n"})
+	d := renderOne(t, ws, pointAt(t, ws, "m1-fp8-b200-sglang", 0, 16), Options{})
+	if len(d.Processes) != 2 {
+		t.Fatalf("%d processes, want the 2 servers the rendered runner starts: %+v", len(d.Processes), d.Processes)
+	}
+	got := launcherRunsEnded(t, ws)
+	want := map[string]string{"b200-cw_00": "full", "b200-dgxc_00": "full", "b200-dgxc_01": "ended"}
+	if !maps.Equal(got, want) {
+		t.Errorf("launcher runs: %v, want %v", got, want)
 	}
 }

@@ -249,6 +249,11 @@ func (sb *sandbox) jobCommand(ctx context.Context, c *Call, unset []string) erro
 		sort.Strings(diff)
 		sb.seq++
 		sb.run.Commands = append(sb.run.Commands, Command{Argv: append([]string(nil), cmd...), Env: diff, File: c.Pos.File, Line: c.Pos.Line, Col: c.Pos.Col, Dir: c.hc.Dir, Seq: sb.seq})
+		if sb.endAt(&sb.run.Commands[len(sb.run.Commands)-1]) {
+			sb.mu.Unlock()
+			sb.stop()
+			return errEnded
+		}
 		sb.mu.Unlock()
 		return nil
 	}

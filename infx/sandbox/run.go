@@ -235,6 +235,17 @@ type Config struct {
 	// not known: `git rev-parse HEAD` in a clone checked out at a tag
 	// prints it. Nil: no tag is known.
 	TagCommit func(repo, tag string) string
+	// EndAt, when set, is asked about each command the run records, with
+	// the trace so far (both only read; the sandbox's lock is held, so it
+	// must not call back into the run): true ends the run at once after
+	// the command is recorded, as a handler's Call.End does but without an
+	// End and without the command's handler, the run's status 0 and
+	// Trace.EndedAt its Seq. For a caller that reads only a prefix of what
+	// a run does (infx: whether another runner name starts the same
+	// benchmark script and a server), the rest is not followed. Its answer
+	// must depend on the trace and the command only, so that a run ends at
+	// the same command on every machine.
+	EndAt func(t *Trace, c *Command) bool
 	// Choose makes a probe or a condition whose answer depends on a fact
 	// the sandbox does not know, but whose alternatives are few and
 	// documented, a choice point (choice.go; Trace.Choices) answered by
@@ -444,6 +455,10 @@ type Trace struct {
 	// End is the command a handler ended the run at (Call.End), nil when
 	// none did.
 	End *End `json:"end,omitempty"`
+	// EndedAt is the command Config.EndAt ended the run at (its Seq,
+	// Command.Seq), 0 when it did not: the rest of the script was not
+	// followed.
+	EndedAt int `json:"endedAt,omitempty"`
 	// Stop is set when the run was not followed to its end (Unsupported).
 	Stop *Unsupported `json:"stop,omitempty"`
 	// Exit is the run's exit status; ExitAt the `exit` that ended it (zero

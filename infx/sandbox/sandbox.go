@@ -157,7 +157,7 @@ func runText(parent context.Context, path string, src []byte, cfg Config) (*Trac
 		err = nil
 	}
 	sb.mu.Lock()
-	ended := sb.run.End != nil
+	ended := sb.run.End != nil || sb.run.EndedAt != 0
 	sb.mu.Unlock()
 	if ended && stopR == nil {
 		// A handler ended the run (Call.End).
@@ -990,8 +990,24 @@ func (sb *sandbox) exec(ctx context.Context, args []string, depth int) error {
 	sb.seq++
 	c.Seq = sb.seq
 	sb.run.Commands = append(sb.run.Commands, c)
+	if sb.endAt(&sb.run.Commands[len(sb.run.Commands)-1]) {
+		sb.mu.Unlock()
+		sb.stop()
+		return errEnded
+	}
 	sb.mu.Unlock()
 	return sb.external(ctx, &Call{Args: args, Pos: site.at, Use: Use(site.kind), sb: sb, hc: hc, ctxDir: hc.Dir, site: site, depth: depth, seq: c.Seq})
+}
+
+// endAt reports whether Config.EndAt ends the run at c, the command just
+// recorded, and marks the run ended there (Trace.EndedAt) when it does.
+// sb.mu held.
+func (sb *sandbox) endAt(c *Command) bool {
+	if sb.cfg.EndAt == nil || sb.run.EndedAt != 0 || !sb.cfg.EndAt(sb.run, c) {
+		return false
+	}
+	sb.run.EndedAt = c.Seq
+	return true
 }
 
 // envDiff lists the exported variables that differ from the run's starting

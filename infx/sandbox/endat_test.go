@@ -1,0 +1,66 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestEndAt: Config.EndAt ends the run right after the command it accepts
+// is recorded — in the script, in a child script (the whole run ends), and
+// at a server a job step starts — with status 0, no End and no Stop, and
+// Trace.EndedAt the command's Seq; nothing after it is followed (a later
+// command, a write, a loop that would exceed the step bound). EndAt sees
+// the trace so far: a predicate on it (a script started) holds off until
+// it is true.
+func TestEndAt(t *testing.T) {
+	isServer := func(argv []string) bool { return len(argv) > 2 && argv[2] == "sglang.launch_server" }
+	atServer := func(_ *Trace, c *Command) bool { return isServer(c.Argv) }
+	dir := t.TempDir()
+	child := "echo child\npython3 -m sglang.launch_server --tp 2 > log 2>&1 &\nhostname\n"
+	if err := os.WriteFile(filepath.Join(dir, "child.sh"), []byte(child), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, src string
+		endAt     func(*Trace, *Command) bool
+		want      []string // the commands recorded, the last the one ended at
+	}{
+		{"script", "hostname\npython3 -m sglang.launch_server --tp 8 &\necho x > after.txt\nwhile :; do hostname; done\n", atServer,
+			[]string{"hostname", "python3 -m sglang.launch_server --tp 8"}},
+		{"child script", "hostname\nbash child.sh\necho x > after.txt\nwhoami\n", atServer,
+			[]string{"hostname", "bash child.sh", "python3 -m sglang.launch_server --tp 2"}},
+		{"job step", "srun --export=ALL,A=1 python3 -m sglang.launch_server --tp 4\nwhoami\n", atServer,
+			[]string{"srun --export=ALL,A=1 python3 -m sglang.launch_server --tp 4", "python3 -m sglang.launch_server --tp 4"}},
+		// only once a script started: the launch before it is followed past
+		{"after a script", "python3 -m sglang.launch_server --tp 1 &\nbash child.sh\nwhoami\n",
+			func(tr *Trace, c *Command) bool { return len(tr.Scripts) > 0 && isServer(c.Argv) },
+			[]string{"python3 -m sglang.launch_server --tp 1", "bash child.sh", "python3 -m sglang.launch_server --tp 2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run, err := runSrc(filepath.Join(dir, "s.sh"), tc.src, Config{IsServer: isServer, EndAt: tc.endAt, ReadRoots: []string{dir}, Dir: dir, Steps: 500})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range run.Commands {
+				got = append(got, strings.Join(c.Argv, " "))
+			}
+			eqStrings(t, "commands", got, tc.want)
+			last := run.Commands[len(run.Commands)-1]
+			if run.EndedAt != last.Seq || run.Exit != 0 || run.Stop != nil || run.End != nil {
+				t.Errorf("EndedAt %d (last command %d), exit %d, stop %v, end %v", run.EndedAt, last.Seq, run.Exit, run.Stop, run.End)
+			}
+			for w := range run.Writes {
+				if strings.Contains(w, "after") {
+					t.Errorf("a write after the end: %q", w)
+				}
+			}
+		})
+	}
+	// without EndAt the same script runs on (and its loop hits the bound)
+	if _, err := runSrc(filepath.Join(dir, "s.sh"), "python3 -m sglang.launch_server --tp 8 &\nwhile :; do hostname; done\n", Config{IsServer: isServer, Steps: 500}); err == nil {
+		t.Error("no EndAt: the loop after the server ran without reaching the step bound")
+	}
+}
