@@ -33,6 +33,11 @@ func TestEndAt(t *testing.T) {
 			[]string{"hostname", "bash child.sh", "python3 -m sglang.launch_server --tp 2"}},
 		{"job step", "srun --export=ALL,A=1 python3 -m sglang.launch_server --tp 4\nwhoami\n", atServer,
 			[]string{"srun --export=ALL,A=1 python3 -m sglang.launch_server --tp 4", "python3 -m sglang.launch_server --tp 4"}},
+		// a server a background subshell starts (a goroutine of the
+		// interpreter): what the script does after its end is not
+		// followed, the loop's bound not reached
+		{"background subshell", "(python3 -m sglang.launch_server --tp 3 > srv.log 2>&1; hostname) &\nwait\nwhile :; do hostname; done\n", atServer,
+			[]string{"python3 -m sglang.launch_server --tp 3"}},
 		// only once a script started: the launch before it is followed past
 		{"after a script", "python3 -m sglang.launch_server --tp 1 &\nbash child.sh\nwhoami\n",
 			func(tr *Trace, c *Command) bool { return len(tr.Scripts) > 0 && isServer(c.Argv) },

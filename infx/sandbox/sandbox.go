@@ -137,17 +137,24 @@ func runText(parent context.Context, path string, src []byte, cfg Config) (*Trac
 	sb.mu.Lock()
 	limit, stopR, bad := sb.limit, sb.stopReason, sb.badInput
 	line, col, lfile := sb.lastLine, sb.lastCol, sb.lastFile
+	endedAt := sb.run.EndedAt != 0
 	sb.mu.Unlock()
+	if endedAt {
+		// Config.EndAt ended the run, which was not stopping then
+		// (endAt): what a background job or pipeline stage still did
+		// before the end reached it is past the end, not followed
+		stopR = nil
+	}
 	if bad != nil {
 		return nil, bad
 	}
 	if limit != nil {
 		return nil, &PosError{File: lfile, Line: line, Col: col, Err: limit}
 	}
-	if msg := sb.aw.limitMessage(); msg != "" && stopR == nil {
+	if msg := sb.aw.limitMessage(); msg != "" && stopR == nil && !endedAt {
 		return nil, &PosError{File: lfile, Line: line, Col: col, Err: limitf(LimitExpansion, "%s (bash would expand it)", msg)}
 	}
-	if msg, at := sb.aw.message(); msg != "" && stopR == nil {
+	if msg, at := sb.aw.message(); msg != "" && stopR == nil && !endedAt {
 		// An arithmetic expansion failed (bash: "1/0: division by 0"):
 		// bash reports it and does not run the command it was part of, so
 		// what the script launches is not what it means to launch. The run
@@ -383,7 +390,7 @@ func firstLine(s string) string {
 // script or sourced file that does not parse): Run returns err.
 func (sb *sandbox) inputError(err error) {
 	sb.mu.Lock()
-	if sb.badInput == nil {
+	if sb.badInput == nil && sb.run.EndedAt == 0 {
 		sb.badInput = err
 	}
 	if sb.stopReason == nil {
@@ -628,7 +635,7 @@ func (sb *sandbox) callSite(hc interp.HandlerContext, args []string) (at Pos, ki
 // not end it (a command substitution, a guard): the first such error is
 // the run's (sb.mu held).
 func (sb *sandbox) overLimit(err error) error {
-	if sb.limit == nil {
+	if sb.limit == nil && sb.run.EndedAt == 0 {
 		sb.limit = err
 	}
 	sb.stop()
@@ -1003,7 +1010,9 @@ func (sb *sandbox) exec(ctx context.Context, args []string, depth int) error {
 // recorded, and marks the run ended there (Trace.EndedAt) when it does.
 // sb.mu held.
 func (sb *sandbox) endAt(c *Command) bool {
-	if sb.cfg.EndAt == nil || sb.run.EndedAt != 0 || !sb.cfg.EndAt(sb.run, c) {
+	if sb.cfg.EndAt == nil || sb.run.EndedAt != 0 || sb.limit != nil || sb.badInput != nil || sb.stopReason != nil || !sb.cfg.EndAt(sb.run, c) {
+		// (a run already stopping ends as it stops: the first of the
+		// two, under sb.mu, is the run's outcome)
 		return false
 	}
 	sb.run.EndedAt = c.Seq
