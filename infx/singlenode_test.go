@@ -528,3 +528,20 @@ func TestFirstRunnerWithoutScriptLaterInFull(t *testing.T) {
 		t.Errorf("launcher runs: %v, want %v", got, want)
 	}
 }
+
+// TestLaterRunnerBackgroundServer: a later runner name that launches its
+// server in a background subshell while the script goes on (here into a
+// loop without end) is not ended at that launch — where the script is at
+// then depends on scheduling — but followed on, to the same answer every
+// time: the loop's bound.
+func TestLaterRunnerBackgroundServer(t *testing.T) {
+	for range 8 {
+		ws := copyLaunch(t, [3]string{"benchmarks/single_node/fixed_seq_len/m1_fp8_b200.sh", "export SGLANG_ENABLE_JIT_DEEPGEMM=0\n",
+			"export SGLANG_ENABLE_JIT_DEEPGEMM=0\nif [[ $RUNNER_NAME == b200-dgxc* ]]; then ( for i in $(seq 1 200); do hostname; done; python3 -m sglang.launch_server --model-path X --port 1 > s.log 2>&1 ) &\nwhile :; do hostname; done; fi\n"})
+		_, err := ws.Render(context.Background(), pointAt(t, ws, "m1-fp8-b200-sglang", 0, 16), Options{ScriptSteps: 5000})
+		var pe *PointError
+		if !errors.As(err, &pe) || pe.Status != StatusUnsupported || !strings.Contains(pe.Note, "execution limit") {
+			t.Fatalf("err = %v, want the loop's bound", err)
+		}
+	}
+}

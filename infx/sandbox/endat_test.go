@@ -33,11 +33,6 @@ func TestEndAt(t *testing.T) {
 			[]string{"hostname", "bash child.sh", "python3 -m sglang.launch_server --tp 2"}},
 		{"job step", "srun --export=ALL,A=1 python3 -m sglang.launch_server --tp 4\nwhoami\n", atServer,
 			[]string{"srun --export=ALL,A=1 python3 -m sglang.launch_server --tp 4", "python3 -m sglang.launch_server --tp 4"}},
-		// a server a background subshell starts (a goroutine of the
-		// interpreter): what the script does after its end is not
-		// followed, the loop's bound not reached
-		{"background subshell", "(python3 -m sglang.launch_server --tp 3 > srv.log 2>&1; hostname) &\nwait\nwhile :; do hostname; done\n", atServer,
-			[]string{"python3 -m sglang.launch_server --tp 3"}},
 		// only once a script started: the launch before it is followed past
 		{"after a script", "python3 -m sglang.launch_server --tp 1 &\nbash child.sh\nwhoami\n",
 			func(tr *Trace, c *Command) bool { return len(tr.Scripts) > 0 && isServer(c.Argv) },
@@ -67,5 +62,28 @@ func TestEndAt(t *testing.T) {
 	// without EndAt the same script runs on (and its loop hits the bound)
 	if _, err := runSrc(filepath.Join(dir, "s.sh"), "python3 -m sglang.launch_server --tp 8 &\nwhile :; do hostname; done\n", Config{IsServer: isServer, Steps: 500}); err == nil {
 		t.Error("no EndAt: the loop after the server ran without reaching the step bound")
+	}
+	// A command recorded while something of the run runs beside it — it
+	// is in a background subshell, or a pipeline stage runs beside it —
+	// does not end the run: where the rest is at would depend on
+	// scheduling. The run goes on, here to the loop's bound, every time.
+	for _, src := range []string{
+		"(python3 -m sglang.launch_server --tp 3 > srv.log 2>&1) &\nwhile :; do hostname; done\n",
+		"(python3 -m sglang.launch_server --tp 3 > srv.log 2>&1; hostname) &\nwait\nwhile :; do hostname; done\n",
+		"python3 -m sglang.launch_server --tp 3 2>&1 | tee srv.log\nwhile :; do hostname; done\n",
+		"printf x | python3 -m sglang.launch_server --tp 3\nwhile :; do hostname; done\n",
+	} {
+		for range 20 {
+			run, err := runSrc(filepath.Join(dir, "s.sh"), src, Config{IsServer: isServer, EndAt: atServer, ReadRoots: []string{dir}, Dir: dir, Steps: 500})
+			if err == nil || !strings.Contains(err.Error(), "more than the allowed number of commands") {
+				t.Fatalf("%q: err %v (ended at %v), want the step bound", src, err, run)
+			}
+		}
+	}
+	// once the background job is done (waited for), a server the script
+	// starts itself ends the run
+	run, err := runSrc(filepath.Join(dir, "s.sh"), "(hostname; whoami) &\nwait\npython3 -m sglang.launch_server --tp 5\nwhile :; do hostname; done\n", Config{IsServer: isServer, EndAt: atServer, Steps: 500})
+	if err != nil || run.EndedAt == 0 {
+		t.Fatalf("after a waited-for job: err %v, ended at %v", err, run)
 	}
 }

@@ -244,9 +244,11 @@ type Config struct {
 	// a run does (infx: whether another runner name starts the same
 	// benchmark script and a server), the rest is not followed. Its answer
 	// must depend on the trace and the command only, so that a run ends at
-	// the same command on every machine. A run already stopping (a limit,
-	// a stop, bad input) is not ended there, and what a background job
-	// still does after the end (a limit, a stop) is not the run's outcome.
+	// the same command on every machine. It is asked only when nothing
+	// of the run runs beside the command (no background job or pipeline
+	// stage running, the command not in one: interp.Goroutines), so that
+	// what the run did up to it does not depend on scheduling; and not in
+	// a run already stopping (a limit, a stop, bad input).
 	EndAt func(t *Trace, c *Command) bool
 	// Choose makes a probe or a condition whose answer depends on a fact
 	// the sandbox does not know, but whose alternatives are few and

@@ -140,9 +140,9 @@ func runText(parent context.Context, path string, src []byte, cfg Config) (*Trac
 	endedAt := sb.run.EndedAt != 0
 	sb.mu.Unlock()
 	if endedAt {
-		// Config.EndAt ended the run, which was not stopping then
-		// (endAt): what a background job or pipeline stage still did
-		// before the end reached it is past the end, not followed
+		// Config.EndAt ended the run, which was not stopping then and
+		// ran nothing beside the command (endAt): whatever stopped
+		// after it is past the end, not followed
 		stopR = nil
 	}
 	if bad != nil {
@@ -281,6 +281,10 @@ func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, fr fileRun) (
 		// `echo … | …` runs echo first, without a copy of every variable
 		// for a stage running beside the next (interp patch 14)
 		interp.SequentialPipes(seqPipeStage),
+		// every runner of the run counts its goroutines in one place: 0
+		// when nothing runs beside the command a handler answers (endAt;
+		// interp patch 15)
+		interp.Goroutines(&sb.goroutines),
 		interp.Patterns(sb.cache.patternCache()),
 		interp.StatHandler(sb.stat),
 		interp.AccessHandler(sb.access),
@@ -437,11 +441,15 @@ type sandbox struct {
 	base        map[string]string
 	run         *Trace
 	steps       int
-	funcs       map[string]bool    // shell functions declared in any parsed file
-	funcCalls   int                // function calls left (MaxFuncCalls)
-	limit       error              // a bound exceeded inside a subshell
-	stopMu      sync.Mutex         // guards cancel
-	cancel      context.CancelFunc // cancels the innermost run being followed (stop; a fenced child's, else the run's)
+	// goroutines counts the interpreter goroutines of the run that are
+	// running (background statements, pipeline stages beside the next):
+	// interp.Goroutines, shared by every runner of the run.
+	goroutines atomic.Int64
+	funcs      map[string]bool    // shell functions declared in any parsed file
+	funcCalls  int                // function calls left (MaxFuncCalls)
+	limit      error              // a bound exceeded inside a subshell
+	stopMu     sync.Mutex         // guards cancel
+	cancel     context.CancelFunc // cancels the innermost run being followed (stop; a fenced child's, else the run's)
 	// lastFile/lastLine/lastCol is the last marked command reached.
 	lastFile          string
 	lastLine, lastCol int
@@ -1010,9 +1018,19 @@ func (sb *sandbox) exec(ctx context.Context, args []string, depth int) error {
 // recorded, and marks the run ended there (Trace.EndedAt) when it does.
 // sb.mu held.
 func (sb *sandbox) endAt(c *Command) bool {
-	if sb.cfg.EndAt == nil || sb.run.EndedAt != 0 || sb.limit != nil || sb.badInput != nil || sb.stopReason != nil || !sb.cfg.EndAt(sb.run, c) {
-		// (a run already stopping ends as it stops: the first of the
-		// two, under sb.mu, is the run's outcome)
+	if sb.cfg.EndAt == nil || sb.run.EndedAt != 0 || sb.limit != nil || sb.badInput != nil || sb.stopReason != nil {
+		// (a run already stopping ends as it stops)
+		return false
+	}
+	if sb.goroutines.Load() != 0 {
+		// Something of the run runs beside this command (a background
+		// statement, a pipeline stage, or this command is in one): where
+		// it is at the end would depend on scheduling, so the run is
+		// followed on. With nothing beside it, everything before the
+		// command ran in one order, on every machine.
+		return false
+	}
+	if !sb.cfg.EndAt(sb.run, c) {
 		return false
 	}
 	sb.run.EndedAt = c.Seq

@@ -23,6 +23,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"mvdan.cc/sh/v3/expand"
@@ -107,6 +108,10 @@ type Runner struct {
 	// seqPipe, when set, names the pipeline stages run to their end
 	// before the next stage starts (SequentialPipes; cookbook-sync patch).
 	seqPipe func(left *syntax.Stmt, isFunc func(name string) bool) bool
+
+	// goroutines, when set, counts the goroutines the runner and its
+	// subshells have running (Goroutines). cookbook-sync patch.
+	goroutines *atomic.Int64
 
 	// callCtx is the context handed to the call handler, made again for
 	// each call (cookbook-sync patch: PATCHES.md, thirteenth): a call
@@ -636,6 +641,34 @@ func SequentialPipes(seq func(left *syntax.Stmt, isFunc func(name string) bool) 
 	}
 }
 
+// Goroutines has the runner count in n the goroutines it starts while
+// they run: a background statement (`cmd &`, `( … ) &`), the left stage of
+// a pipeline run beside the next, a process substitution. Subshells share
+// the count, and an embedder may give several runners the same n (the
+// runners of one script and of the scripts it runs). n is 0 exactly when
+// nothing of them runs beside the goroutine that reads it, so what a
+// handler sees then does not depend on scheduling. cookbook-sync patch
+// (see ../PATCHES.md).
+func Goroutines(n *atomic.Int64) RunnerOption {
+	return func(r *Runner) error {
+		r.goroutines = n
+		return nil
+	}
+}
+
+// goStart and goEnd count a goroutine the runner starts (Goroutines).
+func (r *Runner) goStart() {
+	if r.goroutines != nil {
+		r.goroutines.Add(1)
+	}
+}
+
+func (r *Runner) goEnd() {
+	if r.goroutines != nil {
+		r.goroutines.Add(-1)
+	}
+}
+
 // SkipFinalVars has Run leave Vars empty: it no longer copies every
 // variable of the environment into it when it ends, for a caller that
 // never reads Vars. cookbook-sync patch (see ../PATCHES.md).
@@ -982,6 +1015,7 @@ func (r *Runner) Reset() {
 		patterns:       r.patterns,      // cookbook-sync patch
 		quietCall:      r.quietCall,     // cookbook-sync patch
 		seqPipe:        r.seqPipe,       // cookbook-sync patch
+		goroutines:     r.goroutines,    // cookbook-sync patch
 		readDirHandler: r.readDirHandler,
 		statHandler:    r.statHandler,
 		accessHandler:  r.accessHandler,
@@ -1177,9 +1211,10 @@ func (r *Runner) subshell(background bool) *Runner {
 		execHandler:    r.execHandler,
 		openHandler:    r.openHandler,
 		sourceParser:   r.sourceParser,
-		patterns:       r.patterns,  // cookbook-sync patch
-		quietCall:      r.quietCall, // cookbook-sync patch
-		seqPipe:        r.seqPipe,   // cookbook-sync patch
+		patterns:       r.patterns,   // cookbook-sync patch
+		quietCall:      r.quietCall,  // cookbook-sync patch
+		seqPipe:        r.seqPipe,    // cookbook-sync patch
+		goroutines:     r.goroutines, // cookbook-sync patch
 		readDirHandler: r.readDirHandler,
 		statHandler:    r.statHandler,
 		accessHandler:  r.accessHandler,

@@ -116,9 +116,11 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 				exit: new(exitStatus),
 			}
 			r.bgProcs = append(r.bgProcs, bg)
+			r.goStart() // cookbook-sync patch
 			go func() {
 				defer func() {
 					*bg.exit = r2.exit
+					r.goEnd() // cookbook-sync patch: before a wait sees it done
 					close(bg.done)
 				}()
 				switch ps.Op {
@@ -347,10 +349,12 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 			exit: new(exitStatus),
 		}
 		r.bgProcs = append(r.bgProcs, bg)
+		r.goStart() // cookbook-sync patch
 		go func() {
 			r2.Run(ctx, &st2)
 			r2.exit.exiting = false // subshells don't exit the parent shell
 			*bg.exit = r2.exit
+			r.goEnd() // cookbook-sync patch: before a wait sees it done
 			close(bg.done)
 		}()
 	} else {
@@ -543,7 +547,9 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			oldIn := r.stdin
 			r.stdin = pr
 			var wg sync.WaitGroup
+			r.goStart() // cookbook-sync patch
 			wg.Go(func() {
+				defer r.goEnd() // cookbook-sync patch
 				r2.stmt(ctx, cm.X)
 				r2.exit.exiting = false // subshells don't exit the parent shell
 				pw.Close()
