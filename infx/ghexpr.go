@@ -217,14 +217,18 @@ func (p *ghParser) next() {
 		p.tok = ghToken{kind: ghIdent, text: p.src[p.pos:i]}
 		p.pos = i
 	default:
-		for _, op := range []string{"==", "!=", "<=", ">=", "&&", "||", "!", "<", ">", "(", ")", "[", "]", ".", ",", "*"} {
-			if strings.HasPrefix(p.src[p.pos:], op) {
-				p.tok = ghToken{kind: ghOp, text: op}
-				p.pos += len(op)
+		// the operators, two-character ones first: == != <= >= && || ! < >
+		// ( ) [ ] . , * (any other character is an operator of its own,
+		// which the grammar then refuses)
+		if p.pos+1 < len(p.src) {
+			switch two := p.src[p.pos : p.pos+2]; two {
+			case "==", "!=", "<=", ">=", "&&", "||":
+				p.tok = ghToken{kind: ghOp, text: two}
+				p.pos += 2
 				return
 			}
 		}
-		p.tok = ghToken{kind: ghOp, text: string(c)}
+		p.tok = ghToken{kind: ghOp, text: string(rune(c))}
 		p.pos++
 	}
 }
