@@ -724,7 +724,7 @@ func (ws *Workspace) renderBatch(p Point, opt Options) (_ []launch.Process, job 
 		for _, rn := range endsOf(l.runners) {
 			who := fmt.Sprintf("%s (runner %s)", l.rel, rn)
 			runs, err := enumerateChoices(func(choices []int) (*ScriptRun, error) {
-				run, _, err := ws.runLauncherWith(p, l, rn, facts, opt, true, choices, nil)
+				run, _, err := ws.runLauncherWith(p, l, rn, facts, opt, true, choices, false)
 				return run, err
 			})
 			var budget *choiceBudgetError

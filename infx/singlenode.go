@@ -234,12 +234,9 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 			// Once per combination of answers to the facts the run asks
 			// that are not known (scriptchoice.go).
 			var harness *Harness
-			var endAt func(*sandbox.Trace, *sandbox.Command) bool
-			if started {
-				endAt = ws.startedServer
-			}
+			endAtServer := started
 			runs, err := enumerateChoices(func(choices []int) (*ScriptRun, error) {
-				run, h, err := ws.runLauncherWith(p, l, rn, facts, opt, true, choices, endAt)
+				run, h, err := ws.runLauncherWith(p, l, rn, facts, opt, true, choices, endAtServer)
 				harness = h
 				return run, err
 			})
@@ -546,7 +543,7 @@ func startEnd(s *sandbox.ScriptStart) string {
 
 // runLauncher runs the workflow's launch step for one launcher.
 func (ws *Workspace) runLauncher(p Point, l launcherRef, runner string, facts shellutil.Facts, opt Options) (*ScriptRun, *Harness, error) {
-	return ws.runLauncherWith(p, l, runner, facts, opt, false, nil, nil)
+	return ws.runLauncherWith(p, l, runner, facts, opt, false, nil, false)
 }
 
 // startedServer ends a launcher run (sandbox.Config.EndAt) at its first
@@ -566,10 +563,10 @@ func (ws *Workspace) startedServer(t *sandbox.Trace, c *sandbox.Command) bool {
 }
 
 // runLauncherWith is runLauncher; choose: with choice points
-// (sandbox.Config.Choose) answered by choices (scriptchoice.go); endAt,
-// when set, ends the run early (sandbox.Config.EndAt; one of the
-// Workspace's methods, named in the runs' key).
-func (ws *Workspace) runLauncherWith(p Point, l launcherRef, runner string, facts shellutil.Facts, opt Options, choose bool, choices []int, endAt func(*sandbox.Trace, *sandbox.Command) bool) (*ScriptRun, *Harness, error) {
+// (sandbox.Config.Choose) answered by choices (scriptchoice.go);
+// endAtServer: the run ends at its first server launch after a benchmark
+// script started (startedServer, sandbox.Config.EndAt).
+func (ws *Workspace) runLauncherWith(p Point, l launcherRef, runner string, facts shellutil.Facts, opt Options, choose bool, choices []int, endAtServer bool) (*ScriptRun, *Harness, error) {
 	wf, err := ws.harness(p, runner)
 	if err != nil {
 		return nil, nil, err
@@ -592,12 +589,15 @@ func (ws *Workspace) runLauncherWith(p Point, l launcherRef, runner string, fact
 	so := ScriptOptions{
 		Env: env, ReadRoots: []string{root}, Timeout: opt.ScriptTimeout, Steps: opt.ScriptSteps,
 		Facts: facts, Dir: root, Name: fmt.Sprintf("%s (launch step)", h.Workflow), Cache: &ws.sn.scripts, ctx: opt.ctx,
-		choose: choose, choices: choices, maxChoices: scriptChoiceRuns, endAt: endAt,
+		choose: choose, choices: choices, maxChoices: scriptChoiceRuns,
+	}
+	if endAtServer {
+		so.endAt = ws.startedServer
 	}
 	// A run is a function of its inputs (the sandbox fixes every host
 	// value), so points with the same ones share it; the run is only read.
 	key := strings.Join([]string{p.Runner, l.rel, runner, h.Workflow, h.Run, strings.Join(env, "\x00"),
-		so.Timeout.String(), strconv.Itoa(so.Steps), fmt.Sprint(choose, choices, endAt != nil)}, "\x01")
+		so.Timeout.String(), strconv.Itoa(so.Steps), fmt.Sprint(choose, choices, endAtServer)}, "\x01")
 	ws.sn.mu.Lock()
 	c, ok := ws.sn.runs[key]
 	ws.sn.mu.Unlock()
