@@ -173,8 +173,9 @@ type scriptOutcome struct {
 // that starts a script, run to its end; the ones after it are followed to
 // their first server launch after they started a script (the script and
 // that they launch are all that is read of them), so what they do past it
-// — a limit, a choice point, a stop — does not reach the point. Without launchers for the label (an excerpt checkout) the script
-// found by the naming rule runs with ScriptEnv.
+// — a limit, a choice point, a stop — does not reach the point. Without
+// launchers for the label (an excerpt checkout) the script found by the
+// naming rule runs with ScriptEnv.
 func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process, file string, notes []string, inherited []launch.EnvVar, err error) {
 	facts, _ := shellutil.FactsFor(p.Runner)
 	ws.snInit()
