@@ -418,61 +418,54 @@ func markConditions(f *syntax.File, name string) {
 // redirections only to /dev/null, between descriptors, or reading. No
 // background job.
 func condPure(list []*syntax.Stmt) bool {
-	pure := true
-	for _, st := range list {
-		syntax.Walk(st, func(n syntax.Node) bool {
-			if !pure {
+	return everyNode(list, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Stmt:
+			if x.Background || x.Coprocess || x.Disown {
 				return false
 			}
-			switch x := n.(type) {
-			case *syntax.Stmt:
-				if x.Background || x.Coprocess || x.Disown {
-					pure = false
-				}
-				for _, r := range x.Redirs {
-					switch r.Op {
-					case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrAllClob:
-						if r.Word == nil || r.Word.Lit() != "/dev/null" {
-							pure = false
-						}
-					case syntax.DplOut, syntax.DplIn, syntax.RdrIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
-					default:
-						pure = false
+			for _, r := range x.Redirs {
+				switch r.Op {
+				case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrAllClob:
+					if r.Word == nil || r.Word.Lit() != "/dev/null" {
+						return false
 					}
+				case syntax.DplOut, syntax.DplIn, syntax.RdrIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+				default:
+					return false
 				}
-			case *syntax.CallExpr:
-				if len(x.Assigns) > 0 || len(x.Args) == 0 || !condPureCmds[x.Args[0].Lit()] {
-					pure = false
-				}
-			case *syntax.BinaryTest:
-				if x.Op == syntax.TsReMatch {
-					pure = false
-				}
-			case *syntax.ParamExp:
-				if x.Exp != nil {
-					switch x.Exp.Op {
-					case syntax.AssignUnset, syntax.AssignUnsetOrNull, syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
-						pure = false
-					}
-				}
-			case *syntax.BinaryArithm:
-				switch x.Op {
-				case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn, syntax.AndAssgn,
-					syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn, syntax.AndBoolAssgn, syntax.OrBoolAssgn, syntax.XorBoolAssgn, syntax.PowAssgn:
-					pure = false
-				}
-			case *syntax.UnaryArithm:
-				if x.Op == syntax.Inc || x.Op == syntax.Dec {
-					pure = false
-				}
-			case *syntax.ProcSubst, *syntax.FuncDecl, *syntax.DeclClause, *syntax.LetClause, *syntax.IfClause, *syntax.WhileClause,
-				*syntax.ForClause, *syntax.CaseClause, *syntax.TimeClause, *syntax.CoprocClause, *syntax.TestDecl:
-				pure = false
 			}
-			return pure
-		})
-	}
-	return pure
+		case *syntax.CallExpr:
+			if len(x.Assigns) > 0 || len(x.Args) == 0 || !condPureCmds[x.Args[0].Lit()] {
+				return false
+			}
+		case *syntax.BinaryTest:
+			if x.Op == syntax.TsReMatch {
+				return false
+			}
+		case *syntax.ParamExp:
+			if x.Exp != nil {
+				switch x.Exp.Op {
+				case syntax.AssignUnset, syntax.AssignUnsetOrNull, syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+					return false
+				}
+			}
+		case *syntax.BinaryArithm:
+			switch x.Op {
+			case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn, syntax.AndAssgn,
+				syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn, syntax.AndBoolAssgn, syntax.OrBoolAssgn, syntax.XorBoolAssgn, syntax.PowAssgn:
+				return false
+			}
+		case *syntax.UnaryArithm:
+			if x.Op == syntax.Inc || x.Op == syntax.Dec {
+				return false
+			}
+		case *syntax.ProcSubst, *syntax.FuncDecl, *syntax.DeclClause, *syntax.LetClause, *syntax.IfClause, *syntax.WhileClause,
+			*syntax.ForClause, *syntax.CaseClause, *syntax.TimeClause, *syntax.CoprocClause, *syntax.TestDecl:
+			return false
+		}
+		return true
+	})
 }
 
 // readFree reports whether a condition list (of condPure) cannot read
@@ -491,48 +484,57 @@ func condPure(list []*syntax.Stmt) bool {
 // test of a file or a read would, and none can happen there; a read after
 // it is reported where it is written (markTests, markFileSubsts).
 func readFree(list []*syntax.Stmt) bool {
-	free := true
-	for _, st := range list {
-		syntax.Walk(st, func(n syntax.Node) bool {
-			if !free {
+	return everyNode(list, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Stmt:
+			for _, r := range x.Redirs {
+				if r.Op == syntax.RdrIn || r.Op == syntax.RdrInOut || r.Hdoc != nil {
+					return false
+				}
+			}
+		case *syntax.CallExpr, *syntax.FuncDecl, *syntax.DeclClause, *syntax.LetClause, *syntax.TestDecl:
+			return false
+		case *syntax.Lit:
+			if strings.HasPrefix(x.Value, "~") {
+				return false // ~user reads the user database
+			}
+		case *syntax.BinaryTest:
+			switch x.Op {
+			case syntax.AndTest, syntax.OrTest, syntax.TsMatchShort, syntax.TsMatch, syntax.TsNoMatch, syntax.TsBefore, syntax.TsAfter:
+			default:
 				return false
 			}
-			switch x := n.(type) {
-			case *syntax.Stmt:
-				for _, r := range x.Redirs {
-					if r.Op == syntax.RdrIn || r.Op == syntax.RdrInOut || r.Hdoc != nil {
-						free = false
-					}
-				}
-			case *syntax.CallExpr, *syntax.FuncDecl, *syntax.DeclClause, *syntax.LetClause, *syntax.TestDecl:
-				free = false
-			case *syntax.Lit:
-				if strings.HasPrefix(x.Value, "~") {
-					free = false // ~user reads the user database
-				}
-			case *syntax.BinaryTest:
-				switch x.Op {
-				case syntax.AndTest, syntax.OrTest, syntax.TsMatchShort, syntax.TsMatch, syntax.TsNoMatch, syntax.TsBefore, syntax.TsAfter:
-				default:
-					free = false
-				}
-			case *syntax.UnaryTest:
-				switch x.Op {
-				case syntax.TsEmpStr, syntax.TsNempStr, syntax.TsNot:
-				default:
-					free = false
-				}
-			case *syntax.ParamExp:
-				if x.Slice != nil || x.Index != nil {
-					free = false
-				}
-			case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.ExtGlob:
-				free = false
+		case *syntax.UnaryTest:
+			switch x.Op {
+			case syntax.TsEmpStr, syntax.TsNempStr, syntax.TsNot:
+			default:
+				return false
 			}
-			return free
+		case *syntax.ParamExp:
+			if x.Slice != nil || x.Index != nil {
+				return false
+			}
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.ExtGlob:
+			return false
+		}
+		return true
+	})
+}
+
+// everyNode reports whether ok holds for every node of list (syntax.Walk
+// order), stopping at the first that it does not hold for.
+func everyNode(list []*syntax.Stmt, ok func(syntax.Node) bool) bool {
+	all := true
+	for _, st := range list {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			all = all && ok(n)
+			return all
 		})
+		if !all {
+			return false
+		}
 	}
-	return free
+	return true
 }
 
 // condSilent reports whether a condition list prints nothing on its
