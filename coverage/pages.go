@@ -333,18 +333,25 @@ func misses(page, want roleSig) []string {
 }
 
 // missWeight orders near misses: hardware and precision weigh more than a
-// layout setting.
-func missWeight(ms []string) int {
+// layout setting. It is the weight of misses(page, want), computed without
+// formatting them (0: an exact match).
+func missWeight(page, want roleSig) int {
 	w := 0
-	for _, m := range ms {
-		switch {
-		case strings.HasPrefix(m, "model:"):
-			w += 1000
-		case strings.HasPrefix(m, "hardware:"):
-			w += 100
-		case strings.HasPrefix(m, "precision:"), strings.HasPrefix(m, "role:"):
-			w += 20
-		default:
+	sameModel := strings.EqualFold(page.Model, want.Model)
+	if !sameModel {
+		w += 1000
+	}
+	if page.Hardware != want.Hardware {
+		w += 100
+	}
+	if page.Precision != "" && want.Precision != "" && page.Precision != want.Precision && !sameModel {
+		w += 20
+	}
+	if page.Role != want.Role {
+		w += 20
+	}
+	for _, differs := range []bool{page.TP != want.TP, page.EP != want.EP, page.DPAttn != want.DPAttn, page.Nodes != want.Nodes, page.Spec != want.Spec} {
+		if differs {
 			w++
 		}
 	}
@@ -366,17 +373,20 @@ func (ix *pageIndex) match(want roleSig) (exact []*pageCand, nearest *pageCand, 
 	best := -1
 	for i := range cs {
 		c := &cs[i]
-		ms := misses(c.sig, want)
-		if len(ms) == 0 {
+		w := missWeight(c.sig, want)
+		if w == 0 {
 			exact = append(exact, c)
 			continue
 		}
-		if w := missWeight(ms); best < 0 || w < best {
-			best, nearest, nm = w, c, ms
+		if best < 0 || w < best {
+			best, nearest = w, c
 		}
 	}
 	if len(exact) > 0 {
 		return exact, nil, nil
+	}
+	if nearest != nil {
+		nm = misses(nearest.sig, want)
 	}
 	return nil, nearest, nm
 }

@@ -303,3 +303,76 @@ func TestPagesSelectionImage(t *testing.T) {
 		t.Errorf("python tab vs InferenceX: %s %+v", r.Verdict, r.Info)
 	}
 }
+
+// TestMissWeight: missWeight weighs exactly the misses that misses lists
+// (model 1000, hardware 100, precision and role 20, a layout setting 1),
+// zero just when there are none, over every combination of the fields
+// that agree or not (a precision unstated on either side, the same model
+// in another case).
+func TestMissWeight(t *testing.T) {
+	want := roleSig{Model: "deepseek-ai/DeepSeek-R1", Hardware: "b200", Precision: "fp8", Role: launch.RoleDecode, TP: 8, EP: 8, DPAttn: true, Nodes: 1, Spec: "none"}
+	weigh := func(ms []string) int {
+		w := 0
+		for _, m := range ms {
+			switch {
+			case strings.HasPrefix(m, "model:"):
+				w += 1000
+			case strings.HasPrefix(m, "hardware:"):
+				w += 100
+			case strings.HasPrefix(m, "precision:"), strings.HasPrefix(m, "role:"):
+				w += 20
+			default:
+				w++
+			}
+		}
+		return w
+	}
+	n := 0
+	for bits := 0; bits < 1<<10; bits++ {
+		page := want
+		on := func(i int) bool { return bits&(1<<i) != 0 }
+		if on(0) {
+			page.Model = "deepseek-ai/DeepSeek-V3"
+		} else if on(9) {
+			page.Model = "DEEPSEEK-AI/deepseek-r1"
+		}
+		if on(1) {
+			page.Hardware = "gb200"
+		}
+		if on(2) {
+			page.Precision = "fp4"
+		} else if on(9) {
+			page.Precision = ""
+		}
+		if on(3) {
+			page.Role = launch.RolePrefill
+		}
+		if on(4) {
+			page.TP = 4
+		}
+		if on(5) {
+			page.EP = 1
+		}
+		if on(6) {
+			page.DPAttn = false
+		}
+		if on(7) {
+			page.Nodes = 2
+		}
+		if on(8) {
+			page.Spec = "EAGLE"
+		}
+		ms := misses(page, want)
+		if got := missWeight(page, want); got != weigh(ms) || (got == 0) != (len(ms) == 0) {
+			t.Fatalf("page %+v: weight %d, misses %q weigh %d", page, got, ms, weigh(ms))
+		}
+		if len(ms) == 0 {
+			n++
+		}
+	}
+	// the same role; the model in other case with no precision stated; and
+	// each with another precision label on the same checkpoint
+	if n != 4 {
+		t.Errorf("%d exact combinations, want 4", n)
+	}
+}
