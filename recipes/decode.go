@@ -415,7 +415,15 @@ func scanDir(dir string, deps bool) (site *Site, scans []*FileScan, errs []error
 		errs = append(errs, err)
 	}
 	sort.Strings(paths)
-	for _, p := range paths {
+	// each file on every CPU (a file's scan reads only it, the site and
+	// rends), taken in path order
+	type scanned struct {
+		fs  *FileScan
+		err error
+	}
+	out := make([]scanned, len(paths))
+	eachIndex(len(paths), func(_, i int) {
+		p := paths[i]
 		var fs *FileScan
 		var err error
 		if strings.HasSuffix(strings.ToLower(p), ".md") {
@@ -427,11 +435,14 @@ func scanDir(dir string, deps bool) (site *Site, scans []*FileScan, errs []error
 				fs, err = scanYAML(p, data, site, rends, deps)
 			}
 		}
-		if err != nil {
-			errs = append(errs, err)
+		out[i] = scanned{fs, err}
+	})
+	for _, o := range out {
+		if o.err != nil {
+			errs = append(errs, o.err)
 			continue
 		}
-		scans = append(scans, fs)
+		scans = append(scans, o.fs)
 	}
 	return site, scans, errs
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -270,11 +271,22 @@ func fits(vn *yaml.Node, hw *HardwareProfile) bool {
 
 // Renderings renders every tree of the loaded recipes, in build order. A
 // rendering the site would drop (a non-string token) is left out.
+//
+// The trees are rendered on every CPU (eachIndex), each goroutine with its
+// own memo of node origins (a function of the node), all sharing one
+// tokenInterner; the renderings are listed tree by tree in build order.
 func (s *Site) Renderings() []*Rendering {
+	ts := s.trees()
+	toks := &tokenInterner{}
+	pcs := make([]posCache, workersFor(len(ts)))
+	for w := range pcs {
+		pcs[w] = posCache{site: s, m: map[*yaml.Node]launch.Origin{}, toks: toks}
+	}
+	per := make([][]*Rendering, len(ts))
+	eachIndex(len(ts), func(w, i int) { per[i] = s.renderTree(ts[i], pcs[w]) })
 	var out []*Rendering
-	pc := posCache{site: s, m: map[*yaml.Node]launch.Origin{}, toks: &tokenInterner{}}
-	for _, t := range s.trees() {
-		out = append(out, s.renderTree(t, pc)...)
+	for _, rs := range per {
+		out = append(out, rs...)
 	}
 	return out
 }
@@ -295,8 +307,11 @@ type posCache struct {
 // same command on other hardware or strategies, and a Rendering's tokens
 // are only read (a caller that edits a role's Argv clones it first,
 // guide_prose.go), and an append to a shared slice copies it (its capacity
-// ends at its length). Not safe for concurrent use: one Renderings call.
+// ends at its length). Safe for concurrent use (the trees of one
+// Renderings call are rendered at once); which of two equal lists is kept
+// does not matter, they are equal.
 type tokenInterner struct {
+	mu   sync.Mutex
 	seed maphash.Seed
 	m    map[uint64][][]Token
 }
@@ -307,6 +322,8 @@ func (t *tokenInterner) intern(toks []Token) []Token {
 	if t == nil || len(toks) == 0 {
 		return toks
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.m == nil {
 		t.m = map[uint64][][]Token{}
 		t.seed = maphash.MakeSeed()

@@ -1,0 +1,43 @@
+package recipes
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// workersFor is the number of goroutines eachIndex uses for n items: one
+// per CPU (GOMAXPROCS), at most n, at least 1.
+func workersFor(n int) int {
+	return max(1, min(runtime.GOMAXPROCS(0), n))
+}
+
+// eachIndex calls work(w, i) for every i in [0, n) on workersFor(n)
+// goroutines and returns when all calls have returned. w (0 ≤ w <
+// workersFor(n)) numbers the goroutine making the call, so work can keep
+// state per goroutine; indexes are handed out in increasing order. Callers
+// store each result at its index: the outcome is the one a loop gives, on
+// any number of CPUs.
+func eachIndex(n int, work func(w, i int)) {
+	k := workersFor(n)
+	if k == 1 {
+		for i := range n {
+			work(0, i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range k {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				work(w, i)
+			}
+		})
+	}
+	wg.Wait()
+}
