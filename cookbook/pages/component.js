@@ -133,10 +133,22 @@
     if (typeof Component !== "function" || !config || !Array.isArray(config.cells)) return "[]";
     // Which cell a render shows: the one whose fields besides `match` it
     // read (cells watched in the renders that list a selection only).
+    // (each watched cell is a copy whose fields read and write through to
+    // the cell: `match` as it is, every other field marking the cell read;
+    // a Proxy's trap on every `match` read, which a page's lookups make for
+    // every cell, cost a tenth of deepseek-v4.jsx's enumeration; a cell that
+    // is an array keeps the Proxy)
     const read = new Set();
-    const cells = config.cells.map((c, i) => (c !== null && typeof c === "object")
-      ? new Proxy(c, { get: (t, p, r) => { if (p !== "match") read.add(i); return Reflect.get(t, p, r); } })
-      : c);
+    const cells = config.cells.map((c, i) => {
+      if (c === null || typeof c !== "object") return c;
+      if (Array.isArray(c)) return new Proxy(c, { get: (t, p, r) => { if (p !== "match") read.add(i); return Reflect.get(t, p, r); } });
+      const w = Object.create(Object.getPrototypeOf(c));
+      for (const k of Object.keys(c)) {
+        if (k === "match") Object.defineProperty(w, k, { value: c.match, writable: true, enumerable: true, configurable: true });
+        else Object.defineProperty(w, k, { get: () => { read.add(i); return c[k]; }, set: (v) => { c[k] = v; }, enumerable: true, configurable: true });
+      }
+      return w;
+    });
     const plainProps = props;
     const watchedProps = { ...props, [configProp]: new Proxy(config, { get: (t, p, r) => (p === "cells" ? cells : Reflect.get(t, p, r)) }) };
 
