@@ -63,8 +63,9 @@ func TestEndAt(t *testing.T) {
 	if _, err := runSrc(filepath.Join(dir, "s.sh"), "python3 -m sglang.launch_server --tp 8 &\nwhile :; do hostname; done\n", Config{IsServer: isServer, Steps: 500}); err == nil {
 		t.Error("no EndAt: the loop after the server ran without reaching the step bound")
 	}
-	// A command recorded while something of the run runs beside it — it
-	// is in a background subshell, or a pipeline stage runs beside it —
+	// A command recorded while something of the run may run beside it —
+	// it is in a background subshell or a pipeline stage, or a background
+	// subshell was started and not waited for, however early it ended —
 	// does not end the run: where the rest is at would depend on
 	// scheduling. The run goes on, here to the loop's bound, every time.
 	for _, src := range []string{
@@ -72,12 +73,22 @@ func TestEndAt(t *testing.T) {
 		"(python3 -m sglang.launch_server --tp 3 > srv.log 2>&1; hostname) &\nwait\nwhile :; do hostname; done\n",
 		"python3 -m sglang.launch_server --tp 3 2>&1 | tee srv.log\nwhile :; do hostname; done\n",
 		"printf x | python3 -m sglang.launch_server --tp 3\nwhile :; do hostname; done\n",
+		"(hostname) &\npython3 -m sglang.launch_server --tp 3\nwhile :; do hostname; done\n",
 	} {
 		for range 20 {
 			run, err := runSrc(filepath.Join(dir, "s.sh"), src, Config{IsServer: isServer, EndAt: atServer, ReadRoots: []string{dir}, Dir: dir, Steps: 500})
 			if err == nil || !strings.Contains(err.Error(), "more than the allowed number of commands") {
 				t.Fatalf("%q: err %v (ended at %v), want the step bound", src, err, run)
 			}
+		}
+	}
+	// a simple command sent to the background runs in place (bgjobs.go):
+	// nothing runs beside the server after it, which ends the run every
+	// time
+	for range 20 {
+		run, err := runSrc(filepath.Join(dir, "s.sh"), "hostname &\npython3 -m sglang.launch_server --tp 3\nwhile :; do hostname; done\n", Config{IsServer: isServer, EndAt: atServer, ReadRoots: []string{dir}, Dir: dir, Steps: 500})
+		if err != nil || run.EndedAt != 2 {
+			t.Fatalf("after a simple background command: err %v, ended at %v", err, run)
 		}
 	}
 	// once the background job is done (waited for), a server the script

@@ -23,6 +23,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -290,6 +291,10 @@ type bgProc struct {
 	done chan struct{}
 
 	exit *exitStatus
+
+	// waited ends the job's count (Goroutines) once: called by the wait
+	// builtin after the job is done. cookbook-sync patch.
+	waited func()
 }
 
 type alias struct {
@@ -641,14 +646,18 @@ func SequentialPipes(seq func(left *syntax.Stmt, isFunc func(name string) bool) 
 	}
 }
 
-// Goroutines has the runner count in n the goroutines it starts while
-// they run: a background statement (`cmd &`, `( … ) &`), the left stage of
-// a pipeline run beside the next, a process substitution. Subshells share
-// the count, and an embedder may give several runners the same n (the
-// runners of one script and of the scripts it runs). n is 0 exactly when
-// nothing of them runs beside the goroutine that reads it, so what a
-// handler sees then does not depend on scheduling. cookbook-sync patch
-// (see ../PATCHES.md).
+// Goroutines has the runner count in n what it starts beside the
+// statement it runs: a background statement (`cmd &`, `( … ) &`) or a
+// process substitution from its start until a `wait` has seen it done
+// (never, if none does), a pipeline from its start until its last stage is
+// done. Subshells share the count, and an embedder may give several
+// runners the same n (the runners of one script and of the scripts it
+// runs). n is 0 exactly when nothing of them may run beside the goroutine
+// that reads it — a job counts until it is waited for, not until it ends,
+// and a pipeline's last stage, which runs in the statement's own
+// goroutine, counts its other stages however early they end — so whether
+// n is 0 at a command is a property of the script, the same under any
+// scheduling. cookbook-sync patch (see ../PATCHES.md).
 func Goroutines(n *atomic.Int64) RunnerOption {
 	return func(r *Runner) error {
 		r.goroutines = n
@@ -661,6 +670,14 @@ func (r *Runner) goStart() {
 	if r.goroutines != nil {
 		r.goroutines.Add(1)
 	}
+}
+
+// jobCount counts a background job (Goroutines) and returns the function
+// that ends its count, once however often it is called (each wait that
+// sees the job done calls it).
+func (r *Runner) jobCount() func() {
+	r.goStart()
+	return sync.OnceFunc(r.goEnd)
 }
 
 func (r *Runner) goEnd() {

@@ -351,6 +351,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			// Note that "wait" without arguments always returns exit status zero.
 			for _, bg := range r.bgProcs {
 				<-bg.done
+				if bg.waited != nil {
+					bg.waited() // cookbook-sync patch
+				}
 			}
 			break
 		}
@@ -362,6 +365,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			}
 			bg := r.bgProcs[pid-1]
 			<-bg.done
+			if bg.waited != nil {
+				bg.waited() // cookbook-sync patch
+			}
 			exit = *bg.exit
 		}
 	case "builtin":

@@ -112,15 +112,14 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 			// TODO: note that `man bash` mentions that `wait` only waits for the last
 			// process substitution as long as it is $!; the logic here would mean we wait for all of them.
 			bg := bgProc{
-				done: make(chan struct{}),
-				exit: new(exitStatus),
+				done:   make(chan struct{}),
+				exit:   new(exitStatus),
+				waited: r.jobCount(), // cookbook-sync patch: counted until waited for
 			}
 			r.bgProcs = append(r.bgProcs, bg)
-			r.goStart() // cookbook-sync patch
 			go func() {
 				defer func() {
 					*bg.exit = r2.exit
-					r.goEnd() // cookbook-sync patch: before a wait sees it done
 					close(bg.done)
 				}()
 				switch ps.Op {
@@ -345,16 +344,15 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 		st2.Background = false
 		st2.Disown = false
 		bg := bgProc{
-			done: make(chan struct{}),
-			exit: new(exitStatus),
+			done:   make(chan struct{}),
+			exit:   new(exitStatus),
+			waited: r.jobCount(), // cookbook-sync patch: counted until waited for
 		}
 		r.bgProcs = append(r.bgProcs, bg)
-		r.goStart() // cookbook-sync patch
 		go func() {
 			r2.Run(ctx, &st2)
 			r2.exit.exiting = false // subshells don't exit the parent shell
 			*bg.exit = r2.exit
-			r.goEnd() // cookbook-sync patch: before a wait sees it done
 			close(bg.done)
 		}()
 	} else {
@@ -547,9 +545,8 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			oldIn := r.stdin
 			r.stdin = pr
 			var wg sync.WaitGroup
-			r.goStart() // cookbook-sync patch
+			r.goStart() // cookbook-sync patch: counted until the last stage is done
 			wg.Go(func() {
-				defer r.goEnd() // cookbook-sync patch
 				r2.stmt(ctx, cm.X)
 				r2.exit.exiting = false // subshells don't exit the parent shell
 				pw.Close()
@@ -557,6 +554,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			r.stmt(ctx, cm.Y)
 			pr.Close()
 			wg.Wait()
+			r.goEnd() // cookbook-sync patch
 			r.stdin = oldIn
 			if r.opts[optPipeFail] && !r2.exit.ok() && r.exit.ok() {
 				r.exit = r2.exit
