@@ -674,8 +674,11 @@ func (r *Runner) goStart() {
 
 // jobCount counts a background job (Goroutines) and returns the function
 // that ends its count, once however often it is called (each wait that
-// sees the job done calls it).
+// sees the job done calls it); nil when the runner keeps no count.
 func (r *Runner) jobCount() func() {
+	if r.goroutines == nil {
+		return nil
+	}
 	r.goStart()
 	return sync.OnceFunc(r.goEnd)
 }
