@@ -44,6 +44,9 @@ func evalGHTemplate(s string, ctx ghContext) (string, error) {
 
 // evalGHExpr evaluates one expression (the text between `${{` and `}}`).
 func evalGHExpr(src string, ctx ghContext) (any, error) {
+	if v, ok := ghPath(src, ctx); ok {
+		return v, nil
+	}
 	p := &ghParser{src: src, ctx: ctx}
 	p.next()
 	v, err := p.or()
@@ -54,6 +57,60 @@ func evalGHExpr(src string, ctx ghContext) (any, error) {
 		return nil, fmt.Errorf("expression %q: unexpected %q", strings.TrimSpace(src), p.tok.text)
 	}
 	return v, nil
+}
+
+// ghPath evaluates the commonest expression, a property path
+// (`matrix.config.image`, `inputs.model-prefix`: identifiers joined by
+// dots, no blank inside), as the parser does — the first identifier
+// looked up in ctx, each next one read from the value by ghIndex —
+// without lexing; ok is false for anything else (a literal true, false
+// or null first, an operator, a call, a blank between the parts), which
+// the parser evaluates (TestGHPathIsParser).
+func ghPath(src string, ctx ghContext) (_ any, ok bool) {
+	src = strings.Trim(src, " \t\r\n")
+	var v any
+	for i := 0; ; i++ {
+		name, rest, more := strings.Cut(src, ".")
+		if !ghIdentText(name) {
+			return nil, false
+		}
+		if i == 0 {
+			switch name {
+			case "true", "false", "null":
+				return nil, false
+			}
+			for n, x := range ctx {
+				if strings.EqualFold(n, name) {
+					v = x
+					break
+				}
+			}
+		} else {
+			v = ghIndex(v, name)
+		}
+		if !more {
+			return v, true
+		}
+		src = rest
+	}
+}
+
+// ghIdentText reports whether s is one identifier as the lexer reads it
+// (ghParser.next): a letter or _, then letters, digits, _ and -.
+func ghIdentText(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		case i > 0 && (c == '-' || c >= '0' && c <= '9'):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // ghString converts a value to a string as GitHub Actions does.
