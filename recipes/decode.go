@@ -422,7 +422,7 @@ func scanDir(dir string, deps bool) (site *Site, scans []*FileScan, errs []error
 		err error
 	}
 	out := make([]scanned, len(paths))
-	eachIndex(len(paths), func(_, i int) {
+	eachIndex(len(paths), workersFor(len(paths)), func(_, i int) {
 		p := paths[i]
 		var fs *FileScan
 		var err error

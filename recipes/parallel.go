@@ -12,15 +12,14 @@ func workersFor(n int) int {
 	return max(1, min(runtime.GOMAXPROCS(0), n))
 }
 
-// eachIndex calls work(w, i) for every i in [0, n) on workersFor(n)
-// goroutines and returns when all calls have returned. w (0 ≤ w <
-// workersFor(n)) numbers the goroutine making the call, so work can keep
-// state per goroutine; indexes are handed out in increasing order. Callers
-// store each result at its index: the outcome is the one a loop gives, on
-// any number of CPUs.
-func eachIndex(n int, work func(w, i int)) {
-	k := workersFor(n)
-	if k == 1 {
+// eachIndex calls work(w, i) for every i in [0, n) on k goroutines (k
+// from workersFor(n), which the caller computes once: k at least 1) and
+// returns when all calls have returned. w (0 ≤ w < k) numbers the
+// goroutine making the call, so work can keep state per goroutine;
+// indexes are handed out in increasing order. Callers store each result at
+// its index: the outcome is the one a loop gives, on any number of CPUs.
+func eachIndex(n, k int, work func(w, i int)) {
+	if k <= 1 {
 		for i := range n {
 			work(0, i)
 		}

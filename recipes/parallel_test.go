@@ -9,13 +9,14 @@ import (
 )
 
 // TestEachIndex: every index is worked exactly once, by a goroutine number
-// below workersFor(n), and zero items make no call.
+// below the count given, and zero items make no call.
 func TestEachIndex(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 7, 1000} {
 		hits := make([]atomic.Int32, n)
 		var bad atomic.Int32
-		eachIndex(n, func(w, i int) {
-			if w < 0 || w >= workersFor(n) {
+		k := workersFor(n)
+		eachIndex(n, k, func(w, i int) {
+			if w < 0 || w >= k {
 				bad.Add(1)
 			}
 			hits[i].Add(1)

@@ -283,7 +283,7 @@ func (s *Site) Renderings() []*Rendering {
 		pcs[w] = posCache{site: s, m: map[*yaml.Node]launch.Origin{}, toks: toks}
 	}
 	per := make([][]*Rendering, len(ts))
-	eachIndex(len(ts), func(w, i int) { per[i] = s.renderTree(ts[i], pcs[w]) })
+	eachIndex(len(ts), len(pcs), func(w, i int) { per[i] = s.renderTree(ts[i], pcs[w]) })
 	var out []*Rendering
 	for _, rs := range per {
 		out = append(out, rs...)
