@@ -47,6 +47,11 @@ func evalGHExpr(src string, ctx ghContext) (any, error) {
 	if v, ok := ghPath(src, ctx); ok {
 		return v, nil
 	}
+	return parseGHExpr(src, ctx)
+}
+
+// parseGHExpr is evalGHExpr through the parser alone.
+func parseGHExpr(src string, ctx ghContext) (any, error) {
 	p := &ghParser{src: src, ctx: ctx}
 	p.next()
 	v, err := p.or()

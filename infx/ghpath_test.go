@@ -1,26 +1,9 @@
 package infx
 
 import (
-	"errors"
 	"reflect"
 	"testing"
 )
-
-// parsedGHExpr is evalGHExpr through the parser only (no ghPath).
-func parsedGHExpr(src string, ctx ghContext) (any, error) {
-	p := &ghParser{src: src, ctx: ctx}
-	p.next()
-	v, err := p.or()
-	if err != nil {
-		return nil, err
-	}
-	if p.tok.kind != ghEOF {
-		return nil, errUnexpected
-	}
-	return v, nil
-}
-
-var errUnexpected = errors.New("unexpected token")
 
 // TestGHPathIsParser: every expression ghPath answers gets the value the
 // parser gives it, and the ones it leaves to the parser (literals first,
@@ -45,7 +28,7 @@ func TestGHPathIsParser(t *testing.T) {
 		"inputs.flag && 'a' || 'b'", "format('{0}', inputs.conc)", "!inputs.flag", "inputs.", ".inputs", "inputs..flag",
 		"inputs.1x", "inputs.-x", "inputs.list.0", "9", "'s'", "inputs.model-prefix == 'dsr1'", "",
 	} {
-		want, werr := parsedGHExpr(src, ctx)
+		want, werr := parseGHExpr(src, ctx)
 		if v, ok := ghPath(src, ctx); ok {
 			answered++
 			if werr != nil || !reflect.DeepEqual(v, want) {
