@@ -588,6 +588,10 @@ type batchSubmission struct {
 	env    []string // what --export gives the script (batchEnv)
 	nodes  int
 	who    string
+	// holes names the variables of env whose values differ between the
+	// point's submissions (submissionHoles): its node tasks run with
+	// holes in their place (batchTask).
+	holes []string
 }
 
 // sbatchJob is what an sbatch argv submits: the script, its arguments,
@@ -765,6 +769,12 @@ func (ws *Workspace) renderBatch(p Point, opt Options) (_ []launch.Process, job 
 	if len(subs) == 0 {
 		return nil, "", nil, &PointError{Status: StatusUnsupported, Note: "no launcher of runner label " + p.Runner + " submits a batch job: " + strings.Join(notes, "; "), Pos: p.RefPos}
 	}
+	// The variables the submissions differ in run as holes (batchholes.go).
+	if names := submissionHoles(subs); names != nil {
+		for i := range subs {
+			subs[i].holes = names
+		}
+	}
 	// Each distinct submission (runners differ in their names, answers in
 	// what they found) is followed; they must start the same servers.
 	var procs []launch.Process
@@ -916,11 +926,10 @@ func (ws *Workspace) followBatch(p Point, opt Options, first batchSubmission) ([
 		env := append(append([]string(nil), first.env...), newBatchCluster(first.nodes, rank, nil).jobEnv(first.end.Dir)...)
 		clusters := map[*ScriptRun]*batchCluster{}
 		runs, err := enumerateChoices(func(choices []int) (*ScriptRun, error) {
-			b := newBatchCluster(first.nodes, rank, clusterRDMA[jobFacts.Cluster])
 			so := ScriptOptions{Env: env, ReadRoots: []string{root}, Facts: jobFacts, Dir: first.end.Dir, Name: ws.rel(first.script), Params: first.args,
 				Timeout: opt.ScriptTimeout, Steps: opt.ScriptSteps, Cache: &ws.sn.scripts, ctx: opt.ctx,
-				commands: b.commands(), modelRoot: isModelRootVar, choose: true, choices: choices}
-			run, err := runScript(first.script, nil, so)
+				modelRoot: isModelRootVar, choose: true, choices: choices}
+			run, b, err := ws.batchTask(opt, first, so, rank, Hardware(p.Runner), clusterRDMA[jobFacts.Cluster])
 			if run != nil {
 				clusters[run] = b
 			}

@@ -50,6 +50,9 @@ type Options struct {
 	// points rendered at once (Prerender, RenderAll): it gives it back
 	// while it waits for another point's work (followBatchOnce).
 	cpus cpuSlots
+	// noHoles runs every batch node task with its own values
+	// (batchholes.go): the tests that compare the two set it.
+	noHoles bool
 }
 
 // cpuSlots holds one token per point being rendered, at most one per CPU

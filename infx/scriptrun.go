@@ -119,6 +119,8 @@ type ScriptOptions struct {
 	modelRoot func(name string) bool
 	// endAt, when set, is sandbox.Config.EndAt.
 	endAt func(t *sandbox.Trace, c *sandbox.Command) bool
+	// holes is sandbox.Config.Holes: Env holds holes (batchTask).
+	holes bool
 }
 
 // config is the sandbox configuration of a run: opt's bounds and inputs,
@@ -140,6 +142,7 @@ func (opt ScriptOptions) config() sandbox.Config {
 		TagCommit: srtSlurmTagCommit,
 		Choose:    opt.choose, Choices: opt.choices, MaxChoices: opt.maxChoices,
 		EndAt: opt.endAt,
+		Holes: opt.holes,
 	}
 }
 

@@ -99,6 +99,10 @@ type Workspace struct {
 	// that submit it (followBatchOnce; guarded by batchMu).
 	batchMu   sync.Mutex
 	batchJobs map[string]*batchJob
+	// holeTasks shares each node task a batch job runs with holes
+	// (batchTask) among the submissions whose inputs differ only in the
+	// values the holes stand for (guarded by batchMu).
+	holeTasks map[string]*holeTask
 
 	entries []*Entry
 	byKey   map[string]*Entry

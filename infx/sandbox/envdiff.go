@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
-	"mvdan.cc/sh/v3/expand"
 )
 
 // This file is envDiff's fast path: what diffEnv(exported(env)) gives,
@@ -106,6 +106,10 @@ func (sb *sandbox) envDiffFast(env expand.Environ) (_ []string, ok bool) {
 		}
 		if old, ok := base[e.name]; ok && old == e.str {
 			continue
+		} else if ok && sb.cfg.Holes && (HasHole(old) || HasHole(e.str)) {
+			// a hole against another string: equal or not is the
+			// values' to say (holes.go)
+			sb.inspectHole("a variable compared with its value at the start")
 		}
 		add("", e.name, e.str)
 	}
@@ -145,6 +149,9 @@ func (sb *sandbox) rootDiff(se *startEnv, bi int, base map[string]string) []int 
 	}
 	d := []int{}
 	for i, n := range se.names {
+		if old, ok := base[n]; ok && old != se.values[i] && sb.cfg.Holes && (HasHole(old) || HasHole(se.values[i])) {
+			sb.inspectHole("a variable compared with its value at the start") // holes.go
+		}
 		if old, ok := base[n]; (!ok || old != se.values[i]) && n != containerVar {
 			d = append(d, i)
 		}

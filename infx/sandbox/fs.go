@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
-	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -76,6 +76,18 @@ func (e *unknownRead) Error() string {
 // whose result the script uses makes the run Unsupported with it. A link
 // out of a read root ends the run (refused).
 func (sb *sandbox) readKnown(ctx context.Context, name string) ([]byte, error) {
+	b, err := sb.readKnownFile(ctx, name)
+	if sb.cfg.Holes {
+		// a command the sandbox answers reads the file: its path and
+		// what it holds are looked at (holes.go)
+		sb.holeIn("a path", name)
+		sb.holeIn("the content of a file a command reads", string(b))
+	}
+	return b, err
+}
+
+// readKnownFile is readKnown without the hole rule.
+func (sb *sandbox) readKnownFile(ctx context.Context, name string) ([]byte, error) {
 	if why := sb.unfollowedWhy(); why != "" && name != "/dev/null" && !strings.HasPrefix(name, procSubstPrefix) {
 		return nil, &unknownRead{name: name, why: why}
 	}
@@ -213,6 +225,7 @@ func isHostDir(p string) bool {
 }
 
 func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
+	sb.holeIn("a path", path)
 	if path == "/dev/null" {
 		return nopRW{}, nil
 	}
@@ -327,14 +340,25 @@ type parsedSource struct {
 // which is all the bytes depend on — and its tree shared (the interpreter
 // only reads it); anything else is parsed as the builtin would.
 func (sb *sandbox) parseSourced(path string, f io.Reader) (*syntax.File, error) {
+	sb.holeIn("the path of a sourced file", path)
 	ro, ok := f.(readOnly)
+	var st *sourcedText
+	if ok {
+		st, ok = ro.r.(*sourcedText)
+	}
 	if !ok {
+		if sb.cfg.Holes {
+			// text run as a script: a hole in it would be parsed
+			data, err := io.ReadAll(f)
+			if err != nil {
+				return nil, err
+			}
+			sb.holeIn("the text of a sourced file", string(data))
+			f = strings.NewReader(string(data))
+		}
 		return syntax.NewParser().Parse(f, path)
 	}
-	st, ok := ro.r.(*sourcedText)
-	if !ok {
-		return syntax.NewParser().Parse(f, path)
-	}
+	sb.holeIn("the text of a sourced file", st.text)
 	key := path + "\x00" + st.name
 	c := sb.cache
 	c.mu.Lock()
@@ -469,6 +493,7 @@ func (sb *sandbox) stagedDirs(env expand.Environ) []string {
 	var out []string
 	env.Each(func(name string, v expand.Variable) bool {
 		if sb.cfg.ModelDir(name) {
+			sb.holeIn("a staged checkpoint's directory", v.String())
 			if s := v.String(); strings.HasPrefix(s, "/") {
 				out = append(out, filepath.Clean(s))
 			}
@@ -487,6 +512,7 @@ func (sb *sandbox) modelRoots(env expand.Environ) []string {
 	var out []string
 	env.Each(func(name string, v expand.Variable) bool {
 		if sb.cfg.ModelRoot(name) {
+			sb.holeIn("a staged checkpoints' directory", v.String())
 			if s := v.String(); strings.HasPrefix(s, "/") && filepath.Clean(s) != "/" {
 				out = append(out, filepath.Clean(s))
 			}
@@ -500,6 +526,7 @@ func (sb *sandbox) modelRoots(env expand.Environ) []string {
 var stagedFiles = []string{"config.json", "model-00001-of-00001.safetensors", "model.safetensors.index.json", "tokenizer.json", "tokenizer_config.json"}
 
 func (sb *sandbox) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {
+	sb.holeIn("a path", name)
 	if !strings.HasPrefix(name, procSubstPrefix) && sb.refuseAfterUnfollowed(name) {
 		// whether it exists, after a fenced child that stopped, is not
 		// known (fence.go)
@@ -581,6 +608,7 @@ func (sb *sandbox) access(ctx context.Context, name string, mode interp.AccessMo
 }
 
 func (sb *sandbox) readDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
+	sb.holeIn("a path", name)
 	if sb.refuseAfterUnfollowed(name) {
 		return nil, &os.PathError{Op: "readdir", Path: name, Err: errStopped}
 	}

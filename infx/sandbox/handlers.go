@@ -87,7 +87,12 @@ func (c *Call) UnknownOutput(why string) {
 func (c *Call) Stderr() io.Writer { return c.hc.Stderr }
 
 // Stdin is the command's standard input (nil: none).
-func (c *Call) Stdin() io.Reader { return c.hc.Stdin }
+func (c *Call) Stdin() io.Reader {
+	if c.sb.cfg.Holes && c.hc.Stdin != nil {
+		return &holeReader{r: c.hc.Stdin, sb: c.sb, name: c.Args[0]}
+	}
+	return c.hc.Stdin
+}
 
 // Dir is the logical working directory of the command.
 func (c *Call) Dir() string { return c.hc.Dir }
@@ -96,6 +101,9 @@ func (c *Call) Dir() string { return c.hc.Dir }
 // exported ("" and false when unset).
 func (c *Call) Var(name string) (value string, exported bool) {
 	v := c.hc.Env.Get(name)
+	if c.sb.cfg.Holes {
+		c.sb.holeIn("the variable "+name+" a command reads", v.String())
+	}
 	return v.String(), v.Exported
 }
 
@@ -103,6 +111,9 @@ func (c *Call) Var(name string) (value string, exported bool) {
 // is set (exported or not).
 func (c *Call) Lookup(name string) (value string, set bool) {
 	v := c.hc.Env.Get(name)
+	if c.sb.cfg.Holes {
+		c.sb.holeIn("the variable "+name+" a command reads", v.String())
+	}
 	return v.String(), v.IsSet()
 }
 
@@ -458,6 +469,7 @@ func hFindmnt(_ context.Context, c *Call) error {
 				j++
 			}
 		}
+		c.sb.holeIn("GITHUB_WORKSPACE", hc.Env.Get("GITHUB_WORKSPACE").String())
 		if ws := hc.Env.Get("GITHUB_WORKSPACE").String(); fstype && target != "" && ws != "" && within(filepath.Clean(target), filepath.Clean(ws)) {
 			say(hc.Stdout, fmt.Sprintln(fs))
 			return nil

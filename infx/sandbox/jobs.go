@@ -12,8 +12,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
-	"mvdan.cc/sh/v3/expand"
 )
 
 // This file runs scripts started from scripts (bash FILE, bash -c) and the
@@ -386,7 +386,12 @@ func (sb *sandbox) dockerRun(ctx context.Context, c *Call) error {
 		}
 		switch k {
 		case "--env-file":
-			data, err := sb.readKnown(ctx, v)
+			sb.holeIn("a path", v)
+			data, err := sb.readKnownFile(ctx, v)
+			if sb.cfg.Holes && HasHole(string(data)) && !envFileCopiesHoles(string(data)) {
+				sb.inspectHole("the env file of docker run")
+				return errStopped
+			}
 			if err != nil {
 				return c.Unsupported("docker", fmt.Sprintf("docker run --env-file %s: the variables the file gives the container are not known to the sandbox (%v)", v, err))
 			}

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
 	"github.com/cookbook-sync/cookbook-sync/launch"
-	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -139,6 +139,11 @@ func runText(parent context.Context, path string, src []byte, cfg Config) (*Trac
 	line, col, lfile := sb.lastLine, sb.lastCol, sb.lastFile
 	endedAt := sb.run.EndedAt != 0
 	sb.mu.Unlock()
+	if what := sb.holeSeen(); what != "" {
+		// whatever else ended the run, it looked at a hole: its outcome
+		// is not the values' (holes.go)
+		return nil, &HoleError{What: what, At: Pos{File: lfile, Line: line, Col: col}}
+	}
 	if endedAt {
 		// Config.EndAt ended the run, which was not stopping then and
 		// ran nothing beside the command (endAt): whatever stopped
@@ -290,6 +295,9 @@ func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, fr fileRun) (
 		interp.AccessHandler(sb.access),
 		interp.ReadDirHandler2(sb.readDir),
 	}
+	if sb.cfg.Holes {
+		opts = append(opts, interp.InspectHoles(sb.inspectHole))
+	}
 	if len(params) > 0 {
 		opts = append(opts, interp.Params(append([]string{"--"}, params...)...))
 	}
@@ -422,6 +430,9 @@ var errStopped = errors.New("stopped at a command the sandbox cannot evaluate")
 // other goroutines, hence the mutex.
 type sandbox struct {
 	mu sync.Mutex
+	// holeMu guards hole, the run's first look at a hole (holes.go).
+	holeMu sync.Mutex
+	hole   string
 	// diffScope, diffVersion and diffKVs are the last envDiff (sb.mu):
 	// the environment it read (interp.EnvironVersion) and its answer.
 	diffScope   any
@@ -850,6 +861,9 @@ func (sb *sandbox) shellBuiltin(ctx context.Context, hc interp.HandlerContext, a
 			// would ask this machine, so the lookup is made here, in the
 			// sandbox's view, and the name passed on as a path.
 			found := "./" + args[1]
+			if sb.cfg.Holes {
+				sb.holeIn("PATH", hc.Env.Get("PATH").String())
+			}
 			for _, d := range filepath.SplitList(hc.Env.Get("PATH").String()) {
 				if d == "" {
 					continue
@@ -1343,10 +1357,23 @@ func (sb *sandbox) external(ctx context.Context, c *Call) error {
 	name := path.Base(args[0])
 	if _, ok := wrapperValueOpts[name]; ok && !(name == "env" && len(args) == 1) {
 		inner, env := unwrap(name, args[1:])
+		if sb.cfg.Holes {
+			// the wrapper's own operands: an assignment copies its value,
+			// anything else (an option, a name, a duration) is read
+			for _, a := range args[:len(args)-len(inner)] {
+				if k, _, ok := strings.Cut(a, "="); HasHole(a) && (!ok || HasHole(k)) {
+					sb.inspectHole("an operand of " + name)
+					return errStopped
+				}
+			}
+		}
 		if len(inner) == 0 {
 			return nil
 		}
 		return sb.external(ctx, c.with(hc, inner, append(c.extraEnv, env...)))
+	}
+	if sb.holeArgs(args) {
+		return errStopped
 	}
 	if sb.cfg.IsServer != nil && sb.cfg.IsServer(args) {
 		return nil
@@ -1367,6 +1394,9 @@ func (sb *sandbox) external(ctx context.Context, c *Call) error {
 	if readsStdin[name] && hc.Stdin != nil {
 		// A read error ends the input like its end does (the pipe closed).
 		stdin, _ = io.ReadAll(io.LimitReader(hc.Stdin, maxRead+1))
+		if sb.cfg.Holes {
+			sb.holeIn("the input of "+name, string(stdin))
+		}
 		if len(stdin) > maxRead {
 			// Input cut short gives output that is not known.
 			if site.kind == ctxPlain {

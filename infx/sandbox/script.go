@@ -16,8 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
-	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 

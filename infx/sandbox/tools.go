@@ -238,6 +238,7 @@ func (sb *sandbox) mktemp(hc interp.HandlerContext, args []string) error {
 		tmpl = "tmp.XXXXXXXXXX"
 		if dir == "" {
 			dir = hc.Env.Get("TMPDIR").String()
+			sb.holeIn("TMPDIR", dir)
 		}
 	}
 	if dir != "" && !strings.HasPrefix(tmpl, "/") {

@@ -27,7 +27,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"mvdan.cc/sh/v3/expand"
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -106,6 +106,9 @@ type Runner struct {
 	// quietCall, when set, names the quiet calls a command substitution
 	// runs without a subshell (QuietCalls; cookbook-sync patch).
 	quietCall func(name string) bool
+	// inspectHole, when set, is called when the run looks at a hole
+	// (InspectHoles; cookbook-sync patch).
+	inspectHole func(what string)
 	// seqPipe, when set, names the pipeline stages run to their end
 	// before the next stage starts (SequentialPipes; cookbook-sync patch).
 	seqPipe func(left *syntax.Stmt, isFunc func(name string) bool) bool
@@ -1034,6 +1037,7 @@ func (r *Runner) Reset() {
 		skipFinalVars:  r.skipFinalVars, // cookbook-sync patch
 		patterns:       r.patterns,      // cookbook-sync patch
 		quietCall:      r.quietCall,     // cookbook-sync patch
+		inspectHole:    r.inspectHole,   // cookbook-sync patch
 		seqPipe:        r.seqPipe,       // cookbook-sync patch
 		goroutines:     r.goroutines,    // cookbook-sync patch
 		readDirHandler: r.readDirHandler,
@@ -1231,10 +1235,11 @@ func (r *Runner) subshell(background bool) *Runner {
 		execHandler:    r.execHandler,
 		openHandler:    r.openHandler,
 		sourceParser:   r.sourceParser,
-		patterns:       r.patterns,   // cookbook-sync patch
-		quietCall:      r.quietCall,  // cookbook-sync patch
-		seqPipe:        r.seqPipe,    // cookbook-sync patch
-		goroutines:     r.goroutines, // cookbook-sync patch
+		patterns:       r.patterns,    // cookbook-sync patch
+		quietCall:      r.quietCall,   // cookbook-sync patch
+		inspectHole:    r.inspectHole, // cookbook-sync patch
+		seqPipe:        r.seqPipe,     // cookbook-sync patch
+		goroutines:     r.goroutines,  // cookbook-sync patch
 		readDirHandler: r.readDirHandler,
 		statHandler:    r.statHandler,
 		accessHandler:  r.accessHandler,

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"mvdan.cc/sh/v3/expand"
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 

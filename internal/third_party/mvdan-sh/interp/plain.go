@@ -5,7 +5,7 @@ package interp
 import (
 	"strings"
 
-	"mvdan.cc/sh/v3/expand"
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
 	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -396,7 +396,9 @@ func (r *Runner) joinedWord(w *syntax.Word) (field string, n int, ok bool) {
 				return "", 0, false
 			}
 			v, ok := r.simpleParam(p, false)
-			if !ok || strings.ContainsAny(v, "*?[") {
+			if !ok || strings.ContainsAny(v, "*?[") || r.inspectHole != nil && expand.HasHole(v) {
+				// cookbook-sync patch: a hole is split by expand, which
+				// says when the split looks at it
 				return "", 0, false
 			}
 			if !ifsRead {

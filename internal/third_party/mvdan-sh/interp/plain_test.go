@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
-	"mvdan.cc/sh/v3/expand"
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 

@@ -23,7 +23,7 @@ import (
 	"sync"
 	"time"
 
-	"mvdan.cc/sh/v3/expand"
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
 	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -44,7 +44,8 @@ const (
 func (r *Runner) fillExpandConfig(ctx context.Context) {
 	r.ectx = ctx
 	r.ecfg = &expand.Config{
-		Env: expandEnv{r},
+		Env:     expandEnv{r},
+		Inspect: r.inspectHole, // cookbook-sync patch
 		CmdSubst: func(w io.Writer, cs *syntax.CmdSubst) error {
 			switch len(cs.Stmts) {
 			case 0: // nothing to do
@@ -699,7 +700,8 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		trace.string(" in")
 		trace.newLineFlush()
 		str := r.literal(cm.Word)
-		runNext := false // whether the previous item ended with ";&"
+		r.holeIn("a case word", str) // cookbook-sync patch
+		runNext := false             // whether the previous item ended with ";&"
 		for _, ci := range cm.Items {
 			if !runNext && !slices.ContainsFunc(ci.Patterns, func(word *syntax.Word) bool {
 				return r.match(r.pattern(word), str)
@@ -747,6 +749,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		}
 	assignLoop:
 		for as := range r.flattenAssigns(cm.Args) {
+			r.holeIn("a declared name", as.Name.Value) // cookbook-sync patch
 			fp := flagParser{remaining: []string{as.Name.Value}}
 			for fp.more() {
 				switch flag := fp.flag(); flag {
@@ -1140,6 +1143,9 @@ func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, err
 		}
 	}
 	arg := r.literal(rd.Word)
+	if rd.Op != syntax.WordHdoc {
+		r.holeIn("a redirection", arg) // cookbook-sync patch
+	}
 	switch rd.Op {
 	case syntax.WordHdoc:
 		// cookbook-sync patch: an in-process pipe that holds the word.
@@ -1233,6 +1239,17 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 		}
 	}
 	name := args[0]
+	if r.inspectHole != nil { // cookbook-sync patch
+		r.holeIn("a command name", name)
+		if r.opts[optXTrace] {
+			for _, a := range args {
+				r.holeIn("an xtrace line", a)
+			}
+		}
+		if r.Funcs[name] == nil && IsBuiltin(name) {
+			r.holeBuiltin(args)
+		}
+	}
 	if body := r.Funcs[name]; body != nil {
 		// stack them to support nested func calls
 		oldParams := r.Params

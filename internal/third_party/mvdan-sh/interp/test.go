@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/term"
 
-	"mvdan.cc/sh/v3/expand"
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -31,9 +31,11 @@ func (r *Runner) bashTest(ctx context.Context, expr syntax.TestExpr, classic boo
 		switch x.Op {
 		case syntax.TsMatchShort, syntax.TsMatch, syntax.TsNoMatch:
 			str := r.literal(x.X.(*syntax.Word))
+			r.holeIn("a test", str) // cookbook-sync patch
 			yw := x.Y.(*syntax.Word)
 			if classic { // test, [
 				lit := r.literal(yw)
+				r.holeIn("a test", lit) // cookbook-sync patch
 				if (str == lit) == (x.Op != syntax.TsNoMatch) {
 					return "1"
 				}
@@ -45,12 +47,37 @@ func (r *Runner) bashTest(ctx context.Context, expr syntax.TestExpr, classic boo
 			}
 			return ""
 		}
-		if r.binTest(ctx, x.Op, r.bashTest(ctx, x.X, classic), r.bashTest(ctx, x.Y, classic)) {
+		bx := r.bashTest(ctx, x.X, classic)
+		switch x.Op { // cookbook-sync patch: bash does not evaluate the right
+		// operand of && and || when the left decides (a hole it would look at
+		// there is not looked at)
+		case syntax.AndTest:
+			if bx == "" {
+				return ""
+			}
+		case syntax.OrTest:
+			if bx != "" {
+				return "1"
+			}
+		default:
+			r.holeIn("a test", bx)
+		}
+		by := r.bashTest(ctx, x.Y, classic)
+		if x.Op != syntax.AndTest && x.Op != syntax.OrTest { // cookbook-sync patch
+			r.holeIn("a test", by)
+		}
+		if r.binTest(ctx, x.Op, bx, by) {
 			return "1"
 		}
 		return ""
 	case *syntax.UnaryTest:
-		if r.unTest(ctx, x.Op, r.bashTest(ctx, x.X, classic)) {
+		ux := r.bashTest(ctx, x.X, classic)
+		switch x.Op { // cookbook-sync patch: -z, -n and ! test a string's truth
+		case syntax.TsEmpStr, syntax.TsNempStr, syntax.TsNot:
+		default:
+			r.holeIn("a test", ux)
+		}
+		if r.unTest(ctx, x.Op, ux) {
 			return "1"
 		}
 		return ""

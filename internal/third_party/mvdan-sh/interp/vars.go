@@ -17,8 +17,8 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/internal"
-	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -560,6 +560,7 @@ func (r *Runner) setVarWithIndex(prev expand.Variable, name string, index syntax
 			return
 		}
 		k := r.literal(w)
+		r.holeIn("an associative key", k) // cookbook-sync patch
 
 		// TODO: only clone when inside a subshell and getting a var from outside for the first time
 		prev.Map = maps.Clone(prev.Map)
@@ -736,6 +737,7 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 		amap := make(map[string]string, len(elems))
 		for _, elem := range elems {
 			k := r.literal(elem.Index.(*syntax.Word))
+			r.holeIn("an associative key", k) // cookbook-sync patch
 			amap[k] = r.literal(elem.Value)
 		}
 		if !as.Append {

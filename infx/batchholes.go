@@ -1,0 +1,196 @@
+package infx
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cookbook-sync/cookbook-sync/infx/sandbox"
+)
+
+// This file runs the node tasks of AMD batch jobs with holes (issue 24,
+// package sandbox holes.go). A point's launchers submit its job once per
+// runner name they are run for (renderScript, endsOf); the submissions
+// differ in the variables that carry the runner's name (RUNNER_NAME, the
+// result file's name), and the job's tasks only pass those on. Each node
+// task (batchTask) runs once with a hole in place of each such value;
+// when the run never looks at a hole, every submission's task is that run
+// with its own values put back (sandbox.SubstituteHoles), and its outcome
+// is the one running it would give. A run that looks at a hole, hits a
+// bound or is stopped is not used: each submission's task runs with its
+// values, as before.
+
+// holeTask is one node task run with holes (Workspace.holeTasks): done is
+// closed once it ran; ok says the run is usable (run, and the steps the
+// batch cluster recorded for stepOf).
+type holeTask struct {
+	done  chan struct{}
+	ok    bool
+	run   *ScriptRun
+	steps []batchStep
+}
+
+// submissionHoles names the variables whose values differ between subs
+// (in the order of the first's env): present in every submission, each
+// value one a hole may stand for (sandbox.HoleValue, a hole of its
+// length exists), not a variable the sandbox reads a directory from by
+// name (isModelDirVar, isModelRootVar). Nil when there is one submission,
+// none differ, or one that differs cannot be a hole (the tasks then run
+// with their values, as their own).
+func submissionHoles(subs []batchSubmission) []string {
+	if len(subs) < 2 {
+		return nil
+	}
+	vals := make([]map[string]string, len(subs))
+	for i, s := range subs {
+		vals[i] = map[string]string{}
+		for _, kv := range s.env {
+			k, v, _ := strings.Cut(kv, "=")
+			vals[i][k] = v
+		}
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, kv := range subs[0].env {
+		k, _, _ := strings.Cut(kv, "=")
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		differs := false
+		for i := range subs {
+			if _, ok := vals[i][k]; !ok {
+				if i > 0 {
+					return nil // set in one, not in another
+				}
+			}
+			if vals[i][k] != vals[0][k] {
+				differs = true
+			}
+		}
+		if !differs {
+			continue
+		}
+		if isModelDirVar(k) || isModelRootVar(k) {
+			return nil
+		}
+		for i := range subs {
+			v := vals[i][k]
+			if _, ok := sandbox.Hole(len(names), len(v)); !ok || !sandbox.HoleValue(v) {
+				return nil
+			}
+		}
+		names = append(names, k)
+	}
+	for i := 1; i < len(subs); i++ {
+		if len(vals[i]) != len(vals[0]) {
+			return nil // a variable set in one only
+		}
+	}
+	return names
+}
+
+// batchTask runs one node task of a batch job (followBatch): rank's task
+// under so, on a cluster of first.nodes nodes whose RDMA devices are rdma
+// (hw the hardware whose facts the nodes answer). With first.holes it is
+// the task run with holes, shared by the submissions whose task differs
+// only in their values, with first's values put back; else, or when that
+// run is not usable, the task run with first's values. It returns the
+// run and the cluster that ran it (for stepOf).
+func (ws *Workspace) batchTask(opt Options, first batchSubmission, so ScriptOptions, rank int, hw string, rdma []string) (*ScriptRun, *batchCluster, error) {
+	concrete := func() (*ScriptRun, *batchCluster, error) {
+		b := newBatchCluster(first.nodes, rank, rdma)
+		so.commands = b.commands()
+		run, err := runScript(first.script, nil, so)
+		return run, b, err
+	}
+	if len(first.holes) == 0 || opt.noHoles {
+		return concrete()
+	}
+	holed := slices.Clone(so.Env)
+	var pairs []string // hole, value
+	for hi, name := range first.holes {
+		for i, kv := range holed {
+			k, v, _ := strings.Cut(kv, "=")
+			if k != name {
+				continue
+			}
+			h, ok := sandbox.Hole(hi, len(v))
+			if !ok || !sandbox.HoleValue(v) {
+				return concrete()
+			}
+			holed[i] = k + "=" + h
+			pairs = append(pairs, h, v)
+		}
+	}
+	var kb strings.Builder
+	for _, part := range [][]string{
+		{first.script, first.end.Dir, strconv.Itoa(first.nodes), strconv.Itoa(rank), hw, strings.Join(rdma, ","),
+			so.Timeout.String(), strconv.Itoa(so.Steps), strconv.FormatBool(so.choose), strconv.Itoa(so.maxChoices)},
+		first.args, holed, intStrings(so.choices),
+	} {
+		kb.WriteString(strconv.Itoa(len(part)))
+		for _, s := range part {
+			kb.WriteByte(0)
+			kb.WriteString(strconv.Itoa(len(s)))
+			kb.WriteByte(':')
+			kb.WriteString(s)
+		}
+		kb.WriteByte(1)
+	}
+	key := kb.String()
+	ws.batchMu.Lock()
+	t, found := ws.holeTasks[key]
+	if !found {
+		t = &holeTask{done: make(chan struct{})}
+		if ws.holeTasks == nil {
+			ws.holeTasks = map[string]*holeTask{}
+		}
+		ws.holeTasks[key] = t
+	}
+	ws.batchMu.Unlock()
+	if found {
+		var done <-chan struct{}
+		if opt.ctx != nil {
+			done = opt.ctx.Done()
+		}
+		opt.cpus.release() // a CPU is not held idle while it waits
+		select {
+		case <-t.done:
+		case <-done:
+		}
+		opt.cpus.acquire()
+		if opt.ctx != nil && opt.ctx.Err() != nil {
+			return nil, nil, opt.ctx.Err()
+		}
+	} else {
+		hso := so
+		hso.Env, hso.holes = holed, true
+		b := newBatchCluster(first.nodes, rank, rdma)
+		hso.commands = b.commands()
+		run, err := runScript(first.script, nil, hso)
+		if err == nil && (opt.ctx == nil || opt.ctx.Err() == nil) {
+			t.ok, t.run, t.steps = true, run, b.steps
+		}
+		close(t.done)
+	}
+	if !t.ok {
+		return concrete()
+	}
+	run, ok := sandbox.SubstituteHoles(t.run, strings.NewReplacer(pairs...))
+	if !ok {
+		return concrete()
+	}
+	b := newBatchCluster(first.nodes, rank, rdma)
+	b.steps = slices.Clone(t.steps)
+	return run, b, nil
+}
+
+// intStrings is ns in decimal.
+func intStrings(ns []int) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = strconv.Itoa(n)
+	}
+	return out
+}

@@ -1,0 +1,95 @@
+package infx
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestFollowBatchHoles: the fixture's launcher submits its job for two
+// runner names; the node tasks run once with a hole for RUNNER_NAME
+// (batchTask) and every point renders what it renders when each task
+// runs with its own values — when the job only passes the name on (the
+// runs are shared), when it looks at it without effect, and when the
+// servers it starts depend on it (the runs with holes are not used; the
+// points are what they are without holes).
+func TestFollowBatchHoles(t *testing.T) {
+	const job = "benchmarks/multi_node/amd_utils/job.slurm"
+	for _, c := range []struct {
+		name   string
+		edit   func(string) string
+		shared bool
+	}{
+		{"copied", func(s string) string {
+			return strings.Replace(s, "-e xP=$xP", `-e xP=$xP -e RUNNER=\$RUNNER_NAME -e "RUN_LOG=/logs/\${RUNNER_NAME}.log"`, 1)
+		}, true},
+		{"looked at", func(s string) string {
+			return strings.Replace(s, "IPS=()", "[[ $RUNNER_NAME == *_9 ]] && echo never\nIPS=()", 1)
+		}, false},
+		{"decides", func(s string) string {
+			return strings.Replace(s, "IPS=()", "[[ $RUNNER_NAME == *_1 ]] && export yD=2\nIPS=()", 1)
+		}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			edit := fileEdit{job, c.edit}
+			ws, pts := batchCopy(t, edit)
+			plain, plainPts := batchCopy(t, edit)
+			for i, p := range pts {
+				got, err := ws.Render(context.Background(), p, Options{})
+				want, werr := plain.Render(context.Background(), plainPts[i], Options{noHoles: true})
+				if errText(err) != errText(werr) {
+					t.Fatalf("point %d: %v, want %v", i, err, werr)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("point %d renders other processes with holes:\n got %+v\nwant %+v", i, got.Processes, want.Processes)
+				}
+			}
+			if len(plain.holeTasks) != 0 {
+				t.Errorf("%d tasks ran with holes without them", len(plain.holeTasks))
+			}
+			if len(ws.holeTasks) == 0 {
+				t.Fatal("no task ran with holes")
+			}
+			for k, task := range ws.holeTasks {
+				if task.ok != c.shared {
+					t.Errorf("task %q: usable %v, want %v", k[:min(len(k), 80)], task.ok, c.shared)
+				}
+			}
+		})
+	}
+}
+
+// errText is err's text, "" for nil.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// TestSubmissionHoles: the variables two submissions differ in, when
+// every value may be a hole; none when a value may not (a space, too
+// short to hold a hole's marks), a variable is set in one only, or it is
+// one the sandbox reads a directory from.
+func TestSubmissionHoles(t *testing.T) {
+	sub := func(env ...string) batchSubmission { return batchSubmission{env: env} }
+	base := []string{"A=1", "RUNNER_NAME=mi355x-amds_06", "RESULT=r_conc8_mi355x-amds_06", "B=same-value"}
+	other := []string{"A=1", "RUNNER_NAME=mi355x-amds_19", "RESULT=r_conc8_mi355x-amds_19", "B=same-value"}
+	if got := submissionHoles([]batchSubmission{sub(base...), sub(other...), sub(base...)}); !reflect.DeepEqual(got, []string{"RUNNER_NAME", "RESULT"}) {
+		t.Errorf("holes %q", got)
+	}
+	for name, subs := range map[string][]batchSubmission{
+		"one submission":   {sub(base...)},
+		"none differ":      {sub(base...), sub(base...)},
+		"a space":          {sub("X=a value here"), sub("X=another-value")},
+		"too short":        {sub("X=ab"), sub("X=cd")},
+		"set in one only":  {sub("X=value-one", "Y=value-y"), sub("X=value-two")},
+		"set in the other": {sub("X=value-one"), sub("X=value-two", "Y=value-y")},
+		"a model share":    {sub("MODEL_DIR=/share/models-a"), sub("MODEL_DIR=/share/models-b")},
+	} {
+		if got := submissionHoles(subs); got != nil {
+			t.Errorf("%s: holes %q", name, got)
+		}
+	}
+}

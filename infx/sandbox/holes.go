@@ -1,0 +1,237 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
+)
+
+// This file holds the run's holes (Config.Holes, issue 24): a value of
+// the run's input that the caller replaced by a hole (Hole) so that runs
+// whose inputs differ only in such values are run once. A run that never
+// looks at a hole's content — it only copies it: assigns it, joins it
+// into a word, exports it, passes it to a function or to a command the
+// sandbox records without reading it, writes it to a file or prints it —
+// computes the same for every value the hole stands for that HoleValue
+// accepts, with the value in place of the hole (Substitute). The first
+// look (a test, a pattern, a number, a length, a path, a command that
+// reads its arguments or its input, text run as a script: the list of
+// expand.Config.Inspect and interp.InspectHoles, and here) ends the run
+// with a *HoleError; the caller runs each value on its own then.
+
+// Hole is hole number i (0 to 255) of exactly n bytes, the length of
+// the value it stands for, so that every bound and cut the run makes by
+// bytes (the bytes its variables hold, the output kept of a command, a
+// shortened argument) falls where it falls for the value: expand.HoleMark,
+// a rune naming i (U+E100+i, or U+F0100+i when that makes the length),
+// runes of two and three bytes (U+07FF, U+E002) to length,
+// expand.HoleEnd. Every byte of a hole belongs to a rune no script text
+// holds, and a part of one cut by bytes is not valid UTF-8 or holds such
+// a rune (Residual). ok is false when n < 9 or i is out of range.
+func Hole(i, n int) (string, bool) {
+	fill := n - 9 // after the marks and the rune naming i
+	idx := rune(0xE100 + i)
+	if fill == 1 {
+		idx, fill = rune(0xF0100+i), 0
+	}
+	if i < 0 || i > 255 || fill < 0 {
+		return "", false
+	}
+	three, two := fill/3, 0
+	switch fill % 3 {
+	case 1:
+		three, two = three-1, 2
+	case 2:
+		two = 1
+	}
+	var sb strings.Builder
+	sb.WriteString(expand.HoleMark)
+	sb.WriteRune(idx)
+	for range two {
+		sb.WriteRune(0x07FF)
+	}
+	for range three {
+		sb.WriteRune(0xE002)
+	}
+	sb.WriteString(expand.HoleEnd)
+	return sb.String(), true
+}
+
+// Residual reports whether s holds what is left of a hole after the holes
+// were replaced by their values (SubstituteHoles): a byte that begins a
+// rune of a hole (U+07C0–U+07FF, U+E000–U+EFFF, plane 15), or bytes
+// that are not UTF-8 (a hole cut by bytes). A run whose output has one
+// is not the values' run.
+func Residual(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == 0xDF || c == 0xEE || c == 0xF3 {
+			return true
+		}
+	}
+	return !utf8.ValidString(s)
+}
+
+// HasHole reports whether s holds a hole.
+func HasHole(s string) bool { return expand.HasHole(s) }
+
+// MaxHoleValue is the longest value a hole stands for (HoleValue), in
+// bytes.
+const MaxHoleValue = 200
+
+// HoleValue reports whether a hole may stand for v: not empty (tests of
+// emptiness and defaults are not looks), at most MaxHoleValue bytes, its
+// first byte a letter, a digit, '_' or '.', the others also ':', '/',
+// '@', '+', ',' or '-' — no whitespace (a split at whitespace keeps it
+// whole), no glob, quote, backslash, '$', '%', '=', '~', '#', brace or
+// other character a shell or printf acts on, no mark of a hole.
+func HoleValue(v string) bool {
+	if v == "" || len(v) > MaxHoleValue {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '.':
+		case i > 0 && strings.IndexByte(":/@+,-", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// HoleError ends a run that looked at a hole (Config.Holes): What says
+// how, At where (the last position the run reached).
+type HoleError struct {
+	What string
+	At   Pos
+}
+
+// Error gives "file:line:col: the run looks at a hole's value (what)".
+func (e *HoleError) Error() string {
+	return fmt.Sprintf("%s: the run looks at a hole's value (%s)", e.At, e.What)
+}
+
+// ErrHoleInspected is what errors.Is finds in a *HoleError.
+var ErrHoleInspected = errors.New("the run looks at a hole's value")
+
+// Is makes errors.Is(err, ErrHoleInspected) hold.
+func (e *HoleError) Is(target error) bool { return target == ErrHoleInspected }
+
+// inspectHole records the run's first look at a hole and stops the run;
+// it takes no lock but holeMu, so the interpreter may call it anywhere.
+func (sb *sandbox) inspectHole(what string) {
+	sb.holeMu.Lock()
+	if sb.hole == "" {
+		sb.hole = what
+	}
+	sb.holeMu.Unlock()
+	sb.stop()
+}
+
+// holeIn is inspectHole when the run has holes and s holds one.
+func (sb *sandbox) holeIn(what, s string) {
+	if sb.cfg.Holes && HasHole(s) {
+		sb.inspectHole(what)
+	}
+}
+
+// holeSeen is the run's first look at a hole, "" when none.
+func (sb *sandbox) holeSeen() string {
+	sb.holeMu.Lock()
+	defer sb.holeMu.Unlock()
+	return sb.hole
+}
+
+// holeArgs applies the hole rule to an external command (args after
+// wrappers): a command the sandbox answers reads its arguments (options,
+// paths, numbers, text it runs), so a hole in one is a look — but for
+// the commands whose holeCopies says which arguments they only copy.
+func (sb *sandbox) holeArgs(args []string) bool {
+	if !sb.cfg.Holes {
+		return false
+	}
+	for i, a := range args {
+		if !HasHole(a) {
+			continue
+		}
+		if i > 0 && (copiesHole(args, i) || sb.cfg.HoleCopies != nil && sb.cfg.HoleCopies(args, i)) {
+			continue
+		}
+		sb.inspectHole(fmt.Sprintf("argument %d of %s", i, args[0]))
+		return true
+	}
+	return false
+}
+
+// holeReader is a command's standard input in a run with holes: a
+// command that reads a hole (a byte of one: 0xEE begins U+E000 to
+// U+EFFF) from it looks at it.
+type holeReader struct {
+	r    io.Reader
+	sb   *sandbox
+	name string
+}
+
+func (h *holeReader) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	for _, b := range p[:n] {
+		if b == 0xEE {
+			h.sb.inspectHole("the input of " + h.name)
+			break
+		}
+	}
+	return n, err
+}
+
+// Substitute replaces every hole of subst (hole → value) in s.
+func Substitute(s string, subst *strings.Replacer) string {
+	if !HasHole(s) {
+		return s
+	}
+	return subst.Replace(s)
+}
+
+// copiesHole reports whether argument i of a command the sandbox answers
+// is only copied: the value of a container's variable, `docker run`'s
+// (`podman run`'s) -e NAME=VALUE, --env NAME=VALUE or --env=NAME=VALUE
+// (dockerRun puts it into the container's environment as it is).
+func copiesHole(args []string, i int) bool {
+	switch path.Base(args[0]) {
+	case "docker", "podman":
+		if len(args) < 2 || args[1] != "run" || i < 2 {
+			return false
+		}
+		a := args[i]
+		if v, ok := strings.CutPrefix(a, "--env="); ok {
+			a = v
+		} else if args[i-1] != "-e" && args[i-1] != "--env" {
+			return false
+		}
+		k, _, ok := strings.Cut(a, "=")
+		return ok && !HasHole(k)
+	}
+	return false
+}
+
+// envFileCopiesHoles reports whether every hole in an env file (docker
+// run --env-file; parseEnvFile) is in the value of a NAME=VALUE line,
+// which the container gets as it is: a hole in a name, or on a line
+// that names a variable to look up, is looked at.
+func envFileCopiesHoles(data string) bool {
+	for _, line := range strings.Split(data, "\n") {
+		if !HasHole(line) {
+			continue
+		}
+		k, _, ok := strings.Cut(line, "=")
+		if !ok || HasHole(k) {
+			return false
+		}
+	}
+	return true
+}

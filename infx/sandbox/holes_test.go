@@ -1,0 +1,178 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestHole: a hole is exactly as long as the value it stands for (every
+// length from 9 bytes), holds its marks, and every part of it cut by
+// bytes is Residual.
+func TestHole(t *testing.T) {
+	for n := 0; n < 260; n++ {
+		h, ok := Hole(7, n)
+		if ok != (n >= 9) {
+			t.Fatalf("Hole(7, %d): ok %v", n, ok)
+		}
+		if !ok {
+			continue
+		}
+		if len(h) != n || !HasHole(h) || !utf8.ValidString(h) {
+			t.Fatalf("Hole(7, %d) = %q (%d bytes)", n, h, len(h))
+		}
+		for i := 0; i < n; i++ {
+			for j := i + 1; j <= n; j++ {
+				if !Residual("x" + h[i:j] + "y") {
+					t.Fatalf("Hole(7, %d)[%d:%d] = %q is not residual", n, i, j, h[i:j])
+				}
+			}
+		}
+	}
+	if a, _ := Hole(1, 20); a == func() string { b, _ := Hole(2, 20); return b }() {
+		t.Error("two holes of one length are the same")
+	}
+	if _, ok := Hole(256, 20); ok {
+		t.Error("hole 256 made")
+	}
+	for _, v := range []string{"mi355x-amds_06", "a", "x.y:z/w@v+u,t-s"} {
+		if !HoleValue(v) {
+			t.Errorf("HoleValue(%q) = false", v)
+		}
+	}
+	for _, v := range []string{"", "a b", "a\tb", "a\nb", "-x", "a*", "a?", "a[b", "a=b", "a$b", "a%b", "a'b", `a"b`, `a\b`, "a~", "#a", "a{b}", "é", strings.Repeat("a", MaxHoleValue+1)} {
+		if HoleValue(v) {
+			t.Errorf("HoleValue(%q) = true", v)
+		}
+	}
+}
+
+// TestHolesAreTheValues: a run whose input holds a hole and that never
+// looks at it, its holes replaced by the values (SubstituteHoles), is the
+// run of each value — for a command recorded with a variable built from
+// the value, a value a function exports, a file written with it, a
+// container's -e and --env-file; a run that looks at it (an argument of a
+// command the sandbox answers, its input, a path, a wrapper's operand,
+// text run as a script, a container's name, a file a command reads, a
+// pattern, a directory PATH names, a declared name) ends with a
+// *HoleError.
+func TestHolesAreTheValues(t *testing.T) {
+	cfg := func(x string, holes bool) Config {
+		return Config{
+			Env:      []string{"X=" + x, "PATH=/usr/bin:/bin"},
+			Commands: map[string]Handler{"server": func(context.Context, *Call) error { return nil }},
+			IsServer: func(argv []string) bool { return len(argv) > 0 && argv[0] == "server" },
+			Holes:    holes,
+		}
+	}
+	copies := []string{
+		`export Y="${X}-x"; server --port 1`,
+		`f() { export Z=$1; }; f "$X"; server`,
+		`echo "run $X" > /tmp/out; server`,
+		`docker run --rm -e RES=$X -e "B=${X}_b" --env=C=$X img server --x 1`,
+		`printf 'A=%s\n' "$X" > /tmp/env; docker run --env-file /tmp/env img server`,
+		`Y=${X:-none}; [[ -n $Y ]] && export Y; server`,
+		`for a in $X b; do echo "$a"; done > /tmp/l; export W=$X; server`,
+	}
+	looks := []string{
+		`server --name "$X"`,
+		`echo "$X" | grep -q mi && server`,
+		`Y=$(basename "$X"); server`,
+		`if [ -d "/tmp/$X" ]; then server; fi`,
+		`env -u "$X" server`,
+		`bash -c "echo $X"`,
+		`docker run --name "$X" img server`,
+		`printf 'A=%s\n' "$X" > /tmp/e; grep A /tmp/e; server`,
+		`printf '%s\n' "$X" > /tmp/env; docker run --env-file /tmp/env img server`,
+		`case $X in *_06) export F=1;; esac; server`,
+		`Y=${X%_*}; server`,
+		`export PATH=$X; bash myscript`,
+		`for a in $X; do export "L_$a"=1; done; server`,
+	}
+	for _, v := range []string{"mi355x-amds_06", "node-a_1.b:c/d"} {
+		h, ok := Hole(0, len(v))
+		if !ok {
+			t.Fatal(v)
+		}
+		subst := strings.NewReplacer(h, v)
+		for _, src := range copies {
+			want, err := runSrc("c.sh", src, cfg(v, false))
+			if err != nil {
+				t.Fatalf("%q with %s: %v", src, v, err)
+			}
+			holed, err := runSrc("c.sh", src, cfg(h, true))
+			if err != nil {
+				t.Errorf("%q with a hole: %v, want a copy", src, err)
+				continue
+			}
+			got, ok := SubstituteHoles(holed, subst)
+			if !ok {
+				t.Errorf("%q: a residual after substitution", src)
+				continue
+			}
+			gj, _ := json.Marshal(got)
+			wj, _ := json.Marshal(want)
+			if string(gj) != string(wj) {
+				t.Errorf("%q: the run with a hole, substituted, is not the run of %s:\n got %s\nwant %s", src, v, gj, wj)
+			}
+			if len(want.Commands) == 0 {
+				t.Errorf("%q records no command", src)
+			}
+		}
+		for _, src := range looks {
+			_, err := runSrc("l.sh", src, cfg(h, true))
+			var he *HoleError
+			if !errors.As(err, &he) || !errors.Is(err, ErrHoleInspected) {
+				t.Errorf("%q with a hole: %v, want a look at it", src, err)
+			}
+		}
+	}
+}
+
+// TestSubstituteHoles: the copy has the values in place of the holes in
+// strings, map keys, slices, pointers and interfaces, the original is
+// untouched, and a hole cut by bytes or not named, two keys that become
+// one, or an unexported field that may hold a string make it unusable.
+func TestSubstituteHoles(t *testing.T) {
+	h, _ := Hole(0, 12)
+	subst := strings.NewReplacer(h, "value-of-12!")
+	type inner struct {
+		S string
+		M map[string]string
+		A any
+	}
+	in := &inner{S: "a " + h, M: map[string]string{h: h + "x"}, A: []string{h}}
+	out, ok := SubstituteHoles(in, subst)
+	if !ok || out.S != "a value-of-12!" || out.M["value-of-12!"] != "value-of-12!x" || out.A.([]string)[0] != "value-of-12!" {
+		t.Fatalf("%v %+v", ok, out)
+	}
+	if in.S != "a "+h || in.M[h] != h+"x" {
+		t.Error("the original changed")
+	}
+	for _, bad := range []*inner{
+		{S: h[:5]},
+		{S: func() string { o, _ := Hole(1, 12); return o }()},
+		{M: map[string]string{h: "1", "value-of-12!": "2"}},
+	} {
+		if _, ok := SubstituteHoles(bad, subst); ok {
+			t.Errorf("%+v: usable", bad)
+		}
+	}
+	type hidden struct {
+		S string
+		s string
+	}
+	if _, ok := SubstituteHoles(hidden{S: "x", s: "y"}, subst); ok {
+		t.Error("an unexported string field: usable")
+	}
+	type numbers struct {
+		S string
+		n int
+	}
+	if got, ok := SubstituteHoles(numbers{S: h, n: 3}, subst); !ok || got.n != 3 || got.S != "value-of-12!" {
+		t.Errorf("%+v %v", got, ok)
+	}
+}

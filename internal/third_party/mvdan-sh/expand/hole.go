@@ -1,0 +1,58 @@
+// cookbook-sync patch (issue 24): holes.
+
+package expand
+
+import "strings"
+
+// HoleMark begins every hole: a string that stands for a value the run
+// does not look at (infx/sandbox Config.Holes). A hole is HoleMark, a
+// name and HoleEnd; nothing in a script's own text or in a value the
+// sandbox makes holds HoleMark (U+E000, a private-use character), and
+// where it does the string is taken as holding a hole, which only makes
+// the run look at it (Config.Inspect) and give up its holes.
+const (
+	HoleMark = "\uE000"
+	HoleEnd  = "\uE001"
+)
+
+// HasHole reports whether s holds a hole (HoleMark).
+func HasHole(s string) bool { return strings.Contains(s, HoleMark) }
+
+// anyHole reports whether one of ss holds a hole.
+func anyHole(ss []string) bool {
+	for _, s := range ss {
+		if HasHole(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// inspect calls Config.Inspect with what when s holds a hole: the
+// expansion is about to look at the content of s (its length, a pattern
+// match, a number, a name, a split at a character that is not
+// whitespace, a glob).
+func (cfg *Config) inspect(what, s string) {
+	if cfg.Inspect != nil && HasHole(s) {
+		cfg.Inspect(what)
+	}
+}
+
+// inspectAll is inspect for each of ss.
+func (cfg *Config) inspectAll(what string, ss []string) {
+	if cfg.Inspect != nil && anyHole(ss) {
+		cfg.Inspect(what)
+	}
+}
+
+// ifsOnlyWhitespace reports whether IFS holds only spaces, tabs and
+// newlines: a split at them leaves a hole, which holds none, and the
+// value it stands for, which holds none either (Config.Inspect), whole.
+func (cfg *Config) ifsOnlyWhitespace() bool {
+	for _, r := range cfg.ifs {
+		if r != ' ' && r != '\t' && r != '\n' {
+			return false
+		}
+	}
+	return true
+}
