@@ -590,8 +590,10 @@ type batchSubmission struct {
 	who    string
 	// holes names the variables of env whose values differ between the
 	// point's submissions (submissionHoles): its node tasks run with
-	// holes in their place (batchTask).
+	// holes in their place (batchTask), kept in tasks, which the point's
+	// submissions share.
 	holes []string
+	tasks *holeTasks
 }
 
 // sbatchJob is what an sbatch argv submits: the script, its arguments,
@@ -771,8 +773,9 @@ func (ws *Workspace) renderBatch(p Point, opt Options) (_ []launch.Process, job 
 	}
 	// The variables the submissions differ in run as holes (batchholes.go).
 	if names := submissionHoles(subs); names != nil {
+		tasks := &holeTasks{} // the point's: dropped with its rendering
 		for i := range subs {
-			subs[i].holes = names
+			subs[i].holes, subs[i].tasks = names, tasks
 		}
 	}
 	// Each distinct submission (runners differ in their names, answers in

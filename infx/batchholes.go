@@ -2,6 +2,7 @@ package infx
 
 import (
 	"slices"
+	"sync"
 	"strconv"
 	"strings"
 
@@ -20,11 +21,17 @@ import (
 // bound or is stopped is not used: each submission's task runs with its
 // values, as before.
 
-// holeTask is one node task run with holes (Workspace.holeTasks): done is
-// closed once it ran; ok says the run is usable (run, and the steps the
-// batch cluster recorded for stepOf).
+// holeTasks are the node tasks run with holes for one point's
+// submissions (batchTask), by their input: they are what the other
+// submissions' tasks are, and go with the point's rendering.
+type holeTasks struct {
+	mu sync.Mutex
+	m  map[string]*holeTask
+}
+
+// holeTask is one node task run with holes: ok says the run is usable
+// (run, and the steps the batch cluster recorded for stepOf).
 type holeTask struct {
-	done  chan struct{}
 	ok    bool
 	run   *ScriptRun
 	steps []batchStep
@@ -104,7 +111,7 @@ func (ws *Workspace) batchTask(opt Options, first batchSubmission, so ScriptOpti
 		run, err := runScript(first.script, nil, so)
 		return run, b, err
 	}
-	if len(first.holes) == 0 || opt.noHoles {
+	if len(first.holes) == 0 || first.tasks == nil || opt.noHoles {
 		return concrete()
 	}
 	holed := slices.Clone(so.Env)
@@ -139,40 +146,27 @@ func (ws *Workspace) batchTask(opt Options, first batchSubmission, so ScriptOpti
 		kb.WriteByte(1)
 	}
 	key := kb.String()
-	ws.batchMu.Lock()
-	t, found := ws.holeTasks[key]
+	first.tasks.mu.Lock()
+	defer first.tasks.mu.Unlock() // the point's submissions run one after another
+	t, found := first.tasks.m[key]
 	if !found {
-		t = &holeTask{done: make(chan struct{})}
-		if ws.holeTasks == nil {
-			ws.holeTasks = map[string]*holeTask{}
-		}
-		ws.holeTasks[key] = t
-	}
-	ws.batchMu.Unlock()
-	if found {
-		var done <-chan struct{}
-		if opt.ctx != nil {
-			done = opt.ctx.Done()
-		}
-		opt.cpus.release() // a CPU is not held idle while it waits
-		select {
-		case <-t.done:
-		case <-done:
-		}
-		opt.cpus.acquire()
-		if opt.ctx != nil && opt.ctx.Err() != nil {
-			return nil, nil, opt.ctx.Err()
-		}
-	} else {
+		t = &holeTask{}
 		hso := so
 		hso.Env, hso.holes = holed, true
 		b := newBatchCluster(first.nodes, rank, rdma)
 		hso.commands = b.commands()
 		run, err := runScript(first.script, nil, hso)
+		ws.holeRuns.Add(1)
 		if err == nil && (opt.ctx == nil || opt.ctx.Err() == nil) {
 			t.ok, t.run, t.steps = true, run, b.steps
 		}
-		close(t.done)
+		if first.tasks.m == nil {
+			first.tasks.m = map[string]*holeTask{}
+		}
+		first.tasks.m[key] = t
+	}
+	if t.ok && !found {
+		ws.holeUsed.Add(1)
 	}
 	if !t.ok {
 		return concrete()

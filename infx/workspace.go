@@ -99,10 +99,9 @@ type Workspace struct {
 	// that submit it (followBatchOnce; guarded by batchMu).
 	batchMu   sync.Mutex
 	batchJobs map[string]*batchJob
-	// holeTasks shares each node task a batch job runs with holes
-	// (batchTask) among the submissions whose inputs differ only in the
-	// values the holes stand for (guarded by batchMu).
-	holeTasks map[string]*holeTask
+	// holeRuns counts the node tasks run with holes (batchTask), holeUsed
+	// those of them whose run was used: what the tests read.
+	holeRuns, holeUsed atomic.Int64
 
 	entries []*Entry
 	byKey   map[string]*Entry
