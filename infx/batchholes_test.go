@@ -2,9 +2,13 @@ package infx
 
 import (
 	"context"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
+	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
 // TestFollowBatchHoles: the fixture's launcher submits its job for two
@@ -90,5 +94,59 @@ func TestSubmissionHoles(t *testing.T) {
 		if got := submissionHoles(subs); got != nil {
 			t.Errorf("%s: holes %q", name, got)
 		}
+	}
+}
+
+// TestCorpusBatchHoles renders every AMD batch point of the complete
+// InferenceX tree (../shared/corpus/upstream/InferenceX) with holes and
+// without: every point's outcome (deployment, status, reason) is the
+// same, and the node tasks ran with holes are all usable (the jobs only
+// pass the runner's name on), about half as many as the tasks followed.
+func TestCorpusBatchHoles(t *testing.T) {
+	root := testutil.UpstreamInferenceX(t)
+	render := func(noHoles bool) (*Workspace, []string) {
+		ws, err := Open(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, k := range ws.ConfigKeys() {
+			pts, err := ws.Points(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pts) > 0 && pts[0].Kind == KindBatch {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) < 5 {
+			t.Fatalf("%d config keys of batch points, want the tree's AMD multi-node keys", len(keys))
+		}
+		var out []string
+		if _, err := ws.RenderAll(context.Background(), keys, Options{noHoles: noHoles, OnPoint: func(r PointResult, d *launch.Deployment) {
+			b, _ := json.Marshal(struct {
+				R PointResult
+				D *launch.Deployment
+			}{r, d})
+			out = append(out, string(b))
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		return ws, out
+	}
+	holed, got := render(false)
+	plain, want := render(true)
+	if len(got) != len(want) || len(got) == 0 {
+		t.Fatalf("%d points with holes, %d without", len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("point %d differs with holes:\n got %s\nwant %s", i, got[i][:min(len(got[i]), 400)], want[i][:min(len(want[i]), 400)])
+		}
+	}
+	runs, used := holed.holeRuns.Load(), holed.holeUsed.Load()
+	t.Logf("%d points; %d node tasks run with holes, %d usable", len(got), runs, used)
+	if runs == 0 || used != runs || plain.holeRuns.Load() != 0 {
+		t.Errorf("%d runs with holes, %d usable; %d without holes", runs, used, plain.holeRuns.Load())
 	}
 }
