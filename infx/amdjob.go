@@ -947,7 +947,9 @@ func (ws *Workspace) followBatch(p Point, opt Options, first batchSubmission) ([
 		}
 		for _, run := range runs {
 			// a step's script is named by its absolute path
-			// (`bash "$(pwd)/helpers/rdma_check.sh"`)
+			// (`bash "$(pwd)/helpers/rdma_check.sh"`); a run batchTask
+			// made from one with holes shares its slices: a copy is set
+			run.Choices = slices.Clone(run.Choices)
 			for i := range run.Choices {
 				run.Choices[i].Pos = ws.relPos(run.Choices[i].Pos)
 				run.Choices[i].Cond = ws.relPos(run.Choices[i].Cond)

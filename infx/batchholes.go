@@ -175,6 +175,15 @@ func (ws *Workspace) batchTask(opt Options, first batchSubmission, so ScriptOpti
 	if !ok {
 		return concrete()
 	}
+	// the run shares what holds no hole with the kept one: its own
+	// ScriptRun and Trace, whose fields the caller sets (followBatch
+	// copies what it changes below them)
+	own := *run
+	if run.Trace != nil {
+		tr := *run.Trace
+		own.Trace = &tr
+	}
+	run = &own
 	b := newBatchCluster(first.nodes, rank, rdma)
 	b.steps = slices.Clone(t.steps)
 	return run, b, nil

@@ -132,10 +132,11 @@ func TestHolesAreTheValues(t *testing.T) {
 	}
 }
 
-// TestSubstituteHoles: the copy has the values in place of the holes in
+// TestSubstituteHoles: the result has the values in place of the holes in
 // strings, map keys, slices, pointers and interfaces, the original is
-// untouched, and a hole cut by bytes or not named, two keys that become
-// one, or an unexported field that may hold a string make it unusable.
+// untouched, what holds no hole is shared with it, and a hole cut by
+// bytes or not named, two keys that become one, or an unexported field
+// that may hold a string make it unusable.
 func TestSubstituteHoles(t *testing.T) {
 	h, _ := Hole(0, 12)
 	subst := strings.NewReplacer(h, "value-of-12!")
@@ -151,6 +152,15 @@ func TestSubstituteHoles(t *testing.T) {
 	}
 	if in.S != "a "+h || in.M[h] != h+"x" {
 		t.Error("the original changed")
+	}
+	// what holds no hole is shared, not copied
+	plain := &inner{S: "no hole", M: map[string]string{"k": "v"}}
+	if got, ok := SubstituteHoles(plain, subst); !ok || got != plain {
+		t.Errorf("a value without holes was copied (%v)", ok)
+	}
+	mixed := []*inner{plain, in}
+	if got, ok := SubstituteHoles(mixed, subst); !ok || got[0] != plain || got[1] == in || &got[0] == &mixed[0] {
+		t.Errorf("the slice holding a hole: %v, element without holes shared %v", ok, got[0] == plain)
 	}
 	for _, bad := range []*inner{
 		{S: h[:5]},

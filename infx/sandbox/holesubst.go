@@ -5,113 +5,158 @@ import (
 	"strings"
 )
 
-// SubstituteHoles returns a deep copy of v (a pointer, slice, map or
-// struct of such, as a run's Trace is) with every hole of subst (hole →
-// value, strings.NewReplacer's pairs) replaced by its value, in every
-// string, map key and element it reaches through exported fields,
-// pointers, slices, arrays, maps and interfaces. ok is false when the
-// copy still holds what is left of a hole (Residual: a hole cut by
-// bytes, one subst does not name) or v has an unexported field that may
-// hold a string: the copy is then not the values' and the caller runs
-// them on their own. Pointers shared in v are copied once per path.
+// SubstituteHoles returns v with every hole of subst (hole → value,
+// strings.NewReplacer's pairs) replaced by its value, in every string,
+// map key and element it reaches through exported fields, pointers,
+// slices, arrays, maps and interfaces. What holds no hole is shared with v
+// (a slice, map or pointed-to value is copied only when something under
+// it changes), so neither v nor the result may be modified in place
+// afterwards; the caller copies what it changes. ok is false when the
+// result still holds what is left of a hole (Residual: a hole cut by
+// bytes, one subst does not name), two map keys become one, or v has an
+// unexported field that may hold a string: the result is then not the
+// values' and the caller runs them on their own.
 func SubstituteHoles[T any](v T, subst *strings.Replacer) (out T, ok bool) {
 	src := reflect.ValueOf(&v).Elem()
-	dst := reflect.New(src.Type()).Elem()
-	if !substValue(dst, src, subst) {
+	got, _, ok := substValue(src, subst)
+	if !ok {
 		return out, false
 	}
-	return dst.Interface().(T), true
+	return got.Interface().(T), true
 }
 
-// substValue sets dst (settable, src's type) to a copy of src with the
-// holes replaced; false on a residual or an unexported field.
-func substValue(dst, src reflect.Value, r *strings.Replacer) bool {
+// substValue is src with the holes replaced (a value of src's type, src
+// itself when changed is false); ok is false on a residual, a key
+// collision or an unexported field that may hold a string.
+func substValue(src reflect.Value, r *strings.Replacer) (out reflect.Value, changed, ok bool) {
 	switch src.Kind() {
 	case reflect.String:
 		s := src.String()
 		if HasHole(s) {
 			s = r.Replace(s)
+			if Residual(s) {
+				return src, false, false
+			}
+			v := reflect.New(src.Type()).Elem()
+			v.SetString(s)
+			return v, true, true
 		}
-		if Residual(s) {
-			return false
-		}
-		dst.SetString(s)
+		return src, false, !Residual(s)
 	case reflect.Pointer:
 		if src.IsNil() {
-			return true
+			return src, false, true
+		}
+		e, ch, ok := substValue(src.Elem(), r)
+		if !ok || !ch {
+			return src, false, ok
 		}
 		p := reflect.New(src.Type().Elem())
-		if !substValue(p.Elem(), src.Elem(), r) {
-			return false
-		}
-		dst.Set(p)
+		p.Elem().Set(e)
+		return p, true, true
 	case reflect.Interface:
 		if src.IsNil() {
-			return true
+			return src, false, true
 		}
-		e := src.Elem()
-		c := reflect.New(e.Type()).Elem()
-		if !substValue(c, e, r) {
-			return false
+		e, ch, ok := substValue(src.Elem(), r)
+		if !ok || !ch {
+			return src, false, ok
 		}
-		dst.Set(c)
-	case reflect.Slice:
-		if src.IsNil() {
-			return true
+		v := reflect.New(src.Type()).Elem()
+		v.Set(e)
+		return v, true, true
+	case reflect.Slice, reflect.Array:
+		if src.Kind() == reflect.Slice && src.IsNil() {
+			return src, false, true
 		}
-		s := reflect.MakeSlice(src.Type(), src.Len(), src.Len())
+		var out reflect.Value
 		for i := range src.Len() {
-			if !substValue(s.Index(i), src.Index(i), r) {
-				return false
+			e, ch, ok := substValue(src.Index(i), r)
+			if !ok {
+				return src, false, false
 			}
-		}
-		dst.Set(s)
-	case reflect.Array:
-		for i := range src.Len() {
-			if !substValue(dst.Index(i), src.Index(i), r) {
-				return false
+			if !ch {
+				continue
 			}
+			if !out.IsValid() {
+				if src.Kind() == reflect.Slice {
+					out = reflect.MakeSlice(src.Type(), src.Len(), src.Len())
+					reflect.Copy(out, src)
+				} else {
+					out = reflect.New(src.Type()).Elem()
+					out.Set(src)
+				}
+			}
+			out.Index(i).Set(e)
 		}
+		if !out.IsValid() {
+			return src, false, true
+		}
+		return out, true, true
 	case reflect.Map:
 		if src.IsNil() {
-			return true
+			return src, false, true
 		}
-		m := reflect.MakeMapWithSize(src.Type(), src.Len())
+		type kv struct{ k, v reflect.Value }
+		var all []kv
+		any := false
 		it := src.MapRange()
 		for it.Next() {
-			k := reflect.New(src.Type().Key()).Elem()
-			v := reflect.New(src.Type().Elem()).Elem()
-			if !substValue(k, it.Key(), r) || !substValue(v, it.Value(), r) {
-				return false
+			k, kch, ok := substValue(it.Key(), r)
+			if !ok {
+				return src, false, false
 			}
-			if m.MapIndex(k).IsValid() {
-				return false // two keys became one
+			v, vch, ok := substValue(it.Value(), r)
+			if !ok {
+				return src, false, false
 			}
-			m.SetMapIndex(k, v)
+			any = any || kch || vch
+			all = append(all, kv{k, v})
 		}
-		dst.Set(m)
+		if !any {
+			return src, false, true
+		}
+		m := reflect.MakeMapWithSize(src.Type(), len(all))
+		for _, e := range all {
+			if m.MapIndex(e.k).IsValid() {
+				return src, false, false // two keys became one
+			}
+			m.SetMapIndex(e.k, e.v)
+		}
+		return m, true, true
 	case reflect.Struct:
 		t := src.Type()
-		dst.Set(src) // the unexported fields, which hold no string
+		var out reflect.Value
 		for i := range t.NumField() {
 			if !t.Field(i).IsExported() {
 				if mayHoldString(t.Field(i).Type) {
-					return false
+					return src, false, false
 				}
 				continue
 			}
-			if !substValue(dst.Field(i), src.Field(i), r) {
-				return false
+			e, ch, ok := substValue(src.Field(i), r)
+			if !ok {
+				return src, false, false
 			}
+			if !ch {
+				continue
+			}
+			if !out.IsValid() {
+				out = reflect.New(t).Elem()
+				out.Set(src) // the unexported fields, which hold no string
+			}
+			out.Field(i).Set(e)
 		}
+		if !out.IsValid() {
+			return src, false, true
+		}
+		return out, true, true
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
 		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
-		dst.Set(src)
-	default: // a func, a channel, an unsafe pointer: not a value to copy
-		return false
+		return src, false, true
 	}
-	return true
+	// a func, a channel, an unsafe pointer: not a value to copy
+	return src, false, false
 }
 
 // mayHoldString reports whether a value of type t may hold a string.
