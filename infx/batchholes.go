@@ -2,9 +2,9 @@ package infx
 
 import (
 	"slices"
-	"sync"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cookbook-sync/cookbook-sync/infx/sandbox"
 )

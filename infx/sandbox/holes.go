@@ -6,7 +6,6 @@ import (
 	"io"
 	"path"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
 )
@@ -63,20 +62,13 @@ func Hole(i, n int) (string, bool) {
 }
 
 // Residual reports whether s holds what is left of a hole after the holes
-// were replaced by their values (SubstituteHoles): a byte that begins a
-// rune of a hole (U+07C0–U+07FF, U+E000–U+EFFF, plane 15), or bytes
-// that are not UTF-8 (a hole cut by bytes). A run whose output has one
-// is not the values' run.
-func Residual(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == 0xDF || c == 0xEE || c == 0xF3 {
-			return true
-		}
-	}
-	return !utf8.ValidString(s)
-}
+// were replaced by their values (SubstituteHoles): a rune of a hole or a
+// part of one cut by bytes (HasHole). A run whose output has one is not
+// the values' run.
+func Residual(s string) bool { return HasHole(s) }
 
-// HasHole reports whether s holds a hole.
+// HasHole reports whether s may hold a hole or a part of one
+// (expand.HasHole).
 func HasHole(s string) bool { return expand.HasHole(s) }
 
 // MaxHoleValue is the longest value a hole stands for (HoleValue), in
@@ -170,8 +162,9 @@ func (sb *sandbox) holeArgs(args []string) bool {
 }
 
 // holeReader is a command's standard input in a run with holes: a
-// command that reads a hole (a byte of one: 0xEE begins U+E000 to
-// U+EFFF) from it looks at it.
+// command that reads a hole, or a part of one, from it looks at it: a
+// byte that begins a hole's rune, or a continuation byte the read begins
+// with (the rest of a rune a bound cut; HasHole).
 type holeReader struct {
 	r    io.Reader
 	sb   *sandbox
@@ -180,8 +173,8 @@ type holeReader struct {
 
 func (h *holeReader) Read(p []byte) (int, error) {
 	n, err := h.r.Read(p)
-	for _, b := range p[:n] {
-		if b == 0xEE {
+	for i, b := range p[:n] {
+		if b == 0xDF || b == 0xEE || b == 0xF3 || i == 0 && b&0xC0 == 0x80 {
 			h.sb.inspectHole("the input of " + h.name)
 			break
 		}
@@ -234,4 +227,65 @@ func envFileCopiesHoles(data string) bool {
 		}
 	}
 	return true
+}
+
+// holeShellBuiltin says how a builtin the sandbox answers or rewrites
+// before the interpreter sees it (shellBuiltin) looks at a hole in its
+// operands, "" when it does not: printf formats every verb but a plain %s
+// itself (printfCompat: a width, a precision, %q, a number), and its
+// format and -v name are looked at; command -v, type and hash look a
+// name up, cd and pushd a directory, kill a job, source a file by name.
+// `command NAME …` runs NAME, whose own rule applies.
+func holeShellBuiltin(args []string) string {
+	holed := false
+	for _, a := range args[1:] {
+		if HasHole(a) {
+			holed = true
+			break
+		}
+	}
+	if !holed {
+		return ""
+	}
+	switch args[0] {
+	case "printf":
+		fi := 1
+		if len(args) > 1 && args[1] == "-v" {
+			if len(args) > 2 && HasHole(args[2]) {
+				return "printf -v"
+			}
+			fi = 3
+		}
+		if len(args) <= fi {
+			return ""
+		}
+		if HasHole(args[fi]) {
+			return "a printf format"
+		}
+		f := args[fi]
+		for i := 0; i < len(f); i++ {
+			if f[i] != '%' {
+				continue
+			}
+			if i+1 < len(f) && (f[i+1] == 's' || f[i+1] == '%') {
+				i++
+				continue
+			}
+			return "a printf verb other than %s"
+		}
+		return ""
+	case "command":
+		if len(args) > 1 && (strings.HasPrefix(args[1], "-v") || strings.HasPrefix(args[1], "-V")) {
+			return "command -v"
+		}
+		return ""
+	case "source", ".":
+		if len(args) > 1 && HasHole(args[1]) {
+			return args[0]
+		}
+		return ""
+	case "type", "hash", "cd", "pushd", "kill":
+		return args[0]
+	}
+	return ""
 }

@@ -765,6 +765,12 @@ func (sb *sandbox) countCmd(args []string) error {
 // position. done: out (the replacement command) is final, with err; else
 // out is args, possibly rewritten, for the rest of call.
 func (sb *sandbox) shellBuiltin(ctx context.Context, hc interp.HandlerContext, at Pos, kind byte, args []string) (out []string, done bool, err error) {
+	if sb.cfg.Holes {
+		if what := holeShellBuiltin(args); what != "" {
+			sb.inspectHole(what)
+			return nil, true, errStopped
+		}
+	}
 	switch args[0] {
 	case "printf":
 		if why := printfUnknown(args); why != "" {

@@ -2,7 +2,7 @@
 
 package expand
 
-import "strings"
+import "unicode/utf8"
 
 // HoleMark begins every hole: a string that stands for a value the run
 // does not look at (infx/sandbox Config.Holes). A hole is HoleMark, a
@@ -15,8 +15,27 @@ const (
 	HoleEnd  = "\uE001"
 )
 
-// HasHole reports whether s holds a hole (HoleMark).
-func HasHole(s string) bool { return strings.Contains(s, HoleMark) }
+// HasHole reports whether s may hold a hole or a part of one. Every rune
+// of a hole begins with the byte 0xDF, 0xEE or 0xF3 (U+07C0–U+07FF,
+// U+E000–U+EFFF, planes 12 to 15: infx/sandbox Hole), so a part of one
+// — what a byte limit cut off: a command's input read up to a bound, the
+// rest left in the pipe for the next reader — holds such a byte or is
+// not UTF-8. A string whose own text has one (a private-use character)
+// is taken as holding a hole: a look at it gives the run's holes up,
+// which is never wrong. Text of other runes (an em dash in a comment)
+// holds none.
+func HasHole(s string) bool {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == 0xDF || c == 0xEE || c == 0xF3:
+			return true
+		case c >= 0x80:
+			ascii = false
+		}
+	}
+	return !ascii && !utf8.ValidString(s)
+}
 
 // anyHole reports whether one of ss holds a hole.
 func anyHole(ss []string) bool {

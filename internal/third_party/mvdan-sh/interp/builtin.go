@@ -1028,6 +1028,10 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		scanner.Split(mapfileSplit(delim[0], dropDelim))
 		for scanner.Scan() {
 			vr.List = append(vr.List, scanner.Text())
+			if delim != "\n" {
+				// cookbook-sync patch: a split at another byte looks
+				r.holeIn(name+" -d", scanner.Text())
+			}
 		}
 		if err := scanner.Err(); err != nil {
 			return failf(2, "%s: unable to read, %v\n", name, err)

@@ -25,6 +25,22 @@ func InspectHoles(inspect func(what string)) RunnerOption {
 	}
 }
 
+// holeVar calls the hole inspector with what when vr's value, an
+// element or a key holds a hole.
+func (r *Runner) holeVar(what string, vr expand.Variable) {
+	if r.inspectHole == nil {
+		return
+	}
+	r.holeIn(what, vr.Str)
+	for _, v := range vr.List {
+		r.holeIn(what, v)
+	}
+	for k, v := range vr.Map {
+		r.holeIn(what, k)
+		r.holeIn(what, v)
+	}
+}
+
 // holeIn calls the hole inspector with what when s holds a hole.
 func (r *Runner) holeIn(what, s string) {
 	if r.inspectHole != nil && expand.HasHole(s) {
@@ -44,6 +60,18 @@ func (r *Runner) holeIn(what, s string) {
 func (r *Runner) holeBuiltin(args []string) {
 	if r.inspectHole == nil {
 		return
+	}
+	switch args[0] {
+	case "getopts":
+		// the options it parses are the positional parameters (or its
+		// own arguments), its place OPTIND, a number
+		for _, a := range r.Params {
+			r.holeIn("getopts", a)
+		}
+		r.holeIn("getopts", r.envGet("OPTIND"))
+	case "pwd":
+		// -P resolves the directory's links
+		r.holeIn("pwd", r.envGet("PWD"))
 	}
 	any := false
 	for _, a := range args {

@@ -18,7 +18,8 @@ import (
 // holeX is the hole the tests put in X: the marks around a name.
 const holeX = expand.HoleMark + "X" + expand.HoleEnd
 
-// runHoles runs src with X holding holeX (and V a plain value) under
+// runHoles runs src with X holding holeX, W a part of it cut by bytes
+// (no mark left) and V a plain value, under
 // InspectHoles, and returns what was looked at first ("" when nothing)
 // and the output.
 func runHoles(t *testing.T, src string) (what, out string) {
@@ -29,7 +30,7 @@ func runHoles(t *testing.T, src string) (what, out string) {
 	}
 	var buf bytes.Buffer
 	r, err := New(StdIO(nil, &buf, &buf),
-		Env(expand.ListEnviron("X="+holeX, "V=plain", "PATH=/nonexistent")),
+		Env(expand.ListEnviron("X="+holeX, "V=plain", "W="+holeX[1:], "PATH=/nonexistent")),
 		InspectHoles(func(w string) {
 			if what == "" {
 				what = w
@@ -58,7 +59,9 @@ func runHoles(t *testing.T, src string) (what, out string) {
 // looks at the content (a parameter operation, arithmetic, a pattern, a
 // comparison, a file test, a name, a split at other characters, a
 // command name, a builtin's operand, a redirection, an associative key,
-// text run as code) calls the inspector. The right operand of && and ||
+// text run as code, a name reference's target, getopts' parameters,
+// select's reply, a mapfile split at another byte, declare -p, a part of
+// a hole cut by bytes) calls the inspector. The right operand of && and ||
 // in [[ ]] is not looked at when the left decides, as bash does not
 // evaluate it.
 func TestInspectHoles(t *testing.T) {
@@ -145,6 +148,14 @@ echo done`, "\ndone\n"},
 		`echo *$X`,
 		`[[ $V == other || $X == z ]]`,
 		`[[ $V == plain && $X == z ]]`,
+		`[[ $W == z ]]`,
+		`declare -p X`,
+		`set -- "-$X"; getopts a o`,
+		`OPTIND=$X; getopts a o -a`,
+		`select c in a b; do break; done <<< "$X"`,
+		`declare -n r=$X`,
+		`mapfile -d : arr <<< "$X"`,
+		`PWD=$X; pwd -P`,
 	}
 	for _, src := range looks {
 		if what, _ := runHoles(t, src); what == "" {

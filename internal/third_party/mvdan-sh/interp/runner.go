@@ -627,6 +627,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 					}
 
 					reply := string(line)
+					r.holeIn("select's reply", reply) // cookbook-sync patch: a number
 					r.setVarString(shellReplyVar, reply)
 
 					if c, _ := strconv.Atoi(reply); c > 0 && c <= len(items) {
@@ -791,6 +792,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			if declQuery == "-p" {
 				// declare -p name: print variable with attributes.
 				vr := r.lookupVar(name)
+				r.holeVar("declare -p", vr) // cookbook-sync patch: quoted
 				if !vr.Declared() {
 					r.errf("declare: %s: not found\n", name)
 					r.exit.code = 1

@@ -696,6 +696,7 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 			prev.Kind = expand.String
 			if valType == "-n" {
 				prev.Kind = expand.NameRef
+				r.holeIn("a name reference's target", s) // cookbook-sync patch
 			}
 			prev.Str = s
 			return name, prev

@@ -1,0 +1,545 @@
+package sandbox
+
+// Differential tests of holes (holes.go), from a review that set out to
+// break them: for each script, the run with holes in X (and Y) — when it
+// ends without looking at one — with each value put back
+// (SubstituteHoles) must equal the run of the value; a run that looks
+// ends with a *HoleError. The Minimal cases are the counterexamples the
+// review found, each fixed since.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+type diffCase struct {
+	name string
+	src  string
+	// pairs of (X, Y) values; empty Y means Y unset. Nil: diffDefaultVals.
+	vals [][2]string
+}
+
+var diffDefaultVals = [][2]string{
+	{"mi355x-amds_06", ""},
+	{"mi355x-amds_19", ""},
+	{"abcdefghi_1", ""},
+	{"a.b:c/d@e+f", ""},
+	{"123456789", ""},
+	{"000000002", ""},
+	{"abcdefghi", ""},
+	{"neeeeeeee", ""},
+	{"./././././.", ""},
+}
+
+// diffCfg is the run of X=x (and Y=y when set), with holes or not: a
+// recorded `server` command shows what the script exported.
+func diffCfg(x, y string, holes bool) Config {
+	env := []string{"X=" + x, "PATH=/usr/bin:/bin"}
+	if y != "" {
+		env = append(env, "Y="+y)
+	}
+	return Config{
+		Env:      env,
+		Commands: map[string]Handler{"server": func(context.Context, *Call) error { return nil }},
+		IsServer: func(argv []string) bool { return len(argv) > 0 && argv[0] == "server" },
+		Holes:    holes,
+	}
+}
+
+type diffRes struct {
+	tr    *Trace
+	err   error
+	panic any
+}
+
+// diffRun runs src under cfg, recovering a panic into the result.
+func diffRun(src string, cfg Config) (res diffRes) {
+	defer func() {
+		if p := recover(); p != nil {
+			res.panic = p
+		}
+	}()
+	res.tr, res.err = runSrc("c.sh", src, cfg)
+	return res
+}
+
+// diffJSON is t as JSON, what two runs are compared by.
+func diffJSON(t *Trace) string {
+	b, _ := json.Marshal(t)
+	return string(b)
+}
+
+// diffHoleFor is hole i of v's length ("" for "").
+func diffHoleFor(v string, i int) string {
+	if v == "" {
+		return ""
+	}
+	h, ok := Hole(i, len(v))
+	if !ok {
+		panic(v)
+	}
+	return h
+}
+
+// diffCheck runs one case; it returns a one-line verdict.
+func diffCheck(t *testing.T, c diffCase) string {
+	vals := c.vals
+	if vals == nil {
+		vals = diffDefaultVals
+	}
+	verdict := ""
+	holed := map[[2]int]diffRes{}
+	for _, p := range vals {
+		vx, vy := p[0], p[1]
+		if !HoleValue(vx) || vy != "" && !HoleValue(vy) {
+			t.Fatalf("%s: not a hole value %q %q", c.name, vx, vy)
+		}
+		hx, hy := diffHoleFor(vx, 0), diffHoleFor(vy, 1)
+		key := [2]int{len(vx), len(vy)}
+		hr, ok := holed[key]
+		if !ok {
+			hr = diffRun(c.src, diffCfg(hx, hy, true))
+			holed[key] = hr
+		}
+		want := diffRun(c.src, diffCfg(vx, vy, false))
+		if want.panic != nil {
+			t.Errorf("%s: concrete %q: panic %v", c.name, vx, want.panic)
+			verdict = "CONCRETE-PANIC"
+			continue
+		}
+		if hr.panic != nil {
+			t.Errorf("%s: holed: panic %v", c.name, hr.panic)
+			verdict = "HOLED-PANIC"
+			continue
+		}
+		if hr.err != nil {
+			var he *HoleError
+			if errors.As(hr.err, &he) && errors.Is(hr.err, ErrHoleInspected) {
+				if verdict == "" {
+					verdict = "LOOK(" + he.What + ")"
+				}
+				continue
+			}
+			if want.err == nil {
+				t.Errorf("%s: holed error %v but concrete %q ok", c.name, hr.err, vx)
+				verdict = "ERR-MISMATCH"
+			} else if verdict == "" {
+				verdict = "both-error"
+			}
+			continue
+		}
+		if want.err != nil {
+			t.Errorf("%s: holed ok but concrete %q error %v", c.name, vx, want.err)
+			verdict = "ERR-MISMATCH"
+			continue
+		}
+		repl := []string{hx, vx}
+		if hy != "" {
+			repl = append(repl, hy, vy)
+		}
+		got, ok := SubstituteHoles(hr.tr, strings.NewReplacer(repl...))
+		if !ok {
+			if verdict == "" || verdict == "copy" {
+				verdict = "RESIDUAL(ok=false)"
+			}
+			continue
+		}
+		gj, wj := diffJSON(got), diffJSON(want.tr)
+		if gj != wj {
+			t.Errorf("COUNTEREXAMPLE %s X=%q Y=%q:\n src: %s\n got %s\nwant %s", c.name, vx, vy, c.src, gj, wj)
+			verdict = "COUNTEREXAMPLE"
+			continue
+		}
+		if verdict == "" {
+			verdict = "copy"
+		}
+	}
+	return verdict
+}
+
+// diffRunCases checks every case (diffCheck) and logs the verdicts.
+func diffRunCases(t *testing.T, cases []diffCase) {
+	var sb strings.Builder
+	for _, c := range cases {
+		v := diffCheck(t, c)
+		fmt.Fprintf(&sb, "%-28s %s\n", c.name, v)
+	}
+	t.Logf("verdicts:\n%s", sb.String())
+}
+
+// TestHolesDiffBasics: a copy and a look, the two outcomes.
+func TestHolesDiffBasics(t *testing.T) {
+	diffRunCases(t, []diffCase{
+		{"sanity-copy", `export Y="${X}-x"; server`, nil},
+		{"sanity-look", `server --name "$X"`, nil},
+	})
+}
+
+// TestHolesDiffBatch1: printing variables (declare -p, export -p, set,
+// env), getopts, select, pwd, cd, read, namerefs, declare -i/-u/-l,
+// printf, sourced and read files, mapfile, IFS splits, associative arrays.
+func TestHolesDiffBatch1(t *testing.T) {
+	diffRunCases(t, []diffCase{
+		{"declare-p", `declare -p X > /tmp/o; server`, nil},
+		{"declare-p-arr", `a=("$X"); declare -p a > /tmp/o; server`, nil},
+		{"xtrace-assign-file", `{ set -x; Z=$X; set +x; } 2>/tmp/log; server`, nil},
+		{"xtrace-assign-exit", `set -x; Z=$X; exit 3`, nil},
+		{"getopts-positional", `set -- "-$X"; getopts abcdefghimn o; export O=$o; server`, nil},
+		{"getopts-optind", `set -- -a -b -c; OPTIND=$X; getopts abc o; export O=$o; server`, nil},
+		{"select-reply", `select c in a b c; do export C=$c; break; done <<< "$X"; server`, nil},
+		{"pwd-P", `PWD=$X; pwd -P > /tmp/o; server`, nil},
+		{"pwd", `PWD=$X; pwd > /tmp/o; server`, nil},
+		{"glob-PWD", `PWD=$X; echo * > /tmp/o; server`, nil},
+		{"cd-home", `HOME=$X; cd; export P=$PWD; server`, nil},
+		{"cd-dash", `OLDPWD=$X; cd - > /tmp/o; server`, nil},
+		{"read-noname", `read -r <<< "$X"; export R=$REPLY; server`, nil},
+		{"read-name", `read -r l <<< "$X"; export R=$l; server`, nil},
+		{"nameref-target", `abcdefghi_1=hello; declare -n r=$X; export Z=$r; server`, nil},
+		{"nameref-target2", `abcdefghi_1=hello; declare -n r="$X"; export Z="${r}"; server`, nil},
+		{"declare-i", `declare -i n; n=$X; export N=$n; server`, nil},
+		{"declare-u", `declare -u n; n=$X; export N=$n; server`, nil},
+		{"declare-l", `declare -l n=$X; export N=$n; server`, nil},
+		{"echo-dash", `echo -$X > /tmp/o; server`, nil},
+		{"printf-s", `printf '%s\n' "$X" > /tmp/o; server`, nil},
+		{"printf-fmt", `printf "$X" > /tmp/o; server`, nil},
+		{"printf-v", `printf -v Z '%s' "$X"; export Z; server`, nil},
+		{"at-Q", `Z=${X@Q}; export Z; server`, nil},
+		{"local-p", `f() { local l=$X; local -p > /tmp/o; }; f; server`, nil},
+		{"export-p", `export -p > /tmp/o; server`, nil},
+		{"set-print", `set > /tmp/o; server`, nil},
+		{"env-print", `env > /tmp/o; server`, nil},
+		{"printenv", `printenv X > /tmp/o; server`, nil},
+		{"cmdsub-file", `echo "$X" > /tmp/f; Z=$(< /tmp/f); export Z; server`, nil},
+		{"cat-file", `echo "$X" > /tmp/f; Z=$(cat /tmp/f); export Z; server`, nil},
+		{"source-file", `echo "Z=$X" > /tmp/f; source /tmp/f; export Z; server`, nil},
+		{"mapfile", `mapfile -t arr <<< "$X"; export Z=${arr[0]}; server`, nil},
+		{"readarray-d", `mapfile -d : -t arr <<< "$X"; export Z=${arr[0]}; server`, nil},
+		{"IFS-colon-star", `set -- "$X" b; IFS=:; Z="$*"; export Z; server`, nil},
+		{"IFS-colon-split", `IFS=:; set -- $X; export N=$#; server`, nil},
+		{"for-split", `for a in $X; do export A=$a; done; server`, nil},
+		{"assoc-key", `declare -A m; m[$X]=1; server`, nil},
+		{"assoc-val", `declare -A m; m[k]=$X; export Z=${m[k]}; server`, nil},
+		{"assoc-vals", `declare -A m; m[k]=$X; m[j]=b; export Z="${m[*]}"; server`, nil},
+		{"array-count", `a=($X $X); export N=${#a[@]}; server`, nil},
+		{"arith", `export N=$((X+1)); server`, nil},
+		{"let", `let n=X+1; export N=$n; server`, nil},
+		{"test-eq", `[[ $X -eq 0 ]] && export N=1; server`, nil},
+		{"case", `case $X in a*) export N=1;; esac; server`, nil},
+		{"eval", `eval "Z=$X"; export Z; server`, nil},
+		{"bash-c-arg", `bash -c 'export Z=$1; server' _ "$X"`, nil},
+		{"exit-msg", `echo "$X" >&2; exit 3`, nil},
+		{"trap", `trap 'export Z=$X; server' EXIT; true`, nil},
+		{"set-x-call", `set -x; server; true "$X"`, nil},
+		{"PS4", `PS4=$X; set -x; Z=1; set +x; server`, nil},
+	})
+}
+
+const diffPad = `p=aaaaaaaaaaaaaaaa; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do p=$p$p; done; `
+
+// TestHolesDiffCut: a hole cut by a read bound, in a pipe and a file.
+func TestHolesDiffCut(t *testing.T) {
+	vals := [][2]string{{"mi355x-amds_06", ""}, {"xi355x-amds_06", ""}, {"abcdefghi_1", ""}}
+	diffRunCases(t, []diffCase{
+		{"cut-pipe-tr", diffPad + `{ printf '%s' "$p"; printf '%s\n' "$X"; } | { tr a b >/dev/null; read -r l; [[ $l == i355x-amds_06 ]] && export M=1; server; }`, vals},
+		{"cut-pipe-wc", diffPad + `{ printf '%s' "$p"; printf '%s\n' "$X"; } | { wc -c >/dev/null; read -r l; [[ $l == i355x-amds_06 ]] && export M=1; server; }`, vals},
+		{"cut-file-tr", diffPad + `{ printf '%s' "$p"; printf '%s\n' "$X"; } > /tmp/big; { tr a b >/dev/null; read -r l; [[ $l == i355x-amds_06 ]] && export M=1; server; } < /tmp/big`, vals},
+		{"cut-pipe-grep", diffPad + `{ printf '%s' "$p"; printf '%s\n' "$X"; } | { grep -q diffz; read -r l; [[ $l == i355x-amds_06 ]] && export M=1; server; }`, vals},
+	})
+}
+
+var diffTwoVals = [][2]string{
+	{"mi355x-amds_06", "mi355x-amds_06"},
+	{"mi355x-amds_06", "mi355x-amds_19"},
+	{"abcdefghi_1", "abcdefghi_1"},
+	{"abcdefghi_1", "a.b:c/d@e+f"},
+}
+
+// TestHolesDiffBatch2: two holes (equal or not), wrappers, docker run
+// -e/--env-file, bash -c and scripts, positional parameters, slices,
+// indirection and the default operators.
+func TestHolesDiffBatch2(t *testing.T) {
+	v15 := [][2]string{{"mi355x-amds_061", ""}, {"mi355x-amds_192", ""}}
+	diffRunCases(t, []diffCase{
+		{"declare-p-15", `declare -p X > /tmp/o; server`, v15},
+		{"mapfile-d-EE", `mapfile -d $'\xee' -t arr <<< "$X"; export N=${#arr[@]}; server`, nil},
+		{"mapfile-d-colon-count", `mapfile -d : arr <<< "$X"; export N=${#arr[@]}; server`, nil},
+		{"two-eq-test", `[[ $X == "$Y" ]] && export E=1; server`, diffTwoVals},
+		{"two-assoc", `declare -A m; m[a]=$X; m[b]=$Y; server`, diffTwoVals},
+		{"two-export", `export A=$X B=$Y; server`, diffTwoVals},
+		{"two-write-same", `echo "$X" > /tmp/a; echo "$Y" > /tmp/a; server`, diffTwoVals},
+		{"two-reassign-start", `X=$Y; server`, diffTwoVals},
+		{"two-swap", `T=$X; X=$Y; Y=$T; server`, diffTwoVals},
+		{"two-export-X-Y", `export X=$Y; server`, diffTwoVals},
+		{"unset-reset", `unset X; export X=$Y; server`, diffTwoVals},
+		{"x-to-self", `X=$X; export X; server`, nil},
+		{"env-wrapper", `env A=$X server`, nil},
+		{"env-i", `env -i A=$X server`, nil},
+		{"nohup", `nohup server`, nil},
+		{"timeout", `Z=$X timeout 5 server`, nil},
+		{"docker-e", `docker run -e A=$X img server`, nil},
+		{"docker-e-e", `docker run -e -e A=$X img server`, nil},
+		{"docker-name-e", `docker run --name -e A=$X server`, nil},
+		{"docker-w-e", `docker run -w -e A=$X img server`, nil},
+		{"docker-e-name", `docker run -e X img server`, nil},
+		{"docker-env-file", `printf 'A=%s\n' "$X" > /tmp/e; docker run --env-file /tmp/e img server`, nil},
+		{"docker-env-file-comment", `printf '#%s=1\nA=%s\n' "$X" "$X" > /tmp/e; docker run --env-file /tmp/e img server`, nil},
+		{"docker-bash-c", `docker run -e A=$X img bash -c 'export B=$A; server'`, nil},
+		{"bash-c-env", `export Z=$X; bash -c 'export W=$Z; server'`, nil},
+		{"bash-file-env", `echo 'export W=$Z; server' > /tmp/s.sh; export Z=$X; bash /tmp/s.sh`, nil},
+		{"bash-file-arg", `echo 'export W=$1; server' > /tmp/s.sh; bash /tmp/s.sh "$X"`, nil},
+		{"source-arg", `echo 'export W=$1; server' > /tmp/s.sh; source /tmp/s.sh "$X"`, nil},
+		{"func-positional", `f() { export W="$1"; shift; export N=$#; server; }; f "$X" "$X"`, nil},
+		{"set-star-IFS-empty", `set -- "$X" "$X"; IFS=; export W="$*"; server`, nil},
+		{"set-at-slice", `set -- "$X" b; export W="${@:2}"; server`, nil},
+		{"array-slice", `a=("$X" b); export W="${a[@]:1}"; server`, nil},
+		{"array-keys", `a=("$X" b); export W="${!a[@]}"; server`, nil},
+		{"prefix-names", `XA=$X; export W="${!X*}"; server`, nil},
+		{"indirect", `n=X; export W=${!n}; server`, nil},
+		{"nameref-ok", `declare -n r=X; export W=$r; server`, nil},
+		{"default-ops", `export W=${X:-a}${X:+b}${X-c}${X+d}; : ${Q:=$X}; export Q; server`, nil},
+		{"err-op", `: ${X:?oops}; server`, nil},
+		{"test-n", `[ -n "$X" ] && [ "$X" ] && [[ $X ]] && export W=1; server`, nil},
+		{"test-a", `[ "$X" -a "$X" ] && export W=1; server`, nil},
+		{"test-3", `[ "$X" = "$X" ] && export W=1; server`, nil},
+		{"test-not", `[ ! "$X" ] || export W=1; server`, nil},
+		{"test-v", `[[ -v $X ]] && export W=1; server`, nil},
+		{"test-lt", `[[ $X < m ]] && export W=1; server`, nil},
+		{"test-file", `[ -e "/tmp/$X" ] && export W=1; server`, nil},
+		{"echo-e", `echo -e "$X" > /tmp/o; server`, nil},
+		{"echo-E", `echo -E "$X" > /tmp/o; server`, nil},
+		{"echo-n", `echo -n "$X" > /tmp/o; server`, nil},
+		{"echo-ne-later", `echo "$X" -e > /tmp/o; server`, nil},
+		{"printf-b", `printf '%b' "$X" > /tmp/o; server`, nil},
+		{"printf-q", `printf '%q' "$X" > /tmp/o; server`, nil},
+		{"printf-width", `printf '%20s' "$X" > /tmp/o; server`, nil},
+		{"printf-star", `printf '%*s' 20 "$X" > /tmp/o; server`, nil},
+		{"printf-reuse", `printf '%s %s\n' "$X" > /tmp/o; server`, nil},
+		{"printf-d", `printf '%d' "$X" > /tmp/o; server`, nil},
+		{"printf-in-arg-fmt", `printf '%s' "%s$X" > /tmp/o; server`, nil},
+		{"printf-v-plain", `printf -v Z '%s-%s' "$X" b; export Z; server`, nil},
+		{"here-doc-cat", "cat > /tmp/o <<EOF\n$X\nEOF\nserver", nil},
+		{"here-string-cat", `cat <<< "$X" > /tmp/o; server`, nil},
+		{"cat-pipe", `echo "$X" | cat > /tmp/o; server`, nil},
+		{"tee", `echo "$X" | tee /tmp/o; server`, nil},
+		{"cmdsub-trim", `Z=$(echo "$X"; echo; echo); export Z; server`, nil},
+		{"procsub-cat", `cat <(echo "$X") > /tmp/o; server`, nil},
+		{"procsub-read", `read -r l < <(echo "$X"); export Z=$l; server`, nil},
+		{"source-procsub", `source <(echo "Z=$X"); export Z; server`, nil},
+		{"pipe-read", `echo "$X" | { read -r l; export Z=$l; server; }`, nil},
+		{"read-REPLY-pipe", `echo "$X" | { read; export Z=$REPLY; server; }`, nil},
+		{"while-read", `while read -r l; do export Z=$l; done <<< "$X"; server`, nil},
+		{"while-read-noname", `while read; do export Z=$REPLY; done <<< "$X"; server`, nil},
+		{"xargs", `echo "$X" | xargs server`, nil},
+		{"wc", `Z=$(echo "$X" | wc -c); export Z; server`, nil},
+		{"basename", `Z=$(basename "$X"); server`, nil},
+		{"dirname", `Z=$(dirname "/a/$X"); server`, nil},
+		{"cd", `cd "$X" 2>/dev/null; server`, nil},
+		{"pushd", `pushd "/tmp" >/dev/null; Z=$X; server`, nil},
+		{"hash", `hash "$X" 2>/dev/null; server`, nil},
+		{"type", `type "$X" >/dev/null 2>&1; server`, nil},
+		{"command-v", `command -v "$X" >/dev/null; server`, nil},
+		{"compgen", `compgen -W "$X" a > /tmp/o; server`, nil},
+		{"unset-name", `unset "$X"; server`, nil},
+		{"export-name", `export "$X"; server`, nil},
+		{"local-name", `f() { local "$X"; }; f; server`, nil},
+		{"alias", `alias z="echo $X"; server`, nil},
+		{"shift-n", `shift "$X" 2>/dev/null; server`, nil},
+		{"exit-n", `exit "$X"`, nil},
+		{"return-n", `f() { return "$X"; }; f; server`, nil},
+		{"kill", `kill "$X" 2>/dev/null; server`, nil},
+		{"wait", `wait "$X" 2>/dev/null; server`, nil},
+		{"umask", `umask "$X" 2>/dev/null; server`, nil},
+		{"trap-dq", `trap "export Z=$X" EXIT; server`, nil},
+		{"trap-p", `trap 'export Z=$X' EXIT; trap -p > /tmp/o; server`, nil},
+		{"redir-fd", `echo hi >&"$X"; server`, nil},
+		{"glob-with-X", `echo /tmp/"$X"* > /tmp/o; server`, nil},
+		{"glob-unquoted", `echo $X > /tmp/o; server`, nil},
+		{"extglob", `shopt -s extglob; echo $X > /tmp/o; server`, nil},
+		{"tilde-HOME", `HOME=$X; echo ~ ~/a > /tmp/o; server`, nil},
+		{"assign-tilde", `Z=a:~:$X; export Z; server`, nil},
+		{"brace", `echo {a,b}$X > /tmp/o; server`, nil},
+		{"regex", `[[ $X =~ ^m ]] && export Z=${BASH_REMATCH[0]}; server`, nil},
+		{"arith-index", `a=(1 2); export Z=${a[X]}; server`, nil},
+		{"arith-name-ref", `Y=X; export Z=$((Y)); server`, nil},
+		{"length-arr", `a=($X); export Z=${#a[0]}; server`, nil},
+		{"case-pattern", `case abc in $X) export Z=1;; esac; server`, nil},
+		{"case-conv", `export Z=${X^^}; server`, nil},
+		{"at-U", `export Z=${X@U}; server`, nil},
+		{"at-E", `export Z=${X@E}; server`, nil},
+		{"at-a", `export Z=${X@a}; server`, nil},
+		{"sort", `echo "$X" | sort > /tmp/o; server`, nil},
+		{"sed", `echo "$X" | sed s/a/b/ > /tmp/o; server`, nil},
+		{"awk", `echo "$X" | awk '{print $1}' > /tmp/o; server`, nil},
+		{"jq", `echo "\"$X\"" | jq -r . > /tmp/o; server`, nil},
+		{"date", `date +%s > /tmp/o; Z=$X; server`, nil},
+		{"hostname", `Z=$(hostname); export W=$X; server`, nil},
+		{"nproc-X", `export Z=$(nproc)$X; server`, nil},
+		{"exec-redirect", `exec 3>/tmp/o; echo "$X" >&3; exec 3>&-; server`, nil},
+		{"stderr-file", `echo "$X" 2>/tmp/o >&2; server`, nil},
+		{"subshell-exit", `( echo "$X" >&2; exit 4 ); export S=$?; server`, nil},
+		{"coproc", `coproc cat; server`, nil},
+		{"bg", `server "a" & Z=$X; wait; server`, nil},
+		{"time", `time server; Z=$X`, nil},
+		{"long-line-err", `p=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa; echo "$p$X" >&2; exit 2`, nil},
+		{"getopts-arg", `set -- -a "$X"; getopts a: o; export O=$OPTARG; server`, nil},
+		{"getopts-attached", `set -- "-a$X"; getopts a: o; export O=$OPTARG; server`, nil},
+		{"select-menu", `select c in "$X" b; do export C=$c; break; done <<< 1; server`, nil},
+	})
+}
+
+// TestHolesDiffBatch3: names looked up (command -v, type, hash, declare
+// -f/-F), kill, printf %q and *, exec/builtin/command, read -a, let.
+func TestHolesDiffBatch3(t *testing.T) {
+	fv := [][2]string{{"abcdefghi_1", ""}, {"abcdefghi_2", ""}, {"systemctl", ""}, {"diffdiffdiffdiffz", ""}}
+	diffRunCases(t, []diffCase{
+		{"command-v-func", `abcdefghi_1() { :; }; command -v "$X" >/dev/null && export Z=1; server`, fv},
+		{"type-func", `abcdefghi_1() { :; }; type "$X" >/dev/null 2>&1 && export Z=1; server`, fv},
+		{"hash-func", `hash "$X" 2>/dev/null && export Z=1; server`, fv},
+		{"command-v-out", `command -v "$X" > /tmp/o; server`, fv},
+		{"type-out", `type "$X" > /tmp/o 2>&1; server`, fv},
+		{"type-t", `abcdefghi_1() { :; }; type -t "$X" > /tmp/o 2>&1; server`, fv},
+		{"declare-F", `abcdefghi_1() { :; }; declare -F "$X" >/dev/null && export Z=1; server`, fv},
+		{"declare-f", `abcdefghi_1() { :; }; declare -f "$X" >/dev/null && export Z=1; server`, fv},
+		{"kill-out", `kill "$X" 2>/tmp/o; export S=$?; server`, nil},
+		{"printf-q-out", `printf '%q' "$X" > /tmp/o; export S=$?; server`, nil},
+		{"printf-star-out", `printf '%*s|' 20 "$X" > /tmp/o; export S=$?; server`, nil},
+		{"hash-out", `hash "$X" 2>/tmp/o; export S=$?; server`, nil},
+		{"exec-name", `exec "$X"`, fv},
+		{"builtin-name", `builtin "$X" 2>/dev/null; export S=$?; server`, fv},
+		{"command-name", `abcdefghi_1() { :; }; command "$X" 2>/dev/null; export S=$?; server`, fv},
+		{"printf-v-arr", `printf -v 'a[0]' '%s' "$X"; export Z=${a[0]}; server`, nil},
+		{"read-a", `read -r -a arr <<< "$X"; export Z=${arr[0]}; server`, nil},
+		{"dirs", `pushd /tmp >/dev/null; dirs > /tmp/o; Z=$X; server`, nil},
+		{"let-noX", `let 'n=1'; export Z=$X; server`, nil},
+		{"fn-name-dyn", `eval "f_1() { :; }"; export Z=$X; server`, nil},
+	})
+}
+
+// TestHolesDiffPrintf: printf verbs the sandbox formats itself.
+func TestHolesDiffPrintf(t *testing.T) {
+	commaVals := [][2]string{{"a.b:c/d,e+f", ""}, {"a.b:c/d-e+f", ""}, {"mi355x-amds_06", ""}}
+	diffRunCases(t, []diffCase{
+		{"printf-q-comma", `printf '%q' "$X" > /tmp/o; server`, commaVals},
+		{"printf-q-comma-cmd", `printf -v C '%q ' server --x "$X"; export C; server`, commaVals},
+		{"printf-prec5", `printf '%.5s' "$X" > /tmp/o; server`, nil},
+		{"printf-width20-X", `printf '%20s|%X\n' "$X" 1 > /tmp/o; server`, nil},
+		{"printf-width20q", `printf '%20q|\n' "$X" > /tmp/o; server`, nil},
+		{"printf-X", `printf '%X' "$X" > /tmp/o; server`, nil},
+		{"printf-f", `printf '%f' "$X" > /tmp/o; server`, nil},
+		{"printf-e", `printf '%e' "$X" > /tmp/o; server`, nil},
+		{"printf-hashx", `printf '%#x' "$X" > /tmp/o; server`, nil},
+		{"printf-c-rewrite", `printf '%c%X' "$X" 1 > /tmp/o; server`, nil},
+		{"printf-d-rewrite", `printf '%d%X' "$X" 1 > /tmp/o; server`, nil},
+		{"printf-big-width", `printf '%2000000s' "$X" > /tmp/o; server`, nil},
+	})
+}
+
+// TestHolesDiffBatch4: job PIDs (wait, kill, ps), a script read from a
+// cut input, printing with -p, every nameref form, mapfile, select,
+// OPTIND and getopts, shift, case.
+func TestHolesDiffBatch4(t *testing.T) {
+	pidVals := [][2]string{{"000020001", ""}, {"abcdefghi", ""}, {"000020002", ""}}
+	mVals := [][2]string{{"mi355x-amds_06", ""}, {"xi355x-amds_06", ""}}
+	// bash reads at most 1<<20 bytes of a script from its stdin: the cut
+	// leaves the hole's first byte only.
+	bashStdin := diffPad + `q=${p:0:1048564}; { printf '#%s\n' "$q"; printf 'test m = %s\n' "$X"; } | bash; export S=$?; server`
+	diffRunCases(t, []diffCase{
+		{"wait-pid", `server & wait $! "$X" 2>/dev/null; export S=$?; server`, pidVals},
+		{"kill-pid", `sleep 1 & kill "$X" 2>/dev/null; export S=$?; server`, pidVals},
+		{"kill-pid-then-wait", `sleep 1 & P=$!; kill "$X" 2>/dev/null; wait $P; export S=$?; server`, pidVals},
+		{"ps-pid", `server & ps -o pid= -p "$X" > /tmp/o; server`, pidVals},
+		{"bash-stdin-cut", bashStdin, mVals},
+		{"declare-p-all", `declare -p > /tmp/o; server`, nil},
+		{"declare-px", `declare -px > /tmp/o; server`, nil},
+		{"typeset-p", `typeset -p X > /tmp/o; server`, nil},
+		{"readonly-p", `readonly R=$X; readonly -p > /tmp/o; server`, nil},
+		{"local-n", `abcdefghi_1=hi; f() { local -n r=$X; export W=$r; }; f; server`, nil},
+		{"nameref-assign", `declare -n r; r=$X; export W=$r; server`, nil},
+		{"nameref-write", `declare -n r=$X; r=5; export W=${abcdefghi_1-unset}; server`, nil},
+		{"nameref-excl", `declare -n r=$X; export W=${!r}; server`, nil},
+		{"nameref-unset", `abcdefghi_1=hi; declare -n r=$X; unset r; export W=${abcdefghi_1-unset}; server`, nil},
+		{"nameref-isset", `abcdefghi_1=hi; declare -n r=$X; [[ -v r ]] && export W=1; server`, nil},
+		{"nameref-test-n", `abcdefghi_1=hi; declare -n r=$X; [ -n "$r" ] && export W=1; server`, nil},
+		{"nameref-default", `abcdefghi_1=hi; declare -n r=$X; export W=${r:-dflt}; server`, nil},
+		{"mapfile-default-nl", `mapfile arr <<< "$X"; export W=${arr[0]}; server`, nil},
+		{"select-PS3", `PS3=$X; select c in a; do break; done <<< 1 2>/tmp/o; server`, nil},
+		{"OPTIND-direct", `set -- -a -b; OPTIND=$X; getopts ab o; export O=$o OI=$OPTIND; server`, nil},
+		{"getopts-combined", `set -- "-ab$X"; while getopts ab o; do export O_$o=1; done; server`, nil},
+		{"getopts-positional-fn", `f() { getopts mx o; export O=$o; }; f "-$X"; server`, nil},
+		{"getopts-loop", `set -- "-$X"; n=0; while getopts ":abcdefghimn" o; do n=1; done; export N=$n O=$o; server`, nil},
+		{"set-dashdash-opt", `set -- "$X"; set -o | head -1 > /dev/null; server`, nil},
+		{"shift-then-count", `set -- "$X" "$X"; shift; export N=$#; server`, nil},
+		{"case-literal-eq", `case mi355x-amds_06 in "$X") export Z=1;; esac; server`, nil},
+	})
+}
+
+// TestHolesDiffBatch5: xtrace, tilde, PATH, indices, here-documents,
+// copies through files, tee, srun, sudo, nohup, PIPESTATUS, $_, IFS.
+func TestHolesDiffBatch5(t *testing.T) {
+	diffRunCases(t, []diffCase{
+		{"bash-x-file", `echo 'Z=$X' > /tmp/s.sh; bash -x /tmp/s.sh 2>/tmp/log; server`, nil},
+		{"set-o-xtrace", `{ set -o xtrace; Z=$X; set +o xtrace; } 2>/tmp/log; server`, nil},
+		{"shebang-x", `printf '#!/bin/bash -x\nZ=$X\n' > /tmp/s.sh; chmod +x /tmp/s.sh; /tmp/s.sh 2>/tmp/log; server`, nil},
+		{"tilde-user", `echo ~$X > /tmp/o; server`, nil},
+		{"path-append", `export PATH=$PATH:$X; server`, nil},
+		{"path-prepend-ls", `PATH=$X:$PATH; ls /tmp > /dev/null; server`, nil},
+		{"idx-string", `export W="${X[0]}${X[1]}"; server`, nil},
+		{"append", `X+=abc; export X; server`, nil},
+		{"exec-env", `exec env A=$X server`, nil},
+		{"subst-in-heredoc-read", "read -r l <<EOF\n$X\nEOF\nexport W=$l; server", nil},
+		{"here-doc-noname-read", "read <<EOF\n$X\nEOF\nexport W=$REPLY; server", nil},
+		{"read-p-prompt", `read -p "$X" l <<< a 2>/tmp/o; server`, nil},
+		{"echo-to-server-stdin", `echo "$X" | server`, nil},
+		{"server-heredoc", "server <<EOF\n$X\nEOF", nil},
+		{"cp-then-read", `echo "$X" > /tmp/a; cp /tmp/a /tmp/b; W=$(< /tmp/b); export W; server`, nil},
+		{"mv-then-read", `echo "$X" > /tmp/a; mv /tmp/a /tmp/b; W=$(< /tmp/b); export W; server`, nil},
+		{"tee-append", `echo "$X" | tee -a /tmp/o >/dev/null; echo "$X" >> /tmp/o; server`, nil},
+		{"write-dev-stderr", `echo "$X" > /dev/stderr; exit 1`, nil},
+		{"timeout-env", `timeout 5 env A=$X server`, nil},
+		{"sudo-E", `export A=$X; sudo -E server`, nil},
+		{"srun", `srun --export=ALL,A=$X server`, nil},
+		{"srun-env-name", `export A=$X; srun --export=A server`, nil},
+		{"nohup-bg", `nohup server > /tmp/log 2>&1 & export W=$X; server`, nil},
+		{"pipestatus", `echo "$X" | server; export W=${PIPESTATUS[0]}; server`, nil},
+		{"exit-status-after-copy", `Z=$X; export S=$?; server`, nil},
+		{"dollar-underscore", `: "$X"; export W=$_; server`, nil},
+		{"func-return-value", `f() { echo "$1"; }; W=$(f "$X"); export W; server`, nil},
+		{"IFS-whitespace", `IFS=' '; set -- $X; export N=$#; server`, nil},
+		{"IFS-newline-read", `IFS=$'\n' read -r l <<< "$X"; export W=$l; server`, nil},
+		{"star-unquoted", `set -- "$X" b; W=$*; export W; server`, nil},
+		{"empty-IFS-split", `IFS=; set -- $X; export N=$#; server`, nil},
+	})
+}
+
+// TestHolesDiffMinimal: the review's counterexamples (M1–M15), each a
+// look or the values' run since its fix.
+func TestHolesDiffMinimal(t *testing.T) {
+	v := func(xs ...string) [][2]string {
+		var out [][2]string
+		for _, x := range xs {
+			out = append(out, [2]string{x, ""})
+		}
+		return out
+	}
+	diffRunCases(t, []diffCase{
+		{"M1-declare-p", `declare -p X > /tmp/o; server`, v("abcdefghi", "123456789", "mi355x-amds_061")},
+		{"M2-getopts-positional", `set -- "-$X"; getopts a o; export O=$o; server`, v("abcdefghi", "zbcdefghi")},
+		{"M3-getopts-OPTIND", `set -- -a -b; OPTIND=$X; getopts ab o; export O=$o; server`, v("000000002", "abcdefghi")},
+		{"M4-select-REPLY", `select c in a b; do export C=$c; break; done <<< "$X"; server`, v("000000002", "abcdefghi")},
+		{"M5-nameref-target", `abcdefghi_1=hello; declare -n r=$X; export Z=$r; server`, v("abcdefghi_1", "abcdefghi_2")},
+		{"M6-mapfile-d", `mapfile -d : arr <<< "$X"; export N=${#arr[@]}; server`, v("a.b:c/d@e+f", "abcdefghi_1")},
+		{"M7-command-v-func", `abcdefghi_1() { :; }; command -v "$X" > /tmp/o; server`, v("abcdefghi_1", "abcdefghi_2")},
+		{"M8-kill-jobpid", `sleep 1 & kill "$X"; export S=$?; server`, v("000020001", "abcdefghi")},
+		{"M9-printf-X", `printf '%X' "$X" > /tmp/o; server`, v("123456789", "abcdefghi")},
+		{"M10-printf-prec", `printf '%.5s' "$X" > /tmp/o; server`, v("mi355x-amds_06", "mi355x-amds_19")},
+		{"M11-printf-width", `printf '%20s|%X\n' "$X" 1 > /tmp/o; server`, v("mi355x-amds_06")},
+		{"M12-printf-q-comma", `printf '%q' "$X" > /tmp/o; server`, v("a.b:c/d,e+f", "a.b:c/d-e+f")},
+		{"M13-stdin-cut", diffPad + `{ printf '%s' "$p"; printf '%s\n' "$X"; } | { wc -c >/dev/null; read -r l; [[ $l == i355x-amds_06 ]] && export M=1; server; }`, v("mi355x-amds_06", "xi355x-amds_19")},
+		{"M14-bash-stdin-cut", diffPad + `q=${p:0:1048564}; { printf '#%s\n' "$q"; printf 'test m = %s\n' "$X"; } | bash; export S=$?; server`, v("mi355x-amds_06", "xi355x-amds_06")},
+		{"M15-pwd-P-hostfs", `PWD=$X; pwd -P > /tmp/o; server`, v("./././././.", "abcdefghi")},
+	})
+}
