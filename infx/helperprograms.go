@@ -76,8 +76,8 @@ func inlineProgram(ctx context.Context, c *sandbox.Call) (handled bool, err erro
 	}
 	in := helpers.AMDModelsInput{
 		Raw: word, Expanded: args[2],
-		Var:     c.Lookup,
-		Environ: c.Environ(),
+		Var:    c.Lookup,
+		Getenv: c.Getenv,
 		ReadFile: func(name string) ([]byte, error) {
 			b, err := c.ReadFile(ctx, name)
 			if errors.Is(err, fs.ErrNotExist) {

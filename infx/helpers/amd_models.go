@@ -173,10 +173,12 @@ type AMDModelsInput struct {
 	// it is set. The loader's text names ${MODELS_YAML}, ${MODEL_NAME} and
 	// ${IS_AGENTIC:-0}.
 	Var func(name string) (string, bool)
-	// Environ is the Python process's environment (the shell's exported
-	// variables, "NAME=value"): eval_formula evaluates a string
-	// chunked_prefill_size with its integer-valued variables.
-	Environ []string
+	// Getenv is the Python process's environment (the shell's exported
+	// variables): a name's value and whether it is set. eval_formula
+	// evaluates a string chunked_prefill_size with the integer-valued
+	// variables; only the names a formula uses are asked (a run with
+	// holes looks at those only: infx/sandbox Call.Getenv).
+	Getenv func(name string) (string, bool)
 	// ReadFile reads the file the program opens (its config_path). An
 	// error whose file is absent makes Python's open fail (a traceback,
 	// status 1, no output); any other error is returned as it is.
@@ -313,7 +315,6 @@ func (v amdModelsVersion) run(in AMDModelsInput) (AMDModelsOutput, error) {
 	if v.agentic {
 		so.WriteString("echo \"Selected models.yaml entry: " + key + " (IS_AGENTIC=" + amdPyBool(isAgentic) + ")\"\n")
 	}
-	env := amdEnviron(in.Environ)
 	for _, it := range v.items {
 		sec, err := amdSection(m, it.section, key)
 		if err != nil {
@@ -328,7 +329,7 @@ func (v amdModelsVersion) run(in AMDModelsInput) (AMDModelsOutput, error) {
 		case 'v':
 			text, err = val.str()
 		case 'f':
-			text, err = amdEvalFormula(val, env, &se)
+			text, err = amdEvalFormula(val, in.Getenv, &se)
 		case 's', 'e':
 			var s, e string
 			s, e, err = amdParseRange(val, it.rdef)
@@ -486,17 +487,6 @@ func amdUnescapeDQ(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
-}
-
-// amdEnviron maps the process environment (last assignment wins).
-func amdEnviron(env []string) map[string]string {
-	m := map[string]string{}
-	for _, kv := range env {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			m[k] = v
-		}
-	}
-	return m
 }
 
 // amdParseRange is the program's parse_range: `if '-' in str(r): s, e =

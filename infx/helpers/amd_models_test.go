@@ -112,7 +112,7 @@ func TestGoldenAMDModels(t *testing.T) {
 		if got := hex.EncodeToString(sum[:]); got != g.ExpandedSHA256 {
 			t.Errorf("%v: the expansion of the -c word differs from bash's (sha256 %s, bash %s)", g.Env, got, g.ExpandedSHA256)
 		}
-		in := AMDModelsInput{Raw: raw, Expanded: w.text, Var: lookup, Environ: environ, ReadFile: readFileOf(models)}
+		in := AMDModelsInput{Raw: raw, Expanded: w.text, Var: lookup, Getenv: envLookup(environ), ReadFile: readFileOf(models)}
 		out, err := RunAMDModels(in)
 		if err != nil {
 			t.Errorf("%v: %v", g.Env, err)
@@ -213,7 +213,7 @@ M-DI:
 	if !strings.Contains(w.text, "model_name = 'M'") || !strings.Contains(w.text, "'0'.strip()") || !strings.Contains(w.text, `print(f'X="{m.get("base_flags", "")}"')`) {
 		t.Fatalf("expansion:\n%s", w.text)
 	}
-	in := AMDModelsInput{Raw: fixtureWord, Expanded: w.text, Var: lookup, Environ: []string{"A=7", "B=3"}, ReadFile: read}
+	in := AMDModelsInput{Raw: fixtureWord, Expanded: w.text, Var: lookup, Getenv: envLookup([]string{"A=7", "B=3"}), ReadFile: read}
 	want := map[int][]string{
 		1: {`MODEL_BASE_FLAGS="--a 1"`, `MODEL_DP_FLAGS="--dp"`, `PREFILL_MEM_FRACTION_STATIC="0.7"`, `PREFILL_DISABLE_RADIX_CACHE="False"`,
 			`PREFILL_CHUNKED_PREFILL_SIZE_DP="21"`, `PREFILL_CUDA_GRAPH_BS_DP="1 2"`, `PREFILL_CUDA_GRAPH_BS_NO_DP_START="2"`,
@@ -275,7 +275,7 @@ func TestAMDModelsRefuses(t *testing.T) {
 		if expanded != nil {
 			text = expanded(text)
 		}
-		_, err = v.run(AMDModelsInput{Raw: fixtureWord, Expanded: text, Var: lookup, Environ: environ, ReadFile: func(string) ([]byte, error) { return []byte(yml), nil }})
+		_, err = v.run(AMDModelsInput{Raw: fixtureWord, Expanded: text, Var: lookup, Getenv: envLookup(environ), ReadFile: func(string) ([]byte, error) { return []byte(yml), nil }})
 		return err
 	}
 	base := map[string]string{"MODELS_YAML": "/m", "MODEL_NAME": "M"}
@@ -301,7 +301,7 @@ func TestAMDModelsRefuses(t *testing.T) {
 	// warning and the formula itself).
 	lookup := func(n string) (string, bool) { x, ok := base[n]; return x, ok }
 	w, _ := amdExpandWord(fixtureWord, lookup)
-	out, err := v.run(AMDModelsInput{Raw: fixtureWord, Expanded: w.text, Var: lookup, Environ: []string{"A=x"},
+	out, err := v.run(AMDModelsInput{Raw: fixtureWord, Expanded: w.text, Var: lookup, Getenv: envLookup([]string{"A=x"}),
 		ReadFile: func(string) ([]byte, error) {
 			return []byte("M:\n  prefill:\n    dp:\n      chunked_prefill_size: 'A * 2'\n"), nil
 		}})
@@ -388,7 +388,7 @@ func TestMirrorAMDModels(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				out, err := v.run(AMDModelsInput{Raw: raw, Expanded: w.text, Var: lookup, Environ: []string{"MORI_MAX_DISPATCH_TOKENS_PREFILL=8192", "PREFILL_TP_SIZE=8", "MORI_MAX_DISPATCH_TOKENS_DECODE=64", "DECODE_TP_SIZE=8"},
+				out, err := v.run(AMDModelsInput{Raw: raw, Expanded: w.text, Var: lookup, Getenv: envLookup([]string{"MORI_MAX_DISPATCH_TOKENS_PREFILL=8192", "PREFILL_TP_SIZE=8", "MORI_MAX_DISPATCH_TOKENS_DECODE=64", "DECODE_TP_SIZE=8"}),
 					ReadFile: func(string) ([]byte, error) { return yml, nil }})
 				if err != nil || out.Status != 0 || strings.Contains(out.Stdout, "ERROR") {
 					t.Errorf("%s %s: %v %+v", c[:9], k.s, err, out)
@@ -419,5 +419,18 @@ func mirrorGit(t *testing.T) (string, func(args ...string) []byte) {
 			t.Fatalf("git %v: %v", args, err)
 		}
 		return out
+	}
+}
+
+// envLookup is a Getenv over env ("NAME=value", the last one wins).
+func envLookup(env []string) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		value, ok := "", false
+		for _, kv := range env {
+			if k, v, _ := strings.Cut(kv, "="); k == name {
+				value, ok = v, true
+			}
+		}
+		return value, ok
 	}
 }

@@ -236,7 +236,7 @@ func amdIsRange(err error) bool {
 // zero), the program warns on stderr and the value itself is printed.
 // Expressions beyond integer literals, names, parentheses, unary + and -,
 // and binary + - * // % are not reproduced.
-func amdEvalFormula(v amdValue, env map[string]string, stderr *strings.Builder) (string, error) {
+func amdEvalFormula(v amdValue, getenv func(string) (string, bool), stderr *strings.Builder) (string, error) {
 	switch v.kind {
 	case "int":
 		return v.i.String(), nil
@@ -257,7 +257,7 @@ func amdEvalFormula(v amdValue, env map[string]string, stderr *strings.Builder) 
 	if err != nil {
 		return "", err
 	}
-	ev := amdExpr{src: s, env: env}
+	ev := amdExpr{src: s, getenv: getenv}
 	n, perr, err := ev.parse()
 	if err != nil {
 		return "", err
@@ -272,10 +272,11 @@ func amdEvalFormula(v amdValue, env map[string]string, stderr *strings.Builder) 
 // amdExpr evaluates the arithmetic subset of Python expressions
 // amdEvalFormula reproduces.
 type amdExpr struct {
-	src  string
-	pos  int
-	env  map[string]string
-	perr string // the Python exception raised while evaluating ("" none)
+	src string
+	pos int
+	// getenv looks a name up in the environment (nil: none is set)
+	getenv func(string) (string, bool)
+	perr   string // the Python exception raised while evaluating ("" none)
 }
 
 // parse evaluates the whole text: the value, the message of the
@@ -450,7 +451,10 @@ func (e *amdExpr) atom() (*big.Int, error) {
 		if e.pos < len(e.src) && (e.src[e.pos] == '(' || e.src[e.pos] == '.' || e.src[e.pos] == '[') {
 			return nil, fmt.Errorf("the formula %q: a call, attribute or subscript is outside the arithmetic reproduced", e.src)
 		}
-		val, ok := e.env[name]
+		val, ok := "", false
+		if e.getenv != nil {
+			val, ok = e.getenv(name)
+		}
 		if !ok {
 			if e.perr == "" {
 				e.perr = "name '" + name + "' is not defined"

@@ -218,7 +218,36 @@ func (c *Cache) memoOf(kind string, input []byte, make func([]byte) any) any {
 // sorted by name): the exported variables at the command, with what a
 // wrapper or job launcher (srun --export, docker run -e) sets for it.
 func (c *Call) Environ() []string {
+	env := c.environ()
+	if c.sb.cfg.Holes {
+		// a program that reads its environment looks at it (holes.go)
+		for _, kv := range env {
+			c.sb.holeIn("the environment of "+c.Args[0], kv)
+		}
+	}
+	return env
+}
+
+// environ is Environ without the hole rule.
+func (c *Call) environ() []string {
 	return visibleEnv(mergeEnv(exported(c.hc.Env), c.extraEnv, nil))
+}
+
+// Getenv is name's value in the environment the command runs with
+// (Environ's; the last assignment wins) and whether it is there: for a
+// program that reads some of its variables, in a run with holes only
+// those it reads are looked at (holes.go).
+func (c *Call) Getenv(name string) (string, bool) {
+	value, ok := "", false
+	for _, kv := range c.environ() {
+		if k, v, _ := strings.Cut(kv, "="); k == name {
+			value, ok = v, true
+		}
+	}
+	if c.sb.cfg.Holes {
+		c.sb.holeIn("the variable "+name+" a program reads", value)
+	}
+	return value, ok
 }
 
 // IsFile reports whether name (relative to the interpreter's directory,

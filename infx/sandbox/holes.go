@@ -191,25 +191,27 @@ func Substitute(s string, subst *strings.Replacer) string {
 }
 
 // copiesHole reports whether argument i of a command the sandbox answers
-// is only copied: the value of a container's variable, `docker run`'s
-// (`podman run`'s) -e NAME=VALUE, --env NAME=VALUE or --env=NAME=VALUE
-// (dockerRun puts it into the container's environment as it is).
+// is left to the command's own hole rule: every argument of `docker run`
+// (`podman run`), whose option parse (dockerRun) reads each option's value
+// but copies a container variable's (copiesContainerVar) and leaves the
+// command the container runs to the container's run.
 func copiesHole(args []string, i int) bool {
 	switch path.Base(args[0]) {
 	case "docker", "podman":
-		if len(args) < 2 || args[1] != "run" || i < 2 {
-			return false
-		}
-		a := args[i]
-		if v, ok := strings.CutPrefix(a, "--env="); ok {
-			a = v
-		} else if args[i-1] != "-e" && args[i-1] != "--env" {
-			return false
-		}
-		k, _, ok := strings.Cut(a, "=")
-		return ok && !HasHole(k)
+		return len(args) > 1 && args[1] == "run" && i >= 2
 	}
 	return false
+}
+
+// copiesContainerVar reports whether the value v of docker run's option k
+// is only copied into the container's environment: -e / --env NAME=VALUE
+// with the hole in VALUE.
+func copiesContainerVar(k, v string) bool {
+	if k != "-e" && k != "--env" {
+		return false
+	}
+	name, _, ok := strings.Cut(v, "=")
+	return ok && !HasHole(name)
 }
 
 // envFileCopiesHoles reports whether every hole in an env file (docker

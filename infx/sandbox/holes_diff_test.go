@@ -543,3 +543,27 @@ func TestHolesDiffMinimal(t *testing.T) {
 		{"M15-pwd-P-hostfs", `PWD=$X; pwd -P > /tmp/o; server`, v("./././././.", "abcdefghi")},
 	})
 }
+
+// TestHolesDiffDocker: docker run's own option parse decides what is a
+// copied -e value (a "-e" another option takes as its value makes the next
+// word that option's, not a copy): the second review's case, fixed.
+func TestHolesDiffDocker(t *testing.T) {
+	v := func(xs ...string) [][2]string {
+		var out [][2]string
+		for _, x := range xs {
+			out = append(out, [2]string{x, ""})
+		}
+		return out
+	}
+	diffRunCases(t, []diffCase{
+		{"A1-entrypoint", `docker run --name -e --entrypoint=$X img -c 'export Z=1; server'`, v("usr/bin/sh", "opt/x/bash", "abcdefghi_")},
+		{"A1b-entrypoint-w", `docker run -w -e --entrypoint=$X img -c 'export Z=1; server'`, v("usr/bin/sh", "abcdefghi_")},
+		{"A2-workdir-clean", `docker run --name -e --workdir=$X img bash -c 'pwd > /tmp/o; export P=$PWD; server'`, v("a/../bcdefg", "abcdefghi_1", "./././././.")},
+		{"A3-volume-split", `mkdir -p /tmp/dd; echo hi > /tmp/dd/f; cd /tmp; docker run --name -e --volume=$X img bash -c 'Z=$(cat /mnt/ab/f 2>/dev/null); export Z; server'`, v("dd:/mnt/ab", "ddddddddd_")},
+		{"A4-volume-mountpoint", `mkdir -p /tmp/dd; echo hi > /tmp/dd/f; docker run --name -e --volume=/tmp/dd:$X img bash -c 'Z=$(cat /mnt/ab/f 2>/dev/null); export Z; server'`, v("mnt/ab/../ab", "abcdefghi_12")},
+		{"A5-e-attached", `docker run --name -e -eA=$X img bash -c 'export B=$A; server'`, nil},
+		{"A6-env-file-attached", `printf 'A=%s\n' "$X" > /tmp/e; docker run --name -e --env-file=/tmp/e img server`, nil},
+		{"A7-image-is-cmd", `docker run -e A=$X img -e A=$X`, nil},
+		{"A8-podman", `podman run --name -e --entrypoint=$X img -c 'export Z=1; server'`, v("usr/bin/sh", "abcdefghi_")},
+	})
+}

@@ -384,6 +384,12 @@ func (sb *sandbox) dockerRun(ctx context.Context, c *Call) error {
 		if !hasV && valued[k] && len(args) > 0 {
 			v, args = args[0], args[1:]
 		}
+		if sb.cfg.Holes && (HasHole(k) || HasHole(v) && !copiesContainerVar(k, v)) {
+			// an option's value is read (holes.go), a container
+			// variable's (-e NAME=VALUE) copied
+			sb.inspectHole("docker run " + k)
+			return errStopped
+		}
 		switch k {
 		case "--env-file":
 			sb.holeIn("a path", v)
@@ -428,6 +434,10 @@ func (sb *sandbox) dockerRun(ctx context.Context, c *Call) error {
 		case "-w", "--workdir":
 			workdir = v
 		}
+	}
+	if len(args) > 0 && sb.cfg.Holes && HasHole(args[0]) {
+		sb.inspectHole("docker run's image") // holes.go
+		return errStopped
 	}
 	if len(args) < 2 {
 		return nil // image only: its own entrypoint
