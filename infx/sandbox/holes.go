@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
 )
 
 // This file holds the run's holes (Config.Holes, issue 24): a value of
@@ -236,7 +237,8 @@ func envFileCopiesHoles(data string) bool {
 // operands, "" when it does not: printf formats every verb but a plain %s
 // itself (printfCompat: a width, a precision, %q, a number), and its
 // format and -v name are looked at; command -v, type and hash look a
-// name up, cd and pushd a directory, kill a job, source a file by name.
+// name up, cd and pushd a directory, kill and wait a job, source a file
+// by name, set an option (relaxSet).
 // `command NAME …` runs NAME, whose own rule applies.
 func holeShellBuiltin(args []string) string {
 	holed := false
@@ -286,8 +288,10 @@ func holeShellBuiltin(args []string) string {
 			return args[0]
 		}
 		return ""
-	case "type", "hash", "cd", "pushd", "kill":
+	case "type", "hash", "cd", "pushd", "kill", "wait":
 		return args[0]
+	case "set":
+		return interp.HoleSetArgs(args)
 	}
 	return ""
 }

@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -565,5 +567,107 @@ func TestHolesDiffDocker(t *testing.T) {
 		{"A6-env-file-attached", `printf 'A=%s\n' "$X" > /tmp/e; docker run --name -e --env-file=/tmp/e img server`, nil},
 		{"A7-image-is-cmd", `docker run -e A=$X img -e A=$X`, nil},
 		{"A8-podman", `podman run --name -e --entrypoint=$X img -c 'export Z=1; server'`, v("usr/bin/sh", "abcdefghi_")},
+	})
+}
+
+// diffCmp runs src with holes (X hole 0, Y hole 1) and with each value
+// pair, under diffCfg plus mod, and reports a mismatch.
+func diffCmp(t *testing.T, name, src string, vals [][2]string, mod func(*Config)) {
+	t.Helper()
+	for _, p := range vals {
+		hx, hy := diffHoleFor(p[0], 0), diffHoleFor(p[1], 1)
+		hc, vc := diffCfg(hx, hy, true), diffCfg(p[0], p[1], false)
+		if mod != nil {
+			mod(&hc)
+			mod(&vc)
+		}
+		hr, want := diffRun(src, hc), diffRun(src, vc)
+		if hr.panic != nil || want.panic != nil {
+			t.Errorf("%s: panic %v %v", name, hr.panic, want.panic)
+			continue
+		}
+		if hr.err != nil {
+			t.Logf("%s %q: holed err %v (concrete err %v)", name, p, hr.err, want.err)
+			continue
+		}
+		repl := []string{hx, p[0]}
+		if hy != "" {
+			repl = append(repl, hy, p[1])
+		}
+		got, ok := SubstituteHoles(hr.tr, strings.NewReplacer(repl...))
+		if !ok {
+			t.Logf("%s %q: residual", name, p)
+			continue
+		}
+		if gj, wj := diffJSON(got), diffJSON(want.tr); gj != wj || want.err != nil {
+			t.Errorf("%s %q (concrete err %v):\n got %s\nwant %s", name, p, want.err, gj, wj)
+		} else {
+			t.Logf("%s %q: copy", name, p)
+		}
+	}
+}
+
+// TestHolesDiffShortcuts: the third review's counterexamples, through the
+// interpreter's shortcuts and the sandbox's own answers — an IFS holding a
+// hole in the plain-word shortcut, wait and set -o answered before the
+// interpreter's rule, a server's env and a child script's start env told
+// against the run's start — each fixed since.
+func TestHolesDiffShortcuts(t *testing.T) {
+	v := func(xs ...string) [][2]string {
+		var out [][2]string
+		for _, x := range xs {
+			out = append(out, [2]string{x, ""})
+		}
+		return out
+	}
+	diffRunCases(t, []diffCase{
+		// C1 plain.go joinedWord reads IFS itself (no prepareConfig, no "IFS" look)
+		{"C1-ifs-joined", `IFS=$X; v=abc; set -- a$v; export N=$#; server`, v("mi355x-amds_06", "123456789")},
+		{"C1b-local-ifs-for", `f() { local IFS=$X; v=abc; for a in x$v; do export A=$a; done; }; f; server`, v("abcdefghi", "123456789")},
+		// C2 sandbox waitJobs decides on a hole operand before any look
+		{"C2-wait-job-hole", `true & wait $! "$X"; export S=$?; server`, v("000020001", "abcdefghi")},
+		// C3 holeBuiltin "set" takes the operand of -o/+o for a positional parameter
+		{"C3-set-o", `set -o "$X" 2>/dev/null; export S=$?; Z=1; server`, v("allexport", "abcdefghi")},
+		{"C3b-set-o-msg", `set -o "$X"; exit 3`, v("abcdefghi")},
+		// C4 jobCommand's diffEnv (server started by srun) compares with the base, no hole rule
+		{"C4-srun-server-env", `env X=mi355x-amds_06 srun server`, v("mi355x-amds_06", "mi355x-amds_19")},
+		{"C4b-srun-server-env2", `env X=$Y srun server`, diffTwoVals},
+	})
+	// C5 bash(): ScriptStart.Env compares with sb.base, no hole rule
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "s.sh"), []byte(":\n"), 0o755)
+	mod := func(c *Config) { c.ReadRoots = []string{dir}; c.Dir = dir }
+	diffCmp(t, "C5-scriptstart-env", `env X=mi355x-amds_06 bash s.sh`, v("mi355x-amds_06", "mi355x-amds_19"), mod)
+	diffCmp(t, "C5b-scriptstart-env2", `env X=$Y bash s.sh`, diffTwoVals, mod)
+}
+
+// TestHolesDiffShortcutsHandled: shapes the third review tried that were
+// handled (a look or a copy).
+func TestHolesDiffShortcutsHandled(t *testing.T) {
+	diffRunCases(t, []diffCase{
+		{"ifs-hole-unq", `IFS=$X; v=abc; set -- $v; export N=$#; server`, nil},
+		{"ifs-arr", `IFS=$X; v=abc; arr=(x$v); export N=${#arr[@]}; server`, nil},
+		{"wait-hole-only", `false & wait "$X"; export S=$?; server`, nil},
+		{"catshortcut-path", `echo hi > /tmp/abcdefghi; Z=$(< "/tmp/$X"); export Z; server`, nil},
+		{"test-bad-op", `[ a "$X" b ]; exit 3`, nil},
+		{"test-two", `[ "$X" a ]; exit 3`, nil},
+		{"builtin-echo", `builtin echo "$X"; exit 3`, nil},
+		{"source-args", `echo 'echo "$1" >&2' > /tmp/s; source /tmp/s "$X"; exit 3`, nil},
+		{"trap-exit-print", `trap 'echo "$X" >&2' EXIT; exit 1`, nil},
+		{"hdoc-dash", "cat <<-EOF > /tmp/o\n\t$X\n\tEOF\nserver", nil},
+		{"arr-append", `a=(); a+=("$X"); a+=(b); export N=${#a[@]} Z="${a[0]}"; server`, nil},
+		{"printf-v-arr-elem", `printf -v 'a[1]' '%s' "$X"; export Z=${a[1]}; server`, nil},
+		{"default-in-arith", `export N=$(( ${U:-1} + 1 )) Z=${U:=$X}; server`, nil},
+		{"cond-default", `[[ -n ${U:-$X} ]] && export Z=1; server`, nil},
+		{"bare-read", `read <<< "$X"; export Z=$REPLY; server`, nil},
+		{"compound-bg", `{ export Z=$X; server; } & wait`, nil},
+		{"bg-job-read", `{ read -r l; } <<< "$X" & wait; server`, nil},
+		{"while-bare-read", `echo "$X" | while read; do export Z=$REPLY; server; done`, nil},
+		{"dbl-default-joined", `export Z="${U-$X}x"; server`, nil},
+		{"unquoted-joined-X", `set -- a$X; export N=$#; server`, nil},
+		{"errtail-two", `echo "$X" >&2; echo "$X" >&2; exit 2`, diffTwoVals},
+		{"cmdsub-nul", `Z=$(printf '%s\0x' "$X"); export Z; server`, nil},
+		{"srun-export-server", `srun --export=ALL,X=$Y server`, diffTwoVals},
+		{"docker-path", `docker run -e PATH=$X img server`, nil},
 	})
 }

@@ -1120,6 +1120,9 @@ func (sb *sandbox) diffEnv(kvs []string) []string {
 		}
 		if old, ok := base[k]; ok && old == v {
 			continue
+		} else if ok && sb.cfg.Holes && (HasHole(old) || HasHole(v)) {
+			// equal or not is the values' to say (holes.go)
+			sb.inspectHole("a variable compared with its value at the start")
 		}
 		out = append(out, kv)
 	}

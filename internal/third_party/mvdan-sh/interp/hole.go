@@ -121,16 +121,37 @@ func (r *Runner) holeBuiltin(args []string) {
 		}
 		return
 	case "set":
-		for _, a := range args[1:] {
-			if a == "--" || a == "" || a[0] != '-' && a[0] != '+' {
-				return // the positional parameters: copied
-			}
-			if expand.HasHole(a) {
-				r.inspectHole("set " + a)
-				return
-			}
+		if what := holeSetArgs(args); what != "" {
+			r.inspectHole(what)
 		}
 		return
 	}
 	r.inspectHole(name)
 }
+
+// holeSetArgs says how `set` (args[0]) looks at a hole in its options (an
+// option, the option name after -o or +o), "" when a hole is only in the
+// positional parameters it copies (after the options, or after --).
+func holeSetArgs(args []string) string {
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || a == "" || a[0] != '-' && a[0] != '+' {
+			return "" // the positional parameters: copied
+		}
+		if expand.HasHole(a) {
+			return "set " + a
+		}
+		if strings.ContainsRune(a[1:], 'o') && i+1 < len(args) {
+			// -o NAME, +o NAME, -eo NAME: a name set looks up
+			i++
+			if expand.HasHole(args[i]) {
+				return "set -o"
+			}
+		}
+	}
+	return ""
+}
+
+// HoleSetArgs is holeSetArgs for the embedder's own handling of set
+// (cookbook-sync patch).
+func HoleSetArgs(args []string) string { return holeSetArgs(args) }

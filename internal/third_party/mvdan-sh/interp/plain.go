@@ -406,6 +406,10 @@ func (r *Runner) joinedWord(w *syntax.Word) (field string, n int, ok bool) {
 				if vr := r.lookupVar("IFS"); vr.IsSet() {
 					ifs = vr.String()
 				}
+				if r.inspectHole != nil && expand.HasHole(ifs) {
+					// cookbook-sync patch: expand looks at such an IFS
+					return "", 0, false
+				}
 			}
 			if ifs != "" && strings.ContainsAny(v, ifs) {
 				return "", 0, false // field splitting: expand's
