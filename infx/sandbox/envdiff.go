@@ -55,6 +55,7 @@ func (sb *sandbox) envDiffFast(env expand.Environ) (_ []string, ok bool) {
 		marker, hasMarker = v.Str, true
 	}
 	if hasMarker {
+		sb.holeIn("the container marker", marker) // a number (holes.go)
 		if i, err := strconv.Atoi(marker); err == nil && i >= 0 && i < len(sb.containerBases) {
 			bi = i
 		}

@@ -268,6 +268,10 @@ func holeShellBuiltin(args []string) string {
 		}
 		f := args[fi]
 		for i := 0; i < len(f); i++ {
+			if f[i] == '\\' {
+				i++ // an escape: \% is a percent sign, as printfCompat reads it
+				continue
+			}
 			if f[i] != '%' {
 				continue
 			}

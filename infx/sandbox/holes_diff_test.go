@@ -671,3 +671,47 @@ func TestHolesDiffShortcutsHandled(t *testing.T) {
 		{"docker-path", `docker run -e PATH=$X img server`, nil},
 	})
 }
+
+// diffVals is the cases' values for X alone.
+func diffVals(xs ...string) [][2]string {
+	var out [][2]string
+	for _, x := range xs {
+		out = append(out, [2]string{x, ""})
+	}
+	return out
+}
+
+// TestHolesDiffAudit: the fourth review, an audit of every builtin and of
+// the sandbox's call path — set -oo (one option name per o), env
+// --unset=NAME (an option, not an assignment), a backslash before %% in a
+// printf format the sandbox formats itself, the sandbox's container
+// marker set by a script — each fixed since, and the spots it found safe.
+func TestHolesDiffAudit(t *testing.T) {
+	diffRunCases(t, []diffCase{
+		{"set-oo", `set -oo pipefail "$X"; export S=$?; server`, diffVals("allexport", "abcdefghi")},
+		{"set-oo-stderr", `set -oo pipefail "$X"; exit 3`, diffVals("abcdefghi")},
+		{"env-unset-long", `export abcdefghi_1=z; env --unset=$X bash -c 'export W=${abcdefghi_1-none}; server'`, diffVals("abcdefghi_1", "abcdefghi_2")},
+		{"printf-bs-pct-d", `printf '\%%d' "$X" > /tmp/o; Z=$(cat /tmp/o); export Z; server`, diffVals("123456789", "abcdefghi")},
+		{"printf-v-bs-pct-d", `printf -v Z '\%%d' "$X"; export Z; server`, diffVals("123456789", "abcdefghi")},
+		{"printf-v-bs-pct-12s", `printf -v Z '\%%12s|' "$X"; export Z; server`, diffVals("abcdefghi")},
+		{"printf-bs-pct-q", `printf '\%%q' "$X" > /tmp/o; server`, diffVals("a.b:c/d,e+f", "abcdefghi")},
+		{"container-var-docker-e", `docker run -e __cookbook_sync_container=$X img server`, diffVals("000000000", "abcdefghi")},
+		{"container-var-export", `docker run img true; export __cookbook_sync_container=$X; server`, diffVals("000000000", "abcdefghi")},
+		{"set-eoo", `set -eoo pipefail "$X"; export S=$?; server`, diffVals("allexport", "abcdefghi")},
+		{"set-o-o", `set -o pipefail -o "$X"; export S=$?; server`, diffVals("allexport", "abcdefghi")},
+		{"exec-env-unset", `export abcdefghi_1=z; exec env --unset=$X bash -c 'export W=${abcdefghi_1-none}; server'`, diffVals("abcdefghi_1", "abcdefghi_2")},
+		{"env-unset-srun", `export abcdefghi_1=z; env --unset=$X srun bash -c 'export W=${abcdefghi_1-none}; server'`, diffVals("abcdefghi_1", "abcdefghi_2")},
+		{"len", `export N=${#X}; server`, nil},
+		{"slice", `export N=${X:0:3}; server`, nil},
+		{"test-two-holes-a", `[ "$X" -a "$Y" ] && export W=1; server`, diffTwoVals},
+		{"test-paren", `[ \( "$X" \) ] && export W=1; server`, nil},
+		{"test-bad-right", `[ a "$X" ]; export S=$?; server`, nil},
+		{"builtin-printf-v", `builtin printf -v Z '%d' "$X"; server`, nil},
+		{"command-printf-v", `command printf -v Z '\%%d' "$X"; export Z; server`, nil},
+		{"printf-dashdash", `printf -- '%q' "$X" > /tmp/o; server`, nil},
+		{"echo-many", `echo -n -E "$X" -e > /tmp/o; server`, nil},
+		{"source-set-params", `echo 'set -- a "$@"; export N=$#' > /tmp/s; source /tmp/s "$X"; export M=$#; server`, nil},
+		{"func-shift-all", `f() { shift 1; export N=$# A="$*"; }; f "$X" "$Y"; server`, diffTwoVals},
+		{"random-seed", `RANDOM=$X; export R=$RANDOM; server`, diffVals("123456789", "abcdefghi", "000000002")},
+	})
+}

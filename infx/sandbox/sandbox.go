@@ -1107,6 +1107,7 @@ func (sb *sandbox) diffEnv(kvs []string) []string {
 	base := sb.base
 	for _, kv := range kvs {
 		if v, ok := strings.CutPrefix(kv, containerVar+"="); ok {
+			sb.holeIn("the container marker", v) // a number (holes.go)
 			if i, err := strconv.Atoi(v); err == nil && i >= 0 && i < len(sb.containerBases) {
 				base = sb.containerBases[i]
 			}
@@ -1367,10 +1368,11 @@ func (sb *sandbox) external(ctx context.Context, c *Call) error {
 	if _, ok := wrapperValueOpts[name]; ok && !(name == "env" && len(args) == 1) {
 		inner, env := unwrap(name, args[1:])
 		if sb.cfg.Holes {
-			// the wrapper's own operands: an assignment copies its value,
-			// anything else (an option, a name, a duration) is read
+			// the wrapper's own operands: an assignment NAME=VALUE copies
+			// its value, anything else (an option, --unset=NAME, a name, a
+			// duration) is read
 			for _, a := range args[:len(args)-len(inner)] {
-				if k, _, ok := strings.Cut(a, "="); HasHole(a) && (!ok || HasHole(k)) {
+				if k, _, ok := strings.Cut(a, "="); HasHole(a) && (!ok || HasHole(k) || strings.HasPrefix(a, "-")) {
 					sb.inspectHole("an operand of " + name)
 					return errStopped
 				}

@@ -141,8 +141,12 @@ func holeSetArgs(args []string) string {
 		if expand.HasHole(a) {
 			return "set " + a
 		}
-		if strings.ContainsRune(a[1:], 'o') && i+1 < len(args) {
-			// -o NAME, +o NAME, -eo NAME: a name set looks up
+		// -o NAME, +o NAME, -eo NAME, -oo NAME NAME: a name set looks up
+		// for each o
+		for range strings.Count(a[1:], "o") {
+			if i+1 >= len(args) {
+				break
+			}
 			i++
 			if expand.HasHole(args[i]) {
 				return "set -o"
