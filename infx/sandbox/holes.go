@@ -144,7 +144,7 @@ func (sb *sandbox) holeSeen() string {
 // holeArgs applies the hole rule to an external command (args after
 // wrappers): a command the sandbox answers reads its arguments (options,
 // paths, numbers, text it runs), so a hole in one is a look — but for
-// the commands whose holeCopies says which arguments they only copy.
+// the arguments copiesHole leaves to the command's own rule.
 func (sb *sandbox) holeArgs(args []string) bool {
 	if !sb.cfg.Holes {
 		return false
@@ -153,7 +153,7 @@ func (sb *sandbox) holeArgs(args []string) bool {
 		if !HasHole(a) {
 			continue
 		}
-		if i > 0 && (copiesHole(args, i) || sb.cfg.HoleCopies != nil && sb.cfg.HoleCopies(args, i)) {
+		if i > 0 && copiesHole(args, i) {
 			continue
 		}
 		sb.inspectHole(fmt.Sprintf("argument %d of %s", i, args[0]))
@@ -181,14 +181,6 @@ func (h *holeReader) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
-}
-
-// Substitute replaces every hole of subst (hole → value) in s.
-func Substitute(s string, subst *strings.Replacer) string {
-	if !HasHole(s) {
-		return s
-	}
-	return subst.Replace(s)
 }
 
 // copiesHole reports whether argument i of a command the sandbox answers

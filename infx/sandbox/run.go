@@ -213,12 +213,10 @@ type Config struct {
 	Commands map[string]Handler
 	// Holes says the run's input holds holes (Hole) that stand for values
 	// it must not look at (holes.go): the first look ends the run with a
-	// *HoleError, whatever else it did. HoleCopies, when set, names the
-	// arguments a caller's command only copies (args the command, after
-	// wrappers; i the index of one holding a hole): a hole in any other
-	// argument of an external command is a look.
-	Holes      bool
-	HoleCopies func(args []string, i int) bool
+	// *HoleError, whatever else it did. A hole in an argument of an
+	// external command is a look, but for docker run's copied values
+	// (copiesHole), the caller's handlers included.
+	Holes bool
 	// IsServer reports whether argv (wrappers removed) launches a server
 	// the caller reads from Trace.Commands: such a command succeeds,
 	// printing nothing, wherever it is written. Nil: none does.
