@@ -715,3 +715,233 @@ func TestHolesDiffAudit(t *testing.T) {
 		{"random-seed", `RANDOM=$X; export R=$RANDOM; server`, diffVals("123456789", "abcdefghi", "000000002")},
 	})
 }
+
+// diffBig makes v 4096 copies of X and r a 20 KiB replacement.
+const diffBig = `v=$X; for i in 1 2 3 4 5 6 7 8 9 10 11 12; do v=$v$v; done; r=aaaa; for i in 1 2 3 4 5 6 7 8 9 10; do r=$r$r; done; r=$r$r$r$r$r; `
+
+// TestHolesDiffRepl: a pattern replacement's guard counts the pattern's
+// matches in an operand holding a hole (the fifth review's case, fixed).
+func TestHolesDiffRepl(t *testing.T) {
+	diffRunCases(t, []diffCase{
+		{"repl-mark-all", diffBig + `w=${v//$'\xee\x80\x80'/$r}; export N=${#v}; server`, diffVals("mi355x-amds_06", "abcdefghi_1")},
+		{"repl-mark-small", `w=${X//$'\xee\x80\x80'/zz}; export W=$w; server`, nil},
+	})
+}
+
+// TestHolesDiffArrays: arrays holding a hole — per-element operators,
+// slices, sparse and negative indices, copies, associative arrays.
+func TestHolesDiffArrays(t *testing.T) {
+	diffRunCases(t, []diffCase{
+		{"arr-hash", `a=("$X" bb); export W="${a[@]#m}"; server`, nil},
+		{"arr-hash-star", `a=("$X" bb); export W="${a[@]#*}"; server`, nil},
+		{"arr-pct", `a=("$X" bb); export W="${a[@]%b}"; server`, nil},
+		{"arr-repl", `a=("$X" bb); export W="${a[@]/b/c}"; server`, nil},
+		{"arr-repl-anchor", `a=("$X" bb); export W="${a[@]/#/P}"; server`, nil},
+		{"arr-repl-end", `a=("$X" bb); export W="${a[@]/%/S}"; server`, nil},
+		{"arr-upper", `a=("$X" bb); export W="${a[@]^^}"; server`, nil},
+		{"arr-slice12", `a=(q "$X" bb c); export W="${a[@]:1:2}"; server`, nil},
+		{"arr-slice-neg", `a=(q "$X" bb c); export W="${a[@]: -2}"; server`, nil},
+		{"arr-keys-sparse", `a[5]=$X; a[2]=b; export W="${!a[@]}" N=${#a[@]}; server`, nil},
+		{"arr-len0", `a=("$X"); export N=${#a[0]} M=${#a[@]}; server`, nil},
+		{"arr-star-ifs", `a=("$X" b); IFS=:; export W="${a[*]}"; server`, nil},
+		{"arr-star-ifs-empty", `a=("$X" b); IFS=; export W="${a[*]}"; server`, nil},
+		{"arr-neg-idx", `a=(b "$X"); export W=${a[-1]} V=${a[-2]}; server`, nil},
+		{"arr-pluseq-split", `a=(b); a+=($X); export N=${#a[@]}; server`, nil},
+		{"arr-declare-a", `declare -a a=($X); export N=${#a[@]} W=${a[0]}; server`, nil},
+		{"arr-declare-a-q", `declare -a a=("$X" c); export W=${a[1]}${a[0]}; server`, nil},
+		{"arr-copy", `a=("$X" b); b=("${a[@]}"); export W=${b[0]} N=${#b[@]}; server`, nil},
+		{"arr-copy-unq", `a=("$X" b); b=(${a[@]}); export W=${b[0]} N=${#b[@]}; server`, nil},
+		{"assoc-order", `declare -A m=([z]=$X [a]=b); export W="${m[@]}" K="${!m[@]}"; server`, nil},
+		{"assoc-key-X", `declare -A m=([$X]=1 [b]=2); export K="${!m[@]}"; server`, nil},
+		{"assoc-two-keys", `declare -A m; m[$X]=1; m[$Y]=2; export N=${#m[@]}; server`, diffTwoVals},
+		{"arr-unset", `a=(b "$X" c); unset 'a[1]'; export W="${a[*]}" N=${#a[@]}; server`, nil},
+		{"arr-unset-X-idx", `a=(b c); unset "a[$X]" 2>/dev/null; export N=${#a[@]}; server`, nil},
+		{"read-a-ifs", `IFS=_ read -r -a arr <<< "$X"; export N=${#arr[@]} W=${arr[0]}; server`, nil},
+		{"mapfile-ops", `mapfile -t arr <<< "$X"; export W="${arr[@]/m/M}"; server`, nil},
+		{"mapfile-hash", `mapfile -t arr <<< "$X"; export W="${arr[@]#?}"; server`, nil},
+		{"at-2", `set -- a "$X" b; export W="${@:2}"; server`, nil},
+		{"at-2-1", `set -- a "$X" b; export W="${@:2:1}"; server`, nil},
+		{"set-arr", `a=("$X" b); set -- "${a[@]}"; export N=$# W=$1; server`, nil},
+		{"scalar-idx", `export W="${X[0]}" V="${X[@]}" N=${#X[@]}; server`, nil},
+		{"scalar-idx1", `export W="${X[1]-unset}"; server`, nil},
+		{"scalar-idx-neg", `export W="${X[-1]}"; server`, nil},
+		{"arr-idx-X-arith", `a=(1 2 3); i=1; a[i]=$X; export W="${a[*]}"; server`, nil},
+		{"arr-at-Q", `a=("$X"); export W="${a[@]@Q}"; server`, nil},
+		{"arr-at-A", `a=("$X"); export W="${a[@]@A}"; server`, nil},
+		{"arr-at-K", `a=("$X"); export W="${a[@]@K}"; server`, nil},
+		{"assoc-at-K", `declare -A m=([k]=$X); export W="${m[@]@K}"; server`, nil},
+		{"arr-at-a", `a=("$X"); export W="${a[@]@a}"; server`, nil},
+		{"arr-excl-at", `a=("$X"); export W="${!a[*]}"; server`, nil},
+		{"arr-len-all", `a=("$X" bb); export W="${#a[*]}"; server`, nil},
+		{"arr-default", `a=(); export W="${a[@]:-$X}"; server`, nil},
+		{"arr-plus", `a=("$X"); export W="${a[@]:+y}"; server`, nil},
+		{"arr-assign-elem-append", `a=("$X"); a[0]+=z; export W=${a[0]}; server`, nil},
+		{"arr-pluseq-idx", `a=(b); a+=([3]=$X); export W="${!a[@]}"; server`, nil},
+		{"declare-A-pluseq", `declare -A m=([k]=a); m+=([k]=$X); export W=${m[k]}; server`, nil},
+		{"arr-for", `a=("$X" b); for e in "${a[@]}"; do export L=$e; done; server`, nil},
+		{"arr-idx-from-X-len", `a=(a b c d e f g h i j k l m n o p); export W=${a[${#X}]}; server`, nil},
+		{"printf-arr", `a=("$X" b); printf -v W '%s,' "${a[@]}"; export W; server`, nil},
+		{"declare-p-assoc", `declare -A m=([k]=$X); declare -p m > /tmp/o; server`, nil},
+		{"local-arr", `f() { local -a l=("$X" b); export W="${l[*]}"; }; f; server`, nil},
+		{"readonly-arr", `readonly -a r=("$X"); export W=${r[0]}; server`, nil},
+		{"arr-ifs-unq-star", `a=("$X" b); IFS=_; set -- ${a[*]}; export N=$#; server`, nil},
+		{"arr-ifs-unq-at", `a=("$X" b); IFS=_; set -- ${a[@]}; export N=$#; server`, nil},
+		{"arr-upper-first", `a=("$X"); export W="${a[@]^}" V="${a[@],,}" U="${a[@]~~}"; server`, nil},
+		{"arr-cmp", `a=("$X"); b=("$X"); [[ "${a[*]}" == "${b[*]}" ]] && export E=1; server`, nil},
+	})
+}
+
+// TestHolesDiffReparse: text holding a hole run again (bash from a pipe,
+// source, eval, alias, functions printed and exported).
+func TestHolesDiffReparse(t *testing.T) {
+	diffRunCases(t, []diffCase{
+		{"pipe-bash", `printf 'export Z=%s; server\n' "$X" | bash`, nil},
+		{"pipe-bash-q", `printf 'export Z=%q; server\n' "$X" | bash`, nil},
+		{"echo-dot", `echo "Z=$X" > /tmp/f; . /tmp/f; export Z; server`, nil},
+		{"eval-esc", `eval "Y=\$X"; export Y; server`, nil},
+		{"eval-single", `eval 'Y=$X'; export Y; server`, nil},
+		{"eval-arr", `eval 'a=("$X")'; export W=${a[0]}; server`, nil},
+		{"bash-c-1", `bash -c 'export Z="$1"; server' _ "$X"`, nil},
+		{"heredoc-bash", "bash <<EOF\nexport Z=$X; server\nEOF", nil},
+		{"heredoc-bash-q", "bash <<'EOF'\nexport Z=$X; server\nEOF", nil},
+		{"alias-use", `shopt -s expand_aliases; alias a="export Z=$X"; eval a; server`, nil},
+		{"eval-func", `eval "f() { export Z=$X; }"; f; server`, nil},
+		{"eval-func-esc", `eval 'f() { export Z=$X; }'; f; server`, nil},
+		{"declare-f-print", `f() { export Z=$X; }; declare -f f > /tmp/o; server`, nil},
+		{"declare-f-eval-X", `eval "f() { : $X; }"; declare -f f > /tmp/o; server`, nil},
+		{"export-f", `eval "f() { export Z=$X; }"; export -f f; bash -c 'f; server'`, nil},
+		{"export-f-plain", `f() { export Z=$X; }; export -f f; bash -c 'f; server'`, nil},
+		{"alias-print", `alias a="echo $X"; alias > /tmp/o; server`, nil},
+		{"type-func-eval", `eval "f() { : $X; }"; type f > /tmp/o; server`, nil},
+		{"eval-printf-q", `printf -v c 'export Z=%q' "$X"; eval "$c"; server`, nil},
+		{"source-heredoc", "source /dev/stdin <<EOF\nexport Z=$X\nEOF\nserver", nil},
+		{"bash-s", `echo 'export Z=$1; server' | bash -s "$X"`, nil},
+	})
+}
+
+// TestHolesDiffProc: commands built from arrays and printf -v, wrappers
+// and environment arrays.
+func TestHolesDiffProc(t *testing.T) {
+	diffRunCases(t, []diffCase{
+		{"printf-v-server", `printf -v n 'n-%s' "$X"; server --name "$n"`, nil},
+		{"arr-cmd", `cmd=(server --x a); "${cmd[@]}"; export Z=$X; server`, nil},
+		{"arr-cmd-X", `cmd=(server --name "$X"); "${cmd[@]}"`, nil},
+		{"exec-arr", `cmd=(server --name "$X"); exec "${cmd[@]}"`, nil},
+		{"env-arr", `envs=("A=$X" B=1); env "${envs[@]}" server`, nil},
+		{"env-arr-name", `envs=("$X=1"); env "${envs[@]}" server 2>/dev/null; export S=$?; server`, nil},
+		{"export-arr-elem", `a=("$X"); export A="${a[0]}"; server`, nil},
+		{"server-env-prefix-arr", `a=("$X"); A=${a[0]} server`, nil},
+		{"export-star", `a=("$X" b); export A="${a[*]}"; server`, nil},
+		{"export-name-arr", `a=(ZZ=$X); export "${a[@]}"; server`, nil},
+		{"declare-x-arr", `a=("ZZ=$X"); declare -x "${a[@]}"; server`, nil},
+		{"declare-dyn-name", `declare "Z=$X"; export Z; server`, nil},
+		{"declare-arr-str", `declare -a "a=($X)"; export W=${a[0]}; server`, nil},
+		{"declare-arr-str-q", `declare -a 'a=($X)'; export W=${a[0]}; server`, nil},
+		{"local-dyn", `f() { local "Z=$X"; export W=$Z; }; f; server`, nil},
+		{"export-dyn-split", `export Z=$X W=1; server`, nil},
+	})
+}
+
+// TestHolesDiffInstr: the sandbox's instrumentation (set's relaxing,
+// conditions' side effects, name guards, size and iteration checks).
+func TestHolesDiffInstr(t *testing.T) {
+	ev := diffVals("abcdefghi", "bbbbbbbbb", "xtrace_ab", "errexit_1")
+	diffRunCases(t, []diffCase{
+		{"set-flag-X", `set "-$X" 2>/dev/null; export S=$?; server`, ev},
+		{"set-plus-X", `set "+$X" 2>/dev/null; export S=$?; server`, ev},
+		{"set-o-then", `set -o "$X" -e 2>/dev/null; export S=$?; server`, ev},
+		{"set-dash-arr", `a=("$X"); set -- "${a[@]}"; export N=$#; server`, ev},
+		{"set-a-X", `set a "$X"; export W=$2; server`, ev},
+		{"set-dash-x", `set - "$X"; export W=$1 N=$#; server`, ev},
+		{"tail-cond", `echo hi > /tmp/f; if tail -- "-$X" 2>/dev/null; then export W=1; fi; server`, ev},
+		{"v-arr-idx", `a=(1 2); [[ -v a[$X] ]] && export W=1; server`, diffVals("000000001", "000000005", "abcdefghi")},
+		{"v-assoc-idx", `declare -A m=([abcdefghi]=1); [[ -v m[$X] ]] && export W=1; server`, diffVals("abcdefghi", "bbbbbbbbb")},
+		{"v-assoc-idx-q", `declare -A m=([abcdefghi]=1); [[ -v "m[$X]" ]] && export W=1; server`, diffVals("abcdefghi", "bbbbbbbbb")},
+		{"test-v-assoc", `declare -A m=([abcdefghi]=1); [ -v "m[$X]" ] && export W=1; server`, diffVals("abcdefghi", "bbbbbbbbb")},
+		{"nameref-arr-elem", `declare -A m=([abcdefghi]=1); declare -n r="m[$X]"; export W=${r-none}; server`, diffVals("abcdefghi", "bbbbbbbbb")},
+		{"unset-assoc", `declare -A m=([abcdefghi]=1 [z]=2); unset "m[$X]"; export N=${#m[@]}; server`, diffVals("abcdefghi", "bbbbbbbbb")},
+		{"assoc-lookup", `declare -A m=([abcdefghi]=1); export W=${m[$X]-none}; server`, diffVals("abcdefghi", "bbbbbbbbb")},
+		{"assoc-lookup-q", `declare -A m=([abcdefghi]=1); export W="${m["$X"]}"; server`, diffVals("abcdefghi", "bbbbbbbbb")},
+		{"assoc-assign-then-count", `declare -A m=([abcdefghi]=1); m[$X]=2; export N=${#m[@]}; server`, diffVals("abcdefghi", "bbbbbbbbb")},
+		{"assoc-isset-len", `declare -A m; m[$X]=1; m[abcdefghi]=1; export N=${#m[*]}; server`, diffVals("abcdefghi", "bbbbbbbbb")},
+		{"assoc-unset-self", `declare -A m; m[$X]=1; unset 'm[abcdefghi]'; export N=${#m[@]}; server`, diffVals("abcdefghi", "bbbbbbbbb")},
+		{"assoc-keys-two", `declare -A m; m[$X]=1; m[$Y]=2; export K="${m[$X]}"; server`, diffTwoVals},
+		{"assoc-compound-dup", `declare -A m=([$X]=1 [abcdefghi]=2); export N=${#m[@]}; server`, diffVals("abcdefghi", "bbbbbbbbb")},
+		{"assoc-copy-keys", `declare -A m=([k]=$X); declare -A n; for k in "${!m[@]}"; do n[$k]=${m[$k]}; done; export W=${n[k]}; server`, nil},
+		{"arr-idx-assign-X", `a[$X]=1 2>/dev/null; export N=${#a[@]}; server`, diffVals("000000001", "abcdefghi")},
+		{"arr-compound-idx-X", `a=([$X]=1 [1]=2) 2>/dev/null; export N=${#a[@]}; server`, diffVals("000000001", "abcdefghi")},
+		{"declare-g-arr", `f() { declare -g -a G=("$X"); }; f; export W=${G[0]}; server`, nil},
+		{"local-arr-copy", `f() { local -a l=("$@"); export N=${#l[@]} W=${l[0]}; }; f "$X" b; server`, nil},
+		{"arr-append-str", `a=("$X"); a+=b; export W=${a[0]}; server`, nil},
+		{"arr-elem-concat", `a=("$X"); W="${a[0]}${a[0]}"; export W; server`, nil},
+		{"assign-from-arr-star", `a=("$X" "$X"); W=${a[*]}; export W; server`, nil},
+		{"assign-from-arr-at", `a=("$X" "$X"); W=${a[@]}; export W; server`, nil},
+		{"export-arr-at", `a=("$X" b); export W="${a[@]}"; server`, nil},
+		{"case-arr", `a=("$X"); case "${a[0]}" in *) export W=1;; esac; server`, nil},
+		{"readarray-cb", `mapfile -t -C 'true' -c 1 arr <<< "$X"; export W=${arr[0]}; server`, nil},
+		{"mapfile-s-n", `printf '%s\n' a "$X" b | { mapfile -t -s 1 -n 1 arr; export W=${arr[0]}; server; }`, nil},
+		{"mapfile-O", `mapfile -t -O 3 arr <<< "$X"; export W="${!arr[@]}"; server`, nil},
+		{"read-a-two", `read -r -a arr <<< "$X b"; export N=${#arr[@]}; server`, nil},
+		{"read-two-vars", `read -r p q <<< "$X b"; export P=$p Q=$q; server`, nil},
+		{"read-d", `read -r -d _ p <<< "$X"; export P=$p; server`, nil},
+		{"read-n", `read -r -n 3 p <<< "$X"; export P=$p; server`, nil},
+		{"read-N", `read -r -N 20 p <<< "$X"; export P=$p; server`, nil},
+	})
+}
+
+// TestHolesDiffIFS: joins and splits with an IFS holding a hole.
+func TestHolesDiffIFS(t *testing.T) {
+	iv := diffVals("mi355x-amds_06", "abcdefghi", "123456789", ":bcdefghi")
+	iv = iv[:3]
+	diffRunCases(t, []diffCase{
+		{"ifs-arr-star", `a=(b c); IFS=$X; export W="${a[*]}"; server`, iv},
+		{"ifs-keys-star", `a=(b c); IFS=$X; export W="${!a[*]}"; server`, iv},
+		{"ifs-prefix-star", `ab=1 ac=2; IFS=$X; export W="${!a*}"; server`, iv},
+		{"ifs-at-star", `set -- b c; IFS=$X; export W="${*}"; server`, iv},
+		{"ifs-star-slice", `set -- b c d; IFS=$X; export W="${*:2}"; server`, iv},
+		{"ifs-arr-star-slice", `a=(b c d); IFS=$X; export W="${a[*]:1}"; server`, iv},
+		{"ifs-arr-star-assign", `a=(b c); IFS=$X; W=${a[*]}; export W; server`, iv},
+		{"ifs-arr-star-len", `a=(b c); IFS=$X; export N=${#a[*]}; server`, iv},
+		{"ifs-arr-star-case", `a=(b c); IFS=$X; W="${a[*],,}"; export W; server`, iv},
+		{"ifs-arr-star-def", `a=(b c); IFS=$X; W="${U:-${a[*]}}"; export W; server`, iv},
+		{"ifs-local-star", `f() { local IFS=$X; export W="$*"; }; f b c; server`, iv},
+		{"ifs-prefix-assign", `a=(b c); IFS=$X eval 'W="${a[*]}"'; export W; server`, iv},
+		{"ifs-read-a", `IFS=$X read -r -a arr <<< "b c"; export N=${#arr[@]}; server`, iv},
+		{"ifs-heredoc-star", "a=(b c); IFS=$X; cat > /tmp/o <<EOF\n${a[*]}\nEOF\nserver", iv},
+		{"ifs-printf-star", `a=(b c); IFS=$X; printf '%s' "${a[*]}" > /tmp/o; server`, iv},
+		{"ifs-for-star", `a=(b c); IFS=$X; for e in "${a[*]}"; do export W=$e; done; server`, iv},
+		{"ifs-assoc-star", `declare -A m=([k]=b); IFS=$X; export W="${m[*]}"; server`, iv},
+		{"ifs-arr-star-idx", `a=(b c); IFS=$X; export W="${a[*]:0:1}"; server`, iv},
+		{"ifs-cmdsub-star", `a=(b c); IFS=$X; W=$(echo "${a[*]}"); export W; server`, iv},
+		{"ifs-arr-at-unq", `a=(b c); IFS=$X; set -- ${a[@]}; export N=$#; server`, iv},
+		{"ifs-case-star", `a=(b c); IFS=$X; case "${a[*]}" in b*) export W=1;; esac; server`, iv},
+		{"ifs-regex-rematch", `IFS=$X; [[ bc =~ (b)(c) ]]; export W="${BASH_REMATCH[*]}"; server`, iv},
+		{"ifs-pipestatus", `IFS=$X; true | false; export W="${PIPESTATUS[*]}"; server`, iv},
+		{"ifs-funcname", `IFS=$X; f() { export W="${FUNCNAME[*]}"; }; f; server`, iv},
+		{"ifs-groups", `IFS=$X; export W="${BASH_VERSINFO[*]}"; server`, iv},
+		{"ifs-dirstack", `IFS=$X; export W="${DIRSTACK[*]}"; server`, iv},
+		{"ifs-keys-assoc", `declare -A m=([k]=b [j]=c); IFS=$X; export W="${!m[*]}"; server`, iv},
+	})
+}
+
+// TestHolesDiffProc2: more records of commands and their environment.
+func TestHolesDiffProc2(t *testing.T) {
+	diffRunCases(t, []diffCase{
+		{"cmd-str-split", `cmd="server --name $X"; $cmd`, nil},
+		{"exec-a", `exec -a "$X" server`, nil},
+		{"bg-arr", `cmd=(server); A=$X "${cmd[@]}" & wait`, nil},
+		{"timeout-arr", `envs=("A=$X"); timeout 5 env "${envs[@]}" server`, nil},
+		{"nohup-env-arr", `export A=$X; cmd=(nohup server); "${cmd[@]}"`, nil},
+		{"env-arr-u", `export A=$X; e=(-u B); env "${e[@]}" server`, nil},
+		{"sudo-env", `sudo A=$X server`, nil},
+		{"env-chain", `env A=$X env B=1 server`, nil},
+		{"docker-arr", `opts=(-e "A=$X"); docker run "${opts[@]}" img server`, nil},
+		{"docker-arr-env-file", `printf 'A=%s\n' "$X" > /tmp/e; opts=(--env-file /tmp/e); docker run "${opts[@]}" img server`, nil},
+		{"bash-c-arr", `a=(bash -c 'export W=$1; server' _ "$X"); "${a[@]}"`, nil},
+		{"func-arr-server", `run() { "$@"; }; A=$X run server`, nil},
+		{"func-export-arr", `run() { local A=$1; export A; server; }; run "$X"`, nil},
+		{"declare-x-func", `f() { declare -x A=$X; server; }; f`, nil},
+		{"export-n", `export A=$X; export -n A; server`, nil},
+		{"readonly-x", `readonly A=$X; export A; server`, nil},
+	})
+}

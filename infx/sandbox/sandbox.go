@@ -709,6 +709,16 @@ func (sb *sandbox) guardCmd(hc interp.HandlerContext, at Pos, args []string) (ha
 		}
 		return true, nil
 	case replCheckCmd:
+		if sb.cfg.Holes {
+			for _, a := range args[1:] {
+				if HasHole(a) {
+					// it counts the pattern's matches in the operand, as the
+					// replacement it guards looks at them (holes.go)
+					sb.inspectHole("a pattern replacement's guard")
+					return false, errStopped
+				}
+			}
+		}
 		if err := replCheck(args[1:]); err != nil {
 			return false, sb.overLimit(err)
 		}
