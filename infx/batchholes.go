@@ -117,11 +117,18 @@ func (ws *Workspace) batchTask(opt Options, first batchSubmission, so ScriptOpti
 	holed := slices.Clone(so.Env)
 	var pairs []string // hole, value
 	for hi, name := range first.holes {
+		seen := false
 		for i, kv := range holed {
 			k, v, _ := strings.Cut(kv, "=")
 			if k != name {
 				continue
 			}
+			if seen {
+				// set twice (the job's own variables after --export's):
+				// one hole would stand for two values
+				return concrete()
+			}
+			seen = true
 			h, ok := sandbox.Hole(hi, len(v))
 			if !ok || !sandbox.HoleValue(v) {
 				return concrete()

@@ -46,10 +46,9 @@ func holesCompare(t *testing.T, edits ...fileEdit) {
 	t.Logf("hole runs %d used %d", ws.holeRuns.Load(), ws.holeUsed.Load())
 }
 
-// holesJob, holesLauncher and holesServer are the fixture files edited.
+// holesJob and holesLauncher are the fixture files edited.
 const holesJob = "benchmarks/multi_node/amd_utils/job.slurm"
 const holesLauncher = "runners/launch_mi355x-x.sh"
-const holesServer = "benchmarks/multi_node/amd_utils/server.sh"
 
 // TestBatchHolesDiff: the review's counterexample — an option docker run
 // reads after a -e it takes as its own value — fixed since, and its
