@@ -64,9 +64,27 @@ func Hole(i, n int) (string, bool) {
 
 // Residual reports whether s holds what is left of a hole after the holes
 // were replaced by their values (SubstituteHoles): a rune of a hole or a
-// part of one cut by bytes (HasHole). A run whose output has one is not
-// the values' run.
-func Residual(s string) bool { return HasHole(s) }
+// part of one cut by bytes (HasHole), or a hole's rune written as an
+// escape — Go's and bash's quoting (\ue000, \U000f0100, \u07ff), octal
+// or hex bytes (\356, \xee) — which a quoting of a hole the run did not
+// look at leaves. A run whose output has one is not the values' run.
+func Residual(s string) bool {
+	if HasHole(s) {
+		return true
+	}
+	if strings.IndexByte(s, '\\') < 0 {
+		return false
+	}
+	l := strings.ToLower(s)
+	for _, e := range []string{`\ue0`, `\ue1`, `\u07c`, `\u07d`, `\u07e`, `\u07f`,
+		`\u0000e0`, `\u0000e1`, `\u000007c`, `\u000007d`, `\u000007e`, `\u000007f`, `\u000f0`,
+		`\337`, `\356`, `\363`, `\xdf`, `\xee`, `\xf3`} {
+		if strings.Contains(l, e) {
+			return true
+		}
+	}
+	return false
+}
 
 // HasHole reports whether s may hold a hole or a part of one
 // (expand.HasHole).

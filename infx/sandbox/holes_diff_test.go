@@ -945,3 +945,50 @@ func TestHolesDiffProc2(t *testing.T) {
 		{"readonly-x", `readonly A=$X; export A; server`, nil},
 	})
 }
+
+// diffLong and diffLong2 are 160-byte values (HoleValue).
+const diffLong = "a123456789.b123456789_c123456789.d123456789_e123456789.f123456789_g123456789.h123456789_i123456789.j123456789_k123456789.l123456789_m123456789.n123456789:/@+,-z"
+const diffLong2 = "Z123456789.b123456789_c123456789.d123456789_e123456789.f123456789_g123456789.h123456789_i123456789.j123456789_k123456789.l123456789_m123456789.n123456789:/@+,-y"
+
+// diffPrivateVals have lengths (9+3k, 10) whose holes are of private-use
+// runes only, which quoting escapes entirely (no U+07FF left).
+var diffPrivateVals = diffVals("abcdefghi", "123456789", "abcdefghi_", "abcdefghi_12", "mi355x-amds_061", "mi355x-amds_191", diffLong[:150], diffLong2[:150])
+
+// TestHolesDiffQuoted: the sixth review — xtrace switched on by shopt -o
+// printed a hole quoted into escapes that no longer show it; xtrace in a
+// run with holes is a look now, and a hole quoted by Go or bash is
+// Residual — and the quotings it found safe.
+func TestHolesDiffQuoted(t *testing.T) {
+	diffRunCases(t, []diffCase{
+		{"shopt-o-xtrace-file", `{ shopt -s -o xtrace; Z=$X; shopt -u -o xtrace; } 2>/tmp/log; server`, diffPrivateVals},
+		{"shopt-os-xtrace-file", `{ shopt -os xtrace; Z=$X; } 2>/tmp/log; server`, diffPrivateVals},
+		{"shopt-o-xtrace-exit", `shopt -s -o xtrace; Z=$X; echo done >&2; exit 3`, diffPrivateVals},
+		{"shopt-o-xtrace-min", `shopt -os xtrace; Z=$X 2>/tmp/o; server`, diffPrivateVals},
+		{"shopt-xtrace-call", `{ shopt -os xtrace; echo "$X"; } 2>/tmp/log; server`, diffPrivateVals},
+		{"shopt-xtrace-server", `{ shopt -os xtrace; server "$X"; } 2>/tmp/log`, diffPrivateVals},
+		{"shopt-xtrace-2to1", `shopt -os xtrace; Z=$X 2>&1 | cat > /tmp/o; server`, diffPrivateVals},
+		{"bash-x", `bash -x -c 'Z=$1' _ "$X" 2>/tmp/o; server`, diffPrivateVals},
+		{"bash-o-xtrace", `bash -o xtrace -c 'Z=$1' _ "$X" 2>/tmp/o; server`, diffPrivateVals},
+		{"declare-x-all", `export Q=$X; declare -x > /tmp/o; server`, diffPrivateVals},
+		{"export-p", `export Q=$X; export -p > /tmp/o; server`, diffPrivateVals},
+		{"export-bare", `export Q=$X; export > /tmp/o; server`, diffPrivateVals},
+		{"declare-bare", `Q=$X; declare > /tmp/o; server`, diffPrivateVals},
+		{"env-bare", `export Q=$X; env > /tmp/o; server`, diffPrivateVals},
+		{"printenv", `export Q=$X; printenv > /tmp/o; server`, diffPrivateVals},
+		{"printf-q", `printf '%q\n' "$X" > /tmp/o; server`, diffPrivateVals},
+		{"at-Q", `export W="${X@Q}"; server`, diffPrivateVals},
+		{"test-bad-op-file", `[ a "$X" b ] 2>/tmp/o; server`, diffPrivateVals},
+		{"test-bad-op-exit", `[ a "$X" b ]; exit 3`, diffPrivateVals},
+		{"test-paren-err", `[ \( "$X" ] 2>/tmp/o; server`, diffPrivateVals},
+		{"test-not-err", `[ ! "$X" "$X" "$X" ] 2>/tmp/o; server`, diffPrivateVals},
+		{"err-unset", `: "${U?$X}" 2>/tmp/o; server`, diffPrivateVals},
+		{"err-unset-exit", `(: "${U?$X}"); exit 3`, diffPrivateVals},
+		{"set-bad", `set -Q "$X" 2>/tmp/o; server`, diffPrivateVals},
+		{"source-args-err", `echo 'echo "$1" >&2' > /tmp/s; source /tmp/s "$X" 2>/tmp/o; server`, diffPrivateVals},
+		{"getopts-own", `getopts a o "-$X" 2>/tmp/o; server`, diffPrivateVals},
+		{"docker-ent", `docker run --entrypoint "$X" img bash 2>/tmp/o; server`, diffPrivateVals},
+		{"docker-cmd-unsup", `docker run img foo_unknown_cmd "$X"; x=$(docker run img foo_unknown "$X"); server`, diffPrivateVals},
+		{"docker-env-file", `docker run --env-file "/tmp/$X" img true; server`, diffPrivateVals},
+		{"server-long", `server "$X"; foo_unk "$(server)"`, diffPrivateVals},
+	})
+}

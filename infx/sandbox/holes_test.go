@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // TestHole: a hole is exactly as long as the value it stands for (every
@@ -29,6 +33,19 @@ func TestHole(t *testing.T) {
 				if !Residual("x" + h[i:j] + "y") {
 					t.Fatalf("Hole(7, %d)[%d:%d] = %q is not residual", n, i, j, h[i:j])
 				}
+			}
+		}
+	}
+	// a hole quoted by Go or bash, in any form, is residual too
+	for n := 9; n < 200; n++ {
+		h, _ := Hole(3, n)
+		bq, err := syntax.Quote(h, syntax.LangBash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{strconv.Quote(h), strconv.QuoteToASCII(h), fmt.Sprintf("%+q", h), bq, strings.ToUpper(strconv.QuoteToASCII(h))} {
+			if !Residual("x" + q) {
+				t.Fatalf("Hole(3, %d) quoted as %s is not residual", n, q)
 			}
 		}
 	}

@@ -418,6 +418,11 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 	}
 
 	tracingEnabled := r.opts[optXTrace]
+	if tracingEnabled && r.inspectHole != nil {
+		// cookbook-sync patch: xtrace quotes what it prints, a hole too,
+		// into text that no longer shows it (hole.go)
+		r.inspectHole("xtrace")
+	}
 	trace := r.tracer()
 
 	switch cm := cm.(type) {
