@@ -42,7 +42,8 @@ func TestFollowBatchHoles(t *testing.T) {
 			for i, p := range pts {
 				got, err := ws.Render(context.Background(), p, Options{})
 				want, werr := plain.Render(context.Background(), plainPts[i], Options{noHoles: true})
-				if errText(err) != errText(werr) {
+				// each copy of the fixture is its own directory, which errors name
+				if strings.ReplaceAll(errText(err), ws.Root, "ROOT") != strings.ReplaceAll(errText(werr), plain.Root, "ROOT") {
 					t.Fatalf("point %d: %v, want %v", i, err, werr)
 				}
 				if !reflect.DeepEqual(got, want) {
