@@ -823,12 +823,17 @@ type batchJob struct {
 // directory and place it was submitted from and by whom), the hardware
 // whose facts its nodes answer and the run's bounds.
 func batchJobKey(p Point, opt Options, sub batchSubmission) string {
-	var b strings.Builder
-	for _, part := range [][]string{
-		{sub.script, strconv.Itoa(sub.nodes), sub.end.Dir, sub.who, sub.end.At.String(), Hardware(p.Runner),
+	return partsKey(
+		[]string{sub.script, strconv.Itoa(sub.nodes), sub.end.Dir, sub.who, sub.end.At.String(), Hardware(p.Runner),
 			opt.ScriptTimeout.String(), strconv.Itoa(opt.ScriptSteps)},
-		sub.end.Argv, sub.args, sub.env,
-	} {
+		sub.end.Argv, sub.args, sub.env)
+}
+
+// partsKey is a memo key of lists of strings, each list and string
+// length-prefixed so that no two different inputs give the same key.
+func partsKey(parts ...[]string) string {
+	var b strings.Builder
+	for _, part := range parts {
 		b.WriteString(strconv.Itoa(len(part)))
 		for _, s := range part {
 			b.WriteByte(0)

@@ -137,22 +137,10 @@ func (ws *Workspace) batchTask(opt Options, first batchSubmission, so ScriptOpti
 			pairs = append(pairs, h, v)
 		}
 	}
-	var kb strings.Builder
-	for _, part := range [][]string{
-		{first.script, first.end.Dir, strconv.Itoa(first.nodes), strconv.Itoa(rank), hw, strings.Join(rdma, ","),
+	key := partsKey(
+		[]string{first.script, first.end.Dir, strconv.Itoa(first.nodes), strconv.Itoa(rank), hw, strings.Join(rdma, ","),
 			so.Timeout.String(), strconv.Itoa(so.Steps), strconv.FormatBool(so.choose), strconv.Itoa(so.maxChoices)},
-		first.args, holed, intStrings(so.choices),
-	} {
-		kb.WriteString(strconv.Itoa(len(part)))
-		for _, s := range part {
-			kb.WriteByte(0)
-			kb.WriteString(strconv.Itoa(len(s)))
-			kb.WriteByte(':')
-			kb.WriteString(s)
-		}
-		kb.WriteByte(1)
-	}
-	key := kb.String()
+		first.args, holed, intStrings(so.choices))
 	first.tasks.mu.Lock()
 	defer first.tasks.mu.Unlock() // the point's submissions run one after another
 	t, found := first.tasks.m[key]

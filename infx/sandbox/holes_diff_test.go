@@ -520,13 +520,7 @@ func TestHolesDiffBatch5(t *testing.T) {
 // TestHolesDiffMinimal: the review's counterexamples (M1–M15), each a
 // look or the values' run since its fix.
 func TestHolesDiffMinimal(t *testing.T) {
-	v := func(xs ...string) [][2]string {
-		var out [][2]string
-		for _, x := range xs {
-			out = append(out, [2]string{x, ""})
-		}
-		return out
-	}
+	v := diffVals
 	diffRunCases(t, []diffCase{
 		{"M1-declare-p", `declare -p X > /tmp/o; server`, v("abcdefghi", "123456789", "mi355x-amds_061")},
 		{"M2-getopts-positional", `set -- "-$X"; getopts a o; export O=$o; server`, v("abcdefghi", "zbcdefghi")},
@@ -550,13 +544,7 @@ func TestHolesDiffMinimal(t *testing.T) {
 // copied -e value (a "-e" another option takes as its value makes the next
 // word that option's, not a copy): the second review's case, fixed.
 func TestHolesDiffDocker(t *testing.T) {
-	v := func(xs ...string) [][2]string {
-		var out [][2]string
-		for _, x := range xs {
-			out = append(out, [2]string{x, ""})
-		}
-		return out
-	}
+	v := diffVals
 	diffRunCases(t, []diffCase{
 		{"A1-entrypoint", `docker run --name -e --entrypoint=$X img -c 'export Z=1; server'`, v("usr/bin/sh", "opt/x/bash", "abcdefghi_")},
 		{"A1b-entrypoint-w", `docker run -w -e --entrypoint=$X img -c 'export Z=1; server'`, v("usr/bin/sh", "abcdefghi_")},
@@ -613,13 +601,7 @@ func diffCmp(t *testing.T, name, src string, vals [][2]string, mod func(*Config)
 // interpreter's rule, a server's env and a child script's start env told
 // against the run's start — each fixed since.
 func TestHolesDiffShortcuts(t *testing.T) {
-	v := func(xs ...string) [][2]string {
-		var out [][2]string
-		for _, x := range xs {
-			out = append(out, [2]string{x, ""})
-		}
-		return out
-	}
+	v := diffVals
 	diffRunCases(t, []diffCase{
 		// C1 plain.go joinedWord reads IFS itself (no prepareConfig, no "IFS" look)
 		{"C1-ifs-joined", `IFS=$X; v=abc; set -- a$v; export N=$#; server`, v("mi355x-amds_06", "123456789")},
