@@ -69,21 +69,28 @@ func Hole(i, n int) (string, bool) {
 // or hex bytes (\356, \xee) — which a quoting of a hole the run did not
 // look at leaves. A run whose output has one is not the values' run.
 func Residual(s string) bool {
-	if HasHole(s) {
-		return true
-	}
-	if strings.IndexByte(s, '\\') < 0 {
-		return false
-	}
-	l := strings.ToLower(s)
-	for _, e := range []string{`\ue0`, `\ue1`, `\u07c`, `\u07d`, `\u07e`, `\u07f`,
+	return HasHole(s) || escapedHole(s)
+}
+
+// escapedHole reports whether s holds, in any case, an escape of a
+// hole's rune Residual refuses.
+func escapedHole(s string) bool {
+	holeEscapes := [...]string{`\ue0`, `\ue1`, `\u07c`, `\u07d`, `\u07e`, `\u07f`,
 		`\u0000e0`, `\u0000e1`, `\u000007c`, `\u000007d`, `\u000007e`, `\u000007f`, `\u000f0`,
-		`\337`, `\356`, `\363`, `\xdf`, `\xee`, `\xf3`} {
-		if strings.Contains(l, e) {
-			return true
+		`\337`, `\356`, `\363`, `\xdf`, `\xee`, `\xf3`}
+	for {
+		i := strings.IndexByte(s, '\\')
+		if i < 0 {
+			return false
 		}
+		s = s[i:]
+		for _, e := range holeEscapes {
+			if len(s) >= len(e) && strings.EqualFold(s[:len(e)], e) {
+				return true
+			}
+		}
+		s = s[1:]
 	}
-	return false
 }
 
 // HasHole reports whether s may hold a hole or a part of one

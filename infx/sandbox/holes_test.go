@@ -203,3 +203,35 @@ func TestSubstituteHoles(t *testing.T) {
 		t.Errorf("%+v %v", got, ok)
 	}
 }
+
+// TestHasHoleAnyOffset: HasHole reads ASCII eight bytes at a time, so a
+// hole's rune, a cut of one, or a byte that is not UTF-8 is found at
+// every offset and at either end, and other text is not taken for one.
+func TestHasHoleAnyOffset(t *testing.T) {
+	h, _ := Hole(5, 12)
+	for pre := 0; pre < 20; pre++ {
+		for post := 0; post < 10; post++ {
+			a, b := strings.Repeat("a", pre), strings.Repeat("b", post)
+			for _, in := range []string{h, h[:1], h[1:2], h[len(h)-1:], "\xff", "\xc3", "\uE000", "\U000F0100", "\u07FF"} {
+				if !HasHole(a + in + b) {
+					t.Fatalf("HasHole(%q) = false", a+in+b)
+				}
+			}
+			for _, in := range []string{"", "—", "é", "漢字", "\U0001F600", "\u07BF"} {
+				if HasHole(a + in + b) {
+					t.Fatalf("HasHole(%q) = true", a+in+b)
+				}
+			}
+			for _, e := range []string{`\ue000`, `\UE001`, `\U000F0100`, `\u07c0`, `\356`, `\xEE`, `\xdf`, `\363`} {
+				if !Residual(a + e + b) {
+					t.Fatalf("Residual(%q) = false", a+e+b)
+				}
+			}
+			for _, e := range []string{`\n`, `\u00e9`, `\x41`, `\\`, `\`, `\u07b`, `\355`} {
+				if Residual(a + e + b) {
+					t.Fatalf("Residual(%q) = true", a+e+b)
+				}
+			}
+		}
+	}
+}

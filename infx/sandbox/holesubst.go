@@ -41,7 +41,7 @@ func substValue(src reflect.Value, r *strings.Replacer) (out reflect.Value, chan
 			v.SetString(s)
 			return v, true, true
 		}
-		return src, false, !Residual(s)
+		return src, false, !escapedHole(s) // HasHole(s) is false
 	case reflect.Pointer:
 		if src.IsNil() {
 			return src, false, true

@@ -2,7 +2,10 @@
 
 package expand
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
 
 // HoleMark begins every hole: a string that stands for a value the run
 // does not look at (infx/sandbox Config.Holes). A hole is HoleMark, a
@@ -25,16 +28,34 @@ const (
 // which is never wrong. Text of other runes (an em dash in a comment)
 // holds none.
 func HasHole(s string) bool {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == 0xDF || c == 0xEE || c == 0xF3:
+	i := firstNonASCII(s)
+	if i == len(s) {
+		return false // ASCII: the common case, eight bytes at a time
+	}
+	s = s[i:]
+	for j := 0; j < len(s); j++ {
+		if c := s[j]; c == 0xDF || c == 0xEE || c == 0xF3 {
 			return true
-		case c >= 0x80:
-			ascii = false
 		}
 	}
-	return !ascii && !utf8.ValidString(s)
+	return !utf8.ValidString(s)
+}
+
+// firstNonASCII is the index of the first byte of s at or over 0x80,
+// len(s) when there is none.
+func firstNonASCII(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if binary.LittleEndian.Uint64([]byte(s[i:i+8]))&0x8080808080808080 != 0 { // one load, no copy
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return i
+		}
+	}
+	return len(s)
 }
 
 // anyHole reports whether one of ss holds a hole.
