@@ -210,10 +210,13 @@ func (e *OptionError) Unwrap() []error {
 // normalization rules, the renderer and its cache, the report being
 // filled).
 type run struct {
-	ctx     context.Context
-	opt     Options
-	ws      *infx.Workspace // nil when the checkout has no master config
-	ixRepo  *gitRepo        // nil when not a git checkout
+	ctx context.Context
+	opt Options
+	ws  *infx.Workspace // nil when the checkout has no master config
+	// win paces the background prerendering by the judging (nil: none
+	// runs; prerenderAhead)
+	win     *keyWindow
+	ixRepo  *gitRepo // nil when not a git checkout
 	ex      *exclusions.Set
 	rules   *compare.Rules
 	render  RenderFunc
@@ -719,9 +722,10 @@ func (c *run) prerenderAhead(vllm bool) (stop func()) {
 	}
 	ctx, cancel := context.WithCancel(c.ctx)
 	done := make(chan struct{})
+	c.win = newKeyWindow(todo)
 	go func() {
 		defer close(done)
-		c.ws.Prerender(ctx, todo, infx.Options{})
+		c.ws.PrerenderPaced(ctx, todo, infx.Options{}, func(p infx.Point) bool { return c.win.wait(ctx, p) })
 	}()
 	return func() {
 		cancel()

@@ -502,7 +502,11 @@ type rowJudge func(row *report.RowResult, d *launch.Deployment, p infx.Point, r 
 // the rows' verdicts up into the key's (compare.Worse). Keys come out in
 // entry order.
 func (c *run) judgeKeys(part string, entries []*infx.Entry, judge rowJudge) ([]report.KeyResult, error) {
-	c.prerender(entries)
+	if c.win == nil {
+		// no background prerendering paced by the judges: the entries'
+		// points are rendered on every CPU first
+		c.prerender(entries)
+	}
 	type judged struct {
 		vk   report.KeyResult
 		err  error
@@ -531,6 +535,7 @@ func (c *run) judgeKeys(part string, entries []*infx.Entry, judge rowJudge) ([]r
 				if i >= len(entries) || stop.Load() {
 					return
 				}
+				c.win.took(entries[i].Key) // the prerendering may go on past it
 				res[i].vk, res[i].err = c.judgeKey(entries[i], judge)
 				// no later part renders this key's points: what the
 				// Workspace keeps of them goes (memory follows the keys

@@ -706,6 +706,16 @@ type scriptResult struct {
 // returned; one the memo does not keep (a time limit) is rendered again
 // when asked for. Without RememberRenders it only costs time.
 func (ws *Workspace) Prerender(ctx context.Context, pts []Point, opt Options) {
+	ws.PrerenderPaced(ctx, pts, opt, nil)
+}
+
+// PrerenderPaced is Prerender with the caller's pace: before a point
+// starts (holding no CPU), pace(p) is called and may wait — for the
+// caller to catch up, so that what is rendered ahead and held in the memo
+// stays within the caller's window; false skips the point. A nil pace
+// never waits. The points start in order; the pace changes when they are
+// rendered, never what the memo holds for them.
+func (ws *Workspace) PrerenderPaced(ctx context.Context, pts []Point, opt Options, pace func(Point) bool) {
 	var todo []Point
 	for _, p := range pts {
 		if (p.Kind == KindScript || p.Kind == KindBatch) && p.Status == StatusOK {
@@ -715,7 +725,7 @@ func (ws *Workspace) Prerender(ctx context.Context, pts []Point, opt Options) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		return // one CPU: the caller renders them in order anyway
 	}
-	eachOnAllCPUs(ctx, todo, ws.cpuSlots(), func(p Point, cpus cpuSlots) {
+	eachOnAllCPUs(ctx, todo, ws.cpuSlots(), pace, func(p Point, cpus cpuSlots) {
 		if ws.isForgotten(p.ConfigKey) {
 			return // its caller is done with the key (Forget)
 		}
@@ -728,10 +738,14 @@ func (ws *Workspace) Prerender(ctx context.Context, pts []Point, opt Options) {
 // eachOnAllCPUs calls fn for every point, in order, each on its own
 // goroutine holding one of the slots of cpus (fn may give it back while it
 // waits), and returns when all calls have; once ctx (nil: never) is done
-// no further point is started.
-func eachOnAllCPUs(ctx context.Context, pts []Point, cpus cpuSlots, fn func(Point, cpuSlots)) {
+// no further point is started. pace (nil: none) is asked first, holding no
+// slot: false skips the point.
+func eachOnAllCPUs(ctx context.Context, pts []Point, cpus cpuSlots, pace func(Point) bool, fn func(Point, cpuSlots)) {
 	var wg sync.WaitGroup
 	for _, p := range pts {
+		if pace != nil && !pace(p) {
+			continue
+		}
 		cpus.acquire()
 		if ctx != nil && ctx.Err() != nil {
 			cpus.release()
