@@ -1,11 +1,13 @@
 package sandbox
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
@@ -157,6 +159,12 @@ func (sb *sandbox) holeIn(what, s string) {
 	if sb.cfg.Holes && HasHole(s) {
 		sb.inspectHole(what)
 	}
+}
+
+// hasHoleBytes is HasHole(string(b)) without the copy: a byte that begins
+// a hole's rune (all of them over 0x7F), or text that is not UTF-8.
+func hasHoleBytes(b []byte) bool {
+	return bytes.IndexByte(b, 0xEE) >= 0 || bytes.IndexByte(b, 0xDF) >= 0 || bytes.IndexByte(b, 0xF3) >= 0 || !utf8.Valid(b)
 }
 
 // holeSeen is the run's first look at a hole, "" when none.

@@ -213,12 +213,12 @@ func TestHasHoleAnyOffset(t *testing.T) {
 		for post := 0; post < 10; post++ {
 			a, b := strings.Repeat("a", pre), strings.Repeat("b", post)
 			for _, in := range []string{h, h[:1], h[1:2], h[len(h)-1:], "\xff", "\xc3", "\uE000", "\U000F0100", "\u07FF"} {
-				if !HasHole(a + in + b) {
+				if !HasHole(a+in+b) || !hasHoleBytes([]byte(a+in+b)) {
 					t.Fatalf("HasHole(%q) = false", a+in+b)
 				}
 			}
 			for _, in := range []string{"", "—", "é", "漢字", "\U0001F600", "\u07BF"} {
-				if HasHole(a + in + b) {
+				if HasHole(a+in+b) || hasHoleBytes([]byte(a+in+b)) {
 					t.Fatalf("HasHole(%q) = true", a+in+b)
 				}
 			}

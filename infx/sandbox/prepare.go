@@ -384,8 +384,8 @@ func rawWords(src []byte, words []*syntax.Word) ([]string, bool) {
 // parseScript parses, marks and guards a script (cached by name and
 // content), and registers the functions it declares.
 func (sb *sandbox) parseScript(name string, src []byte) (*syntax.File, error) {
-	if sb.cfg.Holes {
-		sb.holeIn("text run as a script", string(src))
+	if sb.cfg.Holes && hasHoleBytes(src) {
+		sb.inspectHole("text run as a script")
 	}
 	c := sb.cache
 	c.mu.Lock()
