@@ -235,3 +235,20 @@ func TestHasHoleAnyOffset(t *testing.T) {
 		}
 	}
 }
+
+// TestLibraryStubFuncs: the stub text's functions, in order, parsed once
+// per Cache; a text that does not parse defines none.
+func TestLibraryStubFuncs(t *testing.T) {
+	c := &Cache{}
+	got := c.libraryStubFuncs("a() { :; }\nb() { :; }\nif true; then c() { :; }; fi\n")
+	if strings.Join(got, ",") != "a,b,c" {
+		t.Fatalf("got %q", got)
+	}
+	again := c.libraryStubFuncs("a() { :; }\nb() { :; }\nif true; then c() { :; }; fi\n")
+	if &again[0] != &got[0] {
+		t.Error("parsed again")
+	}
+	if bad := c.libraryStubFuncs("a() {"); len(bad) != 0 {
+		t.Errorf("a text that does not parse: %q", bad)
+	}
+}

@@ -575,3 +575,32 @@ func parseMarker(w string) (Pos, byte) {
 	col, _ := strconv.Atoi(parts[2])
 	return Pos{File: parts[3], Line: line, Col: col}, parts[0][0]
 }
+
+// libraryStubFuncs is the names of the functions stubs (Library.Stubs)
+// defines, in order, parsed once per Cache (none when it does not parse).
+func (c *Cache) libraryStubFuncs(stubs string) []string {
+	c.mu.Lock()
+	names, ok := c.stubFuncs[stubs]
+	c.mu.Unlock()
+	if ok {
+		return names
+	}
+	names = []string{}
+	if lf, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(stubs), "stub"); err == nil {
+		syntax.Walk(lf, func(n syntax.Node) bool {
+			if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil {
+				names = append(names, fd.Name.Value)
+			}
+			return true
+		})
+	}
+	c.mu.Lock()
+	if c.stubFuncs == nil {
+		c.stubFuncs = map[string][]string{}
+	}
+	if len(c.stubFuncs) < 64 { // one text per tool; a bound all the same
+		c.stubFuncs[stubs] = names
+	}
+	c.mu.Unlock()
+	return names
+}

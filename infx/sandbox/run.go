@@ -306,6 +306,9 @@ type Cache struct {
 	memoBytes int
 	// disk keeps the jail's stats and reads once FixTrees is called.
 	disk *fileCache
+	// stubFuncs are the names of the functions each Library.Stubs text
+	// defines (libraryStubFuncs), by the text.
+	stubFuncs map[string][]string
 	// markers are the decoded marker words of every run (decodeMarker),
 	// under their own lock (read at every command).
 	// sites the same for execCmd site words (execSite).

@@ -92,13 +92,8 @@ func runText(parent context.Context, path string, src []byte, cfg Config) (*Trac
 		return nil, err
 	}
 	if cfg.Library != nil {
-		if lf, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cfg.Library.Stubs), "stub"); err == nil {
-			syntax.Walk(lf, func(n syntax.Node) bool {
-				if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil {
-					sb.funcs[fd.Name.Value] = true
-				}
-				return true
-			})
+		for _, f := range cache.libraryStubFuncs(cfg.Library.Stubs) {
+			sb.funcs[f] = true
 		}
 	}
 	// Nothing of this machine is used: no temporary directory is made
