@@ -119,8 +119,10 @@ type ScriptOptions struct {
 	modelRoot func(name string) bool
 	// endAt, when set, is sandbox.Config.EndAt.
 	endAt func(t *sandbox.Trace, c *sandbox.Command) bool
-	// holes is sandbox.Config.Holes: Env holds holes (batchTask).
-	holes bool
+	// holes is sandbox.Config.Holes: Env holds holes (batchTask,
+	// runnerHoleOutcomes); worlds sandbox.Config.Worlds.
+	holes  bool
+	worlds []*strings.Replacer
 }
 
 // config is the sandbox configuration of a run: opt's bounds and inputs,
@@ -142,7 +144,7 @@ func (opt ScriptOptions) config() sandbox.Config {
 		TagCommit: srtSlurmTagCommit,
 		Choose:    opt.choose, Choices: opt.choices, MaxChoices: opt.maxChoices,
 		EndAt: opt.endAt,
-		Holes: opt.holes,
+		Holes: opt.holes, Worlds: opt.worlds,
 	}
 }
 

@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cookbook-sync/cookbook-sync/infx/sandbox"
 	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
@@ -36,6 +39,14 @@ type snCache struct {
 	// runsOf lists runs' keys by the config key of the point that made
 	// them (Workspace.Forget).
 	runsOf map[string][]string
+	// holeLooked holds the launchers whose run with holes looked at one
+	// in the launcher or the workflow's launch step (runnerHoleOutcomes):
+	// their runner names run on their own from then on.
+	holeLooked map[string]bool
+	// holeRuns counts runnerHoleOutcomes' tries (its launch step run
+	// with holes for a launcher's two runner names), holeUsed those whose
+	// runs gave the outcomes: what the tests read.
+	holeRuns, holeUsed atomic.Int64
 }
 
 type cachedRun struct {
@@ -173,9 +184,12 @@ type scriptOutcome struct {
 // that starts a script, run to its end; the ones after it are followed to
 // their first server launch after they started a script (the script and
 // that they launch are all that is read of them), so what they do past it
-// — a limit, a choice point, a stop — does not reach the point. Without
-// launchers for the label (an excerpt checkout) the script found by the
-// naming rule runs with ScriptEnv.
+// — a limit, a choice point, a stop — does not reach the point. A
+// launcher's two runner names (endsOf) run as one run with holes when it
+// never looks at the name (runnerHoleOutcomes); else, and without holes
+// (Options.noHoles), each on its own. Without launchers for the label (an
+// excerpt checkout) the script found by the naming rule runs with
+// ScriptEnv.
 func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process, file string, notes []string, inherited []launch.EnvVar, err error) {
 	facts, _ := shellutil.FactsFor(p.Runner)
 	ws.snInit()
@@ -231,6 +245,14 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 	// server launch after a benchmark script started (ws.startedServer).
 	started := false
 	for _, l := range ws.existingLaunchers(p.Runner) {
+		if got, ok := ws.runnerHoleOutcomes(p, l, endsOf(l.runners), facts, opt, started, group); ok {
+			for _, o := range got {
+				started = started || o.script != ""
+			}
+			outs = append(outs, got...)
+			group += len(endsOf(l.runners))
+			continue
+		}
 		for _, rn := range endsOf(l.runners) {
 			// Once per combination of answers to the facts the run asks
 			// that are not known (scriptchoice.go).
@@ -281,7 +303,7 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 			if _, seen := refused[why]; !seen {
 				refusedOrder = append(refusedOrder, why)
 			}
-			refused[why] = append(refused[why], o.runner)
+			refused[why] = appendOnce(refused[why], o.runner)
 		default:
 			ok = append(ok, o)
 		}
@@ -298,7 +320,7 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 		if scripts[s] == nil {
 			scripts[s] = map[string][]string{}
 		}
-		scripts[s][o.launcher.rel] = append(scripts[s][o.launcher.rel], o.runner)
+		scripts[s][o.launcher.rel] = appendOnce(scripts[s][o.launcher.rel], o.runner)
 	}
 	for _, x := range ok {
 		for _, y := range ok {
@@ -509,6 +531,15 @@ func launched(run *ScriptRun) bool {
 	return false
 }
 
+// appendOnce appends s to xs unless xs holds it: a runner name is listed
+// once however many of its outcomes (choice points' answers) say so.
+func appendOnce(xs []string, s string) []string {
+	if slices.Contains(xs, s) {
+		return xs
+	}
+	return append(xs, s)
+}
+
 // endsOf is the first and the last of a list (one when they are the same).
 func endsOf(xs []string) []string {
 	if len(xs) <= 1 {
@@ -552,15 +583,7 @@ func (ws *Workspace) runLauncher(p Point, l launcherRef, runner string, facts sh
 // benchmark script (a script under benchmarks/, the one renderScript
 // reads as the script it starts).
 func (ws *Workspace) startedServer(t *sandbox.Trace, c *sandbox.Command) bool {
-	if !isServerLaunch(c.Argv) {
-		return false
-	}
-	for _, s := range t.Scripts {
-		if strings.HasPrefix(ws.relTo(ws.Base, s.File), "benchmarks/") {
-			return true
-		}
-	}
-	return false
+	return isServerLaunch(c.Argv) && ws.startedScript(t)
 }
 
 // runLauncherWith is runLauncher; choose: with choice points
@@ -568,9 +591,33 @@ func (ws *Workspace) startedServer(t *sandbox.Trace, c *sandbox.Command) bool {
 // endAtServer: the run ends at its first server launch after a benchmark
 // script started (startedServer, sandbox.Config.EndAt).
 func (ws *Workspace) runLauncherWith(p Point, l launcherRef, runner string, facts shellutil.Facts, opt Options, choose bool, choices []int, endAtServer bool) (*ScriptRun, *Harness, error) {
-	wf, err := ws.harness(p, runner)
+	in, err := ws.launchInput(p, l, runner, opt)
 	if err != nil {
 		return nil, nil, err
+	}
+	run, err := ws.runLaunch(p, l, in, facts, opt, choose, choices, endAtServer)
+	return run, in.wf, err
+}
+
+// launchInput is what a launcher's run for one runner name starts from:
+// the workflow's launch step (wf, nil when the checkout has none; h the
+// step run, the launcher started directly without one) and its
+// environment (runnerEnv, the step's env, Options.ScriptEnv).
+type launchInput struct {
+	runner string
+	wf, h  *Harness
+	env    []string
+	// pairs, when set, says env holds holes: pairs[i] are world i's
+	// hole, value pairs (strings.NewReplacer's; runnerHoleOutcomes).
+	pairs [][]string
+}
+
+// launchInput is runLauncherWith's input for runner name runner. Errors:
+// the workflow's (harness).
+func (ws *Workspace) launchInput(p Point, l launcherRef, runner string, opt Options) (launchInput, error) {
+	wf, err := ws.harness(p, runner)
+	if err != nil {
+		return launchInput{}, err
 	}
 	h := wf
 	if h == nil {
@@ -586,24 +633,59 @@ func (ws *Workspace) runLauncherWith(p Point, l launcherRef, runner string, fact
 		env = append(env, e.Name+"="+e.Value)
 	}
 	env = append(env, opt.ScriptEnv...)
+	return launchInput{runner: runner, wf: wf, h: h, env: env}, nil
+}
+
+// runLaunch runs the launch step of in (runLauncherWith): with holes
+// (sandbox.Config.Holes and Worlds) when in.pairs is set
+// (runnerHoleOutcomes).
+func (ws *Workspace) runLaunch(p Point, l launcherRef, in launchInput, facts shellutil.Facts, opt Options, choose bool, choices []int, endAtServer bool) (*ScriptRun, error) {
 	root, _ := filepath.Abs(ws.Root)
+	h := in.h
+	holes := len(in.pairs) > 0
 	so := ScriptOptions{
-		Env: env, ReadRoots: []string{root}, Timeout: opt.ScriptTimeout, Steps: opt.ScriptSteps,
+		Env: in.env, ReadRoots: []string{root}, Timeout: opt.ScriptTimeout, Steps: opt.ScriptSteps,
 		Facts: facts, Dir: root, Name: fmt.Sprintf("%s (launch step)", h.Workflow), Cache: &ws.sn.scripts, ctx: opt.ctx,
-		choose: choose, choices: choices, maxChoices: scriptChoiceRuns,
+		choose: choose, choices: choices, maxChoices: scriptChoiceRuns, holes: holes,
 	}
+	var worlds []string // the key's: each world's pairs
+	for _, ps := range in.pairs {
+		so.worlds = append(so.worlds, strings.NewReplacer(ps...))
+		worlds = append(worlds, strings.Join(ps, "\x02"))
+	}
+	var endHole atomic.Bool
 	if endAtServer {
 		so.endAt = ws.startedServer
+		if holes {
+			so.endAt = func(t *sandbox.Trace, c *sandbox.Command) bool {
+				if !ws.startedScript(t) {
+					return false // no benchmark script yet: never the end
+				}
+				for _, a := range c.Argv {
+					if sandbox.HasHole(a) {
+						// whether it is the server launch the run ends
+						// at would be read from a hole: not this run's
+						// to say
+						endHole.Store(true)
+						return false
+					}
+				}
+				return ws.startedServer(t, c)
+			}
+		}
 	}
 	// A run is a function of its inputs (the sandbox fixes every host
 	// value), so points with the same ones share it; the run is only read.
-	key := strings.Join([]string{p.Runner, l.rel, runner, h.Workflow, h.Run, strings.Join(env, "\x00"),
-		so.Timeout.String(), strconv.Itoa(so.Steps), fmt.Sprint(choose, choices, endAtServer)}, "\x01")
+	key := strings.Join([]string{p.Runner, l.rel, in.runner, h.Workflow, h.Run, strings.Join(in.env, "\x00"),
+		so.Timeout.String(), strconv.Itoa(so.Steps), fmt.Sprint(choose, choices, endAtServer), strings.Join(worlds, "\x03")}, "\x01")
 	ws.sn.mu.Lock()
 	c, ok := ws.sn.runs[key]
 	ws.sn.mu.Unlock()
 	if !ok {
 		c.run, c.err = runScript(so.Name, []byte(h.Run), so)
+		if c.err == nil && endHole.Load() {
+			c.run, c.err = nil, errEndAtHole
+		}
 		if !errors.Is(c.err, ErrScriptTimeLimit) && (opt.ctx == nil || opt.ctx.Err() == nil) {
 			// a run the backstop or the caller stopped is no property
 			// of its input: never cached
@@ -615,7 +697,148 @@ func (ws *Workspace) runLauncherWith(p Point, l launcherRef, runner string, fact
 			ws.sn.mu.Unlock()
 		}
 	}
-	return c.run, wf, c.err
+	return c.run, c.err
+}
+
+// runnerHoleOutcomes is renderScript's outcomes of launcher l for its
+// two runner names (endsOf), groups group and group+1, from one run with
+// holes (issue 24; package sandbox holes.go) instead of one run per name:
+// the names' launch steps differ only in variables whose values are the
+// names' (RUNNER_NAME, and what the workflow makes of it), each of which
+// runs as a hole; when the run never looks at a hole, each name's run is
+// that run with its own values put back (sandbox.SubstituteHoles), and is
+// the run that name would make. A launcher that reads its runner name
+// (PORT_OFFSET=${RUNNER_NAME: -1}) looks at the hole: ok is false and the
+// names run on their own, as does every run that errs, stops or hits a
+// bound (their own runs give the error, the stop or the bound).
+//
+// endAtServer is renderScript's started for the launcher's first name.
+// The second name's run is the first's kind: when the first runs to its
+// end (no launcher before it started a script), so does the second,
+// where on its own it would end at its first server launch after a
+// script started. That run is the same as the ended one up to where it
+// would end, and the script it starts, whether it launches, its choice
+// points before the end and its stop before it are what renderScript
+// reads of a later group; a choice point past the end only repeats the
+// same script in another outcome.
+func (ws *Workspace) runnerHoleOutcomes(p Point, l launcherRef, names []string, facts shellutil.Facts, opt Options, endAtServer bool, group int) ([]scriptOutcome, bool) {
+	if len(names) != 2 || opt.noHoles {
+		return nil, false
+	}
+	ws.sn.mu.Lock()
+	looked := ws.sn.holeLooked[l.rel]
+	ws.sn.mu.Unlock()
+	if looked {
+		return nil, false
+	}
+	var ins [2]launchInput
+	for i, rn := range names {
+		in, err := ws.launchInput(p, l, rn, opt)
+		if err != nil {
+			return nil, false
+		}
+		ins[i] = in
+	}
+	a, b := ins[0], ins[1]
+	if a.h.Run != b.h.Run || a.h.Workflow != b.h.Workflow || len(a.env) != len(b.env) {
+		return nil, false
+	}
+	holed := slices.Clone(a.env)
+	var pairs [2][]string            // hole, value
+	holeOf := map[[2]string]string{} // the two values → their hole
+	for i := range a.env {
+		ka, va, _ := strings.Cut(a.env[i], "=")
+		kb, vb, _ := strings.Cut(b.env[i], "=")
+		if ka != kb {
+			return nil, false
+		}
+		if va == vb {
+			continue
+		}
+		if isModelDirVar(ka) || isModelRootVar(ka) || len(va) != len(vb) || !sandbox.HoleValue(va) || !sandbox.HoleValue(vb) {
+			// a directory the sandbox reads by name, or values no one
+			// hole stands for
+			return nil, false
+		}
+		h, ok := holeOf[[2]string{va, vb}]
+		if !ok {
+			// (a variable set twice to the same values, RUNNER_NAME by
+			// the runner and by the workflow, is one hole)
+			if h, ok = sandbox.Hole(len(holeOf), len(va)); !ok {
+				return nil, false
+			}
+			holeOf[[2]string{va, vb}] = h
+			pairs[0] = append(pairs[0], h, va)
+			pairs[1] = append(pairs[1], h, vb)
+		}
+		holed[i] = ka + "=" + h
+	}
+	if len(pairs[0]) == 0 {
+		return nil, false // the same input: renderScript's memo shares the run
+	}
+	hin := launchInput{wf: a.wf, h: a.h, env: holed, pairs: pairs[:]}
+	ws.sn.holeRuns.Add(1)
+	runs, err := enumerateChoices(func(choices []int) (*ScriptRun, error) {
+		return ws.runLaunch(p, l, hin, facts, opt, true, choices, endAtServer)
+	})
+	if err != nil {
+		var he *sandbox.HoleError
+		if errors.As(err, &he) && (path.Clean(he.At.File) == l.rel || strings.HasSuffix(he.At.File, "(launch step)")) {
+			// the launcher (or the step) reads the runner name: so it
+			// will for the next point (the run is the same up to there
+			// for any point; saves running it to the look again)
+			ws.sn.mu.Lock()
+			if ws.sn.holeLooked == nil {
+				ws.sn.holeLooked = map[string]bool{}
+			}
+			ws.sn.holeLooked[l.rel] = true
+			ws.sn.mu.Unlock()
+		}
+		return nil, false
+	}
+	var outs []scriptOutcome
+	for i, rn := range names {
+		r := strings.NewReplacer(pairs[i]...)
+		for _, hr := range runs {
+			run, ok := sandbox.SubstituteHoles(hr, r)
+			if !ok {
+				return nil, false
+			}
+			// its own ScriptRun and Trace: what holds no hole is shared
+			// with the run with holes (the memo's), only read
+			own := *run
+			if run.Trace != nil {
+				tr := *run.Trace
+				own.Trace = &tr
+			}
+			o := scriptOutcome{launcher: l, runner: rn, run: &own, harness: ins[i].wf, group: group + i}
+			for j, st := range o.run.Scripts {
+				if rel := ws.relTo(ws.Base, st.File); strings.HasPrefix(rel, "benchmarks/") {
+					o.script, o.start = st.File, &o.run.Scripts[j]
+					break
+				}
+			}
+			outs = append(outs, o)
+		}
+	}
+	ws.sn.holeUsed.Add(1)
+	return outs, true
+}
+
+// errEndAtHole is the outcome of a run with holes that asked whether a
+// command holding a hole is where it ends (runLaunch): its values' runs
+// are run on their own.
+var errEndAtHole = errors.New("the run's end would be read from a hole")
+
+// startedScript reports whether a run has started a benchmark script
+// (benchmarks/…).
+func (ws *Workspace) startedScript(t *sandbox.Trace) bool {
+	for _, s := range t.Scripts {
+		if strings.HasPrefix(ws.relTo(ws.Base, s.File), "benchmarks/") {
+			return true
+		}
+	}
+	return false
 }
 
 // scriptRunProcesses turns a run's server launches into processes and

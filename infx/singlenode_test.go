@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -467,7 +468,9 @@ func TestRenderedWorkerImage(t *testing.T) {
 
 // launcherRunsEnded lists, by runner name, whether the point's launcher
 // runs ended early (sandbox.Trace.EndedAt) — "ended" — or ran to their
-// end — "full" (every run of the name alike, else "mixed").
+// end — "full" (every run of the name alike, else "mixed"). A run with
+// holes for two runner names (runnerHoleOutcomes) counts for both: its
+// key's worlds name them (the first hole is RUNNER_NAME's).
 func launcherRunsEnded(t *testing.T, ws *Workspace) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -477,15 +480,25 @@ func launcherRunsEnded(t *testing.T, ws *Workspace) map[string]string {
 		if c.run == nil {
 			continue
 		}
-		rn := strings.Split(key, "\x01")[2]
+		parts := strings.Split(key, "\x01")
+		names := []string{parts[2]}
+		if worlds := parts[len(parts)-1]; worlds != "" {
+			names = nil
+			for _, w := range strings.Split(worlds, "\x03") {
+				names = append(names, strings.Split(w, "\x02")[1])
+			}
+		}
 		v := "full"
 		if c.run.EndedAt != 0 {
 			v = "ended"
 		}
-		if old, ok := out[rn]; ok && old != v {
-			v = "mixed"
+		for _, rn := range names {
+			w := v
+			if old, ok := out[rn]; ok && old != w {
+				w = "mixed"
+			}
+			out[rn] = w
 		}
-		out[rn] = v
 	}
 	return out
 }
@@ -513,7 +526,10 @@ func TestLaterRunnersEndAtServer(t *testing.T) {
 // TestFirstRunnerWithoutScriptLaterInFull: when the first launcher starts
 // no benchmark script, the first that does is the one rendered, so it
 // runs to its end — here its second server (a later launch) is in the
-// rendering — and only the runner names after it end at their server.
+// rendering. Its two runner names run as one run with holes
+// (runnerHoleOutcomes), so the second runs to its end too, where on its
+// own it would end at its server (TestLaterRunnersEndAtServer); without
+// holes it does, and the rendering is the same.
 func TestFirstRunnerWithoutScriptLaterInFull(t *testing.T) {
 	ws := copyLaunch(t,
 		[3]string{"runners/launch_b200-cw.sh", "set -x\n", "exit 3\n"},
@@ -523,9 +539,21 @@ func TestFirstRunnerWithoutScriptLaterInFull(t *testing.T) {
 		t.Fatalf("%d processes, want the 2 servers the rendered runner starts: %+v", len(d.Processes), d.Processes)
 	}
 	got := launcherRunsEnded(t, ws)
-	want := map[string]string{"b200-cw_00": "full", "b200-dgxc_00": "full", "b200-dgxc_01": "ended"}
+	want := map[string]string{"b200-cw_00": "full", "b200-dgxc_00": "full", "b200-dgxc_01": "full"}
 	if !maps.Equal(got, want) {
 		t.Errorf("launcher runs: %v, want %v", got, want)
+	}
+	plain := copyLaunch(t,
+		[3]string{"runners/launch_b200-cw.sh", "set -x\n", "exit 3\n"},
+		[3]string{"benchmarks/single_node/fixed_seq_len/m1_fp8_b200.sh", "wait_for_server_ready\n", "wait_for_server_ready\npython3 -m sglang.launch_server --model-path \"$MODEL\" --port 9999 > s2.log 2>&1 &\n"})
+	dp := renderOne(t, plain, pointAt(t, plain, "m1-fp8-b200-sglang", 0, 16), Options{noHoles: true})
+	if !reflect.DeepEqual(d, dp) {
+		t.Errorf("with holes:\n%+v\nwithout:\n%+v", d, dp)
+	}
+	got = launcherRunsEnded(t, plain)
+	want = map[string]string{"b200-cw_00": "full", "b200-dgxc_00": "full", "b200-dgxc_01": "ended"}
+	if !maps.Equal(got, want) {
+		t.Errorf("launcher runs without holes: %v, want %v", got, want)
 	}
 }
 

@@ -526,34 +526,89 @@ func (sb *sandbox) modelRoots(env expand.Environ) []string {
 var stagedFiles = []string{"config.json", "model-00001-of-00001.safetensors", "model.safetensors.index.json", "tokenizer.json", "tokenizer_config.json"}
 
 func (sb *sandbox) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {
-	sb.holeIn("a path", name)
-	if !strings.HasPrefix(name, procSubstPrefix) && sb.refuseAfterUnfollowed(name) {
-		// whether it exists, after a fenced child that stopped, is not
-		// known (fence.go)
-		return nil, &os.PathError{Op: "stat", Path: name, Err: errStopped}
+	if sb.cfg.Holes && HasHole(name) {
+		if st, err, ok := sb.statWorlds(ctx, name, follow); ok {
+			return st, err
+		}
+		sb.inspectHole("a path")
+	}
+	st, err, _ := sb.statIn(ctx, name, follow, false)
+	return st, err
+}
+
+// statWorlds answers a stat of a path holding holes from its value in
+// each of Config.Worlds (worlds): ok when every world's answer is the
+// same — it exists in all or in none, with the same mode, size and time —
+// and none of them would stop the run (statIn's probe). The answer is
+// the first world's.
+func (sb *sandbox) statWorlds(ctx context.Context, name string, follow bool) (fs.FileInfo, error, bool) {
+	vals := sb.worlds(name)
+	if len(vals) == 0 {
+		return nil, nil, false
+	}
+	var first fs.FileInfo
+	var firstErr error
+	for i, v := range vals {
+		st, err, pure := sb.statIn(ctx, v, follow, true)
+		if !pure {
+			return nil, nil, false
+		}
+		if i == 0 {
+			first, firstErr = st, err
+			continue
+		}
+		if (err == nil) != (firstErr == nil) || err == nil && (st.Mode() != first.Mode() || st.Size() != first.Size() || !st.ModTime().Equal(first.ModTime())) {
+			return nil, nil, false
+		}
+	}
+	if firstErr != nil {
+		// the error names the path as the script wrote it
+		return nil, &os.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}, true
+	}
+	return first, nil, true
+}
+
+// statIn is stat of a path without holes. probe: nothing is recorded and
+// the run is not stopped; pure is false when the answer would stop it (a
+// read after a fenced child stopped, a system file, a path out of the
+// read roots) — the answer is then not the run's.
+func (sb *sandbox) statIn(ctx context.Context, name string, follow, probe bool) (_ fs.FileInfo, _ error, pure bool) {
+	if !strings.HasPrefix(name, procSubstPrefix) {
+		if probe {
+			if sb.unfollowedWhy() != "" {
+				return nil, nil, false
+			}
+		} else if sb.refuseAfterUnfollowed(name) {
+			// whether it exists, after a fenced child that stopped, is
+			// not known (fence.go)
+			return nil, &os.PathError{Op: "stat", Path: name, Err: errStopped}, false
+		}
 	}
 	p := sb.abs(ctx, name)
 	if dir, base := filepath.Split(p); dir == "/usr/bin/" && (sb.onRunner(base) || isEvaluated(base)) {
 		// The commands the sandbox answers `command -v` for as installed
 		// at /usr/bin (lookup) are there for a test too.
-		return stagedInfo{name: base, exec: true}, nil
+		return stagedInfo{name: base, exec: true}, nil, true
 	}
 	sb.fsmu.Lock()
 	made := sb.made[p]
 	sb.fsmu.Unlock()
 	if made {
 		// A squash image the run imported or found valid (squashOperand).
-		return stagedInfo{name: filepath.Base(p)}, nil
+		return stagedInfo{name: filepath.Base(p)}, nil, true
 	}
 	sb.fsmu.Lock()
 	entered := sb.unknownDirs[p]
 	sb.fsmu.Unlock()
 	if sb.vdirs[p] || sb.isCloneDir(p) || entered {
-		return stagedInfo{name: filepath.Base(p), dir: true}, nil
+		return stagedInfo{name: filepath.Base(p), dir: true}, nil, true
 	}
 	if systemPath(p) && !sb.jail.contains(p) {
 		// The runner's (or the image's) own files: whether they exist is
 		// not known here, so a test of one cannot be answered.
+		if probe {
+			return nil, nil, false
+		}
 		sb.mu.Lock()
 		if sb.stopReason == nil {
 			sb.stopReason = &Unsupported{Pos: sb.lastPos(), Command: "test",
@@ -561,39 +616,42 @@ func (sb *sandbox) stat(ctx context.Context, name string, follow bool) (fs.FileI
 		}
 		sb.mu.Unlock()
 		sb.stop()
-		return nil, &os.PathError{Op: "stat", Path: name, Err: errHostState}
+		return nil, &os.PathError{Op: "stat", Path: name, Err: errHostState}, false
 	}
 	if !sb.jail.contains(p) {
 		if sb.inClone(p) {
 			// A file of a git clone the run made: its content is the
 			// repository's at the ref, not known here, but a launcher's
 			// test that it exists holds (the caller resolves what it is).
-			return stagedInfo{name: filepath.Base(p)}, nil
+			return stagedInfo{name: filepath.Base(p)}, nil, true
 		}
 		for _, root := range sb.modelRoots(interp.HandlerCtx(ctx).Env) {
 			// Model staging: an entry of a Config.ModelRoot directory is a
 			// staged checkpoint directory.
 			if p == root || filepath.Dir(p) == root {
-				return stagedInfo{name: filepath.Base(p), dir: true}, nil
+				return stagedInfo{name: filepath.Base(p), dir: true}, nil, true
 			}
 		}
 		for _, mp := range sb.stagedDirs(interp.HandlerCtx(ctx).Env) {
 			// Model staging: a Config.ModelDir directory holds a complete checkpoint.
 			if p == mp {
-				return stagedInfo{name: filepath.Base(p), dir: true}, nil
+				return stagedInfo{name: filepath.Base(p), dir: true}, nil, true
 			}
 			if within(p, mp) {
-				return stagedInfo{name: filepath.Base(p)}, nil
+				return stagedInfo{name: filepath.Base(p)}, nil, true
 			}
 		}
-		return nil, &os.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+		return nil, &os.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}, true
 	}
 	st, err := sb.jail.stat(p, follow)
 	if err != nil {
+		if probe && errors.Is(err, errJailEscape) {
+			return nil, nil, false
+		}
 		sb.refused(name, err)
-		return nil, &os.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+		return nil, &os.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}, true
 	}
-	return st, nil
+	return st, nil, true
 }
 
 // access answers test -r/-w/-x and cd's permission check from the

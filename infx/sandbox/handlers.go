@@ -449,9 +449,10 @@ func hSbatch(_ context.Context, c *Call) error {
 // hSqueue prints an allocation's id when asked for ids by name once the
 // run has one (salloc / sbatch); the job list is empty otherwise (a job
 // waited on has ended, and before its own allocation a run's stale-job
-// cleanup finds none).
+// cleanup finds none). The name asked about is not read (squeueAsked):
+// every job the run allocated is the one it asks about.
 func hSqueue(_ context.Context, c *Call) error {
-	joined := strings.Join(c.Args[1:], " ")
+	joined := squeueAsked(c.Args)
 	c.sb.fsmu.Lock()
 	allocated := c.sb.allocated
 	c.sb.fsmu.Unlock()
@@ -459,6 +460,30 @@ func hSqueue(_ context.Context, c *Call) error {
 		say(c.hc.Stdout, fmt.Sprintln("1"))
 	}
 	return nil
+}
+
+// squeueAsked is squeue's arguments (args[1:]) joined by spaces without
+// the job names they give (squeueName): `--name=NAME` is kept as
+// `--name=`, a separate NAME is left out. What hSqueue reads of its
+// arguments (a -j or --jobs option, a %A or %i format) is never a name's
+// text: a job named "x-job" is asked about by name, not by id.
+func squeueAsked(args []string) string {
+	var b strings.Builder
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if squeueName(args, i) {
+			if k, _, ok := strings.Cut(a, "="); ok {
+				a = k + "="
+			} else {
+				continue
+			}
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(a)
+	}
+	return b.String()
 }
 
 // hSquash: a squash file the run imports (`enroot import -o FILE`) or

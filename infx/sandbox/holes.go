@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
 )
@@ -154,6 +156,49 @@ func (sb *sandbox) inspectHole(what string) {
 	sb.stop()
 }
 
+// worlds is s in each of Config.Worlds (interp.HoleWorlds), nil when a
+// world leaves a part of a hole in it (Residual).
+func (sb *sandbox) worlds(s string) []string {
+	out := make([]string, len(sb.cfg.Worlds))
+	for i, r := range sb.cfg.Worlds {
+		if out[i] = r.Replace(s); Residual(out[i]) {
+			return nil
+		}
+	}
+	return out
+}
+
+// filterWorlds evaluates a text utility (shellutil) whose input holds
+// holes in each of Config.Worlds: ok when it is evaluated in every world,
+// reads no file, and prints the same and ends with the same status in
+// all of them, with nothing of a hole left — `env | grep -E '^SGLANG_'`
+// when RUNNER_NAME is a hole. Its result is then the run's in every world.
+func (sb *sandbox) filterWorlds(args []string, stdin []byte, facts shellutil.Facts) (shellutil.Result, bool) {
+	ins := sb.worlds(string(stdin))
+	if len(ins) == 0 {
+		return shellutil.Result{}, false
+	}
+	var first shellutil.Result
+	for i, in := range ins {
+		files := false
+		res, handled, _ := shellutil.RunCached(args, []byte(in), facts, func(string) ([]byte, error) {
+			files = true // what a file holds is not the worlds' to compare
+			return nil, fs.ErrNotExist
+		}, &sb.cache.regexps)
+		if !handled || files || Residual(string(res.Stdout)) || Residual(string(res.Stderr)) {
+			return shellutil.Result{}, false
+		}
+		if i == 0 {
+			first = res
+			continue
+		}
+		if !bytes.Equal(res.Stdout, first.Stdout) || !bytes.Equal(res.Stderr, first.Stderr) || res.Status != first.Status {
+			return shellutil.Result{}, false
+		}
+	}
+	return first, true
+}
+
 // holeIn is inspectHole when the run has holes and s holds one.
 func (sb *sandbox) holeIn(what, s string) {
 	if sb.cfg.Holes && HasHole(s) {
@@ -225,8 +270,61 @@ func copiesHole(args []string, i int) bool {
 	switch path.Base(args[0]) {
 	case "docker", "podman":
 		return len(args) > 1 && args[1] == "run" && i >= 2
+	case "salloc", "srun", "sbatch":
+		return slurmJobName(args, i)
+	case "squeue":
+		return squeueName(args, i)
 	}
 	return false
+}
+
+// slurmJobName reports whether argument i of salloc, srun or sbatch is
+// the job's name (--job-name=NAME, --job-name NAME, -J NAME): the
+// sandbox's Slurm gives every job id 1 and never reads its name (hSalloc,
+// hSbatch, the srun option parse), so a hole there is only copied. The
+// options are walked as srun walks them (srunLongTakesValue,
+// srunValueOpts) up to the first operand, the command srun runs.
+func slurmJobName(args []string, i int) bool {
+	for j := 1; j < len(args) && j <= i; j++ {
+		a := args[j]
+		if a == "--" || !strings.HasPrefix(a, "-") {
+			return false // an operand: the command
+		}
+		if strings.HasPrefix(a, "--") {
+			k, _, hasV := strings.Cut(a, "=")
+			if j == i {
+				return hasV && k == "--job-name"
+			}
+			if !hasV && srunLongTakesValue(k) {
+				j++ // its value
+				if j == i {
+					return k == "--job-name"
+				}
+			}
+			continue
+		}
+		if j == i {
+			return false
+		}
+		if len(a) == 2 && strings.IndexByte(srunValueOpts, a[1]) >= 0 {
+			j++
+			if j == i {
+				return a == "-J"
+			}
+		}
+	}
+	return false
+}
+
+// squeueName reports whether argument i of squeue is a job name it is
+// asked about (--name=NAME, --name NAME, -n NAME): hSqueue answers without
+// reading it (squeueAsked leaves it out), so a hole there is only copied.
+func squeueName(args []string, i int) bool {
+	a := args[i]
+	if k, _, ok := strings.Cut(a, "="); ok && k == "--name" {
+		return true
+	}
+	return i > 1 && (args[i-1] == "--name" || args[i-1] == "-n") && !squeueName(args, i-1)
 }
 
 // copiesContainerVar reports whether the value v of docker run's option k

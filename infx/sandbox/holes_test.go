@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -250,5 +253,141 @@ func TestLibraryStubFuncs(t *testing.T) {
 	}
 	if bad := c.libraryStubFuncs("a() {"); len(bad) != 0 {
 		t.Errorf("a text that does not parse: %q", bad)
+	}
+}
+
+// TestHoleWorldsRuns: with the values the holes stand for known
+// (Config.Worlds), a run that decides what it would look at the same way
+// in every world — the prefix of a runner name, a file test that no world's
+// file answers otherwise, `env | grep` of lines without the value, a
+// Slurm job named after it and found by name — is, its holes replaced, the
+// run of each value; a run whose worlds would go different ways (a file
+// one world has, a last character, grep's status) or that looks otherwise
+// ends with a *HoleError.
+func TestHoleWorldsRuns(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "b300-nv_01.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vals := []string{"b300-nv_01", "b300-nv_17"}
+	h, _ := Hole(0, len(vals[0]))
+	var worlds []*strings.Replacer
+	for _, v := range vals {
+		worlds = append(worlds, strings.NewReplacer(h, v))
+	}
+	cfg := func(x string, holes bool) Config {
+		c := Config{
+			Env:       []string{"X=" + x, "PATH=/usr/bin:/bin", "SGLANG_A=1"},
+			Dir:       dir,
+			ReadRoots: []string{dir},
+			Commands:  map[string]Handler{"server": func(context.Context, *Call) error { return nil }},
+			IsServer:  func(argv []string) bool { return len(argv) > 0 && argv[0] == "server" },
+			Holes:     holes,
+		}
+		if holes {
+			c.Worlds = worlds
+		}
+		return c
+	}
+	decided := []string{
+		`export L=launch_${X%%_*}.sh; server --l "$L"`,
+		`if [ -f "$X.log" ]; then export F=1; fi; [ -e "other_${X}" ] || export G=0; server`,
+		`env | grep -E '^SGLANG_' | sort > /tmp/s; server`,
+		`salloc --partition=p -N 1 --no-shell --job-name="$X"; JOB_ID=$(squeue --name="$X" -u u -h -o %A); srun --jobid=$JOB_ID --job-name "$X" server --id "$JOB_ID"`,
+		`squeue -n "$X" -h -o %i > /tmp/j; server`,
+	}
+	looks := []string{
+		`if [ -f "$X.json" ]; then server; fi`,
+		`export P=${X: -1}; server`,
+		`export S=${X#b300-nv_}; server`,
+		`echo "$X" | grep -q 17 && server`,
+		`salloc --partition="$X" --no-shell; server`,
+		`squeue -o "$X"; server`,
+		`srun "$X" server`,
+	}
+	for _, src := range decided {
+		holed, err := runSrc("w.sh", src, cfg(h, true))
+		if err != nil {
+			t.Errorf("%q with a hole: %v, want it decided in every world", src, err)
+			continue
+		}
+		for i, v := range vals {
+			want, err := runSrc("w.sh", src, cfg(v, false))
+			if err != nil {
+				t.Fatalf("%q with %s: %v", src, v, err)
+			}
+			got, ok := SubstituteHoles(holed, worlds[i])
+			if !ok {
+				t.Errorf("%q: a residual after substitution", src)
+				continue
+			}
+			gj, _ := json.Marshal(got)
+			wj, _ := json.Marshal(want)
+			if string(gj) != string(wj) {
+				t.Errorf("%q: the run with a hole, substituted, is not the run of %s:\n got %s\nwant %s", src, v, gj, wj)
+			}
+		}
+	}
+	for _, src := range looks {
+		_, err := runSrc("l.sh", src, cfg(h, true))
+		var he *HoleError
+		if !errors.As(err, &he) {
+			t.Errorf("%q with a hole: %v, want a look at it", src, err)
+		}
+	}
+}
+
+// TestSlurmNames: which arguments of salloc, srun, sbatch and squeue are a
+// job's name (slurmJobName, squeueName), and what squeue reads of its
+// arguments without them (squeueAsked): a name holding "-j" asks about a
+// job by name, not by id.
+func TestSlurmNames(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		i    int
+		want bool
+	}{
+		{[]string{"salloc", "--job-name=N"}, 1, true},
+		{[]string{"salloc", "-N", "1", "--job-name", "N"}, 4, true},
+		{[]string{"srun", "-J", "N", "bash", "x"}, 2, true},
+		{[]string{"srun", "--partition", "--job-name=N"}, 2, false},       // the partition's value
+		{[]string{"srun", "--jobid=1", "bash", "--job-name=N"}, 3, false}, // bash's operand
+		{[]string{"sbatch", "--time", "N"}, 2, false},
+		{[]string{"salloc", "-J"}, 1, false},
+		{[]string{"salloc", "N"}, 1, false},
+	} {
+		if got := slurmJobName(c.args, c.i); got != c.want {
+			t.Errorf("slurmJobName(%q, %d) = %v", c.args, c.i, got)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		i    int
+		want bool
+	}{
+		{[]string{"squeue", "--name=N"}, 1, true},
+		{[]string{"squeue", "--name", "N"}, 2, true},
+		{[]string{"squeue", "-n", "N", "-h"}, 2, true},
+		{[]string{"squeue", "-n", "N", "-h"}, 3, false},
+		{[]string{"squeue", "-o", "N"}, 2, false},
+		{[]string{"squeue", "--name", "--name"}, 2, true},
+	} {
+		if got := squeueName(c.args, c.i); got != c.want {
+			t.Errorf("squeueName(%q, %d) = %v", c.args, c.i, got)
+		}
+	}
+	if got, want := squeueAsked([]string{"squeue", "--name=x-job", "-u", "u", "-n", "y-jobs", "-h", "-o", "%A"}), "--name= -u u -n -h -o %A"; got != want {
+		t.Errorf("squeueAsked = %q, want %q", got, want)
+	}
+	// a run allocated by salloc finds its job's id by a name holding "-j"
+	tr, err := runSrc("q.sh", `salloc --no-shell --job-name=x-job; export J=$(squeue --name=x-job -h -o %A); server`, Config{
+		Commands: map[string]Handler{"server": func(context.Context, *Call) error { return nil }},
+		IsServer: func(argv []string) bool { return len(argv) > 0 && argv[0] == "server" },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := tr.Commands[len(tr.Commands)-1]; !slices.Contains(c.Env, "J=1") {
+		t.Errorf("server env %q, want J=1", c.Env)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -215,8 +216,18 @@ type Config struct {
 	// it must not look at (holes.go): the first look ends the run with a
 	// *HoleError, whatever else it did. A hole in an argument of an
 	// external command is a look, but for docker run's copied values
-	// (copiesHole), the caller's handlers included.
+	// (copiesHole) and Slurm job names (slurmJobName, squeueName), the
+	// caller's handlers included.
 	Holes bool
+	// Worlds, with Holes, are the values the holes stand for when the
+	// caller knows them: in world i each hole is what Worlds[i] replaces
+	// it by. What the run would look at is then decided by the worlds,
+	// and is not a look when every world goes the same way: a pattern
+	// removal (interp.HoleWorlds; `launch_${RUNNER_NAME%%_*}.sh` for two
+	// runner names of one launcher), a file test (statWorlds), a text
+	// utility's input (filterWorlds). The run then holds for those values
+	// only.
+	Worlds []*strings.Replacer
 	// IsServer reports whether argv (wrappers removed) launches a server
 	// the caller reads from Trace.Commands: such a command succeeds,
 	// printing nothing, wherever it is written. Nil: none does.

@@ -292,6 +292,9 @@ func (sb *sandbox) runFile(ctx context.Context, file *syntax.File, fr fileRun) (
 	}
 	if sb.cfg.Holes {
 		opts = append(opts, interp.InspectHoles(sb.inspectHole))
+		if len(sb.cfg.Worlds) > 0 {
+			opts = append(opts, interp.HoleWorlds(sb.worlds))
+		}
 	}
 	if len(params) > 0 {
 		opts = append(opts, interp.Params(append([]string{"--"}, params...)...))
@@ -1407,11 +1410,16 @@ func (sb *sandbox) external(ctx context.Context, c *Call) error {
 		}
 	}
 	stdin := []byte(nil)
+	holed := false // the input holds holes whose worlds decide (filterWorlds)
 	if readsStdin[name] && hc.Stdin != nil {
 		// A read error ends the input like its end does (the pipe closed).
 		stdin, _ = io.ReadAll(io.LimitReader(hc.Stdin, maxRead+1))
-		if sb.cfg.Holes {
-			sb.holeIn("the input of "+name, string(stdin))
+		if sb.cfg.Holes && hasHoleBytes(stdin) {
+			if len(sb.cfg.Worlds) == 0 {
+				sb.inspectHole("the input of " + name)
+			} else {
+				holed = true
+			}
 		}
 		if len(stdin) > maxRead {
 			// Input cut short gives output that is not known.
@@ -1424,6 +1432,19 @@ func (sb *sandbox) external(ctx context.Context, c *Call) error {
 	facts, chosen, stopped := sb.probeChoice(c)
 	if stopped {
 		return errStopped
+	}
+	if holed {
+		res, ok := sb.filterWorlds(args, stdin, facts)
+		if !ok {
+			sb.inspectHole("the input of " + name)
+			return errStopped
+		}
+		_, _ = hc.Stdout.Write(res.Stdout)
+		_, _ = hc.Stderr.Write(res.Stderr)
+		if res.Status != 0 {
+			return interp.ExitStatus(res.Status)
+		}
+		return nil
 	}
 	var unk *unknownRead
 	res, handled, reason := shellutil.RunCached(args, stdin, facts, func(name string) ([]byte, error) {

@@ -102,6 +102,16 @@ type Config struct {
 	// backslash character (cookbook-sync patch, issue 24).
 	Inspect func(what string)
 
+	// Worlds, when set with Inspect, gives the values of a string that
+	// holds holes, one per world: the string with each hole replaced by
+	// the value it stands for in that world (every hole stands for one
+	// value per world); nil when it cannot (a hole it does not know, a
+	// part of one). A pattern removal from a scalar holding holes
+	// (${x%%pat}, ${x#pat}) whose result is the same in every world and
+	// holds no hole is that result and not a look: the run goes the same
+	// way in every world (cookbook-sync patch, issue 24).
+	Worlds func(s string) []string
+
 	bufferAlloc strings.Builder
 	fieldAlloc  [4]fieldPart
 	fieldsAlloc [4][]fieldPart

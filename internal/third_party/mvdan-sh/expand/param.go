@@ -147,7 +147,7 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp) (string, error) {
 	if cfg.Inspect != nil { // cookbook-sync patch
 		// ${#a[@]} counts the elements: it does not look at them
 		count := pe.Length && (nodeLit(index) == "@" || nodeLit(index) == "*")
-		if what := paramOp(pe); what != "" && !count {
+		if what := paramOp(pe); what != "" && !count && !cfg.worldsDecide(pe, indexAllElements) {
 			cfg.inspectAll(what, elems)
 			cfg.inspect(what, str)
 		}
@@ -266,6 +266,14 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp) (string, error) {
 		case syntax.RemSmallPrefix, syntax.RemLargePrefix,
 			syntax.RemSmallSuffix, syntax.RemLargeSuffix:
 			cfg.inspect("a pattern", arg) // cookbook-sync patch
+			if cfg.worldsDecide(pe, indexAllElements) && HasHole(str) {
+				// (cookbook-sync patch) the same in every world, or a look
+				if same, ok := cfg.sameInWorlds(str, func(v string) string { return join(cfg.removePatternElems(op, arg, []string{v})) }); ok {
+					str = same
+					break
+				}
+				cfg.inspect(paramOp(pe), str)
+			}
 			str = join(cfg.removePatternElems(op, arg, elems))
 		case syntax.UpperFirst, syntax.UpperAll,
 			syntax.LowerFirst, syntax.LowerAll:
@@ -625,4 +633,38 @@ func paramOp(pe *syntax.ParamExp) string {
 		return "${…" + pe.Exp.Op.String() + "…}"
 	}
 	return ""
+}
+
+// worldsDecide reports whether a look at a scalar's holes by pe is
+// decided where the operation runs, by its result in every world
+// (Config.Worlds): a pattern removal from a scalar (cookbook-sync patch).
+func (cfg *Config) worldsDecide(pe *syntax.ParamExp, indexAllElements bool) bool {
+	if cfg.Worlds == nil || indexAllElements || pe.Exp == nil || pe.Length || pe.Excl || pe.Slice != nil || pe.Repl != nil {
+		return false
+	}
+	switch pe.Exp.Op {
+	case syntax.RemSmallPrefix, syntax.RemLargePrefix, syntax.RemSmallSuffix, syntax.RemLargeSuffix:
+		return true
+	}
+	return false
+}
+
+// sameInWorlds is op's result on s's value in every world (Config.Worlds)
+// when it is the same in all of them and holds no hole; ok is false
+// otherwise (cookbook-sync patch).
+func (cfg *Config) sameInWorlds(s string, op func(string) string) (string, bool) {
+	vals := cfg.Worlds(s)
+	if len(vals) == 0 {
+		return "", false
+	}
+	first := op(vals[0])
+	if HasHole(first) {
+		return "", false
+	}
+	for _, v := range vals[1:] {
+		if op(v) != first {
+			return "", false
+		}
+	}
+	return first, true
 }

@@ -109,6 +109,9 @@ type Runner struct {
 	// inspectHole, when set, is called when the run looks at a hole
 	// (InspectHoles; cookbook-sync patch).
 	inspectHole func(what string)
+	// holeWorlds, when set, is expand.Config.Worlds (HoleWorlds;
+	// cookbook-sync patch).
+	holeWorlds func(s string) []string
 	// seqPipe, when set, names the pipeline stages run to their end
 	// before the next stage starts (SequentialPipes; cookbook-sync patch).
 	seqPipe func(left *syntax.Stmt, isFunc func(name string) bool) bool
@@ -1038,6 +1041,7 @@ func (r *Runner) Reset() {
 		patterns:       r.patterns,      // cookbook-sync patch
 		quietCall:      r.quietCall,     // cookbook-sync patch
 		inspectHole:    r.inspectHole,   // cookbook-sync patch
+		holeWorlds:     r.holeWorlds,    // cookbook-sync patch
 		seqPipe:        r.seqPipe,       // cookbook-sync patch
 		goroutines:     r.goroutines,    // cookbook-sync patch
 		readDirHandler: r.readDirHandler,
@@ -1238,6 +1242,7 @@ func (r *Runner) subshell(background bool) *Runner {
 		patterns:       r.patterns,    // cookbook-sync patch
 		quietCall:      r.quietCall,   // cookbook-sync patch
 		inspectHole:    r.inspectHole, // cookbook-sync patch
+		holeWorlds:     r.holeWorlds,  // cookbook-sync patch
 		seqPipe:        r.seqPipe,     // cookbook-sync patch
 		goroutines:     r.goroutines,  // cookbook-sync patch
 		readDirHandler: r.readDirHandler,

@@ -25,6 +25,19 @@ func InspectHoles(inspect func(what string)) RunnerOption {
 	}
 }
 
+// HoleWorlds sets expand.Config.Worlds for every expansion: the values a
+// string holding holes has, one per world, with which a pattern removal
+// whose result is the same in every world is not a look (InspectHoles);
+// and a file test (-e, -f, -d, -r …) of a path holding a hole is not one
+// here: the stat and access handlers, given the path, decide it.
+// cookbook-sync patch (see ../PATCHES.md).
+func HoleWorlds(worlds func(s string) []string) RunnerOption {
+	return func(r *Runner) error {
+		r.holeWorlds = worlds
+		return nil
+	}
+}
+
 // holeVar calls the hole inspector with what when vr's value, an
 // element or a key holds a hole.
 func (r *Runner) holeVar(what string, vr expand.Variable) {

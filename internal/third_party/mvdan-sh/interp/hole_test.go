@@ -163,3 +163,81 @@ echo done`, "\ndone\n"},
 		}
 	}
 }
+
+// runWorlds runs src like runHoles with X = holeX standing for "b300-nv_01"
+// in one world and "b300-nv_17" in another (HoleWorlds), and a stat
+// handler under which only "b300-nv_01.json" exists; it returns what was
+// looked at first and the output.
+func runWorlds(t *testing.T, src string) (what, out string) {
+	t.Helper()
+	f, err := syntax.NewParser().Parse(strings.NewReader(src), "w.sh")
+	if err != nil {
+		t.Fatalf("%q: %v", src, err)
+	}
+	worlds := []*strings.Replacer{strings.NewReplacer(holeX, "b300-nv_01"), strings.NewReplacer(holeX, "b300-nv_17")}
+	var buf bytes.Buffer
+	r, err := New(StdIO(nil, &buf, &buf),
+		Env(expand.ListEnviron("X="+holeX, "PATH=/nonexistent")),
+		InspectHoles(func(w string) {
+			if what == "" {
+				what = w
+			}
+		}),
+		HoleWorlds(func(s string) []string {
+			var out []string
+			for _, w := range worlds {
+				out = append(out, w.Replace(s))
+			}
+			return out
+		}),
+		StatHandler(func(ctx context.Context, name string, follow bool) (os.FileInfo, error) {
+			if strings.Contains(name, holeX) {
+				what = "the stat handler got a hole" // the embedder's to decide
+			}
+			return nil, os.ErrNotExist
+		}),
+		ExecHandlers(func(ExecHandlerFunc) ExecHandlerFunc {
+			return func(ctx context.Context, args []string) error { return ExitStatus(127) }
+		}),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	return what, buf.String()
+}
+
+// TestHoleWorlds: with the holes' worlds known (HoleWorlds), a pattern
+// removal whose result is the same in every world is that result and no
+// look; one whose results differ, and every other operation, is still a
+// look; a file test hands the path, hole and all, to the stat handler,
+// which decides; without worlds a file test is a look.
+func TestHoleWorlds(t *testing.T) {
+	for _, c := range []struct{ src, what, out string }{
+		{`echo "launch_${X%%_*}.sh"`, "", "launch_b300-nv.sh\n"},
+		{`echo "${X%_*}"`, "", "b300-nv\n"},
+		{`echo "${X#b300-}"`, "${…#…}", ""},
+		{`echo "${X%%-*}"`, "", "b300\n"},
+		{`echo "${X%1}"`, "${…%…}", ""}, // _01 loses its 1, _17 keeps its 7
+		{`echo "${X: -1}"`, "${…:offset}", ""},
+		{`echo "${#X}"`, "${#…}", ""},
+		{`echo "${X/nv/x}"`, "${…/pattern/…}", ""},
+		{`[ -f "$X.json" ] && echo yes || echo no`, "the stat handler got a hole", "no\n"},
+		{`[ "$X" = b300-nv_01 ] && echo yes`, "a test", ""},
+	} {
+		what, out := runWorlds(t, c.src)
+		if what != c.what {
+			t.Errorf("%q: looked at %q, want %q", c.src, what, c.what)
+			continue
+		}
+		if c.what == "" && out != c.out {
+			t.Errorf("%q: output %q, want %q", c.src, out, c.out)
+		}
+	}
+	// without worlds, the same removal and file test are looks
+	for _, src := range []string{`echo "${X%%_*}"`, `[ -f "$X.json" ]`} {
+		if what, _ := runHoles(t, src); what == "" {
+			t.Errorf("%q without worlds: no look", src)
+		}
+	}
+}

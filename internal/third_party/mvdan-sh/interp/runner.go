@@ -46,6 +46,7 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 	r.ecfg = &expand.Config{
 		Env:     expandEnv{r},
 		Inspect: r.inspectHole, // cookbook-sync patch
+		Worlds:  r.holeWorlds,  // cookbook-sync patch
 		CmdSubst: func(w io.Writer, cs *syntax.CmdSubst) error {
 			switch len(cs.Stmts) {
 			case 0: // nothing to do

@@ -75,6 +75,11 @@ func (r *Runner) bashTest(ctx context.Context, expr syntax.TestExpr, classic boo
 		switch x.Op { // cookbook-sync patch: -z, -n and ! test a string's truth
 		case syntax.TsEmpStr, syntax.TsNempStr, syntax.TsNot:
 		default:
+			if r.holeWorlds != nil && fileTest(x.Op) {
+				// the stat and access handlers get the path: with the
+				// holes' worlds known, theirs to decide (HoleWorlds)
+				break
+			}
 			r.holeIn("a test", ux)
 		}
 		if r.unTest(ctx, x.Op, ux) {
@@ -83,6 +88,18 @@ func (r *Runner) bashTest(ctx context.Context, expr syntax.TestExpr, classic boo
 		return ""
 	}
 	return ""
+}
+
+// fileTest reports whether a unary test only asks the stat or access
+// handler about its operand, a path (cookbook-sync patch).
+func fileTest(op syntax.UnTestOperator) bool {
+	switch op {
+	case syntax.TsExists, syntax.TsRegFile, syntax.TsDirect, syntax.TsCharSp, syntax.TsBlckSp,
+		syntax.TsNmPipe, syntax.TsSocket, syntax.TsSmbLink, syntax.TsSticky, syntax.TsUIDSet,
+		syntax.TsGIDSet, syntax.TsModif, syntax.TsRead, syntax.TsWrite, syntax.TsExec, syntax.TsNoEmpty:
+		return true
+	}
+	return false
 }
 
 func (r *Runner) binTest(ctx context.Context, op syntax.BinTestOperator, x, y string) bool {
