@@ -269,6 +269,15 @@ func TestHoleWorldsRuns(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "b300-nv_01.json"), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	for _, d := range []string{"b300-nv_01", "b300-nv_17"} {
+		// a directory in both worlds, whose files differ
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, d, "f"), []byte(d), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	vals := []string{"b300-nv_01", "b300-nv_17"}
 	h, _ := Hole(0, len(vals[0]))
 	var worlds []*strings.Replacer
@@ -304,6 +313,9 @@ func TestHoleWorldsRuns(t *testing.T) {
 		`salloc --partition="$X" --no-shell; server`,
 		`squeue -o "$X"; server`,
 		`srun "$X" server`,
+		`OLDPWD=$X; cd -; export F=$(cat f); server`,
+		`HOME=$X; cd; grep -q 17 f && exit 1; server`,
+		`if [ -d "$X" ]; then cd "$X"; fi; server`,
 	}
 	for _, src := range decided {
 		holed, err := runSrc("w.sh", src, cfg(h, true))

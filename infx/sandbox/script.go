@@ -652,6 +652,11 @@ func (sb *sandbox) abs(ctx context.Context, p string) string {
 // absIn is abs relative to dir.
 func (sb *sandbox) absIn(dir, p string) string {
 	if !filepath.IsAbs(p) {
+		if sb.cfg.Holes && HasHole(dir) {
+			// a working directory holding a hole (the interpreter looks
+			// at one it changes into): a path resolved in it is looked at
+			sb.inspectHole("a working directory")
+		}
 		p = filepath.Join(dir, p)
 	}
 	return sb.real(filepath.Clean(p))

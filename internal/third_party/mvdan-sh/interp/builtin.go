@@ -1130,6 +1130,13 @@ func (r *Runner) changeDir(ctx context.Context, cmd, path string) uint8 {
 		return 1
 	}
 	apath := r.absPath(path)
+	if r.inspectHole != nil && expand.HasHole(apath) {
+		// cookbook-sync patch: the directory a run goes into is looked
+		// at, whatever named it (an operand, OLDPWD for `cd -`, HOME for
+		// `cd`, CDPATH): every path after it is resolved in it
+		r.inspectHole("a directory")
+		return 1
+	}
 	info, err := r.stat(ctx, apath)
 	if err != nil || !info.IsDir() {
 		r.errf("%s: no such file or directory: %q\n", cmd, path)

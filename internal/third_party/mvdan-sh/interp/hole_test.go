@@ -224,6 +224,10 @@ func TestHoleWorlds(t *testing.T) {
 		{`echo "${X/nv/x}"`, "${…/pattern/…}", ""},
 		{`[ -f "$X.json" ] && echo yes || echo no`, "the stat handler got a hole", "no\n"},
 		{`[ "$X" = b300-nv_01 ] && echo yes`, "a test", ""},
+		// a directory named by a hole is looked at, however it is named:
+		// every path after it would be resolved in it
+		{`OLDPWD=$X; cd -`, "a directory", ""},
+		{`HOME=$X; cd`, "a directory", ""},
 	} {
 		what, out := runWorlds(t, c.src)
 		if what != c.what {
