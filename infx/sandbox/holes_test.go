@@ -205,6 +205,33 @@ func TestSubstituteHoles(t *testing.T) {
 	if got, ok := SubstituteHoles(numbers{S: h, n: 3}, subst); !ok || got.n != 3 || got.S != "value-of-12!" {
 		t.Errorf("%+v %v", got, ok)
 	}
+	// []string slices shared by several values (a run's commands share
+	// their environment listing) are gone through once, each answered the
+	// same: the slice holding a hole replaced in both, a slice of it
+	// (another length) on its own, the one without a hole kept
+	type cmd struct {
+		Env []string
+	}
+	env := []string{"A=1", "R=" + h, "Z=2"}
+	none := []string{"A=1"}
+	type named []string
+	type run struct {
+		Cmds []cmd
+		N    named
+	}
+	got, ok := SubstituteHoles(run{Cmds: []cmd{{env}, {env}, {env[:2]}, {none}, {none}}, N: named{h}}, subst)
+	want := []string{"A=1", "R=value-of-12!", "Z=2"}
+	if !ok || !slices.Equal(got.Cmds[0].Env, want) || !slices.Equal(got.Cmds[1].Env, want) || !slices.Equal(got.Cmds[2].Env, want[:2]) || got.N[0] != "value-of-12!" {
+		t.Fatalf("%v %+v", ok, got)
+	}
+	if &got.Cmds[0].Env[0] != &got.Cmds[1].Env[0] || &got.Cmds[3].Env[0] != &none[0] || env[1] != "R="+h {
+		t.Error("a shared slice was not answered once, or the original changed")
+	}
+	for _, bad := range [][]string{{"A=1", h[:4]}, {`B=\ue100`}} {
+		if _, ok := SubstituteHoles(cmd{bad}, subst); ok {
+			t.Errorf("%q: usable", bad)
+		}
+	}
 }
 
 // TestHasHoleAnyOffset: HasHole reads ASCII eight bytes at a time, so a

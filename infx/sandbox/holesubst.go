@@ -18,17 +18,83 @@ import (
 // values' and the caller runs them on their own.
 func SubstituteHoles[T any](v T, subst *strings.Replacer) (out T, ok bool) {
 	src := reflect.ValueOf(&v).Elem()
-	got, _, ok := substValue(src, subst)
+	got, _, ok := (&substituter{r: subst}).value(src)
 	if !ok {
 		return out, false
 	}
 	return got.Interface().(T), true
 }
 
-// substValue is src with the holes replaced (a value of src's type, src
+// substituter is one SubstituteHoles call: its replacer, and the []string
+// slices it has gone through by their first element and length (a run's
+// commands share one environment listing while it does not change,
+// sandbox.envDiff): each is gone through once.
+type substituter struct {
+	r       *strings.Replacer
+	strings map[stringsKey]substStrings
+}
+
+type stringsKey struct {
+	first *string
+	n     int
+}
+
+type substStrings struct {
+	out     []string
+	changed bool
+}
+
+// plainStrings is the type []string (substituter.stringSlice).
+var plainStrings = reflect.TypeFor[[]string]()
+
+// stringSlice is value for a []string: the strings read directly, and a
+// slice gone through before (the same first element and length) answered
+// as then. ok is false on a residual.
+func (st *substituter) stringSlice(src reflect.Value) (out reflect.Value, changed, ok bool) {
+	ss := src.Interface().([]string)
+	if len(ss) == 0 {
+		return src, false, true
+	}
+	key := stringsKey{first: &ss[0], n: len(ss)}
+	if m, seen := st.strings[key]; seen {
+		if !m.changed {
+			return src, false, true
+		}
+		return reflect.ValueOf(m.out), true, true
+	}
+	var res []string
+	for i, s := range ss {
+		if !HasHole(s) {
+			if escapedHole(s) {
+				return src, false, false
+			}
+			continue
+		}
+		s = st.r.Replace(s)
+		if Residual(s) {
+			return src, false, false
+		}
+		if res == nil {
+			res = make([]string, len(ss))
+			copy(res, ss)
+		}
+		res[i] = s
+	}
+	if st.strings == nil {
+		st.strings = map[stringsKey]substStrings{}
+	}
+	st.strings[key] = substStrings{out: res, changed: res != nil}
+	if res == nil {
+		return src, false, true
+	}
+	return reflect.ValueOf(res), true, true
+}
+
+// value is src with the holes replaced (a value of src's type, src
 // itself when changed is false); ok is false on a residual, a key
 // collision or an unexported field that may hold a string.
-func substValue(src reflect.Value, r *strings.Replacer) (out reflect.Value, changed, ok bool) {
+func (st *substituter) value(src reflect.Value) (out reflect.Value, changed, ok bool) {
+	r := st.r
 	switch src.Kind() {
 	case reflect.String:
 		s := src.String()
@@ -46,7 +112,7 @@ func substValue(src reflect.Value, r *strings.Replacer) (out reflect.Value, chan
 		if src.IsNil() {
 			return src, false, true
 		}
-		e, ch, ok := substValue(src.Elem(), r)
+		e, ch, ok := st.value(src.Elem())
 		if !ok || !ch {
 			return src, false, ok
 		}
@@ -57,7 +123,7 @@ func substValue(src reflect.Value, r *strings.Replacer) (out reflect.Value, chan
 		if src.IsNil() {
 			return src, false, true
 		}
-		e, ch, ok := substValue(src.Elem(), r)
+		e, ch, ok := st.value(src.Elem())
 		if !ok || !ch {
 			return src, false, ok
 		}
@@ -68,9 +134,12 @@ func substValue(src reflect.Value, r *strings.Replacer) (out reflect.Value, chan
 		if src.Kind() == reflect.Slice && src.IsNil() {
 			return src, false, true
 		}
+		if src.Type() == plainStrings && src.CanInterface() {
+			return st.stringSlice(src)
+		}
 		var out reflect.Value
 		for i := range src.Len() {
-			e, ch, ok := substValue(src.Index(i), r)
+			e, ch, ok := st.value(src.Index(i))
 			if !ok {
 				return src, false, false
 			}
@@ -101,11 +170,11 @@ func substValue(src reflect.Value, r *strings.Replacer) (out reflect.Value, chan
 		any := false
 		it := src.MapRange()
 		for it.Next() {
-			k, kch, ok := substValue(it.Key(), r)
+			k, kch, ok := st.value(it.Key())
 			if !ok {
 				return src, false, false
 			}
-			v, vch, ok := substValue(it.Value(), r)
+			v, vch, ok := st.value(it.Value())
 			if !ok {
 				return src, false, false
 			}
@@ -133,7 +202,7 @@ func substValue(src reflect.Value, r *strings.Replacer) (out reflect.Value, chan
 				}
 				continue
 			}
-			e, ch, ok := substValue(src.Field(i), r)
+			e, ch, ok := st.value(src.Field(i))
 			if !ok {
 				return src, false, false
 			}
