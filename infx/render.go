@@ -53,6 +53,10 @@ type Options struct {
 	// noHoles runs every batch node task with its own values
 	// (batchholes.go): the tests that compare the two set it.
 	noHoles bool
+	// harnesses, when set, keeps the workflow side of the point being
+	// rendered (render sets it): its inputs once, its launch step once
+	// per runner name (workflow.go pointHarness).
+	harnesses *pointHarness
 }
 
 // cpuSlots holds one token per point being rendered, at most one per CPU
@@ -363,6 +367,7 @@ func (ws *Workspace) render(p Point, opt Options, cache *recipeCache) (launch.De
 	if p.Status != StatusOK {
 		return launch.Deployment{}, &PointError{Status: p.Status, Note: p.Note, Pos: p.RefPos}
 	}
+	opt.harnesses = &pointHarness{}
 	d := launch.Deployment{
 		Source: launch.Source{ConfigKey: p.ConfigKey, Row: p.Row, Concurrency: p.Concurrency, Selector: p.Selector},
 		Engine: p.Engine, Model: p.Model, Hardware: p.Hardware,

@@ -615,7 +615,7 @@ type launchInput struct {
 // launchInput is runLauncherWith's input for runner name runner. Errors:
 // the workflow's (harness).
 func (ws *Workspace) launchInput(p Point, l launcherRef, runner string, opt Options) (launchInput, error) {
-	wf, err := ws.harness(p, runner)
+	wf, err := ws.harnessOf(opt.harnesses, p, runner)
 	if err != nil {
 		return launchInput{}, err
 	}

@@ -573,3 +573,44 @@ func TestLaterRunnerBackgroundServer(t *testing.T) {
 		}
 	}
 }
+
+// TestPointHarness: the workflow side kept for one point (pointHarness)
+// is harness's for each runner name, computed once per name, the point's
+// inputs shared between names.
+func TestPointHarness(t *testing.T) {
+	ws := copyLaunch(t)
+	p := pointAt(t, ws, "m1-fp8-b200-sglang", 0, 16)
+	ph := &pointHarness{}
+	for _, rn := range []string{"b200-dgxc_00", "b200-dgxc_01", "b200-dgxc_00"} {
+		got, err := ws.harnessOf(ph, p, rn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ws.harness(p, rn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got == nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: %+v, want %+v", rn, got, want)
+		}
+		if got != ph.byName[rn] {
+			t.Errorf("%s: not the one kept", rn)
+		}
+	}
+	if len(ph.byName) != 2 || !ph.done {
+		t.Errorf("kept %d names, inputs done %v", len(ph.byName), ph.done)
+	}
+	// each name's step carries its own name, never the other's
+	for rn, other := range map[string]string{"b200-dgxc_00": "b200-dgxc_01", "b200-dgxc_01": "b200-dgxc_00"} {
+		own := false
+		for _, e := range ph.byName[rn].Env {
+			own = own || strings.Contains(e.Value, rn)
+			if strings.Contains(e.Value, other) {
+				t.Errorf("%s's step has %s=%s", rn, e.Name, e.Value)
+			}
+		}
+		if !own {
+			t.Errorf("%s's step does not carry its name: %+v", rn, ph.byName[rn].Env)
+		}
+	}
+}

@@ -318,13 +318,63 @@ func evalGHValue(s string, ctx ghContext) (any, error) {
 // malformed (file:line:col). A checkout without
 // .github/workflows/benchmark-tmpl.yml gives (nil, nil).
 func (ws *Workspace) harness(p Point, runnerName string) (*Harness, error) {
-	tmpl, err := ws.loadWorkflow(templateOf(p))
+	tmpl, inputs, err := ws.harnessInputs(p)
 	if err != nil || tmpl == nil {
 		return nil, err
 	}
-	in, err := ws.benchmarkInputs(p, ws.matrixEntry(p))
+	return ws.harnessFor(tmpl, inputs, runnerName)
+}
+
+// pointHarness keeps harness's work for one point (Options.harnesses):
+// the workflow and its inputs, which do not depend on the runner name,
+// once, and the launch step once per runner name. A point's rendering is
+// one goroutine's: it takes no lock.
+type pointHarness struct {
+	done   bool
+	tmpl   *workflowDoc
+	inputs map[string]any
+	err    error
+	byName map[string]*Harness
+}
+
+// harnessOf is harness(p, runnerName), through ph when set (the
+// Harness for a runner name is then shared: it is only read).
+func (ws *Workspace) harnessOf(ph *pointHarness, p Point, runnerName string) (*Harness, error) {
+	if ph == nil {
+		return ws.harness(p, runnerName)
+	}
+	if !ph.done {
+		ph.done = true
+		ph.tmpl, ph.inputs, ph.err = ws.harnessInputs(p)
+	}
+	if ph.err != nil || ph.tmpl == nil {
+		return nil, ph.err
+	}
+	if h, ok := ph.byName[runnerName]; ok {
+		return h, nil
+	}
+	h, err := ws.harnessFor(ph.tmpl, ph.inputs, runnerName)
 	if err != nil {
 		return nil, err
+	}
+	if ph.byName == nil {
+		ph.byName = map[string]*Harness{}
+	}
+	ph.byName[runnerName] = h
+	return h, nil
+}
+
+// harnessInputs is the part of harness that does not depend on the
+// runner name: the point's workflow (nil without one) and its inputs,
+// declared defaults and types applied. The inputs are only read after.
+func (ws *Workspace) harnessInputs(p Point) (*workflowDoc, map[string]any, error) {
+	tmpl, err := ws.loadWorkflow(templateOf(p))
+	if err != nil || tmpl == nil {
+		return nil, nil, err
+	}
+	in, err := ws.benchmarkInputs(p, ws.matrixEntry(p))
+	if err != nil {
+		return nil, nil, err
 	}
 	// Declared inputs: defaults and types (workflow_call inputs).
 	on := resolveAlias(mapGet(tmpl.root, "on"))
@@ -358,6 +408,12 @@ func (ws *Workspace) harness(p Point, runnerName string) (*Harness, error) {
 			inputs[k] = v
 		}
 	}
+	return tmpl, inputs, nil
+}
+
+// harnessFor is the rest of harness: the workflow's env and launch step
+// for runner name runnerName.
+func (ws *Workspace) harnessFor(tmpl *workflowDoc, inputs map[string]any, runnerName string) (*Harness, error) {
 	h := &Harness{Workflow: tmpl.rel, Inputs: inputs}
 	env := map[string]any{}
 	ctx := ghContext{
