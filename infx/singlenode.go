@@ -39,10 +39,15 @@ type snCache struct {
 	// runsOf lists runs' keys by the config key of the point that made
 	// them (Workspace.Forget).
 	runsOf map[string][]string
-	// holeLooked holds the launchers whose run with holes looked at one
-	// in the launcher or the workflow's launch step (runnerHoleOutcomes):
-	// their runner names run on their own from then on.
-	holeLooked map[string]bool
+	// holeOff holds what runnerHoleOutcomes no longer tries (holeOffKeys):
+	// a launcher whose run with holes looked at one in the launcher or the
+	// workflow's launch step, or ended in an error, a stop or a bound (so
+	// would the next point's, most likely: its try would cost a run more),
+	// and a launcher and config key whose run looked at one past the
+	// launcher (in the benchmark script). Their runner names run on their
+	// own from then on: which point tried first changes the work, never an
+	// outcome.
+	holeOff map[string]bool
 	// holeRuns counts runnerHoleOutcomes' tries (its launch step run
 	// with holes for a launcher's two runner names), holeUsed those whose
 	// runs gave the outcomes: what the tests read.
@@ -710,7 +715,9 @@ func (ws *Workspace) runLaunch(p Point, l launcherRef, in launchInput, facts she
 // the run that name would make. A launcher that reads its runner name
 // (PORT_OFFSET=${RUNNER_NAME: -1}) looks at the hole: ok is false and the
 // names run on their own, as does every run that errs, stops or hits a
-// bound (their own runs give the error, the stop or the bound).
+// bound (their own runs give the error, the stop or the bound); the
+// launcher (or, for a look past it, the launcher for the point's config
+// key) is then not tried again (holeOff).
 //
 // endAtServer is renderScript's started for the launcher's first name.
 // The second name's run is the first's kind: when the first runs to its
@@ -725,10 +732,11 @@ func (ws *Workspace) runnerHoleOutcomes(p Point, l launcherRef, names []string, 
 	if len(names) != 2 || opt.noHoles {
 		return nil, false
 	}
+	offL, offK := ws.holeOffKeys(p, l)
 	ws.sn.mu.Lock()
-	looked := ws.sn.holeLooked[l.rel]
+	off := ws.sn.holeOff[offL] || ws.sn.holeOff[offK]
 	ws.sn.mu.Unlock()
-	if looked {
+	if off {
 		return nil, false
 	}
 	var ins [2]launchInput
@@ -782,16 +790,19 @@ func (ws *Workspace) runnerHoleOutcomes(p Point, l launcherRef, names []string, 
 		return ws.runLaunch(p, l, hin, facts, opt, true, choices, endAtServer)
 	})
 	if err != nil {
+		key := offL
 		var he *sandbox.HoleError
-		if errors.As(err, &he) && (path.Clean(he.At.File) == l.rel || strings.HasSuffix(he.At.File, "(launch step)")) {
-			// the launcher (or the step) reads the runner name: so it
-			// will for the next point (the run is the same up to there
-			// for any point; saves running it to the look again)
+		if errors.As(err, &he) && path.Clean(he.At.File) != l.rel && !strings.HasSuffix(he.At.File, "(launch step)") {
+			// a look past the launcher (the benchmark script, its
+			// library): the launcher's other keys' scripts may not look
+			key = offK
+		}
+		if opt.ctx == nil || opt.ctx.Err() == nil {
 			ws.sn.mu.Lock()
-			if ws.sn.holeLooked == nil {
-				ws.sn.holeLooked = map[string]bool{}
+			if ws.sn.holeOff == nil {
+				ws.sn.holeOff = map[string]bool{}
 			}
-			ws.sn.holeLooked[l.rel] = true
+			ws.sn.holeOff[key] = true
 			ws.sn.mu.Unlock()
 		}
 		return nil, false
@@ -823,6 +834,13 @@ func (ws *Workspace) runnerHoleOutcomes(p Point, l launcherRef, names []string, 
 	}
 	ws.sn.holeUsed.Add(1)
 	return outs, true
+}
+
+// holeOffKeys are runnerHoleOutcomes' keys of holeOff for launcher l and
+// point p: the launcher's, and the launcher's with the point's config key
+// (whose points the launcher starts one benchmark script for, as a rule).
+func (ws *Workspace) holeOffKeys(p Point, l launcherRef) (launcherKey, keyKey string) {
+	return l.rel, l.rel + "\x00" + p.ConfigKey
 }
 
 // errEndAtHole is the outcome of a run with holes that asked whether a
