@@ -104,6 +104,21 @@ func TestSubmissionHoles(t *testing.T) {
 // same, and the node tasks ran with holes are all usable (the jobs only
 // pass the runner's name on), about half as many as the tasks followed.
 func TestCorpusBatchHoles(t *testing.T) {
+	holed, plain, n := corpusHolesCompare(t, 5, func(p Point) bool { return p.Kind == KindBatch })
+	runs, used := holed.holeRuns.Load(), holed.holeUsed.Load()
+	t.Logf("%d points; %d node tasks run with holes, %d usable", n, runs, used)
+	if runs == 0 || used != runs || plain.holeRuns.Load() != 0 {
+		t.Errorf("%d runs with holes, %d usable; %d without holes", runs, used, plain.holeRuns.Load())
+	}
+}
+
+// corpusHolesCompare renders the config keys of the complete InferenceX
+// tree whose first point keep accepts (at least minKeys of them) with
+// holes and without (Options.noHoles), fails for every point whose
+// outcome (deployment, status, reason) differs, and returns the two
+// Workspaces and the number of points.
+func corpusHolesCompare(t *testing.T, minKeys int, keep func(Point) bool) (holed, plain *Workspace, points int) {
+	t.Helper()
 	root := testutil.UpstreamInferenceX(t)
 	render := func(noHoles bool) (*Workspace, []string) {
 		ws, err := Open(root)
@@ -116,12 +131,12 @@ func TestCorpusBatchHoles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(pts) > 0 && pts[0].Kind == KindBatch {
+			if len(pts) > 0 && keep(pts[0]) {
 				keys = append(keys, k)
 			}
 		}
-		if len(keys) < 5 {
-			t.Fatalf("%d config keys of batch points, want the tree's AMD multi-node keys", len(keys))
+		if len(keys) < minKeys {
+			t.Fatalf("%d config keys, want the tree's (at least %d)", len(keys), minKeys)
 		}
 		var out []string
 		if _, err := ws.RenderAll(context.Background(), keys, Options{noHoles: noHoles, OnPoint: func(r PointResult, d *launch.Deployment) {
@@ -145,9 +160,5 @@ func TestCorpusBatchHoles(t *testing.T) {
 			t.Errorf("point %d differs with holes:\n got %s\nwant %s", i, got[i][:min(len(got[i]), 400)], want[i][:min(len(want[i]), 400)])
 		}
 	}
-	runs, used := holed.holeRuns.Load(), holed.holeUsed.Load()
-	t.Logf("%d points; %d node tasks run with holes, %d usable", len(got), runs, used)
-	if runs == 0 || used != runs || plain.holeRuns.Load() != 0 {
-		t.Errorf("%d runs with holes, %d usable; %d without holes", runs, used, plain.holeRuns.Load())
-	}
+	return holed, plain, len(got)
 }

@@ -675,7 +675,7 @@ func (ws *Workspace) runLaunch(p Point, l launcherRef, in launchInput, facts she
 						return false
 					}
 				}
-				return ws.startedServer(t, c)
+				return isServerLaunch(c.Argv)
 			}
 		}
 	}

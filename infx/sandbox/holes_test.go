@@ -128,16 +128,7 @@ func TestHolesAreTheValues(t *testing.T) {
 				t.Errorf("%q with a hole: %v, want a copy", src, err)
 				continue
 			}
-			got, ok := SubstituteHoles(holed, subst)
-			if !ok {
-				t.Errorf("%q: a residual after substitution", src)
-				continue
-			}
-			gj, _ := json.Marshal(got)
-			wj, _ := json.Marshal(want)
-			if string(gj) != string(wj) {
-				t.Errorf("%q: the run with a hole, substituted, is not the run of %s:\n got %s\nwant %s", src, v, gj, wj)
-			}
+			substitutedIs(t, src, holed, subst, v, want)
 			if len(want.Commands) == 0 {
 				t.Errorf("%q records no command", src)
 			}
@@ -149,6 +140,22 @@ func TestHolesAreTheValues(t *testing.T) {
 				t.Errorf("%q with a hole: %v, want a look at it", src, err)
 			}
 		}
+	}
+}
+
+// substitutedIs fails unless the run of src with a hole, its holes
+// replaced by subst, is want, the run with the value v.
+func substitutedIs(t *testing.T, src string, holed *Trace, subst *strings.Replacer, v string, want *Trace) {
+	t.Helper()
+	got, ok := SubstituteHoles(holed, subst)
+	if !ok {
+		t.Errorf("%q: a residual after substitution", src)
+		return
+	}
+	gj, _ := json.Marshal(got)
+	wj, _ := json.Marshal(want)
+	if string(gj) != string(wj) {
+		t.Errorf("%q: the run with a hole, substituted, is not the run of %s:\n got %s\nwant %s", src, v, gj, wj)
 	}
 }
 
@@ -355,16 +362,7 @@ func TestHoleWorldsRuns(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%q with %s: %v", src, v, err)
 			}
-			got, ok := SubstituteHoles(holed, worlds[i])
-			if !ok {
-				t.Errorf("%q: a residual after substitution", src)
-				continue
-			}
-			gj, _ := json.Marshal(got)
-			wj, _ := json.Marshal(want)
-			if string(gj) != string(wj) {
-				t.Errorf("%q: the run with a hole, substituted, is not the run of %s:\n got %s\nwant %s", src, v, gj, wj)
-			}
+			substitutedIs(t, src, holed, worlds[i], v, want)
 		}
 	}
 	for _, src := range looks {
