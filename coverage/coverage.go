@@ -638,6 +638,7 @@ func runAll(ctx context.Context, opt Options) (*report.Report, *run, error) {
 			e, err := ws.Entry(k)
 			return err == nil && recipes.VLLMFamily(e.Framework) && opt.KeyInScope(k)
 		}) {
+			c.renderBeforeIndex()
 			ix, err = openVLLM(opt.VLLMRecipesDir)
 			if ix == nil {
 				return nil, c, err

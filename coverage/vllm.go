@@ -622,6 +622,42 @@ func (c *run) prerender(entries []*infx.Entry) {
 	c.ws.Prerender(c.ctx, todo, infx.Options{})
 }
 
+// renderBeforeIndex renders the points the vLLM part will compare (the
+// compared points of the vLLM-family keys asked for and in the policy's
+// scope) on every CPU, then releases what the Workspace keeps for
+// rendering more (infx.Workspace.ReleaseScripts): the recipes index is
+// built after, so the two largest things of a run — the sandbox's
+// prepared scripts and launcher runs, the index's renderings — are never
+// held together. The part then takes the renderings from the memo. Issue
+// 24 (main job, complete trees, every source, 2 cores): live heap peak
+// 235–257 → 163–182 MB, same wall time, byte-identical report.
+func (c *run) renderBeforeIndex() {
+	if c.ws == nil {
+		return
+	}
+	var todo []infx.Point
+	for _, key := range c.ws.ConfigKeys() {
+		e, err := c.ws.Entry(key)
+		if err != nil || !recipes.VLLMFamily(e.Framework) || !c.opt.KeyInScope(key) {
+			continue
+		}
+		if ok, _ := c.inScope(key); !ok {
+			continue
+		}
+		pts, err := c.ws.Points(key)
+		if err != nil {
+			continue
+		}
+		for _, p := range pts {
+			if vllmStatus(p) == report.StatusCompared {
+				todo = append(todo, p)
+			}
+		}
+	}
+	c.ws.PrerenderEvery(c.ctx, todo, infx.Options{})
+	c.ws.ReleaseScripts()
+}
+
 // familyEntries lists the master-config entries of one framework family
 // (inFamily of the framework) whose config key is in scope
 // (Options.KeyInScope; counted for Options.ConfigKeys, run.keyAsked),

@@ -134,3 +134,58 @@ func TestForget(t *testing.T) {
 		t.Errorf("rendered again after Forget:\n%+v\nwant\n%+v", again, first)
 	}
 }
+
+// TestPrerenderEveryRelease: PrerenderEvery puts every point that can be
+// rendered in the memo — an srt-slurm recipe point too, which Prerender
+// leaves to its caller — and ReleaseScripts then drops the prepared
+// scripts and the launcher runs but keeps the memo; a point rendered
+// after it (its memo entry forgotten) is rendered again to the same
+// outcome.
+func TestPrerenderEveryRelease(t *testing.T) {
+	ws, err := Open("testdata/multinode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := ws.Points("m1-fp8-h200-dynamo-sglang")
+	if err != nil || len(pts) == 0 || pts[0].Kind != KindRecipe || pts[0].Status != StatusOK {
+		t.Fatalf("points %+v, %v", pts, err)
+	}
+	ws.RememberRenders()
+	ctx := context.Background()
+	ws.Prerender(ctx, pts[:1], Options{})
+	if len(ws.memo) != 0 {
+		t.Fatalf("Prerender rendered a recipe point: %d memo entries", len(ws.memo))
+	}
+	ws.PrerenderEvery(ctx, pts[:1], Options{})
+	if len(ws.memo) != 1 {
+		t.Fatalf("PrerenderEvery: %d memo entries, want 1", len(ws.memo))
+	}
+	if len(ws.sn.runs) == 0 || ws.sn.scripts.Prepared() == 0 {
+		t.Fatalf("before ReleaseScripts: %d launcher runs, %d prepared scripts", len(ws.sn.runs), ws.sn.scripts.Prepared())
+	}
+	first, err := ws.Render(ctx, pts[0], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.ReleaseScripts()
+	if len(ws.sn.runs) != 0 || len(ws.sn.runsOf) != 0 || ws.sn.scripts.Prepared() != 0 {
+		t.Errorf("after ReleaseScripts: %d launcher runs (%d keys), %d prepared scripts", len(ws.sn.runs), len(ws.sn.runsOf), ws.sn.scripts.Prepared())
+	}
+	if len(ws.memo) != 1 {
+		t.Errorf("ReleaseScripts dropped renderings: %d memo entries", len(ws.memo))
+	}
+	ws.memoMu.Lock()
+	clear(ws.memo)
+	clear(ws.memoOf)
+	ws.memoMu.Unlock()
+	again, err := ws.Render(ctx, pts[0], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(again, first) {
+		t.Errorf("rendered again after ReleaseScripts:\n%+v\nwant\n%+v", again, first)
+	}
+	if len(ws.sn.runs) == 0 {
+		t.Error("the render after ReleaseScripts kept no launcher run")
+	}
+}

@@ -714,6 +714,47 @@ func (ws *Workspace) Prerender(ctx context.Context, pts []Point, opt Options) {
 	ws.PrerenderPaced(ctx, pts, opt, nil)
 }
 
+// PrerenderEvery is Prerender for every point of pts that can be
+// rendered (StatusOK), srt-slurm recipe points included, on every CPU at
+// once (one at a time on one CPU): for a caller that wants a set of
+// points in the memo before it does something else (coverage's vLLM part
+// renders its points before it indexes the recipes, then
+// ReleaseScripts). Same contract as Prerender.
+func (ws *Workspace) PrerenderEvery(ctx context.Context, pts []Point, opt Options) {
+	var todo []Point
+	for _, p := range pts {
+		if p.Status == StatusOK && (p.Kind == KindScript || p.Kind == KindBatch || p.Kind == KindRecipe) {
+			todo = append(todo, p)
+		}
+	}
+	// (on one CPU too: the points are wanted in the memo now)
+	eachOnAllCPUs(ctx, todo, ws.cpuSlots(), nil, func(p Point, cpus cpuSlots) {
+		if ws.isForgotten(p.ConfigKey) {
+			return
+		}
+		o := opt
+		o.cpus = cpus
+		_, _ = ws.Render(ctx, p, o)
+	})
+}
+
+// ReleaseScripts drops what the Workspace keeps for rendering more
+// points — the prepared (parsed, marked) scripts its sandbox runs share
+// and the launcher runs kept for a config key's later points — and keeps
+// the renderings (the memo). A caller that has rendered every point it
+// will ask for (PrerenderEvery) releases them before building something
+// large of its own, so the two are never held together; a later Render
+// prepares and runs again what it needs, with the same outcome. Safe for
+// concurrent use.
+func (ws *Workspace) ReleaseScripts() {
+	ws.sn.scripts.Release()
+	ws.snInit()
+	ws.sn.mu.Lock()
+	clear(ws.sn.runs)
+	clear(ws.sn.runsOf)
+	ws.sn.mu.Unlock()
+}
+
 // PrerenderPaced is Prerender with the caller's pace: before a point
 // starts (holding no CPU), pace(p) is called and may wait — for the
 // caller to catch up, so that what is rendered ahead and held in the memo

@@ -150,3 +150,44 @@ func TestFixTreesAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheRelease: Release drops a Cache's prepared scripts (the source
+// builtin's parse of a library, the script's own) and a later run with
+// the same Cache prepares them again, to the same trace.
+func TestCacheRelease(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lib.sh"), []byte("V=one\nf() { echo \"$1\"; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := []byte("source ./lib.sh\nserve \"$V\" \"$(f two)\"\n")
+	c := &Cache{}
+	run := func() string {
+		t.Helper()
+		tr, err := Run(context.Background(), Script{Path: filepath.Join(dir, "s.sh"), Src: src}, Config{ReadRoots: []string{dir}, Dir: dir, Cache: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, cmd := range tr.Commands {
+			out = append(out, strings.Join(cmd.Argv, " "))
+		}
+		return strings.Join(out, "; ")
+	}
+	first := run()
+	if first != "serve one two" {
+		t.Fatalf("first run: %q", first)
+	}
+	if n := c.Prepared(); n < 2 {
+		t.Fatalf("%d prepared scripts after a run that sources a library, want 2 or more", n)
+	}
+	c.Release()
+	if n := c.Prepared(); n != 0 {
+		t.Errorf("%d prepared scripts after Release", n)
+	}
+	if again := run(); again != first {
+		t.Errorf("after Release: %q, want %q", again, first)
+	}
+	if n := c.Prepared(); n < 2 {
+		t.Errorf("%d prepared scripts after a run following Release, want 2 or more", n)
+	}
+}

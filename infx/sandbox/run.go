@@ -354,6 +354,25 @@ func (c *Cache) patternCache() *interp.PatternCache {
 	return c.patterns
 }
 
+// Release drops the prepared scripts c keeps (files, texts, sourced,
+// plain and runs: the parse trees, the largest part of a Cache); the
+// compiled patterns, regular expressions, memo and the tree reads stay.
+// A later run prepares again what it needs, with the same outcome. Safe
+// for concurrent use (a run holding a prepared tree keeps it).
+func (c *Cache) Release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.files, c.texts, c.sourced, c.plain, c.runs, c.n = nil, nil, nil, nil, nil, 0
+}
+
+// Prepared is the number of prepared scripts c keeps (files, texts,
+// sourced, plain and runs together; at most cacheMax).
+func (c *Cache) Prepared() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
 // cacheMax bounds a Cache's entries (files, texts and sourced together): a run
 // that makes more (hostile input) prepares the rest again each time.
 const cacheMax = 8192
