@@ -93,10 +93,13 @@ func (sb *sandbox) inertScript(src []byte, name string) bool {
 // parse), kept by its text: the tree is only walked, never changed.
 func (c *Cache) plainParse(src []byte, name string) *syntax.File {
 	c.mu.Lock()
-	f, ok := c.plain[string(src)]
+	kt, ok := c.plain[string(src)]
+	if ok {
+		c.touch(&kt.use)
+	}
 	c.mu.Unlock()
 	if ok {
-		return f
+		return kt.file
 	}
 	f, err := syntax.NewParser().Parse(bytes.NewReader(src), name)
 	if err != nil {
@@ -105,10 +108,11 @@ func (c *Cache) plainParse(src []byte, name string) *syntax.File {
 	c.mu.Lock()
 	if _, had := c.plain[string(src)]; !had && c.n < cacheMax {
 		if c.plain == nil {
-			c.plain = map[string]*syntax.File{}
+			c.plain = map[string]*keptTree{}
 		}
-		c.plain[string(src)] = f
-		c.n++
+		kt := &keptTree{file: f}
+		c.plain[string(src)] = kt
+		c.keep(&kt.use, len(src))
 	}
 	c.mu.Unlock()
 	return f
@@ -121,10 +125,13 @@ func (c *Cache) plainParse(src []byte, name string) *syntax.File {
 func (c *Cache) runParse(text, name string) *syntax.File {
 	key := runParseKey{text, name}
 	c.mu.Lock()
-	f, ok := c.runs[key]
+	kt, ok := c.runs[key]
+	if ok {
+		c.touch(&kt.use)
+	}
 	c.mu.Unlock()
 	if ok {
-		return f
+		return kt.file
 	}
 	f, err := syntax.NewParser().Parse(strings.NewReader(text), name)
 	if err != nil {
@@ -133,10 +140,11 @@ func (c *Cache) runParse(text, name string) *syntax.File {
 	c.mu.Lock()
 	if _, had := c.runs[key]; !had && c.n < cacheMax {
 		if c.runs == nil {
-			c.runs = map[runParseKey]*syntax.File{}
+			c.runs = map[runParseKey]*keptTree{}
 		}
-		c.runs[key] = f
-		c.n++
+		kt := &keptTree{file: f}
+		c.runs[key] = kt
+		c.keep(&kt.use, len(text)+len(name))
 	}
 	c.mu.Unlock()
 	return f

@@ -331,6 +331,7 @@ type sourcedText struct {
 type parsedSource struct {
 	file *syntax.File
 	err  error
+	use  treeUse
 }
 
 // parseSourced is the interpreter's parser for the source and .
@@ -363,6 +364,9 @@ func (sb *sandbox) parseSourced(path string, f io.Reader) (*syntax.File, error) 
 	c := sb.cache
 	c.mu.Lock()
 	ps, ok := c.sourced[key][st.text]
+	if ok {
+		c.touch(&ps.use)
+	}
 	c.mu.Unlock()
 	if ok {
 		return ps.file, ps.err
@@ -370,14 +374,15 @@ func (sb *sandbox) parseSourced(path string, f io.Reader) (*syntax.File, error) 
 	file, err := syntax.NewParser().Parse(f, path)
 	c.mu.Lock()
 	if c.sourced == nil {
-		c.sourced = map[string]map[string]parsedSource{}
+		c.sourced = map[string]map[string]*parsedSource{}
 	}
 	if c.sourced[key] == nil {
-		c.sourced[key] = map[string]parsedSource{}
+		c.sourced[key] = map[string]*parsedSource{}
 	}
 	if _, had := c.sourced[key][st.text]; !had && c.n < cacheMax {
-		c.sourced[key][st.text] = parsedSource{file: file, err: err}
-		c.n++
+		ps := &parsedSource{file: file, err: err}
+		c.sourced[key][st.text] = ps
+		c.keep(&ps.use, len(key)+len(st.text))
 	}
 	c.mu.Unlock()
 	return file, err

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -189,5 +190,53 @@ func TestCacheRelease(t *testing.T) {
 	}
 	if n := c.Prepared(); n < 2 {
 		t.Errorf("%d prepared scripts after a run following Release, want 2 or more", n)
+	}
+}
+
+// TestCacheTreeBound: the parse trees a Cache keeps stay within
+// treeBytesMax source bytes however many distinct scripts run; the least
+// recently used go first (a script run between the others stays), and a
+// script whose tree was dropped runs again to the same commands.
+func TestCacheTreeBound(t *testing.T) {
+	c := &Cache{}
+	pad := strings.Repeat("# padding\n", 3000) // ~30 KB a script
+	script := func(i int) []byte { return []byte(fmt.Sprintf("%sserve %d\n", pad, i)) }
+	run := func(i int) string {
+		t.Helper()
+		tr, err := Run(context.Background(), Script{Path: "/s.sh", Src: script(i)}, Config{Cache: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, cmd := range tr.Commands {
+			out = append(out, strings.Join(cmd.Argv, " "))
+		}
+		return strings.Join(out, "; ")
+	}
+	n := 3 * treeBytesMax / len(script(0))
+	for i := range n {
+		if got, want := run(i), fmt.Sprintf("serve %d", i); got != want {
+			t.Fatalf("script %d: %q, want %q", i, got, want)
+		}
+		run(0) // used between every other: the most recent, never dropped
+		c.mu.Lock()
+		over := c.treeBytes > treeBytesMax
+		c.mu.Unlock()
+		if over {
+			t.Fatalf("after %d scripts the kept trees are %d source bytes, bound %d", i+1, c.treeBytes, treeBytesMax)
+		}
+	}
+	c.mu.Lock()
+	_, kept0 := c.files["/s.sh"][string(script(0))]
+	_, kept1 := c.files["/s.sh"][string(script(1))]
+	c.mu.Unlock()
+	if !kept0 || kept1 {
+		t.Errorf("script 0 (used last) kept %v, script 1 (used first) kept %v; want true, false", kept0, kept1)
+	}
+	if got := run(1); got != "serve 1" {
+		t.Errorf("script 1 after its tree was dropped: %q", got)
+	}
+	if p := c.Prepared(); p == 0 || p > n {
+		t.Errorf("%d prepared entries", p)
 	}
 }

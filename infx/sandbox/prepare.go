@@ -361,6 +361,8 @@ type preparedFile struct {
 	// raw holds the source text of every simple command's words, by the
 	// command's position (Call.RawArgs).
 	raw map[Pos][]string
+	// use is the Cache's bookkeeping of the entry (treecache.go).
+	use treeUse
 }
 
 // rawWords is the source text of words, as parsed (src is the text the
@@ -390,6 +392,9 @@ func (sb *sandbox) parseScript(name string, src []byte) (*syntax.File, error) {
 	c := sb.cache
 	c.mu.Lock()
 	pf, ok := c.files[name][string(src)]
+	if ok {
+		c.touch(&pf.use)
+	}
 	c.mu.Unlock()
 	if !ok {
 		pf = prepareFile(name, src)
@@ -402,7 +407,7 @@ func (sb *sandbox) parseScript(name string, src []byte) (*syntax.File, error) {
 		}
 		if _, had := c.files[name][string(src)]; !had && c.n < cacheMax {
 			c.files[name][string(src)] = pf
-			c.n++
+			c.keep(&pf.use, len(name)+len(src))
 		}
 		c.mu.Unlock()
 	}

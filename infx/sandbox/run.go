@@ -12,7 +12,6 @@ import (
 	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
 	"github.com/cookbook-sync/cookbook-sync/launch"
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // Default bounds for running a script (Config zero values). The step
@@ -296,14 +295,19 @@ type Cache struct {
 	texts map[string]map[string]string
 	// sourced keeps the source builtin's parse of each prepared text
 	// (parseSourced), by the path the builtin names and the text.
-	sourced map[string]map[string]parsedSource
+	sourced map[string]map[string]*parsedSource
 	// plain keeps the parse of each script text inertScript read, as
 	// written (nil: it does not parse), by the text alone.
-	plain map[string]*syntax.File
+	plain map[string]*keptTree
 	// runs keeps the parse of each text a run starts and ends with
 	// (runParse), by text and file name.
-	runs map[runParseKey]*syntax.File
+	runs map[runParseKey]*keptTree
 	n    int // entries in files, texts, sourced, plain and runs together (at most cacheMax)
+	// tick counts the uses of the parse trees kept (files, sourced, plain,
+	// runs); treeBytes is the source bytes they were parsed from (at most
+	// treeBytesMax once a new one is kept: treecache.go).
+	tick      uint64
+	treeBytes int
 	// patterns keeps the compiled patterns of case and [[ == ]] for
 	// every run (interp.Patterns; bounded by itself).
 	patterns *interp.PatternCache
@@ -362,7 +366,7 @@ func (c *Cache) patternCache() *interp.PatternCache {
 func (c *Cache) Release() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.files, c.texts, c.sourced, c.plain, c.runs, c.n = nil, nil, nil, nil, nil, 0
+	c.files, c.texts, c.sourced, c.plain, c.runs, c.n, c.treeBytes = nil, nil, nil, nil, nil, 0, 0
 }
 
 // Prepared is the number of prepared scripts c keeps (files, texts,
