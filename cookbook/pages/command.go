@@ -222,6 +222,9 @@ type cmdParser struct {
 	image    string // the container of a bash -c script run by docker run
 	// placeholders are the "<…>" texts replaced by ‹N› before parsing
 	placeholders []string
+	// origins are the Origin.Path texts made so far, by line (origin):
+	// every argument of a line shares one string.
+	origins map[int]string
 }
 
 // proc is one server command as written, before multi-node grouping.
@@ -232,8 +235,18 @@ type proc struct {
 	nodeRank string
 }
 
+// origin is where an argument on line of the selection's command is
+// written: the page file, the selection and the line.
 func (p *cmdParser) origin(line int) launch.Origin {
-	return launch.Origin{Kind: launch.OriginCookbook, Path: fmt.Sprintf("%s selection %s line %d", p.sel.File, p.selText, line)}
+	path, ok := p.origins[line]
+	if !ok {
+		path = fmt.Sprintf("%s selection %s line %d", p.sel.File, p.selText, line)
+		if p.origins == nil {
+			p.origins = map[int]string{}
+		}
+		p.origins[line] = path
+	}
+	return launch.Origin{Kind: launch.OriginCookbook, Path: path}
 }
 
 func (p *cmdParser) errf(line int, format string, args ...any) *CommandError {
