@@ -14,9 +14,10 @@ import (
 // takes about 13 bytes of heap per source byte. Issue 24 (main job,
 // complete trees, every source): 938 distinct texts, 3.4 MiB, asked for
 // 51,000 times; kept whole, their trees were the run's largest steady
-// part of the live heap (up to 54 MB); with this bound (1.5 MiB) 1,089
-// parses instead of 938 (4.5 MiB parsed instead of 3.4).
-const treeBytesMax = 3 << 19
+// part of the live heap (up to 54 MB). With this bound (2 MiB) 1,016
+// parses instead of 938 (3.9 MiB parsed instead of 3.4); 1.5 MiB made
+// 1,089 (4.5 MiB: +0.2 CPU-s) for a few MB less.
+const treeBytesMax = 2 << 20
 
 // treeUse is a Cache's bookkeeping of one kept parse tree: its last use
 // (Cache.tick) and the source bytes it was parsed from. Guarded by
