@@ -27,7 +27,12 @@ import (
 // complete trees, every source, 2 cores, three paired runs each: median
 // 9.5 s against 10.0 s; user CPU +0.5 s, the kernel's page faults −0.9 s)
 // for a third less memory (peak RSS 1.05 → 0.68 GB); 512 MiB added
-// 0.4 s of wall time (0.55 GB).
+// 0.4 s of wall time (0.55 GB). With the live heap at 70–160 MB (the
+// vLLM part renders its points before it indexes the recipes, the parse
+// trees bounded) a lower limit still costs time, the collector marking
+// the same heap more often: 448 MiB 6.09 → 6.41 s (485 MB), 320 MiB
+// 7.41 s (355 MB), 256 MiB 8.0 s (290 MB), medians of three, same
+// machine and report.
 const (
 	Percent     = 400
 	MemoryLimit = 640 << 20
