@@ -47,46 +47,84 @@ func (u Unfollowed) String() string {
 // timeout, sudo, …); and none is a server launch by its literal words
 // (Config.IsServer). Only a script that parses qualifies.
 func (sb *sandbox) inertScript(src []byte, name string) bool {
-	f := sb.cache.plainParse(src, name)
-	if f == nil {
+	in := sb.cache.plainInert(src, name)
+	if in == nil || !in.inert {
 		return false
 	}
-	inert := true
+	if sb.cfg.IsServer != nil {
+		for _, argv := range in.argvs {
+			if sb.cfg.IsServer(argv) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// inertFacts is what inertScript reads of a text, kept with its parse
+// (plainInert): inert, no simple command disqualifies it by its program
+// (Config.IsServer aside); argvs, the literal words of every simple
+// command, in the order syntax.Walk visits them, for Config.IsServer (a
+// pure function of the argv).
+type inertFacts struct {
+	inert bool
+	argvs [][]string
+}
+
+// plainInert is inertFacts of src (nil: it does not parse), made once
+// per text and kept with its plainParse tree.
+func (c *Cache) plainInert(src []byte, name string) *inertFacts {
+	c.mu.Lock()
+	kt, ok := c.plain[string(src)]
+	var in *inertFacts
+	if ok {
+		in = kt.inert
+	}
+	c.mu.Unlock()
+	if in != nil {
+		return in
+	}
+	f := c.plainParse(src, name)
+	if f == nil {
+		return nil
+	}
+	in = &inertFacts{inert: true}
 	syntax.Walk(f, func(n syntax.Node) bool {
-		if !inert {
+		if !in.inert {
 			return false
 		}
-		c, ok := n.(*syntax.CallExpr)
-		if !ok || len(c.Args) == 0 {
+		ce, ok := n.(*syntax.CallExpr)
+		if !ok || len(ce.Args) == 0 {
 			return true
 		}
-		prog := c.Args[0].Lit()
+		prog := ce.Args[0].Lit()
 		if prog == "" {
-			inert = false
+			in.inert = false
 			return false
 		}
 		switch base := path.Base(prog); base {
 		case "eval", "exec", "source", ".", "bash", "sh", "zsh", "dash", "srun", "docker", "podman", "enroot", "sbatch", "salloc", "xargs", "command", "builtin":
-			inert = false
+			in.inert = false
 			return false
 		default:
 			if _, wrapper := wrapperValueOpts[base]; wrapper {
-				inert = false
+				in.inert = false
 				return false
 			}
 		}
-		if sb.cfg.IsServer != nil {
-			argv := make([]string, len(c.Args))
-			for i, w := range c.Args {
-				argv[i] = w.Lit()
-			}
-			if sb.cfg.IsServer(argv) {
-				inert = false
-			}
+		argv := make([]string, len(ce.Args))
+		for i, w := range ce.Args {
+			argv[i] = w.Lit()
 		}
-		return inert
+		in.argvs = append(in.argvs, argv)
+		return true
 	})
-	return inert
+	c.mu.Lock()
+	if kt, ok := c.plain[string(src)]; ok {
+		kt.inert = in
+	}
+	c.mu.Unlock()
+	return in
 }
 
 // plainParse is the parse of src as written (nil when it does not

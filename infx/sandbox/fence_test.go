@@ -65,3 +65,34 @@ func TestFencedChild(t *testing.T) {
 		}
 	}
 }
+
+// TestFencedChildSharedCache: what a Cache keeps of a child's text for
+// the fence (plainInert) is the same for every run, but whether one of
+// its commands is a server launch is each run's Config.IsServer: a run
+// for which the child starts a server stops at its probe, a run for
+// which it does not goes past it — in either order, with one Cache.
+func TestFencedChildSharedCache(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "child.sh"), []byte("#!/bin/bash\nX=$(mystery-probe)\nmytool serve m\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmds := map[string]Handler{"submit": func(_ context.Context, c *Call) error { return c.End() }}
+	serves := func(argv []string) bool { return len(argv) > 1 && argv[0] == "mytool" && argv[1] == "serve" }
+	never := func([]string) bool { return false }
+	c := &Cache{}
+	for _, order := range [][]func([]string) bool{{serves, never, serves}, {never, serves, never}} {
+		for i, isServer := range order {
+			run, err := runSrc("p.sh", "bash ./child.sh\nsubmit ok\n", Config{Commands: cmds, IsServer: isServer, ReadRoots: []string{dir}, Dir: dir, Cache: c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			server := isServer([]string{"mytool", "serve"})
+			switch {
+			case server && (run.Stop == nil || !strings.Contains(run.Stop.Msg, "mystery-probe") || len(run.Unfollowed) != 0):
+				t.Errorf("run %d, a server in the child: stop %v unfollowed %v, want the run stopped at the probe", i, run.Stop, run.Unfollowed)
+			case !server && (run.Stop != nil || run.End == nil || len(run.Unfollowed) != 1):
+				t.Errorf("run %d, no server in the child: stop %v end %v unfollowed %v, want submit reached past the fenced child", i, run.Stop, run.End, run.Unfollowed)
+			}
+		}
+	}
+}

@@ -32,6 +32,9 @@ type treeUse struct {
 type keptTree struct {
 	file *syntax.File
 	use  treeUse
+	// inert is what inertScript reads of a plain parse (plainInert),
+	// made on first use.
+	inert *inertFacts
 }
 
 // touch records a use of a kept tree. c.mu held.
