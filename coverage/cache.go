@@ -3,8 +3,8 @@ package coverage
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"sync"
 
 	"github.com/cookbook-sync/cookbook-sync/report"
@@ -12,10 +12,11 @@ import (
 )
 
 // reportKind names Run's cache entries and their format: a report as
-// encoding/json writes it. Bump the number when what a report means
+// report.CompactJSON writes it (encoding/json, HTML characters not
+// escaped, a final newline). Bump the number when what a report means
 // changes without the executable changing (it always does today: the
 // executable's bytes are in every key).
-const reportKind = "coverage-report/1"
+const reportKind = "coverage-report/2"
 
 // CacheStats says what Run did with Options.Cache.
 type CacheStats struct {
@@ -35,6 +36,12 @@ type CacheStats struct {
 	// from and written to the cache (infx.Workspace.PersistRenders) by a
 	// run that computed its report.
 	RenderHits, RendersStored int64
+	// CompactJSON is report.CompactJSON of the report Run returned when
+	// the run stored it or read it back (the stored bytes: an entry is
+	// used only when decoding and encoding it again gives them), nil
+	// otherwise. It stays that report's JSON while the report is not
+	// changed: the CLI prints it instead of encoding the report again.
+	CompactJSON []byte
 }
 
 // SkipWrite starts CacheStats.Skipped when the entry could not be
@@ -140,11 +147,41 @@ func cachedRun(ctx context.Context, opt Options, run func() (*report.Report, boo
 		return uncached("an input cannot be keyed by content: " + err.Error())
 	}
 	if data, ok := opt.Cache.Get(key); ok {
+		if bytes.Equal(data, notRoundTrip) {
+			return uncached(skipRoundTrip)
+		}
 		rep := &report.Report{}
 		if json.Unmarshal(data, rep) == nil {
-			rep.LocalDirs = localDirs(append([]string{opt.InfxDir, opt.VLLMRecipesDir, opt.SrtSlurmDir}, opt.CookbookDirs...)...)
-			stats.Hit = true
-			return rep, nil
+			// Used only when it reads back as it was written: what the
+			// run that stored it printed, this one prints (the JSON
+			// printer takes these bytes: CacheStats.CompactJSON). The
+			// first run that reads it encodes it again to know; it
+			// leaves a mark (the entry's digest under readBackKey) that
+			// spares the runs after the encoding.
+			sum := sha256.Sum256(data)
+			mk := readBackKey(opt.Cache, key)
+			mark, marked := opt.Cache.Get(mk)
+			readsBack := marked && bytes.Equal(mark, sum[:])
+			if !readsBack {
+				if again, err := report.CompactJSON(rep); err == nil && bytes.Equal(again, data) {
+					readsBack = true
+					_ = opt.Cache.Put(mk, sum[:]) // best effort: else the next run encodes it again
+				}
+			}
+			if readsBack {
+				rep.LocalDirs = localDirs(append([]string{opt.InfxDir, opt.VLLMRecipesDir, opt.SrtSlurmDir}, opt.CookbookDirs...)...)
+				stats.Hit, stats.CompactJSON = true, data
+				return rep, nil
+			}
+			// the report of these inputs does not read back from JSON
+			// as it was (it never will: the key decides it): computed
+			// again, and the entry says so for the runs after
+			rep, _, err := run()
+			if err == nil && ctx.Err() == nil {
+				_ = opt.Cache.Put(key, notRoundTrip) // best effort: else the next run finds out again
+			}
+			stats.Skipped = skipRoundTrip
+			return rep, err
 		}
 		// not a report of this format: computed again and replaced
 	}
@@ -160,11 +197,12 @@ func cachedRun(ctx context.Context, opt Options, run func() (*report.Report, boo
 		stats.Skipped = "the run was interrupted"
 		return rep, nil
 	}
-	data, err := encodeReport(rep)
+	data, err := report.CompactJSON(rep)
 	if err != nil {
-		stats.Skipped = "the report does not read back exactly from JSON: " + err.Error()
+		stats.Skipped = "the report has no JSON: " + err.Error()
 		return rep, nil
 	}
+	stats.CompactJSON = data
 	if err := opt.Cache.Put(key, data); err != nil {
 		stats.Skipped = SkipWrite + err.Error()
 		return rep, nil
@@ -173,27 +211,18 @@ func cachedRun(ctx context.Context, opt Options, run func() (*report.Report, boo
 	return rep, nil
 }
 
-// errRoundTrip: a report whose JSON does not decode to the same JSON.
-var errRoundTrip = errors.New("decoding and encoding again changes it")
-
-// encodeReport is rep as stored: its JSON, only when decoding it gives a
-// report whose JSON is the same bytes (so a cached report prints as the
-// computed one did).
-func encodeReport(rep *report.Report) ([]byte, error) {
-	data, err := json.Marshal(rep)
-	if err != nil {
-		return nil, err
-	}
-	back := &report.Report{}
-	if err := json.Unmarshal(data, back); err != nil {
-		return nil, err
-	}
-	again, err := json.Marshal(back)
-	if err != nil {
-		return nil, err
-	}
-	if !bytes.Equal(data, again) {
-		return nil, errRoundTrip
-	}
-	return data, nil
+// readBackKey is the key of the mark that the report entry under key
+// reads back from its JSON as it was written: the entry's SHA-256.
+func readBackKey(d *runcache.Dir, key runcache.Key) runcache.Key {
+	return d.NewKey(reportKind + " reads back").AddBytes(key[:]).Sum()
 }
+
+// notRoundTrip is the entry of a key whose report does not read back
+// from its JSON as it was written (decoding and encoding again changes
+// it): its runs compute the report and store nothing. It is no JSON, so
+// no report is ever taken for it.
+var notRoundTrip = []byte("\x00coverage: the report of this key does not read back from JSON\n")
+
+// skipRoundTrip is CacheStats.Skipped for a report that does not read
+// back from JSON as it was written.
+const skipRoundTrip = "the report does not read back exactly from JSON: decoding and encoding again changes it"

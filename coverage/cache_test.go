@@ -3,8 +3,11 @@ package coverage
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -263,5 +266,90 @@ func TestCacheRendersAcrossRuns(t *testing.T) {
 	}
 	if stats.RenderHits != 0 || stats.RendersStored != stored {
 		t.Errorf("after an InferenceX edit: %+v, want %d renderings made and stored again", stats, stored)
+	}
+}
+
+// A stored report is used only when it reads back from its JSON as it
+// was written: the run that stores it hands its JSON to the printer
+// (CacheStats.CompactJSON, the bytes stored), the first run that reads it
+// encodes it again and leaves its mark (readBackKey), the runs after
+// trust the mark while it names the entry's bytes. An entry that decodes
+// but encodes to other bytes (here: the same report with its keys in
+// another order) is computed again and marked as not reading back; the
+// runs after compute the report without the cache, the same report.
+func TestCacheReadBack(t *testing.T) {
+	_, _, cache, opt, cold := cachedFixtureRun(t)
+	stats := opt.CacheStats
+	want, err := report.CompactJSON(cold)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !stats.Stored || !bytes.Equal(stats.CompactJSON, want) {
+		t.Fatalf("cold run: stored %v, CompactJSON %d bytes, want the report's %d", stats.Stored, len(stats.CompactJSON), len(want))
+	}
+	key, err := reportKey(cache, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored, ok := cache.Get(key); !ok || !bytes.Equal(stored, want) {
+		t.Fatalf("the entry is not the report's CompactJSON (%v)", ok)
+	}
+	mk := readBackKey(cache, key)
+	if _, ok := cache.Get(mk); ok {
+		t.Fatal("a mark before any run read the entry")
+	}
+	for i, mark := range []string{"first read", "marked", "a mark of other bytes"} {
+		if mark == "a mark of other bytes" {
+			if err := cache.Put(mk, make([]byte, 32)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		warm, err := Run(context.Background(), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !stats.Hit || !bytes.Equal(stats.CompactJSON, want) || jsonOf(t, warm) != jsonOf(t, cold) {
+			t.Errorf("run %d (%s): %+v, CompactJSON %d bytes, want a hit with the report's JSON", i, mark, stats, len(stats.CompactJSON))
+		}
+		if got, ok := cache.Get(mk); !ok || len(got) != 32 || bytes.Equal(got, make([]byte, 32)) {
+			t.Errorf("run %d (%s): the mark is %x (%v), want the entry's digest", i, mark, got, ok)
+		}
+	}
+
+	// the same report, its top-level keys reversed: it decodes, but does
+	// not encode back to these bytes
+	var fields []string
+	{
+		dec := json.NewDecoder(bytes.NewReader(want))
+		var m map[string]json.RawMessage
+		if err := dec.Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range m {
+			fields = append(fields, strconv.Quote(k)+":"+string(v))
+		}
+		sort.Sort(sort.Reverse(sort.StringSlice(fields)))
+	}
+	other := []byte("{" + strings.Join(fields, ",") + "}\n")
+	if bytes.Equal(other, want) {
+		t.Fatal("the reordered report is the report")
+	}
+	if err := cache.Put(key, other); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		rep, err := Run(context.Background(), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stats.Hit || stats.Stored || stats.Skipped != skipRoundTrip || stats.CompactJSON != nil {
+			t.Errorf("run %d over an entry that does not read back: %+v", i, stats)
+		}
+		if jsonOf(t, rep) != jsonOf(t, cold) {
+			t.Errorf("run %d over an entry that does not read back: the report changed", i)
+		}
+		if got, ok := cache.Get(key); !ok || !bytes.Equal(got, notRoundTrip) {
+			t.Errorf("run %d: the entry is %.40q (%v), want the not-reading-back mark", i, got, ok)
+		}
 	}
 }

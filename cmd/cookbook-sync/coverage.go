@@ -76,6 +76,11 @@ type coverageOptions struct {
 	// cacheDir / noCache are --cache-dir and --no-cache (openCache).
 	cacheDir string
 	noCache  bool
+	// compactJSON is the report's report.CompactJSON when the run made
+	// or read it and the report was not changed since
+	// (coverage.CacheStats.CompactJSON): the json format prints it
+	// instead of encoding the report again. No flag sets it.
+	compactJSON []byte
 }
 
 func newCoverageCmd() *cobra.Command { return newCoverageCmdWith(runCoverage) }
@@ -343,6 +348,9 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 			return err
 		}
 		rep.SetLinks(links)
+	}
+	if !o.demo && len(o.upstream) == 0 {
+		o.compactJSON = stats.CompactJSON // the report as Run returned it
 	}
 	if err := format.print(cmd.OutOrStdout(), rep, o); err != nil {
 		return err

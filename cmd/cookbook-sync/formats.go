@@ -44,10 +44,13 @@ func coverageFormats() []coverageFormat {
 				})
 			}},
 		{"json", "json (schema report/SCHEMA.md)", "JSON strings, raw values: every control or format character a \\u escape (encoding/json, launch.EscapeJSON)",
-			func(w io.Writer, rep *report.Report, _ coverageOptions) error {
-				compact, err := report.CompactJSON(rep)
-				if err != nil {
-					return err
+			func(w io.Writer, rep *report.Report, o coverageOptions) error {
+				compact := o.compactJSON // (the run's own encoding of rep, when it made one)
+				if compact == nil {
+					var err error
+					if compact, err = report.CompactJSON(rep); err != nil {
+						return err
+					}
 				}
 				return writeEscapedIndentedJSON(w, compact)
 			}},
