@@ -260,3 +260,29 @@ func BenchmarkCorpusCompleteRenderAll(b *testing.B) {
 		}
 	}
 }
+
+// TestCorpusStoredRenderingForm: every rendering of the complete trees
+// (render --all) reads back from the cache's stored form exactly when its
+// JSON decodes deeply equal to it, and reads back to itself
+// (encodeDeployment, decodeDeployment: the check moved from storing to
+// reading, issue 24).
+func TestCorpusStoredRenderingForm(t *testing.T) {
+	ws, err := Open(testutil.UpstreamInferenceX(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.SrtSlurmDir = testutil.SharedPath(t, "corpus/upstream/srt-slurm")
+	ws.RememberRenders()
+	n := 0
+	if _, err := ws.RenderAll(context.Background(), nil, Options{OnPoint: func(r PointResult, d *launch.Deployment) {
+		if d != nil {
+			n++
+			checkStoredForm(t, r.ConfigKey, *d)
+		}
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if n < 1000 {
+		t.Errorf("%d renderings checked, want the complete trees' (over 1,000)", n)
+	}
+}

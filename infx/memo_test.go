@@ -2,9 +2,12 @@ package infx
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"reflect"
 	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
 // batchPoint opens a copy of testdata/batch and returns its one point of
@@ -187,5 +190,54 @@ func TestPrerenderEveryRelease(t *testing.T) {
 	}
 	if len(ws.sn.runs) == 0 {
 		t.Error("the render after ReleaseScripts kept no launcher run")
+	}
+}
+
+// TestStoredRenderingForm: a rendering read back from the cache is the
+// one stored (decodeDeployment accepts it exactly when its JSON decodes
+// deeply equal to it), and a deployment whose JSON loses something (an
+// empty list JSON leaves out, which decodes as none) is not read back.
+func TestStoredRenderingForm(t *testing.T) {
+	ws, pts := batchPoint(t)
+	d, err := ws.Render(context.Background(), pts[0], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkStoredForm(t, "the batch point", d)
+	lossy := d.Clone()
+	lossy.Notes = []string{} // omitempty: decodes as nil
+	data, ok := encodeDeployment(lossy)
+	if !ok {
+		t.Fatal("no stored form of a deployment with an empty list")
+	}
+	if _, ok := decodeDeployment(data); ok {
+		t.Error("a deployment whose JSON lost an empty list was read back")
+	}
+	if _, ok := decodeDeployment(data[:10]); ok {
+		t.Error("a truncated entry was read back")
+	}
+}
+
+// checkStoredForm fails unless d's stored form reads back exactly when
+// its JSON decodes deeply equal to it, and reads back to d.
+func checkStoredForm(t *testing.T, what string, d launch.Deployment) {
+	t.Helper()
+	js, err := json.Marshal(d)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	var back launch.Deployment
+	lossless := json.Unmarshal(js, &back) == nil && reflect.DeepEqual(back, d)
+	data, ok := encodeDeployment(d)
+	if !ok {
+		t.Errorf("%s: no stored form", what)
+		return
+	}
+	got, ok := decodeDeployment(data)
+	if ok != lossless {
+		t.Errorf("%s: read back %v, its JSON decodes deeply equal %v", what, ok, lossless)
+	}
+	if ok && !reflect.DeepEqual(got, d) {
+		t.Errorf("%s: read back another deployment", what)
 	}
 }

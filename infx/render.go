@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"strconv"
 	"sync"
@@ -148,8 +147,7 @@ func (ws *Workspace) Render(ctx context.Context, p Point, opt Options) (launch.D
 	disk := keyed && ws.diskKey(key, &diskKey)
 	if disk {
 		if data, ok := ws.disk.Get(diskKey); ok {
-			var d launch.Deployment
-			if json.Unmarshal(data, &d) == nil {
+			if d, ok := decodeDeployment(data); ok {
 				ws.diskHits.Add(1)
 				ws.memoPut(p.ConfigKey, key, renderMemo{d: d.Clone()})
 				return d, nil
@@ -178,9 +176,11 @@ func (ws *Workspace) Render(ctx context.Context, p Point, opt Options) (launch.D
 // rendering reads — the checkout and the srt-slurm checkouts
 // (runcache.TreeDigest), digested at the first Render;
 // a tree that cannot be digested (a link out of it) turns it off. A rendering
-// is stored only when its JSON decodes to a deployment deeply equal to it
-// (encodeDeployment), so a stored one is exactly the one rendered; errors and
-// statuses (unsupported, time limit, …) are rendered again. Call it before
+// is stored with its runcache.DeepDigest and read back only when its JSON
+// decodes to a deployment with that digest — deeply equal to it
+// (encodeDeployment, decodeDeployment) — so one read back is exactly the
+// one rendered; errors and statuses (unsupported, time limit, …) are
+// rendered again. Call it before
 // the first Render, with the same condition as RememberRenders: nothing
 // changes the trees while ws is in use.
 func (ws *Workspace) PersistRenders(dir *runcache.Dir) { ws.disk = dir }
@@ -226,23 +226,47 @@ func (ws *Workspace) diskKey(key string, k *runcache.Key) bool {
 	if ws.trees == nil {
 		return false
 	}
-	*k = ws.disk.NewKey("infx-render/1").AddBytes(ws.trees).Add(key).Sum()
+	*k = ws.disk.NewKey("infx-render/2").AddBytes(ws.trees).Add(key).Sum()
 	return true
 }
 
-// encodeDeployment is d's JSON when decoding it gives a deployment deeply
-// equal to d (reflect.DeepEqual: every field, nil and empty apart), so the
-// stored form loses nothing; ok false otherwise.
+// encodeDeployment is d as a rendering is stored: runcache.DeepDigest of
+// d, then d's JSON; ok false when d has no JSON or no digest. Whether the
+// JSON loses nothing (decoding it gives a deployment deeply equal to d:
+// every field, nil and empty apart) is checked when it is read
+// (decodeDeployment), not here: a run that stores every rendering it
+// makes spent 0.4 CPU-s decoding them to check (issue 24, main job with an
+// empty cache).
 func encodeDeployment(d launch.Deployment) (data []byte, ok bool) {
-	data, err := json.Marshal(d)
+	sum, ok := runcache.DeepDigest(d)
+	if !ok {
+		return nil, false
+	}
+	js, err := json.Marshal(d)
 	if err != nil {
 		return nil, false
 	}
-	var back launch.Deployment
-	if json.Unmarshal(data, &back) != nil || !reflect.DeepEqual(d, back) {
-		return nil, false
+	return append(sum[:], js...), true
+}
+
+// decodeDeployment is the deployment encodeDeployment stored in data, ok
+// only when it decodes to a deployment whose runcache.DeepDigest is the
+// stored one: deeply equal to the one stored, so a rendering read back is
+// the one rendered (one whose JSON lost something is rendered again).
+func decodeDeployment(data []byte) (launch.Deployment, bool) {
+	var want runcache.Key
+	if len(data) < len(want) {
+		return launch.Deployment{}, false
 	}
-	return data, true
+	copy(want[:], data)
+	var d launch.Deployment
+	if json.Unmarshal(data[len(want):], &d) != nil {
+		return launch.Deployment{}, false
+	}
+	if got, ok := runcache.DeepDigest(d); !ok || got != want {
+		return launch.Deployment{}, false
+	}
+	return d, true
 }
 
 // RememberRenders makes Render remember each distinct point's outcome for

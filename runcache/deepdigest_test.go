@@ -1,0 +1,73 @@
+package runcache
+
+import (
+	"reflect"
+	"testing"
+)
+
+type digestInner struct {
+	Name   string
+	hidden int
+}
+
+type digestOuter struct {
+	List  []string
+	Set   map[string]int
+	Ptr   *digestInner
+	Any   any
+	Inner digestInner
+	F     float64
+}
+
+// TestDeepDigest: two values have one digest exactly when
+// reflect.DeepEqual says they are equal — nil and empty apart, unexported
+// fields, an interface's dynamic type, string boundaries — whatever the
+// order a map was filled in; a value with no form (a func, a cycle) has
+// none.
+func TestDeepDigest(t *testing.T) {
+	base := func() digestOuter {
+		return digestOuter{List: []string{"a", "bc"}, Set: map[string]int{"x": 1, "y": 2}, Ptr: &digestInner{Name: "p"}, Any: 1, Inner: digestInner{"i", 3}, F: 1.5}
+	}
+	variants := map[string]func(*digestOuter){
+		"same":                  func(*digestOuter) {},
+		"map filled in reverse": func(o *digestOuter) { o.Set = map[string]int{}; o.Set["y"] = 2; o.Set["x"] = 1 },
+		"nil list":              func(o *digestOuter) { o.List = nil },
+		"empty list":            func(o *digestOuter) { o.List = []string{} },
+		"string boundary":       func(o *digestOuter) { o.List = []string{"ab", "c"} },
+		"nil map":               func(o *digestOuter) { o.Set = nil },
+		"empty map":             func(o *digestOuter) { o.Set = map[string]int{} },
+		"map value":             func(o *digestOuter) { o.Set["x"] = 3 },
+		"nil pointer":           func(o *digestOuter) { o.Ptr = nil },
+		"pointer to zero":       func(o *digestOuter) { o.Ptr = &digestInner{} },
+		"interface type":        func(o *digestOuter) { o.Any = int64(1) },
+		"nil interface":         func(o *digestOuter) { o.Any = nil },
+		"unexported field":      func(o *digestOuter) { o.Inner.hidden = 4 },
+		"float":                 func(o *digestOuter) { o.F = 2.5 },
+	}
+	want := base()
+	wantSum, ok := DeepDigest(want)
+	if !ok {
+		t.Fatal("no digest of the base value")
+	}
+	for name, change := range variants {
+		v := base()
+		change(&v)
+		sum, ok := DeepDigest(v)
+		if !ok {
+			t.Errorf("%s: no digest", name)
+			continue
+		}
+		if equal := reflect.DeepEqual(v, want); (sum == wantSum) != equal {
+			t.Errorf("%s: same digest %v, DeepEqual %v", name, sum == wantSum, equal)
+		}
+	}
+	if _, ok := DeepDigest(struct{ F func() }{}); ok {
+		t.Error("a func has a digest")
+	}
+	type node struct{ Next *node }
+	n := &node{}
+	n.Next = n
+	if _, ok := DeepDigest(n); ok {
+		t.Error("a cycle has a digest")
+	}
+}
