@@ -3,7 +3,6 @@ package coverage
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"sync"
 
@@ -146,7 +145,7 @@ func cachedRun(ctx context.Context, opt Options, run func() (*report.Report, boo
 	if err != nil {
 		return uncached("an input cannot be keyed by content: " + err.Error())
 	}
-	if data, ok := opt.Cache.Get(key); ok {
+	if data, sum, ok := opt.Cache.GetSum(key); ok {
 		if bytes.Equal(data, notRoundTrip) {
 			return uncached(skipRoundTrip)
 		}
@@ -158,7 +157,6 @@ func cachedRun(ctx context.Context, opt Options, run func() (*report.Report, boo
 			// first run that reads it encodes it again to know; it
 			// leaves a mark (the entry's digest under readBackKey) that
 			// spares the runs after the encoding.
-			sum := sha256.Sum256(data)
 			mk := readBackKey(opt.Cache, key)
 			mark, marked := opt.Cache.Get(mk)
 			readsBack := marked && bytes.Equal(mark, sum[:])

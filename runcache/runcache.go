@@ -142,9 +142,8 @@ func (d *Dir) file(key Key) string {
 
 // header is what precedes the value in key's entry file: the magic, the
 // key again (an entry copied to another name is foreign) and the value's
-// length and SHA-256 (a truncated or altered entry is corrupt).
-func header(key Key, value []byte) []byte {
-	sum := sha256.Sum256(value)
+// length and SHA-256 sum (a truncated or altered entry is corrupt).
+func header(key Key, value []byte, sum [32]byte) []byte {
 	return fmt.Appendf(nil, "%s%s\n%d %s\n", magic, key, len(value), hex.EncodeToString(sum[:]))
 }
 
@@ -152,26 +151,37 @@ func header(key Key, value []byte) []byte {
 // back exactly: a missing, truncated, corrupt or foreign entry is a miss
 // (false), never an error.
 func (d *Dir) Get(key Key) ([]byte, bool) {
+	value, _, ok := d.GetSum(key)
+	return value, ok
+}
+
+// GetSum is Get with the value's SHA-256, which reading the entry checks
+// anyway.
+func (d *Dir) GetSum(key Key) (value []byte, sum [32]byte, ok bool) {
 	p := d.file(key)
 	data, err := os.ReadFile(p)
 	if err != nil {
-		return nil, false
+		return nil, sum, false
 	}
 	defer d.mark(p, time.Now())
 	// header: magic, key line, "len sha" line
 	rest, ok := bytes.CutPrefix(data, []byte(magic))
 	if !ok {
-		return nil, false
+		return nil, sum, false
 	}
 	keyLine, rest, ok := bytes.Cut(rest, []byte{'\n'})
 	if !ok || string(keyLine) != key.String() {
-		return nil, false
+		return nil, sum, false
 	}
-	_, value, ok := bytes.Cut(rest, []byte{'\n'})
-	if !ok || !bytes.Equal(header(key, value), data[:len(data)-len(value)]) {
-		return nil, false
+	_, value, ok = bytes.Cut(rest, []byte{'\n'})
+	if !ok {
+		return nil, sum, false
 	}
-	return value, true
+	sum = sha256.Sum256(value)
+	if !bytes.Equal(header(key, value, sum), data[:len(data)-len(value)]) {
+		return nil, [32]byte{}, false
+	}
+	return value, sum, true
 }
 
 // Put stores value under key atomically: readers see the old entry, none,
@@ -184,7 +194,7 @@ func (d *Dir) Put(key Key, value []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	return writeAtomic(p, header(key, value), value)
+	return writeAtomic(p, header(key, value, sha256.Sum256(value)), value)
 }
 
 // writeAtomic writes the parts to a temporary file beside p and renames

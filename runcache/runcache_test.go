@@ -2,6 +2,7 @@ package runcache
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"os"
 	"path/filepath"
@@ -34,6 +35,9 @@ func TestGetPut(t *testing.T) {
 	}
 	if v, ok := d.Get(k); !ok || string(v) != "value\n" {
 		t.Fatalf("Get = %q %v", v, ok)
+	}
+	if v, sum, ok := d.GetSum(k); !ok || string(v) != "value\n" || sum != sha256.Sum256(v) {
+		t.Fatalf("GetSum = %q %x %v, want the value and its SHA-256", v, sum, ok)
 	}
 	// the empty value is a value
 	k0 := d.NewKey("test/1").Add("empty").Sum()
@@ -91,6 +95,9 @@ func TestCorruptEntries(t *testing.T) {
 		}
 		if v, ok := d.Get(k); ok {
 			t.Errorf("%s entry read as %q", name, v)
+		}
+		if v, _, ok := d.GetSum(k); ok {
+			t.Errorf("%s entry read by GetSum as %q", name, v)
 		}
 		if err := d.Put(k, []byte("the value")); err != nil {
 			t.Fatal(err)
