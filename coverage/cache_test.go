@@ -353,3 +353,21 @@ func TestCacheReadBack(t *testing.T) {
 		}
 	}
 }
+
+// A run without a cache says so in the CacheStats it is given, whatever
+// a cached run left there: no hit, nothing stored, no JSON of another
+// report to print.
+func TestCacheStatsWithoutCache(t *testing.T) {
+	_, _, _, opt, _ := cachedFixtureRun(t)
+	stats := opt.CacheStats
+	if !stats.Stored || stats.CompactJSON == nil {
+		t.Fatalf("cold run: %+v", stats)
+	}
+	opt.Cache = nil
+	if _, err := Run(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	if stats.Hit || stats.Stored || stats.CompactJSON != nil || stats.Skipped == "" {
+		t.Errorf("a run without a cache: %+v", *stats)
+	}
+}

@@ -479,6 +479,10 @@ func relTo(dir, p string) string {
 // (file:line:col).
 func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	if opt.Cache == nil {
+		if opt.CacheStats != nil {
+			// (a CacheStats a cached run filled before says nothing of this one)
+			*opt.CacheStats = CacheStats{Skipped: "no cache (Options.Cache is nil)"}
+		}
 		rep, _, err := runUncached(ctx, opt)
 		return rep, err
 	}

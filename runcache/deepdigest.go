@@ -19,9 +19,14 @@ import (
 // DeepDigest of it is the stored one (issue 24: the check costs a walk of
 // the value where decoding it at store time cost a decode). A float is
 // its bits (stricter than DeepEqual's == for -0: such a value only
-// misses). ok is false for a value that holds a kind the form has no
-// place for (a func, a chan, an unsafe pointer, a complex number) or is
-// nested deeper than 256 levels (a cycle).
+// misses). ok is false for a value the form cannot vouch for, where equal
+// forms could hide values DeepEqual tells apart: a NaN (never DeepEqual to
+// itself), a map whose keys are not of a basic kind (DeepEqual matches
+// pointer keys by identity), an interface holding a value of an unnamed
+// composite type (two packages' types may print alike); and for a value
+// that holds a kind the form has no place for (a func, a chan, an unsafe
+// pointer, a complex number) or is nested deeper than 256 levels (a
+// cycle).
 func DeepDigest(v any) (sum Key, ok bool) {
 	h := sha256.New()
 	d := digester{w: h}
@@ -80,6 +85,9 @@ func (d *digester) value(v reflect.Value, depth int) bool {
 		d.tag('u')
 		d.u64(v.Uint())
 	case reflect.Float32, reflect.Float64:
+		if math.IsNaN(v.Float()) {
+			return false
+		}
 		d.tag('f')
 		d.u64(math.Float64bits(v.Float()))
 	case reflect.String:
@@ -103,6 +111,9 @@ func (d *digester) value(v reflect.Value, depth int) bool {
 			}
 		}
 	case reflect.Map:
+		if !basicKind(v.Type().Key().Kind()) {
+			return false
+		}
 		d.tag('M')
 		d.flag(v.IsNil())
 		d.u64(uint64(v.Len()))
@@ -138,6 +149,9 @@ func (d *digester) value(v reflect.Value, depth int) bool {
 		d.flag(v.IsNil())
 		if !v.IsNil() {
 			t := v.Elem().Type()
+			if t.Name() == "" {
+				return false // an unnamed composite type: no name tells it apart
+			}
 			d.str(t.PkgPath())
 			d.str(t.String())
 			if !d.value(v.Elem(), depth+1) {
@@ -156,4 +170,17 @@ func (d *digester) value(v reflect.Value, depth int) bool {
 		return false // func, chan, unsafe pointer, complex
 	}
 	return true
+}
+
+// basicKind reports whether a map key of kind k is compared by its value
+// alone (bool, numbers, string), as the form compares it.
+func basicKind(k reflect.Kind) bool {
+	switch k {
+	case reflect.Bool, reflect.String,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		return true
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package runcache
 
 import (
+	"math"
 	"reflect"
 	"testing"
 )
@@ -63,6 +64,20 @@ func TestDeepDigest(t *testing.T) {
 	}
 	if _, ok := DeepDigest(struct{ F func() }{}); ok {
 		t.Error("a func has a digest")
+	}
+	// values the form cannot vouch for have none
+	a, b := &digestInner{Name: "k"}, &digestInner{Name: "k"}
+	for name, v := range map[string]any{
+		"a NaN":                           math.NaN(),
+		"a map keyed by pointers":         map[*digestInner]int{a: 1, b: 2},
+		"an interface of an unnamed type": struct{ Any any }{[]digestInner{{Name: "x"}}},
+	} {
+		if _, ok := DeepDigest(v); ok {
+			t.Errorf("%s has a digest", name)
+		}
+	}
+	if _, ok := DeepDigest(struct{ Any any }{digestInner{Name: "x"}}); !ok {
+		t.Error("an interface of a named type has no digest")
 	}
 	type node struct{ Next *node }
 	n := &node{}
