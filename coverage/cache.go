@@ -41,6 +41,18 @@ type CacheStats struct {
 	// otherwise. It stays that report's JSON while the report is not
 	// changed: the CLI prints it instead of encoding the report again.
 	CompactJSON []byte
+	// stored, when set, is closed once a store Run left to the
+	// background (Options.StoreInBackground) is done.
+	stored chan struct{}
+}
+
+// Wait returns once the report Run stores in the background
+// (Options.StoreInBackground) is stored or skipped: Stored, Skipped and
+// CompactJSON are final after it. At once when nothing is being stored.
+func (s *CacheStats) Wait() {
+	if s != nil && s.stored != nil {
+		<-s.stored
+	}
 }
 
 // SkipWrite starts CacheStats.Skipped when the entry could not be
@@ -195,17 +207,29 @@ func cachedRun(ctx context.Context, opt Options, run func() (*report.Report, boo
 		stats.Skipped = "the run was interrupted"
 		return rep, nil
 	}
-	data, err := report.CompactJSON(rep)
-	if err != nil {
-		stats.Skipped = "the report has no JSON: " + err.Error()
+	store := func() {
+		data, err := report.CompactJSON(rep)
+		if err != nil {
+			stats.Skipped = "the report has no JSON: " + err.Error()
+			return
+		}
+		stats.CompactJSON = data
+		if err := opt.Cache.Put(key, data); err != nil {
+			stats.Skipped = SkipWrite + err.Error()
+			return
+		}
+		stats.Stored = true
+	}
+	if opt.StoreInBackground {
+		done := make(chan struct{})
+		stats.stored = done
+		go func() {
+			defer close(done)
+			store()
+		}()
 		return rep, nil
 	}
-	stats.CompactJSON = data
-	if err := opt.Cache.Put(key, data); err != nil {
-		stats.Skipped = SkipWrite + err.Error()
-		return rep, nil
-	}
-	stats.Stored = true
+	store()
 	return rep, nil
 }
 

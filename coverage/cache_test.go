@@ -371,3 +371,38 @@ func TestCacheStatsWithoutCache(t *testing.T) {
 		t.Errorf("a run without a cache: %+v", *stats)
 	}
 }
+
+// With StoreInBackground, Run returns its report before it is stored; the
+// store is done, and its figures final, once CacheStats.Wait returns: the
+// entry is the report's JSON and the next run reads it back. A hit, and a
+// run without a cache, have nothing to wait for.
+func TestCacheStoreInBackground(t *testing.T) {
+	ixDir, cbDir := cacheFixture(t)
+	var stats CacheStats
+	opt := Options{InfxDir: ixDir, CookbookDirs: []string{cbDir}, Cache: openCache(t), CacheStats: &stats, StoreInBackground: true}
+	rep, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := report.CompactJSON(rep) // read while it is stored: the store only reads it too
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats.Wait()
+	if !stats.Stored || stats.Hit || stats.Skipped != "" || !bytes.Equal(stats.CompactJSON, want) {
+		t.Fatalf("after Wait: %+v, want stored with the report's JSON", stats)
+	}
+	warm, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats.Wait() // nothing to wait for
+	if !stats.Hit || jsonOf(t, warm) != jsonOf(t, rep) {
+		t.Errorf("the run after: %+v, want a hit with the same report", stats)
+	}
+	opt.Cache = nil
+	if _, err := Run(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	stats.Wait()
+}

@@ -118,6 +118,14 @@ type Options struct {
 	// CacheStats, when set, is filled in with what Run did with Cache
 	// (hit, stored, or why neither). Not part of the report.
 	CacheStats *CacheStats
+	// StoreInBackground, with Cache, lets Run return a report it computed
+	// before it is stored: it is encoded and written on another goroutine
+	// while the caller reads it — the caller must not change it, and
+	// CacheStats' Stored, Skipped and CompactJSON are final only after
+	// CacheStats.Wait, which the caller calls before it exits. For a
+	// caller that prints the report in a format other than JSON (the
+	// CLI's text): printing and storing overlap on two CPUs.
+	StoreInBackground bool
 	// OnSetting, when set, is called for every setting of every role pair
 	// the run compares (compare.Options.OnSetting): an inventory of the
 	// settings a run sees, e.g. the policy class table of package

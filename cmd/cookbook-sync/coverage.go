@@ -310,16 +310,28 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 	if !o.demo {
 		// (the demo is extracted to a new directory every run)
 		opts.Cache, opts.CacheStats = o.openCache(cmd.ErrOrStderr(), os.Getenv), &stats
+		// the text is printed while the report is stored: the text
+		// printer reads the report only (report.PrintText works on its
+		// own escaped copy), as the store does
+		opts.StoreInBackground = format.name == "text" && len(o.upstream) == 0
 	}
 	rep, err := coverage.Run(ctx, opts)
 	prog.clear()
-	if strings.HasPrefix(stats.Skipped, coverage.SkipWrite) {
-		warn(cmd.ErrOrStderr(), "cache: "+stats.Skipped)
+	cacheDone := func() {
+		stats.Wait()
+		if strings.HasPrefix(stats.Skipped, coverage.SkipWrite) {
+			warn(cmd.ErrOrStderr(), "cache: "+stats.Skipped)
+		}
+		if opts.Cache != nil {
+			// entries unused for days go (runcache.Trim, once a day): a
+			// directory that cannot be read is found again on the next run
+			_ = opts.Cache.Trim(time.Now())
+		}
 	}
-	if opts.Cache != nil {
-		// entries unused for days go (runcache.Trim, once a day): a
-		// directory that cannot be read is found again on the next run
-		_ = opts.Cache.Trim(time.Now())
+	if opts.StoreInBackground {
+		defer cacheDone() // after the text, before the process ends
+	} else {
+		cacheDone()
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
