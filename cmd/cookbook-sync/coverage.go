@@ -361,8 +361,10 @@ func runCoverage(cmd *cobra.Command, o coverageOptions) error {
 		}
 		rep.SetLinks(links)
 	}
-	if !o.demo && len(o.upstream) == 0 {
-		o.compactJSON = stats.CompactJSON // the report as Run returned it
+	if !o.demo && len(o.upstream) == 0 && !opts.StoreInBackground {
+		// the report as Run returned it (a store in the background
+		// writes it: only the json format, stored first, reads it)
+		o.compactJSON = stats.CompactJSON
 	}
 	if err := format.print(cmd.OutOrStdout(), rep, o); err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -450,4 +451,39 @@ func commitDemoCookbook(t *testing.T, cb string) plumbing.Hash {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// TestCoverageTextStoresInBackground: the text format prints while the
+// report is stored (coverage.Options.StoreInBackground); the entry it
+// leaves is the report a json run then prints, byte for byte what a run
+// without the cache prints. (Under -race: the printing and the store
+// only read the report.)
+func TestCoverageTextStoresInBackground(t *testing.T) {
+	ix, cb := demoDirs(t)
+	cache := t.TempDir()
+	args := []string{"--infx", ix, "--cookbook", cb, "--config-key", "qwen3.5-fp8-gb300-dynamo-sglang-agentic-agg", "--allow-unverified"}
+	code, text, errs := runCoverageCLI(t, append(args, "--cache-dir", cache)...)
+	if code != 0 || errs != "" || !strings.HasPrefix(text, "✅ Check 3: no gaps") {
+		t.Fatalf("text run: exit %d, stderr %q, stdout %.80q", code, errs, text)
+	}
+	entries := 0
+	_ = filepath.WalkDir(cache, func(_ string, d fs.DirEntry, _ error) error {
+		if d != nil && d.Type().IsRegular() && d.Name() != "trim.txt" {
+			entries++
+		}
+		return nil
+	})
+	if entries == 0 {
+		t.Fatal("the text run stored nothing")
+	}
+	code, want, errs := runCoverageCLI(t, append(args, "--no-cache", "--format", "json")...)
+	if code != 0 || errs != "" {
+		t.Fatalf("json run without the cache: exit %d, %s", code, errs)
+	}
+	for i := range 2 {
+		code, got, errs := runCoverageCLI(t, append(args, "--cache-dir", cache, "--format", "json")...)
+		if code != 0 || errs != "" || got != want {
+			t.Errorf("json run %d from the text run's cache: exit %d, stderr %q, same output %v", i, code, errs, got == want)
+		}
+	}
 }
