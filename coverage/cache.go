@@ -144,6 +144,7 @@ func cachedRun(ctx context.Context, opt Options, run func() (*report.Report, boo
 	if stats == nil {
 		stats = &CacheStats{}
 	}
+	stats.Wait() // a store an earlier Run left to the background writes it
 	*stats = CacheStats{}
 	uncached := func(why string) (*report.Report, error) {
 		rep, _, err := run()

@@ -406,3 +406,26 @@ func TestCacheStoreInBackground(t *testing.T) {
 	}
 	stats.Wait()
 }
+
+// A CacheStats given to Run again before Wait: the store the first run
+// left to the background is over before the second run resets it (under
+// -race: no write of the first store meets the reset).
+func TestCacheStatsReusedBeforeWait(t *testing.T) {
+	ixDir, cbDir := cacheFixture(t)
+	var stats CacheStats
+	opt := Options{InfxDir: ixDir, CookbookDirs: []string{cbDir}, Cache: openCache(t), CacheStats: &stats, StoreInBackground: true}
+	if _, err := Run(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), opt); err != nil { // no Wait in between
+		t.Fatal(err)
+	}
+	stats.Wait()
+	if !stats.Hit {
+		t.Errorf("the second run: %+v, want a hit on what the first stored", stats)
+	}
+	opt.Cache = nil
+	if _, err := Run(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+}

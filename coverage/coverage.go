@@ -488,7 +488,9 @@ func relTo(dir, p string) string {
 func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	if opt.Cache == nil {
 		if opt.CacheStats != nil {
-			// (a CacheStats a cached run filled before says nothing of this one)
+			// (a CacheStats a cached run filled before says nothing of
+			// this one; its store in the background, if any, is over first)
+			opt.CacheStats.Wait()
 			*opt.CacheStats = CacheStats{Skipped: "no cache (Options.Cache is nil)"}
 		}
 		rep, _, err := runUncached(ctx, opt)
