@@ -706,31 +706,11 @@ func (c *run) prerenderAhead(vllm bool) (stop func()) {
 		return func() {}
 	}
 	var todo []infx.Point
-	for _, fam := range []struct {
-		on bool
-		in func(string) bool
-	}{{c.pagesDir != "", sglangFamily}, {vllm && c.opt.VLLMRecipesDir != "", recipes.VLLMFamily}} {
-		if !fam.on {
-			continue
-		}
-		for _, key := range c.ws.ConfigKeys() {
-			e, err := c.ws.Entry(key)
-			if err != nil || !fam.in(e.Framework) || !c.opt.KeyInScope(key) {
-				continue
-			}
-			if ok, _ := c.inScope(key); !ok {
-				continue
-			}
-			pts, err := c.ws.Points(key)
-			if err != nil {
-				continue
-			}
-			for _, p := range pts {
-				if vllmStatus(p) == report.StatusCompared {
-					todo = append(todo, p)
-				}
-			}
-		}
+	if c.pagesDir != "" {
+		todo = append(todo, c.familyPoints(sglangFamily)...)
+	}
+	if vllm && c.opt.VLLMRecipesDir != "" {
+		todo = append(todo, c.familyPoints(recipes.VLLMFamily)...)
 	}
 	if len(todo) == 0 {
 		return func() {}

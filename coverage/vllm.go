@@ -606,20 +606,44 @@ func (c *run) judgeKey(e *infx.Entry, judge rowJudge) (report.KeyResult, error) 
 func (c *run) prerender(entries []*infx.Entry) {
 	var todo []infx.Point
 	for _, e := range entries {
-		if ok, _ := c.inScope(e.Key); !ok {
-			continue
-		}
-		pts, err := c.ws.Points(e.Key)
-		if err != nil {
-			continue
-		}
-		for _, p := range pts {
-			if vllmStatus(p) == report.StatusCompared {
-				todo = append(todo, p)
-			}
-		}
+		todo = append(todo, c.comparedPoints(e.Key)...)
 	}
 	c.ws.Prerender(c.ctx, todo, infx.Options{})
+}
+
+// comparedPoints are the points of key a part compares (vllmStatus
+// compared), none when the key is out of the policy's scope or its points
+// cannot be listed.
+func (c *run) comparedPoints(key string) []infx.Point {
+	if ok, _ := c.inScope(key); !ok {
+		return nil
+	}
+	pts, err := c.ws.Points(key)
+	if err != nil {
+		return nil
+	}
+	var out []infx.Point
+	for _, p := range pts {
+		if vllmStatus(p) == report.StatusCompared {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// familyPoints are comparedPoints of every key of the master configs
+// whose framework is of a family (inFamily) and that Options.KeyInScope
+// asks for, in master order (not counted for Options.ConfigKeys).
+func (c *run) familyPoints(inFamily func(framework string) bool) []infx.Point {
+	var out []infx.Point
+	for _, key := range c.ws.ConfigKeys() {
+		e, err := c.ws.Entry(key)
+		if err != nil || !inFamily(e.Framework) || !c.opt.KeyInScope(key) {
+			continue
+		}
+		out = append(out, c.comparedPoints(key)...)
+	}
+	return out
 }
 
 // renderBeforeIndex renders the points the vLLM part will compare (the
@@ -635,26 +659,7 @@ func (c *run) renderBeforeIndex() {
 	if c.ws == nil {
 		return
 	}
-	var todo []infx.Point
-	for _, key := range c.ws.ConfigKeys() {
-		e, err := c.ws.Entry(key)
-		if err != nil || !recipes.VLLMFamily(e.Framework) || !c.opt.KeyInScope(key) {
-			continue
-		}
-		if ok, _ := c.inScope(key); !ok {
-			continue
-		}
-		pts, err := c.ws.Points(key)
-		if err != nil {
-			continue
-		}
-		for _, p := range pts {
-			if vllmStatus(p) == report.StatusCompared {
-				todo = append(todo, p)
-			}
-		}
-	}
-	c.ws.PrerenderEvery(c.ctx, todo, infx.Options{})
+	c.ws.PrerenderEvery(c.ctx, c.familyPoints(recipes.VLLMFamily), infx.Options{})
 	c.ws.ReleaseScripts()
 }
 

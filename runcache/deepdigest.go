@@ -93,17 +93,13 @@ func (d *digester) value(v reflect.Value, depth int) bool {
 	case reflect.String:
 		d.tag('s')
 		d.str(v.String())
-	case reflect.Slice:
-		d.tag('S')
-		d.flag(v.IsNil())
-		d.u64(uint64(v.Len()))
-		for i := range v.Len() {
-			if !d.value(v.Index(i), depth+1) {
-				return false
-			}
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice {
+			d.tag('S')
+			d.flag(v.IsNil())
+		} else {
+			d.tag('A')
 		}
-	case reflect.Array:
-		d.tag('A')
 		d.u64(uint64(v.Len()))
 		for i := range v.Len() {
 			if !d.value(v.Index(i), depth+1) {

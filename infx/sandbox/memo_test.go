@@ -164,15 +164,7 @@ func TestCacheRelease(t *testing.T) {
 	c := &Cache{}
 	run := func() string {
 		t.Helper()
-		tr, err := Run(context.Background(), Script{Path: filepath.Join(dir, "s.sh"), Src: src}, Config{ReadRoots: []string{dir}, Dir: dir, Cache: c})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, cmd := range tr.Commands {
-			out = append(out, strings.Join(cmd.Argv, " "))
-		}
-		return strings.Join(out, "; ")
+		return commandsRun(t, Script{Path: filepath.Join(dir, "s.sh"), Src: src}, Config{ReadRoots: []string{dir}, Dir: dir, Cache: c})
 	}
 	first := run()
 	if first != "serve one two" {
@@ -203,15 +195,7 @@ func TestCacheTreeBound(t *testing.T) {
 	script := func(i int) []byte { return []byte(fmt.Sprintf("%sserve %d\n", pad, i)) }
 	run := func(i int) string {
 		t.Helper()
-		tr, err := Run(context.Background(), Script{Path: "/s.sh", Src: script(i)}, Config{Cache: c})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, cmd := range tr.Commands {
-			out = append(out, strings.Join(cmd.Argv, " "))
-		}
-		return strings.Join(out, "; ")
+		return commandsRun(t, Script{Path: "/s.sh", Src: script(i)}, Config{Cache: c})
 	}
 	n := 3 * treeBytesMax / len(script(0))
 	for i := range n {
@@ -239,4 +223,19 @@ func TestCacheTreeBound(t *testing.T) {
 	if p := c.Prepared(); p == 0 || p > n {
 		t.Errorf("%d prepared entries", p)
 	}
+}
+
+// commandsRun runs s under cfg and gives the argv of each command it
+// recorded, words joined by spaces, commands by "; ".
+func commandsRun(t *testing.T, s Script, cfg Config) string {
+	t.Helper()
+	tr, err := Run(context.Background(), s, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, cmd := range tr.Commands {
+		out = append(out, strings.Join(cmd.Argv, " "))
+	}
+	return strings.Join(out, "; ")
 }

@@ -61,38 +61,12 @@ func (c *Cache) keep(u *treeUse, size int) {
 // made from is parsed again, to the same tree, when asked for: only the
 // time changes, never an outcome.
 func (c *Cache) dropTrees(target int) {
-	type victim struct {
-		use  *treeUse
-		drop func()
-	}
-	var vs []victim
-	for name, m := range c.files {
-		for src, pf := range m {
-			vs = append(vs, victim{&pf.use, func() {
-				delete(m, src)
-				if len(m) == 0 {
-					delete(c.files, name)
-				}
-			}})
-		}
-	}
-	for key, m := range c.sourced {
-		for text, ps := range m {
-			vs = append(vs, victim{&ps.use, func() {
-				delete(m, text)
-				if len(m) == 0 {
-					delete(c.sourced, key)
-				}
-			}})
-		}
-	}
-	for src, kt := range c.plain {
-		vs = append(vs, victim{&kt.use, func() { delete(c.plain, src) }})
-	}
-	for key, kt := range c.runs {
-		vs = append(vs, victim{&kt.use, func() { delete(c.runs, key) }})
-	}
-	slices.SortFunc(vs, func(a, b victim) int { return cmp.Compare(a.use.used, b.use.used) })
+	var vs []treeVictim
+	vs = nestedVictims(vs, c.files, func(pf *preparedFile) *treeUse { return &pf.use })
+	vs = nestedVictims(vs, c.sourced, func(ps *parsedSource) *treeUse { return &ps.use })
+	vs = victims(vs, c.plain, func(kt *keptTree) *treeUse { return &kt.use })
+	vs = victims(vs, c.runs, func(kt *keptTree) *treeUse { return &kt.use })
+	slices.SortFunc(vs, func(a, b treeVictim) int { return cmp.Compare(a.use.used, b.use.used) })
 	for _, v := range vs {
 		if c.treeBytes <= target {
 			break
@@ -101,4 +75,35 @@ func (c *Cache) dropTrees(target int) {
 		c.treeBytes -= v.use.size
 		c.n--
 	}
+}
+
+// treeVictim is a kept tree dropTrees may drop: its bookkeeping and how
+// to remove it from its map.
+type treeVictim struct {
+	use  *treeUse
+	drop func()
+}
+
+// victims appends the entries of m to vs (use: an entry's bookkeeping).
+func victims[K comparable, V any](vs []treeVictim, m map[K]V, use func(V) *treeUse) []treeVictim {
+	for k, v := range m {
+		vs = append(vs, treeVictim{use(v), func() { delete(m, k) }})
+	}
+	return vs
+}
+
+// nestedVictims is victims for a map of maps: an inner map left empty is
+// removed too.
+func nestedVictims[V any](vs []treeVictim, m map[string]map[string]V, use func(V) *treeUse) []treeVictim {
+	for k, inner := range m {
+		for ik, v := range inner {
+			vs = append(vs, treeVictim{use(v), func() {
+				delete(inner, ik)
+				if len(inner) == 0 {
+					delete(m, k)
+				}
+			}})
+		}
+	}
+	return vs
 }
