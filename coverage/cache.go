@@ -119,7 +119,7 @@ func reportKey(d *runcache.Dir, opt Options) (runcache.Key, error) {
 	var wg sync.WaitGroup
 	for i, dir := range given {
 		if dir != "" {
-			wg.Go(func() { sums[i], errs[i] = runcache.TreeDigest(dir) })
+			wg.Go(func() { sums[i], errs[i] = opt.digests.TreeDigest(dir) })
 		}
 	}
 	wg.Wait()

@@ -126,6 +126,10 @@ type Options struct {
 	// caller that prints the report in a format other than JSON (the
 	// CLI's text): printing and storing overlap on two CPUs.
 	StoreInBackground bool
+
+	// digests are the run's tree digests (Run makes them): the report's
+	// key and the renderings' keys digest each tree once.
+	digests *runcache.Digests
 	// OnSetting, when set, is called for every setting of every role pair
 	// the run compares (compare.Options.OnSetting): an inventory of the
 	// settings a run sees, e.g. the policy class table of package
@@ -486,6 +490,7 @@ func relTo(dir, p string) string {
 // file:line:col), a vLLM recipes tree that cannot be indexed at all
 // (file:line:col).
 func Run(ctx context.Context, opt Options) (*report.Report, error) {
+	opt.digests = &runcache.Digests{}
 	if opt.Cache == nil {
 		if opt.CacheStats != nil {
 			// (a CacheStats a cached run filled before says nothing of
@@ -592,6 +597,7 @@ func runAll(ctx context.Context, opt Options) (*report.Report, *run, error) {
 			// renders across runs too: a run whose report is not stored
 			// (another cookbook, another key) renders only what is new
 			ws.PersistRenders(opt.Cache)
+			ws.TreeDigests = opt.digests
 			if opt.CacheStats != nil {
 				defer func() { opt.CacheStats.RenderHits, opt.CacheStats.RendersStored = ws.PersistedRenders() }()
 			}

@@ -212,7 +212,7 @@ func (ws *Workspace) diskKey(key string, k *runcache.Key) bool {
 			if err != nil {
 				return
 			}
-			sum, err := runcache.TreeDigest(d)
+			sum, err := ws.TreeDigests.TreeDigest(d)
 			if err != nil {
 				return
 			}

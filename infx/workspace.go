@@ -64,6 +64,10 @@ type Workspace struct {
 	// a fork renders only with its checkout, and only when the checkout's
 	// src/srtctl is identical to an NVIDIA/srt-slurm release's (forks.go).
 	SrtSlurmForks []SrtSlurmCheckout
+	// TreeDigests, when set, gives the trees' digests PersistRenders keys
+	// renderings by (runcache.Digests: a caller that digests the same
+	// trees for its own key shares them); nil digests them itself.
+	TreeDigests *runcache.Digests
 
 	// forkStates caches what each fork checkout is, by directory (fork;
 	// guarded by forkMu: points render concurrently).

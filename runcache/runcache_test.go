@@ -326,3 +326,44 @@ func TestTrim(t *testing.T) {
 		t.Errorf("a used entry lost: %q %v", v, ok)
 	}
 }
+
+// TestDigests: a Digests answers TreeDigest once per directory (as given
+// or absolute: one directory) for concurrent callers, so an edit after
+// the first answer is not seen — a run promises none; a nil Digests
+// digests every time.
+func TestDigests(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a"), []byte("one"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := TreeDigest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Digests{}
+	sums := make([][32]byte, 4)
+	var wg sync.WaitGroup
+	for i := range sums {
+		wg.Go(func() { sums[i], _ = d.TreeDigest(dir) })
+	}
+	wg.Wait()
+	for i, s := range sums {
+		if s != want {
+			t.Errorf("caller %d: %x, want %x", i, s, want)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a"), []byte("two"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(".", dir)
+	if err != nil {
+		rel = dir
+	}
+	if s, _ := d.TreeDigest(rel); s != want {
+		t.Error("the same directory, given otherwise, was digested again")
+	}
+	var none *Digests
+	if s, _ := none.TreeDigest(dir); s == want {
+		t.Error("a nil Digests did not digest the edited tree")
+	}
+}

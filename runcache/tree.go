@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // ErrNotAddressable: a tree cannot be keyed by its content — it holds a
@@ -253,4 +254,47 @@ func pathJoin(a, b string) string {
 // within reports whether p is dir or under it.
 func within(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+}
+
+// Digests is TreeDigest once per directory for a run over trees that do
+// not change while it lasts (a coverage run digests the InferenceX and
+// srt-slurm trees for its report's key and again for its renderings'):
+// each directory, by its absolute path, is digested by the first caller
+// and its answer, error included, given to every later one. The zero
+// value is ready; safe for concurrent use; a nil *Digests digests every
+// time.
+type Digests struct {
+	mu sync.Mutex
+	m  map[string]*digestCall
+}
+
+// digestCall is one directory's TreeDigest, made once.
+type digestCall struct {
+	once sync.Once
+	sum  [32]byte
+	err  error
+}
+
+// TreeDigest is runcache.TreeDigest(dir), made once per absolute
+// directory.
+func (d *Digests) TreeDigest(dir string) ([32]byte, error) {
+	if d == nil {
+		return TreeDigest(dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	d.mu.Lock()
+	if d.m == nil {
+		d.m = map[string]*digestCall{}
+	}
+	c, ok := d.m[abs]
+	if !ok {
+		c = &digestCall{}
+		d.m[abs] = c
+	}
+	d.mu.Unlock()
+	c.once.Do(func() { c.sum, c.err = TreeDigest(dir) })
+	return c.sum, c.err
 }
