@@ -399,6 +399,7 @@ func TestRenderOnceAtATime(t *testing.T) {
 			t.Fatalf("render %d: %v, or another deployment", i, errs[i])
 		}
 	}
+	ws.FlushRenders()
 	if _, stored := ws.PersistedRenders(); stored != 1 {
 		t.Errorf("the point was rendered %d times, want once", stored)
 	}

@@ -143,10 +143,12 @@ func (ws *Workspace) Render(ctx context.Context, p Point, opt Options) (launch.D
 			}
 		}
 	}
-	var diskKey runcache.Key
-	disk := keyed && ws.diskKey(key, &diskKey)
-	if disk {
-		if data, ok := ws.disk.Get(diskKey); ok {
+	var pack *renderPack
+	if keyed {
+		pack = ws.pack(p.ConfigKey)
+	}
+	if pack != nil {
+		if data, ok := pack.get(key); ok {
 			if d, ok := decodeDeployment(data); ok {
 				ws.diskHits.Add(1)
 				ws.memoPut(p.ConfigKey, key, renderMemo{d: d.Clone()})
@@ -161,18 +163,18 @@ func (ws *Workspace) Render(ctx context.Context, p Point, opt Options) (launch.D
 	if keyed && memoizable(err) {
 		ws.memoPut(p.ConfigKey, key, renderMemo{d: d.Clone(), err: err})
 	}
-	if disk && err == nil {
-		if data, ok := encodeDeployment(d); ok && ws.disk.Put(diskKey, data) == nil {
-			ws.diskStored.Add(1)
-		} // else: rendered again next time
+	if pack != nil && err == nil {
+		pack.add(key) // written from the memo when the key is done (renderpack.go)
 	}
 	return d, err
 }
 
 // PersistRenders makes a Workspace that remembers renders (RememberRenders)
 // also keep each point it renders without error in dir across runs (package
-// runcache): the key is the executable, the point's complete input (the memo's
-// key) and the path (as given and absolute) and content of every tree a
+// runcache), in its config key's render pack (renderpack.go: written by
+// Forget and FlushRenders, which a caller calls when it is done): the key is
+// the executable, the point's complete input (the memo's key) and the path
+// (as given and absolute) and content of every tree a
 // rendering reads — the checkout and the srt-slurm checkouts
 // (runcache.TreeDigest), digested at the first Render;
 // a tree that cannot be digested (a link out of it) turns it off. A rendering
@@ -191,9 +193,10 @@ func (ws *Workspace) PersistedRenders() (hits, stored int64) {
 	return ws.diskHits.Load(), ws.diskStored.Load()
 }
 
-// diskKey sets *k to the persistent key of the memo key key, and reports
-// whether there is one (PersistRenders, the trees digested).
-func (ws *Workspace) diskKey(key string, k *runcache.Key) bool {
+// diskKey sets *k to the digest of the trees renderings read, the part of
+// every render pack's key (packKey) they give, and reports whether there is
+// one (PersistRenders, the trees digested).
+func (ws *Workspace) diskKey(k *runcache.Key) bool {
 	if ws.disk == nil {
 		return false
 	}
@@ -226,7 +229,7 @@ func (ws *Workspace) diskKey(key string, k *runcache.Key) bool {
 	if ws.trees == nil {
 		return false
 	}
-	*k = ws.disk.NewKey("infx-render/2").AddBytes(ws.trees).Add(key).Sum()
+	copy(k[:], ws.trees)
 	return true
 }
 
@@ -358,8 +361,10 @@ func (ws *Workspace) memoPut(configKey, key string, m renderMemo) {
 // follows the keys in hand, not every key seen. Nothing it drops changes
 // an answer: a later Render of one of the key's points renders it again
 // (the same outcome, at the cost of the work), and Prerender skips the
-// key's points from then on. Safe for concurrent use.
+// key's points from then on. With PersistRenders, the key's render pack is
+// written first (flushPack). Safe for concurrent use.
 func (ws *Workspace) Forget(configKey string) {
+	ws.flushPack(configKey) // PersistRenders: written before the memo drops them
 	ws.memoMu.Lock()
 	if ws.forgotten == nil {
 		ws.forgotten = map[string]bool{}

@@ -98,6 +98,10 @@ type Workspace struct {
 	trees    []byte
 	// diskHits and diskStored count PersistRenders' reads and writes.
 	diskHits, diskStored atomic.Int64
+	// packs are the render packs of the config keys rendered (renderpack.go;
+	// guarded by packMu).
+	packMu sync.Mutex
+	packs  map[string]*renderPack
 
 	// batchJobs shares each distinct batch job's outcome among the points
 	// that submit it (followBatchOnce; guarded by batchMu).

@@ -116,7 +116,9 @@ func (t *treeHash) file(p, rel string) error {
 	if t.buf == nil {
 		t.buf = make([]byte, 256<<10)
 	}
-	n, err := io.CopyBuffer(fh, f, t.buf)
+	// struct{ io.Reader } hides *os.File's WriteTo, which would ignore
+	// t.buf and allocate 32 KiB for each file.
+	n, err := io.CopyBuffer(fh, struct{ io.Reader }{f}, t.buf)
 	if err != nil {
 		return fmt.Errorf("%s: %v: %w", p, err, ErrNotAddressable)
 	}

@@ -601,7 +601,8 @@ func say(w io.Writer, s string) {
 // copyOut copies r to w as say writes: a read error ends the input like
 // its end does, a write error is ignored.
 func copyOut(w io.Writer, r io.Reader) {
-	_, _ = io.Copy(w, r)
+	// A here-document is small: 4 KiB, not io.Copy's 32 KiB, per copy.
+	_, _ = io.CopyBuffer(w, r, make([]byte, 4<<10))
 }
 
 // tee copies stdin to stdout and into each named file's Writes entry.
