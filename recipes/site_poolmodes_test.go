@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"regexp"
 	"slices"
 	"testing"
 
@@ -38,6 +39,28 @@ func TestPoolModes(t *testing.T) {
 		x := &rctx{r: &Recipe{yamlDoc: yamlDoc{root: root.Content[0]}}, offered: c.offered}
 		if got := x.poolModes(); !slices.Equal(got, c.want) {
 			t.Errorf("offered %v pool_modes %q: %v, want %v", c.offered, c.pool, got, c.want)
+		}
+	}
+}
+
+// TestFamilyEnd: familyEnd gives what the site's anchored patterns give
+// for every name, tricky ones included.
+func TestFamilyEnd(t *testing.T) {
+	pats := []struct {
+		re    *regexp.Regexp
+		words []string
+	}{
+		{regexp.MustCompile(`(?:^|_)dep$`), []string{"dep"}},
+		{regexp.MustCompile(`(?:^|_)tep$`), []string{"tep"}},
+		{regexp.MustCompile(`(?:^|_)tp(?:_pp|_dp)?$`), []string{"tp", "tp_pp", "tp_dp"}},
+	}
+	names := []string{"", "dep", "tep", "tp", "xdep", "x_dep", "dep_x", "_dep", "dep\n", "tp_pp", "a_tp_dp", "tp_pp_x",
+		"_tp", "ep", "tp_ep", "a__tp", "tpx", "xtp_pp", "x_tp_pp", "pd_cluster", "dp_tep", "tep_dep", "TP", "t_p"}
+	for _, p := range pats {
+		for _, n := range names {
+			if got, want := familyEnd(n, p.words...), p.re.MatchString(n); got != want {
+				t.Errorf("familyEnd(%q, %q) = %v, the pattern %v", n, p.words, got, want)
+			}
 		}
 	}
 }

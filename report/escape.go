@@ -16,16 +16,35 @@ func escapedReport(r *Report, esc func(string) string) *Report {
 	if r == nil {
 		return nil
 	}
-	e := escaper{esc: esc, seen: map[ptrKey]reflect.Value{}}
-	return e.value(reflect.ValueOf(r)).Interface().(*Report)
+	e := escaper{esc: esc, seen: map[ptrKey]escaped{}}
+	out, _ := e.value(reflect.ValueOf(r))
+	if e.cycle {
+		// a pointer reached from itself (no report the tool makes has one):
+		// the deep copy, whose pointers map to their copies before they
+		// are filled
+		c := copier{esc: esc, seen: map[ptrKey]reflect.Value{}}
+		return c.value(reflect.ValueOf(r)).Interface().(*Report)
+	}
+	return out.Interface().(*Report)
 }
 
-// escaper copies values with every string passed through esc; pointers
-// seen before map to the same copy, so shared structure stays shared.
-// Unexported fields are copied as they are.
+// escaper gives values with every string passed through esc, copying on
+// write: a value none of whose strings esc changes is given back as it is.
+// A pointer seen before gives what it gave then, so shared structure stays
+// shared. Unexported fields are kept as they are. cycle is set when a
+// pointer is met again while its value is being escaped.
 type escaper struct {
-	esc  func(string) string
-	seen map[ptrKey]reflect.Value
+	esc   func(string) string
+	seen  map[ptrKey]escaped
+	cycle bool
+}
+
+// escaped is the outcome of a pointer: the value given (v itself when
+// unchanged), or done false while it is being escaped.
+type escaped struct {
+	v       reflect.Value
+	changed bool
+	done    bool
 }
 
 // ptrKey names a pointer by type and address (a struct and its first
@@ -35,8 +54,132 @@ type ptrKey struct {
 	p uintptr
 }
 
+// value returns v with its strings escaped, and whether that changed
+// anything (false: the value returned is v).
+func (e *escaper) value(v reflect.Value) (reflect.Value, bool) {
+	switch v.Kind() {
+	case reflect.String:
+		s := v.String()
+		t := e.esc(s)
+		if t == s {
+			return v, false
+		}
+		out := reflect.New(v.Type()).Elem()
+		out.SetString(t)
+		return out, true
+	case reflect.Pointer:
+		if v.IsNil() {
+			return v, false
+		}
+		k := ptrKey{v.Type(), v.Pointer()}
+		if c, ok := e.seen[k]; ok {
+			if !c.done {
+				e.cycle = true
+				return v, false
+			}
+			return c.v, c.changed
+		}
+		e.seen[k] = escaped{}
+		el, changed := e.value(v.Elem())
+		out := v
+		if changed {
+			out = reflect.New(v.Type().Elem())
+			out.Elem().Set(el)
+		}
+		e.seen[k] = escaped{v: out, changed: changed, done: true}
+		return out, changed
+	case reflect.Struct:
+		var out reflect.Value
+		for i := 0; i < v.NumField(); i++ {
+			if !v.Type().Field(i).IsExported() {
+				continue
+			}
+			f, changed := e.value(v.Field(i))
+			if !changed {
+				continue
+			}
+			if !out.IsValid() {
+				out = reflect.New(v.Type()).Elem()
+				out.Set(v)
+			}
+			out.Field(i).Set(f)
+		}
+		if !out.IsValid() {
+			return v, false
+		}
+		return out, true
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.IsNil() {
+			return v, false
+		}
+		var out reflect.Value
+		for i := 0; i < v.Len(); i++ {
+			el, changed := e.value(v.Index(i))
+			if !changed {
+				continue
+			}
+			if !out.IsValid() {
+				if v.Kind() == reflect.Slice {
+					out = reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+				} else {
+					out = reflect.New(v.Type()).Elem()
+				}
+				reflect.Copy(out, v)
+			}
+			out.Index(i).Set(el)
+		}
+		if !out.IsValid() {
+			return v, false
+		}
+		return out, true
+	case reflect.Map:
+		if v.IsNil() {
+			return v, false
+		}
+		type kv struct{ k, v reflect.Value }
+		var all []kv
+		any := false
+		it := v.MapRange()
+		for it.Next() {
+			k, kc := e.value(it.Key())
+			x, xc := e.value(it.Value())
+			any = any || kc || xc
+			all = append(all, kv{k, x})
+		}
+		if !any {
+			return v, false
+		}
+		out := reflect.MakeMapWithSize(v.Type(), v.Len())
+		for _, p := range all {
+			out.SetMapIndex(p.k, p.v)
+		}
+		return out, true
+	case reflect.Interface:
+		if v.IsNil() {
+			return v, false
+		}
+		el, changed := e.value(v.Elem())
+		if !changed {
+			return v, false
+		}
+		out := reflect.New(v.Type()).Elem()
+		out.Set(el)
+		return out, true
+	}
+	return v, false
+}
+
+// copier is the deep copy escapedReport falls back to: values copied with
+// every string passed through esc; pointers seen before map to the same
+// copy, so shared structure (and a cycle) stays shared. Unexported fields
+// are copied as they are.
+type copier struct {
+	esc  func(string) string
+	seen map[ptrKey]reflect.Value
+}
+
 // value returns the escaped copy of v.
-func (e escaper) value(v reflect.Value) reflect.Value {
+func (e copier) value(v reflect.Value) reflect.Value {
 	switch v.Kind() {
 	case reflect.String:
 		out := reflect.New(v.Type()).Elem()

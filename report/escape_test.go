@@ -134,3 +134,71 @@ func checkGitHubMarkdown(t *testing.T, out string) {
 		}
 	}
 }
+
+// TestEscapedReportCopyOnWrite: a report with nothing to escape is given
+// back as it is (no copy); a hostile one is copied along the paths to the
+// strings that change, never written (its JSON before and after is the
+// same), and what holds no changed string is shared with it.
+func TestEscapedReportCopyOnWrite(t *testing.T) {
+	fx := fixtureAll() // one message holds a line break
+	clean := escapedReport(fx, launch.EscapeLine)
+	if clean == fx {
+		t.Fatal("a report with a line break was not copied")
+	}
+	if got := escapedReport(clean, launch.EscapeLine); got != clean {
+		t.Error("a report with nothing to escape was copied")
+	}
+	if fx.Cookbook == nil || clean.Cookbook != fx.Cookbook {
+		t.Error("the cookbook's repository information, which holds no line break, was copied")
+	}
+	r := hostileReport()
+	before, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := escapedReport(r, launch.EscapeLine)
+	after, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got == r || !bytes.Equal(before, after) {
+		t.Fatal("the hostile report was not copied, or was written")
+	}
+	// the copy equals the deep copy of every string
+	c := copier{esc: launch.EscapeLine, seen: map[ptrKey]reflect.Value{}}
+	want := c.value(reflect.ValueOf(r)).Interface().(*Report)
+	if !reflect.DeepEqual(got, want) {
+		t.Error("the copy on write differs from the deep copy")
+	}
+}
+
+// TestEscaperSharesAndCycles: a pointer met twice gives one value (shared
+// structure stays shared); a pointer met again while it is being escaped
+// is a cycle, which escapedReport leaves to the deep copy (copier), whose
+// copy keeps the cycle with its strings escaped.
+func TestEscaperSharesAndCycles(t *testing.T) {
+	type node struct {
+		S    string
+		Next *node
+	}
+	shared := &node{S: "a\nb"}
+	pair := []*node{shared, shared}
+	e := escaper{esc: launch.EscapeLine, seen: map[ptrKey]escaped{}}
+	out, changed := e.value(reflect.ValueOf(pair))
+	got := out.Interface().([]*node)
+	if !changed || e.cycle || got[0] != got[1] || got[0] == shared || got[0].S != `a\nb` || shared.S != "a\nb" {
+		t.Errorf("shared pointer: changed %v, cycle %v, %+v", changed, e.cycle, got)
+	}
+	loop := &node{S: "x\ty"}
+	loop.Next = loop
+	e = escaper{esc: launch.EscapeLine, seen: map[ptrKey]escaped{}}
+	e.value(reflect.ValueOf(loop))
+	if !e.cycle {
+		t.Error("a cycle was not seen")
+	}
+	c := copier{esc: launch.EscapeLine, seen: map[ptrKey]reflect.Value{}}
+	cp := c.value(reflect.ValueOf(loop)).Interface().(*node)
+	if cp == loop || cp.Next != cp || cp.S != `x\ty` || loop.S != "x\ty" {
+		t.Errorf("cycle copy: %+v", cp)
+	}
+}
