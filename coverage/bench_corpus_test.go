@@ -37,6 +37,31 @@ func benchRun(b *testing.B, opt Options) {
 // source (the command each closing note runs).
 func BenchmarkCorpusCompleteAll(b *testing.B) { benchRun(b, completeTrees(b)) }
 
+// BenchmarkCorpusCompleteEmptyCache is the main job's first run with a
+// cache (the default): an empty cache directory each time, filled by the
+// run — the trees digested, the render packs and the report written.
+func BenchmarkCorpusCompleteEmptyCache(b *testing.B) {
+	opt := completeTrees(b)
+	stats := &CacheStats{}
+	opt.CacheStats = stats
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		cache, err := runcache.Open(b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		opt.Cache = cache
+		b.StartTimer()
+		if _, err := Run(context.Background(), opt); err != nil {
+			b.Fatal(err)
+		}
+		if !stats.Stored || stats.RendersStored == 0 {
+			b.Fatalf("the run filled no cache: %+v", stats)
+		}
+	}
+}
+
 // BenchmarkCorpusCompleteAgentX is the AgentX part alone (corpus/sglang
 // snippets against the complete InferenceX tree, with srt-slurm).
 func BenchmarkCorpusCompleteAgentX(b *testing.B) {
