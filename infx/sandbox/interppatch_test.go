@@ -131,8 +131,8 @@ true
 	if !strings.Contains(want, "abc 1\nabc not-txt\nabc alt\n") || !strings.Contains(want, "ab.txt 3") && !strings.Contains(want, "ab.txt other") {
 		t.Errorf("matches:\n%s", want)
 	}
-	if n := c.Len(); n != 10 {
-		t.Errorf("%d patterns kept, want 10 (six in case, four in [[ ]], each once)", n)
+	if n := c.Len(); n != 8 {
+		t.Errorf("%d patterns kept, want 8 (six in case, four in [[ ]], each once, but a*c and *: text and stars need no expression)", n)
 	}
 	// a pattern a script builds to any size matches, and is never kept
 	long, err := syntax.NewParser().Parse(strings.NewReader(`p=$(printf '%02000d' 0); x="$p"; [[ $x == "$p" ]] && echo long-ok`), "long.sh")
@@ -144,7 +144,19 @@ true
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Run(context.Background(), long); err != nil || out.buf.String() != "long-ok\n" || c.Len() != 10 {
-		t.Errorf("a 2,000-byte pattern: %v, output %q, %d kept (want 10)", err, out.buf.String(), c.Len())
+	if err := r.Run(context.Background(), long); err != nil || out.buf.String() != "long-ok\n" || c.Len() != 8 {
+		t.Errorf("a 2,000-byte pattern: %v, output %q, %d kept (want 8)", err, out.buf.String(), c.Len())
+	}
+	// nor is a long one that needs an expression
+	long, err = syntax.NewParser().Parse(strings.NewReader(`p=$(printf '%02000d' 0); x="$p"; [[ $x == ?$p ]] || echo long-no`), "long2.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = limitedBuffer{}
+	if r, err = interp.New(interp.Env(expand.ListEnviron()), interp.StdIO(nil, &out, &out), interp.Patterns(c)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Run(context.Background(), long); err != nil || out.buf.String() != "long-no\n" || c.Len() != 8 {
+		t.Errorf("a 2,001-byte pattern with ?: %v, output %q, %d kept (want 8)", err, out.buf.String(), c.Len())
 	}
 }
