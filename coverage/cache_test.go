@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"os"
 	"path/filepath"
 	"sort"
@@ -427,5 +428,35 @@ func TestCacheStatsReusedBeforeWait(t *testing.T) {
 	opt.Cache = nil
 	if _, err := Run(context.Background(), opt); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCorpusRenderPacksEverySource: on the complete trees with every
+// source (SGLang keys of the AgentX and pages parts, vLLM keys), a run with
+// an empty cache stores its renderings — the SGLang keys' packs written
+// while the vLLM part runs, the vLLM keys' as each is judged — and a run
+// whose report is not stored (another option) reads every one of them
+// back and stores none, its report the one an uncached run makes.
+func TestCorpusRenderPacksEverySource(t *testing.T) {
+	opt := mainJob(t)
+	opt.ConfigKeys = []string{"glm5.2-fp4-b300-sglang-agentic-mtp", "qwen3.5-fp8-h200-sglang*", "dsv4-fp4-b200-vllm", "dsr1-fp8-mi355x-sglang-disagg"}
+	var stats CacheStats
+	opt.Cache, opt.CacheStats = openCache(t), &stats
+	if _, err := Run(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	stored := stats.RendersStored
+	if stored < 10 || stats.RenderHits != 0 || !stats.Stored {
+		t.Fatalf("first run: %+v, want renderings stored", stats)
+	}
+	opt.AllowUnverified = true // another report key, the same renderings
+	_, got := runJSON(t, opt)
+	if stats.Hit || stats.RenderHits != stored || stats.RendersStored != 0 {
+		t.Errorf("second run: %+v, want the %d renderings read back, none stored", stats, stored)
+	}
+	fresh := opt
+	fresh.Cache, fresh.CacheStats = nil, nil
+	if _, want := runJSON(t, fresh); !bytes.Equal(got, want) {
+		t.Errorf("the report from stored renderings differs from the uncached one: %s", testutil.LineDiff(want, got))
 	}
 }

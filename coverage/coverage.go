@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cookbook-sync/cookbook-sync/compare"
 	"github.com/cookbook-sync/cookbook-sync/cookbook"
@@ -652,6 +653,20 @@ func runAll(ctx context.Context, opt Options) (*report.Report, *run, error) {
 	if opt.VLLMRecipesDir != "" {
 		if wsErr != nil {
 			return nil, nil, &OptionError{Field: "InfxDir", Value: opt.InfxDir, Msg: wsErr.Error(), Err: wsErr}
+		}
+		// The SGLang-family keys are judged (the vLLM part judges only
+		// vLLM-family keys): what the Workspace keeps of them goes while
+		// the vLLM part runs — their render packs written (PersistRenders),
+		// not in the run's last moments, and their renderings and launcher
+		// runs dropped (infx.Workspace.Forget).
+		if sg, err := c.familyEntries(sglangFamily); err == nil && len(sg) > 0 {
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				for _, e := range sg {
+					ws.Forget(e.Key)
+				}
+			})
+			defer wg.Wait()
 		}
 		// Work follows the keys: the recipes are indexed only when an
 		// asked-for vLLM-family key is there to judge against them.

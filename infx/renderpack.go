@@ -37,6 +37,9 @@ type renderPack struct {
 	// pending are the memo keys rendered without error and not written
 	// yet (their deployments are in the memo until Forget).
 	pending []string
+	// flushMu makes one flush of the pack at a time (its read, merge and
+	// write): two at once could each miss what the other adds.
+	flushMu sync.Mutex
 }
 
 // pack is the config key's pack, read from the cache at its first use;
@@ -100,6 +103,8 @@ func (ws *Workspace) flushPack(configKey string) {
 	if pk == nil {
 		return
 	}
+	pk.flushMu.Lock()
+	defer pk.flushMu.Unlock()
 	pk.mu.Lock()
 	pending := pk.pending
 	pk.pending, pk.loaded = nil, nil // what is written is read back from the cache
