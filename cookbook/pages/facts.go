@@ -27,6 +27,14 @@ type FileInfo struct {
 	// of literals and template parts), sorted, deduplicated, as written.
 	// When Known, every model id the file's code can show is one of them.
 	Models []string
+	// Prefixes are the starts of the model ids the file's code completes
+	// at run time: a word holding "/" that a template literal's part ends
+	// with, running into the ${…} after it, and that nothing but the
+	// template's own start precedes ("Qwen/Qwen3.5-" of
+	// `Qwen/Qwen3.5-${size}${quant}`), sorted, deduplicated. When Known,
+	// every model id the file's code can show is one of Models or starts
+	// with one of Prefixes.
+	Prefixes []string
 	// Known is false when the model ids cannot be read statically: the
 	// file does not parse, or it composes a string whose part holding a
 	// "/" meets a computed part (a template literal's `${…}`, a `+`
@@ -40,20 +48,20 @@ type FileInfo struct {
 var hfWord = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // readFacts reads the model ids of one snippet source statically (see
-// FileInfo.Models and Known). It runs none of the file's code.
-func readFacts(name string, src []byte) (models []string, known bool) {
+// FileInfo.Models, Prefixes and Known). It runs none of the file's code.
+func readFacts(name string, src []byte) (models, prefixes []string, known bool) {
 	defer func() {
 		if recover() != nil { // a library panicked: nothing is known
-			models, known = nil, false
+			models, prefixes, known = nil, nil, false
 		}
 	}()
 	js, err := transform(string(src), name, true)
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	prg, err := goja.Parse(name, js, parser.WithSourceMapLoader(denySourceMap))
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	known = true
 	seen := map[string]bool{}
@@ -64,16 +72,29 @@ func readFacts(name string, src []byte) (models []string, known bool) {
 			models = append(models, w)
 		}
 	}
+	seenPrefix := map[string]bool{}
 	// fragment records the words of a string part; open says the part's
 	// start / end meets a computed part, where a word holding "/" may
-	// continue into (or from) a value only known at run time.
-	fragment := func(s string, openStart, openEnd bool) {
+	// continue into (or from) a value only known at run time. A template
+	// part's last word that holds "/" and runs into the ${…} after it
+	// (tail: the part's start is the template's own, or the word is not
+	// its first) is the start of a model id: a prefix, when it reads as
+	// "org/name…".
+	fragment := func(s string, openStart, openEnd, tail bool) {
 		words := strings.Fields(s)
 		startsWord := s != "" && !isSpace(s[0])
 		endsWord := s != "" && !isSpace(s[len(s)-1])
 		for i, w := range words {
-			edge := (i == 0 && openStart && startsWord) || (i == len(words)-1 && openEnd && endsWord)
-			if edge && strings.Contains(w, "/") {
+			atStart := i == 0 && openStart && startsWord
+			atEnd := i == len(words)-1 && openEnd && endsWord
+			if (atStart || atEnd) && strings.Contains(w, "/") {
+				if p := strings.TrimLeft(w, "\"'`,;()[]{}"); tail && atEnd && !atStart && hfWord.MatchString(p) {
+					if !seenPrefix[p] {
+						seenPrefix[p] = true
+						prefixes = append(prefixes, p)
+					}
+					continue
+				}
 				known = false
 				continue
 			}
@@ -85,39 +106,34 @@ func readFacts(name string, src []byte) (models []string, known bool) {
 		switch n := n.(type) {
 		case *ast.TemplateLiteral:
 			// a part meets a ${…} on each side it has one; a tag
-			// function may join the parts with anything
-			tagged := n.Tag != nil
+			// function may join the parts with anything, and a template
+			// that is a part of a composition meets what it is joined to
+			// at its own start and end
+			tagged, c := n.Tag != nil, composed[n]
+			last := len(n.Elements) - 1
 			for i, el := range n.Elements {
-				fragment(el.Parsed.String(), tagged || i > 0, tagged || i < len(n.Elements)-1)
+				fragment(el.Parsed.String(), tagged || i > 0 || c, tagged || i < last || c, !tagged && !c && i < last)
 			}
 		case *ast.BinaryExpression:
 			if n.Operator == token.PLUS {
 				for _, side := range []ast.Expression{n.Left, n.Right} {
-					if sl, ok := side.(*ast.StringLiteral); ok {
-						composed[sl] = true
-					}
+					markComposed(composed, side)
 				}
 			}
 		case *ast.AssignExpression:
 			if n.Operator == token.ADD_ASSIGN {
-				if sl, ok := n.Right.(*ast.StringLiteral); ok {
-					composed[sl] = true
-				}
+				markComposed(composed, n.Right)
 			}
 		case *ast.CallExpression:
 			if d, ok := n.Callee.(*ast.DotExpression); ok {
 				switch d.Identifier.Name {
 				case "join", "concat", "replace", "replaceAll", "padStart", "padEnd":
 					for _, a := range n.ArgumentList {
-						if sl, ok := a.(*ast.StringLiteral); ok {
-							composed[sl] = true
-						}
+						markComposed(composed, a)
 					}
 					if al, ok := d.Left.(*ast.ArrayLiteral); ok && d.Identifier.Name == "join" {
 						for _, e := range al.Value {
-							if sl, ok := e.(*ast.StringLiteral); ok {
-								composed[sl] = true
-							}
+							markComposed(composed, e)
 						}
 					}
 				}
@@ -125,11 +141,25 @@ func readFacts(name string, src []byte) (models []string, known bool) {
 		case *ast.StringLiteral:
 			// parents are visited first: composition is known here
 			c := composed[n]
-			fragment(n.Value.String(), c, c)
+			fragment(n.Value.String(), c, c, false)
 		}
 	})
 	slices.Sort(models)
-	return models, known
+	slices.Sort(prefixes)
+	if !known {
+		prefixes = nil
+	}
+	return models, prefixes, known
+}
+
+// markComposed marks a string or template literal that is a part of a
+// composition (an operand of +, the right of +=, an argument of join,
+// concat, replace, pad…, an element of a joined array literal).
+func markComposed(composed map[ast.Node]bool, e ast.Expression) {
+	switch e.(type) {
+	case *ast.StringLiteral, *ast.TemplateLiteral:
+		composed[e] = true
+	}
 }
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
@@ -171,5 +201,70 @@ func (fi FileInfo) MayShow(model string) bool {
 			return true
 		}
 	}
+	for _, p := range fi.Prefixes {
+		if prefixMayShow(p, want) {
+			return true
+		}
+	}
 	return false
+}
+
+// prefixMayShow reports whether an id starting with p ("Qwen/Qwen3.5-")
+// can have a family (ModelFamily) one a prefix of the other with want, a
+// family. Such an id's family starts with l, the name part of p in lower
+// case ("qwen3.5-"), unless ModelFamily cuts a suffix that begins inside
+// l (familySuffix: "-" and a token such as "fp8" running to the end: l's
+// last "-" and what follows it the start of a token, here ""), and then
+// whole tokens before it ("-fp8" in "qwen3.5-fp8-v"): the family is at
+// least shortest, l cut at the earliest such "-" ("qwen3.5"). So: l
+// starts with want, or want with shortest (over-inclusive, as MayShow).
+func prefixMayShow(p, want string) bool {
+	l := strings.ToLower(p[strings.LastIndexByte(p, '/')+1:])
+	return strings.HasPrefix(l, want) || strings.HasPrefix(want, shortestFamily(l))
+}
+
+// familyTokens are familySuffix's words but v\d+.
+var familyTokens = []string{"fp8", "fp4", "nvfp4", "mxfp4", "preview", "dynamic", "w4a8", "int4"}
+
+// shortestFamily is the shortest start of l ModelFamily can leave of an
+// id whose lower-case name starts with l (prefixMayShow).
+func shortestFamily(l string) string {
+	k := strings.LastIndexByte(l, '-')
+	if k < 0 || !isTokenStart(l[k+1:]) {
+		return l
+	}
+	for {
+		j := strings.LastIndexByte(l[:k], '-')
+		if j < 0 || !isToken(l[j+1:k]) {
+			return l[:k]
+		}
+		k = j
+	}
+}
+
+// isTokenStart reports whether s is the start of a familySuffix word.
+func isTokenStart(s string) bool {
+	if s == "" || s[0] == 'v' && allDigits(s[1:]) {
+		return true
+	}
+	for _, t := range familyTokens {
+		if strings.HasPrefix(t, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// isToken reports whether s is a whole familySuffix word.
+func isToken(s string) bool {
+	return len(s) > 1 && s[0] == 'v' && allDigits(s[1:]) || slices.Contains(familyTokens, s)
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -312,12 +312,12 @@ type Cache struct {
 }
 
 type cachedFacts struct {
-	models []string
-	known  bool
+	models, prefixes []string
+	known            bool
 }
 
 // facts is readFacts(rel, src), kept by content; a nil Cache reads.
-func (c *Cache) facts(rel string, src []byte) ([]string, bool) {
+func (c *Cache) facts(rel string, src []byte) (models, prefixes []string, known bool) {
 	if c == nil {
 		return readFacts(rel, src)
 	}
@@ -326,16 +326,16 @@ func (c *Cache) facts(rel string, src []byte) ([]string, bool) {
 	r, ok := c.f[k]
 	c.mu.Unlock()
 	if ok {
-		return slices.Clone(r.models), r.known
+		return slices.Clone(r.models), slices.Clone(r.prefixes), r.known
 	}
-	r.models, r.known = readFacts(rel, src)
+	r.models, r.prefixes, r.known = readFacts(rel, src)
 	c.mu.Lock()
 	if c.f == nil {
 		c.f = map[string]cachedFacts{}
 	}
 	c.f[k] = r
 	c.mu.Unlock()
-	return slices.Clone(r.models), r.known
+	return slices.Clone(r.models), slices.Clone(r.prefixes), r.known
 }
 
 type cached struct {
@@ -528,7 +528,7 @@ func Load(ctx context.Context, root string, opt Options) (*Set, error) {
 				f := all[i]
 				fi := FileInfo{Rel: f, Pages: importers[f]}
 				if !readErr[i] {
-					fi.Models, fi.Known = ld.opt.Cache.facts(f, srcs[i])
+					fi.Models, fi.Prefixes, fi.Known = ld.opt.Cache.facts(f, srcs[i])
 				}
 				infos[i] = fi
 				srcs[i] = nil // decode reads the file itself
