@@ -25,27 +25,32 @@ type FileInfo struct {
 	// Models are the Hugging Face ids ("org/name") written whole in the
 	// file's source (string literals, and whole whitespace-separated words
 	// of literals and template parts), sorted, deduplicated, as written.
-	// When Known, every model id the file's code can show is one of them.
+	// When Known, every model id the file's code can show is one of them
+	// or has a name one of Prefixes starts.
 	Models []string
-	// Prefixes are the starts of the model ids the file's code completes
-	// at run time: a word holding "/" that a template literal's part ends
-	// with, running into the ${…} after it, and that nothing but the
-	// template's own start precedes ("Qwen/Qwen3.5-" of
-	// `Qwen/Qwen3.5-${size}${quant}`), sorted, deduplicated. When Known,
-	// every model id the file's code can show is one of Models or starts
-	// with one of Prefixes.
+	// Prefixes are the starts of the names (the part after the last "/")
+	// of the model ids the file's code composes at run time: the text
+	// after the "/" of a word that meets a computed part ("Qwen3.5-" of
+	// `Qwen/Qwen3.5-${size}`, "DeepSeek-Math-V2" of `${org}/DeepSeek-Math-V2`),
+	// sorted, deduplicated. When Known, every model id the file's code
+	// can show is one of Models or has a name starting with one of
+	// Prefixes (ModelFamily, which MayShow compares, reads the name only).
 	Prefixes []string
 	// Known is false when the model ids cannot be read statically: the
 	// file does not parse, or it composes a string whose part holding a
 	// "/" meets a computed part (a template literal's `${…}`, a `+`
-	// operand, a join/concat argument) — "moonshotai/" + name, `${org}/${m}`,
-	// [org, name].join("/") — so a model id may be built at run time.
-	// Such a file can show any model.
+	// operand, a join/concat argument) with no name after its "/" —
+	// "moonshotai/" + name, `${org}/${m}`, [org, name].join("/") — or in
+	// a tagged template, so a model id may be built at run time. Such a
+	// file can show any model.
 	Known bool
 }
 
-// hfWord is a whole Hugging Face model id ("org/name").
-var hfWord = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+// hfWord is a whole Hugging Face model id ("org/name"); hfName its name.
+var (
+	hfWord = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	hfName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+)
 
 // readFacts reads the model ids of one snippet source statically (see
 // FileInfo.Models, Prefixes and Known). It runs none of the file's code.
@@ -75,12 +80,14 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 	seenPrefix := map[string]bool{}
 	// fragment records the words of a string part; open says the part's
 	// start / end meets a computed part, where a word holding "/" may
-	// continue into (or from) a value only known at run time. A template
-	// part's last word that holds "/" and runs into the ${…} after it
-	// (tail: the part's start is the template's own, or the word is not
-	// its first) is the start of a model id: a prefix, when it reads as
-	// "org/name…".
-	fragment := func(s string, openStart, openEnd, tail bool) {
+	// continue into (or from) a value only known at run time. Such a word
+	// still tells the family of the id (ModelFamily reads the name, after
+	// the last "/"): when the text after its last "/" is a name, the id's
+	// name starts with it — a prefix (what comes before is the
+	// organisation, computed or not, and a computed part after it
+	// continues the name). loose is false for a tagged template, whose
+	// tag may make anything of its parts.
+	fragment := func(s string, openStart, openEnd, loose bool) {
 		words := strings.Fields(s)
 		startsWord := s != "" && !isSpace(s[0])
 		endsWord := s != "" && !isSpace(s[len(s)-1])
@@ -88,10 +95,14 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 			atStart := i == 0 && openStart && startsWord
 			atEnd := i == len(words)-1 && openEnd && endsWord
 			if (atStart || atEnd) && strings.Contains(w, "/") {
-				if p := strings.TrimLeft(w, "\"'`,;()[]{}"); tail && atEnd && !atStart && hfWord.MatchString(p) {
-					if !seenPrefix[p] {
-						seenPrefix[p] = true
-						prefixes = append(prefixes, p)
+				name := w[strings.LastIndexByte(w, '/')+1:]
+				if !atEnd {
+					name = strings.TrimRight(name, "\"'`,;()[]{}")
+				}
+				if loose && hfName.MatchString(name) {
+					if !seenPrefix[name] {
+						seenPrefix[name] = true
+						prefixes = append(prefixes, name)
 					}
 					continue
 				}
@@ -112,7 +123,7 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 			tagged, c := n.Tag != nil, composed[n]
 			last := len(n.Elements) - 1
 			for i, el := range n.Elements {
-				fragment(el.Parsed.String(), tagged || i > 0 || c, tagged || i < last || c, !tagged && !c && i < last)
+				fragment(el.Parsed.String(), tagged || i > 0 || c, tagged || i < last || c, !tagged)
 			}
 		case *ast.BinaryExpression:
 			if n.Operator == token.PLUS {
@@ -141,7 +152,7 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 		case *ast.StringLiteral:
 			// parents are visited first: composition is known here
 			c := composed[n]
-			fragment(n.Value.String(), c, c, false)
+			fragment(n.Value.String(), c, c, true)
 		}
 	})
 	slices.Sort(models)
@@ -209,17 +220,17 @@ func (fi FileInfo) MayShow(model string) bool {
 	return false
 }
 
-// prefixMayShow reports whether an id starting with p ("Qwen/Qwen3.5-")
-// can have a family (ModelFamily) one a prefix of the other with want, a
-// family. Such an id's family starts with l, the name part of p in lower
-// case ("qwen3.5-"), unless ModelFamily cuts a suffix that begins inside
+// prefixMayShow reports whether an id whose name starts with p
+// ("Qwen3.5-") can have a family (ModelFamily) one a prefix of the other
+// with want, a family. Such an id's family starts with l, p in lower case
+// ("qwen3.5-"), unless ModelFamily cuts a suffix that begins inside
 // l (familySuffix: "-" and a token such as "fp8" running to the end: l's
 // last "-" and what follows it the start of a token, here ""), and then
 // whole tokens before it ("-fp8" in "qwen3.5-fp8-v"): the family is at
 // least shortest, l cut at the earliest such "-" ("qwen3.5"). So: l
 // starts with want, or want with shortest (over-inclusive, as MayShow).
 func prefixMayShow(p, want string) bool {
-	l := strings.ToLower(p[strings.LastIndexByte(p, '/')+1:])
+	l := strings.ToLower(p)
 	return strings.HasPrefix(l, want) || strings.HasPrefix(want, shortestFamily(l))
 }
 
