@@ -109,6 +109,23 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 				known = false
 				continue
 			}
+			if t := strings.Trim(w, "\"'`,;()[]{}"); strings.Contains(t, "/") && !hfWord.MatchString(t) {
+				// a whole word that is half an id, which identifiers
+				// may join at run time (const org = "Qwen/"; org + name):
+				// an organisation alone leaves the models unknown, a
+				// name alone ("/Qwen3") is a prefix
+				if org, ok := strings.CutSuffix(t, "/"); ok && hfName.MatchString(org) {
+					known = false
+					continue
+				}
+				if name, ok := strings.CutPrefix(t, "/"); ok && hfName.MatchString(name) {
+					if !seenPrefix[name] {
+						seenPrefix[name] = true
+						prefixes = append(prefixes, name)
+					}
+					continue
+				}
+			}
 			add(w)
 		}
 	}

@@ -64,6 +64,10 @@ func TestReadFacts(t *testing.T) {
 		{"const id = tag`Qwen/Qwen3-${s}`;", nil, false},
 		{"const id = [org, `x`].join('/');", nil, false},
 		{"const id = `${org}/Qwen:3-${s}`;", nil, false},
+		// half an id in a literal of its own, joined by identifiers
+		{"const org = 'Qwen/'; const id = org + name;", nil, false},
+		{"const n = '/Qwen3-8B'; const id = org + n;", []string{"Qwen3-8B"}, true},
+		{"const u = 'https://huggingface.co/Qwen/'; const p = '/models/a/b';", nil, true},
 	} {
 		models, prefixes, known := readFacts("x.jsx", []byte(c.src))
 		if known != c.known || !slices.Equal(prefixes, c.prefixes) || len(models) > 0 {
