@@ -29,10 +29,12 @@ type FileInfo struct {
 	// or has a name one of Prefixes starts.
 	Models []string
 	// Prefixes are the starts of the names (the part after the last "/")
-	// of the model ids the file's code composes at run time: the text
-	// after the "/" of a word that meets a computed part ("Qwen3.5-" of
-	// `Qwen/Qwen3.5-${size}`, "DeepSeek-Math-V2" of `${org}/DeepSeek-Math-V2`),
-	// sorted, deduplicated. When Known, every model id the file's code
+	// of the model ids the file's code may compose at run time: the text
+	// after the last "/" of a word that meets a computed part ("Qwen3.5-"
+	// of `Qwen/Qwen3.5-${size}`, "DeepSeek-Math-V2" of
+	// `${org}/DeepSeek-Math-V2`) or of a word with a "/" that is no whole
+	// id ("Qwen3-8B" of '/Qwen3-8B', "completions" of a link), sorted,
+	// deduplicated. When Known, every model id the file's code
 	// can show is one of Models or has a name starting with one of
 	// Prefixes (ModelFamily, which MayShow compares, reads the name only).
 	Prefixes []string
@@ -41,7 +43,10 @@ type FileInfo struct {
 	// "/" meets a computed part (a template literal's `${…}`, a `+`
 	// operand, a join/concat argument) with no name after its "/" —
 	// "moonshotai/" + name, `${org}/${m}`, [org, name].join("/") — or in
-	// a tagged template, so a model id may be built at run time. Such a
+	// a tagged template, or writes an organisation alone ("Qwen/"), or
+	// both a prefix a computed part continues and a word with a "/" no
+	// name follows ("A / B", a link ending in "/": identifiers may join it
+	// to the prefix), so a model id may be built at run time. Such a
 	// file can show any model.
 	Known bool
 }
@@ -78,6 +83,11 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 		}
 	}
 	seenPrefix := map[string]bool{}
+	// loose: a word with a "/" no name follows, which identifiers could
+	// join after a prefix a computed part continues (continued:
+	// `Qwen/Qwen3.5-${x}`, x = sep + y, sep = "/"): then that prefix does
+	// not bound the name, and the file's models are not known
+	loose, continued := false, false
 	// fragment records the words of a string part; open says the part's
 	// start / end meets a computed part, where a word holding "/" may
 	// continue into (or from) a value only known at run time. Such a word
@@ -85,9 +95,9 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 	// the last "/"): when the text after its last "/" is a name, the id's
 	// name starts with it — a prefix (what comes before is the
 	// organisation, computed or not, and a computed part after it
-	// continues the name). loose is false for a tagged template, whose
+	// continues the name). untagged is false for a tagged template, whose
 	// tag may make anything of its parts.
-	fragment := func(s string, openStart, openEnd, loose bool) {
+	fragment := func(s string, openStart, openEnd, untagged bool) {
 		words := strings.Fields(s)
 		startsWord := s != "" && !isSpace(s[0])
 		endsWord := s != "" && !isSpace(s[len(s)-1])
@@ -99,7 +109,8 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 				if !atEnd {
 					name = strings.TrimRight(name, "\"'`,;()[]{}")
 				}
-				if loose && hfName.MatchString(name) {
+				if untagged && hfName.MatchString(name) {
+					continued = continued || atEnd
 					if !seenPrefix[name] {
 						seenPrefix[name] = true
 						prefixes = append(prefixes, name)
@@ -110,21 +121,24 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 				continue
 			}
 			if t := strings.Trim(w, "\"'`,;()[]{}"); strings.Contains(t, "/") && !hfWord.MatchString(t) {
-				// a whole word that is half an id, which identifiers
-				// may join at run time (const org = "Qwen/"; org + name):
-				// an organisation alone leaves the models unknown, a
-				// name alone ("/Qwen3") is a prefix
+				// a whole word that is part of an id identifiers may
+				// join at run time (const org = "Qwen/"; org + name): an
+				// organisation alone leaves the models unknown; a word
+				// whose last "/" a name follows ("/Qwen3-8B") gives that
+				// name as a prefix; any other ("/", a path or link ending
+				// in "/") may put a "/" after a prefix's name (loose)
 				if org, ok := strings.CutSuffix(t, "/"); ok && hfName.MatchString(org) {
 					known = false
 					continue
 				}
-				if name, ok := strings.CutPrefix(t, "/"); ok && hfName.MatchString(name) {
+				if name := t[strings.LastIndexByte(t, '/')+1:]; hfName.MatchString(name) {
 					if !seenPrefix[name] {
 						seenPrefix[name] = true
 						prefixes = append(prefixes, name)
 					}
 					continue
 				}
+				loose = true
 			}
 			add(w)
 		}
@@ -174,6 +188,9 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 	})
 	slices.Sort(models)
 	slices.Sort(prefixes)
+	if loose && continued {
+		known = false
+	}
 	if !known {
 		prefixes = nil
 	}

@@ -67,7 +67,13 @@ func TestReadFacts(t *testing.T) {
 		// half an id in a literal of its own, joined by identifiers
 		{"const org = 'Qwen/'; const id = org + name;", nil, false},
 		{"const n = '/Qwen3-8B'; const id = org + n;", []string{"Qwen3-8B"}, true},
-		{"const u = 'https://huggingface.co/Qwen/'; const p = '/models/a/b';", nil, true},
+		{"const u = 'https://huggingface.co/Qwen/'; const p = '/models/a/b';", []string{"b"}, true},
+		// a "/" no name follows (a label's separator, a link ending in
+		// "/") may continue a prefix's name through identifiers: only a
+		// prefix a computed part continues is then not known
+		{"const id = `Qwen/Qwen3-${x}`; const l = 'Reasoning / CoT';", nil, false},
+		{"const id = `Qwen/Qwen3-${x}`; const u = 'https://example.com/';", nil, false},
+		{"const id = `${org}/DeepSeek-Math-V2`; const l = 'TP / EP';", []string{"DeepSeek-Math-V2"}, true},
 	} {
 		models, prefixes, known := readFacts("x.jsx", []byte(c.src))
 		if known != c.known || !slices.Equal(prefixes, c.prefixes) || len(models) > 0 {
@@ -153,7 +159,7 @@ func TestCorpusPageFactsSound(t *testing.T) {
 		}
 	}
 	t.Logf("%d snippet files, %d with models known statically; %d (file, model) pairs checked", len(set.Files), known, models)
-	if len(set.Files) != 79 || known != 70 {
-		t.Errorf("files %d, known %d: want 79, 70 (sglang docs @6c749811; 50 before model id prefixes)", len(set.Files), known)
+	if len(set.Files) != 79 || known != 69 {
+		t.Errorf("files %d, known %d: want 79, 69 (sglang docs @6c749811; 50 before model id prefixes)", len(set.Files), known)
 	}
 }
