@@ -202,3 +202,37 @@ func TestEscaperSharesAndCycles(t *testing.T) {
 		t.Errorf("cycle copy: %+v", cp)
 	}
 }
+
+// TestPrintersLeaveReport: no printer writes the report it is given — the
+// escaping copy shares what it does not change (escapedReport), and the
+// CLI stores the report while the text printer runs — so a clean and a
+// hostile report have the same JSON after every printer ran as before.
+func TestPrintersLeaveReport(t *testing.T) {
+	for name, r := range map[string]*Report{"clean": escapedReport(fixtureAll(), launch.EscapeLine), "hostile": hostileReport(), "fixture": fixtureAll()} {
+		before, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		for _, print := range []func() error{
+			func() error { return PrintText(&b, r, TextOptions{}) },
+			func() error { return PrintText(&b, r, TextOptions{Width: 60}) },
+			func() error { return PrintMarkdown(&b, r, MarkdownOptions{}) },
+			func() error { return PrintMarkdown(&b, r, MarkdownOptions{Limit: 1 << 30}) },
+			func() error { return PrintSARIF(&b, r, SARIFOptions{}) },
+			func() error { return PrintAnnotations(&b, r, AnnotationOptions{}) },
+			func() error { return PrintJSON(&b, r) },
+		} {
+			if err := print(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		after, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(before, after) {
+			t.Errorf("%s: a printer changed the report", name)
+		}
+	}
+}
