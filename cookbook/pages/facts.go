@@ -83,66 +83,95 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 		}
 	}
 	seenPrefix := map[string]bool{}
+	prefix := func(name string) {
+		if !seenPrefix[name] {
+			seenPrefix[name] = true
+			prefixes = append(prefixes, name)
+		}
+	}
 	// loose: a word with a "/" no name follows, which identifiers could
-	// join after a prefix a computed part continues (continued:
-	// `Qwen/Qwen3.5-${x}`, x = sep + y, sep = "/"): then that prefix does
-	// not bound the name, and the file's models are not known
+	// join after a prefix a computed part of the code continues
+	// (continued: `Qwen/Qwen3.5-${x}`, x = sep + y, sep = "/"): then that
+	// prefix does not bound the name, and the file's models are not
+	// known. (A {{KEY}} or $VAR after a name is filled from the file's
+	// own literals — the placeholders' defaults, the command's
+	// assignments — whose words are read too.)
 	loose, continued := false, false
 	// fragment records the words of a string part; open says the part's
 	// start / end meets a computed part, where a word holding "/" may
-	// continue into (or from) a value only known at run time. Such a word
-	// still tells the family of the id (ModelFamily reads the name, after
-	// the last "/"): when the text after its last "/" is a name, the id's
-	// name starts with it — a prefix (what comes before is the
-	// organisation, computed or not, and a computed part after it
-	// continues the name). untagged is false for a tagged template, whose
-	// tag may make anything of its parts.
-	fragment := func(s string, openStart, openEnd, untagged bool) {
+	// continue into (or from) a value only known at run time. A word
+	// holding "/" still tells the family of the id (ModelFamily reads the
+	// name, after the last "/"): a whole id is a model; otherwise the text
+	// after its last "/" up to a computed part (${…}, the engine's {{KEY}},
+	// the shell's $VAR) starts the name — a prefix, whatever the
+	// organisation, link or path before it; with nothing there the name is
+	// computed and the models are not known. untagged is false for a
+	// tagged template, whose tag may make anything of its parts;
+	// transformed is true for a literal a string method rewrites.
+	fragment := func(s string, openStart, openEnd, untagged, transformed bool) {
 		words := strings.Fields(s)
 		startsWord := s != "" && !isSpace(s[0])
 		endsWord := s != "" && !isSpace(s[len(s)-1])
 		for i, w := range words {
-			atStart := i == 0 && openStart && startsWord
-			atEnd := i == len(words)-1 && openEnd && endsWord
-			if (atStart || atEnd) && strings.Contains(w, "/") {
-				name := w[strings.LastIndexByte(w, '/')+1:]
-				if !atEnd {
-					name = strings.TrimRight(name, "\"'`,;()[]{}")
-				}
-				if untagged && hfName.MatchString(name) {
-					continued = continued || atEnd
-					if !seenPrefix[name] {
-						seenPrefix[name] = true
-						prefixes = append(prefixes, name)
-					}
-					continue
-				}
+			// the word a command parser sees: quotes removed, a line
+			// continuation dropped (`Qwen/"Qwen3-8B"`, `Qwen/Qwen3-8B\`)
+			w = shellWord(w)
+			if !strings.Contains(w, "/") {
+				add(w)
+				continue
+			}
+			if transformed || !untagged {
+				// a literal a string method rewrites (replace, slice…)
+				// or a tag makes anything of: its ids are not known
 				known = false
 				continue
 			}
-			if t := strings.Trim(w, "\"'`,;()[]{}"); strings.Contains(t, "/") && !hfWord.MatchString(t) {
-				// a whole word that is part of an id identifiers may
-				// join at run time (const org = "Qwen/"; org + name): an
-				// organisation alone leaves the models unknown; a word
-				// whose last "/" a name follows ("/Qwen3-8B") gives that
-				// name as a prefix; any other ("/", a path or link ending
-				// in "/") may put a "/" after a prefix's name (loose)
-				if org, ok := strings.CutSuffix(t, "/"); ok && hfName.MatchString(org) {
-					known = false
-					continue
-				}
-				if name := t[strings.LastIndexByte(t, '/')+1:]; hfName.MatchString(name) {
-					if !seenPrefix[name] {
-						seenPrefix[name] = true
-						prefixes = append(prefixes, name)
-					}
-					continue
-				}
-				loose = true
+			atStart := i == 0 && openStart && startsWord
+			atEnd := i == len(words)-1 && openEnd && endsWord
+			t := w
+			if !atStart {
+				t = strings.TrimLeft(t, "\"'`,;()[]{}")
 			}
-			add(w)
+			if !atEnd {
+				t = strings.TrimRight(t, "\"'`,;()[]{}")
+			}
+			// the name: what follows the last "/"; the engine's {{KEY}}
+			// and the shell's $VAR are computed parts that continue it
+			tail := t[strings.LastIndexByte(t, '/')+1:]
+			cont := atEnd
+			if k := strings.Index(tail, "{{"); k >= 0 {
+				tail, cont = tail[:k], true
+			}
+			if k := strings.IndexByte(tail, '$'); k >= 0 {
+				tail, cont = tail[:k], true
+			}
+			switch {
+			case tail == "" && (cont || atStart):
+				// `Qwen/${name}`, `${org}/${name}`: the name is computed
+				known = false
+			case tail == "":
+				// a word that ends in "/", which identifiers may join to
+				// a name at run time: an organisation alone ("Qwen/")
+				// leaves the models unknown; any other ("/", a link)
+				// could put a "/" after a name a computed part continues
+				if org := strings.TrimSuffix(t, "/"); hfName.MatchString(org) {
+					known = false
+				} else {
+					loose = true
+				}
+			case !cont && !atStart && hfWord.MatchString(t):
+				add(t) // a whole id
+			default:
+				// the start of a name: the id's family starts with it
+				// (ModelFamily reads the name only), whatever the
+				// organisation, link or path before it
+				continued = continued || atEnd
+				prefix(tail)
+			}
 		}
 	}
+	// transformed: literals a string method is called on
+	transformed := map[ast.Node]bool{}
 	composed := map[ast.Node]bool{} // string literals that are parts of a composition
 	walkAST(prg, func(n any) {
 		switch n := n.(type) {
@@ -154,7 +183,7 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 			tagged, c := n.Tag != nil, composed[n]
 			last := len(n.Elements) - 1
 			for i, el := range n.Elements {
-				fragment(el.Parsed.String(), tagged || i > 0 || c, tagged || i < last || c, !tagged)
+				fragment(el.Parsed.String(), tagged || i > 0 || c, tagged || i < last || c, !tagged, transformed[n])
 			}
 		case *ast.BinaryExpression:
 			if n.Operator == token.PLUS {
@@ -163,11 +192,21 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 				}
 			}
 		case *ast.AssignExpression:
-			if n.Operator == token.ADD_ASSIGN {
+			// goja's parser keeps `x += y` as Operator PLUS
+			if n.Operator == token.ADD_ASSIGN || n.Operator == token.PLUS {
 				markComposed(composed, n.Right)
 			}
 		case *ast.CallExpression:
 			if d, ok := n.Callee.(*ast.DotExpression); ok {
+				switch d.Identifier.Name {
+				case "replace", "replaceAll", "slice", "substring", "substr", "split", "at", "charAt",
+					"padStart", "padEnd", "repeat", "concat", "normalize", "toWellFormed":
+					// the receiver literal's words are rewritten
+					switch d.Left.(type) {
+					case *ast.StringLiteral, *ast.TemplateLiteral:
+						transformed[d.Left] = true
+					}
+				}
 				switch d.Identifier.Name {
 				case "join", "concat", "replace", "replaceAll", "padStart", "padEnd":
 					for _, a := range n.ArgumentList {
@@ -183,7 +222,7 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 		case *ast.StringLiteral:
 			// parents are visited first: composition is known here
 			c := composed[n]
-			fragment(n.Value.String(), c, c, true)
+			fragment(n.Value.String(), c, c, true, transformed[n])
 		}
 	})
 	slices.Sort(models)
@@ -208,6 +247,16 @@ func markComposed(composed map[ast.Node]bool, e ast.Expression) {
 }
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
+
+// shellWord is w as the shell reads it, for ids: quotes removed and a
+// trailing line continuation dropped.
+func shellWord(w string) string {
+	w = strings.TrimSuffix(w, "\\")
+	if strings.ContainsAny(w, "\"'") {
+		w = strings.NewReplacer(`"`, "", `'`, "").Replace(w)
+	}
+	return w
+}
 
 // familySuffix matches the checkpoint-variant suffixes ModelFamily strips.
 var familySuffix = regexp.MustCompile(`(?i)-(v\d+|fp8|fp4|nvfp4|mxfp4|preview|dynamic|w4a8|int4)$`)

@@ -32,6 +32,10 @@ func TestReadFacts(t *testing.T) {
 		// relates the extension to the literal
 		{"const m = {a: 'google/gemma-4-E2B-it'}; const p = `${m.a}${q ? '-qat' : ''}`;", []string{"google/gemma-4-E2B-it"}, true},
 		{"this is not javascript (", nil, false},
+		// the word a command parser sees: quotes inside it removed, a
+		// line continuation dropped
+		{"const c = `--model-path Qwen/\"Qwen3-8B\" --tp 8`;", []string{"Qwen/Qwen3-8B"}, true},
+		{"const c = `--model-path Qwen/Qwen3-8B\\\n  --tp 8`;", []string{"Qwen/Qwen3-8B"}, true},
 	} {
 		models, prefixes, known := readFacts("x.jsx", []byte(c.src))
 		if known != c.known || !slices.Equal(models, c.models) || len(prefixes) > 0 {
@@ -63,7 +67,16 @@ func TestReadFacts(t *testing.T) {
 		{"const id = `Qwen/${name}`;", nil, false},
 		{"const id = tag`Qwen/Qwen3-${s}`;", nil, false},
 		{"const id = [org, `x`].join('/');", nil, false},
-		{"const id = `${org}/Qwen:3-${s}`;", nil, false},
+		{"const id = `${org}/Qwen:3-${s}`;", []string{"Qwen:3-"}, true},
+		// the engine's {{KEY}} and the shell's $VAR are computed parts
+		{"export const config = { flags: ['--model-path Qwen/Qwen3-{{SIZE}}'] };", []string{"Qwen3-"}, true},
+		{"export const config = { flags: ['--model-path {{ORG}}/{{NAME}}'] };", nil, false},
+		{"const c = `MODEL=Qwen3-8B\nsglang serve --model-path Qwen/$MODEL`;", nil, false},
+		{"const c = `sglang serve --model-path Qwen/Qwen3-${'$'}{SIZE}`;", []string{"Qwen3-"}, true},
+		// a literal a string method rewrites, and += (goja: Operator PLUS)
+		{"const id = 'Qwen/Qwen3-8B'.replace(/8B$/, '32B');", nil, false},
+		{"const id = 'Qwen/Qwen3-8B'.slice(0, -2) + '32B';", nil, false},
+		{"let id = 'Qwen'; id += '/'; id += 'Qwen3-8B';", nil, false},
 		// half an id in a literal of its own, joined by identifiers
 		{"const org = 'Qwen/'; const id = org + name;", nil, false},
 		{"const n = '/Qwen3-8B'; const id = org + n;", []string{"Qwen3-8B"}, true},
