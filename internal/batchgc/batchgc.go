@@ -32,7 +32,10 @@ import (
 // trees bounded) a lower limit still costs time, the collector marking
 // the same heap more often: 448 MiB 6.09 → 6.41 s (485 MB), 320 MiB
 // 7.41 s (355 MB), 256 MiB 8.0 s (290 MB), medians of three, same
-// machine and report.
+// machine and report; with a live heap of 70–135 MB (fewer snippets run,
+// the SGLang keys let go before the vLLM part) 5.6 s (630 MB) against
+// 5.9 s at 448 MiB (469 MB), 6.2 s at 320 MiB (345 MB), 6.8 s at
+// 256 MiB (282 MB).
 const (
 	Percent     = 400
 	MemoryLimit = 640 << 20
