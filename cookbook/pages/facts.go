@@ -1,6 +1,8 @@
 package pages
 
 import (
+	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -150,10 +152,15 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 				// `Qwen/${name}`, `${org}/${name}`: the name is computed
 				known = false
 			case tail == "":
-				// a word that ends in "/", which identifiers may join to
-				// a name at run time: an organisation alone ("Qwen/")
-				// leaves the models unknown; any other ("/", a link)
-				// could put a "/" after a name a computed part continues
+				// a word that ends in "/" at an end of its literal, where
+				// code the first pass does not follow may join it to a
+				// name: an organisation alone ("Qwen/") leaves the models
+				// unknown; any other ("/", a link) could put a "/" after
+				// a name a computed part continues. Inside a literal
+				// ("Weights / Precision") it joins nothing.
+				if boundary := (i == 0 && startsWord) || (i == len(words)-1 && endsWord); !boundary {
+					break
+				}
 				if org := strings.TrimSuffix(t, "/"); hfName.MatchString(org) {
 					known = false
 				} else {
@@ -170,9 +177,69 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 			}
 		}
 	}
-	// transformed: literals a string method is called on
-	transformed := map[ast.Node]bool{}
-	composed := map[ast.Node]bool{} // string literals that are parts of a composition
+	// First pass: which literals are parts of a composition (composed:
+	// joined to computed text at both ends) and which a string method
+	// rewrites (transformed) — directly, or through the variables and
+	// object properties they are bound to (flow). Second pass: every
+	// literal's words, with what the first pass found.
+	fl := newFlow()
+	walkAST(prg, func(n any) {
+		switch n := n.(type) {
+		case *ast.Binding:
+			if id, ok := n.Target.(*ast.Identifier); ok && n.Initializer != nil {
+				fl.bind(fl.names, id.Name.String(), n.Initializer)
+			}
+		case *ast.PropertyKeyed:
+			if k := propName(n.Key); k != "" {
+				fl.bind(fl.props, k, n.Value)
+			}
+		case *ast.PropertyShort:
+			fl.bind(fl.props, n.Name.Name.String(), &n.Name)
+		case *ast.TemplateLiteral:
+			for _, e := range n.Expressions {
+				fl.mark(e, false) // ${e} is joined into the template
+			}
+		case *ast.BinaryExpression:
+			if n.Operator == token.PLUS {
+				fl.mark(n.Left, false)
+				fl.mark(n.Right, false)
+			}
+		case *ast.AssignExpression:
+			switch {
+			case n.Operator == token.ADD_ASSIGN || n.Operator == token.PLUS:
+				// goja's parser keeps `x += y` as Operator PLUS
+				fl.mark(n.Left, false)
+				fl.mark(n.Right, false)
+			case n.Operator == token.ASSIGN:
+				switch l := n.Left.(type) {
+				case *ast.Identifier:
+					fl.bind(fl.names, l.Name.String(), n.Right)
+				case *ast.DotExpression:
+					fl.bind(fl.props, l.Identifier.Name.String(), n.Right)
+				}
+			}
+		case *ast.CallExpression:
+			d, ok := n.Callee.(*ast.DotExpression)
+			if !ok {
+				break
+			}
+			switch d.Identifier.Name {
+			case "replace", "replaceAll", "slice", "substring", "substr", "split", "at", "charAt",
+				"padStart", "padEnd", "repeat", "normalize", "toWellFormed":
+				// the receiver's words are rewritten
+				fl.mark(d.Left, true)
+			case "join", "concat":
+				fl.mark(d.Left, false)
+			}
+			switch d.Identifier.Name {
+			case "join", "concat", "replace", "replaceAll", "padStart", "padEnd":
+				for _, a := range n.ArgumentList {
+					fl.mark(a, false)
+				}
+			}
+		}
+	})
+	fl.settle()
 	walkAST(prg, func(n any) {
 		switch n := n.(type) {
 		case *ast.TemplateLiteral:
@@ -180,49 +247,14 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 			// function may join the parts with anything, and a template
 			// that is a part of a composition meets what it is joined to
 			// at its own start and end
-			tagged, c := n.Tag != nil, composed[n]
+			tagged, c := n.Tag != nil, fl.composed[n]
 			last := len(n.Elements) - 1
 			for i, el := range n.Elements {
-				fragment(el.Parsed.String(), tagged || i > 0 || c, tagged || i < last || c, !tagged, transformed[n])
-			}
-		case *ast.BinaryExpression:
-			if n.Operator == token.PLUS {
-				for _, side := range []ast.Expression{n.Left, n.Right} {
-					markComposed(composed, side)
-				}
-			}
-		case *ast.AssignExpression:
-			// goja's parser keeps `x += y` as Operator PLUS
-			if n.Operator == token.ADD_ASSIGN || n.Operator == token.PLUS {
-				markComposed(composed, n.Right)
-			}
-		case *ast.CallExpression:
-			if d, ok := n.Callee.(*ast.DotExpression); ok {
-				switch d.Identifier.Name {
-				case "replace", "replaceAll", "slice", "substring", "substr", "split", "at", "charAt",
-					"padStart", "padEnd", "repeat", "concat", "normalize", "toWellFormed":
-					// the receiver literal's words are rewritten
-					switch d.Left.(type) {
-					case *ast.StringLiteral, *ast.TemplateLiteral:
-						transformed[d.Left] = true
-					}
-				}
-				switch d.Identifier.Name {
-				case "join", "concat", "replace", "replaceAll", "padStart", "padEnd":
-					for _, a := range n.ArgumentList {
-						markComposed(composed, a)
-					}
-					if al, ok := d.Left.(*ast.ArrayLiteral); ok && d.Identifier.Name == "join" {
-						for _, e := range al.Value {
-							markComposed(composed, e)
-						}
-					}
-				}
+				fragment(el.Parsed.String(), tagged || i > 0 || c, tagged || i < last || c, !tagged, fl.transformed[n])
 			}
 		case *ast.StringLiteral:
-			// parents are visited first: composition is known here
-			c := composed[n]
-			fragment(n.Value.String(), c, c, true, transformed[n])
+			c := fl.composed[n]
+			fragment(n.Value.String(), c, c, true, fl.transformed[n])
 		}
 	})
 	slices.Sort(models)
@@ -236,14 +268,124 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 	return models, prefixes, known
 }
 
-// markComposed marks a string or template literal that is a part of a
-// composition (an operand of +, the right of +=, an argument of join,
-// concat, replace, pad…, an element of a joined array literal).
-func markComposed(composed map[ast.Node]bool, e ast.Expression) {
-	switch e.(type) {
+// flow follows string literals into the expressions that compose or
+// rewrite them, through variables and object properties by name (scopes
+// ignored: every binding of a name counts — more literals marked, never
+// fewer). readFacts' first pass fills it.
+type flow struct {
+	composed, transformed map[ast.Node]bool
+	// names and props: what each variable and property name is bound to
+	names, props map[string][]ast.Expression
+	// the names and props used in a composition (false) or rewritten (true)
+	nameUse, propUse map[string]map[bool]bool
+}
+
+func newFlow() *flow {
+	return &flow{composed: map[ast.Node]bool{}, transformed: map[ast.Node]bool{},
+		names: map[string][]ast.Expression{}, props: map[string][]ast.Expression{},
+		nameUse: map[string]map[bool]bool{}, propUse: map[string]map[bool]bool{}}
+}
+
+// bind records that name (of a variable, or of a property) is bound to e.
+func (fl *flow) bind(m map[string][]ast.Expression, name string, e ast.Expression) {
+	m[name] = append(m[name], e)
+}
+
+// mark records that e's value is joined into a composition (rewrite
+// false) or rewritten by a string method (true): a literal directly; a
+// variable or property by name, settled once every binding is known;
+// the branches of a condition, the elements of an array, a spread, both
+// sides of a +.
+func (fl *flow) mark(e ast.Expression, rewrite bool) {
+	switch e := e.(type) {
 	case *ast.StringLiteral, *ast.TemplateLiteral:
-		composed[e] = true
+		if rewrite {
+			fl.transformed[e] = true
+		} else {
+			fl.composed[e] = true
+		}
+	case *ast.Identifier:
+		use(fl.nameUse, e.Name.String(), rewrite)
+	case *ast.DotExpression:
+		use(fl.propUse, e.Identifier.Name.String(), rewrite)
+	case *ast.BracketExpression:
+		fl.mark(e.Left, rewrite) // an element of an array or object bound by name
+	case *ast.ConditionalExpression:
+		fl.mark(e.Consequent, rewrite)
+		fl.mark(e.Alternate, rewrite)
+	case *ast.BinaryExpression:
+		if e.Operator == token.PLUS || e.Operator == token.LOGICAL_OR || e.Operator == token.LOGICAL_AND || e.Operator == token.COALESCE {
+			fl.mark(e.Left, rewrite)
+			fl.mark(e.Right, rewrite)
+		}
+	case *ast.ArrayLiteral:
+		for _, v := range e.Value {
+			fl.mark(v, rewrite)
+		}
+	case *ast.SpreadElement:
+		fl.mark(e.Expression, rewrite)
+	case *ast.SequenceExpression:
+		if len(e.Sequence) > 0 {
+			fl.mark(e.Sequence[len(e.Sequence)-1], rewrite)
+		}
+	case *ast.ObjectLiteral:
+		for _, p := range e.Value {
+			if pk, ok := p.(*ast.PropertyKeyed); ok {
+				fl.mark(pk.Value, rewrite)
+			}
+		}
 	}
+}
+
+// use records a use of name.
+func use(m map[string]map[bool]bool, name string, rewrite bool) {
+	if m[name] == nil {
+		m[name] = map[bool]bool{}
+	}
+	m[name][rewrite] = true
+}
+
+// settle marks what the names and properties used are bound to, until
+// nothing new is marked (a variable bound to another carries its use on).
+func (fl *flow) settle() {
+	done := map[string]bool{}
+	for {
+		progress := false
+		for _, k := range []struct {
+			use   map[string]map[bool]bool
+			binds map[string][]ast.Expression
+			tag   string
+		}{{fl.nameUse, fl.names, "n"}, {fl.propUse, fl.props, "p"}} {
+			for _, name := range slices.Sorted(maps.Keys(k.use)) {
+				for _, rewrite := range []bool{false, true} {
+					key := fmt.Sprint(k.tag, rewrite, name)
+					if !k.use[name][rewrite] || done[key] {
+						continue
+					}
+					done[key] = true
+					progress = true
+					for _, e := range k.binds[name] {
+						fl.mark(e, rewrite)
+					}
+				}
+			}
+		}
+		if !progress {
+			return
+		}
+	}
+}
+
+// propName is the name of an object literal's key: an identifier or a
+// string ("" for a computed key).
+func propName(k ast.Expression) string {
+	switch k := k.(type) {
+	case *ast.StringLiteral:
+		return k.Value.String()
+	case *ast.Identifier:
+		return k.Name.String()
+	}
+	return ""
 }
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
