@@ -53,10 +53,12 @@ type FileInfo struct {
 	Known bool
 }
 
-// hfWord is a whole Hugging Face model id ("org/name"); hfName its name.
+// hfWord is a whole Hugging Face model id ("org/name"); hfName its name;
+// shellAssign a shell assignment word.
 var (
-	hfWord = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$`)
-	hfName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	shellAssign = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+	hfWord      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	hfName      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 )
 
 // readFacts reads the model ids of one snippet source statically (see
@@ -110,8 +112,14 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 	// computed and the models are not known. untagged is false for a
 	// tagged template, whose tag may make anything of its parts;
 	// transformed is true for a literal a string method rewrites.
-	fragment := func(s string, openStart, openEnd, untagged, transformed bool) {
+	fragment := func(s string, openStart, openEnd, untagged, transformed, trimStart, trimEnd bool) {
 		words := strings.Fields(s)
+		if trimStart {
+			s = strings.TrimLeft(s, " \t\n\r")
+		}
+		if trimEnd {
+			s = strings.TrimRight(s, " \t\n\r")
+		}
 		startsWord := s != "" && !isSpace(s[0])
 		endsWord := s != "" && !isSpace(s[len(s)-1])
 		for i, w := range words {
@@ -158,10 +166,17 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 				// unknown; any other ("/", a link) could put a "/" after
 				// a name a computed part continues. Inside a literal
 				// ("Weights / Precision") it joins nothing.
-				if boundary := (i == 0 && startsWord) || (i == len(words)-1 && endsWord); !boundary {
+				// a shell assignment's value (HF_ORG=Qwen/) is joined
+				// wherever $HF_ORG is: an end too
+				assign := shellAssign.MatchString(t)
+				if boundary := (i == 0 && startsWord) || (i == len(words)-1 && endsWord) || assign; !boundary {
 					break
 				}
-				if org := strings.TrimSuffix(t, "/"); hfName.MatchString(org) {
+				org := strings.TrimSuffix(t, "/")
+				if k := strings.LastIndexAny(org, "=:"); k >= 0 {
+					org = org[k+1:] // --model-path=Qwen/, HF_ORG=Qwen/
+				}
+				if hfName.MatchString(org) {
 					known = false
 				} else {
 					loose = true
@@ -197,19 +212,19 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 			fl.bind(fl.props, n.Name.Name.String(), &n.Name)
 		case *ast.TemplateLiteral:
 			for _, e := range n.Expressions {
-				fl.mark(e, false) // ${e} is joined into the template
+				fl.mark(e, useJoin) // ${e} is joined into the template
 			}
 		case *ast.BinaryExpression:
 			if n.Operator == token.PLUS {
-				fl.mark(n.Left, false)
-				fl.mark(n.Right, false)
+				fl.mark(n.Left, useJoin)
+				fl.mark(n.Right, useJoin)
 			}
 		case *ast.AssignExpression:
 			switch {
 			case n.Operator == token.ADD_ASSIGN || n.Operator == token.PLUS:
 				// goja's parser keeps `x += y` as Operator PLUS
-				fl.mark(n.Left, false)
-				fl.mark(n.Right, false)
+				fl.mark(n.Left, useJoin)
+				fl.mark(n.Right, useJoin)
 			case n.Operator == token.ASSIGN:
 				switch l := n.Left.(type) {
 				case *ast.Identifier:
@@ -227,14 +242,14 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 			case "replace", "replaceAll", "slice", "substring", "substr", "split", "at", "charAt",
 				"padStart", "padEnd", "repeat", "normalize", "toWellFormed":
 				// the receiver's words are rewritten
-				fl.mark(d.Left, true)
+				fl.mark(d.Left, useRewrite)
 			case "join", "concat":
-				fl.mark(d.Left, false)
+				fl.mark(d.Left, useJoin)
 			}
 			switch d.Identifier.Name {
 			case "join", "concat", "replace", "replaceAll", "padStart", "padEnd":
 				for _, a := range n.ArgumentList {
-					fl.mark(a, false)
+					fl.mark(a, useJoin)
 				}
 			}
 		}
@@ -250,11 +265,11 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 			tagged, c := n.Tag != nil, fl.composed[n]
 			last := len(n.Elements) - 1
 			for i, el := range n.Elements {
-				fragment(el.Parsed.String(), tagged || i > 0 || c, tagged || i < last || c, !tagged, fl.transformed[n])
+				fragment(el.Parsed.String(), tagged || i > 0 || c, tagged || i < last || c, !tagged, fl.transformed[n], fl.trimmed[n] && i == 0, fl.trimmed[n] && i == last)
 			}
 		case *ast.StringLiteral:
 			c := fl.composed[n]
-			fragment(n.Value.String(), c, c, true, fl.transformed[n])
+			fragment(n.Value.String(), c, c, true, fl.transformed[n], fl.trimmed[n], fl.trimmed[n])
 		}
 	})
 	slices.Sort(models)
@@ -274,16 +289,20 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 // fewer). readFacts' first pass fills it.
 type flow struct {
 	composed, transformed map[ast.Node]bool
+	// trimmed: literals whose ends trim() takes off (their end words
+	// reach the string's ends); marked: what mark has seen
+	trimmed map[ast.Node]bool
+	marked  map[markKey]bool
 	// names and props: what each variable and property name is bound to
 	names, props map[string][]ast.Expression
 	// the names and props used in a composition (false) or rewritten (true)
-	nameUse, propUse map[string]map[bool]bool
+	nameUse, propUse map[string]map[int]bool
 }
 
 func newFlow() *flow {
-	return &flow{composed: map[ast.Node]bool{}, transformed: map[ast.Node]bool{},
+	return &flow{composed: map[ast.Node]bool{}, transformed: map[ast.Node]bool{}, trimmed: map[ast.Node]bool{}, marked: map[markKey]bool{},
 		names: map[string][]ast.Expression{}, props: map[string][]ast.Expression{},
-		nameUse: map[string]map[bool]bool{}, propUse: map[string]map[bool]bool{}}
+		nameUse: map[string]map[int]bool{}, propUse: map[string]map[int]bool{}}
 }
 
 // bind records that name (of a variable, or of a property) is bound to e.
@@ -291,58 +310,107 @@ func (fl *flow) bind(m map[string][]ast.Expression, name string, e ast.Expressio
 	m[name] = append(m[name], e)
 }
 
-// mark records that e's value is joined into a composition (rewrite
-// false) or rewritten by a string method (true): a literal directly; a
-// variable or property by name, settled once every binding is known;
-// the branches of a condition, the elements of an array, a spread, both
-// sides of a +.
-func (fl *flow) mark(e ast.Expression, rewrite bool) {
+// How a value is used: joined into a composition, rewritten by a string
+// method, or trimmed and then joined (the words at its ends, after the
+// whitespace trim takes off, meet the composition).
+const (
+	useJoin = iota
+	useRewrite
+	useTrimJoin
+)
+
+// mark records how e's value is used (useJoin, useRewrite, useTrimJoin):
+// a literal directly; a variable or property by name, settled once every
+// binding is known; the branches of a condition or a logical operator, the
+// elements of an array, a spread, the receiver of trim / toString and the
+// argument of String(…). Each expression is marked once per use: the work
+// stays linear in the source.
+func (fl *flow) mark(e ast.Expression, how int) {
+	if e == nil {
+		return
+	}
+	k := markKey{e, how}
+	if fl.marked[k] {
+		return
+	}
+	fl.marked[k] = true
 	switch e := e.(type) {
 	case *ast.StringLiteral, *ast.TemplateLiteral:
-		if rewrite {
+		switch how {
+		case useRewrite:
 			fl.transformed[e] = true
-		} else {
+		case useTrimJoin:
+			fl.trimmed[e] = true
+			fl.composed[e] = true
+		default:
 			fl.composed[e] = true
 		}
 	case *ast.Identifier:
-		use(fl.nameUse, e.Name.String(), rewrite)
+		use(fl.nameUse, e.Name.String(), how)
 	case *ast.DotExpression:
-		use(fl.propUse, e.Identifier.Name.String(), rewrite)
+		use(fl.propUse, e.Identifier.Name.String(), how)
 	case *ast.BracketExpression:
-		fl.mark(e.Left, rewrite) // an element of an array or object bound by name
+		fl.mark(e.Left, how) // an element of an array or object bound by name
 	case *ast.ConditionalExpression:
-		fl.mark(e.Consequent, rewrite)
-		fl.mark(e.Alternate, rewrite)
+		fl.mark(e.Consequent, how)
+		fl.mark(e.Alternate, how)
 	case *ast.BinaryExpression:
-		if e.Operator == token.PLUS || e.Operator == token.LOGICAL_OR || e.Operator == token.LOGICAL_AND || e.Operator == token.COALESCE {
-			fl.mark(e.Left, rewrite)
-			fl.mark(e.Right, rewrite)
+		// (the operands of a + are parts of a composition already: the
+		// first pass marks them at the + itself)
+		if e.Operator == token.LOGICAL_OR || e.Operator == token.LOGICAL_AND || e.Operator == token.COALESCE ||
+			e.Operator == token.PLUS && how != useJoin {
+			fl.mark(e.Left, how)
+			fl.mark(e.Right, how)
+		}
+	case *ast.CallExpression:
+		if d, ok := e.Callee.(*ast.DotExpression); ok {
+			switch d.Identifier.Name {
+			case "trim", "trimStart", "trimEnd":
+				if how == useRewrite {
+					fl.mark(d.Left, useRewrite)
+				} else {
+					fl.mark(d.Left, useTrimJoin)
+				}
+			case "toString", "valueOf", "toLowerCase", "toUpperCase":
+				fl.mark(d.Left, how)
+			}
+		}
+		if id, ok := e.Callee.(*ast.Identifier); ok && id.Name == "String" {
+			for _, a := range e.ArgumentList {
+				fl.mark(a, how)
+			}
 		}
 	case *ast.ArrayLiteral:
 		for _, v := range e.Value {
-			fl.mark(v, rewrite)
+			fl.mark(v, how)
 		}
 	case *ast.SpreadElement:
-		fl.mark(e.Expression, rewrite)
+		fl.mark(e.Expression, how)
 	case *ast.SequenceExpression:
 		if len(e.Sequence) > 0 {
-			fl.mark(e.Sequence[len(e.Sequence)-1], rewrite)
+			fl.mark(e.Sequence[len(e.Sequence)-1], how)
 		}
 	case *ast.ObjectLiteral:
 		for _, p := range e.Value {
 			if pk, ok := p.(*ast.PropertyKeyed); ok {
-				fl.mark(pk.Value, rewrite)
+				fl.mark(pk.Value, how)
 			}
 		}
 	}
 }
 
+// markKey is an expression marked for one use.
+type markKey struct {
+	e   ast.Expression
+	how int
+}
+
 // use records a use of name.
-func use(m map[string]map[bool]bool, name string, rewrite bool) {
+func use(m map[string]map[int]bool, name string, how int) {
 	if m[name] == nil {
-		m[name] = map[bool]bool{}
+		m[name] = map[int]bool{}
 	}
-	m[name][rewrite] = true
+	m[name][how] = true
 }
 
 // settle marks what the names and properties used are bound to, until
@@ -352,20 +420,20 @@ func (fl *flow) settle() {
 	for {
 		progress := false
 		for _, k := range []struct {
-			use   map[string]map[bool]bool
+			use   map[string]map[int]bool
 			binds map[string][]ast.Expression
 			tag   string
 		}{{fl.nameUse, fl.names, "n"}, {fl.propUse, fl.props, "p"}} {
 			for _, name := range slices.Sorted(maps.Keys(k.use)) {
-				for _, rewrite := range []bool{false, true} {
-					key := fmt.Sprint(k.tag, rewrite, name)
-					if !k.use[name][rewrite] || done[key] {
+				for how := useJoin; how <= useTrimJoin; how++ {
+					key := fmt.Sprint(k.tag, how, name)
+					if !k.use[name][how] || done[key] {
 						continue
 					}
 					done[key] = true
 					progress = true
 					for _, e := range k.binds[name] {
-						fl.mark(e, rewrite)
+						fl.mark(e, how)
 					}
 				}
 			}

@@ -62,6 +62,15 @@ func TestReadFacts(t *testing.T) {
 		{"const id = 'Qwen'.concat(...['/', 'Qwen3-8B']);", nil, false},
 		{"const base = 'Qwen/Qwen3-235B-A22B-Instruct-2507'; const id = base.replace('Instruct', 'Thinking');", nil, false},
 		{"const t = {title: 'Weights / Precision'}; const id = `Qwen/Qwen3-${x}`;", []string{"Qwen3-"}, true},
+		// trim brings a literal's end words to its ends; String() and
+		// toString pass a value on; a shell assignment's value is joined
+		// where its variable is; --flag=org/ is an organisation alone
+		{"const F = `\n--model-path acme/\n`.trim(); const c = F + 'Gamma';", nil, false},
+		{"const F = `\n--model-path acme/\n`; const c = F.trim() + 'Gamma';", nil, false},
+		{"const SEP = ' / '; const id = 'Qwen' + SEP.trim() + 'Qwen3-8B';", nil, false},
+		{"const SEP = '/'; const id = ORG + String(SEP) + NAME;", nil, false},
+		{"const c = `export HF_ORG=Qwen/\nsglang serve --model-path \\${HF_ORG}Qwen3-8B`;", nil, false},
+		{"const f = () => '--model-path=acme/'; const c = f() + name;", nil, false},
 		{"const c = `sglang serve --model-path Qwen/Qwen3-${s} --tp ${tp}`;", []string{"Qwen3-"}, true},
 		{"const c = `--model-path \"zai-org/GLM-5${v}\"`;", []string{"GLM-5"}, true},
 		{"const a = `Qwen/Qwen3-${s}`; const b = `nvidia/Qwen3-${s}-FP4`;", []string{"Qwen3-"}, true},
@@ -186,5 +195,16 @@ func TestCorpusPageFactsSound(t *testing.T) {
 	t.Logf("%d snippet files, %d with models known statically; %d (file, model) pairs checked", len(set.Files), known, models)
 	if len(set.Files) != 79 || known != 70 {
 		t.Errorf("files %d, known %d: want 79, 70 (sglang docs @6c749811; 50 before model id prefixes)", len(set.Files), known)
+	}
+}
+
+// TestReadFactsLinear: a long chain of + is read in time linear in its
+// length (each expression is marked once; it took minutes at 200 KB when
+// every + marked its whole left side again).
+func TestReadFactsLinear(t *testing.T) {
+	src := "const x = " + strings.Repeat("a+", 100_000) + "'/';"
+	models, prefixes, known := readFacts("x.jsx", []byte(src))
+	if known || len(models) > 0 || len(prefixes) > 0 {
+		t.Errorf("got %v %v known=%v, want not known", models, prefixes, known)
 	}
 }
