@@ -210,6 +210,20 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 			}
 		case *ast.PropertyShort:
 			fl.bind(fl.props, n.Name.Name.String(), &n.Name)
+		case *ast.ParameterList:
+			for _, b := range n.List {
+				if id, ok := b.Target.(*ast.Identifier); ok {
+					fl.params[id.Name.String()] = true
+				}
+			}
+		case *ast.ReturnStatement:
+			if n.Argument != nil {
+				fl.returns = append(fl.returns, n.Argument)
+			}
+		case *ast.ArrowFunctionLiteral:
+			if b, ok := n.Body.(*ast.ExpressionBody); ok {
+				fl.returns = append(fl.returns, b.Expression)
+			}
 		case *ast.TemplateLiteral:
 			for _, e := range n.Expressions {
 				fl.mark(e, useJoin) // ${e} is joined into the template
@@ -234,6 +248,7 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 				}
 			}
 		case *ast.CallExpression:
+			fl.args = append(fl.args, n.ArgumentList...)
 			d, ok := n.Callee.(*ast.DotExpression)
 			if !ok {
 				break
@@ -293,6 +308,16 @@ type flow struct {
 	// reach the string's ends); marked: what mark has seen
 	trimmed map[ast.Node]bool
 	marked  map[markKey]bool
+	// Functions, without resolving which is called: params are every
+	// parameter's name, args every call's arguments, returns every
+	// returned expression; a parameter joined into a composition makes
+	// every argument one, a call's result joined (resultUse) every
+	// returned value (a rewrite is not carried this way: it would take
+	// every literal any function gets or gives as rewritten).
+	params    map[string]bool
+	args      []ast.Expression
+	returns   []ast.Expression
+	resultUse map[int]bool
 	// names and props: what each variable and property name is bound to
 	names, props map[string][]ast.Expression
 	// the names and props used in a composition (false) or rewritten (true)
@@ -301,6 +326,7 @@ type flow struct {
 
 func newFlow() *flow {
 	return &flow{composed: map[ast.Node]bool{}, transformed: map[ast.Node]bool{}, trimmed: map[ast.Node]bool{}, marked: map[markKey]bool{},
+		params: map[string]bool{}, resultUse: map[int]bool{},
 		names: map[string][]ast.Expression{}, props: map[string][]ast.Expression{},
 		nameUse: map[string]map[int]bool{}, propUse: map[string]map[int]bool{}}
 }
@@ -380,6 +406,7 @@ func (fl *flow) mark(e ast.Expression, how int) {
 				fl.mark(a, how)
 			}
 		}
+		fl.resultUse[how] = true // what a function of the file returns
 	case *ast.ArrayLiteral:
 		for _, v := range e.Value {
 			fl.mark(v, how)
@@ -435,6 +462,30 @@ func (fl *flow) settle() {
 					for _, e := range k.binds[name] {
 						fl.mark(e, how)
 					}
+				}
+			}
+		}
+		for _, how := range []int{useJoin, useTrimJoin} {
+			// (not a rewrite: every literal passed to or returned by any
+			// function would be taken as rewritten)
+			if fl.resultUse[how] && !done[fmt.Sprint("r", how)] {
+				done[fmt.Sprint("r", how)] = true
+				progress = true
+				for _, e := range fl.returns {
+					fl.mark(e, how)
+				}
+			}
+			if done[fmt.Sprint("a", how)] {
+				continue
+			}
+			for p := range fl.params {
+				if fl.nameUse[p][how] {
+					done[fmt.Sprint("a", how)] = true
+					progress = true
+					for _, e := range fl.args {
+						fl.mark(e, how)
+					}
+					break
 				}
 			}
 		}

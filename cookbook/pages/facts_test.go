@@ -71,6 +71,10 @@ func TestReadFacts(t *testing.T) {
 		{"const SEP = '/'; const id = ORG + String(SEP) + NAME;", nil, false},
 		{"const c = `export HF_ORG=Qwen/\nsglang serve --model-path \\${HF_ORG}Qwen3-8B`;", nil, false},
 		{"const f = () => '--model-path=acme/'; const c = f() + name;", nil, false},
+		// through functions: an argument given to a parameter a
+		// composition joins, a returned value a composition joins
+		{"const hfId = (org, sep, name) => org + sep + name; const c = '--model-path ' + hfId('acme', '/', 'Gamma');", nil, false},
+		{"function sep() { return '/'; } const id = 'Qwen' + sep() + 'Qwen3-8B';", nil, false},
 		{"const c = `sglang serve --model-path Qwen/Qwen3-${s} --tp ${tp}`;", []string{"Qwen3-"}, true},
 		{"const c = `--model-path \"zai-org/GLM-5${v}\"`;", []string{"GLM-5"}, true},
 		{"const a = `Qwen/Qwen3-${s}`; const b = `nvidia/Qwen3-${s}-FP4`;", []string{"Qwen3-"}, true},
