@@ -57,8 +57,10 @@ type FileInfo struct {
 // shellAssign a shell assignment word.
 var (
 	shellAssign = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
-	hfWord      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$`)
-	hfName      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	// computedPart is the engine's {{KEY}} or the shell's $VAR / ${VAR}
+	computedPart = regexp.MustCompile(`\{\{\w+\}\}|\$\{?\w+\}?`)
+	hfWord       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	hfName       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 )
 
 // readFacts reads the model ids of one snippet source statically (see
@@ -101,6 +103,9 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 	// own literals — the placeholders' defaults, the command's
 	// assignments — whose words are read too.)
 	loose, continued := false, false
+	// computedEnd: a word that ends in {{KEY}} or $VAR (a name the engine
+	// or the shell may fill in whole, after a value ending in "/")
+	computedEnd := false
 	// fragment records the words of a string part; open says the part's
 	// start / end meets a computed part, where a word holding "/" may
 	// continue into (or from) a value only known at run time. A word
@@ -127,6 +132,16 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 			// continuation dropped (`Qwen/"Qwen3-8B"`, `Qwen/Qwen3-8B\`)
 			w = shellWord(w)
 			if !strings.Contains(w, "/") {
+				if ends := computedPart.FindAllStringIndex(w, -1); len(ends) > 0 {
+					// {{KEY}} or $VAR, whose value may end in "/": what
+					// follows the last one may start a name; a word that
+					// ends in one may be a name entirely computed
+					if after := strings.TrimRight(w[ends[len(ends)-1][1]:], "\"'`,;()[]{}"); after != "" {
+						prefix(after)
+					} else {
+						computedEnd = true
+					}
+				}
 				add(w)
 				continue
 			}
@@ -289,7 +304,7 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 	})
 	slices.Sort(models)
 	slices.Sort(prefixes)
-	if loose && continued {
+	if loose && (continued || computedEnd) {
 		known = false
 	}
 	if !known {

@@ -75,6 +75,10 @@ func TestReadFacts(t *testing.T) {
 		// composition joins, a returned value a composition joins
 		{"const hfId = (org, sep, name) => org + sep + name; const c = '--model-path ' + hfId('acme', '/', 'Gamma');", nil, false},
 		{"function sep() { return '/'; } const id = 'Qwen' + sep() + 'Qwen3-8B';", nil, false},
+		// a {{KEY}} whose default ends in "/": what follows it starts a
+		// name; a word that ends in one may be a name filled in whole
+		{"export const config = { placeholders: { DIR: { default: '/models/' } }, flags: ['--model-path {{DIR}}Gamma'] };", []string{"Gamma"}, true},
+		{"export const config = { placeholders: { DIR: { default: '/models/' }, NAME: { default: 'Gamma' } }, flags: ['--model-path {{DIR}}{{NAME}}'] };", nil, false},
 		{"const c = `sglang serve --model-path Qwen/Qwen3-${s} --tp ${tp}`;", []string{"Qwen3-"}, true},
 		{"const c = `--model-path \"zai-org/GLM-5${v}\"`;", []string{"GLM-5"}, true},
 		{"const a = `Qwen/Qwen3-${s}`; const b = `nvidia/Qwen3-${s}-FP4`;", []string{"Qwen3-"}, true},
