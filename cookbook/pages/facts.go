@@ -45,11 +45,13 @@ type FileInfo struct {
 	// "/" meets a computed part (a template literal's `${…}`, a `+`
 	// operand, a join/concat argument) with no name after its "/" —
 	// "moonshotai/" + name, `${org}/${m}`, [org, name].join("/") — or in
-	// a tagged template, or writes an organisation alone ("Qwen/"), or
-	// both a prefix a computed part continues and a word with a "/" no
-	// name follows ("A / B", a link ending in "/": identifiers may join it
-	// to the prefix), so a model id may be built at run time. Such a
-	// file can show any model.
+	// a tagged template or a literal a string method rewrites, or writes
+	// an organisation alone ("Qwen/"), or both a name a computed part
+	// continues (or fills in whole: {{KEY}}, $VAR) and a word ending in
+	// "/" at an end of a literal (identifiers may join it there) — literals
+	// followed through the variables, properties and functions they flow
+	// into (readFacts' first pass) — so a model id may be built at run
+	// time. Such a file can show any model.
 	Known bool
 }
 
@@ -180,9 +182,9 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 				// name: an organisation alone ("Qwen/") leaves the models
 				// unknown; any other ("/", a link) could put a "/" after
 				// a name a computed part continues. Inside a literal
-				// ("Weights / Precision") it joins nothing.
-				// a shell assignment's value (HF_ORG=Qwen/) is joined
-				// wherever $HF_ORG is: an end too
+				// ("Weights / Precision") it joins nothing; a shell
+				// assignment's value (HF_ORG=Qwen/) is joined wherever
+				// $HF_ORG is: an end too.
 				assign := shellAssign.MatchString(t)
 				if boundary := (i == 0 && startsWord) || (i == len(words)-1 && endsWord) || assign; !boundary {
 					break
