@@ -603,7 +603,6 @@ func runAll(ctx context.Context, opt Options) (*report.Report, *run, error) {
 				defer func() { opt.CacheStats.RenderHits, opt.CacheStats.RendersStored = ws.PersistedRenders() }()
 			}
 			defer ws.FlushRenders() // the render packs of the keys not Forgotten
-
 		}
 		for _, w := range ws.Warnings() {
 			if len(opt.ConfigKeys) == 0 || !opt.KeyInScope(w.Key) {
