@@ -215,8 +215,11 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 	// object properties they are bound to (flow). Second pass: every
 	// literal's words, with what the first pass found.
 	fl := newFlow()
+	var lits []ast.Expression // the string and template literals, in order
 	walkAST(prg, func(n any) {
 		switch n := n.(type) {
+		case *ast.StringLiteral:
+			lits = append(lits, n)
 		case *ast.Binding:
 			if id, ok := n.Target.(*ast.Identifier); ok && n.Initializer != nil {
 				fl.bind(fl.names, id.Name.String(), n.Initializer)
@@ -242,6 +245,7 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 				fl.returns = append(fl.returns, b.Expression)
 			}
 		case *ast.TemplateLiteral:
+			lits = append(lits, n)
 			for _, e := range n.Expressions {
 				fl.mark(e, useJoin) // ${e} is joined into the template
 			}
@@ -287,7 +291,7 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 		}
 	})
 	fl.settle()
-	walkAST(prg, func(n any) {
+	for _, n := range lits {
 		switch n := n.(type) {
 		case *ast.TemplateLiteral:
 			// a part meets a ${…} on each side it has one; a tag
@@ -303,7 +307,7 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 			c := fl.composed[n]
 			fragment(n.Value.String(), c, c, true, fl.transformed[n], fl.trimmed[n], fl.trimmed[n])
 		}
-	})
+	}
 	slices.Sort(models)
 	slices.Sort(prefixes)
 	if loose && (continued || computedEnd) {
