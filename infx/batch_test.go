@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
-	"github.com/cookbook-sync/cookbook-sync/runcache"
 )
 
 // batchFixture copies testdata/batch (an AMD multi-node entry whose
@@ -381,12 +380,7 @@ func TestFollowBatchShared(t *testing.T) {
 // PersistRenders stores: one) — and all get the same deployment.
 func TestRenderOnceAtATime(t *testing.T) {
 	ws, pts := batchWorkspace(t, "[8]", nil)
-	cache, err := runcache.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws.RememberRenders()
-	ws.PersistRenders(cache)
+	persistRenders(t, ws)
 	got := make([]launch.Deployment, 6)
 	errs := make([]error, len(got))
 	var wg sync.WaitGroup

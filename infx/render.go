@@ -193,10 +193,10 @@ func (ws *Workspace) PersistedRenders() (hits, stored int64) {
 	return ws.diskHits.Load(), ws.diskStored.Load()
 }
 
-// diskKey sets *k to the digest of the trees renderings read, the part of
-// every render pack's key (packKey) they give, and reports whether there is
-// one (PersistRenders, the trees digested).
-func (ws *Workspace) diskKey(k *runcache.Key) bool {
+// treesDigest sets *k to the digest of the trees renderings read, the
+// part of every render pack's key (packKey) they give, and reports whether
+// there is one (PersistRenders, the trees digested).
+func (ws *Workspace) treesDigest(k *runcache.Key) bool {
 	if ws.disk == nil {
 		return false
 	}

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cookbook-sync/cookbook-sync/runcache"
 )
@@ -71,7 +72,7 @@ func (ws *Workspace) pack(configKey string) *renderPack {
 // Dir's), the trees' digest and the config key.
 func (ws *Workspace) packKey(configKey string) (runcache.Key, bool) {
 	var k runcache.Key
-	if !ws.diskKey(&k) {
+	if !ws.treesDigest(&k) {
 		return k, false
 	}
 	return ws.disk.NewKey(renderPackKind).AddBytes(k[:]).Add(configKey).Sum(), true
@@ -150,21 +151,12 @@ func (ws *Workspace) FlushRenders() {
 	ws.packMu.Lock()
 	keys := slices.Sorted(maps.Keys(ws.packs))
 	ws.packMu.Unlock()
-	var next sync.Mutex
-	i := 0
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range max(1, min(runtime.GOMAXPROCS(0), len(keys))) {
 		wg.Go(func() {
-			for {
-				next.Lock()
-				if i == len(keys) {
-					next.Unlock()
-					return
-				}
-				k := keys[i]
-				i++
-				next.Unlock()
-				ws.flushPack(k)
+			for i := int(next.Add(1) - 1); i < len(keys); i = int(next.Add(1) - 1) {
+				ws.flushPack(keys[i])
 			}
 		})
 	}

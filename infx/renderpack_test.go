@@ -127,12 +127,7 @@ func TestRenderPacksAcrossRuns(t *testing.T) {
 // rendering cut short) is rendered again, and the answer is the fresh one.
 func TestRenderPackCorrupt(t *testing.T) {
 	ws, pts := batchWorkspace(t, "[8]", nil)
-	cache, err := runcache.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws.RememberRenders()
-	ws.PersistRenders(cache)
+	cache := persistRenders(t, ws)
 	want, err := ws.Render(context.Background(), pts[0], Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -169,6 +164,19 @@ func TestRenderPackCorrupt(t *testing.T) {
 	if hits, _ := again.PersistedRenders(); hits != 0 {
 		t.Errorf("a rendering cut short was read back (%d hits)", hits)
 	}
+}
+
+// persistRenders makes ws remember its renders and keep them in a new
+// cache directory, which it returns.
+func persistRenders(t *testing.T, ws *Workspace) *runcache.Dir {
+	t.Helper()
+	cache, err := runcache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.RememberRenders()
+	ws.PersistRenders(cache)
+	return cache
 }
 
 // cacheEntries counts the entries of a runcache directory (its two-letter

@@ -92,7 +92,7 @@ type Workspace struct {
 	slots     cpuSlots
 	remember  atomic.Bool // RememberRenders was called
 	// disk keeps renders across runs (PersistRenders); trees is the
-	// digest of the trees they read (diskKey, once; nil: not known).
+	// digest of the trees they read (treesDigest, once; nil: not known).
 	disk     *runcache.Dir
 	treeOnce sync.Once
 	trees    []byte
