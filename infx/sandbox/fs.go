@@ -315,9 +315,19 @@ func (sb *sandbox) open(ctx context.Context, path string, flag int, perm os.File
 // of 100 KB is sourced by every point), and the source builtin's parser
 // (parseSourced) knows it by name and text.
 func withSource(name, text string) *sourcedText {
-	return &sourcedText{name: name, text: text, Reader: io.MultiReader(strings.NewReader("BASH_SOURCE=("+bashQuote(name)+" \"${BASH_SOURCE[@]}\")\n"),
-		strings.NewReader(text), strings.NewReader("\nBASH_SOURCE=(\"${BASH_SOURCE[@]:1}\")\n"))}
+	return &sourcedText{name: name, text: text, Reader: io.MultiReader(strings.NewReader(sourcePrefix(name)),
+		strings.NewReader(text), strings.NewReader(sourceSuffix))}
 }
+
+// sourcePrefix is the line withSource puts in front of a sourced text:
+// the file's name pushed on BASH_SOURCE.
+func sourcePrefix(name string) string {
+	return "BASH_SOURCE=(" + bashQuote(name) + " \"${BASH_SOURCE[@]}\")\n"
+}
+
+// sourceSuffix is what withSource puts after a sourced text: the name
+// popped off BASH_SOURCE.
+const sourceSuffix = "\nBASH_SOURCE=(\"${BASH_SOURCE[@]:1}\")\n"
 
 // sourcedText is what the open handler gives the source builtin for a
 // prepared file (withSource): its bytes, and the name and prepared text
@@ -327,19 +337,45 @@ type sourcedText struct {
 	io.Reader
 }
 
-// parsedSource is the source builtin's parse of one sourced text.
+// parsedSource is the source builtin's parse of one sourced text, shared
+// by every name the text is sourced by: body is the parse of the text
+// and sourceSuffix after one empty line (nil when it does not parse), its
+// statements at the lines and columns they have under sourcePrefix's
+// line; named holds, by the builtin's path and the name, the tree
+// parseSourced gave (the name's prefix statement, then body's), or the
+// error of parsing the bracketed text itself.
 type parsedSource struct {
+	body  *syntax.File
+	named map[string]namedSource
+	use   treeUse
+}
+
+// namedSource is one name's parse of a sourced text.
+type namedSource struct {
 	file *syntax.File
 	err  error
-	use  treeUse
 }
+
+// namedSourcesMax bounds parsedSource.named: past it, a name's tree is
+// made again each time (a slice of the body's statements).
+const namedSourcesMax = 64
 
 // parseSourced is the interpreter's parser for the source and .
 // builtins (interp.SourceParser, the patch in
 // internal/third_party/mvdan-sh): a prepared file (sourcedText) is parsed
-// once per Cache — by the name the script gives it and its prepared text,
-// which is all the bytes depend on — and its tree shared (the interpreter
-// only reads it); anything else is parsed as the builtin would.
+// once per Cache — by its prepared text, which is all the bytes depend on
+// but for the name in the prefix line — and its tree shared by every name
+// it is sourced by (the interpreter only reads it: issue 24, main job,
+// complete trees: one library text was sourced by five names, five trees
+// of 146 KB each); anything else is parsed as the builtin would.
+//
+// A name's tree is the parse of its prefix line (line 1, as in the
+// bracketed text) followed by the body's statements: the same statements
+// at the same lines and columns as the parse of the bracketed text (the
+// prefix is one complete line, after which the parser starts afresh);
+// only byte offsets differ, which neither the interpreter nor the sandbox
+// reads of a sourced tree. A text whose body does not parse is parsed
+// bracketed, by name, so its error names the file as the builtin's does.
 func (sb *sandbox) parseSourced(path string, f io.Reader) (*syntax.File, error) {
 	sb.holeIn("the path of a sourced file", path)
 	ro, ok := f.(readOnly)
@@ -360,32 +396,58 @@ func (sb *sandbox) parseSourced(path string, f io.Reader) (*syntax.File, error) 
 		return syntax.NewParser().Parse(f, path)
 	}
 	sb.holeIn("the text of a sourced file", st.text)
-	key := path + "\x00" + st.name
+	name := path + "\x00" + st.name
 	c := sb.cache
 	c.mu.Lock()
-	ps, ok := c.sourced[key][st.text]
+	ps, ok := c.sourced[st.text]
 	if ok {
 		c.touch(&ps.use)
+		if ns, ok := ps.named[name]; ok {
+			c.mu.Unlock()
+			return ns.file, ns.err
+		}
 	}
 	c.mu.Unlock()
-	if ok {
-		return ps.file, ps.err
+	if !ok {
+		body, err := syntax.NewParser().Parse(strings.NewReader("\n"+st.text+sourceSuffix), path)
+		if err != nil {
+			body = nil
+		}
+		c.mu.Lock()
+		if had, ok := c.sourced[st.text]; ok {
+			ps = had
+		} else {
+			ps = &parsedSource{body: body}
+			if c.n < cacheMax {
+				if c.sourced == nil {
+					c.sourced = map[string]*parsedSource{}
+				}
+				c.sourced[st.text] = ps
+				c.keep(&ps.use, len(st.text))
+			}
+		}
+		c.mu.Unlock()
 	}
-	file, err := syntax.NewParser().Parse(f, path)
+	var ns namedSource
+	if ps.body != nil {
+		if pre, err := syntax.NewParser().Parse(strings.NewReader(sourcePrefix(st.name)), path); err == nil && len(pre.Stmts) == 1 && pre.Last == nil {
+			stmts := make([]*syntax.Stmt, 0, 1+len(ps.body.Stmts))
+			stmts = append(append(stmts, pre.Stmts[0]), ps.body.Stmts...)
+			ns.file = &syntax.File{Name: path, Stmts: stmts, Last: ps.body.Last}
+		}
+	}
+	if ns.file == nil {
+		ns.file, ns.err = syntax.NewParser().Parse(f, path)
+	}
 	c.mu.Lock()
-	if c.sourced == nil {
-		c.sourced = map[string]map[string]*parsedSource{}
-	}
-	if c.sourced[key] == nil {
-		c.sourced[key] = map[string]*parsedSource{}
-	}
-	if _, had := c.sourced[key][st.text]; !had && c.n < cacheMax {
-		ps := &parsedSource{file: file, err: err}
-		c.sourced[key][st.text] = ps
-		c.keep(&ps.use, len(key)+len(st.text))
+	if len(ps.named) < namedSourcesMax {
+		if ps.named == nil {
+			ps.named = map[string]namedSource{}
+		}
+		ps.named[name] = ns
 	}
 	c.mu.Unlock()
-	return file, err
+	return ns.file, ns.err
 }
 
 // libName is Config.Library's base name, "" without a library.

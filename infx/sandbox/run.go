@@ -294,8 +294,8 @@ type Cache struct {
 	files map[string]map[string]*preparedFile
 	texts map[string]map[string]string
 	// sourced keeps the source builtin's parse of each prepared text
-	// (parseSourced), by the path the builtin names and the text.
-	sourced map[string]map[string]*parsedSource
+	// (parseSourced), by the text (each name's tree within).
+	sourced map[string]*parsedSource
 	// plain keeps the parse of each script text inertScript read, as
 	// written (nil: it does not parse), by the text alone.
 	plain map[string]*keptTree

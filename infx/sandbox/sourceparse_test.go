@@ -1,7 +1,10 @@
 package sandbox
 
 import (
+	"fmt"
+
 	"context"
+	"mvdan.cc/sh/v3/syntax"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,8 +50,8 @@ func TestSourceParsedOnce(t *testing.T) {
 	}
 	trees := func() int {
 		n := 0
-		for _, m := range cache.sourced {
-			n += len(m)
+		for _, ps := range cache.sourced {
+			n += len(ps.named)
 		}
 		return n
 	}
@@ -62,4 +65,78 @@ func TestSourceParsedOnce(t *testing.T) {
 	if n := trees(); n != 2 {
 		t.Errorf("sourced trees after the library changed: %d, want 2", n)
 	}
+}
+
+// TestSourcedTreeSharedByNames: a text sourced by two names is parsed
+// once, each name getting its own BASH_SOURCE; and the tree a name gets
+// has the statements, lines and columns of the parse of the bracketed
+// text (withSource) itself.
+func TestSourcedTreeSharedByNames(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "lib.sh"), []byte("# a library\nserve() { server --from \"${BASH_SOURCE[0]}\" --depth ${#BASH_SOURCE[@]}; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "run.sh")
+	if err := os.WriteFile(script, []byte("source ./lib.sh\nserve\nsource \"$PWD/sub/../lib.sh\"\nserve\necho \"${#BASH_SOURCE[@]}\" > /tmp/depth\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cache := &Cache{}
+	tr, err := Run(context.Background(), Script{Path: script}, Config{Env: []string{"PATH=/usr/bin"}, Dir: dir, ReadRoots: []string{dir}, Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range tr.Commands {
+		got = append(got, strings.Join(c.Argv, " "))
+	}
+	// (serve runs after its source ended: BASH_SOURCE[0] is the script)
+	want := []string{"server --from " + script + " --depth 1", "server --from " + script + " --depth 1"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("commands %q, want %q", got, want)
+	}
+	if len(cache.sourced) != 1 {
+		t.Fatalf("sourced texts %d, want 1", len(cache.sourced))
+	}
+	for _, ps := range cache.sourced {
+		if len(ps.named) != 2 {
+			t.Errorf("names of the text: %d, want 2", len(ps.named))
+		}
+	}
+	for _, text := range []string{
+		"# head\nA=1\n",
+		"f() {\n  echo \"$1\"  # note\n}\ncat <<EOF\nx $A\nEOF\nB=$(echo y)\n",
+		"if true; then\n\tX=1\nfi # end\n# trailing\n",
+		"",
+	} {
+		for _, name := range []string{"lib.sh", "/abs/dir with space/lib.sh", "it's.sh"} {
+			sb := &sandbox{cache: &Cache{}}
+			shared, err := sb.parseSourced(name, readOnly{withSource(name, text)})
+			if err != nil {
+				t.Fatalf("%q as %s: %v", text, name, err)
+			}
+			whole, err := syntax.NewParser().Parse(withSource(name, text), name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := nodesAt(shared), nodesAt(whole); a != b {
+				t.Errorf("%q as %s:\nshared %s\nwhole  %s", text, name, a, b)
+			}
+		}
+	}
+}
+
+// nodesAt lists every node of f with its line and column, and f printed.
+func nodesAt(f *syntax.File) string {
+	var b strings.Builder
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if n != nil {
+			fmt.Fprintf(&b, "%T@%d:%d-%d:%d ", n, n.Pos().Line(), n.Pos().Col(), n.End().Line(), n.End().Col())
+		}
+		return true
+	})
+	_ = syntax.NewPrinter().Print(&b, f)
+	return b.String()
 }
