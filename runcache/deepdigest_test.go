@@ -1,8 +1,12 @@
 package runcache
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -84,5 +88,51 @@ func TestDeepDigest(t *testing.T) {
 	n.Next = n
 	if _, ok := DeepDigest(n); ok {
 		t.Error("a cycle has a digest")
+	}
+}
+
+// TestDeepDigestForm: the digest is the SHA-256 of the canonical form as
+// the digester writes it, however the writes are gathered.
+func TestDeepDigestForm(t *testing.T) {
+	v := digestOuter{List: []string{"a", strings.Repeat("long ", 3000)}, Set: map[string]int{"x": 1, "y": 2}, Ptr: &digestInner{Name: "p"}, Any: 1, F: 1.5}
+	var form bytes.Buffer
+	if !(&digester{w: &form}).value(reflect.ValueOf(v), 0) {
+		t.Fatal("no form")
+	}
+	got, ok := DeepDigest(v)
+	if want := Key(sha256.Sum256(form.Bytes())); !ok || got != want {
+		t.Errorf("digest %x, want %x (the form's SHA-256)", got, want)
+	}
+}
+
+// BenchmarkDeepDigest: the digest of a deployment-sized value (a few
+// processes, each with tens of arguments and variables).
+func BenchmarkDeepDigest(b *testing.B) {
+	type arg struct {
+		Flag   string
+		Values []string
+		Origin struct{ Kind, Path, Detail string }
+	}
+	type proc struct {
+		Program string
+		Args    []arg
+		Env     []arg
+	}
+	var ps []proc
+	for i := range 4 {
+		p := proc{Program: "python3"}
+		for j := range 40 {
+			a := arg{Flag: fmt.Sprintf("--flag-%d", j), Values: []string{fmt.Sprint(i * j)}}
+			a.Origin.Kind, a.Origin.Path = "infx", fmt.Sprintf("benchmarks/single_node/x.sh:%d:1", j)
+			p.Args = append(p.Args, a)
+			p.Env = append(p.Env, arg{Flag: fmt.Sprintf("VAR_%d", j), Values: []string{"value"}})
+		}
+		ps = append(ps, p)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := DeepDigest(ps); !ok {
+			b.Fatal("no digest")
+		}
 	}
 }
