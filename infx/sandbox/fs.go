@@ -429,8 +429,11 @@ func (sb *sandbox) parseSourced(path string, f io.Reader) (*syntax.File, error) 
 		c.mu.Unlock()
 	}
 	var ns namedSource
-	if ps.body != nil {
-		if pre, err := syntax.NewParser().Parse(strings.NewReader(sourcePrefix(st.name)), path); err == nil && len(pre.Stmts) == 1 && pre.Last == nil {
+	if prefix := sourcePrefix(st.name); ps.body != nil && strings.IndexByte(prefix, '\n') == len(prefix)-1 {
+		// (a name the quoting leaves a newline in takes two lines: the
+		// body's statements would sit a line above the bracketed
+		// text's, so it is parsed bracketed)
+		if pre, err := syntax.NewParser().Parse(strings.NewReader(prefix), path); err == nil && len(pre.Stmts) == 1 && pre.Last == nil {
 			stmts := make([]*syntax.Stmt, 0, 1+len(ps.body.Stmts))
 			stmts = append(append(stmts, pre.Stmts[0]), ps.body.Stmts...)
 			ns.file = &syntax.File{Name: path, Stmts: stmts, Last: ps.body.Last}

@@ -529,10 +529,15 @@ func cFormat(flags string, verb byte, arg string, given bool) string {
 	return arg
 }
 
-// bashQuote quotes s like bash's printf %q (sh_backslash_quote).
+// bashQuote quotes s like bash's printf %q: sh_backslash_quote, or, for
+// a string holding a control character, ansicQuote (bash 5.2
+// lib/sh/shquote.c, ansic_shouldquote).
 func bashQuote(s string) string {
 	if s == "" {
 		return "''"
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return ansicQuote(s)
 	}
 	var b strings.Builder
 	for i, r := range s {
@@ -544,6 +549,50 @@ func bashQuote(s string) string {
 		}
 		b.WriteRune(r)
 	}
+	return b.String()
+}
+
+// ansicQuote is bash's $'…' quoting of s (lib/sh/strtrans.c
+// ansic_quote): \a \b \f \n \r \t \v and \E for ESC, a backslash
+// before ' and \, other control characters (and DEL) as three octal
+// digits; every other byte as it is.
+func ansicQuote(s string) string {
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '\a':
+			b.WriteString(`\a`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\v':
+			b.WriteString(`\v`)
+		case 0x1b:
+			b.WriteString(`\E`)
+		case '\'', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			if c < 0x20 || c == 0x7f {
+				b.WriteByte('\\')
+				b.WriteByte('0' + c>>6)
+				b.WriteByte('0' + c>>3&7)
+				b.WriteByte('0' + c&7)
+				continue
+			}
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('\'')
 	return b.String()
 }
 

@@ -111,7 +111,7 @@ func TestSourcedTreeSharedByNames(t *testing.T) {
 		"if true; then\n\tX=1\nfi # end\n# trailing\n",
 		"",
 	} {
-		for _, name := range []string{"lib.sh", "/abs/dir with space/lib.sh", "it's.sh"} {
+		for _, name := range []string{"lib.sh", "/abs/dir with space/lib.sh", "it's.sh", "two\nlines.sh"} {
 			sb := &sandbox{cache: &Cache{}}
 			shared, err := sb.parseSourced(name, readOnly{withSource(name, text)})
 			if err != nil {
@@ -139,4 +139,34 @@ func nodesAt(f *syntax.File) string {
 	})
 	_ = syntax.NewPrinter().Print(&b, f)
 	return b.String()
+}
+
+// TestBashQuote: printf %q's quoting, as bash 5.2 prints it: backslashes
+// before the shell's special characters, and $'…' for a string holding a
+// control character (a newline is kept, not a line continuation).
+func TestBashQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"":         "''",
+		"a b":      `a\ b`,
+		"it's":     `it\'s`,
+		"#x":       `\#x`,
+		"~y":       `\~y`,
+		"a,b":      `a\,b`,
+		"é":        "é",
+		"a\nb":     `$'a\nb'`,
+		"a\tb c":   `$'a\tb c'`,
+		"x\x01y":   `$'x\001y'`,
+		"q's\\\n":  `$'q\'s\\\n'`,
+		"e\x1bz":   `$'e\Ez'`,
+		"d\x7f":    `$'d\177'`,
+		"r\rz":     `$'r\rz'`,
+		"#h\nx":    `$'#h\nx'`,
+		"\n":       `$'\n'`,
+		"é\n":      "$'é\\n'",
+		"\a\b\f\v": `$'\a\b\f\v'`,
+	} {
+		if got := bashQuote(in); got != want {
+			t.Errorf("bashQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
 }
