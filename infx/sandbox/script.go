@@ -544,7 +544,8 @@ func bashQuote(s string) string {
 		switch {
 		case strings.ContainsRune(" \t\n'\"\\|&;()<>!{}*[]?^$`,", r):
 			b.WriteByte('\\')
-		case i == 0 && (r == '#' || r == '~'):
+		case i == 0 && r == '#', r == '~' && (i == 0 || s[i-1] == '=' || s[i-1] == ':'):
+			// (a tilde expands at a word's start and after = or :)
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
