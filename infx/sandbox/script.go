@@ -427,7 +427,11 @@ func printfCompat(args []string) ([]string, bool) {
 		switch {
 		case strings.Contains(sp.flags, "*") || sp.verb == 'a' || sp.verb == 'A':
 			return args, false
-		case strings.IndexByte("sbcdiuox", sp.verb) < 0 || strings.ContainsAny(sp.flags, ".#"):
+		case strings.IndexByte("sbcdiuox", sp.verb) < 0 || strings.ContainsAny(sp.flags, ".#"),
+			sp.verb == 'c' && sp.flags != "", sp.verb == 's' && sp.flags != "":
+			// (the interpreter's %c takes no width; its %s counts a
+			// width in runes where C counts bytes, and pads with zeros
+			// on a 0 flag, which C ignores for strings)
 			rewrite = true
 		}
 		specs = append(specs, sp)
@@ -487,6 +491,36 @@ func printfV(args []string) []string {
 	return []string{"eval", name + "='" + strings.ReplaceAll(b.String(), "'", `'"'"'`) + "'"}
 }
 
+// padBytes is C printf's %s of s under flags ("-10", "05", ".3"): the
+// precision cuts s to that many bytes, the width pads it with spaces to
+// that many bytes (on the left; on the right with '-'); the 0, +, space
+// and # flags do nothing to a string. Widths and precisions count bytes,
+// as C's do (Go's fmt counts runes).
+func padBytes(flags, s string) string {
+	i := 0
+	left := false
+	for i < len(flags) && strings.IndexByte("-+ #0", flags[i]) >= 0 {
+		left = left || flags[i] == '-'
+		i++
+	}
+	width, prec := flags[i:], ""
+	if w, p, ok := strings.Cut(width, "."); ok {
+		width, prec = w, p
+		n, _ := strconv.Atoi(prec) // "." alone is 0
+		if n < len(s) {
+			s = s[:n]
+		}
+	}
+	w, _ := strconv.Atoi(width)
+	if pad := w - len(s); pad > 0 {
+		if left {
+			return s + strings.Repeat(" ", pad)
+		}
+		return strings.Repeat(" ", pad) + s
+	}
+	return s
+}
+
 // cFormat formats one argument for a %<flags><verb> conversion the way C's
 // printf (and so bash's) does.
 func cFormat(flags string, verb byte, arg string, given bool) string {
@@ -502,17 +536,15 @@ func cFormat(flags string, verb byte, arg string, given bool) string {
 	case 'b':
 		return arg
 	case 'q':
-		if !given {
-			return ""
-		}
-		return fmt.Sprintf("%"+flags+"s", bashQuote(arg))
+		// a missing argument is quoted as "" is: ''
+		return padBytes(flags, bashQuote(arg))
 	case 's':
-		return fmt.Sprintf("%"+flags+"s", arg)
+		return padBytes(flags, arg)
 	case 'c':
 		if arg != "" {
 			arg = arg[:1]
 		}
-		return fmt.Sprintf("%"+flags+"s", arg)
+		return padBytes(flags, arg)
 	case 'd', 'i':
 		return fmt.Sprintf("%"+flags+"d", num())
 	case 'u':
