@@ -1049,5 +1049,107 @@ func printfUnknown(args []string) string {
 		}
 		i = j - 1
 	}
+	if verb, arg, bad := printfBadNumber(args[fi], args[fi+1:]); bad {
+		return fmt.Sprintf("printf %s: %s is not a number for %%%c (bash prints its leading part and ends with status 1, which the sandbox's printf does not)", ShortArgv([]string{format})[0], strconv.Quote(arg), verb)
+	}
 	return ""
+}
+
+// printfBadNumber reports the first argument of args that a numeric
+// conversion of format takes (the format reused while arguments remain,
+// as bash's printf does) and that bash does not read whole as a number
+// (bashNumber): verb is the conversion. An argument holding a hole is
+// left to the hole rule (holes.go).
+func printfBadNumber(format string, args []string) (verb byte, arg string, bad bool) {
+	var verbs []byte
+	for i := 0; i < len(format); i++ {
+		if format[i] == '\\' {
+			i++
+			continue
+		}
+		if format[i] != '%' {
+			continue
+		}
+		j := i + 1
+		for j < len(format) && strings.IndexByte("-+ #0123456789.*", format[j]) >= 0 {
+			j++
+		}
+		if j >= len(format) {
+			break
+		}
+		if format[j] != '%' {
+			verbs = append(verbs, format[j])
+		}
+		i = j
+	}
+	if len(verbs) == 0 {
+		return 0, "", false
+	}
+	for k := 0; k < len(args); k++ {
+		v := verbs[k%len(verbs)]
+		a := args[k]
+		if HasHole(a) {
+			continue
+		}
+		switch {
+		case strings.IndexByte("diouxX", v) >= 0:
+			if !bashNumber(a, false) {
+				return v, a, true
+			}
+		case strings.IndexByte("eEfFgGaA", v) >= 0:
+			if !bashNumber(a, true) {
+				return v, a, true
+			}
+		}
+	}
+	return 0, "", false
+}
+
+// bashNumber reports whether bash's printf reads s whole as a number for
+// an integer conversion (strtoimax, base 0: an optional sign, then 0x
+// and hex digits, 0 and octal digits, or decimal digits) or, float, a
+// floating one (strtold: decimal or hexadecimal, an exponent, inf, nan):
+// leading blanks are skipped (blanks alone are no number), an empty
+// string is 0, and a string that starts with a quote is the code of the
+// character after it (bash 5.2 builtins/printf.def getintmax,
+// getfloatmax).
+func bashNumber(s string, float bool) bool {
+	if s == "" || s[0] == '\'' || s[0] == '"' {
+		return true
+	}
+	t := strings.TrimLeft(s, " \t\n\v\f\r")
+	u := strings.TrimLeft(t, "+-")
+	if len(t)-len(u) > 1 || u == "" {
+		return false
+	}
+	if float {
+		l := strings.ToLower(u)
+		if l == "inf" || l == "infinity" || l == "nan" {
+			return true
+		}
+		if strings.HasPrefix(l, "0x") {
+			h := l[2:]
+			if e := strings.IndexByte(h, 'p'); e >= 0 {
+				if x := strings.TrimLeft(h[e+1:], "+-"); len(h[e+1:])-len(x) > 1 || x == "" || strings.Trim(x, "0123456789") != "" {
+					return false
+				}
+				h = h[:e]
+			}
+			h = strings.Replace(h, ".", "", 1)
+			return h != "" && strings.Trim(h, "0123456789abcdef") == ""
+		}
+		if strings.ContainsAny(l, "_xn") {
+			return false // what ParseFloat takes and strtold does not
+		}
+		_, err := strconv.ParseFloat(u, 64)
+		return err == nil || errors.Is(err, strconv.ErrRange)
+	}
+	switch {
+	case len(u) > 2 && (u[:2] == "0x" || u[:2] == "0X"):
+		return strings.Trim(u[2:], "0123456789abcdefABCDEF") == ""
+	case u[0] == '0':
+		return strings.Trim(u, "01234567") == ""
+	default:
+		return strings.Trim(u, "0123456789") == ""
+	}
 }
