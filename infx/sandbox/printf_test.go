@@ -26,6 +26,11 @@ func TestPrintfLikeBash(t *testing.T) {
 		{`printf '%02d|%03d|%-4d|' 7 42 5`, "07|042|5   |"},
 		{`printf '%q ' python3 -m sglang.launch_server --model-path 'a b'`, `python3 -m sglang.launch_server --model-path a\ b `},
 		{`printf -v V '%-8s|%03s' héllo x; printf '%s' "$V"`, "héllo  |  x"},
+		{`printf '%c|%.0c|%3c|' '' 255`, "\x00|2|  \x00|"},
+		{`printf '%#x|%#X|%#o|%#x|' 0 0 0 31`, "0|0|0|0x1f|"},
+		{`printf '%+u|% x|%+o|' 5 31 8`, "5|1f|10|"},
+		{`printf '%u|%o|%x|%d|' "'A" "'A" "'A" "'é"`, "65|101|41|233|"},
+		{`printf '%.1f|%g|%e|' 0x1f "'A" 0x1p3`, "31.0|65|8.000000e+00|"},
 	}
 	var script strings.Builder
 	for i, c := range cases {
@@ -69,7 +74,9 @@ func TestBashNumber(t *testing.T) {
 // TestPrintfNotANumber: printf of a non-number for a numeric conversion,
 // where bash prints the number's leading part and ends with status 1 (a
 // script under set -e ends there), stops the run as not followed, naming
-// the argument; a number, an empty argument and a string for %s do not.
+// the argument, as do a %% with flags (bash refuses it) and %b with a
+// width (which the sandbox does not format); a number, an empty argument
+// and a string for %s do not.
 func TestPrintfNotANumber(t *testing.T) {
 	run := func(src string) *Trace {
 		t.Helper()
@@ -82,6 +89,11 @@ func TestPrintfNotANumber(t *testing.T) {
 	tr := run("set -e\nprintf -v N '%03d' \"3.5\"\nserver --n \"$N\"\n")
 	if tr.Stop == nil || !strings.Contains(tr.Stop.Msg, `"3.5" is not a number for %d`) || len(tr.Commands) != 0 {
 		t.Errorf("printf %%03d 3.5: stop %+v, commands %d", tr.Stop, len(tr.Commands))
+	}
+	for _, src := range []string{"printf '%5%'\nserver\n", "printf '%-5b|' 'a\\tb'\nserver\n"} {
+		if tr := run(src); tr.Stop == nil || !strings.Contains(tr.Stop.Msg, "which the sandbox does not format as bash does") || len(tr.Commands) != 0 {
+			t.Errorf("%q: stop %+v", src, tr.Stop)
+		}
 	}
 	tr = run("printf '%d %s %5.1f|' 7 abc '' 12 x 2.5 > /tmp/o\nserver\n")
 	if tr.Stop != nil || tr.Writes["/tmp/o"] != "7 abc   0.0|12 x   2.5|" {

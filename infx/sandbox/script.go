@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
@@ -428,14 +429,27 @@ func printfCompat(args []string) ([]string, bool) {
 		case strings.Contains(sp.flags, "*") || sp.verb == 'a' || sp.verb == 'A':
 			return args, false
 		case strings.IndexByte("sbcdiuox", sp.verb) < 0 || strings.ContainsAny(sp.flags, ".#"),
-			sp.verb == 'c' && sp.flags != "", sp.verb == 's' && sp.flags != "":
-			// (the interpreter's %c takes no width; its %s counts a
-			// width in runes where C counts bytes, and pads with zeros
-			// on a 0 flag, which C ignores for strings)
+			sp.verb == 'c', sp.verb == 's' && sp.flags != "",
+			strings.IndexByte("uoxX", sp.verb) >= 0 && strings.ContainsAny(sp.flags, "+ "):
+			// (the interpreter's %c takes no width and prints nothing
+			// for an empty argument; its %s counts a width in runes where
+			// C counts bytes, and pads with zeros on a 0 flag, which C
+			// ignores for strings, as it ignores + and space for an
+			// unsigned conversion)
 			rewrite = true
 		}
 		specs = append(specs, sp)
 		i = j
+	}
+	if !rewrite {
+		// a character's code ('A) is a number to bash, not to the
+		// interpreter's printf
+		for _, a := range args[fi+1:] {
+			if a != "" && (a[0] == '\'' || a[0] == '"') {
+				rewrite = true
+				break
+			}
+		}
 	}
 	if !rewrite {
 		return args, false
@@ -491,6 +505,40 @@ func printfV(args []string) []string {
 	return []string{"eval", name + "='" + strings.ReplaceAll(b.String(), "'", `'"'"'`) + "'"}
 }
 
+// charCode is the number bash's printf reads from an argument that
+// starts with a quote: the code of the character after it (its first
+// byte when that is not UTF-8; 0 when there is none).
+func charCode(arg string) (int64, bool) {
+	if arg == "" || arg[0] != '\'' && arg[0] != '"' {
+		return 0, false
+	}
+	if len(arg) == 1 {
+		return 0, true
+	}
+	r, size := utf8.DecodeRuneInString(arg[1:])
+	if r == utf8.RuneError && size <= 1 {
+		return int64(arg[1]), true
+	}
+	return int64(r), true
+}
+
+// bashFloat is the number bash's printf reads for a floating conversion
+// (bashNumber): a character's code, a hexadecimal number with or without
+// a p exponent (strtold's; Go's ParseFloat wants the exponent), else the
+// decimal; out of range, an infinity.
+func bashFloat(arg string) float64 {
+	if c, ok := charCode(arg); ok {
+		return float64(c)
+	}
+	a := strings.TrimSpace(arg)
+	u := strings.ToLower(strings.TrimLeft(a, "+-"))
+	if strings.HasPrefix(u, "0x") && !strings.Contains(u, "p") {
+		a += "p0"
+	}
+	v, _ := strconv.ParseFloat(a, 64)
+	return v
+}
+
 // padBytes is C printf's %s of s under flags ("-10", "05", ".3"): the
 // precision cuts s to that many bytes, the width pads it with spaces to
 // that many bytes (on the left; on the right with '-'); the 0, +, space
@@ -525,11 +573,10 @@ func padBytes(flags, s string) string {
 // printf (and so bash's) does.
 func cFormat(flags string, verb byte, arg string, given bool) string {
 	num := func() int64 {
-		a := strings.TrimSpace(arg)
-		if len(a) > 1 && (a[0] == '\'' || a[0] == '"') {
-			return int64(a[1]) // bash: the leading character's code
+		if c, ok := charCode(arg); ok {
+			return c
 		}
-		v, _ := strconv.ParseInt(a, 0, 64)
+		v, _ := strconv.ParseInt(strings.TrimSpace(arg), 0, 64) // out of range: the bound, as bash
 		return v
 	}
 	switch verb {
@@ -541,18 +588,26 @@ func cFormat(flags string, verb byte, arg string, given bool) string {
 	case 's':
 		return padBytes(flags, arg)
 	case 'c':
-		if arg != "" {
-			arg = arg[:1]
+		if arg == "" {
+			arg = "\x00" // bash prints the string's end: a NUL byte
 		}
-		return padBytes(flags, arg)
+		if i := strings.IndexByte(flags, '.'); i >= 0 {
+			flags = flags[:i] // C ignores a precision for %c
+		}
+		return padBytes(flags, arg[:1])
 	case 'd', 'i':
 		return fmt.Sprintf("%"+flags+"d", num())
 	case 'u':
-		return fmt.Sprintf("%"+flags+"d", uint64(num()))
+		return fmt.Sprintf("%"+strings.NewReplacer("+", "", " ", "").Replace(flags)+"d", uint64(num()))
 	case 'o', 'x', 'X':
-		return fmt.Sprintf("%"+flags+string(verb), uint64(num()))
+		n := uint64(num())
+		flags = strings.NewReplacer("+", "", " ", "").Replace(flags)
+		if n == 0 && verb != 'o' {
+			flags = strings.ReplaceAll(flags, "#", "") // C: no 0x before a zero
+		}
+		return fmt.Sprintf("%"+flags+string(verb), n)
 	case 'f', 'F', 'e', 'E', 'g', 'G':
-		v, _ := strconv.ParseFloat(strings.TrimSpace(arg), 64)
+		v := bashFloat(arg)
 		if (verb == 'g' || verb == 'G') && !strings.Contains(flags, ".") {
 			flags += ".6" // C's default precision; Go's %g is the shortest
 		}
@@ -1043,6 +1098,11 @@ func printfUnknown(args []string) string {
 			} else {
 				n = 0
 			}
+		}
+		if j < len(format) && (format[j] == '%' || format[j] == 'b') && j > i+1 {
+			// bash refuses %5% (an invalid conversion: it stops there,
+			// status 1); the interpreter's %b takes no width
+			return fmt.Sprintf("printf %s: %s, which the sandbox does not format as bash does", ShortArgv([]string{format})[0], format[i:j+1])
 		}
 		if j < len(format) && format[j] == '%' {
 			j++
