@@ -234,17 +234,25 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			}
 		}
 	case "echo":
+		// cookbook-sync patch: bash's echo (builtins/echo.def): an option
+		// word is "-" and letters of "neE" only ("-ne", "-nn", "-eE"; the
+		// last of e and E wins), and -e expands echo's escapes (echoEscapes),
+		// not printf's format (a % in the text was a conversion).
 		newline, doExpand := true, false
-	echoOpts:
 		for len(args) > 0 {
-			switch args[0] {
-			case "-n":
-				newline = false
-			case "-e":
-				doExpand = true
-			case "-E": // default
-			default:
-				break echoOpts
+			a := args[0]
+			if len(a) < 2 || a[0] != '-' || strings.Trim(a[1:], "neE") != "" {
+				break
+			}
+			for _, c := range a[1:] {
+				switch c {
+				case 'n':
+					newline = false
+				case 'e':
+					doExpand = true
+				case 'E':
+					doExpand = false
+				}
 			}
 			args = args[1:]
 		}
@@ -253,7 +261,13 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				r.out(" ")
 			}
 			if doExpand {
-				arg, _, _ = expand.Format(r.ecfg, arg, nil)
+				text, stop := echoEscapes(arg)
+				r.out(text)
+				if stop { // \c: nothing more, not even the newline
+					newline = false
+					break
+				}
+				continue
 			}
 			r.out(arg)
 		}
@@ -1287,4 +1301,117 @@ func (r *Runner) optStatusText(status bool) string {
 		return "on"
 	}
 	return "off"
+}
+
+// echoEscapes (cookbook-sync patch) is s with the escapes of bash's echo
+// -e expanded (lib/sh/strtrans.c ansicstr, echo's mode): \a \b \e \E \f
+// \n \r \t \v \\; \0 and up to three octal digits; \x and one or two hex
+// digits, \u up to four, \U up to eight (a code point written out as UTF-8
+// bytes, whatever its value, as bash does); \c ends the output (stop);
+// any other backslash, and one with no digits after \x, \u or \U, is
+// kept with what follows.
+func echoEscapes(s string) (out string, stop bool) {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s, false
+	}
+	var b strings.Builder
+	digits := func(i, max int, base string) (int, int) { // value, digits read
+		v, n := 0, 0
+		for n < max && i+n < len(s) {
+			d := strings.IndexByte(base, s[i+n]|0x20)
+			if d < 0 {
+				break
+			}
+			v = v*len(base) + d
+			n++
+		}
+		return v, n
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch e := s[i]; e {
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'e', 'E':
+			b.WriteByte(0x1b)
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte('\v')
+		case '\\':
+			b.WriteByte('\\')
+		case 'c':
+			return b.String(), true
+		case '0':
+			v, n := digits(i+1, 3, "01234567")
+			b.WriteByte(byte(v))
+			i += n
+		case 'x', 'u', 'U':
+			max := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
+			v, n := digits(i+1, max, "0123456789abcdef")
+			switch {
+			case n == 0:
+				b.WriteByte('\\')
+				b.WriteByte(e)
+			case e == 'x':
+				b.WriteByte(byte(v))
+			default:
+				writeUTF8(&b, uint32(v))
+			}
+			i += n
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(e)
+		}
+	}
+	return b.String(), false
+}
+
+// writeUTF8 (cookbook-sync patch) writes code point v in UTF-8's bit
+// layout, surrogates and values past U+10FFFF included, as bash's
+// u32toutf8 does; nothing for one of 0x80000000 or more, as bash.
+func writeUTF8(b *strings.Builder, v uint32) {
+	switch {
+	case v >= 0x80000000:
+	case v < 0x80:
+		b.WriteByte(byte(v))
+	case v < 0x800:
+		b.WriteByte(byte(0xC0 | v>>6))
+		b.WriteByte(byte(0x80 | v&0x3F))
+	case v < 0x10000:
+		b.WriteByte(byte(0xE0 | v>>12))
+		b.WriteByte(byte(0x80 | v>>6&0x3F))
+		b.WriteByte(byte(0x80 | v&0x3F))
+	case v < 0x200000:
+		b.WriteByte(byte(0xF0 | v>>18))
+		b.WriteByte(byte(0x80 | v>>12&0x3F))
+		b.WriteByte(byte(0x80 | v>>6&0x3F))
+		b.WriteByte(byte(0x80 | v&0x3F))
+	case v < 0x4000000:
+		b.WriteByte(byte(0xF8 | v>>24))
+		b.WriteByte(byte(0x80 | v>>18&0x3F))
+		b.WriteByte(byte(0x80 | v>>12&0x3F))
+		b.WriteByte(byte(0x80 | v>>6&0x3F))
+		b.WriteByte(byte(0x80 | v&0x3F))
+	default:
+		b.WriteByte(byte(0xFC | v>>30&0x1))
+		b.WriteByte(byte(0x80 | v>>24&0x3F))
+		b.WriteByte(byte(0x80 | v>>18&0x3F))
+		b.WriteByte(byte(0x80 | v>>12&0x3F))
+		b.WriteByte(byte(0x80 | v>>6&0x3F))
+		b.WriteByte(byte(0x80 | v&0x3F))
+	}
 }

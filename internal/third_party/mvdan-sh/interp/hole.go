@@ -102,6 +102,12 @@ func (r *Runner) holeBuiltin(args []string) {
 		return
 	case "echo":
 		for _, a := range args[1:] {
+			if len(a) >= 2 && a[0] == '-' && expand.HasHole(a) {
+				// whether it is an option word ("-ne") is read from
+				// its letters (eighteenth patch)
+				r.inspectHole("echo's options")
+				return
+			}
 			if len(a) < 2 || a[0] != '-' || strings.Trim(a[1:], "neE") != "" {
 				break // the first operand: options end
 			}
