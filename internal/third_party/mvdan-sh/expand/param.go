@@ -399,11 +399,24 @@ func (cfg *Config) perElemOps(pe *syntax.ParamExp, elems []string) ([]string, er
 
 // replaceElems applies a ${var/pattern/repl} replacement to each element.
 func (cfg *Config) replaceElems(repl *syntax.Replace, elems []string) ([]string, error) {
-	orig, err := Pattern(cfg, repl.Orig)
+	// cookbook-sync patch: ${x/#pat/with} and ${x/%pat/with} replace a
+	// match at the start or at the end only; the parser leaves the # or %
+	// at the head of the pattern word (it was matched as a character)
+	origWord, anchor := repl.Orig, byte(0)
+	if !repl.All && origWord != nil && len(origWord.Parts) > 0 {
+		if lit, ok := origWord.Parts[0].(*syntax.Lit); ok && lit.Value != "" && (lit.Value[0] == '#' || lit.Value[0] == '%') {
+			anchor = lit.Value[0]
+			w, rest := *origWord, *lit
+			rest.Value = lit.Value[1:]
+			w.Parts = append([]syntax.WordPart{&rest}, origWord.Parts[1:]...)
+			origWord = &w
+		}
+	}
+	orig, err := Pattern(cfg, origWord)
 	if err != nil {
 		return nil, err
 	}
-	if orig == "" {
+	if orig == "" && anchor == 0 {
 		return elems, nil // nothing to replace
 	}
 	with, err := Literal(cfg, repl.With)
@@ -416,7 +429,14 @@ func (cfg *Config) replaceElems(repl *syntax.Replace, elems []string) ([]string,
 	}
 	out := make([]string, len(elems))
 	for i, elem := range elems {
-		locs := findAllIndex(orig, elem, n)
+		var locs [][]int
+		if anchor != 0 {
+			if loc := anchoredIndex(orig, elem, anchor == '#'); loc != nil {
+				locs = [][]int{loc}
+			}
+		} else {
+			locs = findAllIndex(orig, elem, n)
+		}
 		sb := cfg.strBuilder()
 		last := 0
 		for _, loc := range locs {
@@ -667,4 +687,27 @@ func (cfg *Config) sameInWorlds(s string, op func(string) string) (string, bool)
 		}
 	}
 	return first, true
+}
+
+// anchoredIndex (cookbook-sync patch) is where pattern pat matches name
+// from its start (start) or up to its end, the longest such match; nil
+// when it does not.
+func anchoredIndex(pat, name string, start bool) []int {
+	expr, err := pattern.Regexp(pat, 0)
+	if err != nil {
+		return nil
+	}
+	if start {
+		expr = "^(?:" + expr + ")"
+	} else {
+		expr = "(?:" + expr + ")$"
+	}
+	rx, err := regexp.Compile(expr)
+	if err != nil {
+		return nil
+	}
+	if start {
+		rx.Longest()
+	}
+	return rx.FindStringIndex(name)
 }
