@@ -889,11 +889,11 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 		case "@": // "${!name[@]}"
 			switch vr := cfg.Env.Get(name); vr.Kind {
 			case Indexed:
-				return vr.indexedKeys(), nil
+				return append([]string{}, vr.indexedKeys()...), nil // cookbook-sync patch: none, not nil
 			case Associative:
 				keys := slices.Collect(maps.Keys(vr.Map))
 				cfg.inspectAll("the keys of an associative array", keys) // cookbook-sync patch
-				return keys, nil
+				return append([]string{}, keys...), nil // cookbook-sync patch: none, not nil
 			}
 		}
 		return nil, nil
@@ -906,6 +906,12 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 		}
 		if star {
 			return []string{cfg.ifsJoin(elems)}, nil
+		}
+		if elems == nil {
+			// cookbook-sync patch: no elements are no fields (nil
+			// meant "not a list expansion": an array made empty by read
+			// -a, mapfile or declare -A gave one empty field)
+			elems = []string{}
 		}
 		return elems, nil
 	}

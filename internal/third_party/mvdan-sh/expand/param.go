@@ -132,6 +132,19 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp) (string, error) {
 			callVarInd = false
 			elems = cfg.sliceElems(pe, vr.List, vr.Indexes, name == "@" || name == "*")
 			str = join(elems)
+		case Associative:
+			// cookbook-sync patch: the values, one element each (as
+			// listElems), so that ${#m[@]} counts them: it was one, the
+			// values joined
+			indexAllElements = true
+			callVarInd = false
+			elems = slices.Sorted(maps.Values(vr.Map))
+			cfg.inspectAll("the values of an associative array", elems)
+			if nodeLit(index) == "*" {
+				str = cfg.ifsJoin(elems)
+			} else {
+				str = strings.Join(elems, " ")
+			}
 		}
 	}
 	if callVarInd {

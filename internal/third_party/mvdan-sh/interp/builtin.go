@@ -758,6 +758,11 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			}
 			// Use -1 as max to get all fields without joining the last ones.
 			values := expand.ReadFields(r.ecfg, string(line), -1, raw)
+			if values == nil {
+				// cookbook-sync patch: an empty line is an empty array,
+				// as A=() makes it ("${A[@]}" was one empty word)
+				values = []string{}
+			}
 			r.setVar(arrayName, expand.Variable{
 				Set:  true,
 				Kind: expand.Indexed,

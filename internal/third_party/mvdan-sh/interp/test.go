@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
+	"strings"
 
 	"golang.org/x/term"
 
@@ -65,6 +67,27 @@ func (r *Runner) bashTest(ctx context.Context, expr syntax.TestExpr, classic boo
 		by := r.bashTest(ctx, x.Y, classic)
 		if x.Op != syntax.AndTest && x.Op != syntax.OrTest { // cookbook-sync patch
 			r.holeIn("a test", by)
+		}
+		if !classic {
+			switch x.Op {
+			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+				// cookbook-sync patch: in [[ ]], the operands of a numeric
+				// comparison are arithmetic expressions, as in bash
+				// (0x10, 010, 2+3, a variable's name); test and [ take
+				// decimal integers (binTest)
+				a, err := r.testArithm(bx)
+				if err == nil {
+					var b int64
+					if b, err = r.testArithm(by); err == nil {
+						if numTest(x.Op, a, b) {
+							return "1"
+						}
+						return ""
+					}
+				}
+				r.errf("%v\n", err)
+				return ""
+			}
 		}
 		if r.binTest(ctx, x.Op, bx, by) {
 			return "1"
@@ -144,18 +167,21 @@ func (r *Runner) binTest(ctx context.Context, op syntax.BinTestOperator, x, y st
 			return false
 		}
 		return os.SameFile(info1, info2)
-	case syntax.TsEql:
-		return atoi(x) == atoi(y)
-	case syntax.TsNeq:
-		return atoi(x) != atoi(y)
-	case syntax.TsLeq:
-		return atoi(x) <= atoi(y)
-	case syntax.TsGeq:
-		return atoi(x) >= atoi(y)
-	case syntax.TsLss:
-		return atoi(x) < atoi(y)
-	case syntax.TsGtr:
-		return atoi(x) > atoi(y)
+	case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+		// cookbook-sync patch: test and [ take decimal integers only
+		// (bash's legal_number: blanks, a sign, digits, blanks); any other
+		// operand is an error, and the test false (it read "0x10" as 0)
+		a, okA := legalNumber(x)
+		b, okB := legalNumber(y)
+		if !okA || !okB {
+			bad := x
+			if okA {
+				bad = y
+			}
+			r.errf("%s: integer expression expected\n", bad)
+			return false
+		}
+		return numTest(op, a, b)
 	case syntax.AndTest:
 		return x != "" && y != ""
 	case syntax.OrTest:
@@ -258,4 +284,52 @@ func (r *Runner) unTest(ctx context.Context, op syntax.UnTestOperator, x string)
 		// Should only happen if we forgot a case above.
 		panic(fmt.Sprintf("unexpected unary test op: %v", op))
 	}
+}
+
+// testArithm (cookbook-sync patch) is the value of s as an arithmetic
+// expression, as [[ a -eq b ]] reads its operands; an empty string is 0.
+func (r *Runner) testArithm(s string) (int64, error) {
+	if strings.TrimSpace(s) == "" {
+		return 0, nil
+	}
+	expr, err := syntax.NewParser().Arithmetic(strings.NewReader(s))
+	if err != nil {
+		return 0, err
+	}
+	n, err := expand.Arithm(r.ecfg, expr)
+	return int64(n), err
+}
+
+// numTest (cookbook-sync patch) compares a and b by a numeric test
+// operator.
+func numTest(op syntax.BinTestOperator, a, b int64) bool {
+	switch op {
+	case syntax.TsEql:
+		return a == b
+	case syntax.TsNeq:
+		return a != b
+	case syntax.TsLeq:
+		return a <= b
+	case syntax.TsGeq:
+		return a >= b
+	case syntax.TsLss:
+		return a < b
+	}
+	return a > b
+}
+
+// legalNumber (cookbook-sync patch) is s read as bash's test reads an
+// integer (general.c legal_number): optional blanks, an optional sign,
+// decimal digits, optional blanks; ok false for anything else.
+func legalNumber(s string) (int64, bool) {
+	t := strings.Trim(s, " \t\n")
+	u := strings.TrimPrefix(strings.TrimPrefix(t, "-"), "+")
+	if len(t)-len(u) > 1 || u == "" || strings.Trim(u, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil {
+		return 0, false // out of range: bash's legal_number refuses it too
+	}
+	return n, true
 }
