@@ -889,11 +889,12 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 		case "@": // "${!name[@]}"
 			switch vr := cfg.Env.Get(name); vr.Kind {
 			case Indexed:
-				return append([]string{}, vr.indexedKeys()...), nil // cookbook-sync patch: none, not nil
+				// cookbook-sync patch: no keys are no fields, not nil
+				return append([]string{}, vr.indexedKeys()...), nil
 			case Associative:
 				keys := slices.Collect(maps.Keys(vr.Map))
 				cfg.inspectAll("the keys of an associative array", keys) // cookbook-sync patch
-				return append([]string{}, keys...), nil // cookbook-sync patch: none, not nil
+				return append([]string{}, keys...), nil
 			}
 		}
 		return nil, nil
