@@ -479,6 +479,7 @@ func prepareFile(name string, src []byte) *preparedFile {
 	markConditions(file, name)
 	rewriteProcSubst(file)
 	guardNamelessAssigns(file)
+	guardDeclOptions(file)
 	guardNames(file)
 	guardArithNames(file, name)
 	marker{name: name}.stmts(file.Stmts, ctxPlain)

@@ -727,6 +727,12 @@ func (sb *sandbox) guardCmd(hc interp.HandlerContext, at Pos, args []string) (ha
 		}
 		sb.stop()
 		return false, errStopped
+	case declOptionCmd:
+		if sb.stopReason == nil {
+			sb.stopReason = &Unsupported{Pos: at, Command: strings.Join(args[1:], " "), Msg: declOptionMsg}
+		}
+		sb.stop()
+		return false, errStopped
 	case arithNameCmd:
 		if len(args) > 1 && strings.HasPrefix(args[1], markerPrefix) {
 			at, _ = sb.decodeMarker(args[1])

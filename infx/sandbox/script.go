@@ -245,6 +245,58 @@ func guardNamelessAssigns(f *syntax.File) {
 	})
 }
 
+// declOptionCmd is what guardDeclOptions makes of a declaration with an
+// option the interpreter does not have; the call handler ends the run
+// there as Unsupported (declOptionMsg).
+const declOptionCmd = "__cookbook_sync_decl_option"
+
+// declOptionMsg says why a declOptionCmd ends the run.
+const declOptionMsg = "the shell interpreter (mvdan.cc/sh/v3) has no such option (bash's integer, case-converting or trace attributes; export's -f and -n): it skips the declaration, so what the declared variables hold is not known"
+
+// guardDeclOptions replaces every declaration (declare, typeset, local,
+// export, readonly) whose literal option word holds a letter the
+// interpreter does not take by declOptionCmd: the interpreter prints
+// "invalid option" and skips the whole declaration (`declare -i n=5`
+// left n unset), and for export's -n and -f it means something else
+// (a name reference, a printed function). Its letters: x r a A n g f p
+// for declare, typeset and local; a and A for readonly (it adds r); p for
+// export (it adds x).
+func guardDeclOptions(f *syntax.File) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		st, ok := n.(*syntax.Stmt)
+		if !ok {
+			return true
+		}
+		d, ok := st.Cmd.(*syntax.DeclClause)
+		if !ok || d.Variant == nil {
+			return true
+		}
+		allowed := "xranAgfp"
+		switch d.Variant.Value {
+		case "export":
+			allowed = "p"
+		case "readonly":
+			allowed = "aA"
+		}
+		for _, a := range d.Args {
+			if !a.Naked || a.Name != nil && a.Name.Value != "" || a.Value == nil {
+				continue
+			}
+			opt := a.Value.Lit()
+			if len(opt) < 2 || opt[0] != '-' && opt[0] != '+' || strings.Trim(opt[1:], allowed) == "" {
+				continue
+			}
+			pos := d.Pos()
+			word := func(v string) *syntax.Word {
+				return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: pos, ValueEnd: pos, Value: v}}}
+			}
+			st.Cmd = &syntax.CallExpr{Args: []*syntax.Word{word(declOptionCmd), word(d.Variant.Value), word(opt)}}
+			return false
+		}
+		return true
+	})
+}
+
 // replCheckCmd is the command guardReplacements puts in front of every
 // pattern replacement; the call handler answers it (replCheck).
 const replCheckCmd = "__cookbook_sync_repl_check"

@@ -1,0 +1,39 @@
+package sandbox
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestDeclOptionsNotEmulated: a declaration with an option the
+// interpreter does not have (declare -i, -l, -u, -t; export -n, -f)
+// stops the run as not followed, naming it — the interpreter skipped it
+// and left its variables unset (`declare -i n=5` gave n empty) — while
+// the options it has (-a, -A, -r, -x, -g, -p) run as before.
+func TestDeclOptionsNotEmulated(t *testing.T) {
+	run := func(src string) *Trace {
+		t.Helper()
+		tr, err := Run(context.Background(), Script{Path: "t.sh", Src: []byte(src)}, Config{Env: []string{"PATH=/usr/bin"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	for _, c := range []struct{ src, cmd string }{
+		{"declare -i n=5\nserver --n \"$n\"\n", "declare -i"},
+		{"f() { local -ri c=7; server --c \"$c\"; }\nf\n", "local -ri"},
+		{"typeset -u U=abc\nserver\n", "typeset -u"},
+		{"X=1\nexport -n X\nserver\n", "export -n"},
+		{"declare -l L=ABC\nserver\n", "declare -l"},
+	} {
+		tr := run(c.src)
+		if tr.Stop == nil || tr.Stop.Command != c.cmd || !strings.Contains(tr.Stop.Msg, "has no such option") || len(tr.Commands) != 0 {
+			t.Errorf("%q: stop %+v, %d commands", c.src, tr.Stop, len(tr.Commands))
+		}
+	}
+	tr := run("declare -A M=([a]=1)\nlocal_f() { local -a A=(x y); readonly -a R=(1); declare -rx E=e; server \"${M[a]}\" \"${A[1]}\" \"${R[0]}\" \"$E\"; }\nlocal_f\n")
+	if tr.Stop != nil || len(tr.Commands) != 1 || strings.Join(tr.Commands[0].Argv, " ") != "server 1 y 1 e" {
+		t.Errorf("supported options: stop %+v, commands %+v", tr.Stop, tr.Commands)
+	}
+}
