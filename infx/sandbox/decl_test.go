@@ -6,11 +6,13 @@ import (
 	"testing"
 )
 
-// TestDeclOptionsNotEmulated: a declaration with an option the
-// interpreter does not have (declare -i, -l, -u, -t; export -n, -f)
+// TestDeclOptionsNotEmulated: a declaration or a read with an option the
+// interpreter does not have (declare -i, -l, -u, -t; export -n, -f; read
+// -t, -n, -u)
 // stops the run as not followed, naming it — the interpreter skipped it
 // and left its variables unset (`declare -i n=5` gave n empty) — while
-// the options it has (-a, -A, -r, -x, -g, -p) run as before.
+// the options it has (-a, -A, -r, -x, -g, -p; read's -r, -a, -p, -d) run
+// as before.
 func TestDeclOptionsNotEmulated(t *testing.T) {
 	run := func(src string) *Trace {
 		t.Helper()
@@ -26,13 +28,21 @@ func TestDeclOptionsNotEmulated(t *testing.T) {
 		{"typeset -u U=abc\nserver\n", "typeset -u"},
 		{"X=1\nexport -n X\nserver\n", "export -n"},
 		{"declare -l L=ABC\nserver\n", "declare -l"},
+		{"read -t 5 X <<< a\nserver\n", "read -t"},
+		{"IFS= read -rn1 C <<< ab\nserver\n", "read -rn1"},
+		{"read -p '> ' -u 3 X\nserver\n", "read -u"},
 	} {
 		tr := run(c.src)
 		if tr.Stop == nil || tr.Stop.Command != c.cmd || !strings.Contains(tr.Stop.Msg, "has no such option") || len(tr.Commands) != 0 {
 			t.Errorf("%q: stop %+v, %d commands", c.src, tr.Stop, len(tr.Commands))
 		}
 	}
-	tr := run("declare -A M=([a]=1)\nlocal_f() { local -a A=(x y); readonly -a R=(1); declare -rx E=e; server \"${M[a]}\" \"${A[1]}\" \"${R[0]}\" \"$E\"; }\nlocal_f\n")
+	tr := run("IFS=, read -r -d '' -a P <<< 'p,q'\nread -rp '> ' Q <<< q\nread -rd x R <<< 'rxs'\n" +
+		"server \"${P[1]}\" \"$Q\" \"$R\"\n")
+	if tr.Stop != nil || len(tr.Commands) != 1 || strings.Join(tr.Commands[0].Argv, " ") != "server q\n q r" {
+		t.Errorf("read's options: stop %+v, commands %+v", tr.Stop, tr.Commands)
+	}
+	tr = run("declare -A M=([a]=1)\nlocal_f() { local -a A=(x y); readonly -a R=(1); declare -rx E=e; server \"${M[a]}\" \"${A[1]}\" \"${R[0]}\" \"$E\"; }\nlocal_f\n")
 	if tr.Stop != nil || len(tr.Commands) != 1 || strings.Join(tr.Commands[0].Argv, " ") != "server 1 y 1 e" {
 		t.Errorf("supported options: stop %+v, commands %+v", tr.Stop, tr.Commands)
 	}

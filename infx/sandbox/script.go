@@ -251,10 +251,11 @@ func guardNamelessAssigns(f *syntax.File) {
 const declOptionCmd = "__cookbook_sync_decl_option"
 
 // declOptionMsg says why a declOptionCmd ends the run.
-const declOptionMsg = "the shell interpreter (mvdan.cc/sh/v3) has no such option (bash's integer, case-converting or trace attributes; export's -f and -n): it skips the declaration, so what the declared variables hold is not known"
+const declOptionMsg = "the shell interpreter (mvdan.cc/sh/v3) has no such option (bash's integer, case-converting or trace attributes; export's -f and -n; read's -n, -N, -t, -u, -e, -i): it skips the command, so what it would set is not known"
 
 // guardDeclOptions replaces every declaration (declare, typeset, local,
-// export, readonly) whose literal option word holds a letter the
+// export, readonly), and every read (readOptionUnknown), whose literal
+// option word holds a letter the
 // interpreter does not take by declOptionCmd: the interpreter prints
 // "invalid option" and skips the whole declaration (`declare -i n=5`
 // left n unset), and for export's -n and -f it means something else
@@ -265,6 +266,16 @@ func guardDeclOptions(f *syntax.File) {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		st, ok := n.(*syntax.Stmt)
 		if !ok {
+			return true
+		}
+		if ce, ok := st.Cmd.(*syntax.CallExpr); ok && len(ce.Args) > 0 && ce.Args[0].Lit() == "read" {
+			if opt := readOptionUnknown(ce.Args[1:]); opt != "" {
+				pos := ce.Pos()
+				word := func(v string) *syntax.Word {
+					return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: pos, ValueEnd: pos, Value: v}}}
+				}
+				st.Cmd = &syntax.CallExpr{Args: []*syntax.Word{word(declOptionCmd), word("read"), word(opt)}}
+			}
 			return true
 		}
 		d, ok := st.Cmd.(*syntax.DeclClause)
@@ -295,6 +306,32 @@ func guardDeclOptions(f *syntax.File) {
 		}
 		return true
 	})
+}
+
+// readOptionUnknown is the first literal option word of a read's
+// arguments holding a letter the interpreter's read does not take (it
+// has -r, -s, -a, -p PROMPT and, patched, -d DELIM), "" when none: the
+// options end at the first operand, at "--", or at a word that is not
+// literal (what it holds is known only when it runs).
+func readOptionUnknown(args []*syntax.Word) string {
+	for i := 0; i < len(args); i++ {
+		w := args[i].Lit()
+		if w == "--" || len(w) < 2 || w[0] != '-' {
+			return ""
+		}
+		for j := 1; j < len(w); j++ {
+			switch c := w[j]; {
+			case c == 'p' || c == 'd':
+				if j == len(w)-1 {
+					i++ // the value is the next word
+				}
+				j = len(w)
+			case strings.IndexByte("sra", c) < 0:
+				return w
+			}
+		}
+	}
+	return ""
 }
 
 // replCheckCmd is the command guardReplacements puts in front of every

@@ -707,9 +707,19 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		raw := false
 		silent := false
 		readArray := false
+		delim := byte('\n') // cookbook-sync patch: read -d
 		fp := flagParser{remaining: args}
 		for fp.more() {
 			switch flag := fp.flag(); flag {
+			case "-d":
+				// cookbook-sync patch: the line ends at the first
+				// character of the option's value (NUL for '': the
+				// idiom `while IFS= read -r -d '' f; do …; done <
+				// <(find … -print0)`)
+				delim = 0
+				if v := fp.value(); v != "" {
+					delim = v[0]
+				}
 			case "-s":
 				silent = true
 			case "-r":
@@ -748,7 +758,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			// where we need to read without echoing.
 			line, err = term.ReadPassword(fd)
 		} else {
-			line, err = r.readLine(ctx, raw)
+			line, err = r.readLine(ctx, raw, delim)
 		}
 		if readArray {
 			// read -a arrayname: split line into fields and assign to indexed array.
@@ -1096,7 +1106,7 @@ func (r *Runner) printOptLine(name string, enabled, supported bool) {
 	r.outf("%s\t%s\t(%q not supported)\n", name, state, r.optStatusText(!enabled))
 }
 
-func (r *Runner) readLine(ctx context.Context, raw bool) ([]byte, error) {
+func (r *Runner) readLine(ctx context.Context, raw bool, delim byte) ([]byte, error) {
 	if r.stdin == nil {
 		return nil, errors.New("interp: can't read, there's no stdin")
 	}
@@ -1130,7 +1140,7 @@ func (r *Runner) readLine(ctx context.Context, raw bool) ([]byte, error) {
 				// line continuation; drop the trailing backslash
 				line = line[:len(line)-1]
 				esc = false
-			case b == '\n':
+			case b == delim: // cookbook-sync patch: read -d
 				return line, nil
 			default:
 				line = append(line, b)

@@ -621,7 +621,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 					}
 					r.errf("%s", ps3)
 
-					line, err := r.readLine(ctx, true)
+					line, err := r.readLine(ctx, true, '\n')
 					if err != nil {
 						r.errf("\n")
 						r.exit.code = 1
