@@ -12,7 +12,7 @@ import (
 )
 
 // TestReadDelim: read -d ends the line at the option's first character,
-// at NUL for ” (the find -print0 loop), as bash 5.2 (the expected text
+// at NUL for an empty value (the find -print0 loop), as bash 5.2 (the expected text
 // is bash's output of the script): the status is 1 when the input ends
 // before the delimiter.
 func TestReadDelim(t *testing.T) {
