@@ -7,13 +7,16 @@ import (
 	"testing"
 )
 
-// TestPrintfLikeBash: printf's string conversions as bash 5.2 prints them
+// TestPrintfLikeBash: printf's conversions as bash 5.2 prints them
 // (outputs taken from bash): widths and precisions count bytes, the 0
-// flag does not pad a string with zeros, %c takes a width, and %q quotes a
-// missing argument as ”. (A differential run against bash — 4,000 random
-// printf calls of %s, %q and %d with the widths scripts use — printed the
-// same; bash's status 1 for an argument that is not a number, where the
-// sandbox's printf ends with 0, is the one difference left.)
+// flag does not pad a string with zeros, %c takes a width, %q quotes a
+// missing argument as an empty string is quoted; a character's code ('A)
+// is a number to every numeric conversion, a hexadecimal one to the
+// floating ones; + and space do nothing to an unsigned conversion, # nothing
+// to a zero. (Differential runs against bash — 4,000 random printf calls of
+// %s, %q and %d with the widths scripts use, and 3,000 of every flag and
+// conversion — printed the same, each call that bash ends with status 1
+// stopping the run: TestPrintfNotANumber.)
 func TestPrintfLikeBash(t *testing.T) {
 	dir := t.TempDir()
 	cases := []struct{ line, want string }{
