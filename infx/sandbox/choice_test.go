@@ -363,11 +363,14 @@ func TestReadFreeConditionsUnguarded(t *testing.T) {
 	}
 }
 
-// TestSeqPipeStage: only a plain echo runs before the stage it feeds
+// TestSeqPipeStage: a plain call of echo, printf, env or a text filter
+// (seqPipePrograms), or a pipeline of them, runs before the stage it feeds
 // (interp.SequentialPipes), after its position marker; not with an
-// assignment, a redirection, negation or background, not when echo is a
-// function of the shell, and no other command. A script whose echo
-// stages feed loops and reads gives the same trace as its stages would.
+// assignment, a redirection, negation or background, not when the program
+// is a function of the shell, not with an option that writes a file or
+// waits for more (sed -i, sort -o, tail -f), and no other command. A script
+// whose echo stages feed loops and reads gives the same trace as its
+// stages would.
 func TestSeqPipeStage(t *testing.T) {
 	for _, c := range []struct {
 		src   string
@@ -379,8 +382,19 @@ func TestSeqPipeStage(t *testing.T) {
 		{"echo a | cat", true, false},
 		{"X=1 echo a | cat", false, false},
 		{"echo a 2>/dev/null | cat", false, false},
-		{"printf '%s\\n' a | cat", false, false},
-		{"cat f | grep a", false, false},
+		{"printf '%s\\n' a | cat", false, true},
+		{"cat f | grep a", false, true},
+		{"env | grep -E '^SGLANG_' | sort > /tmp/s", false, true},
+		{"sed -i s/a/b/ f | cat", false, false},
+		{"sed -ni s/a/b/p f | cat", false, false},
+		{"sed -e s/a/b/ f | cat", false, true},
+		{"sort -o out x | cat", false, false},
+		{"sort -u x | cat", false, true},
+		{"tail -f log | grep x", false, false},
+		{"tail -n 1 log | grep x", false, true},
+		{"yes | head -1", false, false},
+		{"awk '{print}' f | cat", false, false},
+		{"grep a f | \"$P\" x | cat", false, false},
 		{"{ echo a; } | cat", false, false},
 		{"\"$E\" a | cat", false, false},
 		{"echo \"$(cat f)\" | cat", false, false},

@@ -31,15 +31,16 @@ func TestDeclOptionsNotEmulated(t *testing.T) {
 		{"read -t 5 X <<< a\nserver\n", "read -t"},
 		{"IFS= read -rn1 C <<< ab\nserver\n", "read -rn1"},
 		{"read -p '> ' -u 3 X\nserver\n", "read -u"},
+		{"mapfile -t -n 2 L <<< x\nserver\n", "mapfile -n"},
 	} {
 		tr := run(c.src)
 		if tr.Stop == nil || tr.Stop.Command != c.cmd || !strings.Contains(tr.Stop.Msg, "has no such option") || len(tr.Commands) != 0 {
 			t.Errorf("%q: stop %+v, %d commands", c.src, tr.Stop, len(tr.Commands))
 		}
 	}
-	tr := run("IFS=, read -r -d '' -a P <<< 'p,q'\nread -rp '> ' Q <<< q\nread -rd x R <<< 'rxs'\n" +
-		"server \"${P[1]}\" \"$Q\" \"$R\"\n")
-	if tr.Stop != nil || len(tr.Commands) != 1 || strings.Join(tr.Commands[0].Argv, " ") != "server q\n q r" {
+	tr := run("IFS=, read -r -d '' -a P <<< 'p,q'\nread -rp '> ' Q <<< q\nread -rd x R <<< 'rxs'\nmapfile -t -d , M <<< 'm,n'\n" +
+		"server \"${P[1]}\" \"$Q\" \"$R\" \"${M[0]}\"\n")
+	if tr.Stop != nil || len(tr.Commands) != 1 || strings.Join(tr.Commands[0].Argv, " ") != "server q\n q r m" {
 		t.Errorf("read's options: stop %+v, commands %+v", tr.Stop, tr.Commands)
 	}
 	tr = run("declare -A M=([a]=1)\nlocal_f() { local -a A=(x y); readonly -a R=(1); declare -rx E=e; server \"${M[a]}\" \"${A[1]}\" \"${R[0]}\" \"$E\"; }\nlocal_f\n")

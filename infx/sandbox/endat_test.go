@@ -72,7 +72,7 @@ func TestEndAt(t *testing.T) {
 		"(python3 -m sglang.launch_server --tp 3 > srv.log 2>&1) &\nwhile :; do hostname; done\n",
 		"(python3 -m sglang.launch_server --tp 3 > srv.log 2>&1; hostname) &\nwait\nwhile :; do hostname; done\n",
 		"python3 -m sglang.launch_server --tp 3 2>&1 | tee srv.log\nwhile :; do hostname; done\n",
-		"printf x | python3 -m sglang.launch_server --tp 3\nwhile :; do hostname; done\n",
+		"{ printf x; } | python3 -m sglang.launch_server --tp 3\nwhile :; do hostname; done\n",
 		"(hostname) &\npython3 -m sglang.launch_server --tp 3\nwhile :; do hostname; done\n",
 	} {
 		for range 20 {
@@ -89,6 +89,15 @@ func TestEndAt(t *testing.T) {
 		run, err := runSrc(filepath.Join(dir, "s.sh"), "hostname &\npython3 -m sglang.launch_server --tp 3\nwhile :; do hostname; done\n", Config{IsServer: isServer, EndAt: atServer, ReadRoots: []string{dir}, Dir: dir, Steps: 500})
 		if err != nil || run.EndedAt != 2 {
 			t.Fatalf("after a simple background command: err %v, ended at %v", err, run)
+		}
+	}
+	// a left stage the sandbox runs to its end first (seqPipeStage)
+	// leaves nothing beside the stage it feeds: a server there ends the
+	// run every time
+	for range 20 {
+		run, err := runSrc(filepath.Join(dir, "s.sh"), "printf x | python3 -m sglang.launch_server --tp 3\nwhile :; do hostname; done\n", Config{IsServer: isServer, EndAt: atServer, ReadRoots: []string{dir}, Dir: dir, Steps: 500})
+		if err != nil || run.EndedAt != 1 || len(run.Commands) != 1 {
+			t.Fatalf("after a left stage run first: err %v, ended at %v", err, run)
 		}
 	}
 	// once the background job is done (waited for), a server the script

@@ -1547,18 +1547,25 @@ func (sb *sandbox) lastPos() Pos {
 }
 
 // seqPipeStage reports whether a pipeline's left stage may run to its end
-// before the stage it feeds starts (interp.SequentialPipes): a plain
-// `echo` (after its position marker) — no assignment, redirection,
+// before the stage it feeds starts (interp.SequentialPipes): a plain call
+// of a program the sandbox evaluates in the process and that ends by
+// itself once its input ends, writing only its output (seqPipePrograms:
+// echo, printf, env, the text filters) — no assignment, redirection,
 // negation or background, no command or process substitution in its words
 // (one may wait on the next stage, stop the run before the next stage's
 // commands are recorded, or record its own commands in another order),
-// and echo not a function of the shell — ends by itself, reads nothing and
-// writes only its output, so that running it first is what running the
-// stages side by side gives. A loop of `echo "$x" | grep …` then makes no
-// copy of the script's variables for each stage.
+// the program not a function of the shell — or a pipeline of such stages:
+// running it first is what running the stages side by side gives, and
+// its commands are recorded in the stages' order on every machine
+// (side by side, `env | grep -E '^SGLANG_' | sort` recorded sort, grep
+// and env in the order the goroutines reached them). A loop of `echo "$x"
+// | grep …` then makes no copy of the script's variables for each stage.
 func seqPipeStage(st *syntax.Stmt, isFunc func(string) bool) bool {
 	if st.Background || st.Coprocess || st.Negated || st.Disown || len(st.Redirs) > 0 {
 		return false
+	}
+	if bc, ok := st.Cmd.(*syntax.BinaryCmd); ok {
+		return bc.Op == syntax.Pipe && seqPipeStage(bc.X, isFunc) && seqPipeStage(bc.Y, isFunc)
 	}
 	ce, ok := st.Cmd.(*syntax.CallExpr)
 	if !ok || len(ce.Assigns) > 0 {
@@ -1575,12 +1582,56 @@ func seqPipeStage(st *syntax.Stmt, isFunc func(string) bool) bool {
 	if subst {
 		return false
 	}
-	for _, w := range ce.Args {
+	for i, w := range ce.Args {
 		l := w.Lit()
 		if strings.HasPrefix(l, markerPrefix) {
 			continue
 		}
-		return l == "echo" && !isFunc("echo")
+		if !seqPipePrograms[l] || isFunc(l) {
+			return false
+		}
+		// an option that makes the program write a file or wait for
+		// more input is not read here: any literal option word but a
+		// plain one of the program's own is refused
+		for _, a := range ce.Args[i+1:] {
+			o := a.Lit()
+			if o == "" && len(a.Parts) > 0 {
+				continue // an operand the run expands: not an option of these programs' refused ones
+			}
+			if seqPipeRefused(l, o) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// seqPipePrograms are the programs seqPipeStage lets run to their end
+// before the next stage: the sandbox evaluates each in the process
+// (builtins and package shellutil), each ends once its input ends and
+// writes nothing but its output (but for the options seqPipeRefused
+// names).
+var seqPipePrograms = map[string]bool{
+	"echo": true, "printf": true, "env": true, "printenv": true, "cat": true,
+	"grep": true, "egrep": true, "fgrep": true, "sort": true, "uniq": true, "head": true, "tail": true,
+	"cut": true, "tr": true, "wc": true, "sed": true, "basename": true, "dirname": true,
+}
+
+// seqPipeRefused reports whether option word o makes program prog write a
+// file or wait for more input (sed -i, sort -o, tail -f): such a stage
+// runs beside the next, as any other.
+func seqPipeRefused(prog, o string) bool {
+	switch prog {
+	case "sed":
+		return strings.HasPrefix(o, "-i") || strings.HasPrefix(o, "--in-place") || o == "-s" || strings.HasPrefix(o, "--separate") ||
+			len(o) > 1 && o[0] == '-' && o[1] != '-' && strings.ContainsAny(o[1:], "i") && !strings.ContainsAny(o[1:], "ef")
+	case "sort":
+		return strings.HasPrefix(o, "-o") || strings.HasPrefix(o, "--output") ||
+			len(o) > 1 && o[0] == '-' && o[1] != '-' && strings.Contains(o[1:], "o")
+	case "tail":
+		return o == "--follow" || strings.HasPrefix(o, "--follow=") || o == "-F" ||
+			len(o) > 1 && o[0] == '-' && o[1] != '-' && strings.ContainsAny(o[1:], "fF")
 	}
 	return false
 }

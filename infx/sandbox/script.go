@@ -251,7 +251,7 @@ func guardNamelessAssigns(f *syntax.File) {
 const declOptionCmd = "__cookbook_sync_decl_option"
 
 // declOptionMsg says why a declOptionCmd ends the run.
-const declOptionMsg = "the shell interpreter (mvdan.cc/sh/v3) has no such option (bash's integer, case-converting or trace attributes; export's -f and -n; read's -n, -N, -t, -u, -e, -i): it skips the command, so what it would set is not known"
+const declOptionMsg = "the shell interpreter (mvdan.cc/sh/v3) has no such option (bash's integer, case-converting or trace attributes; export's -f and -n; read's -n, -N, -t, -u, -e, -i; mapfile's -n, -O, -s, -u, -C): it skips the command, so what it would set is not known"
 
 // guardDeclOptions replaces every declaration (declare, typeset, local,
 // export, readonly), and every read (readOptionUnknown), whose literal
@@ -268,13 +268,13 @@ func guardDeclOptions(f *syntax.File) {
 		if !ok {
 			return true
 		}
-		if ce, ok := st.Cmd.(*syntax.CallExpr); ok && len(ce.Args) > 0 && ce.Args[0].Lit() == "read" {
-			if opt := readOptionUnknown(ce.Args[1:]); opt != "" {
+		if ce, ok := st.Cmd.(*syntax.CallExpr); ok && len(ce.Args) > 0 && (ce.Args[0].Lit() == "read" || ce.Args[0].Lit() == "mapfile" || ce.Args[0].Lit() == "readarray") {
+			if opt := readOptionUnknown(ce.Args[0].Lit(), ce.Args[1:]); opt != "" {
 				pos := ce.Pos()
 				word := func(v string) *syntax.Word {
 					return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: pos, ValueEnd: pos, Value: v}}}
 				}
-				st.Cmd = &syntax.CallExpr{Args: []*syntax.Word{word(declOptionCmd), word("read"), word(opt)}}
+				st.Cmd = &syntax.CallExpr{Args: []*syntax.Word{word(declOptionCmd), word(ce.Args[0].Lit()), word(opt)}}
 			}
 			return true
 		}
@@ -308,12 +308,17 @@ func guardDeclOptions(f *syntax.File) {
 	})
 }
 
-// readOptionUnknown is the first literal option word of a read's
-// arguments holding a letter the interpreter's read does not take (it
-// has -r, -s, -a, -p PROMPT and, patched, -d DELIM), "" when none: the
-// options end at the first operand, at "--", or at a word that is not
-// literal (what it holds is known only when it runs).
-func readOptionUnknown(args []*syntax.Word) string {
+// readOptionUnknown is the first literal option word of the arguments of
+// a read, mapfile or readarray (name) holding a letter the interpreter
+// does not take (read: -r, -s, -a, -p PROMPT and, patched, -d DELIM;
+// mapfile: -t and -d DELIM), "" when none: the options end at the first
+// operand, at "--", or at a word that is not literal (what it holds is
+// known only when it runs).
+func readOptionUnknown(name string, args []*syntax.Word) string {
+	flags := "sra"
+	if name != "read" {
+		flags = "t"
+	}
 	for i := 0; i < len(args); i++ {
 		w := args[i].Lit()
 		if w == "--" || len(w) < 2 || w[0] != '-' {
@@ -321,12 +326,12 @@ func readOptionUnknown(args []*syntax.Word) string {
 		}
 		for j := 1; j < len(w); j++ {
 			switch c := w[j]; {
-			case c == 'p' || c == 'd':
+			case c == 'd' || c == 'p' && name == "read":
 				if j == len(w)-1 {
 					i++ // the value is the next word
 				}
 				j = len(w)
-			case strings.IndexByte("sra", c) < 0:
+			case strings.IndexByte(flags, c) < 0:
 				return w
 			}
 		}

@@ -15,7 +15,8 @@ import (
 // declare -A left empty expands to no field in "${a[@]}" (it gave one
 // empty field), ${#m[@]} counts an associative array's values (it gave
 // 1), [[ a -eq b ]] reads its operands as arithmetic expressions (0x10,
-// 010, 2+3, a name), test and [ take decimal integers only — each as
+// 010, 2+3, a name), test and [ take decimal integers only, shift past
+// the parameters fails and shifts none — each as
 // bash 5.2 prints it (the expected text is bash's output of the script).
 func TestEmptyArraysAndNumericTests(t *testing.T) {
 	src := `read -ra A <<< ""; echo x "${A[@]}" y ${#A[@]}
@@ -31,8 +32,9 @@ x=4; [[ x -eq 4 ]] && echo y4
 [ " 5 " -eq 5 ] && echo y7
 [ "" -eq 0 ] 2>/dev/null || echo n8
 [ +5 -eq 5 ] && echo y9
+set -- a b; shift 3; echo "s$? $#"; shift 2; echo "s$? $#"
 `
-	want := "x y 0\nx y\nx y 0\n2 2\ny1\ny2\ny3\ny4\ny5\nn6\ny7\nn8\ny9\n"
+	want := "x y 0\nx y\nx y 0\n2 2\ny1\ny2\ny3\ny4\ny5\nn6\ny7\nn8\ny9\ns1 2\ns0 0\n"
 	f, err := syntax.NewParser().Parse(strings.NewReader(src), "a.sh")
 	if err != nil {
 		t.Fatal(err)

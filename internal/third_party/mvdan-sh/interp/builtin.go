@@ -202,11 +202,15 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		default:
 			return failf(2, "usage: shift [n]\n")
 		}
-		if n >= len(r.Params) {
-			r.Params = nil
-		} else {
-			r.Params = r.Params[n:]
+		if n < 0 {
+			return failf(1, "shift: %d: shift count out of range\n", n) // cookbook-sync patch
 		}
+		if n > len(r.Params) {
+			// cookbook-sync patch: as bash, a count past the parameters
+			// shifts none and fails, quietly (it shifted them all)
+			return exitStatus{code: 1}
+		}
+		r.Params = r.Params[n:]
 	case "unset":
 		vars := true
 		funcs := true
