@@ -254,13 +254,13 @@ const declOptionCmd = "__cookbook_sync_decl_option"
 const declOptionMsg = "the shell interpreter (mvdan.cc/sh/v3) has no such option (bash's integer, case-converting or trace attributes; export's -f and -n; read's -n, -N, -t, -u, -e, -i; mapfile's -n, -O, -s, -u, -C): it skips the command, so what it would set is not known"
 
 // guardDeclOptions replaces every declaration (declare, typeset, local,
-// export, readonly), and every read (readOptionUnknown), whose literal
-// option word holds a letter the
+// export, readonly), and every read, mapfile or readarray
+// (readOptionUnknown), whose literal option word holds a letter the
 // interpreter does not take by declOptionCmd: the interpreter prints
-// "invalid option" and skips the whole declaration (`declare -i n=5`
-// left n unset), and for export's -n and -f it means something else
-// (a name reference, a printed function). Its letters: x r a A n g f p
-// for declare, typeset and local; a and A for readonly (it adds r); p for
+// "invalid option" and skips the whole command (`declare -i n=5` left n
+// unset), and export's -n and -f mean something else to it (a name
+// reference, a printed function). Its letters: x r a A n g f p for
+// declare, typeset and local; a and A for readonly (it adds r); p for
 // export (it adds x).
 func guardDeclOptions(f *syntax.File) {
 	syntax.Walk(f, func(n syntax.Node) bool {
