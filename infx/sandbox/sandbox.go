@@ -1590,15 +1590,8 @@ func seqPipeStage(st *syntax.Stmt, isFunc func(string) bool) bool {
 		if !seqPipePrograms[l] || isFunc(l) {
 			return false
 		}
-		// an option that makes the program write a file or wait for
-		// more input is not read here: any literal option word but a
-		// plain one of the program's own is refused
 		for _, a := range ce.Args[i+1:] {
-			o := a.Lit()
-			if o == "" && len(a.Parts) > 0 {
-				continue // an operand the run expands: not an option of these programs' refused ones
-			}
-			if seqPipeRefused(l, o) {
+			if seqPipeRefused(l, a) {
 				return false
 			}
 		}
@@ -1618,19 +1611,24 @@ var seqPipePrograms = map[string]bool{
 	"cut": true, "tr": true, "wc": true, "sed": true, "basename": true, "dirname": true,
 }
 
-// seqPipeRefused reports whether option word o makes program prog write a
-// file or wait for more input (sed -i, sort -o, tail -f): such a stage
-// runs beside the next, as any other.
-func seqPipeRefused(prog, o string) bool {
+// seqPipeRefused reports whether argument a keeps a stage of program prog
+// beside the stage it feeds: an option that makes it wait for more input
+// (tail -f) or write a file (sed -i, sort -o), an operand that makes env
+// run a command (which may wait on the next stage), and, for these four
+// programs, a word the run expands (it may be such an option).
+func seqPipeRefused(prog string, a *syntax.Word) bool {
+	o := a.Lit()
 	switch prog {
+	case "env":
+		return o == "" || o[0] != '-'
 	case "sed":
-		return strings.HasPrefix(o, "-i") || strings.HasPrefix(o, "--in-place") || o == "-s" || strings.HasPrefix(o, "--separate") ||
+		return o == "" || strings.HasPrefix(o, "-i") || strings.HasPrefix(o, "--in-place") || o == "-s" || strings.HasPrefix(o, "--separate") ||
 			len(o) > 1 && o[0] == '-' && o[1] != '-' && strings.ContainsAny(o[1:], "i") && !strings.ContainsAny(o[1:], "ef")
 	case "sort":
-		return strings.HasPrefix(o, "-o") || strings.HasPrefix(o, "--output") ||
+		return o == "" || strings.HasPrefix(o, "-o") || strings.HasPrefix(o, "--output") ||
 			len(o) > 1 && o[0] == '-' && o[1] != '-' && strings.Contains(o[1:], "o")
 	case "tail":
-		return o == "--follow" || strings.HasPrefix(o, "--follow=") || o == "-F" ||
+		return o == "" || o == "--follow" || strings.HasPrefix(o, "--follow=") || o == "-F" ||
 			len(o) > 1 && o[0] == '-' && o[1] != '-' && strings.ContainsAny(o[1:], "fF")
 	}
 	return false
