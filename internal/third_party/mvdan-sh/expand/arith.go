@@ -244,9 +244,9 @@ func (cfg *Config) assgnArit(b *syntax.BinaryArithm) (int, error) {
 	case syntax.XorAssgn:
 		val ^= arg
 	case syntax.ShlAssgn:
-		val <<= uint(arg)
+		val <<= uint(arg) & 63 // cookbook-sync patch: bash's count, as x86-64 masks it
 	case syntax.ShrAssgn:
-		val >>= uint(arg)
+		val >>= uint(arg) & 63 // cookbook-sync patch
 	}
 	if err := cfg.envSet(name, strconv.FormatInt(val, 10)); err != nil {
 		return 0, err
@@ -308,9 +308,11 @@ func binArit(op syntax.BinAritOperator, x, y int) (int, error) {
 	case syntax.Xor:
 		return x ^ y, nil
 	case syntax.Shr:
-		return x >> uint(y), nil
+		// cookbook-sync patch: the count modulo 64, as bash on x86-64
+		// shifts (a count of 64, or a negative one, gave 0 or -1)
+		return x >> (uint(y) & 63), nil
 	case syntax.Shl:
-		return x << uint(y), nil
+		return x << (uint(y) & 63), nil
 	case syntax.Comma:
 		// x is executed but its result discarded
 		return y, nil

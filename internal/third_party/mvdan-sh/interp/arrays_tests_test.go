@@ -16,7 +16,8 @@ import (
 // empty field), ${#m[@]} counts an associative array's values (it gave
 // 1), [[ a -eq b ]] reads its operands as arithmetic expressions (0x10,
 // 010, 2+3, a name), test and [ take decimal integers only, shift past
-// the parameters fails and shifts none — each as
+// the parameters fails and shifts none, a shift count is taken modulo
+// 64 — each as
 // bash 5.2 prints it (the expected text is bash's output of the script).
 func TestEmptyArraysAndNumericTests(t *testing.T) {
 	src := `read -ra A <<< ""; echo x "${A[@]}" y ${#A[@]}
@@ -33,8 +34,9 @@ x=4; [[ x -eq 4 ]] && echo y4
 [ "" -eq 0 ] 2>/dev/null || echo n8
 [ +5 -eq 5 ] && echo y9
 set -- a b; shift 3; echo "s$? $#"; shift 2; echo "s$? $#"
+echo $(( 1 << 64 )) $(( 1 << -8 )) $(( -16 >> 66 )) $(( 8 >> -60 )); v=1; (( v <<= 65 )); echo $v
 `
-	want := "x y 0\nx y\nx y 0\n2 2\ny1\ny2\ny3\ny4\ny5\nn6\ny7\nn8\ny9\ns1 2\ns0 0\n"
+	want := "x y 0\nx y\nx y 0\n2 2\ny1\ny2\ny3\ny4\ny5\nn6\ny7\nn8\ny9\ns1 2\ns0 0\n1 72057594037927936 -4 0\n2\n"
 	f, err := syntax.NewParser().Parse(strings.NewReader(src), "a.sh")
 	if err != nil {
 		t.Fatal(err)
