@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -149,7 +150,7 @@ func (m marker) cmd(c syntax.Command, ctx byte) {
 		}
 		if len(x.Args) > 0 {
 			pos := x.Args[0].Pos()
-			lit := &syntax.Lit{ValuePos: pos, ValueEnd: pos, Value: fmt.Sprintf("%s%c:%d:%d:%s", markerPrefix, ctx, pos.Line(), pos.Col(), m.name)}
+			lit := &syntax.Lit{ValuePos: pos, ValueEnd: pos, Value: markerWord(ctx, pos, m.name)}
 			x.Args = append([]*syntax.Word{{Parts: []syntax.WordPart{lit}}}, x.Args...)
 		}
 	case *syntax.IfClause:
@@ -579,7 +580,11 @@ func parseMarker(w string) (Pos, byte) {
 	}
 	line, _ := strconv.Atoi(parts[1])
 	col, _ := strconv.Atoi(parts[2])
-	return Pos{File: parts[3], Line: line, Col: col}, parts[0][0]
+	name, err := url.PathUnescape(parts[3])
+	if err != nil {
+		name = parts[3]
+	}
+	return Pos{File: name, Line: line, Col: col}, parts[0][0]
 }
 
 // libraryStubFuncs is the names of the functions stubs (Library.Stubs)

@@ -87,7 +87,36 @@ func countIterations(f *syntax.File, name string) {
 
 // markerWord is the marker of a position (marker.cmd's format).
 func markerWord(ctx byte, at syntax.Pos, name string) string {
-	return fmt.Sprintf("%s%c:%d:%d:%s", markerPrefix, ctx, at.Line(), at.Col(), name)
+	return fmt.Sprintf("%s%c:%d:%d:%s", markerPrefix, ctx, at.Line(), at.Col(), markerName(name))
+}
+
+// markerName is name as a marker word carries it: a byte the shell would
+// act on in an unquoted word — a blank, a quote, a backslash, $, a glob,
+// a brace, … — and % itself are %XX (parseMarker decodes them), so that
+// the word is one literal word in the tree and in the text printed from it
+// (a sourced file's marked text is printed and parsed again: a name with
+// a quote or a blank made it fail to parse, and its source failed).
+func markerName(name string) string {
+	safe := func(c byte) bool {
+		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_./,:@+=-", c) >= 0
+	}
+	i := 0
+	for i < len(name) && safe(name[i]) {
+		i++
+	}
+	if i == len(name) {
+		return name
+	}
+	var b strings.Builder
+	b.WriteString(name[:i])
+	for ; i < len(name); i++ {
+		if c := name[i]; safe(c) {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
 
 // posCmd is the command markTests puts in a file test's operand; the call

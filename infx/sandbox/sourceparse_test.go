@@ -170,3 +170,31 @@ func TestBashQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkerNamesOfAnyFile: a sourced file whose name holds a quote, a
+// blank, $, a backslash, % or a glob is sourced (its marked text is
+// printed and parsed again: the name rides in each command's marker
+// word, escaped by markerName), and its commands carry the file's own
+// name.
+func TestMarkerNamesOfAnyFile(t *testing.T) {
+	for _, name := range []string{`lib".sh`, "sp ace.sh", "d$x.sh", `b\s.sh`, "50%.sh", "g*[x].sh", "it's.sh"} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("server --from lib\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		script := filepath.Join(dir, "run.sh")
+		if err := os.WriteFile(script, []byte("source ./"+bashQuote(name)+"\necho \"rc=$?\" > /tmp/rc\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := Run(context.Background(), Script{Path: script}, Config{Env: []string{"PATH=/usr/bin"}, Dir: dir, ReadRoots: []string{dir}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.Writes["/tmp/rc"] != "rc=0\n" || len(tr.Commands) != 1 || filepath.Base(tr.Commands[0].File) != name || tr.Commands[0].Line != 1 {
+			t.Errorf("%q: rc %q, commands %+v", name, tr.Writes["/tmp/rc"], tr.Commands)
+		}
+	}
+	if got := markerName("benchmarks/x_y-1.2/a.sh"); got != "benchmarks/x_y-1.2/a.sh" {
+		t.Errorf("a plain name is kept: %q", got)
+	}
+}
