@@ -48,3 +48,16 @@ func TestDeclOptionsNotEmulated(t *testing.T) {
 		t.Errorf("supported options: stop %+v, commands %+v", tr.Stop, tr.Commands)
 	}
 }
+
+// TestAssignmentTildeAndEscapes: an assignment value starting with a tilde
+// expands it (guardAssignments keeps the tilde first), and its unquoted
+// backslash escapes are removed, as bash does.
+func TestAssignmentTildeAndEscapes(t *testing.T) {
+	tr, err := Run(context.Background(), Script{Path: "t.sh", Src: []byte("x=~/y\nq='a'\\''b'\nw=c\\ d\nserver \"$x\" \"$q\" \"$w\"\n")}, Config{Env: []string{"PATH=/usr/bin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Commands) != 1 || strings.Join(tr.Commands[0].Argv, "|") != "server|/home/runner/y|a'b|c d" {
+		t.Errorf("stop %+v, commands %+v", tr.Stop, tr.Commands)
+	}
+}

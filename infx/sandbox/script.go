@@ -28,6 +28,7 @@ const sizeCheckCmd = "__cookbook_sync_size_check"
 
 // guardAssignments makes every assignment in the script check the size of
 // the variables first: `x=VALUE` becomes `x=$(sizeCheckCmd MARKER)VALUE`
+// (`x=~/y` becomes `x=~/y$(sizeCheckCmd MARKER)`, the tilde first)
 // (the marker makes the assignment, in its own file, the position last
 // reached). The
 // command substitution prints nothing, and put first it leaves the status
@@ -46,6 +47,14 @@ func guardAssignments(f *syntax.File, name string) {
 					{Parts: []syntax.WordPart{&syntax.Lit{Value: markerWord(ctxPlain, a.Pos(), name)}}},
 				},
 			}}}}
+			if lit, ok := a.Value.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(lit.Value, "~") {
+				// a value starting with a tilde keeps it first, where it
+				// expands (x=~/y; the check in front made it ~/y): the
+				// check comes after that literal, still before any
+				// command substitution of the value
+				a.Value.Parts = append([]syntax.WordPart{lit, check}, a.Value.Parts[1:]...)
+				continue
+			}
 			a.Value.Parts = append([]syntax.WordPart{check}, a.Value.Parts...)
 		}
 	}

@@ -211,7 +211,10 @@ func Literal(cfg *Config, word *syntax.Word) (string, error) {
 		return "", nil
 	}
 	cfg = prepareConfig(cfg)
-	field, err := cfg.wordField(word.Parts, quoteNone)
+	// cookbook-sync patch: quote removal of the word's unquoted backslash
+	// escapes (an assignment V=a\ b or V='x'\''y', a case word, a [[ ]]
+	// operand, a redirection target kept the backslashes)
+	field, err := cfg.wordFieldEsc(word.Parts, quoteNone, true)
 	if err != nil {
 		return "", err
 	}
@@ -580,6 +583,14 @@ const (
 )
 
 func (cfg *Config) wordField(wps []syntax.WordPart, ql quoteLevel) ([]fieldPart, error) {
+	return cfg.wordFieldEsc(wps, ql, false)
+}
+
+// wordFieldEsc is wordField; unescape (cookbook-sync patch, for Literal)
+// removes the backslash of each escape in an unquoted literal part, as
+// bash's quote removal does (Pattern keeps them: they escape the
+// pattern's characters).
+func (cfg *Config) wordFieldEsc(wps []syntax.WordPart, ql quoteLevel, unescape bool) ([]fieldPart, error) {
 	var field []fieldPart
 	for i, wp := range wps {
 		switch wp := wp.(type) {
@@ -591,6 +602,16 @@ func (cfg *Config) wordField(wps []syntax.WordPart, ql quoteLevel) ([]fieldPart,
 					// like in wordFields?
 					s = prefix + rest
 				}
+			}
+			if unescape && ql == quoteNone && strings.Contains(s, "\\") {
+				sb := cfg.strBuilder()
+				for i := 0; i < len(s); i++ {
+					if s[i] == '\\' && i+1 < len(s) {
+						i++ // the escaped character, without its backslash
+					}
+					sb.WriteByte(s[i])
+				}
+				s = sb.String()
 			}
 			if (ql == quoteDouble || ql == quoteHeredoc) && strings.Contains(s, "\\") {
 				sb := cfg.strBuilder()
