@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"context"
 	"strings"
 	"testing"
 )
@@ -14,14 +13,6 @@ import (
 // the options it has (-a, -A, -r, -x, -g, -p; read's -r, -a, -p, -d) run
 // as before.
 func TestDeclOptionsNotEmulated(t *testing.T) {
-	run := func(src string) *Trace {
-		t.Helper()
-		tr, err := Run(context.Background(), Script{Path: "t.sh", Src: []byte(src)}, Config{Env: []string{"PATH=/usr/bin"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tr
-	}
 	for _, c := range []struct{ src, cmd string }{
 		{"declare -i n=5\nserver --n \"$n\"\n", "declare -i"},
 		{"f() { local -ri c=7; server --c \"$c\"; }\nf\n", "local -ri"},
@@ -33,17 +24,17 @@ func TestDeclOptionsNotEmulated(t *testing.T) {
 		{"read -p '> ' -u 3 X\nserver\n", "read -u"},
 		{"mapfile -t -n 2 L <<< x\nserver\n", "mapfile -n"},
 	} {
-		tr := run(c.src)
+		tr := mustRun(t, c.src)
 		if tr.Stop == nil || tr.Stop.Command != c.cmd || !strings.Contains(tr.Stop.Msg, "has no such option") || len(tr.Commands) != 0 {
 			t.Errorf("%q: stop %+v, %d commands", c.src, tr.Stop, len(tr.Commands))
 		}
 	}
-	tr := run("IFS=, read -r -d '' -a P <<< 'p,q'\nread -rp '> ' Q <<< q\nread -rd x R <<< 'rxs'\nmapfile -t -d , M <<< 'm,n'\n" +
+	tr := mustRun(t, "IFS=, read -r -d '' -a P <<< 'p,q'\nread -rp '> ' Q <<< q\nread -rd x R <<< 'rxs'\nmapfile -t -d , M <<< 'm,n'\n"+
 		"server \"${P[1]}\" \"$Q\" \"$R\" \"${M[0]}\"\n")
 	if tr.Stop != nil || len(tr.Commands) != 1 || strings.Join(tr.Commands[0].Argv, " ") != "server q\n q r m" {
 		t.Errorf("read's options: stop %+v, commands %+v", tr.Stop, tr.Commands)
 	}
-	tr = run("declare -A M=([a]=1)\nlocal_f() { local -a A=(x y); readonly -a R=(1); declare -rx E=e; server \"${M[a]}\" \"${A[1]}\" \"${R[0]}\" \"$E\"; }\nlocal_f\n")
+	tr = mustRun(t, "declare -A M=([a]=1)\nlocal_f() { local -a A=(x y); readonly -a R=(1); declare -rx E=e; server \"${M[a]}\" \"${A[1]}\" \"${R[0]}\" \"$E\"; }\nlocal_f\n")
 	if tr.Stop != nil || len(tr.Commands) != 1 || strings.Join(tr.Commands[0].Argv, " ") != "server 1 y 1 e" {
 		t.Errorf("supported options: stop %+v, commands %+v", tr.Stop, tr.Commands)
 	}
@@ -53,10 +44,7 @@ func TestDeclOptionsNotEmulated(t *testing.T) {
 // expands it (guardAssignments keeps the tilde first), and its unquoted
 // backslash escapes are removed, as bash does.
 func TestAssignmentTildeAndEscapes(t *testing.T) {
-	tr, err := Run(context.Background(), Script{Path: "t.sh", Src: []byte("x=~/y\nq='a'\\''b'\nw=c\\ d\nserver \"$x\" \"$q\" \"$w\"\n")}, Config{Env: []string{"PATH=/usr/bin"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := mustRun(t, "x=~/y\nq='a'\\''b'\nw=c\\ d\nserver \"$x\" \"$q\" \"$w\"\n")
 	if len(tr.Commands) != 1 || strings.Join(tr.Commands[0].Argv, "|") != "server|/home/runner/y|a'b|c d" {
 		t.Errorf("stop %+v, commands %+v", tr.Stop, tr.Commands)
 	}

@@ -81,24 +81,16 @@ func TestBashNumber(t *testing.T) {
 // width (which the sandbox does not format); a number, an empty argument
 // and a string for %s do not.
 func TestPrintfNotANumber(t *testing.T) {
-	run := func(src string) *Trace {
-		t.Helper()
-		tr, err := Run(context.Background(), Script{Path: "t.sh", Src: []byte(src)}, Config{Env: []string{"PATH=/usr/bin"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tr
-	}
-	tr := run("set -e\nprintf -v N '%03d' \"3.5\"\nserver --n \"$N\"\n")
+	tr := mustRun(t, "set -e\nprintf -v N '%03d' \"3.5\"\nserver --n \"$N\"\n")
 	if tr.Stop == nil || !strings.Contains(tr.Stop.Msg, `"3.5" is not a number for %d`) || len(tr.Commands) != 0 {
 		t.Errorf("printf %%03d 3.5: stop %+v, commands %d", tr.Stop, len(tr.Commands))
 	}
 	for _, src := range []string{"printf '%5%'\nserver\n", "printf '%-5b|' 'a\\tb'\nserver\n"} {
-		if tr := run(src); tr.Stop == nil || !strings.Contains(tr.Stop.Msg, "which the sandbox does not format as bash does") || len(tr.Commands) != 0 {
+		if tr := mustRun(t, src); tr.Stop == nil || !strings.Contains(tr.Stop.Msg, "which the sandbox does not format as bash does") || len(tr.Commands) != 0 {
 			t.Errorf("%q: stop %+v", src, tr.Stop)
 		}
 	}
-	tr = run("printf '%d %s %5.1f|' 7 abc '' 12 x 2.5 > /tmp/o\nserver\n")
+	tr = mustRun(t, "printf '%d %s %5.1f|' 7 abc '' 12 x 2.5 > /tmp/o\nserver\n")
 	if tr.Stop != nil || tr.Writes["/tmp/o"] != "7 abc   0.0|12 x   2.5|" {
 		t.Errorf("numbers: stop %+v, output %q", tr.Stop, tr.Writes["/tmp/o"])
 	}

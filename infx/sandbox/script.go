@@ -308,11 +308,7 @@ func guardDeclOptions(f *syntax.File) {
 		}
 		if ce, ok := st.Cmd.(*syntax.CallExpr); ok && len(ce.Args) > 0 && (ce.Args[0].Lit() == "read" || ce.Args[0].Lit() == "mapfile" || ce.Args[0].Lit() == "readarray") {
 			if opt := readOptionUnknown(ce.Args[0].Lit(), ce.Args[1:]); opt != "" {
-				pos := ce.Pos()
-				word := func(v string) *syntax.Word {
-					return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: pos, ValueEnd: pos, Value: v}}}
-				}
-				st.Cmd = &syntax.CallExpr{Args: []*syntax.Word{word(declOptionCmd), word(ce.Args[0].Lit()), word(opt)}}
+				st.Cmd = litCall(ce.Pos(), declOptionCmd, ce.Args[0].Lit(), opt)
 			}
 			return true
 		}
@@ -335,15 +331,21 @@ func guardDeclOptions(f *syntax.File) {
 			if len(opt) < 2 || opt[0] != '-' && opt[0] != '+' || strings.Trim(opt[1:], allowed) == "" {
 				continue
 			}
-			pos := d.Pos()
-			word := func(v string) *syntax.Word {
-				return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: pos, ValueEnd: pos, Value: v}}}
-			}
-			st.Cmd = &syntax.CallExpr{Args: []*syntax.Word{word(declOptionCmd), word(d.Variant.Value), word(opt)}}
+			st.Cmd = litCall(d.Pos(), declOptionCmd, d.Variant.Value, opt)
 			return false
 		}
 		return true
 	})
+}
+
+// litCall is the simple command of literal words args, every word at
+// pos (a guard command the sandbox puts in a script).
+func litCall(pos syntax.Pos, args ...string) *syntax.CallExpr {
+	ce := &syntax.CallExpr{}
+	for _, a := range args {
+		ce.Args = append(ce.Args, &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: pos, ValueEnd: pos, Value: a}}})
+	}
+	return ce
 }
 
 // readOptionUnknown is the first literal option word of the arguments of
@@ -510,6 +512,44 @@ func relaxSet(args []string) []string {
 	return out
 }
 
+// printfSpec is one conversion of a printf format: format[start:end] is
+// the whole %… spec, flags what stands between % and the verb.
+type printfSpec struct {
+	start, end int
+	flags      string
+	verb       byte
+}
+
+// printfSpecs is the conversions of format in order ("%%" is text, a
+// backslash escape is skipped); complete is false when a spec's flags
+// run to the format's end without a verb (the specs before it are
+// given).
+func printfSpecs(format string) (specs []printfSpec, complete bool) {
+	for i := 0; i < len(format); i++ {
+		if format[i] == '\\' {
+			i++
+			continue
+		}
+		if format[i] != '%' || i+1 >= len(format) {
+			continue
+		}
+		if format[i+1] == '%' {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(format) && strings.IndexByte("-+ #0123456789.*", format[j]) >= 0 {
+			j++
+		}
+		if j >= len(format) {
+			return specs, false
+		}
+		specs = append(specs, printfSpec{start: i, end: j + 1, flags: format[i+1 : j], verb: format[j]})
+		i = j
+	}
+	return specs, true
+}
+
 // printfCompat rewrites `printf [-v VAR] FMT ARGS…` whose format uses what
 // the interpreter's printf lacks (mvdan.cc/sh/v3 expand.Format knows only
 // %s %b %c %d %i %u %o %x with flags and width: no precision, no '#', no
@@ -530,33 +570,12 @@ func printfCompat(args []string) ([]string, bool) {
 		return args, false
 	}
 	format := args[fi]
-	type spec struct {
-		start, end int    // format[start:end] is the whole %… spec
-		flags      string // between % and the verb
-		verb       byte
+	specs, complete := printfSpecs(format)
+	if !complete {
+		return args, false
 	}
-	var specs []spec
 	rewrite := false
-	for i := 0; i < len(format); i++ {
-		if format[i] == '\\' {
-			i++
-			continue
-		}
-		if format[i] != '%' || i+1 >= len(format) {
-			continue
-		}
-		if format[i+1] == '%' {
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(format) && strings.IndexByte("-+ #0123456789.*", format[j]) >= 0 {
-			j++
-		}
-		if j >= len(format) {
-			return args, false
-		}
-		sp := spec{start: i, end: j + 1, flags: format[i+1 : j], verb: format[j]}
+	for _, sp := range specs {
 		switch {
 		case strings.Contains(sp.flags, "*") || sp.verb == 'a' || sp.verb == 'A':
 			return args, false
@@ -570,8 +589,6 @@ func printfCompat(args []string) ([]string, bool) {
 			// unsigned conversion)
 			rewrite = true
 		}
-		specs = append(specs, sp)
-		i = j
 	}
 	if !rewrite {
 		// a character's code ('A) is a number to bash, not to the
@@ -781,34 +798,16 @@ func ansicQuote(s string) string {
 	b.WriteString("$'")
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch c {
-		case '\a':
-			b.WriteString(`\a`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\v':
-			b.WriteString(`\v`)
-		case 0x1b:
-			b.WriteString(`\E`)
-		case '\'', '\\':
+		switch e := strings.IndexByte("\a\b\f\n\r\t\v\x1b'\\", c); {
+		case e >= 0:
 			b.WriteByte('\\')
-			b.WriteByte(c)
+			b.WriteByte("abfnrtvE'\\"[e])
+		case c < 0x20 || c == 0x7f:
+			b.WriteByte('\\')
+			b.WriteByte('0' + c>>6)
+			b.WriteByte('0' + c>>3&7)
+			b.WriteByte('0' + c&7)
 		default:
-			if c < 0x20 || c == 0x7f {
-				b.WriteByte('\\')
-				b.WriteByte('0' + c>>6)
-				b.WriteByte('0' + c>>3&7)
-				b.WriteByte('0' + c&7)
-				continue
-			}
 			b.WriteByte(c)
 		}
 	}
@@ -1254,25 +1253,11 @@ func printfUnknown(args []string) string {
 // left to the hole rule (holes.go).
 func printfBadNumber(format string, args []string) (verb byte, arg string, bad bool) {
 	var verbs []byte
-	for i := 0; i < len(format); i++ {
-		if format[i] == '\\' {
-			i++
-			continue
+	specs, _ := printfSpecs(format)
+	for _, sp := range specs {
+		if sp.verb != '%' {
+			verbs = append(verbs, sp.verb)
 		}
-		if format[i] != '%' {
-			continue
-		}
-		j := i + 1
-		for j < len(format) && strings.IndexByte("-+ #0123456789.*", format[j]) >= 0 {
-			j++
-		}
-		if j >= len(format) {
-			break
-		}
-		if format[j] != '%' {
-			verbs = append(verbs, format[j])
-		}
-		i = j
 	}
 	if len(verbs) == 0 {
 		return 0, "", false

@@ -15,6 +15,17 @@ func runSrc(name, src string, cfg Config) (*Trace, error) {
 	return Run(context.Background(), Script{Path: name, Src: []byte(src)}, cfg)
 }
 
+// mustRun is runSrc of src as t.sh with PATH=/usr/bin, failing the test
+// on an error.
+func mustRun(t *testing.T, src string) *Trace {
+	t.Helper()
+	tr, err := runSrc("t.sh", src, Config{Env: []string{"PATH=/usr/bin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
 func eqStrings(t *testing.T, what string, got, want []string) {
 	t.Helper()
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
