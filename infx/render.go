@@ -101,6 +101,21 @@ func (ws *Workspace) Render(ctx context.Context, p Point, opt Options) (launch.D
 		return launch.Deployment{}, err
 	}
 	opt.ctx = ctx
+	if p.Kind == KindScript && len(p.Launchers) > 0 && p.Script != "" {
+		// The launchers choose the script: the cited one changes only a
+		// note (citedScriptNote), so the point renders as the one that
+		// cites none, which its other parts render too (one rendering,
+		// one memo entry and one run of its launchers for both).
+		q := p
+		q.Script = ""
+		d, err := ws.Render(ctx, q, opt)
+		if err == nil {
+			if note, ok := ws.citedScriptNote(p, d.Source.File); ok {
+				d.Notes = append(d.Notes, note)
+			}
+		}
+		return d, err
+	}
 	key, keyed := "", false
 	if ws.remember.Load() {
 		key, keyed = ws.memoKey(p, opt)

@@ -52,6 +52,9 @@ type snCache struct {
 	// with holes for a launcher's two runner names), holeUsed those whose
 	// runs gave the outcomes: what the tests read.
 	holeRuns, holeUsed atomic.Int64
+	// observe, when set, is told of each launcher run made (its runs key
+	// and the run, kept or not): what the tests read.
+	observe func(key string, c cachedRun)
 }
 
 type cachedRun struct {
@@ -387,10 +390,24 @@ func (ws *Workspace) renderScript(p Point, opt Options) (procs []launch.Process,
 	}
 	notes = append([]string{fmt.Sprintf("script chosen by %s for runner label %s", strings.Join(users, ", "), p.Runner)}, notes...)
 	notes = append(notes, cnotes...)
-	if p.Script != "" && ws.rel(p.Script) != ws.rel(o.script) {
-		notes = append(notes, fmt.Sprintf("the launchers run %s, not the cited %s", ws.rel(o.script), ws.rel(p.Script)))
+	if note, ok := ws.citedScriptNote(p, ws.rel(o.script)); ok {
+		notes = append(notes, note)
 	}
 	return procs, ws.rel(o.script), notes, inherited, nil
+}
+
+// citedScriptNote is the note of a single-node point rendered through
+// its launchers that cites a script (Point.Script: the AgentX part's
+// point, which names the script the snippet cites) when the launchers run
+// another one, file (repository-relative); ok is false when p cites none
+// or the one they run. It is renderScript's last note, and the only part
+// of a launcher point's rendering the cited script changes
+// (Workspace.Render renders such a point without it and adds the note).
+func (ws *Workspace) citedScriptNote(p Point, file string) (note string, ok bool) {
+	if p.Script == "" || ws.rel(p.Script) == file {
+		return "", false
+	}
+	return fmt.Sprintf("the launchers run %s, not the cited %s", file, ws.rel(p.Script)), true
 }
 
 // alternativeProcesses renders the server processes of one launcher and
@@ -691,9 +708,18 @@ func (ws *Workspace) runLaunch(p Point, l launcherRef, in launchInput, facts she
 		if c.err == nil && endHole.Load() {
 			c.run, c.err = nil, errEndAtHole
 		}
-		if !errors.Is(c.err, ErrScriptTimeLimit) && (opt.ctx == nil || opt.ctx.Err() == nil) {
+		if ws.sn.observe != nil {
+			ws.sn.mu.Lock()
+			ws.sn.observe(key, c)
+			ws.sn.mu.Unlock()
+		}
+		if p.Kind != KindScript && !errors.Is(c.err, ErrScriptTimeLimit) && (opt.ctx == nil || opt.ctx.Err() == nil) {
 			// a run the backstop or the caller stopped is no property
-			// of its input: never cached
+			// of its input: never cached. A single-node point's run is
+			// not kept either: its environment holds the point's own
+			// concurrency (ScriptEnv's CONC), so no other point's run
+			// has its input, and its own point renders once (Render's
+			// memo, a cited script included): kept, it was only memory.
 			ws.sn.mu.Lock()
 			if _, had := ws.sn.runs[key]; !had {
 				ws.sn.runsOf[p.ConfigKey] = append(ws.sn.runsOf[p.ConfigKey], key)

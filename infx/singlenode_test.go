@@ -466,17 +466,31 @@ func TestRenderedWorkerImage(t *testing.T) {
 	}
 }
 
-// launcherRunsEnded lists, by runner name, whether the point's launcher
-// runs ended early (sandbox.Trace.EndedAt) — "ended" — or ran to their
-// end — "full" (every run of the name alike, else "mixed"). A run with
-// holes for two runner names (runnerHoleOutcomes) counts for both: its
-// key's worlds name them (the first hole is RUNNER_NAME's).
-func launcherRunsEnded(t *testing.T, ws *Workspace) map[string]string {
-	t.Helper()
+// runLog is the launcher runs a Workspace made (launchRuns): the last by
+// runs key, and how many were made.
+type runLog struct {
+	byKey map[string]cachedRun
+	made  int
+}
+
+// launchRuns records the launcher runs a Workspace makes from now on
+// (snCache.observe), kept in its cache or not.
+func launchRuns(ws *Workspace) *runLog {
+	ws.snInit()
+	l := &runLog{byKey: map[string]cachedRun{}}
+	ws.sn.observe = func(key string, c cachedRun) { l.byKey[key], l.made = c, l.made+1 }
+	return l
+}
+
+// launcherRunsEnded lists, by runner name, whether the launcher runs
+// recorded (launchRuns) ended early (sandbox.Trace.EndedAt) — "ended" —
+// or ran to their end — "full" (every run of the name alike, else
+// "mixed"). A run with holes for two runner names (runnerHoleOutcomes)
+// counts for both: its key's worlds name them (the first hole is
+// RUNNER_NAME's).
+func launcherRunsEnded(runs *runLog) map[string]string {
 	out := map[string]string{}
-	ws.sn.mu.Lock()
-	defer ws.sn.mu.Unlock()
-	for key, c := range ws.sn.runs {
+	for key, c := range runs.byKey {
 		if c.run == nil {
 			continue
 		}
@@ -512,11 +526,12 @@ func launcherRunsEnded(t *testing.T, ws *Workspace) map[string]string {
 // would exceed the step bound; the point renders as b200-cw_00 runs it.
 func TestLaterRunnersEndAtServer(t *testing.T) {
 	ws := copyLaunch(t, [3]string{"benchmarks/single_node/fixed_seq_len/m1_fp8_b200.sh", "wait_for_server_ready\n", "wait_for_server_ready\n[[ $RUNNER_NAME == *_01 ]] && while :; do hostname; done\n"})
+	runs := launchRuns(ws)
 	d := renderOne(t, ws, pointAt(t, ws, "m1-fp8-b200-sglang", 0, 16), Options{})
 	eqStrings(t, "args", argsText(d.Processes[0].Args), []string{
 		"--model-path org/M1-FP8", "--tp 8", "--port 8888", "--context-length 9236", "--max-running-requests 32",
 	})
-	got := launcherRunsEnded(t, ws)
+	got := launcherRunsEnded(runs)
 	want := map[string]string{"b200-cw_00": "full", "b200-dgxc_00": "ended", "b200-dgxc_01": "ended"}
 	if !maps.Equal(got, want) {
 		t.Errorf("launcher runs: %v, want %v", got, want)
@@ -534,11 +549,12 @@ func TestFirstRunnerWithoutScriptLaterInFull(t *testing.T) {
 	ws := copyLaunch(t,
 		[3]string{"runners/launch_b200-cw.sh", "set -x\n", "exit 3\n"},
 		[3]string{"benchmarks/single_node/fixed_seq_len/m1_fp8_b200.sh", "wait_for_server_ready\n", "wait_for_server_ready\npython3 -m sglang.launch_server --model-path \"$MODEL\" --port 9999 > s2.log 2>&1 &\n"})
+	runs := launchRuns(ws)
 	d := renderOne(t, ws, pointAt(t, ws, "m1-fp8-b200-sglang", 0, 16), Options{})
 	if len(d.Processes) != 2 {
 		t.Fatalf("%d processes, want the 2 servers the rendered runner starts: %+v", len(d.Processes), d.Processes)
 	}
-	got := launcherRunsEnded(t, ws)
+	got := launcherRunsEnded(runs)
 	want := map[string]string{"b200-cw_00": "full", "b200-dgxc_00": "full", "b200-dgxc_01": "full"}
 	if !maps.Equal(got, want) {
 		t.Errorf("launcher runs: %v, want %v", got, want)
@@ -546,11 +562,12 @@ func TestFirstRunnerWithoutScriptLaterInFull(t *testing.T) {
 	plain := copyLaunch(t,
 		[3]string{"runners/launch_b200-cw.sh", "set -x\n", "exit 3\n"},
 		[3]string{"benchmarks/single_node/fixed_seq_len/m1_fp8_b200.sh", "wait_for_server_ready\n", "wait_for_server_ready\npython3 -m sglang.launch_server --model-path \"$MODEL\" --port 9999 > s2.log 2>&1 &\n"})
+	plainRuns := launchRuns(plain)
 	dp := renderOne(t, plain, pointAt(t, plain, "m1-fp8-b200-sglang", 0, 16), Options{noHoles: true})
 	if !reflect.DeepEqual(d, dp) {
 		t.Errorf("with holes:\n%+v\nwithout:\n%+v", d, dp)
 	}
-	got = launcherRunsEnded(t, plain)
+	got = launcherRunsEnded(plainRuns)
 	want = map[string]string{"b200-cw_00": "full", "b200-dgxc_00": "full", "b200-dgxc_01": "ended"}
 	if !maps.Equal(got, want) {
 		t.Errorf("launcher runs without holes: %v, want %v", got, want)
@@ -612,5 +629,59 @@ func TestPointHarness(t *testing.T) {
 		if !own {
 			t.Errorf("%s's step does not carry its name: %+v", rn, ph.byName[rn].Env)
 		}
+	}
+}
+
+// TestCitedScriptSharesRendering: a single-node point rendered through its
+// launchers that cites a script (the AgentX part's point) renders as the
+// point that cites none — one memo entry and one set of launcher runs for
+// both — plus a note when the launchers run another script; its launcher
+// runs are not kept past the render (their environment holds the point's
+// own CONC: no other point has their input).
+func TestCitedScriptSharesRendering(t *testing.T) {
+	ws := copyLaunch(t)
+	ws.RememberRenders()
+	runs := launchRuns(ws)
+	p := pointAt(t, ws, "m1-fp8-b200-sglang", 0, 16)
+	if p.Kind != KindScript || len(p.Launchers) == 0 || p.Script != "" {
+		t.Fatalf("point kind %s launchers %v script %q: want a launcher point without a script", p.Kind, p.Launchers, p.Script)
+	}
+	plain := renderOne(t, ws, p, Options{})
+	made := runs.made
+	if made == 0 {
+		t.Fatal("no launcher run was made")
+	}
+	if n := len(ws.sn.runs); n != 0 {
+		t.Errorf("%d single-node launcher runs kept, want 0", n)
+	}
+	cases := []struct {
+		cite string
+		note string // "" = the plain rendering
+	}{
+		{plain.Source.File, ""},
+		{"benchmarks/single_node/fixed_seq_len/other.sh", "the launchers run " + plain.Source.File + ", not the cited benchmarks/single_node/fixed_seq_len/other.sh"},
+	}
+	for _, c := range cases {
+		q := p
+		q.Script = filepath.Join(ws.Root, filepath.FromSlash(c.cite))
+		got := renderOne(t, ws, q, Options{})
+		want := plain.Clone()
+		if c.note != "" {
+			want.Notes = append(want.Notes, c.note)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("cited %s:\n got %+v\nwant %+v", c.cite, got, want)
+		}
+	}
+	if runs.made != made || len(ws.memo) != 1 {
+		t.Errorf("the cited points made %d launcher runs more and %d memo entries, want 0 and 1", runs.made-made, len(ws.memo))
+	}
+	// rendered on its own (no memo), a cited point gives the same
+	fresh := copyLaunch(t)
+	q := pointAt(t, fresh, "m1-fp8-b200-sglang", 0, 16)
+	q.Script = filepath.Join(fresh.Root, "benchmarks/single_node/fixed_seq_len/other.sh")
+	got := renderOne(t, fresh, q, Options{})
+	if n := len(got.Notes); n == 0 || got.Notes[n-1] != cases[1].note {
+		t.Errorf("fresh cited rendering's notes %q, want the last %q", got.Notes, cases[1].note)
 	}
 }
