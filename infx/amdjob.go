@@ -863,8 +863,10 @@ func (ws *Workspace) followBatchOnce(p Point, opt Options, sub batchSubmission) 
 			job = &batchJob{done: make(chan struct{})}
 			if ws.batchJobs == nil {
 				ws.batchJobs = map[string]*batchJob{}
+				ws.batchOf = map[string][]string{}
 			}
 			ws.batchJobs[key] = job
+			ws.batchOf[p.ConfigKey] = append(ws.batchOf[p.ConfigKey], key)
 		}
 		ws.batchMu.Unlock()
 		if found {
@@ -900,7 +902,9 @@ func (ws *Workspace) followBatchOnce(p Point, opt Options, sub batchSubmission) 
 			job.kept = true
 		} else {
 			ws.batchMu.Lock()
-			delete(ws.batchJobs, key)
+			if ws.batchJobs[key] == job { // (Forget may have dropped it)
+				delete(ws.batchJobs, key)
+			}
 			ws.batchMu.Unlock()
 		}
 		close(job.done)

@@ -95,8 +95,8 @@ func TestRenderMemoKeepsNoTimeLimit(t *testing.T) {
 	}
 }
 
-// TestForget: Forget drops the remembered renderings and the launcher
-// runs of one config key's points (another key's stay); a later Render
+// TestForget: Forget drops the remembered renderings, the launcher runs
+// and the batch jobs of one config key's points (another key's stay); a later Render
 // of the key's point renders it again to the same outcome, and Prerender
 // leaves the forgotten key's points alone.
 func TestForget(t *testing.T) {
@@ -116,8 +116,14 @@ func TestForget(t *testing.T) {
 	if len(ws.memo) != 2 || len(ws.memoOf[key]) != 1 || len(ws.sn.runsOf[key]) == 0 {
 		t.Fatalf("before Forget: %d memo entries, %d of the key, %d launcher runs of the key", len(ws.memo), len(ws.memoOf[key]), len(ws.sn.runsOf[key]))
 	}
+	if len(ws.batchOf[key]) == 0 || len(ws.batchJobs) == 0 {
+		t.Fatalf("before Forget: %d batch jobs of the key, %d in all", len(ws.batchOf[key]), len(ws.batchJobs))
+	}
 	runs := len(ws.sn.runs)
 	ws.Forget(key)
+	if len(ws.batchOf[key]) != 0 || len(ws.batchJobs) != 0 {
+		t.Errorf("after Forget: %d batch jobs of the key, %d in all (the other key's point shared the key's)", len(ws.batchOf[key]), len(ws.batchJobs))
+	}
 	if len(ws.memo) != 1 || len(ws.memoOf[key]) != 0 || len(ws.sn.runsOf[key]) != 0 || len(ws.sn.runs) >= runs {
 		t.Errorf("after Forget: %d memo entries (want 1), %d of the key, %d launcher runs of the key, %d runs (were %d)", len(ws.memo), len(ws.memoOf[key]), len(ws.sn.runsOf[key]), len(ws.sn.runs), runs)
 	}

@@ -370,8 +370,9 @@ func (ws *Workspace) memoPut(configKey, key string, m renderMemo) {
 }
 
 // Forget drops what ws keeps of the points of a config key: their
-// remembered renderings (RememberRenders) and the launcher runs they
-// made, which only later points of the key could reuse. A caller that is
+// remembered renderings (RememberRenders) and the launcher runs and batch
+// jobs they made (followBatchOnce), which only later points of the key
+// could reuse. A caller that is
 // done with a key (coverage, once it judged it) calls it so that memory
 // follows the keys in hand, not every key seen. Nothing it drops changes
 // an answer: a later Render of one of the key's points renders it again
@@ -397,6 +398,14 @@ func (ws *Workspace) Forget(configKey string) {
 	}
 	delete(ws.sn.runsOf, configKey)
 	ws.sn.mu.Unlock()
+	ws.batchMu.Lock()
+	for _, k := range ws.batchOf[configKey] {
+		// a point waiting on a job being followed holds it: its outcome
+		// still reaches the point
+		delete(ws.batchJobs, k)
+	}
+	delete(ws.batchOf, configKey)
+	ws.batchMu.Unlock()
 }
 
 // isForgotten reports whether Forget was called for the config key.

@@ -104,9 +104,11 @@ type Workspace struct {
 	packs  map[string]*renderPack
 
 	// batchJobs shares each distinct batch job's outcome among the points
-	// that submit it (followBatchOnce; guarded by batchMu).
+	// that submit it (followBatchOnce; guarded by batchMu); batchOf lists
+	// their keys by the config key of the point that made them (Forget).
 	batchMu   sync.Mutex
 	batchJobs map[string]*batchJob
+	batchOf   map[string][]string
 	// holeRuns counts the node tasks run with holes (batchTask), holeUsed
 	// those of them whose run was used: what the tests read.
 	holeRuns, holeUsed atomic.Int64
