@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
 )
 
 // TestEmptyArraysAndNumericTests: an array that read -a, mapfile or
@@ -49,5 +51,28 @@ echo $(( 1 << 64 )) $(( 1 << -8 )) $(( -16 >> 66 )) $(( 8 >> -60 )); v=1; (( v <
 	_ = r.Run(context.Background(), f)
 	if got := buf.String(); got != want {
 		t.Errorf("%q\nwant %q", got, want)
+	}
+}
+
+// TestPlainDecimal: the decimal operands testArithm reads without a
+// parser have the value the parser and expand.Arithm give them; every
+// other text (a sign, a blank, a base prefix, an octal zero, a name, a
+// number past 18 digits) is left to the parser.
+func TestPlainDecimal(t *testing.T) {
+	for _, s := range []string{"0", "7", "16", "1024", "999999999999999999"} {
+		got, ok := plainDecimal(s)
+		expr, err := syntax.NewParser().Arithmetic(strings.NewReader(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := expand.Arithm(&expand.Config{}, expr)
+		if !ok || err != nil || got != int64(want) {
+			t.Errorf("plainDecimal(%q) = %d, %v; the parser gives %d, %v", s, got, ok, want, err)
+		}
+	}
+	for _, s := range []string{"", "010", "00", "+5", "-5", " 5", "5 ", "0x10", "2+3", "x", "1000000000000000000", "1e3", "\uE000"} {
+		if n, ok := plainDecimal(s); ok {
+			t.Errorf("plainDecimal(%q) = %d, want it left to the parser", s, n)
+		}
 	}
 }

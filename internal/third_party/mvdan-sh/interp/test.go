@@ -292,12 +292,35 @@ func (r *Runner) testArithm(s string) (int64, error) {
 	if strings.TrimSpace(s) == "" {
 		return 0, nil
 	}
+	if n, ok := plainDecimal(s); ok {
+		// what the parser and expand.Arithm make of a decimal literal,
+		// without a parser (the operands of [[ $CONC -ge 16 ]])
+		return n, nil
+	}
 	expr, err := syntax.NewParser().Arithmetic(strings.NewReader(s))
 	if err != nil {
 		return 0, err
 	}
 	n, err := expand.Arithm(r.ecfg, expr)
 	return int64(n), err
+}
+
+// plainDecimal (cookbook-sync patch) is s as a decimal number when s is
+// "0" or a digit 1-9 followed by at most 17 digits (no sign, blank, base
+// prefix or octal leading zero: its value fits an int64 as written).
+func plainDecimal(s string) (int64, bool) {
+	if s == "" || len(s) > 18 || (s[0] == '0' && len(s) > 1) {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }
 
 // numTest (cookbook-sync patch) compares a and b by a numeric test
