@@ -462,7 +462,7 @@ func (c *run) pagesJudge(entries []*infx.Entry, indexFor func(key string) *pageI
 		}
 		pagesMatchRow(row, p, r, ix)
 		return nil
-	})
+	}, nil)
 }
 
 // wantSig is the InferenceX side of a role: the point's model (the

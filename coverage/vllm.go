@@ -51,7 +51,7 @@ func (c *run) vllmCoverage(ix *recipes.Index) ([]report.KeyResult, error) {
 			vllmMatchRow(row, p, r, ix)
 		}
 		return nil
-	})
+	}, c.releaseQueries(entries, ix))
 	if err != nil {
 		return nil, err
 	}
@@ -66,6 +66,45 @@ func (c *run) vllmCoverage(ix *recipes.Index) ([]report.KeyResult, error) {
 		}
 	}
 	return out, nil
+}
+
+// releaseQueries is judgeKeys' done of the vLLM part: once no entry left
+// to judge has a point serving a model on a hardware (Point.Model and
+// Point.Hardware, what its queries ask: vllmCompareRow, vllmMatchRow), the
+// index lets go of what it keeps for them (recipes.Index.Release: the
+// selection-space renderings and remembered matches of the model on the
+// hardware). Memory then follows the keys being judged, never an answer:
+// a query asked again is answered again, the same.
+func (c *run) releaseQueries(entries []*infx.Entry, ix *recipes.Index) func(*infx.Entry) {
+	type served struct{ model, hardware string }
+	left := map[served]int{} // entries not yet judged, by what they serve
+	of := map[*infx.Entry][]served{}
+	for _, e := range entries {
+		pts, _ := c.ws.Points(e.Key)
+		seen := map[served]bool{}
+		for _, p := range pts {
+			s := served{strings.ToLower(p.Model), strings.ToLower(p.Hardware)}
+			if !seen[s] {
+				seen[s] = true
+				of[e] = append(of[e], s)
+				left[s]++
+			}
+		}
+	}
+	var mu sync.Mutex
+	return func(e *infx.Entry) {
+		var free []served
+		mu.Lock()
+		for _, s := range of[e] {
+			if left[s]--; left[s] == 0 {
+				free = append(free, s)
+			}
+		}
+		mu.Unlock()
+		for _, s := range free {
+			ix.Release(s.model, s.hardware)
+		}
+	}
 }
 
 func vllmStatus(p infx.Point) report.Status { return statusOf(p.Status, p.Kind) }
@@ -500,8 +539,9 @@ type rowJudge func(row *report.RowResult, d *launch.Deployment, p infx.Point, r 
 // (their concurrencies listed), has judge fill each row that rendered or
 // could not be rendered (a render error is the row's verdict), and rolls
 // the rows' verdicts up into the key's (compare.Worse). Keys come out in
-// entry order.
-func (c *run) judgeKeys(part string, entries []*infx.Entry, judge rowJudge) ([]report.KeyResult, error) {
+// entry order. done, when set, is called with each entry once it is
+// judged, from the goroutine that judged it.
+func (c *run) judgeKeys(part string, entries []*infx.Entry, judge rowJudge, done func(*infx.Entry)) ([]report.KeyResult, error) {
 	if c.win == nil {
 		// no background prerendering paced by the judges: the entries'
 		// points are rendered on every CPU first
@@ -541,6 +581,9 @@ func (c *run) judgeKeys(part string, entries []*infx.Entry, judge rowJudge) ([]r
 				// Workspace keeps of them goes (memory follows the keys
 				// being judged)
 				c.ws.Forget(entries[i].Key)
+				if done != nil {
+					done(entries[i])
+				}
 				close(res[i].done)
 			}
 		})

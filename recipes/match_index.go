@@ -409,10 +409,7 @@ func (ix *Index) match(q Query) ([]Candidate, error) {
 	if role == "" {
 		role = launch.RoleAgg
 	}
-	hw := NormalizeHardware(q.Hardware)
-	if hw == "" {
-		hw = strings.ToLower(q.Hardware)
-	}
+	hw := queryHardware(q.Hardware)
 	qt := QueryTopology(q.TP, q.EP, q.DP, q.DPAttn)
 	if q.Topology != nil {
 		qt = *q.Topology

@@ -19,15 +19,17 @@ import (
 type spaceCache struct {
 	mu sync.Mutex
 	m  map[string][]entry
-	// seen holds the yaml entries already indexed (the JSON API's, then
-	// each one spaceEntries adds) by the hash of their fingerprint
-	// (printRef.print); a hash hit counts only when the full fingerprints are
-	// equal, so entries are told apart exactly as by the
-	// fingerprint itself, while the memo keeps a hash and a reference to
-	// the (live, never changed) rendering role instead of the fingerprint
-	// text for each entry.
-	seen map[uint64][]printRef
-	h    maphash.Hash // seen's hash (one seed for the cache's life)
+	// api holds the JSON API's yaml entries by the hash of their
+	// fingerprint (printRef.print), made at the first query; a hash hit
+	// counts only when the full fingerprints are equal, so entries are
+	// told apart exactly as by the fingerprint itself, while the set keeps
+	// a hash and a reference to the (live, never changed) rendering role
+	// instead of the fingerprint text for each entry. A query's own
+	// entries are told apart from them and from each other (spaceEntries);
+	// two queries' never meet: an entry's fingerprint holds its hardware
+	// and variant, and a variant serves one checkpoint.
+	api map[uint64][]printRef
+	h   maphash.Hash // the fingerprints' hash (one seed for the cache's life)
 }
 
 // printRef is what a yaml entry's fingerprint (print) reads of it.
@@ -72,22 +74,60 @@ func (p printRef) write(w io.StringWriter) {
 	}
 }
 
-// add records p unless an entry with the same fingerprint is recorded;
-// it reports whether p was new.
-func (c *spaceCache) add(p printRef) bool {
+// add records p in seen unless an entry with the same fingerprint is in
+// the JSON API's (api) or in seen; it reports whether p was new. c.mu
+// held.
+func (c *spaceCache) add(seen map[uint64][]printRef, p printRef) bool {
 	c.h.Reset()
 	p.write(&c.h)
 	k := c.h.Sum64()
-	if refs := c.seen[k]; len(refs) > 0 {
+	if len(c.api[k]) > 0 || len(seen[k]) > 0 {
 		fp := p.print()
-		for _, q := range refs {
+		for _, q := range append(c.api[k], seen[k]...) {
 			if q.print() == fp {
 				return false
 			}
 		}
 	}
-	c.seen[k] = append(c.seen[k], p)
+	seen[k] = append(seen[k], p)
 	return true
+}
+
+// spaceKey is spaceEntries' key of a query of model on hardware id hw.
+func spaceKey(model, hw string) string { return strings.ToLower(model) + "\x00" + hw }
+
+// queryHardware is the hardware id a query's hardware is matched as
+// (Index.match): its taxonomy id, else the name lower-cased.
+func queryHardware(name string) string {
+	if hw := NormalizeHardware(name); hw != "" {
+		return hw
+	}
+	return strings.ToLower(name)
+}
+
+// Release drops what the index keeps for the queries of model on
+// hardware (a name Match takes: NormalizeHardware): the selection-space
+// renderings spaceEntries made for them and the Match answers remembered.
+// A caller that is done with them (coverage, once no key left to judge
+// serves model on hardware) calls it so that memory follows the queries in
+// hand; a later query renders and matches them again, to the same answer.
+// Safe for concurrent use.
+func (ix *Index) Release(model, hardware string) {
+	hw := queryHardware(hardware)
+	if ix.space != nil {
+		ix.space.mu.Lock()
+		delete(ix.space.m, spaceKey(model, hw))
+		ix.space.mu.Unlock()
+	}
+	if ix.matches != nil {
+		ix.matches.mu.Lock()
+		for k := range ix.matches.m {
+			if strings.EqualFold(k.model, model) && queryHardware(k.hardware) == hw {
+				delete(ix.matches.m, k)
+			}
+		}
+		ix.matches.mu.Unlock()
+	}
 }
 
 // spaceEntries renders, once per (checkpoint, hardware), every builder
@@ -99,21 +139,22 @@ func (ix *Index) spaceEntries(model, hw string) []entry {
 		return nil
 	}
 	c := ix.space
-	key := strings.ToLower(model) + "\x00" + hw
+	key := spaceKey(model, hw)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if es, ok := c.m[key]; ok {
 		return es
 	}
-	if c.seen == nil {
-		c.seen = map[uint64][]printRef{}
+	if c.api == nil {
+		c.api = map[uint64][]printRef{}
 		c.h.SetSeed(maphash.MakeSeed())
 		for i := range ix.entries {
 			if e := &ix.entries[i]; e.kind == "yaml" {
-				c.add(refOf(e))
+				c.add(c.api, refOf(e))
 			}
 		}
 	}
+	seen := map[uint64][]printRef{} // this query's entries
 	var out []entry
 	s := ix.site
 	h := s.hwByID[hw]
@@ -145,7 +186,7 @@ func (ix *Index) spaceEntries(model, hw string) []entry {
 					if rd.spaceRole != "" && string(e.role) != rd.spaceRole {
 						continue
 					}
-					if !c.add(refOf(&e)) {
+					if !c.add(seen, refOf(&e)) {
 						continue
 					}
 					e.space = true

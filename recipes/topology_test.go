@@ -1,7 +1,9 @@
 package recipes
 
 import (
+	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
@@ -174,5 +176,52 @@ func TestCorpusSpaceFingerprints(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no selection-space entries")
+	}
+}
+
+// TestCorpusRelease: Release drops the selection-space renderings and the
+// remembered answers of one model on one hardware (the hardware as Match
+// names it: NormalizeHardware), and only those; the query asked again is
+// answered the same.
+func TestCorpusRelease(t *testing.T) {
+	ix, err := Open(recipesRoot(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := []Query{
+		{ConfigKey: "a", Model: "deepseek-ai/DeepSeek-V4-Pro", Hardware: "b200", Role: launch.RoleAgg, TP: 8},
+		{ConfigKey: "b", Model: "deepseek-ai/DeepSeek-V4-Pro", Hardware: "gb200", Role: launch.RolePrefill, TP: 4},
+	}
+	first := make([][]Candidate, len(qs))
+	for i, q := range qs {
+		if first[i], err = ix.Match(q); err != nil || len(first[i]) == 0 {
+			t.Fatalf("%+v: %d candidates, %v", q, len(first[i]), err)
+		}
+	}
+	kept := func(q Query) (space, answers int) {
+		hw := queryHardware(q.Hardware)
+		space = len(ix.space.m[spaceKey(q.Model, hw)])
+		for k := range ix.matches.m {
+			if strings.EqualFold(k.model, q.Model) && queryHardware(k.hardware) == hw {
+				answers++
+			}
+		}
+		return space, answers
+	}
+	for _, q := range qs {
+		if s, a := kept(q); s == 0 || a != 1 {
+			t.Fatalf("before Release, %s on %s: %d space entries, %d answers", q.Model, q.Hardware, s, a)
+		}
+	}
+	ix.Release("DEEPSEEK-AI/DeepSeek-V4-Pro", "B200") // as written by a master config, any case
+	if s, a := kept(qs[0]); s != 0 || a != 0 {
+		t.Errorf("after Release: %d space entries, %d answers kept", s, a)
+	}
+	if s, a := kept(qs[1]); s == 0 || a != 1 {
+		t.Errorf("Release dropped the other hardware's: %d space entries, %d answers", s, a)
+	}
+	again, err := ix.Match(qs[0])
+	if err != nil || !reflect.DeepEqual(again, first[0]) {
+		t.Errorf("asked again after Release: %v\n%+v\nwant\n%+v", err, again, first[0])
 	}
 }
