@@ -233,7 +233,7 @@ type run struct {
 	ex      *exclusions.Set
 	rules   *compare.Rules
 	render  RenderFunc
-	renders map[string]renderResult // render cache: file, selector, model
+	renders map[string]renderResult // the AgentX part's render cache: file, selector, model (nil after it)
 	rep     *report.Report
 	// agentxDir and pagesDir are the CookbookDirs holding AgentX snippets
 	// and cookbook pages ("" when none does).
@@ -635,7 +635,12 @@ func runAll(ctx context.Context, opt Options) (*report.Report, *run, error) {
 		rep.SrtSlurm = &si
 	}
 	if agentxDir != "" {
-		if err := c.cookbookCoverage(); err != nil {
+		err := c.cookbookCoverage()
+		// the AgentX part's render cache is its own: what it holds goes
+		// before the pages and vLLM parts render (their renderings come
+		// from the Workspace's memo)
+		c.renders = nil
+		if err != nil {
 			// nothing cited in the snippets is bad usage only when the
 			// pages give nothing to judge either
 			var oe *OptionError
