@@ -35,13 +35,53 @@ const pagesMaxCompared = 64
 // pageCand is one worker role of a parsed page selection, with the
 // settings a role is matched on.
 type pageCand struct {
-	sel  *pages.Selection
+	sel *pages.Selection
+	// dep is the selection's parsed command (pages.ParseCommand), nil once
+	// thinned (thinCands): pageSide parses it again.
 	dep  *launch.Deployment
 	proc int // index in dep.Processes
 	sig  roleSig
 	ord  int // position in the selections (the page's order)
 	// prose is set for a prose alternate of the selection (pageprose.go).
 	prose *pageProse
+	// image is the worker's image when dep was thinned (its own or the one
+	// shareSelectionImage gave it).
+	image string
+}
+
+// thinCands lets go of the parsed commands (pageCand.dep) of the page
+// roles whose checkpoint family (modelFamily) is none of families — the
+// families of the models the keys judged serve: no key asks for them but
+// through a rendering that names another model, and pageSide parses such
+// a role's command again when one does. A page shows many models (every
+// checkpoint of a model card; in the main job four of five page roles
+// serve a model no key serves), and their parsed commands were the pages
+// part's largest live memory. Prose alternates (pageProse) are kept.
+func thinCands(cs []pageCand, families map[string]bool) {
+	for i := range cs {
+		c := &cs[i]
+		if c.dep == nil || c.prose != nil || families[modelFamily(c.sig.Model)] {
+			continue
+		}
+		c.image = c.dep.Processes[c.proc].Image
+		c.dep = nil
+	}
+}
+
+// depOf is c's parsed command: dep, or for a thinned role its selection's
+// command parsed again (pages.ParseCommand, deterministic: the deployment
+// parseCands made) with the worker's image as shareSelectionImage left it.
+// ok is false when that parse fails, which the first one did not.
+func depOf(c *pageCand) (*launch.Deployment, bool) {
+	if c.dep != nil {
+		return c.dep, true
+	}
+	d, err := pages.ParseCommand("", c.sel)
+	if err != nil || c.proc >= len(d.Processes) {
+		return nil, false
+	}
+	d.Processes[c.proc].Image = c.image
+	return d, true
 }
 
 // roleSig is what a page role and an InferenceX role are matched on.
@@ -414,10 +454,15 @@ func pageRef(c *pageCand) *report.RecipeRef {
 // pageSide is the one-worker deployment of a page role, for comparing
 // role with an InferenceX worker.
 func pageSide(c *pageCand, role launch.Role) *launch.Deployment {
-	w := c.dep.Processes[c.proc]
+	dep, ok := depOf(c)
+	if !ok {
+		// (never: the selection's command parsed before)
+		return &launch.Deployment{Engine: "sglang", Model: c.sig.Model, Notes: []string{"the page's command no longer parses"}}
+	}
+	w := dep.Processes[c.proc]
 	w.Kind, w.Role = launch.KindWorker, role
-	src := c.dep.Source
-	return &launch.Deployment{Source: src, Engine: "sglang", Model: c.sig.Model, Hardware: c.dep.Hardware, Processes: []launch.Process{w}, Notes: c.dep.Notes}
+	src := dep.Source
+	return &launch.Deployment{Source: src, Engine: "sglang", Model: c.sig.Model, Hardware: dep.Hardware, Processes: []launch.Process{w}, Notes: dep.Notes}
 }
 
 // pagesCoverage covers every SGLang-family key (sglangFamily) of the

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -301,6 +303,24 @@ func TestPagesSelectionImage(t *testing.T) {
 	if r.Verdict != compare.CoveredWithExclusions || len(r.Info) != 1 || r.Info[0].Setting != "image" || r.Info[0].Rule != "judgment-image-version" ||
 		!strings.HasSuffix(r.Info[0].Reason, "engine-version drift: upstream v0.5.13.post1-rocm720-mi35x-20260618, InferenceX v0.5.16-rocm720-mi35x-20260730") {
 		t.Errorf("python tab vs InferenceX: %s %+v", r.Verdict, r.Info)
+	}
+	// thinned (no key serves the GLM family), each role's side of a
+	// comparison is the one its parsed command gave, the shared image
+	// included; a family a key serves keeps its commands
+	var want []*launch.Deployment
+	for i := range cs {
+		want = append(want, pageSide(&cs[i], launch.RoleAgg))
+	}
+	kept := slices.Clone(cs)
+	thinCands(kept, map[string]bool{modelFamily("zai-org/GLM-5.2-FP8"): true})
+	thinCands(cs, map[string]bool{"deepseek-v4-pro": true})
+	for i := range cs {
+		if cs[i].dep != nil || kept[i].dep == nil {
+			t.Fatalf("role %d: thinned %t, kept %t", i, cs[i].dep == nil, kept[i].dep != nil)
+		}
+		if got := pageSide(&cs[i], launch.RoleAgg); !reflect.DeepEqual(got, want[i]) {
+			t.Errorf("role %d thinned:\n%+v\nwant\n%+v", i, got, want[i])
+		}
 	}
 }
 

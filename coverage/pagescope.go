@@ -95,6 +95,13 @@ func (c *run) pagesPart() error {
 	}
 	c.rep.PagesRepo = &pi
 	pf := c.readPageFiles(set, mayShow)
+	families := map[string]bool{}
+	for _, e := range entries {
+		families[modelFamily(e.Model)] = true
+	}
+	for _, cs := range pf.cands {
+		thinCands(cs, families)
+	}
 	indexes := map[string]*pageIndex{} // by the files they hold
 	byKey := map[string][]string{}
 	for _, e := range entries {
