@@ -233,7 +233,7 @@ type run struct {
 	ex      *exclusions.Set
 	rules   *compare.Rules
 	render  RenderFunc
-	renders map[string]renderResult // the AgentX part's render cache: file, selector, model (nil after it)
+	renders map[string]renderResult // the AgentX part's render cache: file, selector, model (emptied after it)
 	rep     *report.Report
 	// agentxDir and pagesDir are the CookbookDirs holding AgentX snippets
 	// and cookbook pages ("" when none does).
@@ -639,7 +639,7 @@ func runAll(ctx context.Context, opt Options) (*report.Report, *run, error) {
 		// the AgentX part's render cache is its own: what it holds goes
 		// before the pages and vLLM parts render (their renderings come
 		// from the Workspace's memo)
-		c.renders = nil
+		c.renders = map[string]renderResult{}
 		if err != nil {
 			// nothing cited in the snippets is bad usage only when the
 			// pages give nothing to judge either
