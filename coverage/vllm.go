@@ -51,7 +51,7 @@ func (c *run) vllmCoverage(ix *recipes.Index) ([]report.KeyResult, error) {
 			vllmMatchRow(row, p, r, ix)
 		}
 		return nil
-	}, c.releaseQueries(entries, ix))
+	}, c.releaseQueries(entries, ix.Release))
 	if err != nil {
 		return nil, err
 	}
@@ -70,12 +70,12 @@ func (c *run) vllmCoverage(ix *recipes.Index) ([]report.KeyResult, error) {
 
 // releaseQueries is judgeKeys' done of the vLLM part: once no entry left
 // to judge has a point serving a model on a hardware (Point.Model and
-// Point.Hardware, what its queries ask: vllmCompareRow, vllmMatchRow), the
-// index lets go of what it keeps for them (recipes.Index.Release: the
-// selection-space renderings and remembered matches of the model on the
-// hardware). Memory then follows the keys being judged, never an answer:
-// a query asked again is answered again, the same.
-func (c *run) releaseQueries(entries []*infx.Entry, ix *recipes.Index) func(*infx.Entry) {
+// Point.Hardware, what its queries ask: vllmCompareRow, vllmMatchRow),
+// release is called with them (lower case) — recipes.Index.Release, which
+// lets go of the selection-space renderings and remembered matches of the
+// model on the hardware. Memory then follows the keys being judged, never
+// an answer: a query asked again is answered again, the same.
+func (c *run) releaseQueries(entries []*infx.Entry, release func(model, hardware string)) func(*infx.Entry) {
 	type served struct{ model, hardware string }
 	left := map[served]int{} // entries not yet judged, by what they serve
 	of := map[*infx.Entry][]served{}
@@ -102,7 +102,7 @@ func (c *run) releaseQueries(entries []*infx.Entry, ix *recipes.Index) func(*inf
 		}
 		mu.Unlock()
 		for _, s := range free {
-			ix.Release(s.model, s.hardware)
+			release(s.model, s.hardware)
 		}
 	}
 }

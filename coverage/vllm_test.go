@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -611,6 +612,63 @@ func TestJudgeKeysAtOnce(t *testing.T) {
 	for _, procs := range []int{1, 2, 4} {
 		if got := one(procs, nil); !bytes.Equal(got, serial) {
 			t.Errorf("GOMAXPROCS %d, keys at once: the vLLM keys differ from one at a time", procs)
+		}
+	}
+}
+
+// TestReleaseQueries: the vLLM part releases each model on a hardware its
+// keys' points serve once, when the last key serving it is judged — in
+// any order of judging — and never while a key left serves it.
+func TestReleaseQueries(t *testing.T) {
+	ws, err := infx.Open(vllmFixtureInfx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &run{ws: ws}
+	var entries []*infx.Entry
+	serves := map[*infx.Entry]map[string]bool{}
+	for _, k := range ws.ConfigKeys() {
+		e, err := ws.Entry(k)
+		if err != nil || !recipes.VLLMFamily(e.Framework) {
+			continue
+		}
+		pts, _ := ws.Points(k)
+		serves[e] = map[string]bool{}
+		for _, p := range pts {
+			serves[e][strings.ToLower(p.Model)+" on "+strings.ToLower(p.Hardware)] = true
+		}
+		entries = append(entries, e)
+	}
+	if len(entries) < 2 {
+		t.Fatalf("%d vLLM entries in the fixture, want 2 or more", len(entries))
+	}
+	reversed := slices.Clone(entries)
+	slices.Reverse(reversed)
+	for _, order := range [][]*infx.Entry{entries, reversed} {
+		released := map[string]int{}
+		done := c.releaseQueries(entries, func(model, hw string) { released[model+" on "+hw]++ })
+		for i, e := range order {
+			before := maps.Clone(released)
+			done(e)
+			for s, n := range released {
+				if n == before[s] {
+					continue
+				}
+				for _, later := range order[i+1:] {
+					if serves[later][s] {
+						t.Errorf("%s released while %s, not yet judged, serves it", s, later.Key)
+					}
+				}
+			}
+		}
+		want := map[string]int{}
+		for _, e := range entries {
+			for s := range serves[e] {
+				want[s] = 1
+			}
+		}
+		if !maps.Equal(released, want) {
+			t.Errorf("released %v, want each of %v once", released, want)
 		}
 	}
 }
