@@ -83,9 +83,11 @@ func (c *spaceCache) add(seen map[uint64][]printRef, p printRef) bool {
 	k := c.h.Sum64()
 	if len(c.api[k]) > 0 || len(seen[k]) > 0 {
 		fp := p.print()
-		for _, q := range append(c.api[k], seen[k]...) {
-			if q.print() == fp {
-				return false
+		for _, refs := range [2][]printRef{c.api[k], seen[k]} {
+			for _, q := range refs {
+				if q.print() == fp {
+					return false
+				}
 			}
 		}
 	}
