@@ -41,10 +41,18 @@ import (
 // job, empty cache, complete trees, every source, 2 cores, four paired
 // rounds: 7.17 against 7.21 s, user CPU 12.5 against 12.4 s, in a slow
 // hour of the machine) for a fifth less memory (peak RSS 595–683 → 551 MB);
-// 448 MiB added 0.1–0.2 s (486 MB), 384 MiB 0.35 s (421 MB).
+// 448 MiB added 0.1–0.2 s (486 MB), 384 MiB 0.35 s (421 MB). Once the
+// Workspace no longer kept single-node launcher runs, batch jobs, the
+// AgentX part's renderings, the vLLM part's finished queries or the page
+// roles no key serves (live heap 82 → 63 MB on average at a 216 MiB
+// limit), 384 MiB costs no wall time against 512 MiB (main job,
+// complete trees, every source, 2 cores, interleaved pairs: `--no-cache`
+// seven pairs, mean 6.22 s each; empty cache five pairs, 6.65 against
+// 6.60 s; user CPU +0.15 s, two more collections) for a quarter less
+// memory (peak RSS 510–553 → 415–423 MB).
 const (
 	Percent     = 400
-	MemoryLimit = 512 << 20
+	MemoryLimit = 384 << 20
 )
 
 // Tune applies Percent and MemoryLimit unless the environment (getenv)
