@@ -273,9 +273,7 @@ func guardNamelessAssigns(f *syntax.File) {
 		}
 		for _, as := range x.Assigns {
 			if as.Name == nil || as.Name.Value == "" {
-				pos := as.Pos()
-				x.Assigns = nil
-				x.Args = []*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: pos, ValueEnd: pos, Value: namelessCmd}}}}
+				x.Assigns, x.Args = nil, litCall(as.Pos(), namelessCmd).Args
 				return false
 			}
 		}
