@@ -198,6 +198,49 @@ export B=1
 export -n B
 probe unexport
 probe unexport2
+x=1
+probe notexported
+export A=1 C=1
+y=2
+probe notexported2
+A+=z
+probe append
+export A
+probe keep
+declare -n R=A
+probe nameref
+R=5
+probe namerefwrite
+unset -n R
+C=(1 2)
+probe array
+readonly C
+probe readonly
+declare +x A
+probe unexportA
+set -a
+z=3
+probe allexport
+set +a
+w=4
+probe prew
+export w
+probe exportw
+h() { local q=1 r; r=2; probe inh; }
+probe beforeh
+h
+probe afterh
+k() { local A=2; probe ink; }
+k
+probe afterk
+m() { local N=1; declare -g N=2; declare -g G=3; export G; probe inm; for A in 5 6; do probe loop; done; printf -v A '%s' 7; probe printfv; read -r A <<< 8; probe read; A[1]=9; probe elem; local +x A; probe plusx; }
+m
+probe afterm
+g() { local A=7; probe glocal; local -x A; probe glocalx; export A=8; probe gexport; q=1; probe gplain; }
+A=1
+export A
+g
+probe afterg
 `
 	file, err := syntax.NewParser().Parse(strings.NewReader(src), "t.sh")
 	if err != nil {
@@ -231,8 +274,12 @@ probe unexport2
 	if err := r.Run(context.Background(), file); err != nil {
 		t.Fatal(err)
 	}
-	if len(probes) != 16 {
-		t.Fatalf("%d probes ran, want 16", len(probes))
+	if len(probes) != 46 {
+		var names []string
+		for _, p := range probes {
+			names = append(names, p.at)
+		}
+		t.Fatalf("%d probes ran, want 46: %v", len(probes), names)
 	}
 	shared := 0
 	for i, a := range probes {
@@ -248,6 +295,19 @@ probe unexport2
 	// p1/p2, f4/f5 … : back to back in one environment
 	if shared < 2 {
 		t.Errorf("%d probe pairs share an environment version, want the back-to-back ones", shared)
+	}
+	// an assignment to a variable no command inherits keeps the version,
+	// and a function setting only such locals its caller's scope: the
+	// commands around them share one (the answer is reused)
+	at := map[string]seen{}
+	for _, p := range probes {
+		at[p.at] = p
+	}
+	for _, pair := range [][2]string{{"unexport2", "notexported"}, {"gexport", "gplain"}, {"beforeh", "inh"}, {"inh", "afterh"}} {
+		a, b := at[pair[0]], at[pair[1]]
+		if a.scope != b.scope || a.version != b.version {
+			t.Errorf("%s and %s: a variable that is not exported was set between them and the version moved", pair[0], pair[1])
+		}
 	}
 }
 

@@ -164,9 +164,15 @@ type overlayEnviron struct {
 	funcScope bool
 
 	// cookbook-sync patch: gen counts the Set calls made on any overlay of
-	// this chain (an overlay shares its parent overlay's counter; a
-	// background copy has its own): see EnvironVersion.
+	// this chain that can change the exported strings it shows (an
+	// overlay shares its parent overlay's counter; a background copy has
+	// its own): see EnvironVersion.
 	gen *atomic.Uint64
+
+	// cookbook-sync patch: xown is set by a Set call on this overlay that
+	// counted in gen; an overlay without one shows the exported strings
+	// its parent shows (see EnvironVersion).
+	xown bool
 
 	// cookbook-sync patch: bytes is the sum of the entries' sizes
 	// (OverlayBytes).
@@ -254,6 +260,13 @@ func OverlayBytes(env expand.Environ) (root expand.Environ, total int) {
 	}
 }
 
+// cookbook-sync patch: exportedString reports whether vr is an exported
+// string, what a command's environment holds of the shell's variables
+// (ListEnviron and the runner's exec list only those).
+func exportedString(vr expand.Variable) bool {
+	return vr.IsSet() && vr.Exported && vr.Kind == expand.String
+}
+
 // cookbook-sync patch: childEnviron is an overlay over parent sharing its
 // counter (gen) when parent is an overlay.
 func childEnviron(parent expand.Environ, funcScope bool) *overlayEnviron {
@@ -268,18 +281,24 @@ func childEnviron(parent expand.Environ, funcScope bool) *overlayEnviron {
 
 // EnvironVersion (cookbook-sync patch) names the state of env, an
 // environment the runner handed out (HandlerContext.Env): while scope and
-// version are the same, every variable env shows is the same. scope is the
-// innermost overlay of env's chain that holds variables of its own (empty
-// overlays show their parent's), version the number of Set calls made on
-// the chain so far; ok is false for another kind of environment. A caller
-// that keeps scope keeps it alive, so no later environment can take its
-// address.
+// version are the same, every exported string variable env shows (what a
+// command it runs inherits) is the same. version is the number of Set
+// calls made on the chain so far that could change those: one whose
+// variable, as the overlay written shows it, is an exported string before
+// or after (export, declare +x and local without a value keep the value
+// and change attributes: what it is after is the kept value with them); an
+// assignment to a variable that is not exported leaves it. scope is the innermost overlay of env's chain that
+// had such a call (xown): an overlay without one — empty, or holding only
+// such assignments, a function's plain locals — shows the exported strings
+// of its parent, so the commands of a function that only sets plain locals
+// share their caller's scope. ok is false for another kind of environment. A caller that keeps scope keeps it alive, so no
+// later environment can take its address.
 func EnvironVersion(env expand.Environ) (scope any, version uint64, ok bool) {
 	o, isOverlay := env.(*overlayEnviron)
 	if !isOverlay || o.gen == nil {
 		return nil, 0, false
 	}
-	for len(o.values) == 0 {
+	for !o.xown {
 		p, pOverlay := o.parent.(*overlayEnviron)
 		if !pOverlay || p.gen != o.gen {
 			break
@@ -324,7 +343,18 @@ func (o *overlayEnviron) Get(name string) expand.Variable {
 
 func (o *overlayEnviron) Set(name string, vr expand.Variable) error {
 	if o.gen != nil {
-		o.gen.Add(1) // cookbook-sync patch: EnvironVersion
+		// cookbook-sync patch: EnvironVersion counts the Set calls that
+		// can change the exported strings the chain shows: the variable,
+		// as this overlay shows it, is one before or after (with
+		// KeepValue, an attribute change, the value it keeps, as below)
+		cur, next := o.Get(name), vr
+		if vr.Kind == expand.KeepValue {
+			next.Kind, next.Str = cur.Kind, cur.Str
+		}
+		if exportedString(cur) || exportedString(next) {
+			o.gen.Add(1)
+			o.xown = true
+		}
 	}
 	normalized := o.normalize(name)
 	prev, inOverlay := o.values[normalized]
