@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -511,22 +512,48 @@ type errTail struct {
 
 func (e *errTail) Write(b []byte) (int, error) {
 	e.sb.mu.Lock()
-	for _, l := range strings.Split(string(b), "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "+") {
-			if len(l) > 300 {
-				l = l[:300] + "…"
-			}
-			if n := len(e.sb.errLines); n > 0 && e.sb.errLines[n-1] == l {
-				continue
-			}
-			e.sb.errLines = append(e.sb.errLines, l)
-			if len(e.sb.errLines) > 4 {
-				e.sb.errLines = e.sb.errLines[1:]
-			}
+	// line by line, without copying what is not kept: a line becomes a
+	// string only when it is kept, the last four kept in place
+	for rest := b; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
 		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || line[0] == '+' {
+			continue
+		}
+		cut := len(line) > 300
+		if cut {
+			line = line[:300]
+		}
+		if n := len(e.sb.errLines); n > 0 && tailEquals(e.sb.errLines[n-1], line, cut) {
+			continue
+		}
+		l := string(line)
+		if cut {
+			l += "…"
+		}
+		if len(e.sb.errLines) == 4 {
+			copy(e.sb.errLines, e.sb.errLines[1:])
+			e.sb.errLines = e.sb.errLines[:3]
+		}
+		e.sb.errLines = append(e.sb.errLines, l)
 	}
 	e.sb.mu.Unlock()
 	return e.w.Write(b)
+}
+
+// tailEquals reports whether kept, a line errTail kept, is line (cut: its
+// first 300 bytes, kept with "…" after them).
+func tailEquals(kept string, line []byte, cut bool) bool {
+	if cut {
+		s, ok := strings.CutSuffix(kept, "…")
+		return ok && s == string(line)
+	}
+	return kept == string(line)
 }
 
 func (sb *sandbox) lastErrLine() string {
