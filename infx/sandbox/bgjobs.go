@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/syntaxwalk"
 )
 
 // This file holds the sandbox's model of the processes a script sends to
@@ -380,7 +382,7 @@ func rewriteBackground(file *syntax.File) {
 	lit := func(v string, at syntax.Pos) *syntax.Word {
 		return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: at, ValueEnd: at, Value: v}}}
 	}
-	syntax.Walk(file, func(n syntax.Node) bool {
+	syntaxwalk.Walk(file, func(n syntax.Node) bool {
 		st, ok := n.(*syntax.Stmt)
 		if !ok || !st.Background {
 			return true
@@ -404,7 +406,7 @@ func rewriteBackground(file *syntax.File) {
 		}}
 		return false
 	})
-	syntax.Walk(file, func(n syntax.Node) bool {
+	syntaxwalk.Walk(file, func(n syntax.Node) bool {
 		pe, ok := n.(*syntax.ParamExp)
 		if !ok || pe.Param == nil || pe.Param.Value != "!" || pe.Excl || pe.Length || pe.Width || pe.Index != nil || pe.Slice != nil || pe.Repl != nil || pe.Exp != nil || pe.Names != 0 {
 			return true

@@ -7,6 +7,8 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/syntaxwalk"
 )
 
 // This file holds the choice points of a run (Config.Choose): a probe or a
@@ -353,7 +355,7 @@ func markConditions(f *syntax.File, name string) {
 	}
 	covered := func(list []*syntax.Stmt) {
 		for _, st := range list {
-			syntax.Walk(st, func(n syntax.Node) bool {
+			syntaxwalk.Walk(st, func(n syntax.Node) bool {
 				if _, ok := n.(*syntax.BinaryCmd); ok {
 					skip[n] = true
 				}
@@ -370,7 +372,7 @@ func markConditions(f *syntax.File, name string) {
 		out := append([]*syntax.Stmt{guard(condBeginCmd, at, false)}, list...)
 		return append(out, guard(condEndCmd, at, true))
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
+	syntaxwalk.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.File:
 			x.Stmts = bgList(x.Stmts)
@@ -526,7 +528,7 @@ func readFree(list []*syntax.Stmt) bool {
 func everyNode(list []*syntax.Stmt, ok func(syntax.Node) bool) bool {
 	all := true
 	for _, st := range list {
-		syntax.Walk(st, func(n syntax.Node) bool {
+		syntaxwalk.Walk(st, func(n syntax.Node) bool {
 			all = all && ok(n)
 			return all
 		})

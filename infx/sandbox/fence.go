@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/syntaxwalk"
 )
 
 // This file holds the fence around a child script that cannot start a
@@ -89,7 +91,7 @@ func (c *Cache) plainInert(src []byte, name string) *inertFacts {
 		return nil
 	}
 	in = &inertFacts{inert: true}
-	syntax.Walk(f, func(n syntax.Node) bool {
+	syntaxwalk.Walk(f, func(n syntax.Node) bool {
 		if !in.inert {
 			return false
 		}

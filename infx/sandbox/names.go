@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/syntaxwalk"
 )
 
 // This file keeps names that are empty only at run time away from the
@@ -65,7 +67,7 @@ func nameWord(w *syntax.Word) *syntax.Word {
 // with n). It reports whether it changed anything.
 func guardNames(f *syntax.File) bool {
 	changed := false
-	syntax.Walk(f, func(n syntax.Node) bool {
+	syntaxwalk.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.UnaryTest:
 			if x.Op == syntax.TsVarSet || x.Op == syntax.TsRefVar {
@@ -213,7 +215,7 @@ func guardArithNames(f *syntax.File, name string) {
 			}
 		}
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
+	syntaxwalk.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.ArithmExp:
 			fixAll(&x.X)

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/syntaxwalk"
 )
 
 // This file prepares a script for the sandbox: parsed, every simple
@@ -49,7 +51,7 @@ type marker struct {
 // (m.raw) without marking anything.
 func (m marker) collect(list []*syntax.Stmt) {
 	for _, st := range list {
-		syntax.Walk(st, func(n syntax.Node) bool {
+		syntaxwalk.Walk(st, func(n syntax.Node) bool {
 			if x, ok := n.(*syntax.CallExpr); ok && len(x.Args) > 0 {
 				if words, ok := rawWords(m.src, x.Args); ok {
 					pos := x.Args[0].Pos()
@@ -77,7 +79,7 @@ func (m marker) stmts(list []*syntax.Stmt, ctx byte) {
 // command list of its own (a $(…), a function body).
 func readsStatus(st *syntax.Stmt) bool {
 	found := false
-	syntax.Walk(st, func(n syntax.Node) bool {
+	syntaxwalk.Walk(st, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.FuncDecl:
 			return false
@@ -125,7 +127,7 @@ func (m marker) words(n syntax.Node) {
 	if w, ok := n.(*syntax.Word); ok && w == nil {
 		return
 	}
-	syntax.Walk(n, func(x syntax.Node) bool {
+	syntaxwalk.Walk(n, func(x syntax.Node) bool {
 		switch s := x.(type) {
 		case *syntax.CmdSubst:
 			m.stmts(s.Stmts, ctxValue)
@@ -302,7 +304,7 @@ func fixHostParams(f *syntax.File) {
 			}
 		}
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
+	syntaxwalk.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.Word:
 			fix(x.Parts)
@@ -331,7 +333,7 @@ func dropHighFDs(f *syntax.File) {
 		}
 		return true
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
+	syntaxwalk.Walk(f, func(n syntax.Node) bool {
 		st, ok := n.(*syntax.Stmt)
 		if !ok {
 			return true
@@ -454,7 +456,7 @@ func prepareFile(name string, src []byte) *preparedFile {
 	// The words as written, before any rewriting below moves them.
 	marker{name: name, src: parsed, raw: pf.raw}.collect(file.Stmts)
 	var anon *syntax.FuncDecl
-	syntax.Walk(file, func(n syntax.Node) bool {
+	syntaxwalk.Walk(file, func(n syntax.Node) bool {
 		if fd, ok := n.(*syntax.FuncDecl); ok {
 			if fd.Name == nil {
 				// `() ( : )`, `()00`: the parser takes an anonymous
@@ -598,7 +600,7 @@ func (c *Cache) libraryStubFuncs(stubs string) []string {
 	}
 	names = []string{}
 	if lf, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(stubs), "stub"); err == nil {
-		syntax.Walk(lf, func(n syntax.Node) bool {
+		syntaxwalk.Walk(lf, func(n syntax.Node) bool {
 			if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil {
 				names = append(names, fd.Name.Value)
 			}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/syntaxwalk"
 )
 
 // procSubstPrefix names the in-memory files rewriteProcSubst gives process
@@ -29,7 +31,7 @@ func psList(list []*syntax.Stmt, n *int) []*syntax.Stmt {
 	for _, st := range list {
 		psNested(st, n)
 		var pre, post []*syntax.Stmt
-		syntax.Walk(st, func(node syntax.Node) bool {
+		syntaxwalk.Walk(st, func(node syntax.Node) bool {
 			switch x := node.(type) {
 			case *syntax.Block, *syntax.IfClause, *syntax.WhileClause, *syntax.ForClause, *syntax.CaseClause,
 				*syntax.Subshell, *syntax.FuncDecl, *syntax.CmdSubst:
@@ -66,7 +68,7 @@ func psList(list []*syntax.Stmt, n *int) []*syntax.Stmt {
 // psNested processes the statement lists nested in a statement (compound
 // commands, function bodies, command substitutions).
 func psNested(st *syntax.Stmt, n *int) {
-	syntax.Walk(st, func(node syntax.Node) bool {
+	syntaxwalk.Walk(st, func(node syntax.Node) bool {
 		switch x := node.(type) {
 		case *syntax.Block:
 			x.Stmts = psList(x.Stmts, n)

@@ -19,6 +19,7 @@ import (
 	"github.com/cookbook-sync/cookbook-sync/infx/shellutil"
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/syntaxwalk"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -1599,7 +1600,7 @@ func seqPipeStage(st *syntax.Stmt, isFunc func(string) bool) bool {
 		return false
 	}
 	subst := false
-	syntax.Walk(ce, func(n syntax.Node) bool {
+	syntaxwalk.Walk(ce, func(n syntax.Node) bool {
 		switch n.(type) {
 		case *syntax.CmdSubst, *syntax.ProcSubst:
 			subst = true

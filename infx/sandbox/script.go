@@ -19,6 +19,7 @@ import (
 
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
+	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/syntaxwalk"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -58,7 +59,7 @@ func guardAssignments(f *syntax.File, name string) {
 			a.Value.Parts = append([]syntax.WordPart{check}, a.Value.Parts...)
 		}
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
+	syntaxwalk.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.CallExpr:
 			guard(n.Assigns)
@@ -83,7 +84,7 @@ func countIterations(f *syntax.File, name string) {
 		w := func(v string) *syntax.Word { return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: v}}} }
 		return &syntax.Stmt{Cmd: &syntax.CallExpr{Args: []*syntax.Word{w(stepCmd), w(markerWord(ctxPlain, at, name))}}}
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
+	syntaxwalk.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.WhileClause:
 			x.Cond = append([]*syntax.Stmt{step(x.Pos())}, x.Cond...)
@@ -154,7 +155,7 @@ func insertGuards(f *syntax.File, match func(syntax.WordPart) bool, guard func(s
 		part  syntax.WordPart
 	}
 	var sites []site
-	syntax.Walk(f, func(n syntax.Node) bool {
+	syntaxwalk.Walk(f, func(n syntax.Node) bool {
 		var parts *[]syntax.WordPart
 		switch x := n.(type) {
 		case *syntax.Word:
@@ -190,7 +191,7 @@ func insertGuards(f *syntax.File, match func(syntax.WordPart) bool, guard func(s
 // and of a command's input redirections (`< FILE`: a read, so that one
 // the sandbox cannot know is reported where it is written).
 func markTests(f *syntax.File, name string) {
-	syntax.Walk(f, func(n syntax.Node) bool {
+	syntaxwalk.Walk(f, func(n syntax.Node) bool {
 		var w *syntax.Word
 		switch x := n.(type) {
 		case *syntax.Stmt:
@@ -266,7 +267,7 @@ const namelessMsg = "the shell interpreter (mvdan.cc/sh/v3) fails on this input:
 // a background statement or the left of a pipe, which it runs in a
 // goroutine of its own, no recover of the sandbox's can reach the panic.
 func guardNamelessAssigns(f *syntax.File) {
-	syntax.Walk(f, func(n syntax.Node) bool {
+	syntaxwalk.Walk(f, func(n syntax.Node) bool {
 		x, ok := n.(*syntax.CallExpr)
 		if !ok {
 			return true
@@ -299,7 +300,7 @@ const declOptionMsg = "the shell interpreter (mvdan.cc/sh/v3) has no such option
 // declare, typeset and local; a and A for readonly (it adds r); p for
 // export (it adds x).
 func guardDeclOptions(f *syntax.File) {
-	syntax.Walk(f, func(n syntax.Node) bool {
+	syntaxwalk.Walk(f, func(n syntax.Node) bool {
 		st, ok := n.(*syntax.Stmt)
 		if !ok {
 			return true
@@ -1175,7 +1176,7 @@ func markArith(f *syntax.File, name string) {
 		return &syntax.BinaryArithm{OpPos: at, Op: syntax.Comma, X: zero, Y: x}
 	}
 	var cmds []func()
-	syntax.Walk(f, func(n syntax.Node) bool {
+	syntaxwalk.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.ArithmCmd:
 			if x.X != nil {
