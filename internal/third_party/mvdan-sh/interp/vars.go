@@ -286,13 +286,14 @@ func childEnviron(parent expand.Environ, funcScope bool) *overlayEnviron {
 // calls made on the chain so far that could change those: one whose
 // variable, as the overlay written shows it, is an exported string before
 // or after (export, declare +x and local without a value keep the value
-// and change attributes: what it is after is the kept value with them); an
-// assignment to a variable that is not exported leaves it. scope is the innermost overlay of env's chain that
-// had such a call (xown): an overlay without one — empty, or holding only
-// such assignments, a function's plain locals — shows the exported strings
-// of its parent, so the commands of a function that only sets plain locals
-// share their caller's scope. ok is false for another kind of environment. A caller that keeps scope keeps it alive, so no
-// later environment can take its address.
+// and change attributes: what it is after is the kept value with them);
+// an assignment to a variable that is not exported leaves it. scope is the
+// innermost overlay of env's chain that had such a call (xown): an overlay
+// without one — empty, or holding only such assignments, a function's
+// plain locals — shows the exported strings of its parent, so the commands
+// of a function that only sets plain locals share their caller's scope. ok
+// is false for another kind of environment. A caller that keeps scope
+// keeps it alive, so no later environment can take its address.
 func EnvironVersion(env expand.Environ) (scope any, version uint64, ok bool) {
 	o, isOverlay := env.(*overlayEnviron)
 	if !isOverlay || o.gen == nil {
