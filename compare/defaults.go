@@ -137,6 +137,9 @@ func parseVersion(v string) ([]int, bool) {
 	}
 	out := make([]int, len(parts))
 	for i, p := range parts {
+		if strings.Trim(p, "0123456789+-") != "" {
+			return nil, false // (Atoi's error, made for nothing)
+		}
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 0 {
 			return nil, false

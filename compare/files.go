@@ -57,7 +57,7 @@ func serviceProgram(program string) (string, []launch.Arg) {
 func splitArgv(words []string) []launch.Arg {
 	var out []launch.Arg
 	for _, w := range words {
-		if strings.HasPrefix(w, "-") && len(w) > 1 && !numRe.MatchString(w) {
+		if strings.HasPrefix(w, "-") && len(w) > 1 && !isNumber(w) {
 			out = append(out, launch.Arg{Flag: w})
 			continue
 		}

@@ -228,7 +228,7 @@ func (r *Rules) Value(flag, v string) string {
 	if (r.file[flag] || r.json[flag]) && strings.Contains(v, "/") && !strings.HasPrefix(v, "{") && !strings.HasPrefix(v, "[") {
 		return path.Base(v)
 	}
-	if numRe.MatchString(v) {
+	if isNumber(v) {
 		if f, err := strconv.ParseFloat(v, 64); err == nil {
 			return strconv.FormatFloat(f, 'f', -1, 64)
 		}
@@ -236,7 +236,46 @@ func (r *Rules) Value(flag, v string) string {
 	return v
 }
 
-var numRe = regexp.MustCompile(`^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$`)
+// isNumber reports whether v is a decimal number as written in a command
+// line: the regexp `^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$` (ASCII
+// digits), matched by hand (a setting's value is tested on every
+// comparison).
+func isNumber(v string) bool {
+	i := 0
+	digits := func() int {
+		j := i
+		for i < len(v) && '0' <= v[i] && v[i] <= '9' {
+			i++
+		}
+		return i - j
+	}
+	if i < len(v) && (v[i] == '-' || v[i] == '+') {
+		i++
+	}
+	if digits() > 0 {
+		if i < len(v) && v[i] == '.' {
+			i++
+			digits()
+		}
+	} else if i < len(v) && v[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	} else {
+		return false
+	}
+	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
+		i++
+		if i < len(v) && (v[i] == '-' || v[i] == '+') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(v)
+}
 
 // Model resolves a model path to a Hugging Face model id: "hf:<id>" -> id;
 // "/model", "/model/", "/models" (the llm-d job's model mount,

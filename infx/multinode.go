@@ -252,7 +252,7 @@ func (ws *Workspace) resolveSubmission(p Point, run *ScriptRun) (*Submission, er
 			return nil, &PointError{Status: StatusUnsupported, Pos: ws.relPos(ap.At),
 				Note: fmt.Sprintf("the srtslurm.yaml the launcher writes (%s) is not known to the sandbox: %s", w, why)}
 		}
-		containers, err := clusterContainers([]byte(run.Writes[name]))
+		containers, err := ws.clusterContainers(run.Writes[name])
 		if err != nil {
 			return nil, &PointError{Status: StatusUnsupported, Pos: ws.relPos(ap.At),
 				Note: fmt.Sprintf("the srtslurm.yaml the launcher writes (%s) cannot be read as srtctl reads it: %s", w, oneLine(err.Error()))}
@@ -487,6 +487,31 @@ func (ws *Workspace) submittedPoint(p Point, sub *Submission, opt Options) (_ Po
 // ("" = none), the name of its version for the origin, and runs, the
 // version the launcher runs ("" = the same checkout, no drift note).
 type srtConfigs struct{ dir, version, runs string }
+
+// clusterYAML is one clusterContainers answer (Workspace.clusterYAMLs).
+type clusterYAML struct {
+	containers map[string]string
+	err        error
+}
+
+// clusterContainers is the package's clusterContainers of text, once per distinct text
+// a run: the answer is shared, its map only read.
+func (ws *Workspace) clusterContainers(text string) (map[string]string, error) {
+	ws.clusterMu.Lock()
+	c, ok := ws.clusterYAMLs[text]
+	ws.clusterMu.Unlock()
+	if ok {
+		return c.containers, c.err
+	}
+	c.containers, c.err = clusterContainers([]byte(text))
+	ws.clusterMu.Lock()
+	if ws.clusterYAMLs == nil {
+		ws.clusterYAMLs = map[string]clusterYAML{}
+	}
+	ws.clusterYAMLs[text] = c
+	ws.clusterMu.Unlock()
+	return c.containers, c.err
+}
 
 // clusterContainers reads the `containers:` mapping of an srtslurm.yaml
 // the way srtctl loads it (PyYAML safe_load, NVIDIA/srt-slurm

@@ -54,6 +54,9 @@ func isFlag(s string) bool {
 	if len(s) < 2 || s[0] != '-' {
 		return false
 	}
+	if c := s[1]; c == '-' || ('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') && strings.IndexByte("iInN", c) < 0 {
+		return true // no number (ParseFloat's error made for nothing)
+	}
 	if _, err := strconv.ParseFloat(s, 64); err == nil {
 		return false
 	}

@@ -109,6 +109,11 @@ type Workspace struct {
 	batchMu   sync.Mutex
 	batchJobs map[string]*batchJob
 	batchOf   map[string][]string
+	// clusterYAMLs keeps clusterContainers' answer by the text of the
+	// srtslurm.yaml a launcher wrote (most points' launchers write the
+	// same one; guarded by clusterMu): the maps are read, never written.
+	clusterMu    sync.Mutex
+	clusterYAMLs map[string]clusterYAML
 	// holeRuns counts the node tasks run with holes (batchTask), holeUsed
 	// those of them whose run was used: what the tests read.
 	holeRuns, holeUsed atomic.Int64

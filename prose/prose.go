@@ -414,10 +414,48 @@ var (
 // clean removes inline markup but code spans' backticks: links to their
 // text, HTML tags, bold markers, entities; spaces collapsed.
 func clean(s string) string {
-	s = linkRe.ReplaceAllString(s, "$1")
-	s = tagRe.ReplaceAllString(s, " ")
+	if strings.Contains(s, "](") { // (what every link has: the regexps run only where they can match)
+		s = linkRe.ReplaceAllString(s, "$1")
+	}
+	if strings.IndexByte(s, '<') >= 0 {
+		s = tagRe.ReplaceAllString(s, " ")
+	}
 	s = entityRep.Replace(markupRep.Replace(s))
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// noCode is s with each code span a space (codeRe: a backtick pair,
+// nothing to replace without a backtick).
+func noCode(s string) string {
+	if strings.IndexByte(s, '`') < 0 {
+		return s
+	}
+	return codeRe.ReplaceAllString(s, " ")
+}
+
+// tpMatches is tpRe's FindAllStringSubmatch of s, run only when s holds
+// "tp" or "ten" in any case (each match starts with one; none of their
+// letters folds outside ASCII).
+func tpMatches(s string) [][]string {
+	if !containsFoldASCII(s, "tp") && !containsFoldASCII(s, "ten") {
+		return nil
+	}
+	return tpRe.FindAllStringSubmatch(s, -1)
+}
+
+// containsFoldASCII reports whether s holds sub (lower-case ASCII letters)
+// in any ASCII case.
+func containsFoldASCII(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) && s[i+j]|0x20 == sub[j] {
+			j++
+		}
+		if j == len(sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // plain is s without backticks.
@@ -650,7 +688,7 @@ func (w *walker) sentence(raw string, line int, para string, ctx []ctxText, code
 	sentencePlain := plain(s)
 	// the sentence's words outside code spans; "-only" compounds
 	// ("text-only") are no condition
-	prose := strings.Join(strings.Fields(codeRe.ReplaceAllString(s, " ")), " ")
+	prose := strings.Join(strings.Fields(noCode(s)), " ")
 	prose = strings.NewReplacer("-only", "_only", "-Only", "_Only").Replace(prose)
 	type parsed struct {
 		clause string
@@ -668,13 +706,13 @@ func (w *walker) sentence(raw string, line int, para string, ctx []ctxText, code
 		cp := plain(c)
 		// the clause's words outside code spans: cues, qualifiers and
 		// alternatives are read there (a flag named --enable-x is no cue)
-		words := strings.Join(strings.Fields(codeRe.ReplaceAllString(c, " ")), " ")
+		outside := noCode(c)
+		words := strings.Join(strings.Fields(outside), " ")
 		flags, env, ctp, bad := codeSettings(c)
 		// prose TP values outside code spans
-		outside := codeRe.ReplaceAllString(c, " ")
 		var tps []int
 		rangeSeen := false
-		for _, m := range tpRe.FindAllStringSubmatch(outside, -1) {
+		for _, m := range tpMatches(outside) {
 			if m[2] != "" || m[4] != "" {
 				rangeSeen = true
 				continue

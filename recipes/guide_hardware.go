@@ -62,7 +62,7 @@ func GenerationIDs(text string) []string {
 // words are the GPU words of the context and the bold label.
 func guideHardware(ctxText, hint, bold string) (ids []string, from string, words []string) {
 	words = HardwareWords(ctxText)
-	if ids = filterBrand(HardwareIDs(ctxText), hint); len(ids) > 0 {
+	if ids = filterBrand(wordIDs(words), hint); len(ids) > 0 {
 		return ids, "context", words
 	}
 	if ids = filterBrand(GenerationIDs(ctxText), hint); len(ids) > 0 {
@@ -71,12 +71,13 @@ func guideHardware(ctxText, hint, bold string) (ids []string, from string, words
 	if bold == "" {
 		return nil, "", words
 	}
-	for _, w := range HardwareWords(bold) {
+	bw := HardwareWords(bold)
+	for _, w := range bw {
 		if !slices.Contains(words, w) {
 			words = append(words, w)
 		}
 	}
-	ids = HardwareIDs(bold)
+	ids = wordIDs(bw)
 	if len(ids) == 0 {
 		ids = GenerationIDs(bold)
 	}

@@ -51,10 +51,14 @@ func HardwareWords(text string) []string {
 // mention, without duplicates. A word with a GPU count that does not match
 // the tray size is still mapped (GB200/GB300 are 4-GPU trays in the
 // taxonomy; "8xGB200" is two trays).
-func HardwareIDs(text string) []string {
+func HardwareIDs(text string) []string { return wordIDs(HardwareWords(text)) }
+
+// wordIDs maps GPU words (HardwareWords) to taxonomy ids, in order, without
+// duplicates (HardwareIDs).
+func wordIDs(words []string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range HardwareWords(text) {
+	for _, w := range words {
 		for _, id := range hwAlias[w] {
 			if !seen[id] {
 				seen[id] = true

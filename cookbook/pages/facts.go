@@ -540,21 +540,23 @@ func shellWord(w string) string {
 	return w
 }
 
-// familySuffix matches the checkpoint-variant suffixes ModelFamily strips.
-var familySuffix = regexp.MustCompile(`(?i)-(v\d+|fp8|fp4|nvfp4|mxfp4|preview|dynamic|w4a8|int4)$`)
-
 // ModelFamily is the checkpoint without its organisation and its
 // quantization / revision suffixes, lower case
 // ("nvidia/Qwen3.5-397B-A17B-NVFP4-V2" and "Qwen/Qwen3.5-397B-A17B-FP8" are
 // "qwen3.5-397b-a17b"): the checkpoints of one model.
+//
+// The suffixes stripped, again while one ends the name, are familySuffix:
+// "-" and a word of familyTokens or v\d+ (the regexp
+// `(?i)-(v\d+|fp8|fp4|nvfp4|mxfp4|preview|dynamic|w4a8|int4)$` on the
+// lower-case name; none of its letters has a case fold outside ASCII).
 func ModelFamily(model string) string {
 	f := strings.ToLower(path.Base(model))
 	for {
-		g := familySuffix.ReplaceAllString(f, "")
-		if g == f {
+		k := strings.LastIndexByte(f, '-')
+		if k < 0 || !isToken(f[k+1:]) {
 			return f
 		}
-		f = g
+		f = f[:k]
 	}
 }
 
@@ -589,7 +591,7 @@ func (fi FileInfo) MayShow(model string) bool {
 // ("Qwen3.5-") can have a family (ModelFamily) one a prefix of the other
 // with want, a family. Such an id's family starts with l, p in lower case
 // ("qwen3.5-"), unless ModelFamily cuts a suffix that begins inside
-// l (familySuffix: "-" and a token such as "fp8" running to the end: l's
+// l (the familySuffix of ModelFamily: "-" and a token such as "fp8" running to the end: l's
 // last "-" and what follows it the start of a token, here ""), and then
 // whole tokens before it ("-fp8" in "qwen3.5-fp8-v"): the family is at
 // least shortest, l cut at the earliest such "-" ("qwen3.5"). So: l
@@ -599,7 +601,7 @@ func prefixMayShow(p, want string) bool {
 	return strings.HasPrefix(l, want) || strings.HasPrefix(want, shortestFamily(l))
 }
 
-// familyTokens are familySuffix's words but v\d+.
+// familyTokens are the words of ModelFamily's familySuffix but v\d+.
 var familyTokens = []string{"fp8", "fp4", "nvfp4", "mxfp4", "preview", "dynamic", "w4a8", "int4"}
 
 // shortestFamily is the shortest start of l ModelFamily can leave of an
@@ -618,7 +620,8 @@ func shortestFamily(l string) string {
 	}
 }
 
-// isTokenStart reports whether s is the start of a familySuffix word.
+// isTokenStart reports whether s is the start of a familySuffix word
+// (ModelFamily).
 func isTokenStart(s string) bool {
 	if s == "" || s[0] == 'v' && allDigits(s[1:]) {
 		return true
@@ -631,7 +634,7 @@ func isTokenStart(s string) bool {
 	return false
 }
 
-// isToken reports whether s is a whole familySuffix word.
+// isToken reports whether s is a whole familySuffix word (ModelFamily).
 func isToken(s string) bool {
 	return len(s) > 1 && s[0] == 'v' && allDigits(s[1:]) || slices.Contains(familyTokens, s)
 }

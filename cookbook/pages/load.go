@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -192,14 +193,38 @@ func isLeftOut(rel string) bool {
 }
 
 // importRE is an MDX import line of a snippet ("import { X } from
-// '/src/snippets/…jsx'").
-var importRE = regexp.MustCompile(`(?m)^import\s+\{[^}]*\}\s+from\s+["'](/src/snippets/[^"']+\.jsx)["']`)
+// '/src/snippets/…jsx'"), matched at a line start (importPaths).
+var importRE = regexp.MustCompile(`^import\s+\{[^}]*\}\s+from\s+["'](/src/snippets/[^"']+\.jsx)["']`)
+
+// importPaths is the snippet path of every import line of src, in order:
+// what `(?m)` + importRE's FindAllSubmatch gives (leftmost matches, none
+// overlapping), each tried only where a line starts with "import" (the
+// unanchored search tried every byte of every page).
+func importPaths(src []byte) [][]byte {
+	var out [][]byte
+	for p := 0; p < len(src); {
+		i := bytes.Index(src[p:], []byte("import"))
+		if i < 0 {
+			break
+		}
+		i += p
+		p = i + 1
+		if i > 0 && src[i-1] != '\n' {
+			continue
+		}
+		if m := importRE.FindSubmatchIndex(src[i:]); m != nil {
+			out = append(out, src[i+m[2]:i+m[3]])
+			p = i + m[1]
+		}
+	}
+	return out
+}
 
 // pageImports are the deployment snippets an .mdx page imports, in order.
 func pageImports(l layout, src []byte) []string {
 	var out []string
-	for _, m := range importRE.FindAllSubmatch(src, -1) {
-		rel := l.prefix + path.Clean(string(m[1]))
+	for _, m := range importPaths(src) {
+		rel := l.prefix + path.Clean(string(m))
 		if snippetKind(rel) != "" && !slices.Contains(out, rel) {
 			out = append(out, rel)
 		}

@@ -139,7 +139,10 @@ func serverPorts(argv []string) []int {
 		if !ok && a == "--port" && i+1 < len(argv) {
 			v, ok = argv[i+1], true
 		}
-		if n, err := strconv.Atoi(v); ok && err == nil && n > 0 && n < 65536 {
+		if !ok {
+			continue
+		}
+		if n, err := strconv.Atoi(v); err == nil && n > 0 && n < 65536 {
 			out = append(out, n)
 		}
 	}

@@ -348,6 +348,9 @@ type parsedSource struct {
 	body  *syntax.File
 	named map[string]namedSource
 	use   treeUse
+	// hole is HasHole of the text, once holeKnown (a hole run's first
+	// source of it)
+	hole, holeKnown bool
 }
 
 // namedSource is one name's parse of a sourced text.
@@ -395,19 +398,39 @@ func (sb *sandbox) parseSourced(path string, f io.Reader) (*syntax.File, error) 
 		}
 		return syntax.NewParser().Parse(f, path)
 	}
-	sb.holeIn("the text of a sourced file", st.text)
 	name := path + "\x00" + st.name
 	c := sb.cache
 	c.mu.Lock()
 	ps, ok := c.sourced[st.text]
+	var hole, holeKnown bool
 	if ok {
 		c.touch(&ps.use)
-		if ns, ok := ps.named[name]; ok {
-			c.mu.Unlock()
+		hole, holeKnown = ps.hole, ps.holeKnown
+	}
+	c.mu.Unlock()
+	if sb.cfg.Holes {
+		// (the text's hole test is kept with its parse: a library is
+		// sourced thousands of times a run)
+		if !holeKnown {
+			hole = HasHole(st.text)
+			if ok {
+				c.mu.Lock()
+				ps.hole, ps.holeKnown = hole, true
+				c.mu.Unlock()
+			}
+		}
+		if hole {
+			sb.inspectHole("the text of a sourced file")
+		}
+	}
+	if ok {
+		c.mu.Lock()
+		ns, named := ps.named[name]
+		c.mu.Unlock()
+		if named {
 			return ns.file, ns.err
 		}
 	}
-	c.mu.Unlock()
 	if !ok {
 		body, err := syntax.NewParser().Parse(strings.NewReader("\n"+st.text+sourceSuffix), path)
 		if err != nil {

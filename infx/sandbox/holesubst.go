@@ -51,7 +51,12 @@ var plainStrings = reflect.TypeFor[[]string]()
 // slice gone through before (the same first element and length) answered
 // as then. ok is false on a residual.
 func (st *substituter) stringSlice(src reflect.Value) (out reflect.Value, changed, ok bool) {
-	ss := src.Interface().([]string)
+	var ss []string
+	if src.CanAddr() {
+		ss = *src.Addr().Interface().(*[]string) // (a pointer: no copy of the header made)
+	} else {
+		ss = src.Interface().([]string)
+	}
 	if len(ss) == 0 {
 		return src, false, true
 	}

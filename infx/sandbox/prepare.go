@@ -235,11 +235,54 @@ func bodyCtx(ctx byte) byte {
 // `declare -A NAME=(` (also local/typeset, other flags with A).
 var assocDeclRE = regexp.MustCompile(`^\s*(?:declare|local|typeset)\s+-[a-zA-Z]*A[a-zA-Z]*\s+[A-Za-z_][A-Za-z0-9_]*=\(`)
 
-// assocNameRE finds the names declared associative.
-var assocNameRE = regexp.MustCompile(`(?m)^\s*(?:declare|local|typeset)\s+-[a-zA-Z]*A[a-zA-Z]*\s+([A-Za-z_][A-Za-z0-9_]*)`)
+// assocNameRE finds the names declared associative, tried at line starts
+// (assocNames).
+var assocNameRE = regexp.MustCompile(`^\s*(?:declare|local|typeset)\s+-[a-zA-Z]*A[a-zA-Z]*\s+([A-Za-z_][A-Za-z0-9_]*)`)
 
 // assocKeyRE is a bare subscript at the start of a literal's line.
 var assocKeyRE = regexp.MustCompile(`^(\s*)\[([^\]"'$\x60]+)\]=`)
+
+// isRESpace is the \s of Go's regexps: [\t\n\f\r ].
+func isRESpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// declStart reports whether b, past its \s characters, starts with a
+// keyword assocDeclRE and assocNameRE begin with (declare, local,
+// typeset): where neither can match, neither is run.
+func declStart(b []byte) bool {
+	i := 0
+	for i < len(b) && isRESpace(b[i]) {
+		i++
+	}
+	b = b[i:]
+	return bytes.HasPrefix(b, []byte("declare")) || bytes.HasPrefix(b, []byte("local")) || bytes.HasPrefix(b, []byte("typeset"))
+}
+
+// assocNames are the names src declares associative, in order: what
+// `(?m)` + assocNameRE's FindAllSubmatch gives (leftmost matches, none
+// overlapping), tried only at the line starts a keyword follows (the
+// unanchored search tried every byte of a script).
+func assocNames(src []byte) []string {
+	var names []string
+	for p := 0; p < len(src); {
+		if p == 0 || src[p-1] == '\n' {
+			if declStart(src[p:]) {
+				if m := assocNameRE.FindSubmatchIndex(src[p:]); m != nil {
+					names = append(names, string(src[p+m[2]:p+m[3]]))
+					p += max(m[1], 1)
+					continue
+				}
+			}
+		}
+		i := bytes.IndexByte(src[p:], '\n')
+		if i < 0 {
+			break
+		}
+		p += i + 1
+	}
+	return names
+}
 
 // quoteAssocKeys quotes the bare keys of associative array literals
 // (`declare -A M=( [1024:4:false]=4 )`): bash reads them as strings, the
@@ -252,9 +295,10 @@ func quoteAssocKeys(src []byte) []byte {
 	}
 	lines := bytes.SplitAfter(src, []byte("\n"))
 	in := false
-	var names []string
-	for _, m := range assocNameRE.FindAllSubmatch(src, -1) {
-		names = append(names, regexp.QuoteMeta(string(m[1])))
+	var names, quoted []string
+	for _, n := range assocNames(src) {
+		names = append(names, regexp.QuoteMeta(n))
+		quoted = append(quoted, n+"[")
 	}
 	var useRE *regexp.Regexp
 	if len(names) > 0 {
@@ -262,11 +306,15 @@ func quoteAssocKeys(src []byte) []byte {
 		useRE = regexp.MustCompile(`(\$\{!?(?:` + strings.Join(names, "|") + `)\[|(?:^|[\s;])(?:` + strings.Join(names, "|") + `)\[)([^\]"'\x60@*][^\]"'\x60]*)\]`)
 	}
 	for i, l := range lines {
-		if useRE != nil && !in {
+		if useRE != nil && !in && slices.ContainsFunc(quoted, func(q string) bool { return bytes.Contains(l, []byte(q)) }) {
+			// (a line without NAME[ has nothing useRE matches)
 			lines[i] = useRE.ReplaceAll(l, []byte(`${1}"${2}"]`))
 			l = lines[i]
 		}
 		if !in {
+			if !declStart(l) {
+				continue
+			}
 			if loc := assocDeclRE.FindIndex(l); loc != nil {
 				rest := l[loc[1]:]
 				if !bytes.Contains(rest, []byte(")")) {

@@ -707,7 +707,10 @@ func padBytes(flags, s string) string {
 			s = s[:n]
 		}
 	}
-	w, _ := strconv.Atoi(width)
+	w := 0
+	if width != "" {
+		w, _ = strconv.Atoi(width)
+	}
 	if pad := w - len(s); pad > 0 {
 		if left {
 			return s + strings.Repeat(" ", pad)

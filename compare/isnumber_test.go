@@ -1,0 +1,28 @@
+package compare
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"testing"
+)
+
+// TestIsNumberMatchesRegexp: isNumber answers as the regexp it replaces,
+// on fixed and random words.
+func TestIsNumberMatchesRegexp(t *testing.T) {
+	re := regexp.MustCompile(`^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$`)
+	words := []string{"", "0", "-", "+", ".", "-.", ".5", "5.", "5.e3", "1e", "1e+", "1e+5", "-1.5E-3", "+.5e5", "1.2.3", "١", "1 ", " 1", "1\n", "0x10", "inf", "NaN", "--5", "1e5e5", "007"}
+	r := rand.New(rand.NewPCG(1, 2))
+	alpha := "0123456789.+-eEx \n"
+	for range 50000 {
+		b := make([]byte, r.IntN(9))
+		for i := range b {
+			b[i] = alpha[r.IntN(len(alpha))]
+		}
+		words = append(words, string(b))
+	}
+	for _, w := range words {
+		if got, want := isNumber(w), re.MatchString(w); got != want {
+			t.Errorf("isNumber(%q) = %v, the regexp says %v", w, got, want)
+		}
+	}
+}
