@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -407,5 +408,28 @@ probe five
 	}
 	if &got["five"][0] != &got["four"][0] || cap(got["five"]) != 1 {
 		t.Errorf("a prefix of the last answer: shared %v, capacity %d (want its length, 1)", &got["five"][0] == &got["four"][0], cap(got["five"]))
+	}
+}
+
+// TestCompareNameEq: compareNameEq orders names (no "=" in them) as their
+// "NAME=" forms compare (fixed and random names, bytes around '='
+// included).
+func TestCompareNameEq(t *testing.T) {
+	names := []string{"", "A", "AB", "A_", "A9", "a", "<", ">", "B", "\xff"}
+	r := rand.New(rand.NewPCG(4, 4))
+	alpha := "AB_<>9a\xff"
+	for range 3000 {
+		b := make([]byte, r.IntN(5))
+		for i := range b {
+			b[i] = alpha[r.IntN(len(alpha))]
+		}
+		names = append(names, string(b))
+	}
+	for _, a := range names[:200] {
+		for _, b := range names {
+			if got, want := compareNameEq(a, b), strings.Compare(a+"=", b+"="); got != want {
+				t.Fatalf("compareNameEq(%q, %q) = %d, want %d", a, b, got, want)
+			}
+		}
 	}
 }

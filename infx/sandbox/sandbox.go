@@ -1373,6 +1373,9 @@ func (e *startEnv) Each(f func(name string, v expand.Variable) bool) {
 // compareNameEq compares a+"=" with b+"=" (expand.ListEnviron's order)
 // without building them.
 func compareNameEq(a, b string) int {
+	if len(a) > 0 && len(b) > 0 && a[0] != b[0] {
+		return cmp.Compare(a[0], b[0]) // (most names differ in their first byte)
+	}
 	n := min(len(a), len(b))
 	if c := strings.Compare(a[:n], b[:n]); c != 0 {
 		return c
