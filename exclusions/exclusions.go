@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -221,7 +222,11 @@ func (r *Rule) Side() bool { return r.Scope == ScopeSide }
 // without a regexp, anything else with one.
 type matcher struct {
 	lit map[string]bool
-	re  *regexp.Regexp
+	// segs, for a glob of literal text and '*' only (at least one), are
+	// its literal parts: starMatch answers as re for a name that is
+	// UTF-8 without a newline (re's '.' takes neither).
+	segs []string
+	re   *regexp.Regexp
 }
 
 // MatchString reports whether s matches the glob.
@@ -229,7 +234,30 @@ func (m *matcher) MatchString(s string) bool {
 	if m.lit != nil {
 		return m.lit[s]
 	}
+	if m.segs != nil && strings.IndexByte(s, '\n') < 0 && utf8.ValidString(s) {
+		return starMatch(m.segs, s)
+	}
 	return m.re.MatchString(s)
+}
+
+// starMatch reports whether s is segs joined by any text (a glob's '*'s):
+// s starts with the first, ends with the last, and holds the others in
+// order between them (each found leftmost, which finds a match when there
+// is one). len(segs) >= 2.
+func starMatch(segs []string, s string) bool {
+	first, last := segs[0], segs[len(segs)-1]
+	if !strings.HasPrefix(s, first) {
+		return false
+	}
+	s = s[len(first):]
+	for _, seg := range segs[1 : len(segs)-1] {
+		i := strings.Index(s, seg)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(seg):]
+	}
+	return strings.HasSuffix(s, last)
 }
 
 // Set is a validated, immutable list of rules. Safe for concurrent use.
@@ -543,7 +571,11 @@ func compileGlob(g string) (*matcher, error) {
 		}
 		return m, nil
 	}
-	return &matcher{re: re}, nil
+	m := &matcher{re: re}
+	if !strings.ContainsAny(g, "?{},") && utf8.ValidString(g) {
+		m.segs = strings.Split(g, "*")
+	}
+	return m, nil
 }
 
 // globRegexp turns a glob ('*', '?', '{a,b}') into an anchored regexp.

@@ -65,6 +65,15 @@ var (
 	hfName       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 )
 
+// computedParts is computedPart's FindAllStringIndex of w (nil without a
+// "{" or "$", which each match starts with).
+func computedParts(w string) [][]int {
+	if !strings.ContainsAny(w, "{$") {
+		return nil
+	}
+	return computedPart.FindAllStringIndex(w, -1)
+}
+
 // readFacts reads the model ids of one snippet source statically (see
 // FileInfo.Models, Prefixes and Known). It runs none of the file's code.
 func readFacts(name string, src []byte) (models, prefixes []string, known bool) {
@@ -85,7 +94,7 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 	seen := map[string]bool{}
 	add := func(w string) {
 		w = strings.Trim(w, "\"'`,;()[]{}")
-		if hfWord.MatchString(w) && !seen[w] {
+		if strings.IndexByte(w, '/') >= 0 && hfWord.MatchString(w) && !seen[w] { // (an id holds a "/")
 			seen[w] = true
 			models = append(models, w)
 		}
@@ -134,7 +143,7 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 			// continuation dropped (`Qwen/"Qwen3-8B"`, `Qwen/Qwen3-8B\`)
 			w = shellWord(w)
 			if !strings.Contains(w, "/") {
-				if ends := computedPart.FindAllStringIndex(w, -1); len(ends) > 0 {
+				if ends := computedParts(w); len(ends) > 0 {
 					// {{KEY}} or $VAR, whose value may end in "/": what
 					// follows the last one may start a name; a word that
 					// ends in one may be a name entirely computed
