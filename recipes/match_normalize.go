@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,6 +26,10 @@ var vllmFlags = func() map[string]bool {
 	}
 	return m
 }()
+
+// vllmFlagList is vllmFlags' names, sorted (immutable after init): the
+// names a prefix starts are one run of it (NormalizeFlag).
+var vllmFlagList = slices.Sorted(maps.Keys(vllmFlags))
 
 // jsonFlags are the vLLM options whose value is a JSON object and is
 // compared as JSON (key order and spacing ignored); see IsJSONFlag.
@@ -81,21 +86,20 @@ func NormalizeFlag(flag string) (canon, subPath, inline string) {
 		}
 		return base, subPath, ""
 	}
-	base = "--" + strings.ReplaceAll(base[2:], "_", "-")
+	if strings.IndexByte(base, '_') >= 0 {
+		base = "--" + strings.ReplaceAll(base[2:], "_", "-")
+	}
 	if vllmFlags[base] || strings.HasPrefix(base, "--no-") && vllmFlags["--"+strings.TrimPrefix(base, "--no-")] {
 		return base, subPath, ""
 	}
-	var hit string
-	for f := range vllmFlags {
-		if strings.HasPrefix(f, base) {
-			if hit != "" {
-				return base, subPath, "" // ambiguous
-			}
-			hit = f
+	// argparse's abbreviation: the one long option base starts (the
+	// options it starts are a run of the sorted list)
+	i, _ := slices.BinarySearch(vllmFlagList, base)
+	if i < len(vllmFlagList) && strings.HasPrefix(vllmFlagList[i], base) {
+		if i+1 < len(vllmFlagList) && strings.HasPrefix(vllmFlagList[i+1], base) {
+			return base, subPath, "" // ambiguous
 		}
-	}
-	if hit != "" {
-		return hit, subPath, ""
+		return vllmFlagList[i], subPath, ""
 	}
 	return base, subPath, ""
 }
