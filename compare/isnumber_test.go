@@ -26,3 +26,23 @@ func TestIsNumberMatchesRegexp(t *testing.T) {
 		}
 	}
 }
+
+// TestHasPlaceholderMatchesRegexp: hasPlaceholder answers as placeholderRe
+// alone on fixed and random texts.
+func TestHasPlaceholderMatchesRegexp(t *testing.T) {
+	texts := []string{"", "$", "${", "$X", "${X}", "{a}", "{A}", "<a>", "<A>", "http://$ETCD_IP:2379", "{head_ip}", "a<b c>", "$1"}
+	r := rand.New(rand.NewPCG(3, 3))
+	alpha := "${}<>aZ_1 .-:"
+	for range 50000 {
+		b := make([]byte, r.IntN(8))
+		for i := range b {
+			b[i] = alpha[r.IntN(len(alpha))]
+		}
+		texts = append(texts, string(b))
+	}
+	for _, s := range texts {
+		if got, want := hasPlaceholder(s), placeholderRe.MatchString(s); got != want {
+			t.Errorf("hasPlaceholder(%q) = %v, the regexp says %v", s, got, want)
+		}
+	}
+}

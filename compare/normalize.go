@@ -723,6 +723,12 @@ func mustJSON(v any) string {
 
 // placeholderRe finds placeholders: $NAME, ${NAME}, {name} (srt-slurm
 // templates) and <name>.
+// hasPlaceholder is placeholderRe.MatchString(s), the regexp run only
+// on a text with a "$", "{" or "<" (each match starts with one).
+func hasPlaceholder(s string) bool {
+	return strings.ContainsAny(s, "${<") && placeholderRe.MatchString(s)
+}
+
 var placeholderRe = regexp.MustCompile(`\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{[a-z_][a-z0-9_.]*\}|<[a-z][a-z0-9 _-]*>`)
 
 // Equal reports whether two normalized values are the same setting value.
@@ -734,7 +740,7 @@ func Equal(a, b string) bool {
 	if a == b {
 		return true
 	}
-	pa, pb := placeholderRe.MatchString(a), placeholderRe.MatchString(b)
+	pa, pb := hasPlaceholder(a), hasPlaceholder(b)
 	switch {
 	case pa && pb:
 		return placeholderRe.ReplaceAllString(a, "\x00") == placeholderRe.ReplaceAllString(b, "\x00")

@@ -430,10 +430,13 @@ func (m *mdSource) fenced(n *ast.FencedCodeBlock, ctx *mdContext) *Block {
 	if len(b.HardwareWords) == 0 {
 		b.ProseHardware = HardwareIDs(b.Prose)
 	}
-	if shellLangs[b.Lang] && !launchRe.MatchString(b.Text) {
+	// (launchRe's matches start with "vllm" or "docker": a text with
+	// neither is no launch without running it)
+	launches := shellLangs[b.Lang] && (strings.Contains(b.Text, "vllm") || strings.Contains(b.Text, "docker")) && launchRe.MatchString(b.Text)
+	if shellLangs[b.Lang] && !launches {
 		b.exports = exportOnly(b.Text, b.Line)
 	}
-	if !shellLangs[b.Lang] || !launchRe.MatchString(b.Text) {
+	if !launches {
 		return b
 	}
 	b.Candidate = true

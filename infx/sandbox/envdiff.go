@@ -150,10 +150,11 @@ func (sb *sandbox) rootDiff(se *startEnv, bi int, base map[string]string) []int 
 	}
 	d := []int{}
 	for i, n := range se.names {
-		if old, ok := base[n]; ok && old != se.values[i] && sb.cfg.Holes && (HasHole(old) || HasHole(se.values[i])) {
+		old, ok := base[n]
+		if ok && old != se.values[i] && sb.cfg.Holes && (HasHole(old) || HasHole(se.values[i])) {
 			sb.inspectHole("a variable compared with its value at the start") // holes.go
 		}
-		if old, ok := base[n]; (!ok || old != se.values[i]) && n != containerVar {
+		if (!ok || old != se.values[i]) && n != containerVar {
 			d = append(d, i)
 		}
 	}
