@@ -496,6 +496,11 @@ func (cfg *Config) escapedGlobField(parts []fieldPart) (escaped string, glob boo
 // Fields is a pre-iterators API which now wraps [FieldsSeq].
 func Fields(cfg *Config, words ...*syntax.Word) ([]string, error) {
 	var fields []string
+	if len(words) > 1 {
+		// cookbook-sync patch (25th): a field a word, sized once (more
+		// from a brace or a split grow it as before)
+		fields = make([]string, 0, len(words))
+	}
 	for s, err := range FieldsSeq(cfg, words...) {
 		if err != nil {
 			return nil, err
@@ -592,6 +597,11 @@ func (cfg *Config) wordField(wps []syntax.WordPart, ql quoteLevel) ([]fieldPart,
 // pattern's characters).
 func (cfg *Config) wordFieldEsc(wps []syntax.WordPart, ql quoteLevel, unescape bool) ([]fieldPart, error) {
 	var field []fieldPart
+	if len(wps) > 1 {
+		// cookbook-sync patch (25th): a part each, sized once (it grew by
+		// appends, a copy at every doubling)
+		field = make([]fieldPart, 0, len(wps))
+	}
 	for i, wp := range wps {
 		switch wp := wp.(type) {
 		case *syntax.Lit:
