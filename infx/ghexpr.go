@@ -91,7 +91,7 @@ func ghPath(src string, ctx ghContext) (_ any, ok bool) {
 				}
 			}
 		} else {
-			v = ghIndex(v, name)
+			v = ghField(v, name)
 		}
 		if !more {
 			return v, true
@@ -405,7 +405,7 @@ func (p *ghParser) postfix() (any, error) {
 			if p.tok.kind != ghIdent {
 				return nil, fmt.Errorf("expression %q: property name expected after '.'", strings.TrimSpace(p.src))
 			}
-			v = ghIndex(v, p.tok.text)
+			v = ghField(v, p.tok.text)
 			p.next()
 		case p.is("["):
 			p.next()
@@ -434,7 +434,23 @@ func (p *ghParser) postfix() (any, error) {
 func ghIndex(v, k any) any {
 	switch x := v.(type) {
 	case map[string]any:
-		ks := ghString(k)
+		return ghField(x, ghString(k))
+	case []any:
+		// (f compared as a float first: int(+Inf) is no index)
+		if f := ghNumber(k); f >= 0 && f < float64(len(x)) && f == math.Trunc(f) {
+			return x[int(f)]
+		}
+		// Property filter on an array (a.*.b written a[*].b is handled by ghStar).
+	}
+	return nil
+}
+
+// ghField is ghIndex with the string key ks (v.ks): an object's property,
+// its name matched without case; nil for anything else (an array has
+// no named property).
+func ghField(v any, ks string) any {
+	switch x := v.(type) {
+	case map[string]any:
 		if r, ok := x[ks]; ok {
 			return r
 		}
@@ -443,11 +459,6 @@ func ghIndex(v, k any) any {
 				return r
 			}
 		}
-	case []any:
-		if f := ghNumber(k); f >= 0 && int(f) < len(x) && f == math.Trunc(f) {
-			return x[int(f)]
-		}
-		// Property filter on an array (a.*.b written a[*].b is handled by ghStar).
 	}
 	return nil
 }

@@ -44,3 +44,21 @@ func TestGHPathIsParser(t *testing.T) {
 		t.Errorf("ghPath answered %d expressions, want the 21 property paths", answered)
 	}
 }
+
+// TestGHIndexNumericNames: an array read by a name that is a number to
+// ParseFloat ("Infinity", "inf", "NaN") or by an infinite number is null,
+// as any name or index past it is (it was indexed by int(+Inf): a panic);
+// a number in range still reads its element.
+func TestGHIndexNumericNames(t *testing.T) {
+	ctx := ghContext{"inputs": map[string]any{"list": []any{"a", "b"}}}
+	for src, want := range map[string]any{
+		"inputs.list.Infinity": nil, "inputs.list.inf": nil, "inputs.list.NaN": nil,
+		"inputs.list['Infinity']": nil, "inputs.list[1]": "b", "inputs.list['1']": "b",
+		"inputs.list[2]": nil, "inputs.list[-1]": nil, "inputs.list[0.5]": nil,
+	} {
+		got, err := evalGHExpr(src, ctx)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: %#v (%v), want %#v", src, got, err, want)
+		}
+	}
+}

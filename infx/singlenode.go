@@ -650,10 +650,9 @@ func (ws *Workspace) launchInput(p Point, l launcherRef, runner string, opt Opti
 			h.Env = append(h.Env, EnvVar{Name: k, Value: v})
 		}
 	}
-	env := ws.runnerEnv(runner)
-	for _, e := range h.Env {
-		env = append(env, e.Name+"="+e.Value)
-	}
+	pairs := h.envPairs()
+	env := append(make([]string, 0, 8+len(pairs)+len(opt.ScriptEnv)), ws.runnerEnv(runner)...)
+	env = append(env, pairs...)
 	env = append(env, opt.ScriptEnv...)
 	return launchInput{runner: runner, wf: wf, h: h, env: env}, nil
 }

@@ -40,6 +40,21 @@ type Harness struct {
 	RunPos Pos    `json:"runPos"`
 	// Inputs are the workflow_call inputs the point gave (after defaults).
 	Inputs map[string]any `json:"-"`
+	// pairs are Env as NAME=value, made once with Env (harnessFor): a
+	// point's launcher runs, each answer and runner name, start from them.
+	pairs []string
+}
+
+// envPairs is h.Env as NAME=value, in order (h.pairs when made).
+func (h *Harness) envPairs() []string {
+	if h.pairs != nil || len(h.Env) == 0 {
+		return h.pairs
+	}
+	out := make([]string, len(h.Env))
+	for i, e := range h.Env {
+		out[i] = e.Name + "=" + e.Value
+	}
+	return out
 }
 
 // workflowDoc is a parsed workflow file (only what harness needs).
@@ -472,6 +487,7 @@ func (ws *Workspace) harnessFor(tmpl *workflowDoc, inputs map[string]any, runner
 				line++
 			}
 			h.RunPos = Pos{File: tmpl.rel, Line: line, Col: 1}
+			h.pairs = h.envPairs()
 			return h, nil
 		}
 	}
