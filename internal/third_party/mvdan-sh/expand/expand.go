@@ -459,6 +459,13 @@ func (cfg *Config) fieldJoin(parts []fieldPart) string {
 		return parts[0].val
 	}
 	sb := cfg.strBuilder()
+	// cookbook-sync patch (25th): the string made once, at its length (the
+	// builder grew write by write)
+	n := 0
+	for _, part := range parts {
+		n += len(part.val)
+	}
+	sb.Grow(n)
 	for _, part := range parts {
 		sb.WriteString(part.val)
 	}
