@@ -62,6 +62,33 @@ type workflowDoc struct {
 	file string // filesystem path
 	rel  string // repository-relative
 	root *yaml.Node
+	// envs counts the entries of every env: mapping of the file (the
+	// workflow's, its jobs', their steps'): at least what a harness
+	// lists, the room harnessFor makes at once.
+	envs int
+}
+
+// countEnvs is workflowDoc.envs of root.
+func countEnvs(root *yaml.Node) int {
+	n := 0
+	count := func(m *yaml.Node) {
+		if m = resolveAlias(m); m != nil && m.Kind == yaml.MappingNode {
+			n += len(m.Content) / 2
+		}
+	}
+	count(mapGet(root, "env"))
+	if jobs := resolveAlias(mapGet(root, "jobs")); jobs != nil && jobs.Kind == yaml.MappingNode {
+		for i := 1; i < len(jobs.Content); i += 2 {
+			job := resolveAlias(jobs.Content[i])
+			count(mapGet(job, "env"))
+			if steps := resolveAlias(mapGet(job, "steps")); steps != nil && steps.Kind == yaml.SequenceNode {
+				for _, st := range steps.Content {
+					count(mapGet(resolveAlias(st), "env"))
+				}
+			}
+		}
+	}
+	return n
 }
 
 func (ws *Workspace) loadWorkflow(name string) (*workflowDoc, error) {
@@ -96,7 +123,8 @@ func (ws *Workspace) readWorkflow(name string) (*workflowDoc, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &workflowDoc{file: p, rel: ws.rel(p), root: resolveAlias(root)}, nil
+		root = resolveAlias(root)
+		return &workflowDoc{file: p, rel: ws.rel(p), root: root, envs: countEnvs(root)}, nil
 	}
 	return nil, nil
 }
@@ -430,7 +458,7 @@ func (ws *Workspace) harnessInputs(p Point) (*workflowDoc, map[string]any, error
 // for runner name runnerName.
 func (ws *Workspace) harnessFor(tmpl *workflowDoc, inputs map[string]any, runnerName string) (*Harness, error) {
 	h := &Harness{Workflow: tmpl.rel, Inputs: inputs}
-	env := map[string]any{}
+	env := make(map[string]any, tmpl.envs)
 	ctx := ghContext{
 		"inputs": inputs, "env": env, "secrets": map[string]any{}, "vars": map[string]any{},
 		"runner": map[string]any{"name": runnerName, "os": "Linux", "arch": "X64"},
@@ -448,6 +476,9 @@ func (ws *Workspace) harnessFor(tmpl *workflowDoc, inputs map[string]any, runner
 				return &PosError{File: tmpl.file, Line: v.Line, Col: v.Column, Err: err}
 			}
 			env[k.Value] = val
+			if h.Env == nil {
+				h.Env = make([]EnvVar, 0, tmpl.envs) // (nil while none is listed, as before)
+			}
 			h.Env = append(h.Env, EnvVar{Name: k.Value, Value: val, Pos: Pos{File: tmpl.rel, Line: k.Line, Col: k.Column}})
 		}
 		return nil
