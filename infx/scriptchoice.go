@@ -266,7 +266,7 @@ func mergeAlternatives(alts []altProcs) (procs []launch.Process, same bool, err 
 		var names []string
 		env := make([]map[string]launch.EnvVar, len(alts))
 		for k, a := range alts {
-			env[k] = map[string]launch.EnvVar{}
+			env[k] = make(map[string]launch.EnvVar, len(a.procs[i].Env))
 			for _, e := range a.procs[i].Env {
 				if _, seen := env[k][e.Name]; !seen && !anyHas(env[:k], e.Name) {
 					names = append(names, e.Name)

@@ -122,8 +122,12 @@ func ScriptProcesses(run *ScriptRun, file string) ([]launch.Process, error) {
 				}
 			}
 		}
-		seen := map[string]int{}
-		for _, kv := range sandbox.ApplyEnvOps(c.Env, envArgs) {
+		kvs := sandbox.ApplyEnvOps(c.Env, envArgs)
+		seen := make(map[string]int, len(kvs))
+		if len(kvs) > 0 {
+			p.Env = make([]launch.EnvVar, 0, len(kvs)) // (grew by append: copies of ~100-byte entries)
+		}
+		for _, kv := range kvs {
 			k, v, _ := strings.Cut(kv, "=")
 			if i, dup := seen[k]; dup {
 				p.Env[i].Value = v
