@@ -1202,32 +1202,23 @@ func exported(env expand.Environ) []string {
 	// exported string) and what the overlays show, one entry per name in
 	// the same order (interp patch 7): merged, an overlay's entry hiding
 	// the start's
-	type shown struct {
-		name, value string
-		ok          bool // an exported string
-	}
-	var vis []shown
+	// (merged as the overlays list them: no list of what they show made)
+	out := make([]string, 0, len(se.names)+8)
+	i := 0
 	interp.EachVisibleOverlay(env, func(name string, v expand.Variable) bool {
-		vis = append(vis, shown{name, v.Str, v.IsSet() && v.Exported && v.Kind == expand.String})
-		return true
-	})
-	out := make([]string, 0, len(se.names)+len(vis))
-	i, j := 0, 0
-	for i < len(se.names) || j < len(vis) {
-		if j == len(vis) || i < len(se.names) && compareNameEq(se.names[i], vis[j].name) < 0 {
+		for i < len(se.names) && compareNameEq(se.names[i], name) < 0 {
 			out = append(out, se.pairs[i])
 			i++
-			continue
 		}
-		e := vis[j]
-		j++
-		if i < len(se.names) && se.names[i] == e.name {
+		if i < len(se.names) && se.names[i] == name {
 			i++ // the overlay's entry hides the start's
 		}
-		if e.ok {
-			out = append(out, e.name+"="+e.value)
+		if v.IsSet() && v.Exported && v.Kind == expand.String {
+			out = append(out, name+"="+v.Str)
 		}
-	}
+		return true
+	})
+	out = append(out, se.pairs[i:]...)
 	sortByName(out)
 	return out
 }
