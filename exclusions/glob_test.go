@@ -1,8 +1,9 @@
 package exclusions
 
 import (
-	"math/rand/v2"
 	"testing"
+
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 )
 
 // TestGlobMatcherMatchesRegexp: a compiled glob with a wildcard answers as
@@ -11,22 +12,9 @@ import (
 func TestGlobMatcherMatchesRegexp(t *testing.T) {
 	globs := []string{"*", "**", "--hicache-*", "*-port", "--*-port", "a*b*c", "*a*", "SGLANG_*_ACC*", "a*a", "aa*aa", "é*", "*\xff", "x?y*", "{a,b}*", "--*"}
 	names := []string{"", "a", "aa", "aaa", "abc", "aXbYc", "acb", "--hicache-size", "--hicache", "--port", "-port", "x-port", "a\nb", "--x\n-port", "é", "éa", "\xff", "a\xffb", "xay", "aaaa"}
-	r := rand.New(rand.NewPCG(8, 8))
-	alpha := "ab*-\n\xffé"
-	for range 1500 {
-		g := make([]byte, 1+r.IntN(6))
-		for i := range g {
-			g[i] = alpha[r.IntN(len(alpha))]
-		}
-		globs = append(globs, string(g))
-	}
-	for range 400 {
-		n := make([]byte, r.IntN(8))
-		for i := range n {
-			n[i] = alpha[r.IntN(len(alpha))]
-		}
-		names = append(names, string(n))
-	}
+	alpha := testutil.Bytes("ab*-\n\xffé")
+	globs = append(globs, testutil.RandomTexts(8, alpha, 1500, 7)...)
+	names = append(names, testutil.RandomTexts(9, alpha, 400, 8)...)
 	stars := 0
 	for _, g := range globs {
 		m, err := compileGlob(g)

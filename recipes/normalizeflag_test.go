@@ -1,10 +1,10 @@
 package recipes
 
 import (
-	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/launch"
 )
 
@@ -56,15 +56,7 @@ func TestNormalizeFlagMatchesOracle(t *testing.T) {
 			words = append(words, f[:n], strings.ReplaceAll(f[:n], "-", "_")[0:1]+"-"+strings.ReplaceAll(f[:n], "-", "_")[2:], f[:n]+".a.b")
 		}
 	}
-	r := rand.New(rand.NewPCG(6, 6))
-	alpha := "-_.abcdemnorstx"
-	for range 20000 {
-		b := make([]byte, r.IntN(10))
-		for i := range b {
-			b[i] = alpha[r.IntN(len(alpha))]
-		}
-		words = append(words, string(b))
-	}
+	words = append(words, testutil.RandomTexts(6, testutil.Bytes("-_.abcdemnorstx"), 20000, 10)...)
 	for _, w := range words {
 		c1, s1, i1 := NormalizeFlag(w)
 		c2, s2, i2 := normalizeFlagOracle(w)

@@ -2,7 +2,6 @@ package pages
 
 import (
 	"context"
-	"math/rand/v2"
 	"path"
 	"regexp"
 	"slices"
@@ -236,15 +235,7 @@ func familyOracle(model string) string {
 func TestModelFamilyMatchesRegexp(t *testing.T) {
 	fixed := []string{"", "-", "a-", "-v", "-v1", "x-V12", "x-v1a", "x-v-1", "nvidia/Qwen3.5-397B-A17B-NVFP4-V2", "Qwen/Qwen3.5-397B-A17B-FP8",
 		"deepseek-ai/DeepSeek-R1-0528-FP4-v2-preview", "a-FP8-fp4-Int4-W4A8-dynamic-Preview-mxfp4", "a/b/c-fp8", "m-fp8/", "x-fp88", "x-\u212a", "ſ-fp8", "İ-fp8", "x-int4-"}
-	r := rand.New(rand.NewPCG(3, 5))
-	alpha := []rune("-vV0189fpFPnNmMxXrReEiIwWdDyYaAcCt4/\u212aſİ.")
-	for range 20000 {
-		b := make([]rune, r.IntN(14))
-		for i := range b {
-			b[i] = alpha[r.IntN(len(alpha))]
-		}
-		fixed = append(fixed, string(b))
-	}
+	fixed = append(fixed, testutil.RandomTexts(3, testutil.Runes("-vV0189fpFPnNmMxXrReEiIwWdDyYaAcCt4/\u212aſİ."), 20000, 14)...)
 	for _, m := range fixed {
 		if got, want := ModelFamily(m), familyOracle(m); got != want {
 			t.Errorf("ModelFamily(%q) = %q, the regexp gives %q", m, got, want)

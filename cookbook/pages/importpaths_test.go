@@ -3,7 +3,6 @@ package pages
 import (
 	"bytes"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -36,23 +35,7 @@ func gotImports(src []byte) []string {
 // mutations are src and one-edit variants of it (a byte deleted, a
 // newline, brace, quote or "import" put in), from a fixed seed.
 func mutations(src []byte, n int, seed uint64) [][]byte {
-	r := rand.New(rand.NewPCG(seed, 7))
-	ins := []string{"\n", "}", "{", "'", "\"", "import", "import {", "\nimport { A } from '/src/snippets/a.jsx'", " ", "from"}
-	out := [][]byte{src}
-	for range n {
-		if len(src) == 0 {
-			break
-		}
-		i := r.IntN(len(src))
-		var m []byte
-		if r.IntN(2) == 0 {
-			m = slices.Concat(src[:i], src[i+1:])
-		} else {
-			m = slices.Concat(src[:i], []byte(ins[r.IntN(len(ins))]), src[i:])
-		}
-		out = append(out, m)
-	}
-	return out
+	return testutil.Mutations(src, []string{"\n", "}", "{", "'", "\"", "import", "import {", "\nimport { A } from '/src/snippets/a.jsx'", " ", "from"}, n, seed)
 }
 
 func TestImportPathsMatchesMultilineSearch(t *testing.T) {

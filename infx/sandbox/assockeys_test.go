@@ -3,11 +3,9 @@ package sandbox
 import (
 	"bytes"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -57,21 +55,7 @@ func quoteAssocKeysOracle(src []byte) []byte {
 
 // assocMutations are src and one-edit variants of it, from a fixed seed.
 func assocMutations(src []byte, n int, seed uint64) [][]byte {
-	r := rand.New(rand.NewPCG(seed, 11))
-	ins := []string{"\n", " ", "\t", "(", ")", "[", "]", "=", "declare -A M=(", "local -gA N", "\n  [a:b]=1\n", "${M[x:y]}", "M[k]=v", "typeset -Ax T\n", "\n\n"}
-	out := [][]byte{src}
-	for range n {
-		if len(src) == 0 {
-			break
-		}
-		i := r.IntN(len(src))
-		if r.IntN(2) == 0 {
-			out = append(out, slices.Concat(src[:i], src[i+1:]))
-		} else {
-			out = append(out, slices.Concat(src[:i], []byte(ins[r.IntN(len(ins))]), src[i:]))
-		}
-	}
-	return out
+	return testutil.Mutations(src, []string{"\n", " ", "\t", "(", ")", "[", "]", "=", "declare -A M=(", "local -gA N", "\n  [a:b]=1\n", "${M[x:y]}", "M[k]=v", "typeset -Ax T\n", "\n\n"}, n, seed)
 }
 
 func TestQuoteAssocKeysMatchesOracle(t *testing.T) {

@@ -2,13 +2,13 @@ package sandbox
 
 import (
 	"context"
-	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/cookbook-sync/cookbook-sync/internal/testutil"
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/expand"
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
 	"mvdan.cc/sh/v3/syntax"
@@ -416,15 +416,7 @@ probe five
 // included).
 func TestCompareNameEq(t *testing.T) {
 	names := []string{"", "A", "AB", "A_", "A9", "a", "<", ">", "B", "\xff"}
-	r := rand.New(rand.NewPCG(4, 4))
-	alpha := "AB_<>9a\xff"
-	for range 3000 {
-		b := make([]byte, r.IntN(5))
-		for i := range b {
-			b[i] = alpha[r.IntN(len(alpha))]
-		}
-		names = append(names, string(b))
-	}
+	names = append(names, testutil.RandomTexts(4, testutil.Bytes("AB_<>9a\xff"), 3000, 5)...)
 	for _, a := range names[:200] {
 		for _, b := range names {
 			if got, want := compareNameEq(a, b), strings.Compare(a+"=", b+"="); got != want {
