@@ -1313,11 +1313,23 @@ func newStartEnv(kvs []string) *startEnv {
 	}
 	byPrefix := func(a, b string) int { return strings.Compare(prefix(a), prefix(b)) }
 	list := kvs
-	if !slices.IsSortedFunc(list, byPrefix) {
+	sorted := slices.IsSortedFunc(list, byPrefix)
+	if !sorted {
 		// (sorted already, as a child script's environment mostly is,
 		// it is read as it is: nothing below writes to list)
 		list = slices.Clone(kvs)
 		slices.SortStableFunc(list, byPrefix)
+	}
+	if sorted && cleanPairs(list) {
+		// every pair kept as given: kvs is the pairs (runFile's own list,
+		// never written after)
+		e := &startEnv{names: make([]string, len(list)), values: make([]string, len(list)), pairs: list[:len(list):len(list)]}
+		for i, kv := range list {
+			n, v, _ := strings.Cut(kv, "=")
+			e.names[i], e.values[i] = n, v
+			e.bytes += len(n) + len(v)
+		}
+		return e
 	}
 	e := &startEnv{names: make([]string, 0, len(list)), values: make([]string, 0, len(list)), pairs: make([]string, 0, len(list))}
 	for _, kv := range list {
@@ -1335,6 +1347,21 @@ func newStartEnv(kvs []string) *startEnv {
 		e.bytes += len(name) + len(value)
 	}
 	return e
+}
+
+// cleanPairs reports whether newStartEnv keeps every pair of the sorted
+// list as it is: each has "=" after a non-empty name, and no name comes
+// twice (a later one would replace the earlier).
+func cleanPairs(list []string) bool {
+	prev := ""
+	for i, kv := range list {
+		n, _, ok := strings.Cut(kv, "=")
+		if n == "" || !ok || i > 0 && n == prev {
+			return false
+		}
+		prev = n
+	}
+	return true
 }
 
 // isStartEnv reports whether env is a run's start (a *startEnv).
