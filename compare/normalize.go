@@ -723,13 +723,13 @@ func mustJSON(v any) string {
 
 // placeholderRe finds placeholders: $NAME, ${NAME}, {name} (srt-slurm
 // templates) and <name>.
+var placeholderRe = regexp.MustCompile(`\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{[a-z_][a-z0-9_.]*\}|<[a-z][a-z0-9 _-]*>`)
+
 // hasPlaceholder is placeholderRe.MatchString(s), the regexp run only
 // on a text with a "$", "{" or "<" (each match starts with one).
 func hasPlaceholder(s string) bool {
 	return strings.ContainsAny(s, "${<") && placeholderRe.MatchString(s)
 }
-
-var placeholderRe = regexp.MustCompile(`\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{[a-z_][a-z0-9_.]*\}|<[a-z][a-z0-9 _-]*>`)
 
 // Equal reports whether two normalized values are the same setting value.
 // Values are equal when identical; when one side holds placeholders

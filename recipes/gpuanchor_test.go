@@ -114,15 +114,7 @@ func TestGPUAnchorsCoverEveryWord(t *testing.T) {
 			b.WriteString(p)
 		}
 		text := b.String()
-		var want []string
-		seen := map[string]bool{}
-		for _, m := range gpuToken.FindAllStringSubmatch(text, -1) {
-			w := strings.ToUpper(strings.Join(strings.Fields(m[1]), ""))
-			if !seen[w] {
-				seen[w] = true
-				want = append(want, w)
-			}
-		}
+		want := gpuTokenWords(text)
 		if got := HardwareWords(text); strings.Join(got, ",") != strings.Join(want, ",") {
 			t.Fatalf("HardwareWords(%q) = %q, the regexp gives %q", text, got, want)
 		}

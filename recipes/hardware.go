@@ -38,6 +38,11 @@ func HardwareWords(text string) []string {
 	if !mayHoldGPUWord(text) {
 		return nil
 	}
+	return gpuTokenWords(text)
+}
+
+// gpuTokenWords is HardwareWords by gpuToken alone (no prefilter).
+func gpuTokenWords(text string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, m := range gpuToken.FindAllStringSubmatch(text, -1) {
