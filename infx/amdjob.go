@@ -833,6 +833,14 @@ func batchJobKey(p Point, opt Options, sub batchSubmission) string {
 // length-prefixed so that no two different inputs give the same key.
 func partsKey(parts ...[]string) string {
 	var b strings.Builder
+	n := 0
+	for _, part := range parts {
+		n += 4
+		for _, s := range part {
+			n += len(s) + 6
+		}
+	}
+	b.Grow(n) // (one buffer: the strings and their lengths, rarely over 6 digits)
 	for _, part := range parts {
 		b.WriteString(strconv.Itoa(len(part)))
 		for _, s := range part {

@@ -21,7 +21,11 @@ type ghContext map[string]any
 // Source: GitHub Actions "Expressions" documentation (operators, literals,
 // functions, type conversion for == and for truthiness).
 func evalGHTemplate(s string, ctx ghContext) (string, error) {
+	if !strings.Contains(s, "${{") {
+		return s, nil // (no copy of a text without expressions)
+	}
 	var b strings.Builder
+	b.Grow(len(s))
 	for {
 		i := strings.Index(s, "${{")
 		if i < 0 {

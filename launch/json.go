@@ -19,6 +19,9 @@ import (
 // `{"a":1}x`). The result is then "", and each caller keeps its own
 // fallback (usually s unchanged).
 func CanonicalJSON(s string) (string, bool) {
+	if t := strings.TrimLeft(s, " \t\r\n"); t == "" || !jsonValueStart(t[0]) {
+		return "", false // (what Decode would say, without its buffer)
+	}
 	d := json.NewDecoder(strings.NewReader(s))
 	d.UseNumber()
 	var v any
@@ -37,4 +40,14 @@ func CanonicalJSON(s string) (string, bool) {
 		return "", false
 	}
 	return strings.TrimSuffix(b.String(), "\n"), true
+}
+
+// jsonValueStart reports whether c may begin a JSON value (RFC 8259 §3:
+// an object, array, string, number, true, false or null).
+func jsonValueStart(c byte) bool {
+	switch c {
+	case '{', '[', '"', '-', 't', 'f', 'n':
+		return true
+	}
+	return c >= '0' && c <= '9'
 }

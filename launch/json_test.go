@@ -1,6 +1,10 @@
 package launch
 
-import "testing"
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
 
 func TestCanonicalJSON(t *testing.T) {
 	for _, c := range []struct {
@@ -23,6 +27,26 @@ func TestCanonicalJSON(t *testing.T) {
 		got, ok := CanonicalJSON(c.in)
 		if got != c.want || ok != c.ok {
 			t.Errorf("CanonicalJSON(%q) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestCanonicalJSONFirstByte: the first-byte shortcut (jsonValueStart)
+// refuses only what the decoder refuses — every first byte, after white
+// space or not, ahead of text that would complete a value: CanonicalJSON
+// says ok exactly when the decoder reads one value and nothing after it.
+func TestCanonicalJSONFirstByte(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for _, lead := range []string{"", " \n\t"} {
+			for _, rest := range []string{"", "1", `"`, "rue", "alse", "ull", "}", "]", `a":1}`} {
+				in := lead + string([]byte{byte(c)}) + rest
+				d := json.NewDecoder(strings.NewReader(in))
+				var v any
+				want := d.Decode(&v) == nil && strings.TrimLeft(in[d.InputOffset():], " \t\r\n") == ""
+				if _, ok := CanonicalJSON(in); ok != want {
+					t.Errorf("CanonicalJSON(%q) ok = %v, the decoder says %v", in, ok, want)
+				}
+			}
 		}
 	}
 }

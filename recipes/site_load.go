@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cookbook-sync/cookbook-sync/launch"
 	"go.yaml.in/yaml/v3"
@@ -96,13 +97,16 @@ type Site struct {
 	recipeIDs map[string]bool
 	docs      map[string]*yamlDoc // every loaded file by relative path
 	kvOffload *yaml.Node          // taxonomy.yaml kv_offload (the site's KV Offload options); nil when absent
+	// finish pools build.finish's scratch lists (*finishScratch) among
+	// the goroutines rendering the site (LoadSite's; nil: none kept).
+	finish *sync.Pool
 }
 
 // LoadSite reads the recipes tree at root. When only is non-empty, only those
 // recipe files (relative paths) are parsed; the other recipe names are still
 // listed (variant promotion needs them). Errors carry file:line:col.
 func LoadSite(root string, only ...string) (*Site, error) {
-	s := &Site{Root: root, hwByID: map[string]*HardwareProfile{}, stratByID: map[string]*strategyDoc{}, recipeIDs: map[string]bool{}, docs: map[string]*yamlDoc{}}
+	s := &Site{Root: root, hwByID: map[string]*HardwareProfile{}, stratByID: map[string]*strategyDoc{}, recipeIDs: map[string]bool{}, docs: map[string]*yamlDoc{}, finish: &sync.Pool{}}
 	tax, err := loadDoc(root, taxonomyFile)
 	if err != nil {
 		return nil, err

@@ -151,10 +151,10 @@ func (sb *sandbox) rootDiff(se *startEnv, bi int, base map[string]string) []int 
 	d := []int{}
 	for i, n := range se.names {
 		old, ok := base[n]
-		if ok && old != se.values[i] && sb.cfg.Holes && (HasHole(old) || HasHole(se.values[i])) {
+		if ok && old != se.value(i) && sb.cfg.Holes && (HasHole(old) || HasHole(se.value(i))) {
 			sb.inspectHole("a variable compared with its value at the start") // holes.go
 		}
-		if (!ok || old != se.values[i]) && n != containerVar {
+		if (!ok || old != se.value(i)) && n != containerVar {
 			d = append(d, i)
 		}
 	}

@@ -81,7 +81,9 @@ func (sb *sandbox) readKnown(ctx context.Context, name string) ([]byte, error) {
 		// a command the sandbox answers reads the file: its path and
 		// what it holds are looked at (holes.go)
 		sb.holeIn("a path", name)
-		sb.holeIn("the content of a file a command reads", string(b))
+		if hasHoleBytes(b) { // (holeIn without copying b to a string)
+			sb.inspectHole("the content of a file a command reads")
+		}
 	}
 	return b, err
 }
@@ -393,8 +395,10 @@ func (sb *sandbox) parseSourced(path string, f io.Reader) (*syntax.File, error) 
 			if err != nil {
 				return nil, err
 			}
-			sb.holeIn("the text of a sourced file", string(data))
-			f = strings.NewReader(string(data))
+			if hasHoleBytes(data) {
+				sb.inspectHole("the text of a sourced file")
+			}
+			f = bytes.NewReader(data)
 		}
 		return syntax.NewParser().Parse(f, path)
 	}

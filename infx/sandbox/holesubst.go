@@ -26,9 +26,9 @@ func SubstituteHoles[T any](v T, subst *strings.Replacer) (out T, ok bool) {
 }
 
 // substituter is one SubstituteHoles call: its replacer, and the []string
-// slices it has gone through by their first element and length (a run's
+// slices it has changed by their first element and length (a run's
 // commands share one environment listing while it does not change,
-// sandbox.envDiff): each is gone through once.
+// sandbox.envDiff): each is copied once, and the copy shared.
 type substituter struct {
 	r       *strings.Replacer
 	strings map[stringsKey]substStrings
@@ -48,8 +48,10 @@ type substStrings struct {
 var plainStrings = reflect.TypeFor[[]string]()
 
 // stringSlice is value for a []string: the strings read directly, and a
-// slice gone through before (the same first element and length) answered
-// as then. ok is false on a residual.
+// slice gone through before (the same first element and length) that
+// changed answered with the same copy; one that did not change is its own
+// answer, found again when met again (kept, every argv was: 0.7% of a
+// coverage run's allocation, issue 24). ok is false on a residual.
 func (st *substituter) stringSlice(src reflect.Value) (out reflect.Value, changed, ok bool) {
 	var ss []string
 	if src.CanAddr() {
@@ -85,13 +87,15 @@ func (st *substituter) stringSlice(src reflect.Value) (out reflect.Value, change
 		}
 		res[i] = s
 	}
+	if res == nil {
+		// (not kept: met again, it is gone through again, and answered
+		// with itself again)
+		return src, false, true
+	}
 	if st.strings == nil {
 		st.strings = map[stringsKey]substStrings{}
 	}
-	st.strings[key] = substStrings{out: res, changed: res != nil}
-	if res == nil {
-		return src, false, true
-	}
+	st.strings[key] = substStrings{out: res, changed: true}
 	return reflect.ValueOf(res), true, true
 }
 

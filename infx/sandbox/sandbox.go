@@ -68,7 +68,7 @@ func runText(parent context.Context, path string, src []byte, cfg Config) (*Trac
 	if cache == nil {
 		cache = &Cache{}
 	}
-	sb := &sandbox{file: path, name: name, cache: cache, base: map[string]string{}, run: &Trace{File: path, Writes: map[string]string{}},
+	sb := &sandbox{file: path, name: name, cache: cache, base: make(map[string]string, 7+len(cfg.Env)), run: &Trace{File: path, Writes: map[string]string{}},
 		steps: cfg.Steps, maxIters: cfg.Steps, funcs: map[string]bool{}, funcCalls: MaxFuncCalls, facts: cfg.Facts, prepared: map[string]string{},
 		cfg: cfg, handlers: builtinHandlers()}
 	sb.roots = absRoots(cfg.ReadRoots)
@@ -1291,13 +1291,16 @@ func exportedListed(env expand.Environ) []string {
 // startEnv is a run's starting environment as the interpreter sees it
 // (interp.Env, the root below every overlay: never written), split once:
 // expand.ListEnviron's variables (sorted by "NAME=", names unique, every one
-// an exported string) as names, values and NAME=value pairs, and their
-// size. Each lists them without splitting each pair again, as exported and
-// the size check do for every command.
+// an exported string) as names and NAME=value pairs (a value is the rest of
+// its pair: value), and their size. Each lists them without splitting each
+// pair again, as exported and the size check do for every command.
 type startEnv struct {
-	names, values, pairs []string
-	bytes                int // sum of len(name)+len(value)
+	names, pairs []string
+	bytes        int // sum of len(name)+len(value)
 }
+
+// value is the value of variable i (pairs[i] after "NAME=").
+func (e *startEnv) value(i int) string { return e.pairs[i][len(e.names[i])+1:] }
 
 // newStartEnv is the startEnv of the NAME=value pairs, by ListEnviron's
 // rules (expand/environ.go listEnviron_): sorted by "NAME=" (stable), a
@@ -1323,26 +1326,25 @@ func newStartEnv(kvs []string) *startEnv {
 	if sorted && cleanPairs(list) {
 		// every pair kept as given: kvs is the pairs (runFile's own list,
 		// never written after)
-		e := &startEnv{names: make([]string, len(list)), values: make([]string, len(list)), pairs: list[:len(list):len(list)]}
+		e := &startEnv{names: make([]string, len(list)), pairs: list[:len(list):len(list)]}
 		for i, kv := range list {
 			n, v, _ := strings.Cut(kv, "=")
-			e.names[i], e.values[i] = n, v
+			e.names[i] = n
 			e.bytes += len(n) + len(v)
 		}
 		return e
 	}
-	e := &startEnv{names: make([]string, 0, len(list)), values: make([]string, 0, len(list)), pairs: make([]string, 0, len(list))}
+	e := &startEnv{names: make([]string, 0, len(list)), pairs: make([]string, 0, len(list))}
 	for _, kv := range list {
 		name, value, ok := strings.Cut(kv, "=")
 		if name == "" || !ok {
 			continue
 		}
 		if n := len(e.names); n > 0 && e.names[n-1] == name {
-			e.bytes -= len(name) + len(e.values[n-1])
-			e.names, e.values, e.pairs = e.names[:n-1], e.values[:n-1], e.pairs[:n-1]
+			e.bytes -= len(e.pairs[n-1]) - 1
+			e.names, e.pairs = e.names[:n-1], e.pairs[:n-1]
 		}
 		e.names = append(e.names, name)
-		e.values = append(e.values, value)
 		e.pairs = append(e.pairs, kv)
 		e.bytes += len(name) + len(value)
 	}
@@ -1376,13 +1378,13 @@ func (e *startEnv) Get(name string) expand.Variable {
 	if !ok {
 		return expand.Variable{}
 	}
-	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: e.values[i]}
+	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: e.value(i)}
 }
 
 // Each lists the variables in ListEnviron's order (expand.Environ).
 func (e *startEnv) Each(f func(name string, v expand.Variable) bool) {
 	for i, n := range e.names {
-		if !f(n, expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: e.values[i]}) {
+		if !f(n, expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: e.value(i)}) {
 			return
 		}
 	}

@@ -3,6 +3,7 @@ package srtslurm
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -668,6 +669,10 @@ func (l *envList) addEnv(m *omap, tmpl bool, node string, nodeID int) {
 	if m == nil {
 		return
 	}
+	if l.idx == nil {
+		l.idx = make(map[string]int, len(m.entries))
+	}
+	l.vars = slices.Grow(l.vars, len(m.entries))
 	for _, e := range m.entries {
 		v := pyStr(e.Val)
 		if tmpl {
@@ -735,7 +740,7 @@ func (rd *renderer) recipeFlags(cfg *omap, drop map[string]bool, extra []*entry)
 	ents := append([]*entry(nil), cfg.entries...)
 	ents = append(ents, extra...)
 	sort.SliceStable(ents, func(i, j int) bool { return ents[i].Key < ents[j].Key })
-	var out argList
+	out := make(argList, 0, len(ents))
 	for _, e := range ents {
 		if drop[e.Key] {
 			continue
@@ -770,6 +775,9 @@ func (rd *renderer) recipeFlags(cfg *omap, drop map[string]bool, extra []*entry)
 		default:
 			out.add(o, flag, pyStr(x))
 		}
+	}
+	if len(out) == 0 {
+		return nil // (as before it was presized)
 	}
 	return out
 }

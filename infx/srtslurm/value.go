@@ -535,7 +535,7 @@ func pyStrRepr(s string) string {
 func deepCopy(v any) any {
 	switch x := v.(type) {
 	case *omap:
-		m := newMap()
+		m := &omap{entries: make([]*entry, 0, len(x.entries)), idx: make(map[string]int, len(x.entries))}
 		for _, e := range x.entries {
 			m.set(e.Key, deepCopy(e.Val), e.Src)
 		}

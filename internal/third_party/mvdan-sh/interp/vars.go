@@ -31,7 +31,7 @@ func newOverlayEnviron(parent expand.Environ, background bool) *overlayEnviron {
 		// cookbook-sync patch: a background copy copies the overlays only
 		// and keeps the chain's root, the environment the runner started
 		// with (Runner.Env, never written: writes go to overlays), as its
-		// parent, read-only as before; its map is sized once. (It copied
+		// parent, read-only as before; its lists are sized once. (It copied
 		// every variable of the root too, growing and rehashing its map
 		// variable by variable: 5% of a coverage run's CPU.) Each entry is
 		// stored as listed, later ones winning, as the Set calls of the
@@ -41,12 +41,12 @@ func newOverlayEnviron(parent expand.Environ, background bool) *overlayEnviron {
 		n := 0
 		root := EachVisibleOverlay(parent, func(string, expand.Variable) bool { n++; return true })
 		oenv.parent = root
-		oenv.values = make(map[string]namedVariable, n)
+		oenv.vals = make([]namedVariable, 0, n)
 		oenv.names = make([]string, 0, n)
 		EachVisibleOverlay(parent, func(name string, vr expand.Variable) bool {
 			key := oenv.normalize(name)
 			sz := VarBytes(name, vr)
-			oenv.values[key] = namedVariable{name, vr, sz}
+			oenv.vals = append(oenv.vals, namedVariable{name, vr, sz})
 			oenv.names = append(oenv.names, key)
 			oenv.bytes += sz
 			return true
@@ -56,8 +56,8 @@ func newOverlayEnviron(parent expand.Environ, background bool) *overlayEnviron {
 }
 
 // EachOverlay (cookbook-sync patch) calls f for the variables env's
-// overlays hold, outermost first, each overlay's in no particular order
-// (its map's; EachVisibleOverlay lists in name order), until f returns
+// overlays hold, outermost first, each overlay's in name order
+// (EachVisibleOverlay lists each name once, merged), until f returns
 // false, and returns the root of the chain: the
 // environment below every overlay (the one the runner started with,
 // Runner.Env, or nil below a chain that ends in an overlay), whose
@@ -81,7 +81,7 @@ func (o *overlayEnviron) eachOverlay(f func(name string, vr expand.Variable) boo
 	} else {
 		root = o.parent
 	}
-	for _, vr := range o.values {
+	for _, vr := range o.vals {
 		if !f(vr.Name, vr.Variable) {
 			return root, false
 		}
@@ -112,8 +112,7 @@ func EachVisibleOverlay(env expand.Environ, f func(name string, vr expand.Variab
 		o = p
 	}
 	if len(levels) == 1 {
-		for _, k := range o.names {
-			vr := o.values[k]
+		for _, vr := range o.vals {
 			if !f(vr.Name, vr.Variable) {
 				break
 			}
@@ -137,7 +136,7 @@ func EachVisibleOverlay(env expand.Environ, f func(name string, vr expand.Variab
 			return root
 		}
 		key := levels[best].names[at[best]]
-		vr := levels[best].values[key]
+		vr := levels[best].vals[at[best]]
 		for i, l := range levels {
 			if at[i] < len(l.names) && l.names[at[i]] == key {
 				at[i]++
@@ -156,8 +155,12 @@ type overlayEnviron struct {
 	// or function calls.
 	parent expand.Environ
 
-	// values maps normalized variable names, per [overlayEnviron.normalize].
-	values map[string]namedVariable
+	// vals are the overlay's variables, vals[i] under the normalized name
+	// names[i] (per [overlayEnviron.normalize]). cookbook-sync patch: a
+	// slice in names' order, found by binary search, instead of a map
+	// (most overlays hold a few variables: a map's growth and hashing
+	// were 3% of a coverage run's allocation; issue 24).
+	vals []namedVariable
 
 	// We need to know if the current scope is a function's scope, because
 	// functions can modify global variables. When true, [parent] must not be nil.
@@ -178,16 +181,19 @@ type overlayEnviron struct {
 	// (OverlayBytes).
 	bytes int
 
-	// cookbook-sync patch: names are the keys of values in ListEnviron's
-	// order (by "NAME=", nameCompare), kept as keys are added (a key is
-	// never removed: an unset is stored as an unset entry): see
-	// EachVisibleOverlay.
+	// cookbook-sync patch: names are the normalized names of vals, in
+	// ListEnviron's order (by "NAME=", nameCompare), kept as names are
+	// added (a name is never removed: an unset is stored as an unset
+	// entry): see EachVisibleOverlay.
 	names []string
 }
 
 // cookbook-sync patch: nameCompare compares a+"=" with b+"=" without
 // building them (expand.ListEnviron's order).
 func nameCompare(a, b string) int {
+	if len(a) > 0 && len(b) > 0 && a[0] != b[0] {
+		return cmpByte(a[0], b[0]) // (most names differ in their first byte)
+	}
 	n := min(len(a), len(b))
 	if c := strings.Compare(a[:n], b[:n]); c != 0 {
 		return c
@@ -215,15 +221,34 @@ func cmpByte(a, b byte) int {
 // cookbook-sync patch: put stores v under key, keeping names sorted and
 // bytes counted.
 func (o *overlayEnviron) put(key string, v namedVariable) {
-	if old, had := o.values[key]; had {
-		o.bytes -= old.size
-	} else {
-		i, _ := slices.BinarySearchFunc(o.names, key, nameCompare)
-		o.names = slices.Insert(o.names, i, key)
-	}
 	v.size = VarBytes(v.Name, v.Variable)
 	o.bytes += v.size
-	o.values[key] = v
+	i, had := o.find(key)
+	if had {
+		o.bytes -= o.vals[i].size
+		o.vals[i] = v
+		return
+	}
+	o.names = slices.Insert(o.names, i, key)
+	o.vals = slices.Insert(o.vals, i, v)
+}
+
+// cookbook-sync patch: find is the index of key in names (and vals),
+// or where it would be inserted.
+func (o *overlayEnviron) find(key string) (int, bool) {
+	names := o.names
+	if len(names) <= 8 {
+		// (most overlays: a function's or a subshell's few variables)
+		for i, n := range names {
+			if n == key {
+				return i, true
+			}
+		}
+		if len(names) == 0 || nameCompare(names[len(names)-1], key) < 0 {
+			return len(names), false
+		}
+	}
+	return slices.BinarySearchFunc(names, key, nameCompare)
 }
 
 // VarBytes (cookbook-sync patch) is the bytes a variable holds: its name,
@@ -333,8 +358,8 @@ func (o *overlayEnviron) normalize(name string) string {
 
 func (o *overlayEnviron) Get(name string) expand.Variable {
 	normalized := o.normalize(name)
-	if vr, ok := o.values[normalized]; ok {
-		return vr.Variable
+	if i, ok := o.find(normalized); ok {
+		return o.vals[i].Variable
 	}
 	if o.parent != nil {
 		return o.parent.Get(name)
@@ -358,7 +383,11 @@ func (o *overlayEnviron) Set(name string, vr expand.Variable) error {
 		}
 	}
 	normalized := o.normalize(name)
-	prev, inOverlay := o.values[normalized]
+	var prev namedVariable
+	i, inOverlay := o.find(normalized)
+	if inOverlay {
+		prev = o.vals[i]
+	}
 	// Manipulation of a global var inside a function.
 	if o.funcScope && !vr.Local && !prev.Local {
 		// In a function, the parent environment is ours, so it's always read-write.
@@ -368,9 +397,6 @@ func (o *overlayEnviron) Set(name string, vr expand.Variable) error {
 		prev.Variable = o.parent.Get(name)
 	}
 
-	if o.values == nil {
-		o.values = make(map[string]namedVariable)
-	}
 	if vr.Kind == expand.KeepValue {
 		vr.Kind = prev.Kind
 		vr.Str = prev.Str
@@ -399,8 +425,7 @@ func (o *overlayEnviron) Each(f func(name string, vr expand.Variable) bool) {
 	if o.parent != nil {
 		o.parent.Each(f)
 	}
-	for _, k := range o.names { // cookbook-sync patch: in name order
-		vr := o.values[k]
+	for _, vr := range o.vals { // cookbook-sync patch: in name order
 		if !f(vr.Name, vr.Variable) {
 			return
 		}
