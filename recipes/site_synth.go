@@ -492,6 +492,30 @@ type finishScratch struct {
 	out   []Token
 }
 
+// takeFinish is a scratch for build.finish: one of s.finish, or a new
+// one (empty lists, an empty map).
+func (s *Site) takeFinish() *finishScratch {
+	if s.finish != nil {
+		if sc, ok := s.finish.Get().(*finishScratch); ok {
+			return sc
+		}
+	}
+	return &finishScratch{last: map[string]int{}}
+}
+
+// giveFinish empties sc (no strings kept alive by it) and puts it back in
+// s.finish.
+func (s *Site) giveFinish(sc *finishScratch) {
+	clear(sc.toks)
+	clear(sc.units)
+	clear(sc.out)
+	clear(sc.last)
+	sc.toks, sc.units, sc.out = sc.toks[:0], sc.units[:0], sc.out[:0]
+	if s.finish != nil {
+		s.finish.Put(sc)
+	}
+}
+
 // finishUnit is a flag and its value (or a lone token) of finish's
 // tokens: toks[start:end].
 type finishUnit struct {
@@ -1321,21 +1345,10 @@ func (b *build) singleTP() int {
 
 // finish is §9.6: drop empty tokens, group units, last wins.
 func (b *build) finish(l []rawTok) ([]Token, error) {
-	var sc *finishScratch
-	if pool := b.s.finish; pool != nil {
-		sc, _ = pool.Get().(*finishScratch)
-		if sc == nil {
-			sc = &finishScratch{}
-		}
-		defer pool.Put(sc) // (after the deferred clears below)
-	} else {
-		sc = &finishScratch{}
-	}
-	toks := sc.toks[:0]
-	defer func() {
-		clear(toks) // (no strings kept alive by the scratch)
-		sc.toks = toks[:0]
-	}()
+	sc := b.s.takeFinish()
+	defer b.s.giveFinish(sc)
+	toks := sc.toks
+	defer func() { sc.toks = toks }() // (grown: kept for the next call)
 	for _, t := range l {
 		if t.node == nil {
 			toks = append(toks, Token{Text: t.text, Origin: launch.Origin{Kind: launch.OriginInjected, Detail: siteDetail}})
@@ -1351,11 +1364,8 @@ func (b *build) finish(l []rawTok) ([]Token, error) {
 		toks = append(toks, Token{Text: s, Origin: b.pc.origin(t.file, t.node)})
 	}
 	// A unit is a flag and its value (or a lone token): toks[start:end].
-	units := sc.units[:0]
-	defer func() {
-		clear(units)
-		sc.units = units[:0]
-	}()
+	units := sc.units
+	defer func() { sc.units = units }()
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if strings.HasPrefix(t.Text, "-") {
@@ -1369,11 +1379,7 @@ func (b *build) finish(l []rawTok) ([]Token, error) {
 		}
 		units = append(units, finishUnit{start: i, end: i + 1})
 	}
-	if sc.last == nil {
-		sc.last = make(map[string]int, len(units))
-	}
 	last := sc.last
-	defer clear(last)
 	for i, u := range units {
 		if u.flag != "" {
 			last[u.flag] = i
@@ -1386,11 +1392,8 @@ func (b *build) finish(l []rawTok) ([]Token, error) {
 		}
 	}
 	inj := launch.Origin{Kind: launch.OriginInjected, Detail: siteDetail}
-	out := slices.Grow(sc.out[:0], n)
-	defer func() {
-		clear(out)
-		sc.out = out[:0]
-	}()
+	out := slices.Grow(sc.out, n)
+	defer func() { sc.out = out }()
 	out = append(out, Token{Text: "vllm", Origin: inj}, Token{Text: "serve", Origin: inj},
 		Token{Text: b.modelID, Origin: b.pc.origin(b.modelFile, b.modelNode)})
 	for i, u := range units {
