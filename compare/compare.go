@@ -452,6 +452,15 @@ func comparePair(res *Result, rules *Rules, ex *exclusions.Set, opt Options, cb 
 		if c == nil && r == nil {
 			continue // dropped by filePass
 		}
+		if c != nil && r != nil && c.Value == r.Value && !c.Unknown && !r.Unknown && !byName[k] && k != imageKey && opt.OnSetting == nil {
+			// the common case, first and without copies: both sides set,
+			// known and equal — a match unless prohibited, as the steps
+			// below would find (the image is judged by its own rules)
+			if _, bad := matchProhibited(ex, r, &c.Value, &r.Value, engine, res.Role); !bad {
+				res.Matched++
+				continue
+			}
+		}
 		var cv, rv *string
 		var origins []launch.Origin
 		var s *Setting

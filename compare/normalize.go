@@ -408,8 +408,36 @@ func (r *Rules) NormalizeProcess(p *launch.Process, engine, hfID string) *Normal
 	return n
 }
 
+// settingSlab hands out the Settings of one normalization and their
+// one-origin lists from blocks sized once (a flag or env var is one
+// setting; a Normalized lives for one comparison): two allocations
+// instead of two per setting. An Origins list it gives ends at its length,
+// so a repeated setting's append (Normalized.add) copies it.
+type settingSlab struct {
+	s []Setting
+	o []launch.Origin
+}
+
+func newSettingSlab(n int) settingSlab {
+	return settingSlab{s: make([]Setting, 0, n), o: make([]launch.Origin, 0, n)}
+}
+
+// new returns a Setting holding v, with Origins [o].
+func (b *settingSlab) new(v Setting, o launch.Origin) *Setting {
+	if len(b.s) == cap(b.s) {
+		v.Origins = []launch.Origin{o}
+		return &v
+	}
+	b.o = append(b.o, o)
+	v.Origins = b.o[len(b.o)-1 : len(b.o) : len(b.o)]
+	b.s = append(b.s, v)
+	return &b.s[len(b.s)-1]
+}
+
 func (r *Rules) normalizeProcess(p *launch.Process, engine, hfID string) *Normalized {
-	n := &Normalized{Settings: map[string]*Setting{}}
+	size := len(p.Args) + len(p.Env) + 8 // the args, the env, a few fields
+	n := &Normalized{Settings: make(map[string]*Setting, size), Order: make([]string, 0, size)}
+	slab := newSettingSlab(len(p.Args) + len(p.Env))
 	// Engine workers parse flags with argparse (store: the last value
 	// wins); routers take repeated --prefill/--decode/--worker-urls.
 	last := p.Kind == launch.KindWorker
@@ -516,7 +544,7 @@ func (r *Rules) normalizeProcess(p *launch.Process, engine, hfID string) *Normal
 				n.add(ps, last)
 			}
 		}
-		n.add(&Setting{Key: flag, Kind: "flag", Name: flag, Value: val, Raw: raw, Origins: []launch.Origin{a.Origin}}, last)
+		n.add(slab.new(Setting{Key: flag, Kind: "flag", Name: flag, Value: val, Raw: raw}, a.Origin), last)
 	}
 	for k, d := range r.Defaults[engine] {
 		// a config-file setting at the program's default (nats.max_payload
@@ -528,7 +556,7 @@ func (r *Rules) normalizeProcess(p *launch.Process, engine, hfID string) *Normal
 	r.derive(n, engine, hfID)
 	for _, e := range p.Env {
 		name, v := r.Env(e.Name, e.Value)
-		s := &Setting{Key: "env " + name, Kind: "env", Name: name, Value: v, Raw: e.Name + "=" + e.Value, Origins: []launch.Origin{e.Origin}}
+		s := slab.new(Setting{Key: "env " + name, Kind: "env", Name: name, Value: v, Raw: e.Name + "=" + e.Value}, e.Origin)
 		if e.Unknown != "" {
 			s.Literal, s.Unknown, s.UnknownWhy = true, true, e.Unknown
 		}

@@ -409,6 +409,11 @@ var (
 	codeRe    = regexp.MustCompile("`([^`]+)`")
 	entityRep = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "&nbsp;", " ", "&ge;", "≥", "&le;", "≤")
 	markupRep = strings.NewReplacer("**", "", "__", "")
+	// onlyRep keeps "-only" compounds ("text-only") from reading as a
+	// condition (sentence); sepRep reads "_" and "-" as word breaks
+	// (PrecisionWords). Built once: a Replacer is safe for concurrent use.
+	onlyRep = strings.NewReplacer("-only", "_only", "-Only", "_Only")
+	sepRep  = strings.NewReplacer("_", " ", "-", " ")
 )
 
 // clean removes inline markup but code spans' backticks: links to their
@@ -689,7 +694,7 @@ func (w *walker) sentence(raw string, line int, para string, ctx []ctxText, code
 	// the sentence's words outside code spans; "-only" compounds
 	// ("text-only") are no condition
 	prose := strings.Join(strings.Fields(noCode(s)), " ")
-	prose = strings.NewReplacer("-only", "_only", "-Only", "_Only").Replace(prose)
+	prose = onlyRep.Replace(prose)
 	type parsed struct {
 		clause string
 		kind   Kind
@@ -1096,7 +1101,7 @@ func appendNew(l []string, s string) []string {
 func PrecisionWords(texts ...string) []string {
 	var out []string
 	for _, t := range texts {
-		for _, m := range precRe.FindAllString(strings.NewReplacer("_", " ", "-", " ").Replace(t), -1) {
+		for _, m := range precRe.FindAllString(sepRep.Replace(t), -1) {
 			w := strings.ToLower(m)
 			out = appendNew(out, w)
 			switch w {

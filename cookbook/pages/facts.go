@@ -82,7 +82,7 @@ func readFacts(name string, src []byte) (models, prefixes []string, known bool) 
 			models, prefixes, known = nil, nil, false
 		}
 	}()
-	js, err := transform(string(src), name, true)
+	js, err := transformPlain(string(src), name)
 	if err != nil {
 		return nil, nil, false
 	}

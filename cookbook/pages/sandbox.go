@@ -260,12 +260,23 @@ func (sb *sandbox) recoverRun(err *error) {
 // syntax lowered to ES2017 for goja, with an inline source map so goja
 // reports positions in the original file.
 func transform(src, name string, cjs bool) (out string, err error) {
+	return transformWith(src, name, cjs, api.SourceMapInline)
+}
+
+// transformPlain is transform (cjs) without the source map, for code that
+// is read, never run (readFacts: no position of it is reported): esbuild
+// writes no map, goja parses none.
+func transformPlain(src, name string) (string, error) {
+	return transformWith(src, name, true, api.SourceMapNone)
+}
+
+func transformWith(src, name string, cjs bool, sm api.SourceMap) (out string, err error) {
 	defer recoverInto(name, "esbuild", &err)
 	o := api.TransformOptions{
 		Loader:     api.LoaderJSX,
 		Target:     api.ESNext,
 		Sourcefile: path.Base(name), // goja resolves it against name's dir
-		Sourcemap:  api.SourceMapInline,
+		Sourcemap:  sm,
 		LogLevel:   api.LogLevelSilent,
 	}
 	if cjs {
