@@ -7,6 +7,7 @@ require (
 	github.com/evanw/esbuild v0.28.2
 	github.com/go-git/go-billy/v5 v5.9.2
 	github.com/go-git/go-git/v5 v5.19.3
+	github.com/go-json-experiment/json v1.27.2
 	github.com/google/go-github/v62 v62.0.0
 	github.com/google/pprof v0.0.0-20230207041349-798e818bf904
 	github.com/owenrumney/go-sarif/v3 v3.3.1
