@@ -74,8 +74,11 @@ func EscapeControl(s string) string {
 
 // needsEscape: see EscapeControl.
 func needsEscape(r rune) bool {
-	if r == '\n' || r == '\t' {
-		return false
+	if r >= 0 && r < utf8.RuneSelf {
+		// ASCII: the C0 controls but newline and tab, and DEL (no ASCII
+		// character is a format character or a separator); printing a
+		// report asks this of every character it writes
+		return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f
 	}
 	return r == utf8.RuneError || unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }
