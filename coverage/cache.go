@@ -166,9 +166,9 @@ func cachedRun(ctx context.Context, opt Options, run func() (*report.Report, boo
 		}
 		rep := &report.Report{}
 		// (decoded by the encoding/json v2 prototype with v1's semantics:
-		// the same report, in a third less time and half the objects —
-		// a warm run's largest part; the read-back below still checks
-		// it against what was stored)
+		// the same report, in a third less time and with two fifths
+		// fewer objects — it was a warm run's largest part; the read-back
+		// below still checks it against what was stored)
 		if jsonv1.Unmarshal(data, rep) == nil {
 			// Used only when it reads back as it was written: what the
 			// run that stored it printed, this one prints (the JSON
