@@ -105,7 +105,7 @@ func Executable() (string, error) {
 }
 
 // goBuildID is the Go build ID of ELF executable f, as the go command
-// writes it (golang.org/x/go cmd/go/internal/work/buildid.go: the linker's
+// writes it (golang/go src/cmd/go/internal/work/buildid.go: the linker's
 // ".note.go.buildid" note, name "Go", type 4, its content rewritten by the
 // go command to "actionID/contentID" parts, the last the hash of the
 // linked file): ok only for that form — two to four parts of at least 20
