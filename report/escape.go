@@ -42,6 +42,63 @@ type escaper struct {
 	esc   func(string) string
 	seen  map[ptrKey]escaped
 	cycle bool
+	// fields are, per struct type, the exported fields whose type can
+	// hold a string (stringFields): the others cannot change.
+	fields map[reflect.Type][]int
+}
+
+// stringFields lists the exported fields of struct type t whose type can
+// hold a string (holdsString), in order; kept per type.
+func (e *escaper) stringFields(t reflect.Type) []int {
+	if f, ok := e.fields[t]; ok {
+		return f
+	}
+	f := []int{} // (not nil: known)
+	for i := 0; i < t.NumField(); i++ {
+		if sf := t.Field(i); sf.IsExported() && holdsString(sf.Type, map[reflect.Type]bool{}) {
+			f = append(f, i)
+		}
+	}
+	if e.fields == nil {
+		e.fields = map[reflect.Type][]int{}
+	}
+	e.fields[t] = f
+	return f
+}
+
+// holdsString reports whether a value of type t can hold a string the
+// escaper would reach: a string, an interface, or a pointer, slice,
+// array, map or struct (its exported fields) with one inside. A type met
+// again while it is being looked at (a recursive type) counts as holding
+// one (visiting).
+func holdsString(t reflect.Type, visiting map[reflect.Type]bool) bool {
+	switch t.Kind() {
+	case reflect.String, reflect.Interface:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		if visiting[t] {
+			return true
+		}
+		visiting[t] = true
+		return holdsString(t.Elem(), visiting)
+	case reflect.Map:
+		if visiting[t] {
+			return true
+		}
+		visiting[t] = true
+		return holdsString(t.Key(), visiting) || holdsString(t.Elem(), visiting)
+	case reflect.Struct:
+		if visiting[t] {
+			return true
+		}
+		visiting[t] = true
+		for i := 0; i < t.NumField(); i++ {
+			if sf := t.Field(i); sf.IsExported() && holdsString(sf.Type, visiting) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // escaped is the outcome of a pointer: the value given (v itself when
@@ -95,10 +152,7 @@ func (e *escaper) value(v reflect.Value) (reflect.Value, bool) {
 		return out, changed
 	case reflect.Struct:
 		var out reflect.Value
-		for i := 0; i < v.NumField(); i++ {
-			if !v.Type().Field(i).IsExported() {
-				continue
-			}
+		for _, i := range e.stringFields(v.Type()) {
 			f, changed := e.value(v.Field(i))
 			if !changed {
 				continue
