@@ -69,8 +69,9 @@ func (e *escaper) stringFields(t reflect.Type) []int {
 // holdsString reports whether a value of type t can hold a string the
 // escaper would reach: a string, an interface, or a pointer, slice,
 // array, map or struct (its exported fields) with one inside. A type met
-// again while it is being looked at (a recursive type) counts as holding
-// one (visiting).
+// again within one look (visiting: a recursive type, or one already met in
+// another part of the same field's type) counts as holding one — at worst a
+// field is walked that need not be.
 func holdsString(t reflect.Type, visiting map[reflect.Type]bool) bool {
 	switch t.Kind() {
 	case reflect.String, reflect.Interface:
