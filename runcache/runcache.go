@@ -91,11 +91,8 @@ func Executable() (string, error) {
 		return "", fmt.Errorf("runcache: the running executable: %w", err)
 	}
 	defer func() { _ = f.Close() }() // read only: a failed close loses nothing
-	if id, ok := goBuildID(f); ok {
+	if id, ok := goBuildID(f); ok {  // (read at offsets: f's own stays at its start)
 		return "go-buildid:" + id, nil
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return "", fmt.Errorf("runcache: the running executable: %w", err)
 	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
