@@ -43,11 +43,13 @@ func newOverlayEnviron(parent expand.Environ, background bool) *overlayEnviron {
 		oenv.parent = root
 		oenv.vals = make([]namedVariable, 0, n)
 		oenv.names = make([]string, 0, n)
+		oenv.keys = make([]uint64, 0, n)
 		EachVisibleOverlay(parent, func(name string, vr expand.Variable) bool {
 			key := oenv.normalize(name)
 			sz := VarBytes(name, vr)
 			oenv.vals = append(oenv.vals, namedVariable{name, vr, sz})
 			oenv.names = append(oenv.names, key)
+			oenv.keys = append(oenv.keys, nameKey(key))
 			oenv.bytes += sz
 			return true
 		})
@@ -128,7 +130,7 @@ func EachVisibleOverlay(env expand.Environ, f func(name string, vr expand.Variab
 			if at[i] == len(l.names) {
 				continue
 			}
-			if best < 0 || nameCompare(l.names[at[i]], levels[best].names[at[best]]) < 0 {
+			if best < 0 || keyedCompare(l.keys[at[i]], levels[best].keys[at[best]], l.names[at[i]], levels[best].names[at[best]]) < 0 {
 				best = i
 			}
 		}
@@ -186,6 +188,9 @@ type overlayEnviron struct {
 	// added (a name is never removed: an unset is stored as an unset
 	// entry): see EachVisibleOverlay.
 	names []string
+	// cookbook-sync patch: keys[i] is nameKey(names[i]): a search
+	// compares them first (nameCompare only when two are equal).
+	keys []uint64
 }
 
 // cookbook-sync patch: nameCompare compares a+"=" with b+"=" without
@@ -206,6 +211,36 @@ func nameCompare(a, b string) int {
 	default:
 		return cmpByte(a[n], '=')
 	}
+}
+
+// cookbook-sync patch: nameKey is the first 8 bytes of name+"=" (zero
+// bytes after a shorter one; a name is cut at its first '=', which no
+// variable name holds) as a big-endian number. Of two names whose keys
+// differ, the smaller key is the smaller name by nameCompare: the keys
+// first differ where name+"=" first differs, at a byte nameCompare reads
+// (a '=' ends a key, so a key's padding is never that byte). Equal keys
+// say nothing (TestNameKeyOrder).
+func nameKey(name string) uint64 {
+	var b [8]byte
+	if i := strings.IndexByte(name[:min(len(name), 8)], '='); i >= 0 {
+		name = name[:i]
+	}
+	if n := copy(b[:], name); n < 8 {
+		b[n] = '='
+	}
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// cookbook-sync patch: keyedCompare is nameCompare(a, b) for names whose
+// nameKeys are ka and kb.
+func keyedCompare(ka, kb uint64, a, b string) int {
+	switch {
+	case ka < kb:
+		return -1
+	case ka > kb:
+		return 1
+	}
+	return nameCompare(a, b)
 }
 
 func cmpByte(a, b byte) int {
@@ -230,6 +265,7 @@ func (o *overlayEnviron) put(key string, v namedVariable) {
 		return
 	}
 	o.names = slices.Insert(o.names, i, key)
+	o.keys = slices.Insert(o.keys, i, nameKey(key))
 	o.vals = slices.Insert(o.vals, i, v)
 }
 
@@ -248,7 +284,24 @@ func (o *overlayEnviron) find(key string) (int, bool) {
 			return len(names), false
 		}
 	}
-	return slices.BinarySearchFunc(names, key, nameCompare)
+	// the first entry whose key is not below key's, then the entries of
+	// an equal key in name order (nameKey)
+	k, keys := nameKey(key), o.keys
+	lo, hi := 0, len(keys)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if keys[m] < k {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	for ; lo < len(keys) && keys[lo] == k; lo++ {
+		if c := nameCompare(names[lo], key); c >= 0 {
+			return lo, c == 0
+		}
+	}
+	return lo, false
 }
 
 // VarBytes (cookbook-sync patch) is the bytes a variable holds: its name,
