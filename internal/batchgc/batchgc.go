@@ -49,12 +49,12 @@ import (
 // complete trees, every source, 2 cores, interleaved pairs: `--no-cache`
 // seven pairs, mean 6.22 s each; empty cache five pairs, 6.65 against
 // 6.60 s; user CPU +0.15 s, two more collections) for a quarter less
-// memory (peak RSS 510–553 → 415–423 MB). Under a limit the collector's
-// cost is marking what is live, not the room it leaves: with 20 MB of
-// pointer-free bytes kept live for the whole run, a 200 MiB limit took
-// 1–2% more wall time; with 20 MB of pointer-linked 64-byte objects, 16–19%
-// (main job, complete trees, every source, 2 cores, two runs each). Less
-// pointer-dense live data is what makes a low limit cheaper.
+// memory (peak RSS 510–553 → 415–423 MB). Near 200 MiB both the room
+// the collector has and what it marks count: 20 MB of pointer-linked
+// 64-byte objects kept live for the whole run added 16–19% of wall time,
+// 20 MB of pointer-free bytes 1–2% (two runs each, a noisy hour), and
+// 232 MiB instead of 200 MiB took 12% off (two runs each, a quiet hour;
+// main job, complete trees, every source, 2 cores, empty cache).
 const (
 	Percent     = 400
 	MemoryLimit = 384 << 20
