@@ -69,7 +69,11 @@ var errDeadline = errors.New("--deadline passed")
 
 func main() {
 	batchgc.Tune(os.Getenv) // a short batch run: see package batchgc
-	os.Exit(runExit(os.Args[1:], os.Stdout, os.Stderr, os.Exit))
+	// and under the resident-memory budget (unless GOMEMLIMIT is set)
+	stop := batchgc.FollowBudget(os.Getenv, batchgc.RSSBudget)
+	code := runExit(os.Args[1:], os.Stdout, os.Stderr, os.Exit)
+	stop()
+	os.Exit(code)
 }
 
 // run executes the CLI with args and returns the exit code. A --deadline
