@@ -1,6 +1,6 @@
 // Package batchgc sets the Go collector for a short batch run: the CLI
-// (cmd/cookbook-sync main) and the test binaries of the packages that run
-// the main job (their TestMain) use it.
+// (cmd/cookbook-sync main: Tune, then FollowBudget) and the test binaries
+// of the packages that run the main job (their TestMain: Main) use it.
 package batchgc
 
 import (
@@ -54,7 +54,10 @@ import (
 // 64-byte objects kept live for the whole run added 16–19% of wall time,
 // 20 MB of pointer-free bytes 1–2% (two runs each, a noisy hour), and
 // 232 MiB instead of 200 MiB took 12% off (two runs each, a quiet hour;
-// main job, complete trees, every source, 2 cores, empty cache).
+// main job, complete trees, every source, 2 cores, empty cache). The CLI
+// goes further (FollowBudget): it keeps the whole process under RSSBudget,
+// a limit of about 205–215 MiB on the complete trees; MemoryLimit is the
+// test binaries' limit (Main) and the CLI's where /proc is missing.
 const (
 	Percent     = 400
 	MemoryLimit = 384 << 20
