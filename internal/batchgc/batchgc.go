@@ -56,7 +56,7 @@ import (
 // 232 MiB instead of 200 MiB took 12% off (two runs each, a quiet hour;
 // main job, complete trees, every source, 2 cores, empty cache). The CLI
 // goes further (FollowBudget): it keeps the whole process under RSSBudget,
-// a limit of about 201–213 MiB on the complete trees; MemoryLimit is the
+// a limit of about 196–212 MiB on the complete trees; MemoryLimit is the
 // test binaries' limit (Main) and the CLI's where /proc is missing.
 const (
 	Percent     = 400
