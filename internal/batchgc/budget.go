@@ -65,8 +65,8 @@ func LimitFor(budget, fileBacked, overhead, live int64) int64 {
 // does nothing, and stop is a no-op, when the environment (getenv) sets
 // GOMEMLIMIT, or where /proc/self/statm cannot be read (not Linux): the
 // limit Tune set stays. The limit follows the executable's resident pages
-// as the kernel maps them (21 MB at the start of the main job, 31 MB at
-// its end on the machine of issue 24), so a run takes all the room the
+// as the kernel maps them (18–20 MiB at the start of the main job, 31–34
+// MiB at its end on the machine of issue 24), so a run takes the room the
 // budget leaves it at each moment, and on a system that maps less of the
 // executable it takes more.
 func FollowBudget(getenv func(string) string, budget int64) (stop func()) {
