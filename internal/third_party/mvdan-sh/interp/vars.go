@@ -284,24 +284,28 @@ func (o *overlayEnviron) find(key string) (int, bool) {
 			return len(names), false
 		}
 	}
-	// the first entry whose key is not below key's, then the entries of
-	// an equal key in name order (nameKey)
+	// the entries of key's nameKey, then among them (in name order) key
 	k, keys := nameKey(key), o.keys
+	lo := firstKey(keys, func(x uint64) bool { return x >= k })
+	end := lo + firstKey(keys[lo:], func(x uint64) bool { return x > k })
+	i, ok := slices.BinarySearchFunc(names[lo:end], key, nameCompare)
+	return lo + i, ok
+}
+
+// cookbook-sync patch: firstKey is the index of the first of the sorted
+// keys for which at holds (len(keys) when none does); at is false, then
+// true, along keys.
+func firstKey(keys []uint64, at func(uint64) bool) int {
 	lo, hi := 0, len(keys)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if keys[m] < k {
-			lo = m + 1
-		} else {
+		if at(keys[m]) {
 			hi = m
+		} else {
+			lo = m + 1
 		}
 	}
-	for ; lo < len(keys) && keys[lo] == k; lo++ {
-		if c := nameCompare(names[lo], key); c >= 0 {
-			return lo, c == 0
-		}
-	}
-	return lo, false
+	return lo
 }
 
 // VarBytes (cookbook-sync patch) is the bytes a variable holds: its name,
