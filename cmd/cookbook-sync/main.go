@@ -68,6 +68,10 @@ var errGap = &exitError{code: exitGap, err: errors.New("gap found")}
 var errDeadline = errors.New("--deadline passed")
 
 func main() {
+	// a batch run's collector stops the world: the process starts again
+	// with GODEBUG=gcstoptheworld=1 unless GODEBUG names it (the error of
+	// a restart that could not happen leaves the concurrent collector)
+	_ = batchgc.RestartWithSTW()
 	batchgc.Tune(os.Getenv) // a short batch run: see package batchgc
 	// and under the resident-memory budget (unless GOMEMLIMIT is set)
 	stop := batchgc.FollowBudget(os.Getenv, batchgc.RSSBudget)

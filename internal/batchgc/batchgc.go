@@ -1,6 +1,7 @@
 // Package batchgc sets the Go collector for a short batch run: the CLI
-// (cmd/cookbook-sync main: Tune, then FollowBudget) and the test binaries
-// of the packages that run the main job (their TestMain: Main) use it.
+// (cmd/cookbook-sync main: RestartWithSTW, Tune, then FollowBudget) and
+// the test binaries of the packages that run the main job (their
+// TestMain: Main) use it.
 package batchgc
 
 import (
