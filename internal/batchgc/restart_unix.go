@@ -8,7 +8,7 @@ import (
 )
 
 // RestartWithSTW starts the running program again in the same process —
-// execve(2): the same PID, arguments, open files, working directory and
+// execve(2): the same PID, arguments, standard streams, working directory and
 // environment — with STWSetting added to GODEBUG, which the runtime reads
 // only when a program starts. It returns only when it does not restart,
 // nil when GODEBUG already names gcstoptheworld (the restarted process,
