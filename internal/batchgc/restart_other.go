@@ -2,11 +2,18 @@
 
 package batchgc
 
-import "errors"
+import (
+	"errors"
+	"os"
+)
 
-// RestartWithSTW does not restart where execve(2) is not available: the
+// RestartWithSTW does not restart where execve(2) is not available: nil
+// when GODEBUG already names gcstoptheworld, else an error saying the
 // run goes on with the concurrent collector (set GODEBUG=gcstoptheworld=1
-// before starting it for STWSetting's collector).
+// before starting the program for STWSetting's collector).
 func RestartWithSTW() error {
-	return errors.New("the program cannot restart itself on this system: GODEBUG=" + STWSetting + " is not set")
+	if _, restart := stwEnviron(os.Environ()); !restart {
+		return nil
+	}
+	return errors.New("the program cannot restart itself on this system: its collector runs concurrently (GODEBUG=" + STWSetting + " before starting it stops the world)")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -35,7 +36,9 @@ func TestRestartWithSTW(t *testing.T) {
 		{"gcstoptheworld=0", "gcstoptheworld=0", false},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestRestartWithSTW$", "-test.count=1")
-		cmd.Env = append(os.Environ(), restartChildEnv+"=1", "GODEBUG="+c.godebug)
+		// the environment but its own GODEBUG (a process reads the first)
+		cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GODEBUG=") })
+		cmd.Env = append(cmd.Env, restartChildEnv+"=1", "GODEBUG="+c.godebug)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("GODEBUG=%s: child: %v\n%s", c.godebug, err, out)
