@@ -284,28 +284,17 @@ func (o *overlayEnviron) find(key string) (int, bool) {
 			return len(names), false
 		}
 	}
-	// the entries of key's nameKey, then among them (in name order) key
+	// the entries of key's nameKey (the keys from k up to k+1), then
+	// among them (in name order) key
 	k, keys := nameKey(key), o.keys
-	lo := firstKey(keys, func(x uint64) bool { return x >= k })
-	end := lo + firstKey(keys[lo:], func(x uint64) bool { return x > k })
+	lo, _ := slices.BinarySearch(keys, k)
+	end := len(keys)
+	if k != ^uint64(0) {
+		n, _ := slices.BinarySearch(keys[lo:], k+1)
+		end = lo + n
+	}
 	i, ok := slices.BinarySearchFunc(names[lo:end], key, nameCompare)
 	return lo + i, ok
-}
-
-// cookbook-sync patch: firstKey is the index of the first of the sorted
-// keys for which at holds (len(keys) when none does); at is false, then
-// true, along keys.
-func firstKey(keys []uint64, at func(uint64) bool) int {
-	lo, hi := 0, len(keys)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if at(keys[m]) {
-			hi = m
-		} else {
-			lo = m + 1
-		}
-	}
-	return lo
 }
 
 // VarBytes (cookbook-sync patch) is the bytes a variable holds: its name,
