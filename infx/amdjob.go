@@ -727,18 +727,25 @@ func (ws *Workspace) renderBatch(p Point, opt Options) (_ []launch.Process, job 
 	var subs []batchSubmission
 	var notes []string
 	for _, l := range ws.existingLaunchers(p.Runner) {
-		for _, rn := range endsOf(l.runners) {
+		// the two runner names' runs from one with holes when it never
+		// looks at them (launcherHoleRuns), else each name's own
+		holed, _, useHoles := ws.launcherHoleRuns(p, l, endsOf(l.runners), facts, opt, holeUseSbatch, true, false)
+		for i, rn := range endsOf(l.runners) {
 			who := fmt.Sprintf("%s (runner %s)", l.rel, rn)
-			runs, err := enumerateChoices(func(choices []int) (*ScriptRun, error) {
-				run, _, err := ws.runLauncherWith(p, l, rn, facts, opt, true, choices, false)
-				return run, err
-			})
-			var budget *choiceBudgetError
-			if errors.As(err, &budget) {
-				return nil, "", nil, &PointError{Status: StatusUnsupported, Note: who + ": " + budget.Error(), Pos: p.RefPos}
-			}
-			if err != nil {
-				return nil, "", nil, limitStatus(p, err)
+			runs := holed[i]
+			if !useHoles {
+				var err error
+				runs, err = enumerateChoices(func(choices []int) (*ScriptRun, error) {
+					run, _, err := ws.runLauncherWith(p, l, rn, facts, opt, true, choices, false)
+					return run, err
+				})
+				var budget *choiceBudgetError
+				if errors.As(err, &budget) {
+					return nil, "", nil, &PointError{Status: StatusUnsupported, Note: who + ": " + budget.Error(), Pos: p.RefPos}
+				}
+				if err != nil {
+					return nil, "", nil, limitStatus(p, err)
+				}
 			}
 			for _, run := range runs {
 				where := who

@@ -57,3 +57,17 @@ func TestRunnerHolesOff(t *testing.T) {
 		})
 	}
 }
+
+// TestCorpusBatchLauncherHoles renders every AMD batch point of the
+// complete InferenceX tree with holes for its launchers' runner names
+// (launcherHoleRuns, renderBatch's use) and without: every point's outcome
+// (deployment, status, reason) is the same, and every launcher run with
+// holes is usable (the launchers and submit.sh only pass the name on).
+func TestCorpusBatchLauncherHoles(t *testing.T) {
+	holed, plain, n := corpusHolesCompare(t, 5, func(p Point) bool { return p.Kind == KindBatch })
+	runs, used := holed.sn.holeRuns.Load(), holed.sn.holeUsed.Load()
+	t.Logf("%d points; %d launcher runs with holes for two runner names, %d usable", n, runs, used)
+	if used < 40 || runs != used || plain.sn.holeRuns.Load() != 0 {
+		t.Errorf("%d runs with holes, %d usable; %d without holes", runs, used, plain.sn.holeRuns.Load())
+	}
+}

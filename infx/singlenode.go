@@ -754,27 +754,65 @@ func (ws *Workspace) runLaunch(p Point, l launcherRef, in launchInput, facts she
 // reads of a later group; a choice point past the end only repeats the
 // same script in another outcome.
 func (ws *Workspace) runnerHoleOutcomes(p Point, l launcherRef, names []string, facts shellutil.Facts, opt Options, endAtServer bool, group int) ([]scriptOutcome, bool) {
-	if len(names) != 2 || opt.noHoles {
+	runs, wfs, ok := ws.launcherHoleRuns(p, l, names, facts, opt, "", true, endAtServer)
+	if !ok {
 		return nil, false
 	}
+	var outs []scriptOutcome
+	for i, rn := range names {
+		for _, run := range runs[i] {
+			o := scriptOutcome{launcher: l, runner: rn, run: run, harness: wfs[i], group: group + i}
+			for j, st := range o.run.Scripts {
+				if rel := ws.relTo(ws.Base, st.File); strings.HasPrefix(rel, "benchmarks/") {
+					o.script, o.start = st.File, &o.run.Scripts[j]
+					break
+				}
+			}
+			outs = append(outs, o)
+		}
+	}
+	return outs, true
+}
+
+// launcherHoleRuns is launcher l's runs for its two runner names
+// (endsOf), made from one run with holes (runnerHoleOutcomes, issue 24):
+// runs[i] are name i's runs — under every answer to the facts it asks
+// that are not known when choose (enumerateChoices), else its one run —
+// each that run with name i's values put back (its own ScriptRun and
+// Trace; what holds no hole is shared with the run with holes, only
+// read), and wfs[i] its workflow step (nil without one). ok is false when
+// the names' inputs differ in more than values a hole stands for, the
+// run looked at a hole, erred, stopped or hit a bound (their own runs
+// give the error, the stop or the bound: the caller runs each name), or
+// the launcher is off for holes (holeOff, keys by use: use is "" for
+// renderScript's, the names of the others' ways to a run); a run that
+// could not be used turns the launcher off for the use (or, for a look
+// past the launcher, the launcher for the point's config key).
+// endAtServer: the run ends at its first server launch after a benchmark
+// script started (runLaunch).
+func (ws *Workspace) launcherHoleRuns(p Point, l launcherRef, names []string, facts shellutil.Facts, opt Options, use string, choose, endAtServer bool) (runs [2][]*ScriptRun, wfs [2]*Harness, ok bool) {
+	if len(names) != 2 || opt.noHoles {
+		return runs, wfs, false
+	}
 	offL, offK := ws.holeOffKeys(p, l)
+	offL, offK = use+offL, use+offK
 	ws.sn.mu.Lock()
 	off := ws.sn.holeOff[offL] || ws.sn.holeOff[offK]
 	ws.sn.mu.Unlock()
 	if off {
-		return nil, false
+		return runs, wfs, false
 	}
 	var ins [2]launchInput
 	for i, rn := range names {
 		in, err := ws.launchInput(p, l, rn, opt)
 		if err != nil {
-			return nil, false
+			return runs, wfs, false
 		}
 		ins[i] = in
 	}
 	a, b := ins[0], ins[1]
 	if a.h.Run != b.h.Run || a.h.Workflow != b.h.Workflow || len(a.env) != len(b.env) {
-		return nil, false
+		return runs, wfs, false
 	}
 	holed := slices.Clone(a.env)
 	var pairs [2][]string            // hole, value
@@ -783,7 +821,7 @@ func (ws *Workspace) runnerHoleOutcomes(p Point, l launcherRef, names []string, 
 		ka, va, _ := strings.Cut(a.env[i], "=")
 		kb, vb, _ := strings.Cut(b.env[i], "=")
 		if ka != kb {
-			return nil, false
+			return runs, wfs, false
 		}
 		if va == vb {
 			continue
@@ -791,14 +829,14 @@ func (ws *Workspace) runnerHoleOutcomes(p Point, l launcherRef, names []string, 
 		if isModelDirVar(ka) || isModelRootVar(ka) || len(va) != len(vb) || !sandbox.HoleValue(va) || !sandbox.HoleValue(vb) {
 			// a directory the sandbox reads by name, or values no one
 			// hole stands for
-			return nil, false
+			return runs, wfs, false
 		}
 		h, ok := holeOf[[2]string{va, vb}]
 		if !ok {
 			// (a variable set twice to the same values, RUNNER_NAME by
 			// the runner and by the workflow, is one hole)
 			if h, ok = sandbox.Hole(len(holeOf), len(va)); !ok {
-				return nil, false
+				return runs, wfs, false
 			}
 			holeOf[[2]string{va, vb}] = h
 			pairs[0] = append(pairs[0], h, va)
@@ -807,13 +845,22 @@ func (ws *Workspace) runnerHoleOutcomes(p Point, l launcherRef, names []string, 
 		holed[i] = ka + "=" + h
 	}
 	if len(pairs[0]) == 0 {
-		return nil, false // the same input: renderScript's memo shares the run
+		return runs, wfs, false // the same input: runLaunch's memo shares the run
 	}
 	hin := launchInput{wf: a.wf, h: a.h, env: holed, pairs: pairs[:]}
 	ws.sn.holeRuns.Add(1)
-	runs, err := enumerateChoices(func(choices []int) (*ScriptRun, error) {
-		return ws.runLaunch(p, l, hin, facts, opt, true, choices, endAtServer)
-	})
+	var hruns []*ScriptRun
+	var err error
+	if choose {
+		hruns, err = enumerateChoices(func(choices []int) (*ScriptRun, error) {
+			return ws.runLaunch(p, l, hin, facts, opt, true, choices, endAtServer)
+		})
+	} else {
+		var run *ScriptRun
+		if run, err = ws.runLaunch(p, l, hin, facts, opt, false, nil, endAtServer); err == nil {
+			hruns = []*ScriptRun{run}
+		}
+	}
 	if err != nil {
 		key := offL
 		var he *sandbox.HoleError
@@ -830,15 +877,14 @@ func (ws *Workspace) runnerHoleOutcomes(p Point, l launcherRef, names []string, 
 			ws.sn.holeOff[key] = true
 			ws.sn.mu.Unlock()
 		}
-		return nil, false
+		return runs, wfs, false
 	}
-	var outs []scriptOutcome
-	for i, rn := range names {
+	for i := range names {
 		r := strings.NewReplacer(pairs[i]...)
-		for _, hr := range runs {
+		for _, hr := range hruns {
 			run, ok := sandbox.SubstituteHoles(hr, r)
 			if !ok {
-				return nil, false
+				return [2][]*ScriptRun{}, wfs, false
 			}
 			// its own ScriptRun and Trace: what holds no hole is shared
 			// with the run with holes (the memo's), only read
@@ -847,19 +893,21 @@ func (ws *Workspace) runnerHoleOutcomes(p Point, l launcherRef, names []string, 
 				tr := *run.Trace
 				own.Trace = &tr
 			}
-			o := scriptOutcome{launcher: l, runner: rn, run: &own, harness: ins[i].wf, group: group + i}
-			for j, st := range o.run.Scripts {
-				if rel := ws.relTo(ws.Base, st.File); strings.HasPrefix(rel, "benchmarks/") {
-					o.script, o.start = st.File, &o.run.Scripts[j]
-					break
-				}
-			}
-			outs = append(outs, o)
+			runs[i] = append(runs[i], &own)
 		}
+		wfs[i] = ins[i].wf
 	}
 	ws.sn.holeUsed.Add(1)
-	return outs, true
+	return runs, wfs, true
 }
+
+// holeUseSbatch is renderBatch's use of launcherHoleRuns, with its own
+// keys of holeOff: a launcher's way to a batch job is another branch of
+// it than its single-node one (renderScript's, use ""), which may look
+// where it does not. (The launchers' ways to srtctl apply all look — a
+// sed script, the environment of python3 — so Workspace.submission runs
+// each runner name on its own.)
+const holeUseSbatch = "sbatch\x00"
 
 // holeOffKeys are runnerHoleOutcomes' keys of holeOff for launcher l and
 // point p: the launcher's, and the launcher's with the point's config key
