@@ -104,11 +104,19 @@ func (ws *Workspace) submission(p Point, opt Options) (*Submission, error) {
 	}
 	var outs []outcome
 	for _, l := range ws.existingLaunchers(p.Runner) {
-		for _, rn := range endsOf(l.runners) {
+		// the two runner names' runs from one with holes when it never
+		// looks at them (launcherHoleRuns), else each name's own
+		holed, _, useHoles := ws.launcherHoleRuns(p, l, endsOf(l.runners), facts, opt, holeUseSrtctl, false, false)
+		for i, rn := range endsOf(l.runners) {
 			who := fmt.Sprintf("%s (runner %s)", l.rel, rn)
-			run, _, err := ws.runLauncher(p, l, rn, facts, opt)
-			if err != nil {
-				return nil, limitStatus(p, err)
+			var run *ScriptRun
+			if useHoles {
+				run = holed[i][0]
+			} else {
+				var err error
+				if run, _, err = ws.runLauncher(p, l, rn, facts, opt); err != nil {
+					return nil, limitStatus(p, err)
+				}
 			}
 			if run.Srtctl == nil {
 				reason := endReason(run)

@@ -58,16 +58,20 @@ func TestRunnerHolesOff(t *testing.T) {
 	}
 }
 
-// TestCorpusBatchLauncherHoles renders every AMD batch point of the
-// complete InferenceX tree with holes for its launchers' runner names
-// (launcherHoleRuns, renderBatch's use) and without: every point's outcome
-// (deployment, status, reason) is the same, and every launcher run with
-// holes is usable (the launchers and submit.sh only pass the name on).
-func TestCorpusBatchLauncherHoles(t *testing.T) {
-	holed, plain, n := corpusHolesCompare(t, 5, func(p Point) bool { return p.Kind == KindBatch })
+// TestCorpusMultinodeLauncherHoles renders every multi-node point of the
+// complete InferenceX tree whose launcher ends in srtctl apply
+// (Workspace.submission) or sbatch (renderBatch) with holes for the
+// launchers' runner names (launcherHoleRuns) and without: every point's
+// outcome (deployment, status, reason) is the same, and the launchers'
+// runs with holes are nearly all usable (the launchers name a recipe's job
+// after the runner with sed, cancel its stale jobs by that name and run
+// the synthetic-acceptance injector, which reads a few variables of its
+// environment: copies; one compares it with its value at the start).
+func TestCorpusMultinodeLauncherHoles(t *testing.T) {
+	holed, plain, n := corpusHolesCompare(t, 20, func(p Point) bool { return p.Kind == KindRecipe || p.Kind == KindBatch })
 	runs, used := holed.sn.holeRuns.Load(), holed.sn.holeUsed.Load()
 	t.Logf("%d points; %d launcher runs with holes for two runner names, %d usable", n, runs, used)
-	if used < 40 || runs != used || plain.sn.holeRuns.Load() != 0 {
+	if used < 300 || runs-used > 5 || plain.sn.holeRuns.Load() != 0 {
 		t.Errorf("%d runs with holes, %d usable; %d without holes", runs, used, plain.sn.holeRuns.Load())
 	}
 }

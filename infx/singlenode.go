@@ -901,13 +901,15 @@ func (ws *Workspace) launcherHoleRuns(p Point, l launcherRef, names []string, fa
 	return runs, wfs, true
 }
 
-// holeUseSbatch is renderBatch's use of launcherHoleRuns, with its own
-// keys of holeOff: a launcher's way to a batch job is another branch of
-// it than its single-node one (renderScript's, use ""), which may look
-// where it does not. (The launchers' ways to srtctl apply all look — a
-// sed script, the environment of python3 — so Workspace.submission runs
-// each runner name on its own.)
-const holeUseSbatch = "sbatch\x00"
+// The uses of launcherHoleRuns besides renderScript's (use ""), each
+// with its own keys of holeOff: a launcher's way to a multi-node job —
+// srtctl apply (Workspace.submission) or sbatch (renderBatch) — is
+// another branch of it than its single-node one, which may look where
+// they do not.
+const (
+	holeUseSrtctl = "srtctl\x00"
+	holeUseSbatch = "sbatch\x00"
+)
 
 // holeOffKeys are runnerHoleOutcomes' keys of holeOff for launcher l and
 // point p: the launcher's, and the launcher's with the point's config key

@@ -76,12 +76,9 @@ func syntheticCmd(ctx context.Context, c *sandbox.Call) error {
 		return c.Unsupported("python3", fmt.Sprintf("%s: %v", driver, err))
 	}
 	env := map[string]string{}
-	for _, kv := range c.Environ() {
-		k, v, _ := strings.Cut(kv, "=")
-		for _, n := range helpers.SyntheticEnv {
-			if k == n {
-				env[k] = v
-			}
+	for _, n := range helpers.SyntheticEnv {
+		if v, ok := c.Getenv(n); ok {
+			env[n] = v
 		}
 	}
 	abs := driver

@@ -231,7 +231,7 @@ func (sb *sandbox) holeArgs(args []string) bool {
 		if !HasHole(a) {
 			continue
 		}
-		if i > 0 && copiesHole(args, i) {
+		if i > 0 && (copiesHole(args, i) || sb.sedCopiesHole(args, i)) {
 			continue
 		}
 		sb.inspectHole(fmt.Sprintf("argument %d of %s", i, args[0]))
@@ -274,8 +274,106 @@ func copiesHole(args []string, i int) bool {
 		return slurmJobName(args, i)
 	case "squeue":
 		return squeueName(args, i)
+	case "scancel":
+		// the sandbox's Slurm has no job to cancel: its scancel reads
+		// none of its arguments (handlers.go)
+		return true
 	}
 	return false
+}
+
+// sedCopiesHole reports whether argument i of sed is its one script, a
+// single s command whose replacement alone holds the hole and inserts it
+// as it is in every world (Config.Worlds): `s/^name:.*/name: "HOLE"/`,
+// a launcher naming a recipe's job after its runner. The replacement
+// holds no backslash (escapes, \n, case conversion), no & (the match)
+// and no newline, in the script and in each world's text of it (a value
+// holding the delimiter would end the replacement early there); the
+// pattern holds no hole and no bracket expression (whose delimiter the
+// split below would not see), the flags no hole and none but g, p, i, I,
+// m, M and digits (no e, which runs the result, nor w, which writes a
+// file). sed inserts such a replacement as it is and scans no further
+// into it, and its input holds no hole (sedInPlace and the command's
+// input look at one), so the result holds the hole where the values'
+// runs hold the value.
+func (sb *sandbox) sedCopiesHole(args []string, i int) bool {
+	if path.Base(args[0]) != "sed" || sedScriptIndex(args) != i {
+		return false
+	}
+	re, repl, flags, ok := splitSedS(args[i])
+	if !ok || HasHole(re) || HasHole(flags) || strings.IndexByte(re, '[') >= 0 || strings.Trim(flags, "gpiImM0123456789") != "" {
+		return false
+	}
+	d := args[i][1]
+	plain := func(r string) bool { return strings.IndexByte(r, d) < 0 && !strings.ContainsAny(r, "\\&\n") }
+	if !plain(repl) {
+		return false
+	}
+	ws := sb.worlds(repl)
+	if len(ws) == 0 {
+		return false // no world's values to check
+	}
+	for _, w := range ws {
+		if !plain(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// sedScriptIndex is the index in a sed argv of its script when it has
+// exactly one (`sed [-i] [-E|-r|-n] SCRIPT FILE…` or `-e SCRIPT`), else
+// -1: a second script, or an option SedArgs does not read.
+func sedScriptIndex(argv []string) int {
+	idx := -1
+	for j := 1; j < len(argv); j++ {
+		switch a := argv[j]; {
+		case a == "-i" || a == "--in-place" || a == "-E" || a == "-r" || a == "-n":
+		case a == "-e":
+			if idx >= 0 || j+1 >= len(argv) {
+				return -1
+			}
+			idx = j + 1
+			j++
+		case strings.HasPrefix(a, "-"):
+			return -1
+		case idx < 0:
+			idx = j
+		}
+	}
+	return idx
+}
+
+// splitSedS splits a script that is one s command, `sDREDREPLDFLAGS`
+// with an ASCII delimiter D other than backslash and newline, into its
+// pattern, replacement and flags (a backslash escapes the character after
+// it in the pattern; the replacement is not split at an escaped
+// delimiter: sedCopiesHole refuses any backslash in it). ok is false for
+// anything else, and for a script holding a newline (more commands).
+func splitSedS(script string) (re, repl, flags string, ok bool) {
+	if len(script) < 4 || script[0] != 's' || strings.IndexByte(script, '\n') >= 0 {
+		return "", "", "", false
+	}
+	d := script[1]
+	if d >= utf8.RuneSelf || d == '\\' {
+		return "", "", "", false
+	}
+	i := 2
+	for i < len(script) && script[i] != d {
+		if script[i] == '\\' {
+			i++
+		}
+		i++
+	}
+	if i >= len(script) {
+		return "", "", "", false
+	}
+	j := strings.IndexByte(script[i+1:], d)
+	if j < 0 {
+		return "", "", "", false
+	}
+	j += i + 1
+	return script[2:i], script[i+1 : j], script[j+1:], true
 }
 
 // slurmJobName reports whether argument i of salloc, srun or sbatch is

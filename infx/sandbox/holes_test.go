@@ -338,6 +338,7 @@ func TestHoleWorldsRuns(t *testing.T) {
 		`env | grep -E '^SGLANG_' | sort > /tmp/s; server`,
 		`salloc --partition=p -N 1 --no-shell --job-name="$X"; JOB_ID=$(squeue --name="$X" -u u -h -o %A); srun --jobid=$JOB_ID --job-name "$X" server --id "$JOB_ID"`,
 		`squeue -n "$X" -h -o %i > /tmp/j; server`,
+		`scancel --user="$USER" --name="inferencex-$X" 2>/dev/null || true; scancel -n "$X"; server`,
 	}
 	looks := []string{
 		`if [ -f "$X.json" ]; then server; fi`,
@@ -372,6 +373,80 @@ func TestHoleWorldsRuns(t *testing.T) {
 			t.Errorf("%q with a hole: %v, want a look at it", src, err)
 		}
 	}
+}
+
+// TestSedReplacementHole: a sed script that is one s command with the
+// hole in its replacement only copies it (sedCopiesHole) — the file it
+// edits (a run's write, an image file, a recipe in a clone the run only
+// names) holds the values where the values' runs hold them — and any
+// other place of a hole in sed is a look: the pattern, the flags, a
+// replacement with & or a backslash, a second script, a world whose value
+// holds the delimiter, and a file that already holds a hole (sedInPlace).
+func TestSedReplacementHole(t *testing.T) {
+	run := func(t *testing.T, vals []string, src string, wantLook bool) {
+		t.Helper()
+		h, _ := Hole(0, len(vals[0]))
+		var worlds []*strings.Replacer
+		for _, v := range vals {
+			worlds = append(worlds, strings.NewReplacer(h, v))
+		}
+		cfg := func(x string, holes bool) Config {
+			c := Config{
+				Env:      []string{"X=" + x, "PATH=/usr/bin:/bin"},
+				Commands: map[string]Handler{"server": func(context.Context, *Call) error { return nil }},
+				IsServer: func(argv []string) bool { return len(argv) > 0 && argv[0] == "server" },
+				Holes:    holes,
+			}
+			if holes {
+				c.Worlds = worlds
+			}
+			return c
+		}
+		holed, err := runSrc("s.sh", src, cfg(h, true))
+		if wantLook {
+			var he *HoleError
+			if !errors.As(err, &he) {
+				t.Errorf("%q with a hole: %v, want a look at it", src, err)
+			}
+			return
+		}
+		if err != nil {
+			t.Errorf("%q with a hole: %v, want a copy", src, err)
+			return
+		}
+		for i, v := range vals {
+			want, err := runSrc("s.sh", src, cfg(v, false))
+			if err != nil {
+				t.Fatalf("%q with %s: %v", src, v, err)
+			}
+			substitutedIs(t, src, holed, worlds[i], v, want)
+		}
+	}
+	names := []string{"b300-nv_01", "b300-nv_17"}
+	prefix := `printf 'name: x\nb: 1_0\n' > /tmp/r; `
+	for _, src := range []string{
+		prefix + `sed -i "s/^name:.*/name: \"$X\"/" /tmp/r; server`,
+		prefix + `sed "s/^name:.*/name: $X/" /tmp/r > /tmp/o; server`,
+		prefix + `sed -i -e "s|^name: .*|name: $X-job|g" /tmp/r; server`,
+		prefix + `sed -i "s/^name:.*/name: \"$X\"/" /opt/image/recipe.yaml; server`,
+	} {
+		run(t, names, src, false)
+	}
+	for _, src := range []string{
+		prefix + `sed -i "s/$X/y/" /tmp/r; server`,
+		prefix + `sed -i "s/^name:.*/& $X/" /tmp/r; server`,
+		prefix + `sed -i "s/^name:.*/\U$X/" /tmp/r; server`,
+		prefix + `sed -i "s/^name:.*/name: $X/w /tmp/o" /tmp/r; server`,
+		prefix + `sed -i -e "s/^name:.*/name: $X/" -e 's/_0/Q/' /tmp/r; server`,
+		prefix + `sed -i "s/[n]ame:.*/name: $X/" /tmp/r; server`,
+		prefix + `sed -i "/^name/s/.*/name: $X/" /tmp/r; server`,
+		`printf '%s\n' "$X" > /tmp/s; sed -i 's/_0/Q/' /tmp/s; server`,
+	} {
+		run(t, names, src, true)
+	}
+	// a value holding the delimiter would end the replacement there
+	run(t, []string{"b300/nv_01", "b300/nv_17"}, prefix+`sed -i "s/^name:.*/name: $X/" /tmp/r; server`, true)
+	run(t, []string{"b300/nv_01", "b300/nv_17"}, prefix+`sed -i "s|^name:.*|name: $X|" /tmp/r; server`, false)
 }
 
 // TestSlurmNames: which arguments of salloc, srun, sbatch and squeue are a
