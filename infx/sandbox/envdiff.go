@@ -107,10 +107,8 @@ func (sb *sandbox) envDiffFast(env expand.Environ) (_ []string, ok bool) {
 		}
 		if old, ok := base[e.name]; ok && old == e.str {
 			continue
-		} else if ok && sb.cfg.Holes && (HasHole(old) || HasHole(e.str)) {
-			// a hole against another string: equal or not is the
-			// values' to say (holes.go)
-			sb.inspectHole("a variable compared with its value at the start")
+		} else if ok {
+			sb.unequalInWorlds(old, e.str)
 		}
 		add("", e.name, e.str)
 	}
@@ -151,8 +149,8 @@ func (sb *sandbox) rootDiff(se *startEnv, bi int, base map[string]string) []int 
 	d := []int{}
 	for i, n := range se.names {
 		old, ok := base[n]
-		if ok && old != se.value(i) && sb.cfg.Holes && (HasHole(old) || HasHole(se.value(i))) {
-			sb.inspectHole("a variable compared with its value at the start") // holes.go
+		if ok && old != se.value(i) {
+			sb.unequalInWorlds(old, se.value(i))
 		}
 		if (!ok || old != se.value(i)) && n != containerVar {
 			d = append(d, i)

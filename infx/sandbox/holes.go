@@ -199,6 +199,29 @@ func (sb *sandbox) filterWorlds(args []string, stdin []byte, facts shellutil.Fac
 	return first, true
 }
 
+// unequalInWorlds applies the hole rule to a variable's value compared
+// with its value at the start (or a base's) and found to differ, a and b:
+// where one holds a hole, equal or not is the values' to say — decided
+// when they differ in every world (Config.Worlds: `RUNNER_NAME=inferencex-
+// HOLE cmd` against HOLE), a look otherwise (equal in some world, a part
+// of a hole left, or no worlds to ask).
+func (sb *sandbox) unequalInWorlds(a, b string) {
+	if !sb.cfg.Holes || !HasHole(a) && !HasHole(b) {
+		return
+	}
+	wa, wb := sb.worlds(a), sb.worlds(b)
+	if len(wa) > 0 && len(wb) > 0 {
+		differ := true
+		for i := range wa {
+			differ = differ && wa[i] != wb[i]
+		}
+		if differ {
+			return
+		}
+	}
+	sb.inspectHole("a variable compared with its value at the start")
+}
+
 // holeIn is inspectHole when the run has holes and s holds one.
 func (sb *sandbox) holeIn(what, s string) {
 	if sb.cfg.Holes && HasHole(s) {

@@ -339,6 +339,7 @@ func TestHoleWorldsRuns(t *testing.T) {
 		`salloc --partition=p -N 1 --no-shell --job-name="$X"; JOB_ID=$(squeue --name="$X" -u u -h -o %A); srun --jobid=$JOB_ID --job-name "$X" server --id "$JOB_ID"`,
 		`squeue -n "$X" -h -o %i > /tmp/j; server`,
 		`scancel --user="$USER" --name="inferencex-$X" 2>/dev/null || true; scancel -n "$X"; server`,
+		`J="inferencex-$X"; X="$J" server --x 1; export X=other; server`,
 	}
 	looks := []string{
 		`if [ -f "$X.json" ]; then server; fi`,
@@ -351,6 +352,8 @@ func TestHoleWorldsRuns(t *testing.T) {
 		`OLDPWD=$X; cd -; export F=$(cat f); server`,
 		`HOME=$X; cd; grep -q 17 f && exit 1; server`,
 		`if [ -d "$X" ]; then cd "$X"; fi; server`,
+		`X=b300-nv_01 server`,
+		`export X=b300-nv_17; server`,
 	}
 	for _, src := range decided {
 		holed, err := runSrc("w.sh", src, cfg(h, true))

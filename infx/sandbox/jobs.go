@@ -84,9 +84,8 @@ func (sb *sandbox) bash(ctx context.Context, c *Call, args, unset []string) erro
 		for _, kv := range env {
 			k, v, _ := strings.Cut(kv, "=")
 			if old, ok := sb.base[k]; !ok || old != v {
-				if ok && sb.cfg.Holes && (HasHole(old) || HasHole(v)) {
-					// equal or not is the values' to say (holes.go)
-					sb.inspectHole("a variable compared with its value at the start")
+				if ok {
+					sb.unequalInWorlds(old, v)
 				}
 				st.Env = append(st.Env, kv)
 			}

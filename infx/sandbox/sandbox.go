@@ -1163,9 +1163,8 @@ func (sb *sandbox) diffEnv(kvs []string) []string {
 		}
 		if old, ok := base[k]; ok && old == v {
 			continue
-		} else if ok && sb.cfg.Holes && (HasHole(old) || HasHole(v)) {
-			// equal or not is the values' to say (holes.go)
-			sb.inspectHole("a variable compared with its value at the start")
+		} else if ok {
+			sb.unequalInWorlds(old, v)
 		}
 		out = append(out, kv)
 	}
