@@ -216,7 +216,7 @@ func (ws *Workspace) loadRecipe(p Point) (*srtslurm.Recipe, error) {
 			return nil, &PointError{Status: StatusUnsupported, Pos: p.RefPos, Note: fmt.Sprintf("the launcher edits the recipe in place before srtctl reads it, and the sandbox cannot evaluate the edit: %v", err), Err: err}
 		}
 	}
-	rec, err := srtslurm.Parse(name, data)
+	rec, err := ws.parseRecipe(p.ConfigKey, name, data)
 	if err != nil || len(p.LaneBlocks) == 0 {
 		return rec, err
 	}
@@ -225,6 +225,43 @@ func (ws *Workspace) loadRecipe(p Point) (*srtslurm.Recipe, error) {
 		return nil, err
 	}
 	return srtslurm.Parse(name, composed)
+}
+
+// parsedRecipe is one srtslurm.Parse outcome (Workspace.parsed).
+type parsedRecipe struct {
+	rec *srtslurm.Recipe
+	err error
+}
+
+// parseRecipe is srtslurm.Parse(name, data), parsed once for the points
+// of config key configKey (a Recipe is only read once parsed: RenderAll's
+// recipeCache shares one among points too) until Forget(configKey); a
+// key Forget dropped parses every time (nothing kept for it again).
+func (ws *Workspace) parseRecipe(configKey, name string, data []byte) (*srtslurm.Recipe, error) {
+	k := name + "\x00" + string(data)
+	ws.parsedMu.Lock()
+	pr, ok := ws.parsed[configKey][k]
+	ws.parsedMu.Unlock()
+	if ok {
+		return pr.rec, pr.err
+	}
+	rec, err := srtslurm.Parse(name, data)
+	if ws.isForgotten(configKey) {
+		return rec, err
+	}
+	ws.parsedMu.Lock()
+	defer ws.parsedMu.Unlock()
+	if pr, ok := ws.parsed[configKey][k]; ok {
+		return pr.rec, pr.err // parsed at the same time: one recipe for all
+	}
+	if ws.parsed == nil {
+		ws.parsed = map[string]map[string]parsedRecipe{}
+	}
+	if ws.parsed[configKey] == nil {
+		ws.parsed[configKey] = map[string]parsedRecipe{}
+	}
+	ws.parsed[configKey][k] = parsedRecipe{rec, err}
+	return rec, err
 }
 
 // refErr places an error reading the point's recipe (a directory, a FIFO,

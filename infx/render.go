@@ -406,6 +406,9 @@ func (ws *Workspace) Forget(configKey string) {
 	}
 	delete(ws.batchOf, configKey)
 	ws.batchMu.Unlock()
+	ws.parsedMu.Lock()
+	delete(ws.parsed, configKey)
+	ws.parsedMu.Unlock()
 }
 
 // isForgotten reports whether Forget was called for the config key.

@@ -109,6 +109,12 @@ type Workspace struct {
 	batchMu   sync.Mutex
 	batchJobs map[string]*batchJob
 	batchOf   map[string][]string
+	// parsed holds the srt-slurm recipes parsed for a config key's points
+	// (parseRecipe; by config key, then by file name and bytes; guarded by
+	// parsedMu): the points of a key's rows read the same recipe, one
+	// parse for them all. Forget drops a key's.
+	parsedMu sync.Mutex
+	parsed   map[string]map[string]parsedRecipe
 	// clusterYAMLs keeps clusterContainers' answer by the text of the
 	// srtslurm.yaml a launcher wrote (most points' launchers write the
 	// same one; guarded by clusterMu): the maps are read, never written.
