@@ -39,7 +39,8 @@ type snCache struct {
 	// runsOf lists runs' keys by the config key of the point that made
 	// them (Workspace.Forget).
 	runsOf map[string][]string
-	// holeOff holds what runnerHoleOutcomes no longer tries (holeOffKeys):
+	// holeOff holds what launcherHoleRuns no longer tries (holeOffKeys,
+	// prefixed by the use: renderScript's, holeUseSrtctl, holeUseSbatch):
 	// a launcher whose run with holes looked at one in the launcher or the
 	// workflow's launch step, or ended in an error, a stop or a bound (so
 	// would the next point's, most likely: its try would cost a run more),
@@ -48,9 +49,9 @@ type snCache struct {
 	// own from then on: which point tried first changes the work, never an
 	// outcome.
 	holeOff map[string]bool
-	// holeRuns counts runnerHoleOutcomes' tries (its launch step run
-	// with holes for a launcher's two runner names), holeUsed those whose
-	// runs gave the outcomes: what the tests read.
+	// holeRuns counts launcherHoleRuns' tries (a launch step run with
+	// holes for a launcher's two runner names), holeUsed those whose runs
+	// gave the names' runs: what the tests read.
 	holeRuns, holeUsed atomic.Int64
 	// observe, when set, is told of each launcher run made (its runs key
 	// and the run, kept or not): what the tests read.
