@@ -312,26 +312,7 @@ func TestHoleWorldsRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	vals := []string{"b300-nv_01", "b300-nv_17"}
-	h, _ := Hole(0, len(vals[0]))
-	var worlds []*strings.Replacer
-	for _, v := range vals {
-		worlds = append(worlds, strings.NewReplacer(h, v))
-	}
-	cfg := func(x string, holes bool) Config {
-		c := Config{
-			Env:       []string{"X=" + x, "PATH=/usr/bin:/bin", "SGLANG_A=1"},
-			Dir:       dir,
-			ReadRoots: []string{dir},
-			Commands:  map[string]Handler{"server": func(context.Context, *Call) error { return nil }},
-			IsServer:  func(argv []string) bool { return len(argv) > 0 && argv[0] == "server" },
-			Holes:     holes,
-		}
-		if holes {
-			c.Worlds = worlds
-		}
-		return c
-	}
+	w := newHoleWorlds([]string{"b300-nv_01", "b300-nv_17"}, Config{Env: []string{"SGLANG_A=1"}, Dir: dir, ReadRoots: []string{dir}})
 	decided := []string{
 		`export L=launch_${X%%_*}.sh; server --l "$L"`,
 		`if [ -f "$X.log" ]; then export F=1; fi; [ -e "other_${X}" ] || export G=0; server`,
@@ -356,25 +337,68 @@ func TestHoleWorldsRuns(t *testing.T) {
 		`export X=b300-nv_17; server`,
 	}
 	for _, src := range decided {
-		holed, err := runSrc("w.sh", src, cfg(h, true))
-		if err != nil {
-			t.Errorf("%q with a hole: %v, want it decided in every world", src, err)
-			continue
-		}
-		for i, v := range vals {
-			want, err := runSrc("w.sh", src, cfg(v, false))
-			if err != nil {
-				t.Fatalf("%q with %s: %v", src, v, err)
-			}
-			substitutedIs(t, src, holed, worlds[i], v, want)
-		}
+		w.check(t, src, false)
 	}
 	for _, src := range looks {
-		_, err := runSrc("l.sh", src, cfg(h, true))
+		w.check(t, src, true)
+	}
+}
+
+// holeWorlds is a run's hole for X in the worlds of values vals (all of
+// one length), over a base Config (Env gets X and PATH first; a server
+// command is answered and is a server launch).
+type holeWorlds struct {
+	vals   []string
+	hole   string
+	worlds []*strings.Replacer
+	base   Config
+}
+
+func newHoleWorlds(vals []string, base Config) holeWorlds {
+	w := holeWorlds{vals: vals, base: base}
+	w.hole, _ = Hole(0, len(vals[0]))
+	for _, v := range vals {
+		w.worlds = append(w.worlds, strings.NewReplacer(w.hole, v))
+	}
+	return w
+}
+
+// cfg is the Config of a run with X=x, with the worlds when holes.
+func (w holeWorlds) cfg(x string, holes bool) Config {
+	c := w.base
+	c.Env = append([]string{"X=" + x, "PATH=/usr/bin:/bin"}, w.base.Env...)
+	c.Commands = map[string]Handler{"server": func(context.Context, *Call) error { return nil }}
+	c.IsServer = func(argv []string) bool { return len(argv) > 0 && argv[0] == "server" }
+	c.Holes = holes
+	if holes {
+		c.Worlds = w.worlds
+	}
+	return c
+}
+
+// check runs src with the hole for X and fails unless it looks at it
+// (a *HoleError) when wantLook, else unless it is decided in every world:
+// its run, each world's values put back, is the run with that value.
+func (w holeWorlds) check(t *testing.T, src string, wantLook bool) {
+	t.Helper()
+	holed, err := runSrc("w.sh", src, w.cfg(w.hole, true))
+	if wantLook {
 		var he *HoleError
 		if !errors.As(err, &he) {
 			t.Errorf("%q with a hole: %v, want a look at it", src, err)
 		}
+		return
+	}
+	if err != nil {
+		t.Errorf("%q with a hole: %v, want it decided in every world", src, err)
+		return
+	}
+	for i, v := range w.vals {
+		want, err := runSrc("w.sh", src, w.cfg(v, false))
+		if err != nil {
+			t.Fatalf("%q with %s: %v", src, v, err)
+		}
+		substitutedIs(t, src, holed, w.worlds[i], v, want)
 	}
 }
 
@@ -386,46 +410,7 @@ func TestHoleWorldsRuns(t *testing.T) {
 // replacement with & or a backslash, a second script, a world whose value
 // holds the delimiter, and a file that already holds a hole (sedInPlace).
 func TestSedReplacementHole(t *testing.T) {
-	run := func(t *testing.T, vals []string, src string, wantLook bool) {
-		t.Helper()
-		h, _ := Hole(0, len(vals[0]))
-		var worlds []*strings.Replacer
-		for _, v := range vals {
-			worlds = append(worlds, strings.NewReplacer(h, v))
-		}
-		cfg := func(x string, holes bool) Config {
-			c := Config{
-				Env:      []string{"X=" + x, "PATH=/usr/bin:/bin"},
-				Commands: map[string]Handler{"server": func(context.Context, *Call) error { return nil }},
-				IsServer: func(argv []string) bool { return len(argv) > 0 && argv[0] == "server" },
-				Holes:    holes,
-			}
-			if holes {
-				c.Worlds = worlds
-			}
-			return c
-		}
-		holed, err := runSrc("s.sh", src, cfg(h, true))
-		if wantLook {
-			var he *HoleError
-			if !errors.As(err, &he) {
-				t.Errorf("%q with a hole: %v, want a look at it", src, err)
-			}
-			return
-		}
-		if err != nil {
-			t.Errorf("%q with a hole: %v, want a copy", src, err)
-			return
-		}
-		for i, v := range vals {
-			want, err := runSrc("s.sh", src, cfg(v, false))
-			if err != nil {
-				t.Fatalf("%q with %s: %v", src, v, err)
-			}
-			substitutedIs(t, src, holed, worlds[i], v, want)
-		}
-	}
-	names := []string{"b300-nv_01", "b300-nv_17"}
+	names := newHoleWorlds([]string{"b300-nv_01", "b300-nv_17"}, Config{})
 	prefix := `printf 'name: x\nb: 1_0\n' > /tmp/r; `
 	for _, src := range []string{
 		prefix + `sed -i "s/^name:.*/name: \"$X\"/" /tmp/r; server`,
@@ -433,7 +418,7 @@ func TestSedReplacementHole(t *testing.T) {
 		prefix + `sed -i -e "s|^name: .*|name: $X-job|g" /tmp/r; server`,
 		prefix + `sed -i "s/^name:.*/name: \"$X\"/" /opt/image/recipe.yaml; server`,
 	} {
-		run(t, names, src, false)
+		names.check(t, src, false)
 	}
 	for _, src := range []string{
 		prefix + `sed -i "s/$X/y/" /tmp/r; server`,
@@ -445,11 +430,12 @@ func TestSedReplacementHole(t *testing.T) {
 		prefix + `sed -i "/^name/s/.*/name: $X/" /tmp/r; server`,
 		`printf '%s\n' "$X" > /tmp/s; sed -i 's/_0/Q/' /tmp/s; server`,
 	} {
-		run(t, names, src, true)
+		names.check(t, src, true)
 	}
 	// a value holding the delimiter would end the replacement there
-	run(t, []string{"b300/nv_01", "b300/nv_17"}, prefix+`sed -i "s/^name:.*/name: $X/" /tmp/r; server`, true)
-	run(t, []string{"b300/nv_01", "b300/nv_17"}, prefix+`sed -i "s|^name:.*|name: $X|" /tmp/r; server`, false)
+	slashed := newHoleWorlds([]string{"b300/nv_01", "b300/nv_17"}, Config{})
+	slashed.check(t, prefix+`sed -i "s/^name:.*/name: $X/" /tmp/r; server`, true)
+	slashed.check(t, prefix+`sed -i "s|^name:.*|name: $X|" /tmp/r; server`, false)
 }
 
 // TestSlurmNames: which arguments of salloc, srun, sbatch and squeue are a
