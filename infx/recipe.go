@@ -235,9 +235,16 @@ type parsedRecipe struct {
 
 // parseRecipe is srtslurm.Parse(name, data), parsed once for the points
 // of config key configKey (a Recipe is only read once parsed: RenderAll's
-// recipeCache shares one among points too) until Forget(configKey); a
-// key Forget dropped parses every time (nothing kept for it again).
+// recipeCache shares one among points too) until Forget(configKey), when
+// the Workspace remembers renders (RememberRenders: a run over fixed
+// trees that forgets each key it is done with, as coverage's; a caller
+// that edits the files between renders would keep every version); a key
+// Forget dropped, or a Workspace that does not remember, parses every
+// time.
 func (ws *Workspace) parseRecipe(configKey, name string, data []byte) (*srtslurm.Recipe, error) {
+	if !ws.remember.Load() {
+		return srtslurm.Parse(name, data)
+	}
 	k := name + "\x00" + string(data)
 	ws.parsedMu.Lock()
 	pr, ok := ws.parsed[configKey][k]

@@ -110,9 +110,10 @@ type Workspace struct {
 	batchJobs map[string]*batchJob
 	batchOf   map[string][]string
 	// parsed holds the srt-slurm recipes parsed for a config key's points
-	// (parseRecipe; by config key, then by file name and bytes; guarded by
-	// parsedMu): the points of a key's rows read the same recipe, one
-	// parse for them all. Forget drops a key's.
+	// (parseRecipe, once RememberRenders was called; by config key, then
+	// by file name and bytes; guarded by parsedMu): the points of a key's
+	// rows read the same recipe, one parse for them all. Forget drops a
+	// key's.
 	parsedMu sync.Mutex
 	parsed   map[string]map[string]parsedRecipe
 	// clusterYAMLs keeps clusterContainers' answer by the text of the
