@@ -846,7 +846,7 @@ func (ws *Workspace) launcherHoleRuns(p Point, l launcherRef, names []string, fa
 		holed[i] = ka + "=" + h
 	}
 	if len(pairs[0]) == 0 {
-		return runs, wfs, false // the same input: runLaunch's memo shares the run
+		return runs, wfs, false // the same input: no hole to make (the names run as before)
 	}
 	hin := launchInput{wf: a.wf, h: a.h, env: holed, pairs: pairs[:]}
 	ws.sn.holeRuns.Add(1)
