@@ -75,12 +75,7 @@ func syntheticCmd(ctx context.Context, c *sandbox.Call) error {
 	if err != nil {
 		return c.Unsupported("python3", fmt.Sprintf("%s: %v", driver, err))
 	}
-	env := map[string]string{}
-	for _, n := range helpers.SyntheticEnv {
-		if v, ok := c.Getenv(n); ok {
-			env[n] = v
-		}
-	}
+	env := c.Getenvs(helpers.SyntheticEnv...)
 	abs := driver
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(c.Dir(), abs)

@@ -177,7 +177,7 @@ type AMDModelsInput struct {
 	// variables): a name's value and whether it is set. eval_formula
 	// evaluates a string chunked_prefill_size with the integer-valued
 	// variables; only the names a formula uses are asked (a run with
-	// holes looks at those only: infx/sandbox Call.Getenv).
+	// holes looks at those only: infx/sandbox Call.Getenvs).
 	Getenv func(name string) (string, bool)
 	// ReadFile reads the file the program opens (its config_path). An
 	// error whose file is absent makes Python's open fail (a traceback,

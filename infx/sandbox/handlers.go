@@ -8,6 +8,7 @@ import (
 	"io"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cookbook-sync/cookbook-sync/internal/third_party/mvdan-sh/interp"
@@ -233,21 +234,30 @@ func (c *Call) environ() []string {
 	return visibleEnv(mergeEnv(exported(c.hc.Env), c.extraEnv, nil))
 }
 
-// Getenv is name's value in the environment the command runs with
-// (Environ's; the last assignment wins) and whether it is there: for a
-// program that reads some of its variables, in a run with holes only
-// those it reads are looked at (holes.go).
+// Getenv is name's value in the environment the command runs with and
+// whether it is there (Getenvs of name alone).
 func (c *Call) Getenv(name string) (string, bool) {
-	value, ok := "", false
+	v, ok := c.Getenvs(name)[name]
+	return v, ok
+}
+
+// Getenvs is the values of names in the environment the command runs
+// with (Environ's, listed once; the last assignment of a name wins), by
+// name, for those set: for a program that reads some of its variables,
+// in a run with holes only those it reads are looked at (holes.go).
+func (c *Call) Getenvs(names ...string) map[string]string {
+	out := map[string]string{}
 	for _, kv := range c.environ() {
-		if k, v, _ := strings.Cut(kv, "="); k == name {
-			value, ok = v, true
+		if k, v, _ := strings.Cut(kv, "="); slices.Contains(names, k) {
+			out[k] = v
 		}
 	}
 	if c.sb.cfg.Holes {
-		c.sb.holeIn("the variable "+name+" a program reads", value)
+		for _, n := range names {
+			c.sb.holeIn("the variable "+n+" a program reads", out[n])
+		}
 	}
-	return value, ok
+	return out
 }
 
 // IsFile reports whether name (relative to the interpreter's directory,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -399,6 +400,36 @@ func (w holeWorlds) check(t *testing.T, src string, wantLook bool) {
 			t.Fatalf("%q with %s: %v", src, v, err)
 		}
 		substitutedIs(t, src, holed, w.worlds[i], v, want)
+	}
+}
+
+// TestGetenvsLooksAtWhatItReads: a program that reads some variables of
+// its environment (Call.Getenvs) gets their values, the last assignment
+// of a name winning and an unset one left out, and in a run with holes
+// looks at those only: a hole in another variable is copied, one in a
+// variable it reads is a look.
+func TestGetenvsLooksAtWhatItReads(t *testing.T) {
+	var got map[string]string
+	base := Config{Env: []string{"A=1", "B=2"}}
+	w := newHoleWorlds([]string{"b300-nv_01", "b300-nv_17"}, base)
+	cfg := func(x string, holes bool, names ...string) Config {
+		c := w.cfg(x, holes)
+		c.Commands["prog"] = func(_ context.Context, call *Call) error {
+			got = call.Getenvs(names...)
+			return nil
+		}
+		return c
+	}
+	if _, err := runSrc("g.sh", `B=3 prog; server`, cfg(w.hole, true, "A", "B", "UNSET")); err != nil {
+		t.Fatalf("reading A and B with a hole in X: %v, want a copy", err)
+	}
+	if want := map[string]string{"A": "1", "B": "3"}; !maps.Equal(got, want) {
+		t.Errorf("Getenvs = %v, want %v", got, want)
+	}
+	_, err := runSrc("g.sh", `prog; server`, cfg(w.hole, true, "A", "X"))
+	var he *HoleError
+	if !errors.As(err, &he) {
+		t.Errorf("reading X, the hole: %v, want a look at it", err)
 	}
 }
 
